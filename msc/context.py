@@ -1,0 +1,60 @@
+"""Global compile settings: ``set_context`` / ``get_context``, as in MindSpore.
+
+Passes never read this module; the compile driver reads it once per compile and
+passes plain options down.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from msc.errors import GraphValueError
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEFAULTS: dict[str, Any] = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "save_graphs": False,
+    "save_graphs_path": ".",
+}
+_context: dict[str, Any] = dict(_DEFAULTS)
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set compile options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``save_graphs``
+    (dump the IR after every pass), ``save_graphs_path``, ``device_target``.
+
+    Example:
+        >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
+    """
+    for key, value in kwargs.items():
+        if key == "mode" and value not in (GRAPH_MODE, PYNATIVE_MODE):
+            raise GraphValueError(f"mode must be GRAPH_MODE or PYNATIVE_MODE, got {value!r}")
+        if key not in _DEFAULTS:
+            raise GraphValueError(f"unknown context option '{key}' "
+                                  f"(known: {', '.join(sorted(_DEFAULTS))})")
+        _context[key] = value
+
+
+def get_context(key: str) -> Any:
+    if key not in _context:
+        raise GraphValueError(f"unknown context option '{key}'")
+    return _context[key]
+
+
+def save_graphs_dir() -> str | None:
+    """Where to dump per-pass IR, or None: the context wins over MSC_SAVE_GRAPHS=1."""
+    if _context["save_graphs"]:
+        return str(_context["save_graphs_path"])
+    if os.environ.get("MSC_SAVE_GRAPHS", "0") not in ("", "0"):
+        return os.environ.get("MSC_SAVE_GRAPHS_PATH", ".")
+    return None
+
+
+def reset_context() -> None:
+    """Back to the defaults (tests use this)."""
+    _context.clear()
+    _context.update(_DEFAULTS)

@@ -86,5 +86,13 @@ class GraphValueError(MscError, ValueError):
     """A value that is not allowed where it is used (MindSpore raises ValueError)."""
 
 
+class GraphNameError(MscError, NameError):
+    """A name that is not defined where a graph uses it."""
+
+
+class GraphAttributeError(MscError, AttributeError):
+    """An attribute that does not exist on the object a graph reads it from."""
+
+
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""

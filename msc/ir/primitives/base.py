@@ -138,3 +138,33 @@ def norm_axes(axis: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     if len(out) != len(axes):
         raise ShapeError(f"duplicate axes in {axis}")
     return out
+
+
+def want_int(value: Any, what: str) -> int:
+    """An integer attribute (bools are rejected: ``True`` is not an axis)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise GraphTypeError(f"{what} must be an int, but got {value!r}")
+    return int(value)
+
+
+def want_bool(value: Any, what: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise GraphTypeError(f"{what} must be a bool, but got {value!r}")
+    return bool(value)
+
+
+def want_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
+    """A concrete shape attribute: a tuple of non-negative ints."""
+    if not isinstance(shape, tuple):
+        raise GraphTypeError(f"{what} must be a tuple of ints, but got {shape!r}")
+    dims = tuple(want_int(d, f"every dimension of {what}") for d in shape)
+    if any(d < 0 for d in dims):
+        raise ShapeError(f"{what} {dims} has a negative dimension")
+    return dims
+
+
+def want_float_tensor(t: Type, what: str = "input") -> TensorType:
+    tt = want_tensor(t, what)
+    if not tt.dtype.is_float:
+        raise GraphTypeError(f"the {what} must be a float Tensor, but got {tt}")
+    return tt

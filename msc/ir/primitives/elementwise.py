@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import GraphTypeError
+from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
 from msc.ir.primitives.base import (
     Primitive,
@@ -69,7 +69,8 @@ def _gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
     if approximate == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)
         return 0.5 * x * (1.0 + np.tanh(inner))
-    return (0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))).astype(x.dtype)
+    erf = np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64)  # a float for 0-d input
+    return (0.5 * x * (1.0 + erf)).astype(x.dtype)
 
 
 def _hswish(x: np.ndarray) -> np.ndarray:
@@ -98,7 +99,7 @@ logical_not = _unary("LogicalNot", lambda x: np.logical_not(x), out_bool=True)
 
 def _gelu_infer(x: Type, approximate: str = "tanh") -> Type:
     if approximate not in ("tanh", "none"):
-        raise GraphTypeError(f"approximate must be 'tanh' or 'none', but got {approximate!r}")
+        raise GraphValueError(f"approximate must be 'tanh' or 'none', but got {approximate!r}")
     t = want_tensor(x)
     return TensorType(t.dtype if t.dtype.is_float else dtypes.float32, t.shape)
 
@@ -147,7 +148,16 @@ mul = _binary("Mul", np.multiply)
 div = _binary("Div", np.true_divide, result="float", cost=2)
 floor_div = _binary("FloorDiv", np.floor_divide, cost=2)
 mod = _binary("FloorMod", np.mod, cost=2)
-pow_ = _binary("Pow", np.power, cost=4)
+def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """numpy refuses integer negative powers; a device truncates them (2 ** -1 == 0)."""
+    if x.dtype.kind not in "iu" or not (y < 0).any():
+        return np.power(x, y)
+    out = np.power(x, np.abs(y))
+    inv = np.where(np.abs(x) == 1, out, 0).astype(x.dtype)
+    return np.where(y < 0, inv, out)
+
+
+pow_ = _binary("Pow", _power, cost=4)
 maximum = _binary("Maximum", np.maximum)
 minimum = _binary("Minimum", np.minimum)
 equal = _binary("Equal", np.equal, result="bool")

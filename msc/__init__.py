@@ -1,0 +1,34 @@
+"""msc: an ahead-of-time compiler for MindSpore-style static-graph Python models.
+
+The top level mirrors ``mindspore``: ``import msc as ms`` then ``ms.Tensor``,
+``ms.Parameter``, ``ms.jit``, ``ms.set_context(mode=ms.GRAPH_MODE)``, dtypes.
+"""
+
+from msc import context, dtype  # noqa: F401
+from msc.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
+from msc.dtype import (  # noqa: F401
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from msc.errors import (  # noqa: F401
+    GraphTypeError,
+    GraphValueError,
+    InternalCompilerError,
+    MatmulShapeError,
+    MscError,
+    ShapeError,
+    UnsupportedSyntaxError,
+)
+from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
+from msc import nn, ops, common  # noqa: F401,E402
+from msc.frontend.api.initializer import set_seed  # noqa: F401,E402
+from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
+
+__version__ = "0.1.0"

@@ -1,0 +1,144 @@
+"""The ``msc`` command line: ``msc ir model.py [ENTRY] --input f32[32,64] ...``.
+
+Errors in the user's model are printed as ``file:line:col: message`` with the
+source line and a caret, and exit with status 1; no traceback unless MSC_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import traceback
+from types import ModuleType
+from typing import Any, Sequence
+
+from msc.errors import MscError
+from msc.ir import dtypes
+from msc.ir.types import TensorType
+
+_SPEC = re.compile(r"^([a-z0-9]+)\[([0-9, ]*)\]$")
+
+
+class UsageError(Exception):
+    """A mistake on the command line (exit status 2)."""
+
+
+def parse_input_spec(text: str) -> TensorType:
+    """``f32[32,64]`` -> TensorType(float32, (32, 64)); ``f32[]`` is 0-d."""
+    m = _SPEC.match(text.strip())
+    if not m:
+        raise UsageError(f"bad --input '{text}': expected DTYPE[DIMS], e.g. f32[32,64] or f32[]")
+    try:
+        dt = dtypes.from_short(m.group(1))
+    except ValueError as e:
+        raise UsageError(f"bad --input '{text}': {e}") from None
+    dims = tuple(int(d) for d in m.group(2).replace(" ", "").split(",") if d)
+    return TensorType(dt, dims)
+
+
+def load_model_file(path: str) -> ModuleType:
+    """Import the user's file as a module (its folder goes on sys.path, as for a script)."""
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    path = os.path.abspath(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def find_entry(module: ModuleType, name: str | None) -> Any:
+    """The Cell instance or ``@jit`` function to compile.
+
+    ENTRY may name a Cell class (constructed with no arguments), a factory function
+    returning a Cell, or a ``@jit`` function; without ENTRY the file must define
+    exactly one Cell class or ``@jit`` function.
+    """
+    from msc.frontend.api.cell import Cell
+    from msc.frontend.jit import JitFunction
+
+    if name is None:
+        found = [n for n, v in vars(module).items()
+                 if (isinstance(v, JitFunction) or (inspect.isclass(v) and issubclass(v, Cell)))
+                 and getattr(v, "__module__", None) == module.__name__]
+        if len(found) != 1:
+            listed = ", ".join(found) or "none"
+            raise UsageError(f"{module.__file__}: name the entry to compile "
+                             f"(Cell classes and @jit functions found: {listed})")
+        name = found[0]
+    if not hasattr(module, name):
+        raise UsageError(f"{module.__file__} has no '{name}'")
+    obj = getattr(module, name)
+    if isinstance(obj, JitFunction):
+        return obj
+    if inspect.isclass(obj) and issubclass(obj, Cell):
+        return obj()
+    if callable(obj):
+        made = obj()
+        if isinstance(made, Cell):
+            return made
+    raise UsageError(f"'{name}' is not a Cell class, a Cell factory or a @jit function")
+
+
+def entry_specs(entry: Any, inputs: Sequence[str]) -> tuple[Any, ...]:
+    from msc.driver import arg_spec
+    from msc.frontend.jit import JitFunction
+
+    if inputs:
+        return tuple(parse_input_spec(s) for s in inputs)
+    sig = getattr(entry, "input_signature", None) if isinstance(entry, JitFunction) else None
+    if sig is not None:
+        return tuple(arg_spec(t) for t in (sig if isinstance(sig, (tuple, list)) else (sig,)))
+    return ()
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    from msc.driver import compile_entry
+    from msc.ir.printer import print_module
+
+    entry = find_entry(load_model_file(args.model), args.entry)
+    compiled = compile_entry(entry, entry_specs(entry, args.input))
+    print(print_module(compiled.module, locs=not args.no_locs))
+    if not args.quiet:
+        print(compiled.report.format())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="msc", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ir = sub.add_parser("ir", help="print the optimized IR of a Cell or @jit function")
+    ir.add_argument("model", help="the Python file that defines the model")
+    ir.add_argument("entry", nargs="?", help="Cell class, Cell factory or @jit function")
+    ir.add_argument("--input", action="append", default=[], metavar="SPEC",
+                    help="one per positional input: f32[32,64], i64[], bool[3] ...")
+    ir.add_argument("--no-locs", action="store_true", help="omit source locations")
+    ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
+    ir.set_defaults(run=cmd_ir)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as e:
+        print(f"msc: error: {e}", file=sys.stderr)
+        return 2
+    except MscError as e:
+        if os.environ.get("MSC_DEBUG"):
+            traceback.print_exc()
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""Calls and attribute reads inside a graph.
+
+User code (functions, methods, ``construct`` of user Cells, functions defined in
+the graph) is interpreted from its AST, so its Python-level work happens at
+compile time and its tensor work becomes IR. msc's own functions (ops, layers,
+Tensor methods) and Python builtins run natively: on graph tensors they emit IR
+through ``apply``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import types
+from typing import Any
+
+from msc.errors import GraphAttributeError, GraphTypeError, MscError, UnsupportedSyntaxError
+from msc.frontend.api.tensor import Tensor
+from msc.frontend.builder import GraphBuilder
+from msc.frontend.deps import Deps
+from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
+from msc.frontend.source import is_msc_file, parse_function
+
+#: Nested calls deeper than this are reported as (probably unbounded) recursion.
+MAX_DEPTH = 200
+
+
+def _is_user_function(fn: Any) -> bool:
+    return isinstance(fn, types.FunctionType) and not is_msc_file(fn.__code__.co_filename)
+
+
+class Calls:
+    """Runs calls for the evaluators of one graph build."""
+
+    def __init__(self, builder: GraphBuilder, deps: Deps):
+        self.builder = builder
+        self.deps = deps
+        self.depth = 0
+
+    # --- attribute reads ------------------------------------------------------------
+
+    def get_attribute(self, obj: Any, name: str) -> Any:
+        try:
+            value = getattr(obj, name)
+        except MscError:
+            raise
+        except AttributeError:
+            owner = obj.__name__ if isinstance(obj, (type, types.ModuleType)) \
+                else f"'{type(obj).__name__}' object"
+            raise GraphAttributeError(f"{owner} has no attribute '{name}'") from None
+        if isinstance(obj, (Tensor, types.ModuleType, type)):
+            return value
+        return self.deps.read_attr(obj, name, value)
+
+    # --- calls ----------------------------------------------------------------------
+
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], ev: Evaluator | None) -> Any:
+        from msc.frontend.api.cell import Cell
+        from msc.frontend.jit import JitFunction
+
+        if isinstance(fn, Closure):
+            return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, JitFunction):
+            return self.call(fn.fn, args, kwargs, ev)
+        if isinstance(fn, Cell):
+            construct = inspect.getattr_static(type(fn), "construct")
+            if isinstance(construct, JitFunction):
+                construct = construct.fn
+            return self.call(construct, [fn, *args], kwargs, ev)
+        if isinstance(fn, types.MethodType) and _is_user_function(fn.__func__):
+            return self.interpret(fn.__func__, [fn.__self__, *args], kwargs)
+        if _is_user_function(fn):
+            return self.interpret(fn, args, kwargs)
+        if fn is super and not args and ev is not None:
+            return self.zero_arg_super(ev)
+        return self.native(fn, args, kwargs)
+
+    def native(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if not callable(fn):
+            raise GraphTypeError(f"'{type(fn).__name__}' object is not callable")
+        try:
+            return fn(*args, **kwargs)
+        except MscError:
+            raise
+        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError) as e:
+            name = getattr(fn, "__qualname__", type(fn).__name__)
+            raise GraphTypeError(f"{type(e).__name__} in {name}(): {e}") from None
+
+    def zero_arg_super(self, ev: Evaluator) -> Any:
+        scope: Scope | None = ev.scope
+        while scope is not None and "__class__" not in scope.closure:
+            scope = scope.parent
+        if scope is None or not scope.names:
+            raise UnsupportedSyntaxError("super() without arguments needs a method's self")
+        first = next(iter(scope.names.values()))
+        return super(scope.closure["__class__"], first)
+
+    # --- interpretation -------------------------------------------------------------
+
+    def interpret(self, fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        parsed = parse_function(fn)
+        self.deps.files.add(parsed.file)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise GraphTypeError(f"{fn.__qualname__}(): {e}") from None
+        bound.apply_defaults()
+        cells = fn.__closure__ or ()
+        closure = {}
+        for name, cell in zip(fn.__code__.co_freevars, cells):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # a free variable not yet bound where fn was defined
+                continue
+        scope = Scope(dict(bound.arguments), None, fn.__globals__, closure)
+        return self.run(parsed.node, scope, parsed.file)
+
+    def call_closure(self, fn: Closure, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        try:
+            bound = fn.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise GraphTypeError(f"{fn.__name__}(): {e}") from None
+        bound.apply_defaults()
+        scope = Scope(dict(bound.arguments), fn.scope, fn.scope.globals, {})
+        return self.run(fn.node, scope, fn.file)
+
+    def run(self, node: ast.FunctionDef | ast.Lambda, scope: Scope, file: str) -> Any:
+        if self.depth >= MAX_DEPTH:
+            raise UnsupportedSyntaxError(f"calls nested more than {MAX_DEPTH} deep while "
+                                         "building the graph (unbounded recursion?)")
+        self.depth += 1
+        ev = Evaluator(self.builder, scope, file, self.deps, self)
+        try:
+            if isinstance(node, ast.Lambda):
+                return ev.visit(node.body)
+            ev.run_body(node.body)
+            return None
+        except _Return as r:
+            return r.value
+        finally:
+            self.depth -= 1
+

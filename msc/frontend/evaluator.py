@@ -1,0 +1,492 @@
+"""The partial evaluator: interprets a function's AST with Python values known and
+tensor values symbolic.
+
+Python-level work (loops over ranges, tuples and CellLists, constant ``if``,
+attribute lookups, helper calls) happens now, at compile time; every tensor
+operation becomes an IR node through ``apply``. The supported subset of Python is
+exactly the set of ``visit_*`` methods below: anything else is rejected with the
+construct's name and the user's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import operator
+import warnings
+from typing import Any
+
+from msc.errors import (
+    GraphNameError,
+    GraphTypeError,
+    Loc,
+    MscError,
+    UnsupportedSyntaxError,
+)
+from msc.frontend.api.tensor import SymTensor, Tensor, apply
+from msc.frontend.builder import GraphBuilder
+from msc.frontend.source import loc_of
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+_CMPOPS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
+    ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_UNSUPPORTED = {
+    "Try": "try/except", "TryStar": "try/except*", "With": "with", "AsyncWith": "async with",
+    "AsyncFor": "async for", "AsyncFunctionDef": "async def", "Await": "await",
+    "Yield": "yield", "YieldFrom": "yield from", "Global": "global", "Nonlocal": "nonlocal",
+    "ClassDef": "class definitions", "Import": "import", "ImportFrom": "import",
+    "Match": "match", "Set": "set literals", "SetComp": "set comprehensions",
+}
+#: Unrolled Python-constant ``while`` loops stop here: a graph must stay finite.
+MAX_UNROLL = 100_000
+
+
+class _Return(Exception):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class Scope:
+    """Local variables, chained to the enclosing scope (nested ``def``/lambda) and,
+    at the end, to the function's globals and closure."""
+
+    def __init__(self, names: dict[str, Any], parent: Scope | None, globals_: dict[str, Any],
+                 closure: dict[str, Any]):
+        self.names = names
+        self.parent = parent
+        self.globals = globals_
+        self.closure = closure
+
+    def lookup(self, name: str, ctx: Evaluator) -> Any:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            if name in scope.closure:
+                return ctx.deps.read_closure(name, scope.closure[name])
+            scope = scope.parent
+        if name in self.globals:
+            return ctx.deps.read_global(self.globals, name)
+        builtins = self.globals.get("__builtins__", __builtins__)
+        table = builtins if isinstance(builtins, dict) else vars(builtins)
+        if name in table:
+            return table[name]
+        raise GraphNameError(f"name '{name}' is not defined")
+
+
+class Closure:
+    """A function defined inside a graph (``def`` or ``lambda``): code, its scope, and
+    its signature with defaults evaluated where it was defined, as Python does."""
+
+    def __init__(self, node: ast.FunctionDef | ast.Lambda, ev: Evaluator):
+        self.node = node
+        self.scope = ev.scope
+        self.file = ev.file
+        self.calls = ev.calls
+        self.__name__ = getattr(node, "name", "<lambda>")
+        self.signature = _signature(node.args, ev)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Called from native code (``map``, ``sorted(key=...)``, ops taking functions)."""
+        return self.calls.call_closure(self, list(args), kwargs)
+
+
+def _signature(a: ast.arguments, ev: Evaluator) -> inspect.Signature:
+    P = inspect.Parameter
+    positional = [(x, P.POSITIONAL_ONLY) for x in a.posonlyargs] + \
+                 [(x, P.POSITIONAL_OR_KEYWORD) for x in a.args]
+    defaults = [ev.visit(d) for d in a.defaults]
+    first_default = len(positional) - len(defaults)
+    params = [P(x.arg, kind, default=defaults[i - first_default] if i >= first_default
+                else P.empty) for i, (x, kind) in enumerate(positional)]
+    if a.vararg:
+        params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
+    for x, d in zip(a.kwonlyargs, a.kw_defaults):
+        params.append(P(x.arg, P.KEYWORD_ONLY, default=P.empty if d is None else ev.visit(d)))
+    if a.kwarg:
+        params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+class Evaluator(ast.NodeVisitor):
+    """Interprets one function body. ``calls`` (see ``calls.py``) runs nested calls."""
+
+    def __init__(self, builder: GraphBuilder, scope: Scope, file: str, deps: Any, calls: Any):
+        self.builder = builder
+        self.scope = scope
+        self.file = file
+        self.deps = deps
+        self.calls = calls
+
+    # --- driver ---------------------------------------------------------------------
+
+    def visit(self, node: ast.AST) -> Any:
+        if not hasattr(node, "lineno"):
+            return super().visit(node)
+        loc = loc_of(node, self.file)
+        outer = self.builder.loc
+        self.builder.loc = loc
+        try:
+            return super().visit(node)
+        except (_Return, _Break, _Continue):
+            raise
+        except MscError as e:
+            raise e.with_loc(loc)
+        except RecursionError:
+            raise UnsupportedSyntaxError("recursion too deep while building the graph "
+                                         "(recursion on tensor values cannot be compiled)",
+                                         loc) from None
+        finally:
+            self.builder.loc = outer
+
+    def generic_visit(self, node: ast.AST) -> Any:
+        what = _UNSUPPORTED.get(type(node).__name__, type(node).__name__)
+        raise UnsupportedSyntaxError(f"'{what}' is not supported in a graph")
+
+    def run_body(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.visit(stmt)
+
+    @property
+    def loc(self) -> Loc | None:
+        return self.builder.loc
+
+    def guarded(self, fn: Any, *args: Any) -> Any:
+        """Call a Python-level operation; its exceptions become msc errors at this line."""
+        try:
+            return fn(*args)
+        except MscError:
+            raise
+        except (TypeError, ValueError, AttributeError, IndexError, KeyError,
+                ZeroDivisionError) as e:
+            raise GraphTypeError(f"{type(e).__name__}: {e}") from None
+
+    # --- statements -----------------------------------------------------------------
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self.visit(node.value)
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def visit_Return(self, node: ast.Return) -> None:
+        raise _Return(None if node.value is None else self.visit(node.value))
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.visit(node.value))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        current = self.visit(_as_load(node.target))
+        op = _BINOPS[type(node.op)]
+        inplace = getattr(operator, f"i{op.__name__.strip('_')}_", None)
+        fn = inplace if isinstance(current, list) and inplace is not None else op
+        self.assign(node.target, self.guarded(fn, current, self.visit(node.value)))
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                raise UnsupportedSyntaxError("only local names can be deleted in a graph")
+            self.scope.names.pop(target.id, None)
+
+    def assign(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.scope.names[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self.assign_unpack(target.elts, value)
+        elif isinstance(target, ast.Subscript):
+            container = self.visit(target.value)
+            if isinstance(container, (SymTensor, Tensor)):
+                raise UnsupportedSyntaxError("item assignment of a tensor is not supported "
+                                             "in a graph; build a new tensor instead")
+            self.guarded(operator.setitem, container, self.visit(target.slice), value)
+        elif isinstance(target, ast.Attribute):
+            owner = self.visit(target.value)
+            warnings.warn(f"{self.loc}: setting attribute '{target.attr}' of "
+                          f"{type(owner).__name__} inside a graph has no effect outside it",
+                          stacklevel=2)
+        else:
+            raise UnsupportedSyntaxError(f"cannot assign to {type(target).__name__}")
+
+    def assign_unpack(self, targets: list[ast.expr], value: Any) -> None:
+        items = self.guarded(tuple, value)
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        if not starred:
+            if len(items) != len(targets):
+                raise GraphTypeError(f"cannot unpack {len(items)} values into "
+                                     f"{len(targets)} names")
+            for t, v in zip(targets, items):
+                self.assign(t, v)
+            return
+        s = starred[0]
+        tail = len(targets) - s - 1
+        if len(items) < len(targets) - 1:
+            raise GraphTypeError(f"cannot unpack {len(items)} values into "
+                                 f"{len(targets)} names")
+        for t, v in zip(targets[:s], items[:s]):
+            self.assign(t, v)
+        self.assign(targets[s].value, list(items[s:len(items) - tail]))  # type: ignore
+        for t, v in zip(targets[s + 1:], items[len(items) - tail:]):
+            self.assign(t, v)
+
+    def visit_If(self, node: ast.If) -> None:
+        branch = node.body if self.condition(node.test) else node.orelse
+        self.run_body(branch)
+
+    def condition(self, test: ast.expr) -> bool:
+        value = self.visit(test)
+        if isinstance(value, SymTensor):
+            raise UnsupportedSyntaxError("a condition on a tensor value needs graph control "
+                                         "flow, which is not supported yet; use ops.select")
+        return bool(self.guarded(bool, value))
+
+    def visit_For(self, node: ast.For) -> None:
+        iterable = self.visit(node.iter)
+        if isinstance(iterable, SymTensor):
+            iterable = [iterable[i] for i in range(len(iterable))]
+        items = self.guarded(list, iterable)
+        for item in items:
+            self.assign(node.target, item)
+            try:
+                self.run_body(node.body)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        self.run_body(node.orelse)
+
+    def visit_While(self, node: ast.While) -> None:
+        for _ in range(MAX_UNROLL):
+            if not self.condition(node.test):
+                self.run_body(node.orelse)
+                return
+            try:
+                self.run_body(node.body)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        raise UnsupportedSyntaxError(f"a Python-constant while loop ran {MAX_UNROLL} times; "
+                                     "it would unroll into too large a graph")
+
+    def visit_Break(self, node: ast.Break) -> None:
+        raise _Break()
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        raise _Continue()
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        if not self.condition(node.test):
+            msg = self.visit(node.msg) if node.msg is not None else "assertion failed"
+            raise GraphTypeError(f"AssertionError: {msg}")
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        exc = self.visit(node.exc) if node.exc is not None else RuntimeError("re-raise")
+        if isinstance(exc, type):
+            exc = exc()
+        if isinstance(exc, BaseException):
+            exc.add_note(f"raised while building the graph, at {self.loc}")
+            raise exc
+        raise GraphTypeError("exceptions must derive from BaseException")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.decorator_list:
+            raise UnsupportedSyntaxError("decorated functions cannot be defined in a graph")
+        self.scope.names[node.name] = Closure(node, self)
+
+    # --- expressions ----------------------------------------------------------------
+
+    def visit_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        return self.scope.lookup(node.id, self)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.visit(node.value)
+        self.assign(node.target, value)
+        return value
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        return self.calls.get_attribute(self.visit(node.value), node.attr)
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        return self.guarded(operator.getitem, self.visit(node.value), self.visit(node.slice))
+
+    def visit_Slice(self, node: ast.Slice) -> slice:
+        parts = (node.lower, node.upper, node.step)
+        return slice(*(None if p is None else self.visit(p) for p in parts))
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            return self.generic_visit(node)
+        return self.guarded(op, self.visit(node.left), self.visit(node.right))
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        value = self.visit(node.operand)
+        if isinstance(node.op, ast.Not):
+            return apply("LogicalNot", value) if isinstance(value, SymTensor) \
+                else not self.guarded(bool, value)
+        op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+        return self.guarded(op[type(node.op)], value)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        value = self.visit(node.values[0])
+        for operand in node.values[1:]:
+            if isinstance(value, SymTensor):
+                rhs = self.visit(operand)
+                value = apply("LogicalAnd" if is_and else "LogicalOr", value, rhs)
+                continue
+            if bool(self.guarded(bool, value)) != is_and:
+                return value
+            value = self.visit(operand)
+        return value
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        left = self.visit(node.left)
+        result: Any = True
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.visit(comparator)
+            step = self.guarded(_CMPOPS[type(op)], left, right)
+            if result is True:
+                result = step
+            elif isinstance(result, SymTensor) or isinstance(step, SymTensor):
+                result = apply("LogicalAnd", result, step)
+            else:
+                result = result and step
+            if result is False:
+                return False
+            left = right
+        return result
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        return self.visit(node.body) if self.condition(node.test) else self.visit(node.orelse)
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        fn = self.visit(node.func)
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.guarded(list, self.visit(a.value)))
+            else:
+                args.append(self.visit(a))
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.guarded(dict, self.visit(kw.value)))
+            else:
+                kwargs[kw.arg] = self.visit(kw.value)
+        return self.calls.call(fn, args, kwargs, self)
+
+    def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
+        return tuple(self.elements(node.elts))
+
+    def visit_List(self, node: ast.List) -> list[Any]:
+        return self.elements(node.elts)
+
+    def elements(self, elts: list[ast.expr]) -> list[Any]:
+        out: list[Any] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.guarded(list, self.visit(e.value)))
+            else:
+                out.append(self.visit(e))
+        return out
+
+    def visit_Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                out.update(self.visit(v))
+            else:
+                out[self.guarded(_hashable, self.visit(k))] = self.visit(v)
+        return out
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> str:
+        return "".join(str(self.visit(v)) for v in node.values)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> str:
+        value = self.visit(node.value)
+        if isinstance(value, SymTensor):
+            raise GraphTypeError("a graph tensor has no value to format at compile time")
+        conv = {-1: value, 115: str(value), 114: repr(value), 97: ascii(value)}[node.conversion]
+        spec = self.visit(node.format_spec) if node.format_spec is not None else ""
+        return self.guarded(format, conv, spec)
+
+    def visit_Lambda(self, node: ast.Lambda) -> Closure:
+        return Closure(node, self)
+
+    def visit_ListComp(self, node: ast.ListComp) -> list[Any]:
+        out: list[Any] = []
+        self.comprehension(node.generators, lambda: out.append(self.visit(node.elt)))
+        return out
+
+    visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+    def visit_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+
+        def emit() -> None:
+            out[self.visit(node.key)] = self.visit(node.value)
+        self.comprehension(node.generators, emit)
+        return out
+
+    def comprehension(self, generators: list[ast.comprehension], emit: Any) -> None:
+        outer = self.scope
+        self.scope = Scope({}, outer, outer.globals, {})
+        try:
+            self._comprehend(generators, emit)
+        finally:
+            self.scope = outer
+
+    def _comprehend(self, generators: list[ast.comprehension], emit: Any) -> None:
+        if not generators:
+            emit()
+            return
+        gen, rest = generators[0], generators[1:]
+        iterable = self.visit(gen.iter)
+        if isinstance(iterable, SymTensor):
+            iterable = [iterable[i] for i in range(len(iterable))]
+        for item in self.guarded(list, iterable):
+            self.assign(gen.target, item)
+            if all(self.condition(c) for c in gen.ifs):
+                self._comprehend(rest, emit)
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    """The same expression in load context (for ``x += 1``)."""
+    node = ast.parse(ast.unparse(target), mode="eval").body
+    ast.copy_location(node, target)
+    for child in ast.walk(node):
+        ast.copy_location(child, target)
+    return node
+
+
+def _hashable(key: Any) -> Any:
+    hash(key)
+    return key

@@ -1,0 +1,103 @@
+"""Entry point of the frontend: (Cell or function, input types) -> typed IR graph.
+
+Tensor arguments become graph inputs; every other argument is a compile-time
+constant the graph is specialised on (as in MindSpore, where Python scalars passed
+to a graph are constants).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from msc.errors import GraphTypeError, UnsupportedSyntaxError
+from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.frontend.builder import GraphBuilder
+from msc.frontend.calls import Calls
+from msc.frontend.deps import Deps
+from msc.ir.nodes import Const, Module, Value
+from msc.ir.types import TensorType, TupleType
+
+
+@dataclass(frozen=True)
+class Specialized:
+    """The parsed graph, the Parameters behind its weight inputs (in order), and what
+    the compile read."""
+
+    module: Module
+    weights: tuple[Parameter, ...]
+    deps: Deps
+
+
+def entry_function(entry: Any) -> tuple[Any, str, bool]:
+    """(the function to parse, the graph's name, whether it takes ``self``)."""
+    from msc.frontend.api.cell import Cell
+    from msc.frontend.jit import JitFunction
+
+    if isinstance(entry, Cell):
+        construct = inspect.getattr_static(type(entry), "construct", None)
+        if construct is None:
+            raise UnsupportedSyntaxError(f"{type(entry).__name__} has no construct method")
+        fn = construct.fn if isinstance(construct, JitFunction) else construct
+        return fn, f"{type(entry).__name__}_construct", True
+    fn = entry.fn if isinstance(entry, JitFunction) else entry
+    if not callable(fn):
+        raise GraphTypeError(f"cannot compile a {type(entry).__name__}")
+    return fn, getattr(fn, "__name__", "graph"), False
+
+
+def input_names(fn: Any, skip_self: bool, count: int) -> list[str]:
+    """Names of the positional inputs, for readable IR (``*inputs`` → inputs0, ...)."""
+    params = list(inspect.signature(fn).parameters.values())[1 if skip_self else 0:]
+    names: list[str] = []
+    for p in params:
+        if p.kind == p.VAR_POSITIONAL:
+            names += [f"{p.name}{i}" for i in range(count - len(names))]
+        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
+
+
+def specialize(entry: Any, args: Sequence[Any]) -> Specialized:
+    """Build the IR of ``entry`` for ``args``: TensorTypes (or Tensors/arrays, by their
+    type) become graph inputs, tuples of them nest, anything else is a constant."""
+    fn, name, has_self = entry_function(entry)
+    builder = GraphBuilder(name)
+    deps = Deps()
+    calls = Calls(builder, deps)
+    with builder:
+        names = input_names(fn, has_self, len(args))
+        sym_args = [_make_input(builder, a, n) for a, n in zip(args, names)]
+        result = calls.call(entry, sym_args, {}, None)
+        output = to_output(builder, result)
+    graph = builder.finish(output)
+    weights = tuple(param for param, _ in builder.weights.values())
+    return Specialized(Module((graph,), graph.name), weights, deps)
+
+
+def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
+    if isinstance(spec, TensorType):
+        return builder.add_input(spec, hint)
+    if isinstance(spec, (Tensor, np.ndarray)) and not isinstance(spec, Parameter):
+        arr = np.asarray(spec)
+        return builder.add_input(Tensor(arr).type, hint)
+    if isinstance(spec, tuple):
+        return tuple(_make_input(builder, s, f"{hint}_{i}") for i, s in enumerate(spec))
+    return spec
+
+
+def to_output(builder: GraphBuilder, value: Any) -> Value:
+    """The IR value of a graph's Python result; tuples and lists become MakeTuple."""
+    if isinstance(value, (SymTensor, Parameter)):
+        return builder.operand(value)
+    if isinstance(value, Tensor):
+        return Const(value.asnumpy())
+    if isinstance(value, (tuple, list)):
+        items = tuple(to_output(builder, v) for v in value)
+        return builder.emit("MakeTuple", items, {}, TupleType(tuple(v.type for v in items)))
+    if isinstance(value, (bool, int, float, str, type(None), np.generic)):
+        return Const(value)
+    raise GraphTypeError(f"a graph cannot return a {type(value).__name__}")

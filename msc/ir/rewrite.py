@@ -1,0 +1,218 @@
+"""The shared helpers passes use to build new graphs; no pass edits a graph in place.
+
+Values are substituted through an ``env`` (Var -> Value) while a graph is rebuilt in
+order. Region graphs (graph-valued attrs of nodes other than ``Call``) may use values
+of the enclosing graph, so substitution and use counts reach into them; a ``Call``'s
+``graph`` attr is a callee, not a region, and ``map_graphs`` keeps it pointing at the
+callee's rewritten version.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Mapping
+
+from msc.ir.nodes import Graph, Module, Node, Value, Var
+from msc.ir.primitives import PRIMITIVES
+
+CALL = "Call"
+
+
+def subst(value: Value, env: Mapping[Var, Value]) -> Value:
+    """``value`` after the replacements in ``env`` (Consts stay as they are)."""
+    return env.get(value, value) if isinstance(value, Var) else value
+
+
+def callee(node: Node) -> Graph | None:
+    """The graph a ``Call`` node calls, else None."""
+    g = node.attr.get("graph") if node.op == CALL else None
+    return g if isinstance(g, Graph) else None
+
+
+def regions(node: Node) -> tuple[Graph, ...]:
+    """Graph-valued attrs that are nested regions (If/While bodies), not callees."""
+    if node.op == CALL:
+        return ()
+    return tuple(v for _, v in node.attrs if isinstance(v, Graph))
+
+
+def map_regions(node: Node, fn: Callable[[Graph], Graph]) -> Node:
+    """``node`` with each region replaced by ``fn(region)``."""
+    if not regions(node):
+        return node
+    attrs = tuple((k, fn(v) if isinstance(v, Graph) else v) for k, v in node.attrs)
+    return Node(node.op, node.inputs, attrs, node.out, node.loc)
+
+
+def substitute(node: Node, env: Mapping[Var, Value]) -> Node:
+    """``node`` with its inputs, and the outer values its regions use, replaced."""
+    inputs = tuple(subst(v, env) for v in node.inputs)
+    new = Node(node.op, inputs, node.attrs, node.out, node.loc)
+    return map_regions(new, lambda g: substitute_graph(g, env))
+
+
+def substitute_graph(graph: Graph, env: Mapping[Var, Value]) -> Graph:
+    nodes = tuple(substitute(n, env) for n in graph.nodes)
+    return with_body(graph, nodes, subst(graph.output, env))
+
+
+def with_body(graph: Graph, nodes: tuple[Node, ...], output: Value) -> Graph:
+    return Graph(graph.name, graph.params, nodes, output, graph.flags)
+
+
+def with_attr(node: Node, name: str, value: object) -> Node:
+    attrs = tuple((k, value if k == name else v) for k, v in node.attrs)
+    return Node(node.op, node.inputs, attrs, node.out, node.loc)
+
+
+# --- uses ------------------------------------------------------------------------------
+
+
+def uses(graph: Graph) -> Iterator[Value]:
+    """Every operand use in ``graph``, its regions and its output, in order."""
+    for node in graph.nodes:
+        yield from node.inputs
+        for region in regions(node):
+            yield from uses(region)
+    yield graph.output
+
+
+def use_counts(graph: Graph) -> dict[Var, int]:
+    """How often each Var is used in ``graph`` (regions and the output included)."""
+    counts: dict[Var, int] = {}
+    for v in uses(graph):
+        if isinstance(v, Var):
+            counts[v] = counts.get(v, 0) + 1
+    return counts
+
+
+def free_vars(graph: Graph) -> set[Var]:
+    """Vars a region uses but does not define: values of the enclosing graphs."""
+    defined = set(graph.params)
+    for node in walk(graph):
+        defined.add(node.out)
+        for region in regions(node):
+            defined.update(region.params)
+    return {v for v in uses(graph) if isinstance(v, Var) and v not in defined}
+
+
+def walk(graph: Graph) -> Iterator[Node]:
+    """The nodes of ``graph`` and of its regions, in program order."""
+    for node in graph.nodes:
+        yield node
+        for region in regions(node):
+            yield from walk(region)
+
+
+# --- effects ---------------------------------------------------------------------------
+
+
+class Effects:
+    """Which nodes have side effects; a ``Call`` or region node has those of its body.
+
+    An op missing from the primitive table counts as effectful: a pass that does not
+    know an op must not drop, merge or evaluate it.
+    """
+
+    def __init__(self) -> None:
+        self._graphs: dict[int, tuple[Graph, bool]] = {}  # holds the graph: ids stay unique
+
+    def node(self, node: Node) -> bool:
+        body = callee(node)
+        if body is not None:
+            return self.graph(body)
+        prim = PRIMITIVES.get(node.op)
+        if prim is None or prim.effect != "none":
+            return True
+        return any(self.graph(r) for r in regions(node))
+
+    def graph(self, graph: Graph) -> bool:
+        key = id(graph)
+        if key not in self._graphs:
+            self._graphs[key] = (graph, False)  # NOTE: breaks recursion; none is expected
+            self._graphs[key] = (graph, any(self.node(n) for n in graph.nodes))
+        return self._graphs[key][1]
+
+
+# --- module-level driving --------------------------------------------------------------
+
+
+def all_graphs(module: Module) -> tuple[Graph, ...]:
+    """The module's graphs, then callees reachable from them that it does not list."""
+    seen = {g.name: g for g in module.graphs}
+    order = list(module.graphs)
+    stack = list(module.graphs)
+    while stack:
+        for node in walk(stack.pop()):
+            g = callee(node)
+            if g is not None and g.name not in seen:
+                seen[g.name] = g
+                order.append(g)
+                stack.append(g)
+    return tuple(order)
+
+
+def _callees_first(module: Module) -> list[Graph]:
+    graphs = {g.name: g for g in all_graphs(module)}
+    order: list[Graph] = []
+    state: dict[str, int] = {}
+
+    def visit(name: str) -> None:
+        if state.get(name):
+            return
+        state[name] = 1
+        for node in walk(graphs[name]):
+            g = callee(node)
+            if g is not None:
+                visit(g.name)
+        order.append(graphs[name])
+
+    for name in graphs:
+        visit(name)
+    return order
+
+
+def rebind_calls(graph: Graph, done: Mapping[str, Graph]) -> Graph:
+    """``graph`` with each ``Call`` pointing at the rewritten callee of the same name."""
+    def fix(node: Node) -> Node:
+        g = callee(node)
+        if g is not None and g.name in done and done[g.name] is not g:
+            return with_attr(node, "graph", done[g.name])
+        return map_regions(node, lambda r: rebind_calls(r, done))
+
+    nodes = tuple(fix(n) for n in graph.nodes)
+    if all(a is b for a, b in zip(nodes, graph.nodes)):
+        return graph
+    return with_body(graph, nodes, graph.output)
+
+
+def map_graphs(module: Module, fn: Callable[[Graph], Graph]) -> Module:
+    """Apply ``fn`` to every graph, callees before callers, so each graph ``fn`` sees
+    already calls the rewritten versions of its callees. Keeps the module's graph order."""
+    done: dict[str, Graph] = {}
+    for g in _callees_first(module):
+        done[g.name] = fn(rebind_calls(g, done))
+    return Module(tuple(done[g.name] for g in module.graphs), module.entry)
+
+
+# --- copying ---------------------------------------------------------------------------
+
+
+def copy_nodes(nodes: tuple[Node, ...], env: dict[Var, Value]) -> tuple[Node, ...]:
+    """Copies of ``nodes`` with fresh result Vars (same types and hints) and inputs
+    through ``env``; ``env`` learns old result -> new result. Regions are copied too."""
+    out = []
+    for node in nodes:
+        inputs = tuple(subst(v, env) for v in node.inputs)
+        fresh = Var(node.out.type, node.out.hint)
+        new = Node(node.op, inputs, node.attrs, fresh, node.loc)
+        out.append(map_regions(new, lambda g: copy_graph(g, env)))
+        env[node.out] = fresh
+    return tuple(out)
+
+
+def copy_graph(graph: Graph, env: dict[Var, Value]) -> Graph:
+    """A copy of ``graph`` with fresh parameters and values (outer values via ``env``)."""
+    params = tuple(Var(p.type, p.hint) for p in graph.params)
+    env.update(zip(graph.params, params))
+    nodes = copy_nodes(graph.nodes, env)
+    return Graph(graph.name, params, nodes, subst(graph.output, env), graph.flags)

@@ -1,0 +1,74 @@
+"""Inline called graphs, except reusable ones (those are compiled once and called).
+
+Callees are inlined before their callers, so one sweep removes nested calls too;
+graphs that are no longer called from the entry are dropped from the module.
+"""
+
+from __future__ import annotations
+
+from msc.ir.nodes import Graph, Module, Node, Value, Var
+from msc.ir.rewrite import all_graphs, callee, copy_nodes, map_graphs, map_regions, subst, walk
+
+#: A graph with this flag stays a graph of its own and is called, never pasted.
+REUSABLE = "reusable"
+
+
+def inline(module: Module) -> Module:
+    """Replace each ``Call`` of a graph without the ``reusable`` flag by a copy of the
+    callee's nodes with fresh values, its parameters bound to the call's arguments.
+
+    Before::
+
+        subgraph @main(%para1_x) {
+          %0 = @Block(%para1_x) : <Tensor[Float32], (2)>
+          Return(%0)
+        }
+        subgraph @Block(%para2_y : <Tensor[Float32], (2)>) {
+          %0 = Neg(%para2_y) : <Tensor[Float32], (2)>
+          Return(%0)
+        }
+
+    After::
+
+        subgraph @main(%para1_x) {
+          %0 = Neg(%para1_x) : <Tensor[Float32], (2)>
+          Return(%0)
+        }
+    """
+    inlined = map_graphs(module, lambda g: _inline_graph(g, {}))
+    return Module(_reachable(inlined), inlined.entry)
+
+
+def _inline_graph(graph: Graph, env: dict[Var, Value]) -> Graph:
+    """``env`` holds the enclosing graphs' replacements when ``graph`` is a region."""
+    nodes = _inline_nodes(graph.nodes, env)
+    return Graph(graph.name, graph.params, nodes, subst(graph.output, env), graph.flags)
+
+
+def _inline_nodes(nodes: tuple[Node, ...], env: dict[Var, Value]) -> tuple[Node, ...]:
+    out: list[Node] = []
+    for node in nodes:
+        inputs = tuple(subst(v, env) for v in node.inputs)
+        node = Node(node.op, inputs, node.attrs, node.out, node.loc)
+        body = callee(node)
+        if body is None or REUSABLE in body.flags:
+            out.append(map_regions(node, lambda g: _inline_graph(g, env)))
+            continue
+        inner: dict[Var, Value] = dict(zip(body.params, node.inputs))
+        out.extend(copy_nodes(body.nodes, inner))
+        env[node.out] = subst(body.output, inner)
+    return tuple(out)
+
+
+def _reachable(module: Module) -> tuple[Graph, ...]:
+    """The module's graphs still reachable from the entry through calls."""
+    graphs = {g.name: g for g in all_graphs(module)}
+    keep = {module.entry}
+    stack = [module.entry]
+    while stack:
+        for node in walk(graphs[stack.pop()]):
+            body = callee(node)
+            if body is not None and body.name not in keep:
+                keep.add(body.name)
+                stack.append(body.name)
+    return tuple(g for g in module.graphs if g.name in keep)

@@ -41,7 +41,8 @@ def compile_entry(entry: Any, specs: Sequence[Any]) -> Compiled:
     t0 = time.perf_counter()
     parsed = specialize(entry, specs)
     t1 = time.perf_counter()
-    module, report = run_pipeline(parsed.module, dump_dir=context.save_graphs_dir())
+    module, report = run_pipeline(parsed.module, dump_dir=context.save_graphs_dir(),
+                                  parse_seconds=t1 - t0)
     t2 = time.perf_counter()
     return Compiled(module, parsed, report, {"parse": t1 - t0, "optimize": t2 - t1})
 

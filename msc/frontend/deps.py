@@ -14,6 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from msc.ir.dtypes import DType
+from msc.ir.types import MonadType, PyType, RefType, ScalarType, TensorType, TupleType
+
+IR_TYPES = (TensorType, ScalarType, TupleType, RefType, MonadType, PyType)
+
 _MISSING = object()
 
 
@@ -31,7 +36,8 @@ def fingerprint(value: Any) -> Any:
     if isinstance(value, (Tensor, np.ndarray)):
         arr = np.asarray(value)
         return ("array", arr.dtype.str, arr.shape, hashlib.sha256(arr.tobytes()).hexdigest())
-    if isinstance(value, (bool, int, float, str, bytes, type(None), np.generic)):
+    if isinstance(value, (bool, int, float, str, bytes, type(None), np.generic, DType)
+                  + IR_TYPES):
         return (type(value).__name__, value)
     if isinstance(value, (tuple, list)):
         return (type(value).__name__, tuple(fingerprint(v) for v in value))

@@ -8,6 +8,7 @@ compare nodes structurally. A pass never edits a graph: it builds a new one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Union
 
@@ -36,8 +37,8 @@ def _freeze(value: Any) -> Any:
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (tuple, list)):
         return (type(value).__name__, tuple(_freeze(v) for v in value))
-    if isinstance(value, float) and value != value:
-        return ("nan",)
+    if isinstance(value, float):  # keep nan equal to itself and -0.0 apart from 0.0
+        return ("float", "nan" if value != value else value, math.copysign(1.0, value))
     return (type(value).__name__, value)
 
 

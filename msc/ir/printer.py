@@ -22,7 +22,7 @@ import numpy as np
 from msc.errors import Loc
 from msc.ir.dtypes import DType
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.rewrite import CALL, all_graphs, callee, regions
+from msc.ir.rewrite import all_graphs, callee, regions, walk
 from msc.ir.types import RefType
 
 #: Tensors with more elements than this print ``value=...``.
@@ -86,7 +86,7 @@ class _Printer:
         self.where: dict[int, int] = {}
         self._params = 0
         self._names: dict[Var, str] = {}
-        self._counter = [0]
+        self._counter = 0
 
     # --- names -------------------------------------------------------------------------
 
@@ -98,8 +98,8 @@ class _Printer:
 
     def name(self, var: Var) -> str:
         if var not in self._names:
-            self._names[var] = f"%{self._counter[0]}"
-            self._counter[0] += 1
+            self._names[var] = f"%{self._counter}"
+            self._counter += 1
         return self._names[var]
 
     def operand(self, value: Value) -> str:
@@ -112,14 +112,16 @@ class _Printer:
     # --- blocks ------------------------------------------------------------------------
 
     def graph_block(self, graph: Graph, *, entry: bool) -> None:
-        self._counter = [0]  # NOTE: each top-level graph numbers its values from 0
+        self._counter = 0  # NOTE: each top-level graph numbers its values from 0
+        for node in walk(graph):  # in printed order, so even a use before its definition
+            self.name(node.out)   # shows the number the definition gets
         if graph.flags:
             self.lines.append(f"subgraph attr: {', '.join(sorted(graph.flags))}")
         self._block(graph, f"subgraph @{graph.name}", "", typed_params=not entry)
 
     def _block(self, graph: Graph, head: str, indent: str, *, typed_params: bool) -> None:
         params = ", ".join(
-            self.param_name(p) + (f" : {p.type}{_default(p)}" if typed_params else "")
+            self.param_name(p) + (f" : {p.type}" if typed_params else "")
             for p in graph.params
         )
         self.lines.append(f"{indent}{head}({params}) {{")
@@ -137,8 +139,6 @@ class _Printer:
         body = callee(node)
         shown = [(k, v) for k, v in node.attrs if not (body is not None and k == "graph")]
         head = f"@{body.name}" if body is not None else node.op
-        if node.op == CALL and body is None:
-            head = "Call"
         attrs = ", ".join(f"{k}={format_value(v)}" for k, v in shown)
         text = f"{self.name(node.out)} = {head}({args})"
         if attrs:

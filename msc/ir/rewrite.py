@@ -43,11 +43,15 @@ def map_regions(node: Node, fn: Callable[[Graph], Graph]) -> Node:
     return Node(node.op, node.inputs, attrs, node.out, node.loc)
 
 
+def subst_inputs(node: Node, env: Mapping[Var, Value]) -> Node:
+    """``node`` with its inputs replaced (its regions as they are)."""
+    inputs = tuple(subst(v, env) for v in node.inputs)
+    return Node(node.op, inputs, node.attrs, node.out, node.loc)
+
+
 def substitute(node: Node, env: Mapping[Var, Value]) -> Node:
     """``node`` with its inputs, and the outer values its regions use, replaced."""
-    inputs = tuple(subst(v, env) for v in node.inputs)
-    new = Node(node.op, inputs, node.attrs, node.out, node.loc)
-    return map_regions(new, lambda g: substitute_graph(g, env))
+    return map_regions(subst_inputs(node, env), lambda g: substitute_graph(g, env))
 
 
 def substitute_graph(graph: Graph, env: Mapping[Var, Value]) -> Graph:

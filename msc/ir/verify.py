@@ -51,19 +51,20 @@ class _Verifier:
         if self.module.entry not in names:
             self.fail(None, None, f"the entry graph @{self.module.entry} is not in the module")
         for g in self.graphs.values():
-            self.graph(g, set())
+            self.graph(g, set(), set())
 
-    def graph(self, graph: Graph, outer: set[Var]) -> None:
+    def graph(self, graph: Graph, outer: set[Var], outer_later: set[Var]) -> None:
+        """``outer``/``outer_later``: enclosing values defined before/after this region."""
         scope = set(outer)
         for p in graph.params:
             self.define(p, None, graph)
             scope.add(p)
-        later = {n.out for n in graph.nodes}
+        later = {n.out for n in graph.nodes} | outer_later
         for node in graph.nodes:
             for v in node.inputs:
                 self.use(v, scope, later, node, graph)
             for region in regions(node):
-                self.graph(region, scope)
+                self.graph(region, scope, later)
             self.check_type(node, graph)
             self.define(node.out, node, graph)
             scope.add(node.out)

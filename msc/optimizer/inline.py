@@ -7,7 +7,16 @@ graphs that are no longer called from the entry are dropped from the module.
 from __future__ import annotations
 
 from msc.ir.nodes import Graph, Module, Node, Value, Var
-from msc.ir.rewrite import all_graphs, callee, copy_nodes, map_graphs, map_regions, subst, walk
+from msc.ir.rewrite import (
+    all_graphs,
+    callee,
+    copy_nodes,
+    map_graphs,
+    map_regions,
+    subst,
+    subst_inputs,
+    walk,
+)
 
 #: A graph with this flag stays a graph of its own and is called, never pasted.
 REUSABLE = "reusable"
@@ -23,6 +32,7 @@ def inline(module: Module) -> Module:
           %0 = @Block(%para1_x) : <Tensor[Float32], (2)>
           Return(%0)
         }
+
         subgraph @Block(%para2_y : <Tensor[Float32], (2)>) {
           %0 = Neg(%para2_y) : <Tensor[Float32], (2)>
           Return(%0)
@@ -48,8 +58,7 @@ def _inline_graph(graph: Graph, env: dict[Var, Value]) -> Graph:
 def _inline_nodes(nodes: tuple[Node, ...], env: dict[Var, Value]) -> tuple[Node, ...]:
     out: list[Node] = []
     for node in nodes:
-        inputs = tuple(subst(v, env) for v in node.inputs)
-        node = Node(node.op, inputs, node.attrs, node.out, node.loc)
+        node = subst_inputs(node, env)
         body = callee(node)
         if body is None or REUSABLE in body.flags:
             out.append(map_regions(node, lambda g: _inline_graph(g, env)))

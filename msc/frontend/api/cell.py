@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from msc.errors import GraphTypeError
 from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
@@ -19,53 +20,39 @@ from msc.frontend.source import user_loc
 
 
 class _Owners:
-    """object -> (owning cell, key under it). Keyed by id() and checked through a weak
-    reference, because Parameters compare element-wise and cannot be dict keys."""
+    """object -> its owning cell. Keyed by id() and checked through a weak reference,
+    because Parameters compare element-wise and cannot be dict keys."""
 
     def __init__(self) -> None:
-        self._map: dict[int, tuple[weakref.ref[Any], weakref.ref[Any], str]] = {}
+        self._map: dict[int, tuple[weakref.ref[Any], weakref.ref[Any]]] = {}
 
-    def _entry(self, obj: Any) -> tuple[Cell, str] | None:
+    def get(self, obj: Any) -> Any:
+        """The live cell that owns ``obj``, or None."""
         entry = self._map.get(id(obj))
-        if entry is None or entry[0]() is not obj:
-            return None
-        owner = entry[1]()
-        return None if owner is None else (owner, entry[2])
+        return None if entry is None or entry[0]() is not obj else entry[1]()
 
-    def owner(self, obj: Any) -> Cell | None:
-        entry = self._entry(obj)
-        return None if entry is None else entry[0]
-
-    def key(self, obj: Any) -> str:
-        entry = self._entry(obj)
-        assert entry is not None
-        return entry[1]
-
-    def claim(self, obj: Any, cell: Cell, key: str, rekey: bool = False) -> bool:
+    def claim(self, obj: Any, cell: Cell) -> bool:
         """Make ``cell`` the owner unless another live cell owns ``obj``; True if ``cell``
-        owns it afterwards. ``rekey`` moves an owned object to a new key (list re-index)."""
-        owner = self.owner(obj)
-        if owner is not None:
-            if owner is cell and rekey:
-                self._map[id(obj)] = self._map[id(obj)][:2] + (key,)
-            return owner is cell
-        key_id = id(obj)
-        ref = weakref.ref(obj, lambda r: self._drop(key_id, r))
-        self._map[key_id] = (ref, weakref.ref(cell), key)
-        return True
+        owns it afterwards."""
+        owner = self.get(obj)
+        if owner is None:
+            key_id = id(obj)
+            self._map[key_id] = (weakref.ref(obj, lambda r: self._drop(key_id, r)),
+                                 weakref.ref(cell))
+        return owner is None or owner is cell
 
     def release(self, obj: Any, cell: Cell) -> None:
-        if self.owner(obj) is cell:
+        if self.get(obj) is cell:
             del self._map[id(obj)]
 
     def _drop(self, key_id: int, ref: weakref.ref[Any]) -> None:
-        entry = self._map.get(key_id)
-        if entry is not None and entry[0] is ref:
+        if self._map.get(key_id, (None,))[0] is ref:
             del self._map[key_id]
 
 
 _OWNERS = _Owners()
 _INTERNAL = ("_params", "_cells", "_param_tuples")
+_REGISTRIES = _INTERNAL + ("_param_keys",)
 
 
 class Cell:
@@ -89,9 +76,8 @@ class Cell:
 
     def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None):
         set_ = object.__setattr__
-        set_(self, "_params", OrderedDict())
-        set_(self, "_cells", OrderedDict())
-        set_(self, "_param_tuples", OrderedDict())
+        for reg in _REGISTRIES:  # _param_keys: attribute -> short name of owned params
+            set_(self, reg, OrderedDict())
         set_(self, "_auto_prefix", bool(auto_prefix))
         set_(self, "_prefix", "")
         set_(self, "_flags", {})
@@ -103,15 +89,18 @@ class Cell:
     # --- attribute registries -----------------------------------------------------
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, (Parameter, Cell)) and "_params" not in self.__dict__:
-            kind = "params" if isinstance(value, Parameter) else "child cells"
+        registered = (Parameter, Cell, ParameterTuple)
+        if isinstance(value, registered) and "_params" not in self.__dict__:
+            kind = "child cells" if isinstance(value, Cell) else "params"
             raise AttributeError(f"Can not assign {kind} before Cell.__init__() call.")
         if isinstance(value, Parameter):
-            self._forget(name)
-            self._add_param(name, value)
+            if self._params.get(name) is not value:
+                self._forget(name)
+                self._add_param(name, value)
         elif isinstance(value, Cell):
-            self._forget(name)
-            self._add_cell(name, value)
+            if self._cells.get(name) is not value:
+                self._forget(name)
+                self._add_cell(name, value)
         elif isinstance(value, ParameterTuple):
             self._forget(name)
             self._param_tuples[name] = value
@@ -157,41 +146,74 @@ class Cell:
         return sorted(set(super().__dir__()) | set(self._params) | set(self._cells)
                       | set(self._param_tuples))
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """After copy.deepcopy or unpickling: the copies own their copied contents, so a
+        deep-copied block gets its own names once it is placed in a model."""
+        self.__dict__.update(state)
+        for attr in self._param_keys:
+            _OWNERS.claim(self._params[attr], self)
+        for child in self._cells.values():
+            if child is not None:
+                _OWNERS.claim(child, self)
+
     def _forget(self, name: str) -> None:
-        """Drop ``name`` from every registry (and ownership of what it held)."""
-        old = self._params.pop(name, None)
-        if old is not None:
-            _OWNERS.release(old, self)
+        """Drop ``name`` from every registry; ownership of what it held moves to another
+        name this cell holds it under, or is released."""
+        param, local = self._params.pop(name, None), self._param_keys.pop(name, None)
+        if param is not None:
+            other = next((k for k, v in self._params.items() if v is param), None)
+            if other is None:
+                _OWNERS.release(param, self)
+            elif local is not None:
+                self._param_keys[other] = local
         child = self._cells.pop(name, None)
-        if child is not None:
+        if child is not None and not any(v is child for v in self._cells.values()):
             _OWNERS.release(child, self)
+        elif child is not None:
+            self._rename_children()
         self._param_tuples.pop(name, None)
         self.__dict__.pop(name, None)
 
     def _add_param(self, name: str, param: Parameter) -> None:
         if param.name is None:
             param.name = name
+        owned = _OWNERS.get(param) is self
         self._params[name] = param
-        if _OWNERS.claim(param, self, param.name):
-            param.name = self._prefix + _OWNERS.key(param)
+        if not owned and _OWNERS.claim(param, self):
+            self._param_keys[name] = param.name
+            param.name = self._prefix + param.name
 
     def _add_cell(self, name: str, cell: Cell) -> None:
+        before = self._first_keys()
         self._cells[name] = cell
-        if _OWNERS.claim(cell, self, name):
-            cell._set_prefix(self._child_prefix(name))
+        if _OWNERS.claim(cell, self):
+            self._rename_children(before)
 
     def _child_prefix(self, key: str) -> str:
         return self._prefix + key + "." if self._auto_prefix else self._prefix
 
-    def _set_prefix(self, prefix: str) -> None:
+    def _rename(self, prefix: str) -> None:
         """Rename everything this cell owns, recursively, under namespace ``prefix``."""
         object.__setattr__(self, "_prefix", prefix)
-        for param in self._params.values():
-            if param is not None and _OWNERS.owner(param) is self:
-                param.name = prefix + _OWNERS.key(param)
+        for attr, local in self._param_keys.items():
+            self._params[attr].name = prefix + local
+        self._rename_children()
+
+    def _first_keys(self) -> dict[int, str]:
+        """id(child) -> the first key it is held under (which names it)."""
+        keys: dict[int, str] = {}
         for key, cell in self._cells.items():
-            if cell is not None and _OWNERS.owner(cell) is self:
-                cell._set_prefix(self._child_prefix(key))
+            keys.setdefault(id(cell), key)
+        return keys
+
+    def _rename_children(self, before: dict[int, str] | None = None) -> None:
+        """Rename owned children; with ``before`` (an earlier ``_first_keys``), only those
+        whose naming key changed, so appending to a long CellList stays linear."""
+        for cell_id, key in self._first_keys().items():
+            cell = self._cells[key]
+            if cell is not None and _OWNERS.get(cell) is self and \
+                    (before is None or before.get(cell_id) != key):
+                cell._rename(self._child_prefix(key))
 
     def insert_param_to_cell(self, param_name: str, param: Parameter,
                              check_name_contain_dot: bool = True) -> None:
@@ -225,7 +247,7 @@ class Cell:
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
         """Put ``prefix`` in front of this cell's namespace (MindSpore's spelling)."""
-        self._set_prefix(prefix + self._prefix)
+        self._rename(prefix + self._prefix)
 
     # --- traversal ----------------------------------------------------------------
 
@@ -344,3 +366,144 @@ class Cell:
         return f"{type(self).__name__}<\n  {body}\n  >"
 
 
+# --- containers -----------------------------------------------------------------------
+
+
+class _CellSeq(Cell):
+    """Children kept in order under keys '0', '1', ... (or names); every structural
+    change re-keys them and renames their parameters (``blocks.1.w`` stays at index 1)."""
+
+    _named = False
+
+    def _check(self, cell: Any) -> Cell:
+        if not isinstance(cell, Cell):
+            raise GraphTypeError(f"For '{type(self).__name__}', each cell should be subclass "
+                                 f"of Cell, but got {type(cell).__name__}.", user_loc())
+        return cell
+
+    def _children(self) -> list[Cell]:
+        return list(self._cells.values())
+
+    def _reset(self, cells: list[Cell], keys: list[str] | None = None) -> None:
+        kept = {id(c) for c in cells}
+        for old in self._cells.values():
+            if id(old) not in kept:
+                _OWNERS.release(old, self)
+        if keys is None:
+            keys = list(self._cells)[:len(cells)] if self._named else []
+            keys += [str(i) for i in range(len(keys), len(cells))]
+        before = self._first_keys()
+        object.__setattr__(self, "_cells", OrderedDict(zip(keys, cells, strict=True)))
+        for cell in cells:
+            _OWNERS.claim(cell, self)
+        self._rename_children(before)
+
+    def _index(self, index: Any) -> int:
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise GraphTypeError(f"For '{type(self).__name__}', the type of 'index' should be "
+                                 f"int or slice, but got {type(index).__name__}.", user_loc())
+        n = len(self._cells)
+        if not -n <= index < n:
+            raise IndexError(f"For '{type(self).__name__}', the value of 'index' should be a "
+                             f"number in range [{-n}, {n}), but got {index}.")
+        return index % n
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self) -> Iterator[Cell]:
+        return iter(self._children())
+
+    def __setitem__(self, index: int, cell: Cell) -> None:
+        cells = self._children()
+        cells[self._index(index)] = self._check(cell)
+        self._reset(cells, list(self._cells))
+
+    def __delitem__(self, index: int | slice) -> None:
+        keep = list(zip(self._cells, self._children(), strict=True))
+        if isinstance(index, slice):
+            del keep[index]
+        else:
+            del keep[self._index(index)]
+        named = [k for k, _ in keep] if self._named else None
+        self._reset([c for _, c in keep], named)
+
+    def append(self, cell: Cell) -> None:
+        self._add_cell(str(len(self._cells)), self._check(cell))
+
+    def insert(self, index: int, cell: Cell) -> None:
+        cells, keys = self._children(), list(self._cells)
+        cells.insert(index, self._check(cell))
+        keys.insert(index, str(len(keys)))
+        self._reset(cells, keys if self._named else None)
+
+
+class CellList(_CellSeq):
+    """A list of Cells whose parameters are named ``<attr>.<index>.<name>``. A graph's
+    ``for cell in self.cells`` unrolls over it.
+
+    Example:
+        >>> layers = nn.CellList([nn.Dense(2, 2), nn.ReLU()])
+        >>> layers.append(nn.Dense(2, 1)); len(layers)
+        3
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(kwargs.pop("auto_prefix", True))
+        if len(args) == 1:
+            self.extend(args[0])
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return CellList(self._children()[index])
+        return self._children()[self._index(index)]
+
+    def extend(self, cells: Any) -> CellList:
+        if not isinstance(cells, (list, tuple, CellList)):
+            raise GraphTypeError("For 'CellList', the new cells should be list or tuple of "
+                                 f"subclass of Cell, but got {type(cells).__name__}.",
+                                 user_loc())
+        for cell in [self._check(c) for c in cells]:
+            self.append(cell)
+        return self
+
+    def construct(self, *inputs: Any) -> Any:
+        raise NotImplementedError("CellList holds cells; call its elements instead.")
+
+
+class SequentialCell(_CellSeq):
+    """Cells applied one after another: ``SequentialCell([a, b])(x) == b(a(x))``. Takes a
+    list, an OrderedDict (whose keys name the children) or cells as arguments.
+
+    Example:
+        >>> seq = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU()])
+        >>> seq(ms.Tensor(np.ones((2, 3), np.float32))).shape
+        (2, 4)
+    """
+
+    def __init__(self, *args: Any):
+        super().__init__()
+        keys, cells = None, list(args)
+        if len(args) == 1 and isinstance(args[0], dict):
+            object.__setattr__(self, "_named", True)
+            keys, cells = list(args[0].keys()), list(args[0].values())
+        elif len(args) == 1 and isinstance(args[0], list):
+            cells = list(args[0])
+        elif len(args) == 1 and not isinstance(args[0], Cell):
+            raise GraphTypeError("For 'SequentialCell', the 'args[0]' should be list or "
+                                 f"OrderedDict, but got {type(args[0]).__name__}.", user_loc())
+        self._reset([self._check(c) for c in cells], keys)
+
+    @property
+    def cell_list(self) -> list[Cell]:
+        return self._children()
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return SequentialCell(OrderedDict(list(self._cells.items())[index]))
+        return self._children()[self._index(index)]
+
+    def construct(self, input_data: Any) -> Any:
+        for cell in self._cells.values():
+            input_data = cell(input_data)
+        return input_data

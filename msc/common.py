@@ -1,0 +1,6 @@
+"""msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype; lazy_inline later."""
+
+from msc import dtype
+from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
+
+__all__ = ["Parameter", "ParameterTuple", "Tensor", "dtype"]

@@ -1,0 +1,652 @@
+"""MindSpore's functional ops (``ops.add``, ``ops.sum``, ``F.matmul``, ...), thin over ``apply``.
+
+Each function turns Python-level arguments (axes, shapes with -1, slices, MindSpore's
+argument orders) into the concrete attributes of one or a few primitives and dispatches
+with ``apply``, so one body runs eagerly on numpy and, while a graph is being built,
+emits nodes. Argument names follow MindSpore 2.x, so keyword calls port unchanged.
+Names such as ``sum``, ``max`` and ``slice`` shadow builtins here, as in MindSpore: this
+module reaches the builtins through ``builtins``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError, GraphValueError, MscError, ShapeError
+from msc.frontend.api.tensor import Tensor, apply
+from msc.frontend.builder import current_builder
+from msc.frontend.source import user_loc
+from msc.ir import dtypes
+from msc.ir.primitives.base import norm_axes, norm_axis, operand_dtype, want_int
+from msc.ir.primitives.shape import canonical_slice
+from msc.ir.types import Type, type_of_value
+
+# --- argument checking -----------------------------------------------------------------
+
+
+class _checking:  # noqa: N801 - used like a function: ``with _checking("Reshape"):``
+    """Errors found while normalising arguments read like the dispatcher's: they name the
+    op and the user's line. A class, not ``contextlib``: the location search skips msc's
+    frames only, and a stdlib frame would pass for the user's."""
+
+    def __init__(self, op: str):
+        self.op = op
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, err: BaseException | None, tb: object) -> bool:
+        if isinstance(err, MscError) and err.loc is None:
+            err.message = f"For '{self.op}', {err.message}"
+            builder = current_builder()
+            err.with_loc(builder.loc if builder is not None else user_loc())
+        return False
+
+
+def _as_tensor(x: Any, op: str) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return Tensor(x)
+    with _checking(op):
+        raise GraphTypeError(f"the input must be a Tensor, but got {type(x).__name__}")
+
+
+def _type_of(x: Any) -> Type:
+    return x.type if isinstance(x, Tensor) else type_of_value(x)
+
+
+def _axis_attr(axis: Any) -> tuple[Any, ...]:
+    """MindSpore's axis argument (None, int, list, tuple) as a tuple."""
+    if axis is None:
+        return ()
+    return tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+
+
+def _reduce_axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
+    """Canonical reduction axes: sorted and non-negative, () for all, so equal reductions
+    build equal nodes."""
+    x = _as_tensor(x, op)
+    with _checking(op):
+        axes = norm_axes(tuple(want_int(a, "axis") for a in _axis_attr(axis)), x.ndim)
+    return () if len(axes) == x.ndim else axes
+
+
+def _dims(shape: Any, op: str) -> tuple[int, ...]:
+    """A shape argument (int, list, tuple; eager 0-d tensors allowed) as a tuple of ints."""
+    with _checking(op):
+        items = (shape,) if not isinstance(shape, (list, tuple)) else shape
+        try:
+            return tuple(operator.index(d) for d in items)
+        except TypeError:
+            raise GraphTypeError(f"the shape must be ints, but got {shape!r}") from None
+
+
+# --- elementwise ------------------------------------------------------------------------
+
+
+def add(input: Any, other: Any) -> Any: return apply("Add", input, other)
+def sub(input: Any, other: Any) -> Any: return apply("Sub", input, other)
+def mul(input: Any, other: Any) -> Any: return apply("Mul", input, other)
+def floor_div(x: Any, y: Any) -> Any: return apply("FloorDiv", x, y)
+def floor_mod(x: Any, y: Any) -> Any: return apply("FloorMod", x, y)
+def remainder(input: Any, other: Any) -> Any: return apply("FloorMod", input, other)
+def pow(input: Any, exponent: Any) -> Any: return apply("Pow", input, exponent)
+def maximum(input: Any, other: Any) -> Any: return apply("Maximum", input, other)
+def minimum(input: Any, other: Any) -> Any: return apply("Minimum", input, other)
+def neg(input: Any) -> Any: return apply("Neg", input)
+def abs(input: Any) -> Any: return apply("Abs", input)
+def exp(input: Any) -> Any: return apply("Exp", input)
+def log(input: Any) -> Any: return apply("Log", input)
+def sqrt(input: Any) -> Any: return apply("Sqrt", input)
+def rsqrt(input: Any) -> Any: return apply("Rsqrt", input)
+def square(input: Any) -> Any: return apply("Square", input)
+def reciprocal(input: Any) -> Any: return apply("Reciprocal", input)
+def sin(input: Any) -> Any: return apply("Sin", input)
+def cos(input: Any) -> Any: return apply("Cos", input)
+def tanh(input: Any) -> Any: return apply("Tanh", input)
+def sigmoid(input: Any) -> Any: return apply("Sigmoid", input)
+def relu(input: Any) -> Any: return apply("ReLU", input)
+def hardswish(input: Any) -> Any: return apply("HSwish", input)
+def floor(input: Any) -> Any: return apply("Floor", input)
+def ceil(input: Any) -> Any: return apply("Ceil", input)
+def sign(input: Any) -> Any: return apply("Sign", input)
+def logical_not(input: Any) -> Any: return apply("LogicalNot", input)
+def logical_and(input: Any, other: Any) -> Any: return apply("LogicalAnd", input, other)
+def logical_or(input: Any, other: Any) -> Any: return apply("LogicalOr", input, other)
+def equal(input: Any, other: Any) -> Any: return apply("Equal", input, other)
+def not_equal(input: Any, other: Any) -> Any: return apply("NotEqual", input, other)
+def less(input: Any, other: Any) -> Any: return apply("Less", input, other)
+def less_equal(input: Any, other: Any) -> Any: return apply("LessEqual", input, other)
+def greater(input: Any, other: Any) -> Any: return apply("Greater", input, other)
+def greater_equal(input: Any, other: Any) -> Any: return apply("GreaterEqual", input, other)
+
+
+mod, hswish = floor_mod, hardswish
+eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
+    """True division (ints give float32); ``rounding_mode`` "floor" or "trunc" rounds the
+    quotient and keeps the operands' common dtype."""
+    if rounding_mode is None:
+        return apply("Div", input, other)
+    if rounding_mode == "floor":
+        return apply("FloorDiv", input, other)
+    if rounding_mode != "trunc":
+        with _checking("Div"):
+            raise GraphValueError(f"rounding_mode must be None, 'floor' or 'trunc', but got "
+                                  f"{rounding_mode!r}")
+    q = apply("Div", input, other)
+    out = apply("Select", q < 0, apply("Ceil", q), apply("Floor", q))
+    common = operand_dtype((_type_of(input), _type_of(other)))
+    return out if common.is_float else cast(out, common)
+
+
+def gelu(input: Any, approximate: str = "none") -> Any:
+    return apply("GeLU", input, approximate=approximate)
+
+
+def select(cond: Any, x: Any, y: Any) -> Any:
+    """``x`` where ``cond`` else ``y``; either (not both) may be a Python number."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = Tensor(x)
+    return apply("Select", cond, x, y)
+
+
+def where(condition: Any, input: Any, other: Any) -> Any:
+    return select(condition, input, other)
+
+
+def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None) -> Any:
+    """Clamp to [min, max]; either bound may be None. A list/tuple of tensors clips each."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
+    x = _as_tensor(x, "ClipByValue")
+    if clip_value_min is None and clip_value_max is None:
+        with _checking("ClipByValue"):
+            raise GraphValueError("clip_value_min and clip_value_max cannot both be None")
+    if clip_value_min is not None and clip_value_max is not None:
+        return apply("ClipByValue", x, clip_value_min, clip_value_max)
+    if clip_value_min is not None:
+        out = apply("Maximum", x, clip_value_min)
+    else:
+        out = apply("Minimum", x, clip_value_max)
+    return out if out.dtype == x.dtype else cast(out, x.dtype)
+
+
+def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
+
+
+def cast(input: Any, dtype: dtypes.DType) -> Any:
+    if not isinstance(input, Tensor):
+        input = Tensor(input)
+    return apply("Cast", input, dtype=dtype)
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+
+def sum(input: Any, dim: Any = None, keepdim: bool = False, *,
+        dtype: dtypes.DType | None = None) -> Any:
+    """Sum; bool and integer inputs give int64 unless ``dtype`` says otherwise."""
+    x = input if dtype is None else cast(input, dtype)
+    out = apply("ReduceSum", x, axis=_reduce_axes(x, dim, "ReduceSum"), keep_dims=keepdim)
+    return out if dtype is None else cast(out, dtype)
+
+
+def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Any:
+    return apply("ReduceMean", x, axis=_reduce_axes(x, axis, "ReduceMean"),
+                 keep_dims=keep_dims)
+
+
+def prod(input: Any, axis: Any = None, keep_dims: bool = False) -> Any:
+    return apply("ReduceProd", input, axis=_reduce_axes(input, axis, "ReduceProd"),
+                 keep_dims=keep_dims)
+
+
+def _masked(input: Any, initial: Any, where: Any, op: str) -> Any:
+    if where is None:
+        return input
+    if initial is None:
+        with _checking(op):
+            raise GraphValueError("where needs an initial value for the masked elements")
+    return select(where, input, initial)
+
+
+def _extreme(prim: str, bound: str, input: Any, axis: Any, keepdims: bool, initial: Any,
+             where: Any) -> Any:
+    out = apply(prim, _masked(input, initial, where, prim),
+                axis=_reduce_axes(input, axis, prim), keep_dims=keepdims)
+    return out if initial is None else apply(bound, out, initial)
+
+
+def amax(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
+         where: Any = None) -> Any:
+    return _extreme("ReduceMax", "Maximum", input, axis, keepdims, initial, where)
+
+
+def amin(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
+         where: Any = None) -> Any:
+    return _extreme("ReduceMin", "Minimum", input, axis, keepdims, initial, where)
+
+
+def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Any:
+    """Index (int64) of the maximum; ``dim=None`` indexes the flattened tensor."""
+    return apply("Argmax", input, axis=dim, keep_dims=keepdim and dim is not None)
+
+
+def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    return apply("Argmin", input, axis=axis, keep_dims=keepdims and axis is not None)
+
+
+def max(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
+        where: Any = None) -> tuple[Any, Any]:
+    """(values, indices) of the maximum along ``axis``; None reduces the whole tensor.
+
+    NOTE: with axis=None MindSpore documents the index as always 0; msc returns the
+    index into the flattened tensor, which is what the index means everywhere else.
+    """
+    keep = keepdims and axis is not None
+    values = amax(input, axis, keep, initial=initial, where=where)
+    return values, argmax(_masked(input, initial, where, "ReduceMax"), axis, keep)
+
+
+def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
+        where: Any = None) -> tuple[Any, Any]:
+    """(values, indices) of the minimum along ``axis``; see ``max``."""
+    keep = keepdims and axis is not None
+    values = amin(input, axis, keep, initial=initial, where=where)
+    return values, argmin(_masked(input, initial, where, "ReduceMin"), axis, keep)
+
+
+# --- contractions ---------------------------------------------------------------------
+
+
+def matmul(input: Any, other: Any) -> Any:
+    """numpy's matmul: 1-D operands gain and then lose a dim; 2-D uses MatMul, higher
+    ranks BatchMatMul with broadcast batch dims."""
+    a, b = _as_tensor(input, "MatMul"), _as_tensor(other, "MatMul")
+    if a.ndim == 0 or b.ndim == 0:
+        with _checking("MatMul"):
+            raise ShapeError(f"matmul needs at least 1-D inputs, but got shapes {a.shape} "
+                             f"and {b.shape} (use ops.mul for scalars)")
+    a2 = apply("ExpandDims", a, axis=0) if a.ndim == 1 else a
+    b2 = apply("ExpandDims", b, axis=1) if b.ndim == 1 else b
+    out = apply("MatMul" if a2.ndim == b2.ndim == 2 else "BatchMatMul", a2, b2)
+    drop = ((out.ndim - 2,) if a.ndim == 1 else ()) + ((out.ndim - 1,) if b.ndim == 1 else ())
+    return apply("Squeeze", out, axis=drop) if drop else out
+
+
+def bmm(input_x: Any, mat2: Any) -> Any:
+    return apply("BatchMatMul", input_x, mat2)
+
+
+batch_matmul = bmm
+
+
+def dense(input: Any, weight: Any, bias: Any = None) -> Any:
+    """``input @ weight.T + bias``."""
+    if bias is None:
+        return apply("Dense", input, weight)
+    return apply("Dense", input, weight, bias)
+
+
+# --- shapes ---------------------------------------------------------------------------
+
+
+def _axis_of(x: Tensor, axis: Any, op: str, extra: int = 0) -> int:
+    with _checking(op):
+        return norm_axis(want_int(axis, "axis"), x.ndim + extra)
+
+
+def reshape(input: Any, shape: Any) -> Any:
+    """Reshape; one dim may be -1 and is inferred from the others."""
+    x = _as_tensor(input, "Reshape")
+    dims = list(_dims(shape, "Reshape"))
+    with _checking("Reshape"):
+        if dims.count(-1) > 1 or builtins.any(d < -1 for d in dims):
+            raise ShapeError(f"shape {tuple(dims)} may contain one -1 and otherwise "
+                             "non-negative dims")
+        if -1 in dims:
+            known = math.prod(d for d in dims if d != -1)
+            if known == 0 or x.size % known:
+                raise ShapeError(f"cannot reshape a tensor of shape {x.shape} ({x.size} "
+                                 f"elements) into shape {tuple(dims)}")
+            dims[dims.index(-1)] = x.size // known
+    return apply("Reshape", x, shape=tuple(dims))
+
+
+def transpose(input: Any, input_perm: Any) -> Any:
+    return apply("Transpose", input, perm=_dims(input_perm, "Transpose"))
+
+
+def permute(input: Any, axis: Any) -> Any:
+    return transpose(input, axis)
+
+
+def expand_dims(input_x: Any, axis: int) -> Any:
+    return apply("ExpandDims", input_x, axis=axis)
+
+
+def unsqueeze(input: Any, dim: int) -> Any:
+    return apply("ExpandDims", input, axis=dim)
+
+
+def squeeze(input: Any, axis: Any = None) -> Any:
+    """Drop size-1 dims: all of them, or those named by ``axis`` (each must have size 1)."""
+    return apply("Squeeze", input, axis=_axis_attr(axis))
+
+
+def flatten(input: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Any:
+    """Merge dims ``start_dim..end_dim``; the default keeps dim 0, like MindSpore."""
+    x = _as_tensor(input, "Flatten")
+    if order not in ("C", "F"):
+        with _checking("Flatten"):
+            raise GraphValueError(f"order must be 'C' or 'F', but got {order!r}")
+    if x.ndim <= 1:
+        return apply("Reshape", x, shape=(x.size,))
+    start, end = _axis_of(x, start_dim, "Flatten"), _axis_of(x, end_dim, "Flatten")
+    if start > end:
+        with _checking("Flatten"):
+            raise ShapeError(f"start_dim {start_dim} comes after end_dim {end_dim} for "
+                             f"shape {x.shape}")
+    if order == "F":  # MindSpore reverses every dim, then flattens start..end of that
+        x = transpose(x, tuple(reversed(range(x.ndim))))
+    if start == end:
+        return x
+    if start == 1 and end == x.ndim - 1:
+        return apply("Flatten", x)
+    merged = math.prod(x.shape[start:end + 1])
+    return apply("Reshape", x, shape=x.shape[:start] + (merged,) + x.shape[end + 1:])
+
+
+def _tensor_seq(tensors: Any, op: str) -> tuple[Any, ...]:
+    if not isinstance(tensors, (list, tuple)):
+        with _checking(op):
+            raise GraphTypeError(f"tensors must be a tuple or list of Tensors, but got "
+                                 f"{type(tensors).__name__}")
+    return tuple(tensors)
+
+
+def concat(tensors: Any, axis: int = 0) -> Any:
+    return apply("Concat", *_tensor_seq(tensors, "Concat"), axis=axis)
+
+
+def stack(tensors: Any, axis: int = 0) -> Any:
+    return apply("Stack", *_tensor_seq(tensors, "Stack"), axis=axis)
+
+
+cat = concat
+
+
+def _slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Any:
+    index = tuple(canonical_slice(builtins.slice(start, stop) if i == axis else
+                                  builtins.slice(None), d) for i, d in enumerate(x.shape))
+    return apply("StridedSlice", x, index=index)
+
+
+def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any, ...]:
+    """Chunks of ``split_size_or_sections`` (the last may be smaller), or of the listed
+    sizes; equal chunks become one Split node."""
+    x = _as_tensor(tensor, "Split")
+    a = _axis_of(x, axis, "Split")
+    dim = x.shape[a]
+    with _checking("Split"):
+        if isinstance(split_size_or_sections, (list, tuple)):
+            sizes = [want_int(s, "every section") for s in split_size_or_sections]
+            if builtins.sum(sizes) != dim or builtins.any(s < 0 for s in sizes):
+                raise ShapeError(f"sections {tuple(sizes)} do not add up to the size {dim} "
+                                 f"of axis {a} of shape {x.shape}")
+        else:
+            size = want_int(split_size_or_sections, "split_size_or_sections")
+            if size <= 0:
+                raise GraphValueError(f"split_size_or_sections must be positive, not {size}")
+            sizes = [size] * (dim // size) + ([dim % size] if dim % size else [])
+    if sizes and builtins.all(s == sizes[0] for s in sizes):
+        return apply("Split", x, axis=a, output_num=len(sizes))
+    bounds = np.cumsum([0] + sizes).tolist()
+    return tuple(_slice_axis(x, a, lo, hi) for lo, hi in zip(bounds, bounds[1:]))
+
+
+def gather(input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Any:
+    if batch_dims != 0:
+        with _checking("Gather"):
+            raise GraphValueError("batch_dims other than 0 is not supported")
+    if not isinstance(input_indices, Tensor):
+        input_indices = Tensor(input_indices)
+    return apply("Gather", input_params, input_indices, axis=axis)
+
+
+def broadcast_to(input: Any, shape: Any) -> Any:
+    """Broadcast to ``shape``; -1 keeps the input's size of that dim."""
+    return apply("BroadcastTo", input, shape=_dims(shape, "BroadcastTo"))
+
+
+def tile(input: Any, dims: Any) -> Any:
+    return apply("Tile", input, multiples=_dims(dims, "Tile"))
+
+
+# --- indexing -------------------------------------------------------------------------
+
+
+def _index_tensor(item: Any) -> Tensor | None:
+    """The integer tensor of an advanced index, None for basic ones; bool masks refused."""
+    if isinstance(item, (list, tuple, np.ndarray)):
+        item = Tensor(np.asarray(item))
+    if not isinstance(item, Tensor):
+        return None
+    if item.dtype == dtypes.bool_:
+        raise GraphTypeError("a boolean mask index gives a result whose shape depends on "
+                             "the data, but graph shapes are static; use ops.select instead")
+    if not item.dtype.is_int:
+        raise GraphTypeError(f"a tensor index must hold integers, but got {item.dtype}")
+    return item
+
+
+def _expand_ellipsis(items: tuple[Any, ...], ndim: int) -> list[Any]:
+    used = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    if used > ndim:
+        raise ShapeError(f"too many indices ({used}) for a {ndim}-d tensor")
+    fill = [builtins.slice(None)] * (ndim - used)
+    ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise GraphValueError("an index can only have a single ellipsis ('...')")
+    if not ellipses:
+        return list(items) + fill
+    at = ellipses[0]
+    return list(items[:at]) + fill + list(items[at + 1:])
+
+
+def _basic_entry(item: Any, dim: int, axis: int) -> Any:
+    if isinstance(item, (bool, np.bool_)):
+        raise GraphTypeError("a bool index is a mask; graph shapes are static")
+    if isinstance(item, builtins.slice):
+        bounds = [None if v is None else operator.index(v)
+                  for v in (item.start, item.stop, item.step)]
+        if bounds[2] == 0:
+            raise GraphValueError("slice step cannot be zero")
+        return canonical_slice(builtins.slice(*bounds), dim)
+    i = operator.index(item)
+    if not -dim <= i < dim:
+        raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {dim}")
+    return i % dim
+
+
+def getitem(x: Any, key: Any) -> Any:
+    """``x[key]``: ints, slices, None, ``...`` and at most one integer-tensor index.
+
+    Basic indexing becomes one StridedSlice with a canonical index; the tensor index
+    becomes a Gather on the axis it lands on.
+    """
+    x = _as_tensor(x, "getitem")
+    items = key if isinstance(key, tuple) else (key,)
+    with _checking("getitem"):
+        index: list[Any] = []
+        gathered: tuple[int, Tensor] | None = None
+        dims = iter(enumerate(x.shape))
+        for item in _expand_ellipsis(items, x.ndim):
+            if item is None:
+                index.append(None)
+                continue
+            axis, dim = next(dims)
+            indices = _index_tensor(item)
+            if indices is None:
+                index.append(_basic_entry(item, dim, axis))
+                continue
+            if gathered is not None:
+                raise GraphTypeError("only one tensor index is supported in a key")
+            out_axis = builtins.sum(1 for e in index if not isinstance(e, int))
+            gathered = (out_axis, indices)
+            index.append(canonical_slice(builtins.slice(None), dim))
+    full = tuple(canonical_slice(builtins.slice(None), d) for d in x.shape)
+    out = x if gathered is not None and tuple(index) == full else \
+        apply("StridedSlice", x, index=tuple(index))
+    if gathered is not None:
+        out = apply("Gather", out, gathered[1], axis=gathered[0])
+    return out
+
+
+def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0) -> Any:
+    """MindSpore's StridedSlice: bit i of a mask applies to position i of begin/end/strides."""
+    if not len(begin) == len(end) == len(strides):
+        with _checking("StridedSlice"):
+            raise GraphValueError(f"begin, end and strides must have one length, but got "
+                                  f"{len(begin)}, {len(end)} and {len(strides)}")
+    key: list[Any] = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        if ellipsis_mask >> i & 1:
+            key.append(Ellipsis)
+        elif new_axis_mask >> i & 1:
+            key.append(None)
+        elif shrink_axis_mask >> i & 1:
+            key.append(b)
+        else:
+            key.append(builtins.slice(None if begin_mask >> i & 1 else b,
+                                      None if end_mask >> i & 1 else e, s))
+    return getitem(input_x, tuple(key))
+
+
+def slice(input_x: Any, begin: Any, size: Any) -> Any:
+    """The block starting at ``begin`` of extent ``size`` (-1: to the end of the dim)."""
+    x = _as_tensor(input_x, "Slice")
+    begin, size = _dims(begin, "Slice"), _dims(size, "Slice")
+    with _checking("Slice"):
+        if len(begin) != x.ndim or len(size) != x.ndim:
+            raise ShapeError(f"begin {begin} and size {size} must have one entry per dim of "
+                             f"shape {x.shape}")
+        for b, s, d in zip(begin, size, x.shape):
+            if b < 0 or s < -1 or (s != -1 and b + s > d):
+                raise ShapeError(f"begin {begin} and size {size} do not fit in shape {x.shape}")
+    return getitem(x, tuple(builtins.slice(b, None if s == -1 else b + s)
+                            for b, s in zip(begin, size)))
+
+
+# --- creation -------------------------------------------------------------------------
+
+
+def _default_dtype(value: Any) -> dtypes.DType:
+    if isinstance(value, Tensor):
+        return value.dtype
+    return dtypes.DEFAULT_OF_CATEGORY[dtypes.scalar_category(value)]
+
+
+def zeros(size: Any, dtype: dtypes.DType | None = None) -> Any:
+    return apply("Zeros", shape=_dims(size, "Zeros"), dtype=dtype or dtypes.float32)
+
+
+def ones(shape: Any, dtype: dtypes.DType | None = None) -> Any:
+    return apply("Ones", shape=_dims(shape, "Ones"), dtype=dtype or dtypes.float32)
+
+
+def fill(type: dtypes.DType, shape: Any, value: Any) -> Any:  # noqa: A002 - MindSpore's name
+    """A tensor of ``shape`` and dtype ``type`` filled with ``value`` (MindSpore's order)."""
+    if isinstance(value, Tensor):
+        return broadcast_to(cast(value, type), _dims(shape, "Fill"))
+    return apply("Fill", shape=_dims(shape, "Fill"), dtype=type, value=value)
+
+
+def full(size: Any, fill_value: Any, *, dtype: dtypes.DType | None = None) -> Any:
+    """Like ``fill``; without ``dtype`` the value decides (bool, int64, float32)."""
+    return fill(dtype or _default_dtype(fill_value), size, fill_value)
+
+
+def zeros_like(input: Any, *, dtype: dtypes.DType | None = None) -> Any:
+    out = apply("ZerosLike", input)
+    return out if dtype is None else cast(out, dtype)
+
+
+def ones_like(input: Any, *, dtype: dtypes.DType | None = None) -> Any:
+    out = apply("OnesLike", input)
+    return out if dtype is None else cast(out, dtype)
+
+
+# --- nn -------------------------------------------------------------------------------
+
+
+def softmax(input: Any, axis: Any = -1, *, dtype: dtypes.DType | None = None) -> Any:
+    x = input if dtype is None else cast(input, dtype)
+    axes = _reduce_axes(x, axis, "Softmax") or tuple(range(_as_tensor(x, "Softmax").ndim))
+    return apply("Softmax", x, axis=axes)
+
+
+def log_softmax(logits: Any, axis: int = -1) -> Any:
+    return apply("LogSoftmax", logits, axis=axis)
+
+
+def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Any:
+    """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
+    x = _as_tensor(input, "LayerNorm")
+    norm = _dims(normalized_shape, "LayerNorm")
+    begin = x.ndim - len(norm)
+    if not norm or begin < 0 or x.shape[begin:] != norm:
+        with _checking("LayerNorm"):
+            raise ShapeError(f"normalized_shape {norm} must be the trailing dims of the "
+                             f"input shape {x.shape}")
+    w = ones(norm, x.dtype) if weight is None else weight
+    b = zeros(norm, x.dtype) if bias is None else bias
+    return apply("LayerNorm", x, w, b, begin_norm_axis=begin, begin_params_axis=begin,
+                 epsilon=float(eps))
+
+
+# --- static queries (compile-time values in a graph) ------------------------------------
+
+
+def shape(input_x: Any) -> tuple[int, ...]:
+    return _as_tensor(input_x, "Shape").shape
+
+
+def rank(input_x: Any) -> int:
+    return _as_tensor(input_x, "Rank").ndim
+
+
+def dtype(input_x: Any) -> dtypes.DType:
+    return _as_tensor(input_x, "DType").dtype
+
+
+__all__ = [
+    "add", "sub", "mul", "div", "floor_div", "floor_mod", "mod", "remainder", "pow",
+    "maximum", "minimum", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "square",
+    "reciprocal", "sin", "cos", "tanh", "sigmoid", "relu", "gelu", "hardswish", "hswish",
+    "floor", "ceil", "sign", "logical_not", "logical_and", "logical_or", "equal", "eq",
+    "not_equal", "ne", "less", "lt", "less_equal", "le", "greater", "gt", "greater_equal",
+    "ge", "select", "where", "clip_by_value", "clamp", "clip", "cast",
+    "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin",
+    "matmul", "bmm", "batch_matmul", "dense",
+    "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
+    "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",
+    "broadcast_to", "tile", "zeros", "ones", "fill", "full", "zeros_like", "ones_like",
+    "softmax", "log_softmax", "layer_norm", "shape", "rank", "dtype",
+]

@@ -1,0 +1,142 @@
+"""Reductions: ReduceSum/Mean/Max/Min/Prod over a tuple of axes, and Argmax/Argmin.
+
+Result dtypes follow MindSpore 2.10: the sum and product of bool or integer tensors are
+int64 (so they do not overflow), their mean is float32, max/min keep the input dtype,
+and Argmax/Argmin give int64 indices. ``axis=()`` reduces every axis.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from msc.errors import ShapeError
+from msc.ir import dtypes
+from msc.ir.dtypes import DType
+from msc.ir.primitives.base import (
+    Primitive,
+    norm_axes,
+    norm_axis,
+    register,
+    want_bool,
+    want_int,
+    want_tensor,
+)
+from msc.ir.types import TensorType, Type
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """Normalised reduction axes; a 0-d tensor accepts axis 0/-1 and reduces nothing."""
+    if axis is not None and not isinstance(axis, tuple):
+        axis = (want_int(axis, "axis"),)
+    elif isinstance(axis, tuple):
+        axis = tuple(want_int(a, "every axis") for a in axis)
+    axes = norm_axes(axis, ndim)
+    return () if ndim == 0 else axes
+
+
+def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keep: bool) -> tuple[int, ...]:
+    if keep:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _check_nonempty(t: TensorType, axes: tuple[int, ...]) -> None:
+    """max/min/arg* of nothing has no value."""
+    empty = [a for a in axes if t.shape[a] == 0]
+    if empty:
+        raise ShapeError(f"cannot reduce the zero-size axis {empty[0]} of shape {t.shape}")
+
+
+def _widen_int(dt: DType) -> DType:
+    return dt if dt.is_float else dtypes.int64
+
+
+def _mean_dtype(dt: DType) -> DType:
+    return dt if dt.is_float else dtypes.float32
+
+
+def _same(dt: DType) -> DType:
+    return dt
+
+
+def _reduction(name: str, fn: Callable[..., Any], out_dtype: Callable[[DType], DType], *,
+               nonempty: bool = False) -> Primitive:
+    """``fn(array, axes, keepdims, out_dtype)`` computes the numpy reduction."""
+    def infer(x: Type, axis: Any = (), keep_dims: bool = False) -> Type:
+        t = want_tensor(x)
+        axes = _axes(axis, t.ndim)
+        keep = want_bool(keep_dims, "keep_dims")
+        if nonempty:
+            _check_nonempty(t, axes)
+        return TensorType(out_dtype(t.dtype), reduced_shape(t.shape, axes, keep))
+
+    def impl(x: Any, axis: Any = (), keep_dims: bool = False) -> Any:
+        arr = np.asarray(x)
+        out = out_dtype(dtypes.from_numpy(arr.dtype))
+        return fn(arr, _axes(axis, arr.ndim), bool(keep_dims), out)
+
+    return register(Primitive(name, infer, impl, cost=1.0))
+
+
+def _sum(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.sum(a, axis=axes, keepdims=keep, dtype=out.np)
+
+
+def _mean(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    # NOTE: integer means accumulate in float64 and are then narrowed to float32.
+    acc = None if a.dtype.kind == "f" else np.float64
+    with np.errstate(all="ignore"):
+        return np.mean(a, axis=axes, keepdims=keep, dtype=acc)
+
+
+def _max(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.max(a, axis=axes, keepdims=keep)
+
+
+def _min(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.min(a, axis=axes, keepdims=keep)
+
+
+def _prod(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.prod(a, axis=axes, keepdims=keep, dtype=out.np)
+
+
+reduce_sum = _reduction("ReduceSum", _sum, _widen_int)
+reduce_mean = _reduction("ReduceMean", _mean, _mean_dtype)
+reduce_max = _reduction("ReduceMax", _max, _same, nonempty=True)
+reduce_min = _reduction("ReduceMin", _min, _same, nonempty=True)
+reduce_prod = _reduction("ReduceProd", _prod, _widen_int)
+
+
+# --- Argmax / Argmin ------------------------------------------------------------------
+
+
+def _arg_axis(axis: Any, ndim: int) -> int | None:
+    """None means the flattened tensor; a 0-d tensor accepts axis 0/-1 as None."""
+    if axis is None:
+        return None
+    a = norm_axis(want_int(axis, "axis"), ndim)
+    return None if ndim == 0 else a
+
+
+def _arg_infer(x: Type, axis: Any = None, keep_dims: bool = False) -> Type:
+    t = want_tensor(x)
+    a = _arg_axis(axis, t.ndim)
+    keep = want_bool(keep_dims, "keep_dims")
+    if t.size == 0:
+        raise ShapeError(f"cannot take the index of an extreme of the empty shape {t.shape}")
+    axes = tuple(range(t.ndim)) if a is None else (a,)
+    return TensorType(dtypes.int64, reduced_shape(t.shape, axes, keep))
+
+
+def _arg(name: str, fn: Callable[..., np.ndarray]) -> Primitive:
+    def impl(x: Any, axis: Any = None, keep_dims: bool = False) -> Any:
+        arr = np.asarray(x)
+        return fn(arr, axis=_arg_axis(axis, arr.ndim), keepdims=bool(keep_dims))
+
+    return register(Primitive(name, _arg_infer, impl, cost=1.0))
+
+
+argmax = _arg("Argmax", np.argmax)
+argmin = _arg("Argmin", np.argmin)

@@ -1,0 +1,329 @@
+"""Shape and data-movement primitives: reshape, transpose, squeeze, concat, split,
+gather, strided slices, broadcast, tile.
+
+Every attribute is concrete (no -1 left to resolve, no negative axes in a slice), so
+two nodes that do the same thing compare equal. ``cost`` is 0 for ops that only
+relabel the data (a reshape is a view) and 1 for ops that copy each element once.
+
+StridedSlice's ``index`` attr is a normalised basic index with one entry per output
+position: an ``int`` in [0, dim) drops that dim, ``None`` inserts a new axis of size 1,
+and a ``(start, stop, step)`` tuple is what ``canonical_slice`` makes of a Python slice.
+Its ints and slices together cover every input dim, in order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError, GraphValueError, ShapeError
+from msc.ir.primitives.base import (
+    Primitive,
+    norm_axis,
+    operand_dtype,
+    register,
+    want_int,
+    want_shape,
+    want_tensor,
+)
+from msc.ir.types import TensorType, TupleType, Type, type_of_value
+
+SliceEntry = Any  # int | None | tuple[int, int | None, int]
+
+
+def _copy(a: Any) -> np.ndarray:
+    """Data-movement results own their memory: eager tensors never alias each other."""
+    return np.array(a, copy=True)
+
+
+def _axis(axis: Any, ndim: int, what: str = "axis") -> int:
+    return norm_axis(want_int(axis, what), ndim)
+
+
+# --- reshape family --------------------------------------------------------------------
+
+
+def _reshape_infer(x: Type, shape: tuple[int, ...]) -> Type:
+    t = want_tensor(x)
+    if isinstance(shape, tuple) and any(isinstance(d, int) and d < 0 for d in shape):
+        raise GraphValueError(f"the shape attribute {shape} must be concrete (ops.reshape "
+                              "resolves -1 before building Reshape)")
+    dims = want_shape(shape)
+    if math.prod(dims) != t.size:
+        raise ShapeError(f"cannot reshape a tensor of shape {t.shape} ({t.size} elements) "
+                         f"into shape {dims} ({math.prod(dims)} elements)")
+    return TensorType(t.dtype, dims)
+
+
+def _reshape_impl(x: Any, shape: tuple[int, ...]) -> Any:
+    return _copy(np.reshape(x, shape))
+
+
+def _transpose_infer(x: Type, perm: tuple[int, ...]) -> Type:
+    t = want_tensor(x)
+    if not isinstance(perm, tuple) or len(perm) != t.ndim:
+        raise ShapeError(f"perm must be a tuple of {t.ndim} axes for shape {t.shape}, "
+                         f"but got {perm!r}")
+    axes = tuple(_axis(p, t.ndim, "every entry of perm") for p in perm)
+    if sorted(axes) != list(range(t.ndim)):
+        raise ShapeError(f"perm {perm} is not a permutation of the axes of shape {t.shape}")
+    return TensorType(t.dtype, tuple(t.shape[a] for a in axes))
+
+
+def _transpose_impl(x: Any, perm: tuple[int, ...]) -> Any:
+    return _copy(np.transpose(x, perm))
+
+
+def _expand_dims_infer(x: Type, axis: int) -> Type:
+    t = want_tensor(x)
+    a = _axis(axis, t.ndim + 1)
+    return TensorType(t.dtype, t.shape[:a] + (1,) + t.shape[a:])
+
+
+def _expand_dims_impl(x: Any, axis: int) -> Any:
+    return _copy(np.expand_dims(x, axis))
+
+
+def _squeeze_axes(t: TensorType, axis: Any) -> tuple[int, ...]:
+    """() squeezes every size-1 dim; naming a dim whose size is not 1 is an error."""
+    if axis == () or axis is None:
+        return tuple(i for i, d in enumerate(t.shape) if d == 1)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = tuple(sorted({_axis(a, t.ndim) for a in axes}))
+    for a in out:
+        if t.shape[a] != 1:
+            raise ShapeError(f"cannot squeeze axis {a} of shape {t.shape}: its size is "
+                             f"{t.shape[a]}, not 1")
+    return out
+
+
+def _squeeze_infer(x: Type, axis: Any = ()) -> Type:
+    t = want_tensor(x)
+    axes = _squeeze_axes(t, axis)
+    return TensorType(t.dtype, tuple(d for i, d in enumerate(t.shape) if i not in axes))
+
+
+def _squeeze_impl(x: Any, axis: Any = ()) -> Any:
+    arr = np.asarray(x)
+    axes = _squeeze_axes(type_of_value(arr), axis)  # type: ignore[arg-type]
+    return _copy(np.squeeze(arr, axis=axes))
+
+
+def _flatten_infer(x: Type) -> Type:
+    """(N, ...) -> (N, prod(...)); MindSpore's Flatten keeps the batch dim."""
+    t = want_tensor(x)
+    if t.ndim < 1:
+        raise ShapeError(f"the input must be at least 1-D, but got shape {t.shape}")
+    return TensorType(t.dtype, (t.shape[0], math.prod(t.shape[1:])))
+
+
+def _flatten_impl(x: Any) -> Any:
+    arr = np.asarray(x)
+    return _copy(arr.reshape(arr.shape[0], math.prod(arr.shape[1:])))
+
+
+register(Primitive("Reshape", _reshape_infer, _reshape_impl, cost=0))
+register(Primitive("Transpose", _transpose_infer, _transpose_impl, cost=1))
+register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, cost=0))
+register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, cost=0))
+register(Primitive("Flatten", _flatten_infer, _flatten_impl, cost=0))
+
+
+# --- joining and splitting -------------------------------------------------------------
+
+
+def _tensors(xs: tuple[Type, ...], op: str) -> list[TensorType]:
+    if not xs:
+        raise GraphTypeError(f"{op} needs at least one tensor")
+    return [want_tensor(x, f"input {i}") for i, x in enumerate(xs)]
+
+
+def _concat_infer(*xs: Type, axis: int = 0) -> Type:
+    ts = _tensors(xs, "Concat")
+    first = ts[0]
+    if first.ndim == 0:
+        raise ShapeError("cannot concatenate 0-d tensors (use Stack)")
+    a = _axis(axis, first.ndim)
+    for i, t in enumerate(ts[1:], 1):
+        same = t.ndim == first.ndim and all(
+            d == e for j, (d, e) in enumerate(zip(t.shape, first.shape)) if j != a)
+        if not same:
+            raise ShapeError(f"input {i} has shape {t.shape}, which does not match input 0's "
+                             f"shape {first.shape} outside axis {a}")
+    dim = sum(t.shape[a] for t in ts)
+    return TensorType(operand_dtype(xs), first.shape[:a] + (dim,) + first.shape[a + 1:])
+
+
+def _common(values: tuple[Any, ...]) -> list[np.ndarray]:
+    dt = operand_dtype(tuple(type_of_value(v) for v in values)).np
+    return [np.asarray(v, dtype=dt) for v in values]
+
+
+def _concat_impl(*xs: Any, axis: int = 0) -> Any:
+    return np.concatenate(_common(xs), axis=axis)
+
+
+def _stack_infer(*xs: Type, axis: int = 0) -> Type:
+    ts = _tensors(xs, "Stack")
+    for i, t in enumerate(ts[1:], 1):
+        if t.shape != ts[0].shape:
+            raise ShapeError(f"all inputs must have one shape, but input 0 has {ts[0].shape} "
+                             f"and input {i} has {t.shape}")
+    a = _axis(axis, ts[0].ndim + 1)
+    shape = ts[0].shape[:a] + (len(ts),) + ts[0].shape[a:]
+    return TensorType(operand_dtype(xs), shape)
+
+
+def _stack_impl(*xs: Any, axis: int = 0) -> Any:
+    return np.stack(_common(xs), axis=axis)
+
+
+def _split_infer(x: Type, axis: int = 0, output_num: int = 1) -> Type:
+    t = want_tensor(x)
+    if t.ndim == 0:
+        raise ShapeError("cannot split a 0-d tensor")
+    a = _axis(axis, t.ndim)
+    n = want_int(output_num, "output_num")
+    if n < 1 or t.shape[a] % n:
+        raise ShapeError(f"axis {a} of shape {t.shape} (size {t.shape[a]}) cannot be split "
+                         f"into {n} equal parts")
+    part = TensorType(t.dtype, t.shape[:a] + (t.shape[a] // n,) + t.shape[a + 1:])
+    return TupleType((part,) * n)
+
+
+def _split_impl(x: Any, axis: int = 0, output_num: int = 1) -> Any:
+    return tuple(_copy(p) for p in np.split(np.asarray(x), output_num, axis=axis))
+
+
+register(Primitive("Concat", _concat_infer, _concat_impl, cost=1))
+register(Primitive("Stack", _stack_infer, _stack_impl, cost=1))
+register(Primitive("Split", _split_infer, _split_impl, cost=1))
+
+
+# --- gather and strided slices ---------------------------------------------------------
+
+
+def _gather_infer(params: Type, indices: Type, axis: int = 0) -> Type:
+    p, i = want_tensor(params, "input_params"), want_tensor(indices, "input_indices")
+    if not i.dtype.is_int:
+        raise GraphTypeError(f"input_indices must be an integer Tensor, but got {i}")
+    if p.ndim == 0:
+        raise ShapeError("cannot gather from a 0-d tensor")
+    a = _axis(axis, p.ndim)
+    return TensorType(p.dtype, p.shape[:a] + i.shape + p.shape[a + 1:])
+
+
+def _gather_impl(params: Any, indices: Any, axis: int = 0) -> Any:
+    arr, idx = np.asarray(params), np.asarray(indices)
+    dim = arr.shape[axis]
+    bad = idx[(idx < -dim) | (idx >= dim)]
+    if bad.size:
+        raise GraphValueError(f"index {int(bad.flat[0])} is out of range for axis {axis} "
+                              f"with size {dim}")
+    return np.take(arr, idx, axis=axis)
+
+
+def canonical_slice(s: slice, dim: int) -> tuple[int, int | None, int]:
+    """A Python slice over a dim of size ``dim`` as concrete (start, stop, step).
+
+    An empty slice is (0, 0, 1); a negative step running past index 0 has stop None.
+    """
+    start, stop, step = s.indices(dim)
+    if len(range(start, stop, step)) == 0:
+        return (0, 0, 1)
+    return (start, None if stop < 0 else stop, step)
+
+
+def _entry_length(entry: Any, dim: int) -> int:
+    """The output length of a slice entry, validating that it is canonical."""
+    ok = isinstance(entry, tuple) and len(entry) == 3 and all(
+        v is None or isinstance(v, int) and not isinstance(v, bool) for v in entry)
+    if ok and entry[0] is not None and entry[2]:
+        start, stop, step = entry
+        if canonical_slice(slice(start, stop, step), dim) == entry:
+            return len(range(start, -1 if stop is None else stop, step))
+    raise GraphValueError(f"{entry!r} is not a canonical slice of a dim of size {dim}")
+
+
+def _strided_slice_infer(x: Type, index: tuple[SliceEntry, ...]) -> Type:
+    t = want_tensor(x)
+    if not isinstance(index, tuple):
+        raise GraphTypeError(f"index must be a tuple, but got {index!r}")
+    used = [e for e in index if e is not None]
+    if len(used) != t.ndim:
+        raise ShapeError(f"the index has {len(used)} entries for shape {t.shape}; a "
+                         "canonical index covers every dim")
+    dims = iter(t.shape)
+    out: list[int] = []
+    for entry in index:
+        if entry is None:
+            out.append(1)
+            continue
+        dim = next(dims)
+        if isinstance(entry, tuple):
+            out.append(_entry_length(entry, dim))
+        elif not isinstance(entry, int) or isinstance(entry, bool) or not 0 <= entry < dim:
+            raise ShapeError(f"index {entry!r} is out of range for a dim of size {dim}")
+    return TensorType(t.dtype, tuple(out))
+
+
+def _strided_slice_impl(x: Any, index: tuple[SliceEntry, ...]) -> Any:
+    key = tuple(slice(*e) if isinstance(e, tuple) else e for e in index)
+    return _copy(np.asarray(x)[key])
+
+
+register(Primitive("Gather", _gather_infer, _gather_impl, cost=1))
+register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl, cost=1))
+
+
+# --- broadcast and tile ----------------------------------------------------------------
+
+
+def broadcast_target(src: tuple[int, ...], shape: Any) -> tuple[int, ...]:
+    """The concrete shape BroadcastTo gives ``src`` for ``shape`` (-1 keeps a dim)."""
+    if not isinstance(shape, tuple) or len(shape) < len(src):
+        raise ShapeError(f"cannot broadcast shape {src} to {shape!r}: the target needs at "
+                         f"least {len(src)} dims")
+    lead = len(shape) - len(src)
+    out = []
+    for i, d in enumerate(shape):
+        d = want_int(d, "every dim of shape")
+        have = src[i - lead] if i >= lead else None
+        if d == -1:
+            if have is None:
+                raise ShapeError(f"-1 in {shape} at new leading dim {i} has no size to keep")
+            d = have
+        if d < 0 or have not in (None, 1, d):
+            raise ShapeError(f"cannot broadcast shape {src} to {shape}")
+        out.append(d)
+    return tuple(out)
+
+
+def _broadcast_to_infer(x: Type, shape: tuple[int, ...]) -> Type:
+    t = want_tensor(x)
+    return TensorType(t.dtype, broadcast_target(t.shape, shape))
+
+
+def _broadcast_to_impl(x: Any, shape: tuple[int, ...]) -> Any:
+    arr = np.asarray(x)
+    return _copy(np.broadcast_to(arr, broadcast_target(arr.shape, shape)))
+
+
+def _tile_infer(x: Type, multiples: tuple[int, ...]) -> Type:
+    """numpy's rule: the shorter of shape and multiples is padded with leading 1s."""
+    t = want_tensor(x)
+    reps = want_shape(multiples, "multiples")
+    n = max(len(reps), t.ndim)
+    reps = (1,) * (n - len(reps)) + reps
+    src = (1,) * (n - t.ndim) + t.shape
+    return TensorType(t.dtype, tuple(d * r for d, r in zip(src, reps)))
+
+
+def _tile_impl(x: Any, multiples: tuple[int, ...]) -> Any:
+    return np.tile(np.asarray(x), multiples)
+
+
+register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl, cost=1))
+register(Primitive("Tile", _tile_infer, _tile_impl, cost=1))

@@ -1,0 +1,14 @@
+"""``from msc import ops``: MindSpore's functional ops (``ops.add``) and primitive classes
+(``ops.Add()``) in one namespace, as ``mindspore.ops`` has them.
+
+The definitions live in ``msc.frontend.api``; this package only re-exports them, plus the
+``functional`` (F) and ``composite`` (C) submodules.
+"""
+
+from msc.frontend.api.functional import *  # noqa: F401,F403
+from msc.frontend.api.functional import __all__ as _functional_all
+from msc.frontend.api.prim_classes import *  # noqa: F401,F403
+from msc.frontend.api.prim_classes import __all__ as _classes_all
+from msc.ops import composite, functional  # noqa: F401,E402
+
+__all__ = [*_functional_all, *_classes_all, "composite", "functional"]

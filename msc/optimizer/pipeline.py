@@ -1,0 +1,138 @@
+"""The one place the pass order is decided, and the pass manager that runs it.
+
+``run_pipeline`` verifies the IR before the first pass and after each one, records
+node counts and time per pass, dumps numbered IR files on request, and makes every
+failure name the pass it happened in.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from msc.errors import InternalCompilerError, MscError
+from msc.ir.nodes import Module
+from msc.ir.printer import print_module
+from msc.ir.rewrite import all_graphs, walk
+from msc.ir.verify import verify
+from msc.optimizer.const_fold import const_fold
+from msc.optimizer.cse import cse
+from msc.optimizer.dce import dce
+from msc.optimizer.inline import inline
+
+Pass = Callable[[Module], Module]
+
+PIPELINE: tuple[tuple[str, Pass], ...] = (
+    # inline first: later passes then see across former call boundaries (constants reach
+    # callee bodies, equal subexpressions of two blocks meet). Reusable graphs stay calls.
+    ("inline", inline),
+    # after inline, so constant arguments reach the nodes that use them. One forward sweep
+    # is already a fixed point: each node is folded after its inputs were.
+    ("const_fold", const_fold),
+    # after const_fold, which makes more nodes equal (Add(x, 1 + 2) and Add(x, 3)). cse
+    # creates no constants and no identity patterns, so const_fold need not run again.
+    ("cse", cse),
+    # last: folding and cse leave nodes nobody uses (forwarded MakeTuples, duplicates),
+    # and removing them creates no work for the passes above, so one round suffices.
+    ("dce", dce),
+)
+
+
+@dataclass(frozen=True)
+class PassStat:
+    name: str
+    nodes_before: int | None  # None for the parse step, which starts from nothing
+    nodes_after: int
+    seconds: float
+
+
+@dataclass
+class PassReport:
+    """Per step: node counts before and after, and wall time; the parse row comes first."""
+
+    stats: list[PassStat] = field(default_factory=list)
+
+    def add(self, name: str, before: int | None, after: int, seconds: float) -> None:
+        self.stats.append(PassStat(name, before, after, seconds))
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(s.seconds for s in self.stats)
+
+    def as_dicts(self) -> list[dict[str, object]]:
+        """Plain data for a manifest or JSON."""
+        return [{"name": s.name, "nodes_before": s.nodes_before,
+                 "nodes_after": s.nodes_after, "seconds": s.seconds} for s in self.stats]
+
+    def format(self) -> str:
+        """A readable table, one row per step, and the total time."""
+        width = max([len("pass"), len("total")] + [len(s.name) for s in self.stats])
+        lines = [f"{'pass':<{width}}  {'nodes before':>12}  {'nodes after':>11}  {'ms':>9}"]
+        for s in self.stats:
+            before = "-" if s.nodes_before is None else str(s.nodes_before)
+            lines.append(f"{s.name:<{width}}  {before:>12}  {s.nodes_after:>11}  "
+                         f"{s.seconds * 1e3:>9.2f}")
+        lines.append(f"{'total':<{width}}  {'':>12}  {'':>11}  {self.total_seconds * 1e3:>9.2f}")
+        return "\n".join(lines)
+
+
+def count_nodes(module: Module) -> int:
+    """Nodes of every graph the module reaches, regions included."""
+    return sum(1 for g in all_graphs(module) for _ in walk(g))
+
+
+def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = None,
+                 verify_each: bool = True, parse_seconds: float = 0.0,
+                 passes: Sequence[tuple[str, Pass]] = PIPELINE) -> tuple[Module, PassReport]:
+    """Run ``passes`` in order on ``module`` (which is not modified).
+
+    ``parse_seconds`` is the frontend's time, reported in the ``parse`` row. With
+    ``dump_dir``, the folder gets ``00_parse.ir`` then ``01_inline.ir``, ... (the IR after
+    each pass). With ``verify_each``, the IR is verified before the first pass and after
+    each one. A failing pass's error gets the note ``during pass: <name>``; an exception
+    that is not an ``MscError`` becomes an ``InternalCompilerError`` naming the pass.
+    """
+    report = PassReport()
+    report.add("parse", None, count_nodes(module), parse_seconds)
+    dumps = Path(dump_dir) if dump_dir is not None else None
+    if dumps is not None:
+        dumps.mkdir(parents=True, exist_ok=True)
+    _checkpoint(module, 0, "parse", dumps, verify_each, "the module given to the optimizer")
+    done: list[str] = []
+    for i, (name, fn) in enumerate(passes, start=1):
+        before = count_nodes(module)
+        start = time.perf_counter()
+        module = _run_one(name, fn, module, done)
+        report.add(name, before, count_nodes(module), time.perf_counter() - start)
+        _checkpoint(module, i, name, dumps, verify_each, f"the output of pass: {name}")
+        done.append(name)
+    return module, report
+
+
+def _run_one(name: str, fn: Pass, module: Module, done: list[str]) -> Module:
+    notes = [f"during pass: {name}"]
+    if done:
+        notes.append(f"passes run before it: {', '.join(done)}")
+    try:
+        return fn(module)
+    except MscError as e:
+        for note in notes:
+            e.add_note_line(note)
+        raise
+    except Exception as e:  # noqa: BLE001 - any other failure is a bug in that pass
+        err = InternalCompilerError(f"{type(e).__name__}: {e}", None, tuple(notes))
+        raise err from (e if os.environ.get("MSC_DEBUG") == "1" else None)
+
+
+def _checkpoint(module: Module, index: int, name: str, dumps: Path | None, check: bool,
+                what: str) -> None:
+    if dumps is not None:  # NOTE: dump before verifying, so a bad IR can be inspected
+        (dumps / f"{index:02d}_{name}.ir").write_text(print_module(module), encoding="utf-8")
+    if check:
+        try:
+            verify(module)
+        except MscError as e:
+            raise e.add_note_line(f"while verifying {what}")

@@ -32,6 +32,7 @@ class GraphBuilder:
         self.weights: dict[int, tuple[Any, Var]] = {}  # id(Parameter) -> (param, var)
         self.nodes: list[Node] = []
         self.loc: Loc | None = None
+        self.calls: Any = None  # the frontend's call interpreter for this build
 
     def __enter__(self) -> GraphBuilder:
         _ACTIVE.append(self)

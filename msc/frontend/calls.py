@@ -66,6 +66,8 @@ class Calls:
             construct = inspect.getattr_static(type(fn), "construct")
             if isinstance(construct, JitFunction):
                 construct = construct.fn
+            if not _is_user_function(construct):
+                self.deps.read_config(fn)
             return self.call(construct, [fn, *args], kwargs, ev)
         if isinstance(fn, types.MethodType) and _is_user_function(fn.__func__):
             return self.interpret(fn.__func__, [fn.__self__, *args], kwargs)

@@ -71,6 +71,13 @@ class Deps:
             self.reads.setdefault((id(owner), name), Read(owner, name, fingerprint(value), True))
         return value
 
+    def read_config(self, obj: Any) -> None:
+        """Record the plain settings of an object whose code runs natively (msc's own
+        layers): their reads are not seen one by one, and ``training`` is among them."""
+        for name, value in vars(obj).items():
+            if isinstance(value, (bool, int, float, str, tuple, type(None))):
+                self.read_attr(obj, name, value)
+
     def read_global(self, globals_: dict[str, Any], name: str) -> Any:
         value = globals_[name]
         if not isinstance(value, (types.ModuleType, types.FunctionType, type)):

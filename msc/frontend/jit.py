@@ -38,8 +38,9 @@ class JitFunction:
         return functools.partial(_call_bound, self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if current_builder() is not None:  # reached natively while building a graph
-            return self.fn(*args, **kwargs)
+        builder = current_builder()
+        if builder is not None:  # reached from native code while building a graph
+            return builder.calls.call(self.fn, list(args), kwargs, None)
         args = bind_args(self.fn, args, kwargs, skip_self=False)
         return self.cache.call(self, args)
 
@@ -135,6 +136,9 @@ def call_cell(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         raise GraphTypeError(f"{type(cell).__name__} has no construct method", user_loc())
     graph = context.get_context("mode") == context.GRAPH_MODE or isinstance(construct,
                                                                              JitFunction)
-    if current_builder() is not None or not graph:
+    builder = current_builder()
+    if builder is not None:  # reached from native code (a container) while building
+        return builder.calls.call(cell, list(args), kwargs, None)
+    if not graph:
         return raw(cell, *args, **kwargs)
     return cell_cache(cell).call(cell, bind_args(raw, args, kwargs, skip_self=True))

@@ -68,6 +68,7 @@ def specialize(entry: Any, args: Sequence[Any]) -> Specialized:
     builder = GraphBuilder(name)
     deps = Deps()
     calls = Calls(builder, deps)
+    builder.calls = calls
     with builder:
         names = input_names(fn, has_self, len(args))
         sym_args = [_make_input(builder, a, n) for a, n in zip(args, names)]

@@ -278,3 +278,31 @@ def test_sequential_and_indexing(mode):
     close(a, y[0])
     close(b, y[:, 1:])
     close(t, y.T)
+
+
+def test_user_cell_inside_native_container_is_interpreted():
+    class Clamp(nn.Cell):
+        def __init__(self, limit):
+            super().__init__()
+            self.limit = limit
+
+        def construct(self, x):
+            if self.limit > 0:          # a Python-constant branch: folded by the frontend
+                return ops.minimum(x, self.limit)
+            return x
+
+    net = nn.SequentialCell([Clamp(1.0), nn.ReLU(), Clamp(0)])
+    c, out = compiled(net, ms.Tensor(np.array([-2.0, 0.5, 3.0], np.float32)))
+    close(out, [0.0, 0.5, 1.0])
+    assert ops_of(c) == ["Minimum", "ReLU"]
+    assert any(r.name == "limit" for r in c.parsed.deps.reads.values())
+
+
+def test_set_train_after_compile_recompiles_native_layers():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = nn.SequentialCell([nn.Dense(2, 2), nn.Dropout(p=0.5)])
+    x = ms.Tensor(np.ones((1, 2), np.float32))
+    net(x)
+    net.set_train(True)
+    with pytest.raises(RuntimeError):   # training-mode Dropout is not compiled yet
+        net(x)

@@ -18,6 +18,9 @@ from msc.dtype import (  # noqa: F401
     uint8,
 )
 from msc.errors import (  # noqa: F401
+    GraphAttributeError,
+    GraphIndexError,
+    GraphNameError,
     GraphTypeError,
     GraphValueError,
     InternalCompilerError,

@@ -94,5 +94,9 @@ class GraphAttributeError(MscError, AttributeError):
     """An attribute that does not exist on the object a graph reads it from."""
 
 
+class GraphIndexError(MscError, IndexError):
+    """An index out of range (MindSpore raises IndexError)."""
+
+
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""

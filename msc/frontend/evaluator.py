@@ -270,12 +270,8 @@ class Evaluator(ast.NodeVisitor):
         items = self.guarded(list, iterable)
         for item in items:
             self.assign(node.target, item)
-            try:
-                self.run_body(node.body)
-            except _Break:
+            if self.loop_body(node.body):
                 return
-            except _Continue:
-                continue
         self.run_body(node.orelse)
 
     def visit_While(self, node: ast.While) -> None:
@@ -283,14 +279,20 @@ class Evaluator(ast.NodeVisitor):
             if not self.condition(node.test):
                 self.run_body(node.orelse)
                 return
-            try:
-                self.run_body(node.body)
-            except _Break:
+            if self.loop_body(node.body):
                 return
-            except _Continue:
-                continue
         raise UnsupportedSyntaxError(f"a Python-constant while loop ran {MAX_UNROLL} times; "
                                      "it would unroll into too large a graph")
+
+    def loop_body(self, body: list[ast.stmt]) -> bool:
+        """Run one unrolled iteration; True if it ended with ``break``."""
+        try:
+            self.run_body(body)
+        except _Break:
+            return True
+        except _Continue:
+            pass
+        return False
 
     def visit_Break(self, node: ast.Break) -> None:
         raise _Break()

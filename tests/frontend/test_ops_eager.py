@@ -406,7 +406,7 @@ def test_bad_axes_and_indices() -> None:
         ops.argmax(x, -3)
     with pytest.raises(ValueError, match="cannot squeeze axis 1 of shape"):
         ops.squeeze(x, 1)
-    with pytest.raises(ValueError, match="index 2 is out of bounds for axis 0 with size 2"):
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
         x[2]
     with pytest.raises(ms.GraphTypeError, match="boolean mask index") as info:
         x[x > 0]
@@ -415,6 +415,26 @@ def test_bad_axes_and_indices() -> None:
         x[..., ...]
     with pytest.raises(TypeError, match="must be a Tensor, but got int"):
         ops.reshape(3, (1,))
+
+
+def test_an_index_out_of_range_is_an_index_error() -> None:
+    """MindSpore raises IndexError here, so ``except IndexError`` must catch msc's error."""
+    from msc.errors import GraphIndexError
+
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    with pytest.raises(ms.MscError) as info:
+        x[5]
+    err = info.value
+    assert isinstance(err, IndexError) and isinstance(err, GraphIndexError)
+    assert not isinstance(err, ValueError)
+    assert err.message == "For 'getitem', index 5 is out of bounds for axis 0 with size 3"
+    assert err.loc is not None and err.loc.file == __file__
+    with pytest.raises(IndexError, match="index -4 is out of bounds"):
+        x[-4]
+    with pytest.raises(IndexError, match="index 3 is out of range for axis 0 with size 3"):
+        ops.gather(x, ms.Tensor(np.array([0, 3])), 0)
+    with pytest.raises(IndexError, match="For 'getitem', index 7 is out of bounds"):
+        ops.strided_slice(x, (7,), (8,), (1,), shrink_axis_mask=1)
 
 
 def test_same_ops_build_graph_nodes() -> None:

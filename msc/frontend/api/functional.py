@@ -5,7 +5,8 @@ argument orders) into the concrete attributes of one or a few primitives and dis
 with ``apply``, so one body runs eagerly on numpy and, while a graph is being built,
 emits nodes. Argument names follow MindSpore 2.x, so keyword calls port unchanged.
 Names such as ``sum``, ``max`` and ``slice`` shadow builtins here, as in MindSpore: this
-module reaches the builtins through ``builtins``.
+module reaches the builtins through ``builtins``. The indexing ops (``getitem``,
+``strided_slice``, ``slice``, ``split``) live in ``indexing`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, MscError, ShapeError
+from msc.frontend.api.indexing import getitem, slice, split, strided_slice
 from msc.frontend.api.tensor import Tensor, apply
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives.base import norm_axes, norm_axis, operand_dtype, want_int
-from msc.ir.primitives.shape import canonical_slice
 from msc.ir.types import Type, type_of_value
 
 # --- argument checking -----------------------------------------------------------------
@@ -389,35 +390,6 @@ def stack(tensors: Any, axis: int = 0) -> Any:
 cat = concat
 
 
-def _slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Any:
-    index = tuple(canonical_slice(builtins.slice(start, stop) if i == axis else
-                                  builtins.slice(None), d) for i, d in enumerate(x.shape))
-    return apply("StridedSlice", x, index=index)
-
-
-def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any, ...]:
-    """Chunks of ``split_size_or_sections`` (the last may be smaller), or of the listed
-    sizes; equal chunks become one Split node."""
-    x = _as_tensor(tensor, "Split")
-    a = _axis_of(x, axis, "Split")
-    dim = x.shape[a]
-    with _checking("Split"):
-        if isinstance(split_size_or_sections, (list, tuple)):
-            sizes = [want_int(s, "every section") for s in split_size_or_sections]
-            if builtins.sum(sizes) != dim or builtins.any(s < 0 for s in sizes):
-                raise ShapeError(f"sections {tuple(sizes)} do not add up to the size {dim} "
-                                 f"of axis {a} of shape {x.shape}")
-        else:
-            size = want_int(split_size_or_sections, "split_size_or_sections")
-            if size <= 0:
-                raise GraphValueError(f"split_size_or_sections must be positive, not {size}")
-            sizes = [size] * (dim // size) + ([dim % size] if dim % size else [])
-    if sizes and builtins.all(s == sizes[0] for s in sizes):
-        return apply("Split", x, axis=a, output_num=len(sizes))
-    bounds = np.cumsum([0] + sizes).tolist()
-    return tuple(_slice_axis(x, a, lo, hi) for lo, hi in zip(bounds, bounds[1:]))
-
-
 def gather(input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Any:
     if batch_dims != 0:
         with _checking("Gather"):
@@ -434,123 +406,6 @@ def broadcast_to(input: Any, shape: Any) -> Any:
 
 def tile(input: Any, dims: Any) -> Any:
     return apply("Tile", input, multiples=_dims(dims, "Tile"))
-
-
-# --- indexing -------------------------------------------------------------------------
-
-
-def _index_tensor(item: Any) -> Tensor | None:
-    """The integer tensor of an advanced index, None for basic ones; bool masks refused."""
-    if isinstance(item, (list, tuple, np.ndarray)):
-        item = Tensor(np.asarray(item))
-    if not isinstance(item, Tensor):
-        return None
-    if item.dtype == dtypes.bool_:
-        raise GraphTypeError("a boolean mask index gives a result whose shape depends on "
-                             "the data, but graph shapes are static; use ops.select instead")
-    if not item.dtype.is_int:
-        raise GraphTypeError(f"a tensor index must hold integers, but got {item.dtype}")
-    return item
-
-
-def _expand_ellipsis(items: tuple[Any, ...], ndim: int) -> list[Any]:
-    used = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
-    if used > ndim:
-        raise ShapeError(f"too many indices ({used}) for a {ndim}-d tensor")
-    fill = [builtins.slice(None)] * (ndim - used)
-    ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
-    if len(ellipses) > 1:
-        raise GraphValueError("an index can only have a single ellipsis ('...')")
-    if not ellipses:
-        return list(items) + fill
-    at = ellipses[0]
-    return list(items[:at]) + fill + list(items[at + 1:])
-
-
-def _basic_entry(item: Any, dim: int, axis: int) -> Any:
-    if isinstance(item, (bool, np.bool_)):
-        raise GraphTypeError("a bool index is a mask; graph shapes are static")
-    if isinstance(item, builtins.slice):
-        bounds = [None if v is None else operator.index(v)
-                  for v in (item.start, item.stop, item.step)]
-        if bounds[2] == 0:
-            raise GraphValueError("slice step cannot be zero")
-        return canonical_slice(builtins.slice(*bounds), dim)
-    i = operator.index(item)
-    if not -dim <= i < dim:
-        raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {dim}")
-    return i % dim
-
-
-def getitem(x: Any, key: Any) -> Any:
-    """``x[key]``: ints, slices, None, ``...`` and at most one integer-tensor index.
-
-    Basic indexing becomes one StridedSlice with a canonical index; the tensor index
-    becomes a Gather on the axis it lands on.
-    """
-    x = _as_tensor(x, "getitem")
-    items = key if isinstance(key, tuple) else (key,)
-    with _checking("getitem"):
-        index: list[Any] = []
-        gathered: tuple[int, Tensor] | None = None
-        dims = iter(enumerate(x.shape))
-        for item in _expand_ellipsis(items, x.ndim):
-            if item is None:
-                index.append(None)
-                continue
-            axis, dim = next(dims)
-            indices = _index_tensor(item)
-            if indices is None:
-                index.append(_basic_entry(item, dim, axis))
-                continue
-            if gathered is not None:
-                raise GraphTypeError("only one tensor index is supported in a key")
-            out_axis = builtins.sum(1 for e in index if not isinstance(e, int))
-            gathered = (out_axis, indices)
-            index.append(canonical_slice(builtins.slice(None), dim))
-    full = tuple(canonical_slice(builtins.slice(None), d) for d in x.shape)
-    out = x if gathered is not None and tuple(index) == full else \
-        apply("StridedSlice", x, index=tuple(index))
-    if gathered is not None:
-        out = apply("Gather", out, gathered[1], axis=gathered[0])
-    return out
-
-
-def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: int = 0,
-                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
-                  shrink_axis_mask: int = 0) -> Any:
-    """MindSpore's StridedSlice: bit i of a mask applies to position i of begin/end/strides."""
-    if not len(begin) == len(end) == len(strides):
-        with _checking("StridedSlice"):
-            raise GraphValueError(f"begin, end and strides must have one length, but got "
-                                  f"{len(begin)}, {len(end)} and {len(strides)}")
-    key: list[Any] = []
-    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
-        if ellipsis_mask >> i & 1:
-            key.append(Ellipsis)
-        elif new_axis_mask >> i & 1:
-            key.append(None)
-        elif shrink_axis_mask >> i & 1:
-            key.append(b)
-        else:
-            key.append(builtins.slice(None if begin_mask >> i & 1 else b,
-                                      None if end_mask >> i & 1 else e, s))
-    return getitem(input_x, tuple(key))
-
-
-def slice(input_x: Any, begin: Any, size: Any) -> Any:
-    """The block starting at ``begin`` of extent ``size`` (-1: to the end of the dim)."""
-    x = _as_tensor(input_x, "Slice")
-    begin, size = _dims(begin, "Slice"), _dims(size, "Slice")
-    with _checking("Slice"):
-        if len(begin) != x.ndim or len(size) != x.ndim:
-            raise ShapeError(f"begin {begin} and size {size} must have one entry per dim of "
-                             f"shape {x.shape}")
-        for b, s, d in zip(begin, size, x.shape):
-            if b < 0 or s < -1 or (s != -1 and b + s > d):
-                raise ShapeError(f"begin {begin} and size {size} do not fit in shape {x.shape}")
-    return getitem(x, tuple(builtins.slice(b, None if s == -1 else b + s)
-                            for b, s in zip(begin, size)))
 
 
 # --- creation -------------------------------------------------------------------------

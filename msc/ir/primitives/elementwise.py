@@ -48,10 +48,13 @@ def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _unary(name: str, fn: Callable[[np.ndarray], Any], *, to_float: bool = False,
-           out_bool: bool = False, cost: float = 1.0) -> Primitive:
-    """``to_float``: integer/bool inputs compute in float32 (exp, sqrt, ...)."""
+           out_bool: bool = False, no_bool: bool = False, cost: float = 1.0) -> Primitive:
+    """``to_float``: integer/bool inputs compute in float32 (exp, sqrt, ...);
+    ``no_bool``: a bool input is a type error (negating a bool tensor)."""
     def infer(x: Type) -> Type:
         t = want_tensor(x)
+        if no_bool and t.dtype == dtypes.bool_:
+            raise GraphTypeError(f"the input must not be a bool Tensor, but got {t}")
         dt = dtypes.bool_ if out_bool else t.dtype
         if to_float and not t.dtype.is_float:
             dt = dtypes.float32
@@ -77,7 +80,7 @@ def _hswish(x: np.ndarray) -> np.ndarray:
     return x * np.clip(x + 3, 0, 6) / 6
 
 
-neg = _unary("Neg", np.negative)
+neg = _unary("Neg", np.negative, no_bool=True)
 abs_ = _unary("Abs", np.abs)
 square = _unary("Square", np.square)
 sign = _unary("Sign", np.sign)
@@ -116,13 +119,17 @@ gelu = register(Primitive("GeLU", _gelu_infer, _gelu_impl, elementwise=True, cos
 
 
 def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], *,
-            result: str = "same", cost: float = 1.0) -> Primitive:
+            result: str = "same", no_bool: bool = False, cost: float = 1.0) -> Primitive:
     """``result``: "same" (the operands' common dtype), "float" (ints give float32,
-    true division), or "bool" (comparisons and logic)."""
+    true division), or "bool" (comparisons and logic). ``no_bool``: two bool operands
+    are a type error (bool subtraction has no meaning)."""
     def infer(x: Type, y: Type) -> Type:
         if tensor_of(x) is None and tensor_of(y) is None:
             raise GraphTypeError(f"at least one input must be a Tensor, but got {x} and {y}")
         dt = operand_dtype((x, y))
+        if no_bool and dt == dtypes.bool_:
+            raise GraphTypeError("bool Tensors cannot be subtracted; use ops.logical_xor "
+                                 "or cast to a number type first")
         shape = operand_shape((x, y))
         if result == "bool":
             dt = dtypes.bool_
@@ -143,7 +150,7 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], *,
 
 
 add = _binary("Add", np.add)
-sub = _binary("Sub", np.subtract)
+sub = _binary("Sub", np.subtract, no_bool=True)
 mul = _binary("Mul", np.multiply)
 div = _binary("Div", np.true_divide, result="float", cost=2)
 floor_div = _binary("FloorDiv", np.floor_divide, cost=2)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError, ShapeError
+from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
 from msc.ir.primitives.base import (
     Primitive,
     norm_axis,
@@ -220,7 +220,7 @@ def _gather_impl(params: Any, indices: Any, axis: int = 0) -> Any:
     dim = arr.shape[axis]
     bad = idx[(idx < -dim) | (idx >= dim)]
     if bad.size:
-        raise GraphValueError(f"index {int(bad.flat[0])} is out of range for axis {axis} "
+        raise GraphIndexError(f"index {int(bad.flat[0])} is out of range for axis {axis} "
                               f"with size {dim}")
     return np.take(arr, idx, axis=axis)
 
@@ -264,8 +264,11 @@ def _strided_slice_infer(x: Type, index: tuple[SliceEntry, ...]) -> Type:
         dim = next(dims)
         if isinstance(entry, tuple):
             out.append(_entry_length(entry, dim))
-        elif not isinstance(entry, int) or isinstance(entry, bool) or not 0 <= entry < dim:
-            raise ShapeError(f"index {entry!r} is out of range for a dim of size {dim}")
+        elif not isinstance(entry, int) or isinstance(entry, bool):
+            raise GraphValueError(f"{entry!r} is not a canonical index entry (an int, None "
+                                  "or a (start, stop, step) tuple)")
+        elif not 0 <= entry < dim:
+            raise GraphIndexError(f"index {entry} is out of range for a dim of size {dim}")
     return TensorType(t.dtype, tuple(out))
 
 

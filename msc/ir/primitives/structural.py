@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from msc.errors import GraphTypeError, GraphValueError
+from msc.errors import GraphIndexError, GraphTypeError
 from msc.ir.primitives.base import Primitive, register
 from msc.ir.types import TupleType, Type
 
@@ -25,7 +25,7 @@ def _getitem_infer(t: Type, index: int) -> Type:
     if not isinstance(t, TupleType):
         raise GraphTypeError(f"the input must be a tuple, but got {t}")
     if not -len(t.elems) <= index < len(t.elems):
-        raise GraphValueError(f"index {index} is out of range for a {len(t.elems)}-tuple")
+        raise GraphIndexError(f"index {index} is out of range for a {len(t.elems)}-tuple")
     return t.elems[index]
 
 

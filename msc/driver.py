@@ -7,6 +7,7 @@ place that reads the context and turns it into plain pass options.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -41,7 +42,9 @@ def compile_entry(entry: Any, specs: Sequence[Any]) -> Compiled:
     t0 = time.perf_counter()
     parsed = specialize(entry, specs)
     t1 = time.perf_counter()
-    module, report = run_pipeline(parsed.module, dump_dir=context.save_graphs_dir(),
+    dump_root = context.save_graphs_dir()
+    dump_dir = os.path.join(dump_root, parsed.module.entry) if dump_root else None
+    module, report = run_pipeline(parsed.module, dump_dir=dump_dir,
                                   parse_seconds=t1 - t0)
     t2 = time.perf_counter()
     return Compiled(module, parsed, report, {"parse": t1 - t0, "optimize": t2 - t1})

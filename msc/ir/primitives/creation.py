@@ -15,6 +15,7 @@ import numpy as np
 from msc.errors import GraphTypeError
 from msc.ir.dtypes import DType
 from msc.ir.primitives.base import Primitive, register, want_shape, want_tensor
+from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import TensorType, Type
 
 
@@ -64,8 +65,18 @@ def _ones_like_impl(x: Any) -> Any:
     return np.ones_like(np.asarray(x))
 
 
-register(Primitive("Zeros", _const_infer, _zeros_impl, cost=0))
-register(Primitive("Ones", _const_infer, _ones_impl, cost=0))
-register(Primitive("Fill", _fill_infer, _fill_impl, cost=0))
-register(Primitive("ZerosLike", _like_infer, _zeros_like_impl, elementwise=True, cost=0))
-register(Primitive("OnesLike", _like_infer, _ones_like_impl, elementwise=True, cost=0))
+def _emit_fill(a: list[str], node: Any, target: str) -> str:
+    """Large constants are left to run time (const_fold keeps small ones only)."""
+    t = node.out.type
+    value = {"Zeros": 0, "Ones": 1}.get(node.op, node.attr.get("value"))
+    return f"np.full({t.shape!r}, {value!r}, {dtype_ref(t.dtype)})"
+
+
+for _name, _infer, _impl in (("Zeros", _const_infer, _zeros_impl),
+                             ("Ones", _const_infer, _ones_impl),
+                             ("Fill", _fill_infer, _fill_impl)):
+    register(Primitive(_name, _infer, _impl, cost=0, emit={"array": _emit_fill}))
+register(Primitive("ZerosLike", _like_infer, _zeros_like_impl, elementwise=True, cost=0, emit={
+    "expr": "np.zeros_like({0})", "scalar": "0", "compute": "none"}))
+register(Primitive("OnesLike", _like_infer, _ones_like_impl, elementwise=True, cost=0, emit={
+    "expr": "np.ones_like({0})", "scalar": "1", "compute": "none"}))

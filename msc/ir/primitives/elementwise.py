@@ -47,7 +47,7 @@ def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
 # --- unary ----------------------------------------------------------------------------
 
 
-def _unary(name: str, fn: Callable[[np.ndarray], Any], *, to_float: bool = False,
+def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *, to_float: bool = False,
            out_bool: bool = False, no_bool: bool = False, cost: float = 1.0) -> Primitive:
     """``to_float``: integer/bool inputs compute in float32 (exp, sqrt, ...);
     ``no_bool``: a bool input is a type error (negating a bool tensor)."""
@@ -65,7 +65,9 @@ def _unary(name: str, fn: Callable[[np.ndarray], Any], *, to_float: bool = False
         src = dtypes.bool_ if out_bool else t.dtype
         return _quiet(fn)(np.asarray(x, dtype=src.np) if not out_bool else np.asarray(x))
 
-    return register(Primitive(name, infer, impl, elementwise=True, cost=cost))
+    compute = "bool" if out_bool else "out"
+    return register(Primitive(name, infer, impl, elementwise=True, cost=cost,
+                              emit={"expr": expr, "compute": compute}))
 
 
 def _gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
@@ -80,24 +82,24 @@ def _hswish(x: np.ndarray) -> np.ndarray:
     return x * np.clip(x + 3, 0, 6) / 6
 
 
-neg = _unary("Neg", np.negative, no_bool=True)
-abs_ = _unary("Abs", np.abs)
-square = _unary("Square", np.square)
-sign = _unary("Sign", np.sign)
-floor = _unary("Floor", np.floor)
-ceil = _unary("Ceil", np.ceil)
-relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)))
-exp = _unary("Exp", np.exp, to_float=True, cost=4)
-log = _unary("Log", np.log, to_float=True, cost=4)
-sqrt = _unary("Sqrt", np.sqrt, to_float=True, cost=2)
-rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), to_float=True, cost=2)
-reciprocal = _unary("Reciprocal", lambda x: 1 / x, to_float=True)
-sin = _unary("Sin", np.sin, to_float=True, cost=4)
-cos = _unary("Cos", np.cos, to_float=True, cost=4)
-tanh = _unary("Tanh", np.tanh, to_float=True, cost=4)
-sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), to_float=True, cost=4)
-hswish = _unary("HSwish", _hswish, to_float=True, cost=2)
-logical_not = _unary("LogicalNot", lambda x: np.logical_not(x), out_bool=True)
+neg = _unary("Neg", np.negative, "(-{0})", no_bool=True)
+abs_ = _unary("Abs", np.abs, "np.abs({0})")
+square = _unary("Square", np.square, "({0} * {0})")
+sign = _unary("Sign", np.sign, "np.sign({0})")
+floor = _unary("Floor", np.floor, "np.floor({0})")
+ceil = _unary("Ceil", np.ceil, "np.ceil({0})")
+relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), "np.maximum({0}, 0)")
+exp = _unary("Exp", np.exp, "np.exp({0})", to_float=True, cost=4)
+log = _unary("Log", np.log, "np.log({0})", to_float=True, cost=4)
+sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", to_float=True, cost=2)
+rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), "(1 / np.sqrt({0}))", to_float=True, cost=2)
+reciprocal = _unary("Reciprocal", lambda x: 1 / x, "(1 / {0})", to_float=True)
+sin = _unary("Sin", np.sin, "np.sin({0})", to_float=True, cost=4)
+cos = _unary("Cos", np.cos, "np.cos({0})", to_float=True, cost=4)
+tanh = _unary("Tanh", np.tanh, "np.tanh({0})", to_float=True, cost=4)
+sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), "(1 / (1 + np.exp(-{0})))", to_float=True, cost=4)
+hswish = _unary("HSwish", _hswish, "({0} * np.minimum(np.maximum({0} + 3, 0), 6) / 6)", to_float=True, cost=2)
+logical_not = _unary("LogicalNot", lambda x: np.logical_not(x), "np.logical_not({0})", out_bool=True)
 
 
 def _gelu_infer(x: Type, approximate: str = "tanh") -> Type:
@@ -112,13 +114,14 @@ def _gelu_impl(x: Any, approximate: str = "tanh") -> Any:
     return _quiet(_gelu)(np.asarray(x, dtype=t.dtype.np), approximate)
 
 
-gelu = register(Primitive("GeLU", _gelu_infer, _gelu_impl, elementwise=True, cost=6))
+gelu = register(Primitive("GeLU", _gelu_infer, _gelu_impl, elementwise=True, cost=6, emit={
+    "expr": "_rt_gelu({0}, {approximate!r})", "compute": "out"}))
 
 
 # --- binary ---------------------------------------------------------------------------
 
 
-def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], *,
+def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *,
             result: str = "same", no_bool: bool = False, cost: float = 1.0) -> Primitive:
     """``result``: "same" (the operands' common dtype), "float" (ints give float32,
     true division), or "bool" (comparisons and logic). ``no_bool``: two bool operands
@@ -146,15 +149,19 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], *,
             dt = dtypes.bool_
         return _quiet(fn)(*_cast((x, y), dt))
 
-    return register(Primitive(name, infer, impl, elementwise=True, cost=cost))
+    compute = {"same": "out", "float": "out", "bool": "operands"}[result]
+    if name.startswith("Logical"):
+        compute = "bool"
+    return register(Primitive(name, infer, impl, elementwise=True, cost=cost,
+                              emit={"expr": expr, "compute": compute}))
 
 
-add = _binary("Add", np.add)
-sub = _binary("Sub", np.subtract, no_bool=True)
-mul = _binary("Mul", np.multiply)
-div = _binary("Div", np.true_divide, result="float", cost=2)
-floor_div = _binary("FloorDiv", np.floor_divide, cost=2)
-mod = _binary("FloorMod", np.mod, cost=2)
+add = _binary("Add", np.add, "({0} + {1})")
+sub = _binary("Sub", np.subtract, "({0} - {1})", no_bool=True)
+mul = _binary("Mul", np.multiply, "({0} * {1})")
+div = _binary("Div", np.true_divide, "({0} / {1})", result="float", cost=2)
+floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2)
+mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2)
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """numpy refuses integer negative powers; a device truncates them (2 ** -1 == 0)."""
     if x.dtype.kind not in "iu" or not (y < 0).any():
@@ -164,17 +171,17 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, inv, out)
 
 
-pow_ = _binary("Pow", _power, cost=4)
-maximum = _binary("Maximum", np.maximum)
-minimum = _binary("Minimum", np.minimum)
-equal = _binary("Equal", np.equal, result="bool")
-not_equal = _binary("NotEqual", np.not_equal, result="bool")
-less = _binary("Less", np.less, result="bool")
-less_equal = _binary("LessEqual", np.less_equal, result="bool")
-greater = _binary("Greater", np.greater, result="bool")
-greater_equal = _binary("GreaterEqual", np.greater_equal, result="bool")
-logical_and = _binary("LogicalAnd", np.logical_and, result="bool")
-logical_or = _binary("LogicalOr", np.logical_or, result="bool")
+pow_ = _binary("Pow", _power, "_rt_pow({0}, {1})", cost=4)
+maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})")
+minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})")
+equal = _binary("Equal", np.equal, "({0} == {1})", result="bool")
+not_equal = _binary("NotEqual", np.not_equal, "({0} != {1})", result="bool")
+less = _binary("Less", np.less, "({0} < {1})", result="bool")
+less_equal = _binary("LessEqual", np.less_equal, "({0} <= {1})", result="bool")
+greater = _binary("Greater", np.greater, "({0} > {1})", result="bool")
+greater_equal = _binary("GreaterEqual", np.greater_equal, "({0} >= {1})", result="bool")
+logical_and = _binary("LogicalAnd", np.logical_and, "np.logical_and({0}, {1})", result="bool")
+logical_or = _binary("LogicalOr", np.logical_or, "np.logical_or({0}, {1})", result="bool")
 
 
 # --- select, clip, cast ---------------------------------------------------------------
@@ -193,7 +200,9 @@ def _select_impl(cond: Any, x: Any, y: Any) -> Any:
     return np.where(np.asarray(cond), *_cast((x, y), dt))
 
 
-select = register(Primitive("Select", _select_infer, _select_impl, elementwise=True))
+select = register(Primitive("Select", _select_infer, _select_impl, elementwise=True, emit={
+    "expr": "np.where({0}, {1}, {2})", "scalar": "({1} if {0} else {2})", "compute": "out",
+    "keep": (0,)}))
 
 
 def _clip_infer(x: Type, lo: Type, hi: Type) -> Type:
@@ -210,7 +219,8 @@ def _clip_impl(x: Any, lo: Any, hi: Any) -> Any:
     return np.minimum(np.maximum(x, lo), hi)
 
 
-clip_by_value = register(Primitive("ClipByValue", _clip_infer, _clip_impl, elementwise=True))
+clip_by_value = register(Primitive("ClipByValue", _clip_infer, _clip_impl, elementwise=True, emit={
+    "expr": "np.minimum(np.maximum({0}, {1}), {2})", "compute": "out"}))
 
 
 def _cast_infer(x: Type, dtype: dtypes.DType) -> Type:
@@ -223,4 +233,5 @@ def _cast_impl(x: Any, dtype: dtypes.DType) -> Any:
     return np.asarray(x).astype(dtype.np)
 
 
-cast = register(Primitive("Cast", _cast_infer, _cast_impl, elementwise=True))
+cast = register(Primitive("Cast", _cast_infer, _cast_impl, elementwise=True,
+                          emit={"expr": "{0}", "compute": "none"}))

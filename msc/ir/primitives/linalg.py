@@ -8,12 +8,14 @@ nominal 64 so cost models never mistake a contraction for a cheap elementwise op
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from msc.errors import MatmulShapeError, ShapeError
 from msc.ir.primitives.base import (
+    PRIMITIVES,
     Primitive,
     broadcast_shapes,
     operand_dtype,
@@ -21,6 +23,7 @@ from msc.ir.primitives.base import (
     want_bool,
     want_tensor,
 )
+from msc.ir.primitives.emitting import cast_to, in_type, out_type, reshape
 from msc.ir.types import TensorType, Type, type_of_value
 
 _CONTRACTION_COST = 64.0
@@ -110,3 +113,62 @@ def _dense_impl(x: Any, w: Any, b: Any = None) -> Any:
 
 
 dense = register(Primitive("Dense", _dense_infer, _dense_impl, cost=_CONTRACTION_COST))
+
+
+# --- code generation ---------------------------------------------------------------------
+
+
+def _operands(a: list[str], node: Any) -> list[str]:
+    want = out_type(node).dtype
+    return [cast_to(x, in_type(node, i).dtype, want) for i, x in enumerate(a)]
+
+
+def _matmul_helper(node: Any) -> str:
+    return "_rt_matmul" if out_type(node).dtype.is_float else "_rt_matmul_int"
+
+
+def _emit_matmul(a: list[str], node: Any, target: str) -> str:
+    x, y = _operands(a, node)
+    if node.attr.get("transpose_a"):
+        x = f"np.transpose({x})"
+    if node.attr.get("transpose_b"):
+        y = f"np.transpose({y})"
+    return f"{_matmul_helper(node)}({x}, {y})"
+
+
+def _emit_batch_matmul(a: list[str], node: Any, target: str) -> str:
+    """Batch dims are broadcast and flattened, so the kernel sees (B, m, k) @ (B, k, n)."""
+    x, y = _operands(a, node)
+    xt, yt, out = in_type(node, 0), in_type(node, 1), out_type(node)
+    swap = {0: node.attr.get("transpose_a"), 1: node.attr.get("transpose_b")}
+    batch, (m, n) = out.shape[:-2], out.shape[-2:]
+    count = math.prod(batch)
+    parts = []
+    for i, (src, t) in enumerate(((x, xt), (y, yt))):
+        if swap[i]:
+            perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
+            src = f"np.transpose({src}, {perm!r})"
+        rows = t.shape[-1] if swap[i] else t.shape[-2]
+        cols = t.shape[-2] if swap[i] else t.shape[-1]
+        full = f"np.broadcast_to({src}, {batch + (rows, cols)!r})"
+        parts.append(reshape(full, (count, rows, cols)))
+    helper = "_rt_bmm" if out.dtype.is_float else "_rt_matmul_int"
+    if not out.dtype.is_float:
+        return f"np.matmul({parts[0]}, {parts[1]}).reshape({out.shape!r})"
+    return f"{helper}({parts[0]}, {parts[1]}).reshape({(*batch, m, n)!r})"
+
+
+def _emit_dense(a: list[str], node: Any, target: str) -> str:
+    ops = _operands(a, node)
+    x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
+    rows = reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
+    weight = f"np.transpose({ops[1]})" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
+    body = f"{_matmul_helper(node)}({rows}, {weight})"
+    if len(ops) == 3:
+        body = f"({body} + {ops[2]})"
+    return f"{body}.reshape({out.shape!r})"
+
+
+PRIMITIVES["MatMul"].emit["array"] = _emit_matmul
+PRIMITIVES["BatchMatMul"].emit["array"] = _emit_batch_matmul
+PRIMITIVES["Dense"].emit["array"] = _emit_dense

@@ -8,12 +8,14 @@ primitive single-output and easy to fuse and differentiate.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
 from msc.ir.primitives.base import (
+    PRIMITIVES,
     Primitive,
     norm_axes,
     norm_axis,
@@ -22,6 +24,7 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
+from msc.ir.primitives.emitting import as_rows, from_rows, in_type, reshape
 from msc.ir.types import Type
 
 
@@ -95,3 +98,36 @@ def _layer_norm_impl(x: Any, gamma: Any, beta: Any, begin_norm_axis: int = 1,
 
 
 register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl, cost=8))
+
+
+# --- code generation: row-wise kernels over a contiguous (outer, inner) view -------------
+
+
+def _emit_softmax(log: bool) -> Any:
+    def emit(a: list[str], node: Any, target: str) -> str:
+        x = in_type(node)
+        axis = node.attr.get("axis", -1)
+        axes = _softmax_axes(axis, x.ndim) if not log else (axis % x.ndim,)
+        rows, perm = as_rows(a[0], x.shape, axes)
+        return from_rows(f"_rt_softmax({rows}, {log})", x.shape, perm)
+    return emit
+
+
+def _emit_layer_norm(a: list[str], node: Any, target: str) -> str:
+    x = in_type(node)
+    begin = node.attr.get("begin_norm_axis", 1) % x.ndim
+    if node.attr.get("begin_params_axis", 1) % x.ndim < begin:
+        raise GraphTypeError("LayerNorm with begin_params_axis before begin_norm_axis has no "
+                             "code generator yet")
+    axes = tuple(range(begin, x.ndim))
+    rows, perm = as_rows(a[0], x.shape, axes)
+    inner = math.prod(x.shape[begin:])
+    params = [reshape(f"np.broadcast_to({p}, {x.shape[begin:]!r})", (inner,)) for p in a[1:]]
+    eps = float(node.attr.get("epsilon", 1e-7))
+    return from_rows(f"_rt_layer_norm({rows}, {params[0]}, {params[1]}, {eps!r})",
+                     x.shape, perm)
+
+
+PRIMITIVES["Softmax"].emit["array"] = _emit_softmax(False)
+PRIMITIVES["LogSoftmax"].emit["array"] = _emit_softmax(True)
+PRIMITIVES["LayerNorm"].emit["array"] = _emit_layer_norm

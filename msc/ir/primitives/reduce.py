@@ -14,7 +14,10 @@ import numpy as np
 from msc.errors import ShapeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
+import math
+
 from msc.ir.primitives.base import (
+    PRIMITIVES,
     Primitive,
     norm_axes,
     norm_axis,
@@ -23,6 +26,7 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
+from msc.ir.primitives.emitting import as_rows, dtype_ref, in_type, out_type
 from msc.ir.types import TensorType, Type
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -140,3 +144,37 @@ def _arg(name: str, fn: Callable[..., np.ndarray]) -> Primitive:
 
 argmax = _arg("Argmax", np.argmax)
 argmin = _arg("Argmin", np.argmin)
+
+
+# --- code generation: reduce the trailing axis of a contiguous (outer, inner) view -------
+
+
+def _emit_reduction(kind: str) -> Callable[..., str]:
+    def emit(a: list[str], node: Any, target: str) -> str:
+        x, out = in_type(node), out_type(node)
+        axes = _axes(node.attr.get("axis", ()), x.ndim)
+        src = a[0] if x.dtype == out.dtype else f"{a[0]}.astype({dtype_ref(out.dtype)})"
+        rows, _ = as_rows(src, x.shape, axes)
+        helper = "sum" if kind == "mean" else kind
+        body = f"_rt_reduce_{helper}({rows})"
+        if kind == "mean":
+            body = f"({body} / {max(1, math.prod(x.shape[i] for i in axes))})" \
+                   f".astype({dtype_ref(out.dtype)})"
+        return f"{body}.reshape({out.shape!r})"
+    return emit
+
+
+def _emit_arg(kind: str) -> Callable[..., str]:
+    def emit(a: list[str], node: Any, target: str) -> str:
+        x, out = in_type(node), out_type(node)
+        axis = _arg_axis(node.attr.get("axis"), x.ndim)
+        rows, _ = as_rows(a[0], x.shape, tuple(range(x.ndim)) if axis is None else (axis,))
+        return f"_rt_{kind}({rows}).reshape({out.shape!r})"
+    return emit
+
+
+for _name, _kind in (("ReduceSum", "sum"), ("ReduceMean", "mean"), ("ReduceMax", "max"),
+                     ("ReduceMin", "min"), ("ReduceProd", "prod")):
+    PRIMITIVES[_name].emit["array"] = _emit_reduction(_kind)
+PRIMITIVES["Argmax"].emit["array"] = _emit_arg("argmax")
+PRIMITIVES["Argmin"].emit["array"] = _emit_arg("argmin")

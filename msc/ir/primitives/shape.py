@@ -20,6 +20,7 @@ import numpy as np
 
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
 from msc.ir.primitives.base import (
+    PRIMITIVES,
     Primitive,
     norm_axis,
     operand_dtype,
@@ -28,6 +29,7 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
+from msc.ir.primitives.emitting import cast_to, contiguous, in_type, out_type, reshape
 from msc.ir.types import TensorType, TupleType, Type, type_of_value
 
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
@@ -330,3 +332,99 @@ def _tile_impl(x: Any, multiples: tuple[int, ...]) -> Any:
 
 register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl, cost=1))
 register(Primitive("Tile", _tile_infer, _tile_impl, cost=1))
+
+
+# --- code generation: views where numba allows them, contiguous copies where it needs --
+
+
+def _same_dtype(a: list[str], node: Any) -> list[str]:
+    want = out_type(node).dtype
+    return [cast_to(x, in_type(node, i).dtype, want) for i, x in enumerate(a)]
+
+
+def _emit_reshape(a: list[str], node: Any, target: str) -> str:
+    return reshape(a[0], out_type(node).shape)
+
+
+def _emit_transpose(a: list[str], node: Any, target: str) -> str:
+    return f"np.transpose({a[0]}, {tuple(node.attr['perm'])!r})"
+
+
+def _emit_concat(a: list[str], node: Any, target: str) -> str:
+    parts = "".join(f"{x}, " for x in _same_dtype(a, node))
+    return f"np.concatenate(({parts}), {node.attr.get('axis', 0)})"
+
+
+def _emit_stack(a: list[str], node: Any, target: str) -> str:
+    out = out_type(node)
+    axis = node.attr.get("axis", 0) % out.ndim
+    item = out.shape[:axis] + (1,) + out.shape[axis + 1:]
+    parts = "".join(f"{reshape(x, item)}, " for x in _same_dtype(a, node))
+    return f"np.concatenate(({parts}), {axis})"
+
+
+def _emit_split(a: list[str], node: Any, target: str) -> str:
+    x = in_type(node)
+    axis = node.attr.get("axis", 0) % x.ndim
+    step = x.shape[axis] // node.attr.get("output_num", 1)
+    pieces = []
+    for k in range(node.attr.get("output_num", 1)):
+        index = [":"] * axis + [f"{k * step}:{(k + 1) * step}"]
+        pieces.append(f"{a[0]}[{', '.join(index)}], ")
+    return "(" + "".join(pieces) + ")"
+
+
+def _emit_gather(a: list[str], node: Any, target: str) -> str:
+    """Move the gathered axis first, take rows, then put the axes back in order."""
+    x, idx, out = in_type(node, 0), in_type(node, 1), out_type(node)
+    axis = node.attr.get("axis", 0) % x.ndim
+    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
+    rest = tuple(x.shape[i] for i in perm[1:])
+    moved = contiguous(f"np.transpose({a[0]}, {perm!r})")
+    taken = f"_rt_take0({moved}, {reshape(a[1], (idx.size,))})"
+    grouped = f"{taken}.reshape({idx.shape + rest!r})"
+    q = idx.ndim
+    back = tuple(range(q, q + axis)) + tuple(range(q)) + tuple(range(q + axis, q + x.ndim - 1))
+    if back == tuple(range(out.ndim)):
+        return grouped
+    return f"np.transpose({grouped}, {back!r})"
+
+
+def _slice_text(entry: SliceEntry) -> str:
+    if isinstance(entry, tuple):
+        start, stop, step = entry
+        return f"{start}:{'' if stop is None else stop}:{step}"
+    return str(entry)
+
+
+def _emit_strided_slice(a: list[str], node: Any, target: str) -> str:
+    """Basic indexing; new axes (None entries) are added by a reshape afterwards."""
+    index = [e for e in node.attr["index"] if e is not None]
+    body = f"{a[0]}[{', '.join(_slice_text(e) for e in index)},]" if index else a[0]
+    if any(e is None for e in node.attr["index"]):
+        return reshape(body, out_type(node).shape)
+    return body
+
+
+def _emit_broadcast_to(a: list[str], node: Any, target: str) -> str:
+    return f"np.broadcast_to({a[0]}, {out_type(node).shape!r})"
+
+
+def _emit_tile(a: list[str], node: Any, target: str) -> str:
+    """tile(x, r): view x as (1, s0, 1, s1, ...), broadcast to (r0, s0, r1, s1, ...), flatten."""
+    x, out = in_type(node), out_type(node)
+    reps = tuple(node.attr["multiples"])
+    shape = (1,) * (len(reps) - x.ndim) + x.shape
+    reps = (1,) * (len(shape) - len(reps)) + reps
+    spread = tuple(v for s in shape for v in (1, s))
+    full = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    return reshape(f"np.broadcast_to({reshape(a[0], spread)}, {full!r})", out.shape)
+
+
+for _name, _emit in (("Reshape", _emit_reshape), ("ExpandDims", _emit_reshape),
+                     ("Squeeze", _emit_reshape), ("Flatten", _emit_reshape),
+                     ("Transpose", _emit_transpose), ("Concat", _emit_concat),
+                     ("Stack", _emit_stack), ("Split", _emit_split), ("Gather", _emit_gather),
+                     ("StridedSlice", _emit_strided_slice), ("BroadcastTo", _emit_broadcast_to),
+                     ("Tile", _emit_tile)):
+    PRIMITIVES[_name].emit["array"] = _emit

@@ -1,0 +1,270 @@
+"""Lowering: an optimized IR module -> a render spec with every name and expression decided.
+
+Each graph becomes one kernel function taking (inputs, weights, constants) as arrays.
+For the numba target, runs of elementwise nodes over one output shape are fused into
+one explicit loop nest whose intermediates are scalars; everything else is one
+array-level statement per node, written by the primitive's own emitter.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from msc.codegen.names import Namespace
+from msc.errors import InternalCompilerError
+from msc.ir.dtypes import DType
+from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
+from msc.ir.primitives import get
+from msc.ir.primitives.base import operand_dtype
+from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.types import ScalarType, TensorType, tensor_of
+
+TARGETS = ("numba", "python")
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str
+    params: tuple[str, ...]
+    lines: tuple[str, ...]  # body lines, already indented relative to the function body
+    returns: str
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """What a target template needs; ``constants`` travel as hidden trailing arguments."""
+
+    target: str
+    header: str
+    kernel: KernelSpec
+    inputs: tuple[tuple[str, str, tuple[int, ...]], ...]
+    weights: tuple[str, ...]
+    constants: tuple[np.ndarray, ...] = field(compare=False)
+    output: str  # a Python expression over ``_r``, the kernel's tuple of results
+
+
+def literal(value: Any, dt: DType | None) -> str:
+    """A Python scalar as source, typed to ``dt`` so numpy and numba keep the dtype."""
+    text = repr(bool(value)) if isinstance(value, (bool, np.bool_)) else repr(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        text = f"float({str(value)!r})"
+    return f"{dtype_ref(dt)}({text})" if dt is not None else text
+
+
+class Lowerer:
+    def __init__(self, graph: Graph, target: str):
+        if target not in TARGETS:
+            raise InternalCompilerError(f"unknown target '{target}'")
+        self.graph = graph
+        self.target = target
+        self.ns = Namespace()
+        self.env: dict[Var, str] = {}
+        self.lines: list[str] = []
+        self.constants: list[np.ndarray] = []
+        self.const_names: dict[Const, str] = {}
+        self.users = _users(graph)
+        self.group: list[Node] = []
+
+    # --- operands -------------------------------------------------------------------
+
+    def name_of(self, v: Value) -> str:
+        if isinstance(v, Var):
+            return self.env[v]
+        if isinstance(v.value, np.ndarray):
+            if v not in self.const_names:
+                self.const_names[v] = self.ns.fresh(f"c{len(self.constants)}")
+                self.constants.append(v.value)
+            return self.const_names[v]
+        if isinstance(v.value, tuple):
+            return repr(v.value)
+        return literal(v.value, None)
+
+    # --- graph ----------------------------------------------------------------------
+
+    def lower(self) -> tuple[KernelSpec, str, list[str]]:
+        params = []
+        for p in self.graph.params:
+            self.env[p] = self.ns.fresh(p.hint or "arg")
+            params.append(self.env[p])
+        for node in self.graph.nodes:
+            self.node(node)
+        self.flush()
+        leaves: list[str] = []
+        output = self.output_expr(self.graph.output, leaves)
+        params += [self.const_names[c] for c in self.const_names]
+        kernel = KernelSpec(self.ns.fresh(self.graph.name), tuple(params), tuple(self.lines),
+                            "(" + "".join(f"{x}, " for x in leaves) + ")")
+        return kernel, output, list(self.const_names.values())
+
+    def node(self, node: Node) -> None:
+        prim = get(node.op) if node.op not in ("Call",) else None
+        fusable = (self.target == "numba" and prim is not None and prim.elementwise
+                   and isinstance(node.out.type, TensorType))
+        if fusable:
+            if self.group and self.group[0].out.type.shape != node.out.type.shape:  # type: ignore
+                self.flush()
+            self.group.append(node)
+            return
+        self.flush()
+        if node.op == "MakeTuple" and self.users.get(node.out) == [None]:
+            return  # only the output uses it: ``run`` rebuilds the structure itself
+        out = self.ns.fresh("v")
+        self.env[node.out] = out
+        self.lines.append(f"{out} = {self.array_expr(node)}{_loc(node)}")
+
+    def array_expr(self, node: Node) -> str:
+        args = [self.name_of(v) for v in node.inputs]
+        if node.op == "MakeTuple":
+            return "(" + "".join(f"{a}, " for a in args) + ")"
+        if node.op == "TupleGetItem":
+            return f"{args[0]}[{node.attr['index']}]"
+        prim = get(node.op)
+        if prim.elementwise:
+            return self.elementwise_array(node, args)
+        emitter = prim.emit.get("array")
+        if emitter is None:
+            raise InternalCompilerError(f"no code generator for '{node.op}' yet", node.loc)
+        return emitter(args, node, self.target)
+
+    # --- elementwise ----------------------------------------------------------------
+
+    def compute_dtype(self, node: Node) -> DType | None:
+        kind = get(node.op).emit.get("compute", "out")
+        if kind == "none":
+            return None
+        if kind == "operands":
+            return operand_dtype(tuple(v.type for v in node.inputs))
+        if kind == "bool":
+            from msc.ir.dtypes import bool_
+            return bool_
+        return node.out.type.dtype  # type: ignore[union-attr]
+
+    def operands(self, node: Node, loaded: list[tuple[str, DType | None]]) -> list[str]:
+        """Operand sources cast to the op's compute dtype (Python scalars typed)."""
+        dt = self.compute_dtype(node)
+        keep = get(node.op).emit.get("keep", ())
+        out = []
+        for i, (v, (text, have)) in enumerate(zip(node.inputs, loaded)):
+            if isinstance(v, Const) and isinstance(v.type, ScalarType):
+                out.append(literal(v.value, None if i in keep else dt))
+            elif dt is None or have == dt or i in keep:
+                out.append(text)
+            elif self.target == "numba":
+                out.append(f"{dtype_ref(dt)}({text})")
+            else:
+                out.append(f"{text}.astype({dtype_ref(dt)})")
+        return out
+
+    def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
+        emit = get(node.op).emit
+        template = emit.get("scalar", emit["expr"]) if scalar else emit["expr"]
+        return template.format(*operands, **node.attr)
+
+    def elementwise_array(self, node: Node, args: list[str]) -> str:
+        loaded = [(a, _dtype(v)) for a, v in zip(args, node.inputs)]
+        text = self.expr(node, self.operands(node, loaded), scalar=False)
+        return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
+
+    def flush(self) -> None:
+        """Emit the pending elementwise group as one loop nest (numba target)."""
+        group, self.group = self.group, []
+        if not group:
+            return
+        members = {n.out for n in group}
+        shape = group[0].out.type.shape  # type: ignore[union-attr]
+        outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
+                or n.out in self.users.get(None, ())]
+        for n in outs:
+            self.env[n.out] = self.ns.fresh("v")
+            locs = _loc(n)
+            self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
+                              f"{dtype_ref(n.out.type.dtype)}){locs}")  # type: ignore
+        idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
+        pad = "    " * len(shape)
+        for k, (i, d) in enumerate(zip(idx, shape)):
+            self.lines.append("    " * k + f"for {i} in range({d}):")
+        scalars: dict[Value, tuple[str, DType | None]] = {}
+        for n in group:
+            loaded = [self.load(v, members, scalars, idx, shape, pad) for v in n.inputs]
+            t = self.ns.fresh("t")
+            dt = n.out.type.dtype  # type: ignore[union-attr]
+            text = self.expr(n, self.operands(n, loaded), scalar=True)
+            self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){_loc(n)}")
+            scalars[n.out] = (t, dt)
+            if n in outs:
+                self.lines.append(f"{pad}{self.env[n.out]}[{_index(idx)}] = {t}")
+
+    def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
+             idx: list[str], shape: tuple[int, ...], pad: str) -> tuple[str, DType | None]:
+        if v in scalars:
+            return scalars[v]
+        if isinstance(v, Const) and isinstance(v.type, ScalarType):
+            return literal(v.value, None), None
+        t = tensor_of(v.type)
+        assert t is not None and v not in members
+        offset = len(shape) - t.ndim
+        parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
+                 for k, d in enumerate(t.shape)]
+        name = self.ns.fresh("a")
+        self.lines.append(f"{pad}{name} = {self.name_of(v)}[{_index(parts)}]")
+        scalars[v] = (name, t.dtype)
+        return scalars[v]
+
+    # --- outputs --------------------------------------------------------------------
+
+    def output_expr(self, v: Value, leaves: list[str]) -> str:
+        """The ``run`` expression rebuilding the output structure from kernel results."""
+        if isinstance(v, Const) and not isinstance(v.value, np.ndarray):
+            return repr(v.value)
+        if isinstance(v, Var):
+            node = next((n for n in self.graph.nodes if n.out is v), None)
+            if node is not None and node.op == "MakeTuple":
+                return "(" + "".join(self.output_expr(x, leaves) + ", "
+                                     for x in node.inputs) + ")"
+        leaves.append(self.name_of(v))
+        aliased = isinstance(v, Const) or v in self.graph.params
+        return f"_r[{len(leaves) - 1}]" + (".copy()" if aliased else "")
+
+
+def _users(graph: Graph) -> dict[Any, list[Any]]:
+    """Var -> the nodes using it; key None holds the output's leaves."""
+    users: dict[Any, list[Any]] = {}
+    for n in graph.nodes:
+        for v in n.inputs:
+            if isinstance(v, Var):
+                users.setdefault(v, []).append(n.out)
+    if isinstance(graph.output, Var):
+        users.setdefault(None, []).append(graph.output)
+        users.setdefault(graph.output, []).append(None)
+    return users
+
+
+def _dtype(v: Value) -> DType | None:
+    t = tensor_of(v.type)
+    return t.dtype if t is not None else None
+
+
+def _index(parts: list[str]) -> str:
+    return ", ".join(parts) if parts else "()"
+
+
+def _loc(node: Node) -> str:
+    if node.loc is None:
+        return ""
+    return f"  # {os.path.basename(node.loc.file)}:{node.loc.line}"
+
+
+def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
+    """The render spec of ``module``'s entry graph for ``target``."""
+    graph = module.entry_graph
+    lowerer = Lowerer(graph, target)
+    kernel, output, _ = lowerer.lower()
+    inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
+                   if (t := tensor_of(p.type)) is not None)
+    weights = tuple(p.hint for p in graph.weights) + \
+        tuple(f"__const{i}" for i in range(len(lowerer.constants)))
+    return ModuleSpec(target, header, kernel, inputs, weights, tuple(lowerer.constants), output)

@@ -1,0 +1,31 @@
+"""Identifiers for generated code: one namespace per module that never shadows a
+Python keyword, a builtin, or a name the templates use, and never repeats."""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+#: Names the templates define or import; generated values must not take them.
+RESERVED = frozenset({"np", "os", "njit", "run", "forward", "INPUTS", "WEIGHTS", "OUTPUT",
+                      "load_weights", "args", "inputs", "arrays"})
+
+
+class Namespace:
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def fresh(self, hint: str) -> str:
+        """A unique identifier close to ``hint`` (``fc1.weight`` -> ``fc1_weight``)."""
+        base = re.sub(r"\W", "_", hint) or "v"
+        if base[0].isdigit():
+            base = "_" + base
+        if keyword.iskeyword(base) or hasattr(builtins, base) or base in RESERVED \
+                or base.startswith("_rt_"):
+            base = base + "_"
+        name, i = base, 1
+        while name in self.used:
+            name, i = f"{base}_{i}", i + 1
+        self.used.add(name)
+        return name

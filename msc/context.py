@@ -19,18 +19,22 @@ _DEFAULTS: dict[str, Any] = {
     "device_target": "CPU",
     "save_graphs": False,
     "save_graphs_path": ".",
+    "jit_target": "numba",
 }
 _context: dict[str, Any] = dict(_DEFAULTS)
 
 
 def set_context(**kwargs: Any) -> None:
     """Set compile options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``save_graphs``
-    (dump the IR after every pass), ``save_graphs_path``, ``device_target``.
+    (dump the IR after every pass), ``save_graphs_path``, ``device_target``, and
+    ``jit_target`` ("numba" or "python": the code in-process compiles run).
 
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
     """
     for key, value in kwargs.items():
+        if key == "jit_target" and value not in ("numba", "python"):
+            raise GraphValueError(f"jit_target must be 'numba' or 'python', got {value!r}")
         if key == "mode" and value not in (GRAPH_MODE, PYNATIVE_MODE):
             raise GraphValueError(f"mode must be GRAPH_MODE or PYNATIVE_MODE, got {value!r}")
         if key not in _DEFAULTS:
@@ -43,6 +47,11 @@ def get_context(key: str) -> Any:
     if key not in _context:
         raise GraphValueError(f"unknown context option '{key}'")
     return _context[key]
+
+
+def jit_target() -> str:
+    """The target of in-process compiles (read on every compiled call: kept cheap)."""
+    return _context["jit_target"]  # type: ignore[no-any-return]
 
 
 def save_graphs_dir() -> str | None:

@@ -24,6 +24,9 @@ from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import ScalarType, TensorType, tensor_of
 
 TARGETS = ("numba", "python")
+#: Ops whose generated code may return a view of their first input.
+VIEW_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "Flatten", "Transpose",
+                      "StridedSlice", "BroadcastTo", "Split", "TupleGetItem"})
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Lowerer:
         self.const_names: dict[Const, str] = {}
         self.users = _users(graph)
         self.group: list[Node] = []
+        self.defs = {n.out: n for n in graph.nodes}
 
     # --- operands -------------------------------------------------------------------
 
@@ -221,13 +225,23 @@ class Lowerer:
         if isinstance(v, Const) and not isinstance(v.value, np.ndarray):
             return repr(v.value)
         if isinstance(v, Var):
-            node = next((n for n in self.graph.nodes if n.out is v), None)
+            node = self.defs.get(v)
             if node is not None and node.op == "MakeTuple":
                 return "(" + "".join(self.output_expr(x, leaves) + ", "
                                      for x in node.inputs) + ")"
         leaves.append(self.name_of(v))
-        aliased = isinstance(v, Const) or v in self.graph.params
-        return f"_r[{len(leaves) - 1}]" + (".copy()" if aliased else "")
+        return f"_r[{len(leaves) - 1}]" + (".copy()" if self.aliases_param(v) else "")
+
+    def aliases_param(self, v: Value) -> bool:
+        """Whether ``v`` may share memory with a constant, input or weight (views)."""
+        while isinstance(v, Var):
+            if v in self.graph.params:
+                return True
+            node = self.defs.get(v)
+            if node is None or node.op not in VIEW_OPS:
+                return False
+            v = node.inputs[0]
+        return True
 
 
 def _users(graph: Graph) -> dict[Any, list[Any]]:

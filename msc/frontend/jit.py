@@ -12,9 +12,13 @@ import inspect
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from msc import context
 from msc.errors import GraphTypeError
+from msc.frontend.api.tensor import Parameter, Tensor
 from msc.frontend.builder import current_builder
+from msc.frontend.deps import fingerprint
 from msc.frontend.source import user_loc
 
 
@@ -31,6 +35,7 @@ class JitFunction:
         self.fn = fn
         self.input_signature = input_signature
         self.cache = CompileCache()
+        self.positional = _positional_count(fn)  # fast path: exactly these, no kwargs
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -41,7 +46,8 @@ class JitFunction:
         builder = current_builder()
         if builder is not None:  # reached from native code while building a graph
             return builder.calls.call(self.fn, list(args), kwargs, None)
-        args = bind_args(self.fn, args, kwargs, skip_self=False)
+        if kwargs or len(args) != self.positional:
+            args = bind_args(self.fn, args, kwargs, skip_self=False)
         return self.cache.call(self, args)
 
 
@@ -70,9 +76,25 @@ def jit(function: Callable[..., Any] | None = None, *, input_signature: Any = No
 ms_function = jit
 
 
+_SIMPLE: dict[Any, int | None] = {}
+
+
+def _positional_count(fn: Callable[..., Any]) -> int | None:
+    """How many plain positional parameters ``fn`` has, or None if it has defaults,
+    ``*args``, keyword-only or ``**kwargs`` parameters (then binding needs ``inspect``)."""
+    code = getattr(fn, "__code__", None)
+    if code not in _SIMPLE:
+        params = inspect.signature(fn).parameters.values()
+        simple = all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params)
+        _SIMPLE[code] = len(params) if simple else None
+    return _SIMPLE[code]
+
+
 def bind_args(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
               skip_self: bool) -> tuple[Any, ...]:
     """Positional arguments for ``fn``; a wrong count is a TypeError before compiling."""
+    if not kwargs and _positional_count(fn) == len(args) + skip_self:
+        return args  # the common case, without inspect's cost on every call
     sig = inspect.signature(fn)
     try:
         bound = sig.bind(*((None,) if skip_self else ()), *args, **kwargs)
@@ -105,16 +127,30 @@ class CompileCache:
 
     def call(self, entry: Any, args: tuple[Any, ...]) -> Any:
         from msc.driver import arg_spec, compile_entry
-        from msc.frontend.deps import fingerprint
 
-        specs = tuple(arg_spec(a) for a in args)
-        key = fingerprint(specs)
+        key = (context.jit_target(),) + tuple(map(_arg_key, args))
         compiled = self.entries.get(key)
-        if compiled is None or not compiled.parsed.deps.still_valid():
-            compiled = compile_entry(entry, specs)
+        if compiled is None or (compiled.parsed.deps.reads and
+                                not compiled.parsed.deps.still_valid()):
+            compiled = compile_entry(entry, tuple(arg_spec(a) for a in args))
             self.compiles += 1
             self.entries[key] = compiled
+            compiled.all_tensors = all(type(a) is Tensor for a in args)
+        if compiled.all_tensors:
+            return compiled.run_flat(args)
         return compiled.run(args)
+
+
+def _arg_key(value: Any) -> Any:
+    """The cache key of one argument: arrays by dtype and shape (cheap: this runs on
+    every call), tuples element-wise, anything else by its fingerprint."""
+    if type(value) is Tensor or (isinstance(value, Tensor) and not isinstance(value, Parameter)):
+        return (value._data.dtype, value._data.shape)
+    if isinstance(value, np.ndarray):
+        return (value.dtype, value.shape)
+    if isinstance(value, (tuple, list)):
+        return (type(value),) + tuple(_arg_key(v) for v in value)
+    return fingerprint(value)
 
 
 _CELL_CACHES: weakref.WeakKeyDictionary[Any, CompileCache] = weakref.WeakKeyDictionary()

@@ -99,6 +99,13 @@ class Tensor:
             raise GraphTypeError("Tensor needs input_data, or shape and dtype")
         self._data = _to_array(input_data, dtype)
 
+    @classmethod
+    def wrap(cls, array: np.ndarray) -> Tensor:
+        """A Tensor over ``array`` as is: the fast path for results msc produced itself."""
+        t = object.__new__(cls)
+        t._data = array
+        return t
+
     # --- data and metadata --------------------------------------------------------------
 
     def asnumpy(self) -> np.ndarray:

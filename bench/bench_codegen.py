@@ -1,0 +1,384 @@
+"""msc's compiled code against the systems a user would pick instead.
+
+Run ``python bench/bench_codegen.py`` (``--quick`` for fewer repeats). Every
+measurement runs in a fresh subprocess per system and round, so imports, JIT
+caches and allocator state never leak between systems: each worker reports its
+import time, its first call (compile + run) and the per-call latency after warm-up
+(median over batches of calls). The table shows medians over rounds; the "vs JAX"
+column is the median of per-round ratios, taken within this one run.
+
+Peers run with their own interpreters when installed: JAX from ``.peers/jax``
+and MindSpore from ``.peers/ms`` (see the README section "Benchmarks"); a missing
+peer prints "not installed". BLAS, OpenMP, Numba and XLA are all pinned to one
+thread so that no system gets more cores than another.
+
+This file imports only the standard library at top level: the peer interpreters
+do not have msc installed, and they run this same file as workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS = {"jax": os.path.join(ROOT, ".peers", "jax", "bin", "python"),
+         "mindspore": os.path.join(ROOT, ".peers", "ms", "bin", "python")}
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "NUMBA_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
+              "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+SYSTEMS = ("msc-numba", "msc-numba-kernel", "msc-python", "msc-eager", "numpy", "numba-hand",
+           "jax", "mindspore")
+LABELS = {"msc-numba": "msc compiled, numba target (`@ms.jit` / GRAPH_MODE)",
+          "msc-numba-kernel": "  ...its generated `run()` alone (no msc dispatch)",
+          "msc-python": "msc compiled, python (numpy) target",
+          "msc-eager": "msc eager (PyNative)",
+          "numpy": "numpy, hand-written",
+          "numba-hand": "Numba, hand-written `@njit`",
+          "jax": "JAX `jax.jit`",
+          "mindspore": "MindSpore 2.10 graph mode (`@ms.jit` / GRAPH_MODE)"}
+WORKLOADS = {"loop200": "tutorial 200-iteration model, 1-element float32 tensors",
+             "mlp": "two-layer MLP, x 256x512 -> Dense 512 -> ReLU -> Dense 10, float32"}
+MLP_SHAPE = (256, 512, 512, 10)  # batch, in, hidden, out
+
+
+# --- the models, written once as plain Python where the systems allow it ------------------
+
+
+def loop200(input_x: Any, input_y: Any) -> Any:
+    """The reference tutorial's model: 600 tiny ops on 1-element tensors."""
+    output = input_x
+    for _ in range(200):
+        output = input_x + input_x * input_y + output
+    return output
+
+
+def mlp_cell(nn: Any, tensor: Callable[[Any], Any], w: dict[str, Any]) -> Any:
+    """The MLP as an ``nn.Cell``; the same source runs under msc and MindSpore."""
+
+    class MLP(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1 = nn.Dense(MLP_SHAPE[1], MLP_SHAPE[2], weight_init=tensor(w["w1"]),
+                                bias_init=tensor(w["b1"]))
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Dense(MLP_SHAPE[2], MLP_SHAPE[3], weight_init=tensor(w["w2"]),
+                                bias_init=tensor(w["b2"]))
+
+        def construct(self, x):  # type: ignore[no-untyped-def]
+            return self.fc2(self.relu(self.fc1(x)))
+
+    return MLP()
+
+
+def workload_data(workload: str) -> tuple[dict[str, Any], Any]:
+    """Inputs/weights (float32) and the float64 numpy reference output."""
+    import numpy as np
+
+    if workload == "loop200":
+        d = {"x": np.array([1.0], np.float32), "y": np.array([0.5], np.float32)}
+        return d, np.array([301.0])
+    rng = np.random.default_rng(0)
+    n, d_in, d_h, d_out = MLP_SHAPE
+    d = {"x": rng.normal(size=(n, d_in)),
+         "w1": rng.uniform(-1, 1, (d_h, d_in)) / np.sqrt(d_in), "b1": rng.uniform(-.1, .1, d_h),
+         "w2": rng.uniform(-1, 1, (d_out, d_h)) / np.sqrt(d_h), "b2": rng.uniform(-.1, .1, d_out)}
+    ref = np.maximum(d["x"] @ d["w1"].T + d["b1"], 0) @ d["w2"].T + d["b2"]
+    return {k: v.astype(np.float32) for k, v in d.items()}, ref
+
+
+# --- per-system setup: (import seconds, one call returning a numpy-convertible result) -----
+
+Setup = tuple[float, Callable[[], Any], Callable[[Any], Any], str]
+
+
+def setup_msc(system: str, workload: str, d: dict[str, Any]) -> Setup:
+    t0 = time.perf_counter()
+    import msc as ms
+    from msc import nn
+    import_s = time.perf_counter() - t0
+    ms.set_context(jit_target="python" if system == "msc-python" else "numba")
+    if system != "msc-eager":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    inputs = [ms.Tensor(d["x"])] + ([ms.Tensor(d["y"])] if workload == "loop200" else [])
+    if workload == "loop200":
+        entry: Any = loop200 if system == "msc-eager" else ms.jit(loop200)
+    else:
+        entry = mlp_cell(nn, ms.Tensor, d)
+    call = lambda: entry(*inputs)  # noqa: E731
+    if system == "msc-numba-kernel":
+        return 0.0, _msc_kernel_call(call, entry, inputs), lambda r: r, "msc"
+    return import_s, call, lambda r: r.asnumpy() if hasattr(r, "asnumpy") else r, "msc"
+
+
+def _msc_kernel_call(call: Callable[[], Any], entry: Any, inputs: list[Any]) -> Callable[[], Any]:
+    """After one compiling call, the generated module's ``run`` on prepared arrays: the
+    floor under msc's per-call dispatch (reaches into msc internals; diagnostic only)."""
+    from msc.frontend import jit as msc_jit
+
+    call()
+    cache = entry.cache if hasattr(entry, "cache") else msc_jit.cell_cache(entry)
+    (compiled,) = cache.entries.values()
+    args = [t.asnumpy() for t in inputs] + [p.asnumpy() for p in compiled.parsed.weights]
+    args += list(compiled.spec.constants)
+    run = compiled.code.run
+    return lambda: run(*args)
+
+
+def setup_numpy(workload: str, d: dict[str, Any]) -> Setup:
+    import numpy as np
+
+    if workload == "loop200":
+        x, y = d["x"], d["y"]
+        return 0.0, lambda: loop200(x, y), np.asarray, np.__version__
+    x, w1, b1, w2, b2 = (d[k] for k in ("x", "w1", "b1", "w2", "b2"))
+    w1t, w2t = np.ascontiguousarray(w1.T), np.ascontiguousarray(w2.T)
+    return 0.0, lambda: np.maximum(x @ w1t + b1, 0) @ w2t + b2, np.asarray, np.__version__
+
+
+def setup_numba(workload: str, d: dict[str, Any]) -> Setup:
+    import numpy as np
+
+    t0 = time.perf_counter()
+    import numba
+    import_s = time.perf_counter() - t0
+    if workload == "loop200":
+
+        @numba.njit(cache=False)
+        def fused(x, y):  # type: ignore[no-untyped-def]
+            out = np.empty_like(x)
+            for i in range(x.size):
+                xi, acc = x[i], x[i]
+                for _ in range(200):
+                    acc = xi + xi * y[i] + acc
+                out[i] = acc
+            return out
+
+        x, y = d["x"], d["y"]
+        return import_s, lambda: fused(x, y), np.asarray, numba.__version__
+
+    @numba.njit(cache=False)
+    def mlp(x, w1t, b1, w2t, b2):  # type: ignore[no-untyped-def]
+        h = np.dot(x, w1t)
+        for i in range(h.shape[0]):
+            for j in range(h.shape[1]):
+                h[i, j] = max(h[i, j] + b1[j], np.float32(0))
+        out = np.dot(h, w2t)
+        for i in range(out.shape[0]):
+            for j in range(out.shape[1]):
+                out[i, j] += b2[j]
+        return out
+
+    args = (d["x"], np.ascontiguousarray(d["w1"].T), d["b1"], np.ascontiguousarray(d["w2"].T),
+            d["b2"])
+    return import_s, lambda: mlp(*args), np.asarray, numba.__version__
+
+
+def setup_jax(workload: str, d: dict[str, Any]) -> Setup:
+    import numpy as np
+
+    t0 = time.perf_counter()
+    import jax
+    import jax.numpy as jnp
+    import_s = time.perf_counter() - t0
+    jax.config.update("jax_enable_compilation_cache", False)  # a cold first call
+    dev = {k: jax.device_put(v) for k, v in d.items()}
+    if workload == "loop200":
+        fn = jax.jit(loop200)
+        args = (dev["x"], dev["y"])
+    else:
+        def mlp(x, w1, b1, w2, b2):  # type: ignore[no-untyped-def]
+            return jnp.maximum(x @ w1.T + b1, 0) @ w2.T + b2
+
+        fn = jax.jit(mlp)
+        args = tuple(dev[k] for k in ("x", "w1", "b1", "w2", "b2"))
+    return import_s, lambda: fn(*args).block_until_ready(), np.asarray, jax.__version__
+
+
+def setup_mindspore(workload: str, d: dict[str, Any]) -> Setup:
+    t0 = time.perf_counter()
+    import mindspore as ms
+    from mindspore import nn
+    import_s = time.perf_counter() - t0
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    try:
+        ms.runtime.set_cpu_affinity(False)
+        ms.set_context(runtime_num_threads=1)
+    except Exception:  # noqa: BLE001  (older/newer spellings: keep the env-var limits)
+        pass
+    x = ms.Tensor(d["x"])
+    if workload == "loop200":
+        y = ms.Tensor(d["y"])
+        fn = ms.jit(loop200)
+        call = lambda: fn(x, y)  # noqa: E731
+    else:
+        net = mlp_cell(nn, ms.Tensor, d)
+        call = lambda: net(x)  # noqa: E731
+    return import_s, call, lambda r: r.asnumpy(), ms.__version__
+
+
+def setup(system: str, workload: str, d: dict[str, Any]) -> Setup:
+    if system.startswith("msc"):
+        return setup_msc(system, workload, d)
+    return {"numpy": setup_numpy, "numba-hand": setup_numba, "jax": setup_jax,
+            "mindspore": setup_mindspore}[system](workload, d)
+
+
+# --- the worker: one system, one workload, one fresh process ---------------------------------
+
+
+def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str, Any]:
+    import numpy as np
+
+    d, ref = workload_data(workload)
+    import_s, call, to_np, version = setup(system, workload, d)
+    t0 = time.perf_counter()
+    out = call()
+    first_s = time.perf_counter() - t0
+    err = float(np.max(np.abs(np.asarray(to_np(out), np.float64) - ref)))
+    for _ in range(3):
+        call()
+    n, spent = 1, 0.0
+    while spent < batch_s / 4 and n < 1 << 20:  # calibrate the calls per batch
+        n *= 2
+        t0 = time.perf_counter()
+        for _ in range(n):
+            call()
+        spent = time.perf_counter() - t0
+    n = max(1, int(n * batch_s / max(spent, 1e-9)))
+    per_call = []
+    for _ in range(batches):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            call()
+        per_call.append((time.perf_counter() - t0) / n)
+    return {"import_s": import_s, "first_s": first_s, "per_call_s": statistics.median(per_call),
+            "calls_per_batch": n, "max_abs_err": err, "version": version}
+
+
+def run_worker(system: str, workload: str, args: argparse.Namespace) -> dict[str, Any] | None:
+    """One fresh process; None where the peer is not installed."""
+    exe = PEERS.get(system, sys.executable)
+    if not os.path.exists(exe):
+        return None
+    env = {**os.environ, **ONE_THREAD}
+    if system.startswith("msc"):
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    cmd = [exe, os.path.abspath(__file__), "--worker", system, workload,
+           "--batches", str(args.batches), "--batch-seconds", str(args.batch_seconds)]
+    with tempfile.TemporaryDirectory(prefix="msc-bench-") as cwd:  # MindSpore writes rank_0/
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode != 0 or not lines:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+        return {"error": f"exit {p.returncode}: " + " | ".join(tail)}
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+# --- the driver and its tables --------------------------------------------------------------
+
+
+def fmt_s(s: float | None) -> str:
+    if s is None:
+        return "—"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} µs" if s < 1e-4 else f"{s * 1e6:.0f} µs"
+    return f"{s * 1e3:.2f} ms" if s < 1.0 else f"{s:.2f} s"
+
+
+def med(rows: list[dict[str, Any]], key: str) -> float | None:
+    vals = [r[key] for r in rows if key in r]
+    return statistics.median(vals) if vals else None
+
+
+def table(workload: str, results: dict[str, list[dict[str, Any]]]) -> str:
+    jax_rows = results.get("jax") or []
+    out = [f"### {WORKLOADS[workload]}", "",
+           "| system | per call | vs JAX per call | import | first call (compile + run) "
+           "| import + first call | max abs err |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for system in SYSTEMS:
+        rows = results.get(system)
+        if rows is None:
+            out.append(f"| {LABELS[system]} | not installed | | | | | |")
+            continue
+        bad = [r["error"] for r in rows if "error" in r]
+        if bad:
+            out.append(f"| {LABELS[system]} | failed: {bad[0][:120]} | | | | | |")
+            continue
+        ratios = [r["per_call_s"] / j["per_call_s"] for r, j in zip(rows, jax_rows)
+                  if "per_call_s" in j]
+        ratio = f"{statistics.median(ratios):.2f}x" if ratios else "—"
+        imp, first = med(rows, "import_s"), med(rows, "first_s")
+        total = statistics.median(r["import_s"] + r["first_s"] for r in rows)
+        if system == "msc-numba-kernel":  # measured after msc-numba's own compile
+            imp = first = total = None
+        out.append(f"| {LABELS[system]} | {fmt_s(med(rows, 'per_call_s'))} | {ratio} | "
+                   f"{fmt_s(imp)} | {fmt_s(first)} | {fmt_s(total)} | "
+                   f"{max(r['max_abs_err'] for r in rows):.1e} |")
+    return "\n".join(out)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="2 rounds of 5 short batches")
+    ap.add_argument("--rounds", type=int, default=None, help="fresh processes per system")
+    ap.add_argument("--batches", type=int, default=None)
+    ap.add_argument("--batch-seconds", type=float, default=None)
+    ap.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    ap.add_argument("--json", help="also write the raw per-round results here")
+    ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "WORKLOAD"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.rounds = args.rounds or (2 if args.quick else 5)
+    args.batches = args.batches or (5 if args.quick else 7)
+    args.batch_seconds = args.batch_seconds or (0.02 if args.quick else 0.05)
+    if args.worker:
+        print("RESULT " + json.dumps(worker(*args.worker, args.batches, args.batch_seconds)))
+        return 0
+    results: dict[str, dict[str, list[dict[str, Any]]]] = {w: {} for w in args.workloads}
+    versions: dict[str, str] = {}
+    for rnd in range(args.rounds):
+        for workload in args.workloads:
+            for system in args.systems:  # interleaved, so load spikes hit every system
+                print(f"round {rnd + 1}/{args.rounds}: {workload} {system}", file=sys.stderr)
+                r = run_worker(system, workload, args)
+                if r is not None:
+                    results[workload].setdefault(system, []).append(r)
+                    versions.setdefault(system, r.get("version", "?"))
+    print(f"Machine: {machine()}. One thread everywhere "
+          f"({', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
+          f"single-threaded Eigen). Medians of {args.rounds} fresh processes per system; "
+          f"per call = median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms.")
+    print("Versions: " + ", ".join(f"{s} {v}" for s, v in versions.items()
+                                   if s in ("numpy", "numba-hand", "jax", "mindspore")) + ".\n")
+    for workload in args.workloads:
+        print(table(workload, results[workload]) + "\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Helpers for the code-generation tests: compile an entry, render both targets, import the
+generated modules, and compare their results with eager execution and the interpreter.
+
+A generated module is written under the test's temporary folder with a unique name and
+imported the way an artifact is (registered in ``sys.modules`` first, for numba's cache).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import msc as ms
+from msc.codegen.lower import TARGETS, ModuleSpec, lower_module
+from msc.codegen.render import import_file, render
+from msc.driver import Compiled, arg_spec, compile_entry
+from msc.ir.interpret import interpret
+from msc.ir.nodes import Module, iter_nodes
+
+#: numba computes float32 transcendental chains in float64 scalars and sums rows
+#: sequentially; the results agree with numpy's float32 to a few ulps.
+RTOL, ATOL = 1e-5, 1e-6
+
+
+@dataclass
+class Built:
+    """One target's generated module and the arguments ``run`` takes after the inputs."""
+
+    target: str
+    spec: ModuleSpec
+    source: str
+    module: ModuleType
+    extra: tuple[np.ndarray, ...] = field(default=())
+
+    def __call__(self, *inputs: np.ndarray) -> Any:
+        return self.module.run(*inputs, *self.extra)
+
+
+def build(module: Module, target: str, folder: pathlib.Path,
+          weights: Sequence[np.ndarray] = ()) -> Built:
+    """Lower, render, write and import ``module`` for ``target``."""
+    spec = lower_module(module, target, "test")
+    source = render(spec)
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    name = f"msc_test_{target}_{digest}"
+    path = folder / f"{name}.py"
+    path.write_text(source)
+    return Built(target, spec, source, import_file(str(path), name),
+                 tuple(weights) + tuple(spec.constants))
+
+
+def to_numpy(value: Any) -> Any:
+    """Tensors (eager results) as numpy arrays, keeping tuples."""
+    if isinstance(value, (tuple, list)):
+        return tuple(to_numpy(v) for v in value)
+    if isinstance(value, ms.Tensor):
+        return value.asnumpy()
+    return value
+
+
+def assert_same(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL) -> None:
+    """Same structure, dtypes and shapes; floats allclose, integers and bools exact."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), f"{what}: {got!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, f"{what}[{i}]", rtol, atol)
+        return
+    assert isinstance(got, np.ndarray), f"{what}: expected an array, got {type(got)}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def ops_in(module: Module) -> set[str]:
+    return {n.op for n in iter_nodes(module)}
+
+
+def compile_fn(fn: Any, inputs: Sequence[np.ndarray]) -> Compiled:
+    return compile_entry(fn, [arg_spec(x) for x in inputs])
+
+
+def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
+              folder: pathlib.Path, *, expect: Any = None, rtol: float = RTOL,
+              atol: float = ATOL) -> tuple[Compiled, dict[str, Built]]:
+    """numba == python == eager == interpreter for ``fn`` (a function or a Cell) on
+    ``inputs``; ``expect``, when given, is an independent numpy result checked too."""
+    compiled = compile_fn(fn, inputs)
+    weights = [p.asnumpy() for p in compiled.parsed.weights]
+    eager = to_numpy(fn(*[ms.Tensor(x) for x in inputs]))
+    reference = interpret(compiled.module, list(inputs), weights)
+    assert_same(reference, eager, "interpreter vs eager", rtol, atol)
+    if expect is not None:
+        assert_same(eager, expect, "eager vs numpy", rtol, atol)
+    built = {}
+    for target in TARGETS:
+        built[target] = build(compiled.module, target, folder, weights)
+        args = [np.array(x, copy=True) for x in inputs]
+        assert_same(built[target](*args), eager, f"{target} vs eager", rtol, atol)
+        for x, a in zip(inputs, args):  # a kernel never writes to its inputs
+            np.testing.assert_array_equal(a, x, err_msg=f"{target} changed an input")
+    return compiled, built

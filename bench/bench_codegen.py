@@ -4,7 +4,7 @@ Run ``python bench/bench_codegen.py`` (``--quick`` for fewer repeats). Every
 measurement runs in a fresh subprocess per system and round, so imports, JIT
 caches and allocator state never leak between systems: each worker reports its
 import time, its first call (compile + run) and the per-call latency after warm-up
-(median over batches of calls). The table shows medians over rounds; the "vs JAX"
+(median over batches of calls). The table shows medians over rounds; the "÷ JAX"
 column is the median of per-round ratios, taken within this one run.
 
 Peers run with their own interpreters when installed: JAX from ``.peers/jax``
@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = {"jax": os.path.join(ROOT, ".peers", "jax", "bin", "python"),
@@ -96,9 +97,12 @@ def workload_data(workload: str) -> tuple[dict[str, Any], Any]:
     return {k: v.astype(np.float32) for k, v in d.items()}, ref
 
 
-# --- per-system setup: (import seconds, one call returning a numpy-convertible result) -----
+# --- per-system setup: import seconds, one call, its result to numpy, version ------------
 
 Setup = tuple[float, Callable[[], Any], Callable[[Any], Any], str]
+
+
+_MSC_ENTRY: list[Any] = []
 
 
 def setup_msc(system: str, workload: str, d: dict[str, Any]) -> Setup:
@@ -114,20 +118,18 @@ def setup_msc(system: str, workload: str, d: dict[str, Any]) -> Setup:
         entry: Any = loop200 if system == "msc-eager" else ms.jit(loop200)
     else:
         entry = mlp_cell(nn, ms.Tensor, d)
-    call = lambda: entry(*inputs)  # noqa: E731
+    call = lambda: entry(*inputs)
+    _MSC_ENTRY[:] = [entry]
     if system == "msc-numba-kernel":
-        return 0.0, _msc_kernel_call(call, entry, inputs), lambda r: r, "msc"
-    return import_s, call, lambda r: r.asnumpy() if hasattr(r, "asnumpy") else r, "msc"
+        return 0.0, _msc_kernel_call(call, entry, inputs), lambda r: r, ms.__version__
+    return import_s, call, lambda r: r.asnumpy() if hasattr(r, "asnumpy") else r, ms.__version__
 
 
 def _msc_kernel_call(call: Callable[[], Any], entry: Any, inputs: list[Any]) -> Callable[[], Any]:
     """After one compiling call, the generated module's ``run`` on prepared arrays: the
     floor under msc's per-call dispatch (reaches into msc internals; diagnostic only)."""
-    from msc.frontend import jit as msc_jit
-
     call()
-    cache = entry.cache if hasattr(entry, "cache") else msc_jit.cell_cache(entry)
-    (compiled,) = cache.entries.values()
+    (compiled,) = msc_cache(entry).entries.values()
     args = [t.asnumpy() for t in inputs] + [p.asnumpy() for p in compiled.parsed.weights]
     args += list(compiled.spec.constants)
     run = compiled.code.run
@@ -209,20 +211,17 @@ def setup_mindspore(workload: str, d: dict[str, Any]) -> Setup:
     import mindspore as ms
     from mindspore import nn
     import_s = time.perf_counter() - t0
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
-    try:
-        ms.runtime.set_cpu_affinity(False)
-        ms.set_context(runtime_num_threads=1)
-    except Exception:  # noqa: BLE001  (older/newer spellings: keep the env-var limits)
-        pass
+    ms.set_device("CPU")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.device_context.cpu.op_tuning.threads_num(1)  # kernel threads; its scheduler keeps its own
     x = ms.Tensor(d["x"])
     if workload == "loop200":
         y = ms.Tensor(d["y"])
         fn = ms.jit(loop200)
-        call = lambda: fn(x, y)  # noqa: E731
+        call = lambda: fn(x, y)
     else:
         net = mlp_cell(nn, ms.Tensor, d)
-        call = lambda: net(x)  # noqa: E731
+        call = lambda: net(x)
     return import_s, call, lambda r: r.asnumpy(), ms.__version__
 
 
@@ -237,10 +236,14 @@ def setup(system: str, workload: str, d: dict[str, Any]) -> Setup:
 
 
 def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str, Any]:
+    t0 = time.perf_counter()
     import numpy as np
+    numpy_import_s = time.perf_counter() - t0
 
     d, ref = workload_data(workload)
     import_s, call, to_np, version = setup(system, workload, d)
+    if system == "numpy":
+        import_s = numpy_import_s
     t0 = time.perf_counter()
     out = call()
     first_s = time.perf_counter() - t0
@@ -262,7 +265,21 @@ def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str
             call()
         per_call.append((time.perf_counter() - t0) / n)
     return {"import_s": import_s, "first_s": first_s, "per_call_s": statistics.median(per_call),
-            "calls_per_batch": n, "max_abs_err": err, "version": version}
+            "calls_per_batch": n, "max_abs_err": err, "version": version,
+            "phases": msc_phases() if system in ("msc-numba", "msc-python") else {}}
+
+
+def msc_phases() -> dict[str, float]:
+    """The compile phases msc timed itself (frontend, passes, code generation)."""
+    (compiled,) = msc_cache(_MSC_ENTRY[0]).entries.values()
+    return dict(compiled.timings)
+
+
+def msc_cache(entry: Any) -> Any:
+    """The compile cache of a ``@jit`` function or a Cell (msc internals; diagnostics)."""
+    from msc.frontend import jit as msc_jit
+
+    return entry.cache if hasattr(entry, "cache") else msc_jit.cell_cache(entry)
 
 
 def run_worker(system: str, workload: str, args: argparse.Namespace) -> dict[str, Any] | None:
@@ -276,7 +293,11 @@ def run_worker(system: str, workload: str, args: argparse.Namespace) -> dict[str
     cmd = [exe, os.path.abspath(__file__), "--worker", system, workload,
            "--batches", str(args.batches), "--batch-seconds", str(args.batch_seconds)]
     with tempfile.TemporaryDirectory(prefix="msc-bench-") as cwd:  # MindSpore writes rank_0/
-        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+        try:
+            p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                               timeout=600, check=False)
+        except subprocess.TimeoutExpired:
+            return {"error": "no result within 600 s"}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
     if p.returncode != 0 or not lines:
         tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
@@ -300,14 +321,17 @@ def med(rows: list[dict[str, Any]], key: str) -> float | None:
     return statistics.median(vals) if vals else None
 
 
-def table(workload: str, results: dict[str, list[dict[str, Any]]]) -> str:
-    jax_rows = results.get("jax") or []
-    out = [f"### {WORKLOADS[workload]}", "",
-           "| system | per call | vs JAX per call | import | first call (compile + run) "
-           "| import + first call | max abs err |",
+Results = dict[str, "list[dict[str, Any]] | None"]  # system -> one row per round
+
+
+def table(workload: str, results: Results) -> str:
+    jax_rows = [r for r in results.get("jax") or [] if "per_call_s" in r]
+    header = ("| system | per call | ÷ JAX per call | import | first call (compile + run) "
+              "| import + first call | max abs err |")
+    out = [f"### {WORKLOADS[workload]}", "", header,
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for system in SYSTEMS:
-        rows = results.get(system)
+    for system in [s for s in SYSTEMS if s in results]:
+        rows = results[system]
         if rows is None:
             out.append(f"| {LABELS[system]} | not installed | | | | | |")
             continue
@@ -315,8 +339,8 @@ def table(workload: str, results: dict[str, list[dict[str, Any]]]) -> str:
         if bad:
             out.append(f"| {LABELS[system]} | failed: {bad[0][:120]} | | | | | |")
             continue
-        ratios = [r["per_call_s"] / j["per_call_s"] for r, j in zip(rows, jax_rows)
-                  if "per_call_s" in j]
+        ratios = [r["per_call_s"] / j["per_call_s"] for r in rows for j in jax_rows
+                  if j["round"] == r["round"]]
         ratio = f"{statistics.median(ratios):.2f}x" if ratios else "—"
         imp, first = med(rows, "import_s"), med(rows, "first_s")
         total = statistics.median(r["import_s"] + r["first_s"] for r in rows)
@@ -325,10 +349,36 @@ def table(workload: str, results: dict[str, list[dict[str, Any]]]) -> str:
         out.append(f"| {LABELS[system]} | {fmt_s(med(rows, 'per_call_s'))} | {ratio} | "
                    f"{fmt_s(imp)} | {fmt_s(first)} | {fmt_s(total)} | "
                    f"{max(r['max_abs_err'] for r in rows):.1e} |")
-    return "\n".join(out)
+    return "\n".join(out + summary(results))
 
 
-def machine() -> str:
+def summary(results: Results) -> list[str]:
+    """The issue's target (msc's compiled call vs JAX's) and where msc's first call goes."""
+    lines = [""]
+    msc, jax = results.get("msc-numba"), results.get("jax")
+    if ok(msc) and ok(jax):
+        m, j = med(msc, "per_call_s"), med(jax, "per_call_s")
+        wins = sum(a["per_call_s"] < b["per_call_s"] for a in msc for b in jax
+                   if a["round"] == b["round"])
+        lines.append(f"msc numba per call {fmt_s(m)} vs JAX {fmt_s(j)}: msc is "
+                     f"{'faster' if m < j else 'slower'} (faster in {wins} of {len(msc)} rounds).")
+    for system in ("msc-numba", "msc-python"):
+        rows = results.get(system)
+        if ok(rows) and rows[0].get("phases"):
+            ph = {k: statistics.median(r["phases"].get(k, 0.0) for r in rows)
+                  for k in rows[0]["phases"]}
+            rest = med(rows, "first_s") - sum(ph.values())
+            lines.append(f"{system} first call: " + ", ".join(f"{k} {fmt_s(v)}" for k, v in
+                                                              ph.items())
+                         + f", then loading and running the generated code {fmt_s(rest)}.")
+    return lines if len(lines) > 1 else []
+
+
+def ok(rows: list[dict[str, Any]] | None) -> bool:
+    return rows is not None and len(rows) > 0 and all("per_call_s" in r for r in rows)
+
+
+def machine(start: datetime) -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -336,7 +386,7 @@ def machine() -> str:
     except (OSError, StopIteration):
         pass
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+            f"run started {start:%Y-%m-%d %H:%M} UTC")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,22 +406,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print("RESULT " + json.dumps(worker(*args.worker, args.batches, args.batch_seconds)))
         return 0
-    results: dict[str, dict[str, list[dict[str, Any]]]] = {w: {} for w in args.workloads}
+    results: dict[str, Results] = {w: {} for w in args.workloads}
     versions: dict[str, str] = {}
+    start = datetime.now(timezone.utc)
     for rnd in range(args.rounds):
         for workload in args.workloads:
             for system in args.systems:  # interleaved, so load spikes hit every system
                 print(f"round {rnd + 1}/{args.rounds}: {workload} {system}", file=sys.stderr)
                 r = run_worker(system, workload, args)
-                if r is not None:
-                    results[workload].setdefault(system, []).append(r)
-                    versions.setdefault(system, r.get("version", "?"))
-    print(f"Machine: {machine()}. One thread everywhere "
+                if r is None:
+                    results[workload][system] = None
+                    continue
+                r["round"] = rnd
+                results[workload].setdefault(system, []).append(r)  # type: ignore[union-attr]
+                versions.setdefault(system, r.get("version", "?"))
+    print(f"Machine: {machine(start)}. One thread everywhere "
           f"({', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
           f"single-threaded Eigen). Medians of {args.rounds} fresh processes per system; "
           f"per call = median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms.")
-    print("Versions: " + ", ".join(f"{s} {v}" for s, v in versions.items()
-                                   if s in ("numpy", "numba-hand", "jax", "mindspore")) + ".\n")
+    names = {"msc-numba": "msc", "numpy": "numpy", "numba-hand": "numba", "jax": "jax",
+             "mindspore": "mindspore"}
+    print("Versions: " + ", ".join(f"{names[s]} {v}" for s, v in versions.items() if s in names)
+          + ".\n")
     for workload in args.workloads:
         print(table(workload, results[workload]) + "\n")
     if args.json:

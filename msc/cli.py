@@ -1,4 +1,8 @@
-"""The ``msc`` command line: ``msc ir model.py [ENTRY] --input f32[32,64] ...``.
+"""The ``msc`` command line: ``msc compile`` and ``msc ir``.
+
+``msc compile model.py [ENTRY] --input f32[32,64] ... --target numba -o DIR`` writes an
+artifact folder and prints a compile report; ``msc ir model.py [ENTRY] --input ...``
+prints the optimized IR.
 
 Errors in the user's model are printed as ``file:line:col: message`` with the
 source line and a caret, and exit with status 1; no traceback unless MSC_DEBUG=1.
@@ -16,7 +20,7 @@ import traceback
 from types import ModuleType
 from typing import Any, Sequence
 
-from msc.errors import MscError
+from msc.errors import GraphTypeError, MscError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
 
@@ -112,6 +116,118 @@ def cmd_ir(args: argparse.Namespace) -> int:
     return 0
 
 
+def entry_name(entry: Any, given: str | None) -> str:
+    """The name the user knows the entry by (what ENTRY would be)."""
+    if given:
+        return given
+    from msc.frontend.api.cell import Cell
+
+    return type(entry).__name__ if isinstance(entry, Cell) else getattr(entry, "__name__", "entry")
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from msc.codegen.artifact import write_artifact
+    from msc.driver import compile_entry
+
+    entry = find_entry(load_model_file(args.model), args.entry)
+    specs = entry_specs(entry, args.input)
+    name = entry_name(entry, args.entry)
+    try:
+        compiled = compile_entry(entry, specs)
+    except GraphTypeError as e:
+        if not specs:
+            e.add_note_line("msc compile: give one --input DTYPE[DIMS] per positional input")
+        raise
+    say = (lambda text: None) if args.quiet else print
+    say(f"msc compile: {name} from {args.model}, target {args.target}")
+    say(describe_graphs(compiled))
+    say(compiled.report.format())
+    progress = None if args.quiet else ProgressLine()
+    try:
+        info = write_artifact(compiled, args.target, args.output, entry_name=name,
+                              input_specs=specs, precompile=True, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    say(format_phases(info.timings, args.target))
+    say(f"artifact: {info.path}")
+    files = (info.module_file, "weights.npz", "manifest.json")
+    width = max(map(len, files))
+    for file in files:
+        say(f"  {file:<{width}}  {(info.path / file).stat().st_size:>10,} bytes")
+    return 0
+
+
+class ProgressLine:
+    """Numba's compile on one line: the start (flushed at once: it can take a while), then
+    the time; a failure in between still ends the line."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def __call__(self, kernel: str, seconds: float | None) -> None:
+        if seconds is None:
+            print(f"numba: compiling {kernel} ...", end="", flush=True)
+        else:
+            print(f" {seconds:.2f} s", flush=True)
+        self.open = seconds is None
+
+    def close(self) -> None:
+        if self.open:
+            print(" failed", flush=True)
+            self.open = False
+
+
+def _tensor(t: Any) -> str:
+    return f"{t.dtype.np_name}[{','.join(map(str, t.shape))}]"
+
+
+def describe_graphs(compiled: Any) -> str:
+    """One block per graph: inputs, weights (count and size), outputs and node count."""
+    from msc.codegen.artifact import describe_output
+    from msc.ir.rewrite import walk
+    from msc.ir.types import tensor_of
+
+    lines = []
+    for graph in compiled.module.graphs:
+        ins = ", ".join(f"{p.hint}: {_tensor(t)}" for p in graph.inputs
+                        if (t := tensor_of(p.type)) is not None) or "none"
+        ws = [t for p in graph.weights if (t := tensor_of(p.type)) is not None]
+        lines.append(f"graph @{graph.name}: {sum(1 for _ in walk(graph))} nodes")
+        lines.append(f"  inputs   {ins}")
+        lines.append(f"  weights  {len(ws)} arrays, {sum(t.size for t in ws):,} values")
+        lines.append(f"  outputs  {_outputs(describe_output(graph, graph.output))}")
+    return "\n".join(lines)
+
+
+def _outputs(desc: dict[str, Any]) -> str:
+    if "tuple" in desc:
+        inner = ", ".join(_outputs(d) for d in desc["tuple"])
+        return f"({inner},)" if len(desc["tuple"]) == 1 else f"({inner})"
+    if "dtype" in desc:
+        return f"{desc['dtype']}[{','.join(map(str, desc['shape']))}]"
+    if "constant" in desc:
+        return f"constant {_as_python(desc['constant'])!r}"
+    return str(desc.get("type", "?"))
+
+
+def _as_python(value: Any) -> Any:
+    """JSON lists back to the tuples the model returned."""
+    return tuple(_as_python(v) for v in value) if isinstance(value, list) else value
+
+
+def format_phases(timings: dict[str, float], target: str) -> str:
+    """Time per phase; Numba's row says why it is empty for the python target."""
+    rows = [("parse", timings.get("parse")), ("optimize", timings.get("optimize")),
+            ("codegen", timings.get("codegen")), ("numba", timings.get("numba"))]
+    lines = [f"{'phase':<9} {'ms':>10}"]
+    for phase, seconds in rows:
+        shown = f"{seconds * 1e3:>10.2f}" if seconds is not None else \
+            f"{'-':>10}  (target {target} runs without Numba)"
+        lines.append(f"{phase:<9} {shown}")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="msc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -123,6 +239,18 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--no-locs", action="store_true", help="omit source locations")
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
     ir.set_defaults(run=cmd_ir)
+    comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
+    comp.add_argument("model", help="the Python file that defines the model")
+    comp.add_argument("entry", nargs="?", help="Cell class, Cell factory or @jit function")
+    comp.add_argument("--input", action="append", default=[], metavar="SPEC",
+                      help="one per positional input: f32[32,64], i64[], bool[3] ... "
+                           "(default: the @jit function's input_signature)")
+    comp.add_argument("--target", choices=("numba", "python"), default="numba",
+                      help="numba (default): Numba-compiled kernels; python: numpy only")
+    comp.add_argument("-o", "--output", required=True, metavar="DIR",
+                      help="the artifact folder (replaced if it holds an older artifact)")
+    comp.add_argument("--quiet", action="store_true", help="print nothing on success")
+    comp.set_defaults(run=cmd_compile)
     return parser
 
 

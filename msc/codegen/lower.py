@@ -118,7 +118,20 @@ class Lowerer:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
         self.env[node.out] = out
-        self.lines.append(f"{out} = {self.array_expr(node)}{_loc(node)}")
+        loops = self.loops(node, out)
+        if loops:
+            self.lines += [loops[0] + _loc(node), *loops[1:]]
+        else:
+            self.lines.append(f"{out} = {self.array_expr(node)}{_loc(node)}")
+
+    def loops(self, node: Node, out: str) -> list[str] | None:
+        """The numba target's loop nest for ``node``, where its primitive has one."""
+        if self.target != "numba" or node.op in ("MakeTuple", "TupleGetItem", "Call"):
+            return None
+        emitter = get(node.op).emit.get("loops")
+        if emitter is None:
+            return None
+        return emitter([self.name_of(v) for v in node.inputs], node, out, self.ns.fresh)
 
     def array_expr(self, node: Node) -> str:
         args = [self.name_of(v) for v in node.inputs]

@@ -1,13 +1,16 @@
 """Helpers the primitives' code emitters share.
 
-Emitters return one expression in numpy syntax that both targets accept (the numba
-target restricts itself to what Numba compiles: contiguous reshapes, ``np.transpose``
-with a tuple, ``_rt_*`` runtime helpers for reductions and row-wise kernels).
+Array emitters return one expression in numpy syntax that both targets accept (the
+numba target restricts itself to what Numba compiles: contiguous reshapes,
+``np.transpose`` with a tuple, ``_rt_*`` runtime helpers). ``loops`` emitters, used by
+the numba target where they exist, return the lines of a loop nest that defines the
+result (reductions, row-wise kernels, gathers, integer contractions).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Callable, Sequence
 
 from msc.ir.nodes import Node
 from msc.ir.types import TensorType, tensor_of
@@ -33,27 +36,6 @@ def reshape(x: str, shape: tuple[int, ...]) -> str:
     return f"{contiguous(x)}.reshape({shape!r})"
 
 
-def as_rows(x: str, shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
-    """``x`` with ``axes`` moved last and flattened: a contiguous (outer, inner) matrix.
-    Returns the expression and the permutation applied (for moving back)."""
-    keep = tuple(a for a in range(len(shape)) if a not in axes)
-    perm = keep + tuple(axes)
-    moved = x if perm == tuple(range(len(shape))) else f"np.transpose({x}, {perm!r})"
-    outer = math.prod(shape[a] for a in keep)
-    inner = math.prod(shape[a] for a in axes)
-    return reshape(moved, (outer, inner)), perm
-
-
-def from_rows(x: str, shape: tuple[int, ...], perm: tuple[int, ...]) -> str:
-    """Undo ``as_rows`` for a result of the same size as its input."""
-    moved_shape = tuple(shape[p] for p in perm)
-    out = f"{x}.reshape({moved_shape!r})"
-    if perm == tuple(range(len(shape))):
-        return out
-    inverse = tuple(perm.index(a) for a in range(len(shape)))
-    return f"np.transpose({out}, {inverse!r})"
-
-
 def dtype_ref(dt: object) -> str:
     """``np.float32``-style source for an msc dtype."""
     name = dt.np_name  # type: ignore[attr-defined]
@@ -62,3 +44,39 @@ def dtype_ref(dt: object) -> str:
 
 def cast_to(x: str, have: object, want: object) -> str:
     return x if have == want else f"{x}.astype({dtype_ref(want)})"
+
+
+# --- explicit loop nests (numba target) -------------------------------------------------
+
+
+def index(parts: Sequence[str]) -> str:
+    """Subscript text; a 0-d array is indexed with ``()``."""
+    return ", ".join(parts) if parts else "()"
+
+
+class Loops:
+    """Writes nested ``for`` loops for a ``loops`` emitter. Numba compiles explicit
+    loops much faster than chains of array expressions (transpose, reshape, ...), and
+    keeps their accumulators in registers.
+
+    ``fresh(hint)`` gives unique identifiers; ``open`` starts one loop per axis and
+    returns the index variable of each (``i2`` for axis 2); ``close`` ends them."""
+
+    def __init__(self, fresh: Callable[[str], str]):
+        self.fresh = fresh
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def add(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def open(self, shape: Sequence[int], axes: Sequence[int], hint: str = "i") -> dict[int, str]:
+        names = {}
+        for a in axes:
+            names[a] = self.fresh(f"{hint}{a}")
+            self.add(f"for {names[a]} in range({shape[a]}):")
+            self.depth += 1
+        return names
+
+    def close(self, names: dict[int, str]) -> None:
+        self.depth -= len(names)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import MatmulShapeError, ShapeError
+from msc.ir import dtypes
 from msc.ir.primitives.base import (
     PRIMITIVES,
     Primitive,
@@ -23,7 +24,15 @@ from msc.ir.primitives.base import (
     want_bool,
     want_tensor,
 )
-from msc.ir.primitives.emitting import cast_to, in_type, out_type, reshape
+from msc.ir.primitives.emitting import (
+    Loops,
+    cast_to,
+    dtype_ref,
+    in_type,
+    index,
+    out_type,
+    reshape,
+)
 from msc.ir.types import TensorType, Type, type_of_value
 
 _CONTRACTION_COST = 64.0
@@ -116,15 +125,21 @@ dense = register(Primitive("Dense", _dense_infer, _dense_impl, cost=_CONTRACTION
 
 
 # --- code generation ---------------------------------------------------------------------
+# Float contractions go through np.dot (BLAS). Integer and bool ones have no BLAS (and
+# numba's np.dot is float-only): the numba target writes them as loop nests that read
+# transposed and broadcast operands by index; the python target uses np.matmul.
 
 
 def _operands(a: list[str], node: Any) -> list[str]:
+    """Operands in the output dtype; bool contractions count in int64 (see ``_to_bool``)."""
     want = out_type(node).dtype
-    return [cast_to(x, in_type(node, i).dtype, want) for i, x in enumerate(a)]
+    compute = dtypes.int64 if want == dtypes.bool_ else want
+    return [cast_to(x, in_type(node, i).dtype, compute) for i, x in enumerate(a)]
 
 
-def _matmul_helper(node: Any) -> str:
-    return "_rt_matmul" if out_type(node).dtype.is_float else "_rt_matmul_int"
+def _to_bool(body: str, node: Any) -> str:
+    """A bool product (or sum with a bias) is true where any term is, as numpy's is."""
+    return f"({body} != 0)" if out_type(node).dtype == dtypes.bool_ else body
 
 
 def _emit_matmul(a: list[str], node: Any, target: str) -> str:
@@ -133,42 +148,102 @@ def _emit_matmul(a: list[str], node: Any, target: str) -> str:
         x = f"np.transpose({x})"
     if node.attr.get("transpose_b"):
         y = f"np.transpose({y})"
-    return f"{_matmul_helper(node)}({x}, {y})"
+    return _to_bool(f"_rt_matmul({x}, {y})", node)
 
 
 def _emit_batch_matmul(a: list[str], node: Any, target: str) -> str:
-    """Batch dims are broadcast and flattened, so the kernel sees (B, m, k) @ (B, k, n)."""
     x, y = _operands(a, node)
-    xt, yt, out = in_type(node, 0), in_type(node, 1), out_type(node)
-    swap = {0: node.attr.get("transpose_a"), 1: node.attr.get("transpose_b")}
-    batch, (m, n) = out.shape[:-2], out.shape[-2:]
-    count = math.prod(batch)
-    parts = []
-    for i, (src, t) in enumerate(((x, xt), (y, yt))):
-        if swap[i]:
-            perm = tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2)
-            src = f"np.transpose({src}, {perm!r})"
-        rows = t.shape[-1] if swap[i] else t.shape[-2]
-        cols = t.shape[-2] if swap[i] else t.shape[-1]
-        full = f"np.broadcast_to({src}, {batch + (rows, cols)!r})"
-        parts.append(reshape(full, (count, rows, cols)))
-    helper = "_rt_bmm" if out.dtype.is_float else "_rt_matmul_int"
-    if not out.dtype.is_float:
-        return f"np.matmul({parts[0]}, {parts[1]}).reshape({out.shape!r})"
-    return f"{helper}({parts[0]}, {parts[1]}).reshape({(*batch, m, n)!r})"
+    for i, flag in enumerate(("transpose_a", "transpose_b")):
+        if node.attr.get(flag):
+            src = (x, y)[i]
+            swapped = f"np.swapaxes({src}, -1, -2)"
+            x, y = (swapped, y) if i == 0 else (x, swapped)
+    return _to_bool(f"np.matmul({x}, {y})", node)
 
 
 def _emit_dense(a: list[str], node: Any, target: str) -> str:
     ops = _operands(a, node)
     x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
-    rows = reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
+    rows = ops[0] if x.ndim == 2 else reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
     weight = f"np.transpose({ops[1]})" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
-    body = f"{_matmul_helper(node)}({rows}, {weight})"
+    body = f"_rt_matmul({rows}, {weight})"
     if len(ops) == 3:
         body = f"({body} + {ops[2]})"
-    return f"{body}.reshape({out.shape!r})"
+    body = _to_bool(body, node)
+    return body if (x.ndim, w.ndim) == (2, 2) else f"{body}.reshape({out.shape!r})"
 
 
-PRIMITIVES["MatMul"].emit["array"] = _emit_matmul
-PRIMITIVES["BatchMatMul"].emit["array"] = _emit_batch_matmul
-PRIMITIVES["Dense"].emit["array"] = _emit_dense
+def _batch_index(t: TensorType, batch: tuple[int, ...], names: dict[int, str]) -> list[str]:
+    """Subscripts of ``t``'s batch dims for the output batch position ``names``."""
+    lead = len(batch) - (t.ndim - 2)
+    return ["0" if d == 1 and batch[lead + e] != 1 else names[lead + e]
+            for e, d in enumerate(t.shape[:-2])]
+
+
+def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """A loop over the batch; each step one np.dot (floats) or an integer loop nest."""
+    xt, yt, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    batch = o.shape[:-2]
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    names = loops.open(o.shape, range(len(batch)), "b")
+    xb, yb = _batch_index(xt, batch, names), _batch_index(yt, batch, names)
+    swap_a, swap_b = bool(node.attr.get("transpose_a")), bool(node.attr.get("transpose_b"))
+    if o.dtype.is_float:
+        left = cast_to(f"{a[0]}[{index(xb)}]" if xb else a[0], xt.dtype, o.dtype)
+        right = cast_to(f"{a[1]}[{index(yb)}]" if yb else a[1], yt.dtype, o.dtype)
+        loops.add(f"{out}[{index(list(names.values()))}] = _rt_matmul("
+                  f"{left}{'.T' if swap_a else ''}, {right}{'.T' if swap_b else ''})")
+    else:
+        rows = loops.open(o.shape, (o.ndim - 2, o.ndim - 1))
+        i, j = rows[o.ndim - 2], rows[o.ndim - 1]
+        k_dim = _matrix_dims(xt.shape, swap_a)[1]
+        _int_dot(loops, fresh, node, f"{out}[{index([*names.values(), i, j])}]", k_dim,
+                 lambda k: f"{a[0]}[{index(xb + ([k, i] if swap_a else [i, k]))}]",
+                 lambda k: f"{a[1]}[{index(yb + ([j, k] if swap_b else [k, j]))}]")
+        loops.close(rows)
+    loops.close(names)
+    return loops.lines
+
+
+def _int_dot(loops: Loops, fresh: Any, node: Any, target: str, size: int, left: Any,
+             right: Any, bias: str | None = None) -> None:
+    """``target = sum_k left(k) * right(k) (+ bias)`` accumulated in int64."""
+    acc, k = fresh("acc"), fresh("k")
+    loops.add(f"{acc} = np.int64(0)")
+    loops.add(f"for {k} in range({size}):")
+    loops.add(f"    {acc} += {left(k)} * {right(k)}")
+    total = acc if bias is None else f"{acc} + {bias}"
+    value = f"{total} != 0" if out_type(node).dtype == dtypes.bool_ else total
+    loops.add(f"{target} = {dtype_ref(out_type(node).dtype)}({value})")
+
+
+def _loops_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+    if out_type(node).dtype.is_float:
+        return None  # one np.dot call: the array emitter
+    return _loops_batch_matmul(a, node, out, fresh)
+
+
+def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+    """Integer Dense: ``out[..., o] = sum_k x[..., k] * w[o, k] + b[o]``."""
+    x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    if o.dtype.is_float:
+        return None
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    names = loops.open(o.shape, range(o.ndim))
+    lead = [names[d] for d in range(x.ndim - 1)]
+    row = [names[o.ndim - 1]] if w.ndim == 2 else []
+    bias = None
+    if len(a) == 3:
+        bias = f"{a[2]}[{index(row if in_type(node, 2).ndim else [])}]"
+    _int_dot(loops, fresh, node, f"{out}[{index(list(names.values()))}]", x.shape[-1],
+             lambda k: f"{a[0]}[{index(lead + [k])}]",
+             lambda k: f"{a[1]}[{index(row + [k])}]", bias)
+    loops.close(names)
+    return loops.lines
+
+
+PRIMITIVES["MatMul"].emit.update(array=_emit_matmul, loops=_loops_matmul)
+PRIMITIVES["BatchMatMul"].emit.update(array=_emit_batch_matmul, loops=_loops_batch_matmul)
+PRIMITIVES["Dense"].emit.update(array=_emit_dense, loops=_loops_dense)

@@ -24,8 +24,8 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import as_rows, from_rows, in_type, reshape
-from msc.ir.types import Type
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index
+from msc.ir.types import TensorType, Type
 
 
 def _softmax_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -100,34 +100,109 @@ def _layer_norm_impl(x: Any, gamma: Any, beta: Any, begin_norm_axis: int = 1,
 register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl, cost=8))
 
 
-# --- code generation: row-wise kernels over a contiguous (outer, inner) view -------------
+# --- code generation --------------------------------------------------------------------
+# python: numpy runtime helpers over the normalised axes. numba: a loop nest with the
+# normalised axes inside, one pass over them per statistic.
+
+
+def _norm_axes(node: Any) -> tuple[int, ...]:
+    """The axes Softmax/LogSoftmax normalise over; none for a 0-d input."""
+    x = in_type(node)
+    if x.ndim == 0:
+        return ()
+    axis = node.attr.get("axis", (-1,) if node.op == "Softmax" else -1)
+    return _softmax_axes(axis, x.ndim)
 
 
 def _emit_softmax(log: bool) -> Any:
     def emit(a: list[str], node: Any, target: str) -> str:
-        x = in_type(node)
-        axis = node.attr.get("axis", -1)
-        axes = _softmax_axes(axis, x.ndim) if not log else (axis % x.ndim,)
-        rows, perm = as_rows(a[0], x.shape, axes)
-        return from_rows(f"_rt_softmax({rows}, {log})", x.shape, perm)
+        return f"_rt_softmax({a[0]}, {_norm_axes(node)!r}, {log})"
     return emit
 
 
-def _emit_layer_norm(a: list[str], node: Any, target: str) -> str:
+def _row(loops: Loops, x: TensorType, kept: dict[int, str],
+         axes: tuple[int, ...]) -> tuple[str, dict[int, str]]:
+    """Open loops over ``axes``; the subscript of the current element and the loops."""
+    inner = loops.open(x.shape, axes, "j")
+    names = {**kept, **inner}
+    return index([names[d] for d in range(x.ndim)]), inner
+
+
+def _loops_softmax(log: bool) -> Any:
+    """Max, then the sum of exponentials (softmax stores them), then the result."""
+    def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+        x, axes = in_type(node), _norm_axes(node)
+        dt = dtype_ref(x.dtype)
+        top, total, v = fresh("top"), fresh("total"), fresh("e")
+        loops = Loops(fresh)
+        loops.add(f"{out} = np.empty({x.shape!r}, {dt})")
+        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+        loops.add(f"{top} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
+        at, inner = _row(loops, x, kept, axes)
+        loops.add(f"if {a[0]}[{at}] > {top} or {a[0]}[{at}] != {a[0]}[{at}]:")
+        loops.add(f"    {top} = {a[0]}[{at}]")
+        loops.close(inner)
+        loops.add(f"{total} = 0.0")
+        at, inner = _row(loops, x, kept, axes)
+        loops.add(f"{v} = math.exp({a[0]}[{at}] - {top})")
+        if not log:
+            loops.add(f"{out}[{at}] = {dt}({v})")
+        loops.add(f"{total} += {v}")
+        loops.close(inner)
+        at, inner = _row(loops, x, kept, axes)
+        if log:
+            loops.add(f"{out}[{at}] = {dt}({a[0]}[{at}] - {top} - math.log({total}))")
+        else:
+            loops.add(f"{out}[{at}] = {dt}({out}[{at}] / {total})")
+        loops.close(inner)
+        return loops.lines
+    return emit
+
+
+def _layer_norm_axes(node: Any) -> tuple[int, int]:
     x = in_type(node)
-    begin = node.attr.get("begin_norm_axis", 1) % x.ndim
-    if node.attr.get("begin_params_axis", 1) % x.ndim < begin:
-        raise GraphTypeError("LayerNorm with begin_params_axis before begin_norm_axis has no "
-                             "code generator yet")
-    axes = tuple(range(begin, x.ndim))
-    rows, perm = as_rows(a[0], x.shape, axes)
-    inner = math.prod(x.shape[begin:])
-    params = [reshape(f"np.broadcast_to({p}, {x.shape[begin:]!r})", (inner,)) for p in a[1:]]
+    return (node.attr.get("begin_norm_axis", 1) % x.ndim,
+            node.attr.get("begin_params_axis", 1) % x.ndim)
+
+
+def _emit_layer_norm(a: list[str], node: Any, target: str) -> str:
+    begin, _ = _layer_norm_axes(node)
     eps = float(node.attr.get("epsilon", 1e-7))
-    return from_rows(f"_rt_layer_norm({rows}, {params[0]}, {params[1]}, {eps!r})",
-                     x.shape, perm)
+    return f"_rt_layer_norm({a[0]}, {a[1]}, {a[2]}, {begin}, {eps!r})"
 
 
-PRIMITIVES["Softmax"].emit["array"] = _emit_softmax(False)
-PRIMITIVES["LogSoftmax"].emit["array"] = _emit_softmax(True)
-PRIMITIVES["LayerNorm"].emit["array"] = _emit_layer_norm
+def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """Mean, then variance (of the centred values), then scale and shift; gamma and beta
+    are indexed by the input's dims from ``begin_params_axis`` on."""
+    x = in_type(node)
+    begin, params_at = _layer_norm_axes(node)
+    axes = tuple(range(begin, x.ndim))
+    n = math.prod(x.shape[begin:])
+    eps = float(node.attr.get("epsilon", 1e-7))
+    mean, var, scale, d = fresh("mean"), fresh("var"), fresh("scale"), fresh("d")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
+    kept = loops.open(x.shape, range(begin))
+    loops.add(f"{mean} = 0.0")
+    at, inner = _row(loops, x, kept, axes)
+    loops.add(f"{mean} += {a[0]}[{at}]")
+    loops.close(inner)
+    loops.add(f"{mean} /= {n}")
+    loops.add(f"{var} = 0.0")
+    at, inner = _row(loops, x, kept, axes)
+    loops.add(f"{d} = {a[0]}[{at}] - {mean}")
+    loops.add(f"{var} += {d} * {d}")
+    loops.close(inner)
+    loops.add(f"{scale} = 1.0 / math.sqrt({var} / {n} + {eps!r})")
+    at, inner = _row(loops, x, kept, axes)
+    names = {**kept, **inner}
+    p = index([names[k] for k in range(params_at, x.ndim)])
+    loops.add(f"{out}[{at}] = {dtype_ref(x.dtype)}(({a[0]}[{at}] - {mean}) * {scale} "
+              f"* {a[1]}[{p}] + {a[2]}[{p}])")
+    loops.close(inner)
+    return loops.lines
+
+
+PRIMITIVES["Softmax"].emit.update(array=_emit_softmax(False), loops=_loops_softmax(False))
+PRIMITIVES["LogSoftmax"].emit.update(array=_emit_softmax(True), loops=_loops_softmax(True))
+PRIMITIVES["LayerNorm"].emit.update(array=_emit_layer_norm, loops=_loops_layer_norm)

@@ -7,6 +7,7 @@ and Argmax/Argmin give int64 indices. ``axis=()`` reduces every axis.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -14,8 +15,6 @@ import numpy as np
 from msc.errors import ShapeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
-import math
-
 from msc.ir.primitives.base import (
     PRIMITIVES,
     Primitive,
@@ -26,8 +25,9 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import as_rows, dtype_ref, in_type, out_type
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.types import TensorType, Type
+
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     """Normalised reduction axes; a 0-d tensor accepts axis 0/-1 and reduces nothing."""
@@ -146,21 +146,26 @@ argmax = _arg("Argmax", np.argmax)
 argmin = _arg("Argmin", np.argmin)
 
 
-# --- code generation: reduce the trailing axis of a contiguous (outer, inner) view -------
+# --- code generation ------------------------------------------------------------------
+# python: numpy's reductions. numba: a loop nest, kept axes outside and reduced axes
+# inside, so each result is a scalar accumulator.
 
 
 def _emit_reduction(kind: str) -> Callable[..., str]:
+    """numpy's own reduction with the output dtype (integer means accumulate in float64,
+    as the eager implementation does)."""
     def emit(a: list[str], node: Any, target: str) -> str:
         x, out = in_type(node), out_type(node)
         axes = _axes(node.attr.get("axis", ()), x.ndim)
-        src = a[0] if x.dtype == out.dtype else f"{a[0]}.astype({dtype_ref(out.dtype)})"
-        rows, _ = as_rows(src, x.shape, axes)
-        helper = "sum" if kind == "mean" else kind
-        body = f"_rt_reduce_{helper}({rows})"
-        if kind == "mean":
-            body = f"({body} / {max(1, math.prod(x.shape[i] for i in axes))})" \
-                   f".astype({dtype_ref(out.dtype)})"
-        return f"{body}.reshape({out.shape!r})"
+        args = f"{a[0]}, axis={axes!r}, keepdims={bool(node.attr.get('keep_dims', False))}"
+        if kind in ("sum", "prod") and x.dtype != out.dtype:
+            args += f", dtype={dtype_ref(out.dtype)}"
+        elif kind == "mean" and not x.dtype.is_float:
+            args += ", dtype=np.float64"
+        body = f"np.{kind}({args})"
+        if kind == "mean" and not x.dtype.is_float:
+            body += f".astype({dtype_ref(out.dtype)})"
+        return f"np.asarray({body})" if out.ndim == 0 else body
     return emit
 
 
@@ -168,13 +173,80 @@ def _emit_arg(kind: str) -> Callable[..., str]:
     def emit(a: list[str], node: Any, target: str) -> str:
         x, out = in_type(node), out_type(node)
         axis = _arg_axis(node.attr.get("axis"), x.ndim)
-        rows, _ = as_rows(a[0], x.shape, tuple(range(x.ndim)) if axis is None else (axis,))
-        return f"_rt_{kind}({rows}).reshape({out.shape!r})"
+        keep = bool(node.attr.get("keep_dims", False))
+        body = f"np.{kind}({a[0]}, axis={axis}, keepdims={keep}).astype(np.int64)"
+        return f"np.asarray({body})" if out.ndim == 0 else body
+    return emit
+
+
+def _out_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep: bool) -> str:
+    return index([("0" if a in axes else names[a]) for a in range(ndim)
+                  if keep or a not in axes])
+
+
+def _loops_reduction(kind: str) -> Callable[..., list[str]]:
+    """sum/mean/prod accumulate in float64 (floats) or int64; max/min start from the
+    first element and let a NaN win, as numpy does."""
+    def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
+        x, o = in_type(node), out_type(node)
+        axes = _axes(node.attr.get("axis", ()), x.ndim)
+        keep = bool(node.attr.get("keep_dims", False))
+        loops = Loops(fresh)
+        loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+        acc = fresh("acc")
+        if kind in ("max", "min"):
+            loops.add(f"{acc} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
+        else:
+            wide = "np.float64" if x.dtype.is_float or kind == "mean" else "np.int64"
+            loops.add(f"{acc} = {wide}({int(kind == 'prod')})")
+        red = loops.open(x.shape, axes)
+        item = f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]"
+        if kind in ("max", "min"):
+            v = fresh("a")
+            loops.add(f"{v} = {item}")
+            loops.add(f"if {v} {'>' if kind == 'max' else '<'} {acc} or {v} != {v}:")
+            loops.add(f"    {acc} = {v}")
+        else:
+            loops.add(f"{acc} {'*' if kind == 'prod' else '+'}= {item}")
+        loops.close(red)
+        result = acc if kind != "mean" else f"{acc} / {math.prod(x.shape[d] for d in axes)}"
+        loops.add(f"{out}[{_out_index(kept, x.ndim, axes, keep)}] = "
+                  f"{dtype_ref(o.dtype)}({result})")
+        return loops.lines
+    return emit
+
+
+def _loops_arg(kind: str) -> Callable[..., list[str]]:
+    """The first extreme wins; the first NaN beats every number (numpy's rule)."""
+    def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
+        x, o = in_type(node), out_type(node)
+        axis = _arg_axis(node.attr.get("axis"), x.ndim)
+        axes = tuple(range(x.ndim)) if axis is None else (axis,)
+        keep = bool(node.attr.get("keep_dims", False))
+        loops = Loops(fresh)
+        loops.add(f"{out} = np.empty({o.shape!r}, np.int64)")
+        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+        best, at, v = fresh("best"), fresh("at"), fresh("a")
+        loops.add(f"{best} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
+        loops.add(f"{at} = 0")
+        red = loops.open(x.shape, axes)
+        loops.add(f"{v} = {a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]")
+        cmp = ">" if kind == "argmax" else "<"
+        loops.add(f"if {v} {cmp} {best} or ({v} != {v} and {best} == {best}):")
+        strides = [math.prod(x.shape[e] for e in axes if e > d) for d in axes]
+        flat = " + ".join(red[d] if s == 1 else f"{red[d]} * {s}" for d, s in zip(axes, strides))
+        loops.add(f"    {best}, {at} = {v}, {flat or '0'}")
+        loops.close(red)
+        loops.add(f"{out}[{_out_index(kept, x.ndim, axes, keep)}] = {at}")
+        return loops.lines
     return emit
 
 
 for _name, _kind in (("ReduceSum", "sum"), ("ReduceMean", "mean"), ("ReduceMax", "max"),
                      ("ReduceMin", "min"), ("ReduceProd", "prod")):
     PRIMITIVES[_name].emit["array"] = _emit_reduction(_kind)
-PRIMITIVES["Argmax"].emit["array"] = _emit_arg("argmax")
-PRIMITIVES["Argmin"].emit["array"] = _emit_arg("argmin")
+    PRIMITIVES[_name].emit["loops"] = _loops_reduction(_kind)
+for _name, _kind in (("Argmax", "argmax"), ("Argmin", "argmin")):
+    PRIMITIVES[_name].emit["array"] = _emit_arg(_kind)
+    PRIMITIVES[_name].emit["loops"] = _loops_arg(_kind)

@@ -29,7 +29,7 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
-from msc.ir.primitives.emitting import cast_to, contiguous, in_type, out_type, reshape
+from msc.ir.primitives.emitting import Loops, cast_to, dtype_ref, in_type, index, out_type, reshape
 from msc.ir.types import TensorType, TupleType, Type, type_of_value
 
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
@@ -375,19 +375,33 @@ def _emit_split(a: list[str], node: Any, target: str) -> str:
 
 
 def _emit_gather(a: list[str], node: Any, target: str) -> str:
-    """Move the gathered axis first, take rows, then put the axes back in order."""
-    x, idx, out = in_type(node, 0), in_type(node, 1), out_type(node)
+    return f"np.take({a[0]}, {a[1]}, {node.attr.get('axis', 0) % in_type(node).ndim})"
+
+
+def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """out[before, j, after] = x[before, idx[j], after]; negative indices count from
+    the end, and an index out of range raises IndexError as eager mode does."""
+    x, idx, o = in_type(node, 0), in_type(node, 1), out_type(node)
     axis = node.attr.get("axis", 0) % x.ndim
-    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
-    rest = tuple(x.shape[i] for i in perm[1:])
-    moved = contiguous(f"np.transpose({a[0]}, {perm!r})")
-    taken = f"_rt_take0({moved}, {reshape(a[1], (idx.size,))})"
-    grouped = f"{taken}.reshape({idx.shape + rest!r})"
-    q = idx.ndim
-    back = tuple(range(q, q + axis)) + tuple(range(q)) + tuple(range(q + axis, q + x.ndim - 1))
-    if back == tuple(range(out.ndim)):
-        return grouped
-    return f"np.transpose({grouped}, {back!r})"
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    before = loops.open(o.shape, range(axis))
+    inner = loops.open(o.shape, range(axis, axis + idx.ndim), "j")
+    k, dim = fresh("k"), x.shape[axis]
+    loops.add(f"{k} = {a[1]}[{index(list(inner.values()))}]")
+    loops.add(f"if {k} < 0:")
+    loops.add(f"    {k} += {dim}")
+    loops.add(f"if {k} < 0 or {k} >= {dim}:")
+    loops.add(f"    raise IndexError(\"Gather: an index is out of range for axis {axis} with "
+              f"size {dim}\")")
+    after = loops.open(o.shape, range(axis + idx.ndim, o.ndim))
+    names = [*before.values(), *inner.values(), *after.values()]
+    src = [*before.values(), k, *after.values()]
+    loops.add(f"{out}[{index(names)}] = {a[0]}[{index(src)}]")
+    loops.close(after)
+    loops.close(inner)
+    loops.close(before)
+    return loops.lines
 
 
 def _slice_text(entry: SliceEntry) -> str:
@@ -398,10 +412,16 @@ def _slice_text(entry: SliceEntry) -> str:
 
 
 def _emit_strided_slice(a: list[str], node: Any, target: str) -> str:
-    """Basic indexing; new axes (None entries) are added by a reshape afterwards."""
+    """Basic indexing; new axes (None entries) are added by a reshape afterwards.
+
+    Indexing with ints only gives a scalar, not a 0-d array, so such an index keeps
+    each dim as a length-1 slice and the reshape drops them."""
     index = [e for e in node.attr["index"] if e is not None]
+    scalar = not any(isinstance(e, tuple) for e in index)
+    if scalar:
+        index = [(e, e + 1, 1) for e in index]
     body = f"{a[0]}[{', '.join(_slice_text(e) for e in index)},]" if index else a[0]
-    if any(e is None for e in node.attr["index"]):
+    if scalar or len(index) != len(node.attr["index"]):
         return reshape(body, out_type(node).shape)
     return body
 
@@ -411,14 +431,21 @@ def _emit_broadcast_to(a: list[str], node: Any, target: str) -> str:
 
 
 def _emit_tile(a: list[str], node: Any, target: str) -> str:
-    """tile(x, r): view x as (1, s0, 1, s1, ...), broadcast to (r0, s0, r1, s1, ...), flatten."""
-    x, out = in_type(node), out_type(node)
-    reps = tuple(node.attr["multiples"])
-    shape = (1,) * (len(reps) - x.ndim) + x.shape
-    reps = (1,) * (len(shape) - len(reps)) + reps
-    spread = tuple(v for s in shape for v in (1, s))
-    full = tuple(v for r, s in zip(reps, shape) for v in (r, s))
-    return reshape(f"np.broadcast_to({reshape(a[0], spread)}, {full!r})", out.shape)
+    return f"np.tile({a[0]}, {tuple(node.attr['multiples'])!r})"
+
+
+def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """out[i] = x[i % shape]: the input is aligned with the output's trailing dims."""
+    x, o = in_type(node), out_type(node)
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    names = loops.open(o.shape, range(o.ndim))
+    lead = o.ndim - x.ndim
+    src = [names[lead + e] if o.shape[lead + e] == d else ("0" if d == 1 else
+           f"{names[lead + e]} % {d}") for e, d in enumerate(x.shape)]
+    loops.add(f"{out}[{index(list(names.values()))}] = {a[0]}[{index(src)}]")
+    loops.close(names)
+    return loops.lines
 
 
 for _name, _emit in (("Reshape", _emit_reshape), ("ExpandDims", _emit_reshape),
@@ -428,3 +455,5 @@ for _name, _emit in (("Reshape", _emit_reshape), ("ExpandDims", _emit_reshape),
                      ("StridedSlice", _emit_strided_slice), ("BroadcastTo", _emit_broadcast_to),
                      ("Tile", _emit_tile)):
     PRIMITIVES[_name].emit["array"] = _emit
+PRIMITIVES["Gather"].emit["loops"] = _loops_gather
+PRIMITIVES["Tile"].emit["loops"] = _loops_tile

@@ -1,0 +1,399 @@
+"""Artifact folders: the generated module, ``weights.npz`` and ``manifest.json``.
+
+A folder appears complete or not at all: it is built in a temporary sibling and renamed
+into place, and an existing artifact is swapped out only once the new one is complete.
+Artifacts never import msc; this module is the only code that writes or reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from msc.codegen.lower import ModuleSpec, lower_module
+from msc.codegen.render import import_file, render
+from msc.errors import InternalCompilerError, MscError
+from msc.ir.nodes import Const, Graph, Value
+from msc.ir.types import TensorType, TupleType
+
+MANIFEST = "manifest.json"
+WEIGHTS = "weights.npz"
+FORMAT = 1  # bump when the manifest's fields change meaning
+
+#: ``progress(kernel, seconds)``: called with None before Numba compiles, then with the time.
+Progress = Callable[[str, "float | None"], None]
+
+
+class ArtifactError(MscError, OSError):
+    """An artifact folder that cannot be written, or that is missing or corrupt when read."""
+
+
+@dataclass(frozen=True)
+class ArtifactInfo:
+    """Where an artifact went and what it holds (``manifest`` is what manifest.json says)."""
+
+    path: Path
+    module_file: str
+    kernel: str
+    manifest: dict[str, Any]
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return dict(self.manifest["timings"])
+
+
+def msc_version() -> str:
+    from msc import __version__
+
+    return __version__
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def write_artifact(compiled: Any, target: str, out_dir: str | os.PathLike[str], *,
+                   entry_name: str, input_specs: Sequence[Any], precompile: bool = False,
+                   progress: Progress | None = None) -> ArtifactInfo:
+    """Generate ``compiled`` (a ``driver.Compiled``) for ``target`` into the folder ``out_dir``.
+
+    With ``precompile`` and the numba target, the kernel is compiled once on zero inputs
+    before the folder is renamed into place, so Numba's cache ships with the artifact and
+    the time shows as the ``numba`` phase. Raises ``ArtifactError`` naming the folder when
+    it cannot be written; no partial folder is left behind.
+    """
+    out = Path(os.path.abspath(out_dir))
+    start = time.perf_counter()
+    spec, source, digest = generate(compiled, target, entry_name)
+    job = _Job(compiled, spec, source, weight_arrays(compiled, spec),
+               {**compiled.timings, "codegen": time.perf_counter() - start},
+               {"entry_name": entry_name, "input_specs": input_specs, "digest": digest})
+    _check_replaceable(out)
+    created = _make_parents(out)
+    tmp: Path | None = None
+    try:
+        job.stage = "creating a temporary folder beside it"
+        tmp = _make_temp_sibling(out)
+        manifest = job.fill(tmp, precompile and target == "numba", progress)
+        job.stage = "renaming the finished folder into place"
+        _swap_into_place(tmp, out)
+    except ArtifactError:
+        _discard(tmp, created)
+        raise
+    except OSError as e:
+        _discard(tmp, created)
+        raise ArtifactError(f"cannot write the artifact folder {out}: {e.strerror or e} "
+                            f"(while {job.stage})") from None
+    except BaseException:
+        _discard(tmp, created)
+        raise
+    return ArtifactInfo(out, job.module_file, spec.kernel.name, manifest)
+
+
+@dataclass
+class _Job:
+    """One artifact being written; ``stage`` says what was being done when a write failed."""
+
+    compiled: Any
+    spec: ModuleSpec
+    source: str
+    arrays: list[np.ndarray]
+    timings: dict[str, float]
+    describe: dict[str, Any]
+    stage: str = ""
+
+    @property
+    def module_file(self) -> str:
+        return f"{self.spec.kernel.name}.py"
+
+    def fill(self, tmp: Path, precompile: bool, progress: Progress | None) -> dict[str, Any]:
+        start = time.perf_counter()
+        self.stage = f"writing {self.module_file}"
+        (tmp / self.module_file).write_text(self.source, encoding="utf-8")
+        self.stage = f"writing {WEIGHTS}"
+        _save_weights(tmp / WEIGHTS, self.spec.weights, self.arrays)
+        self.timings["write"] = time.perf_counter() - start
+        if precompile:
+            self.stage = "compiling with Numba"
+            self.timings["numba"] = precompile_kernel(tmp / self.module_file, self.spec,
+                                                      progress)
+        manifest = build_manifest(self.compiled, self.spec, self.arrays, timings=self.timings,
+                                  **self.describe)
+        manifest["checksums"] = {n: file_sha256(tmp / n) for n in (self.module_file, WEIGHTS)}
+        self.stage = f"writing {MANIFEST}"
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        return manifest
+
+
+def generate(compiled: Any, target: str, entry_name: str) -> tuple[ModuleSpec, str, str]:
+    """(render spec, module source, dependency hash) of the compiled entry graph.
+
+    The hash covers the source rendered without its hash line, so the header can carry it.
+    """
+    version = msc_version()
+    header = f"Generated by msc {version} from {entry_name} for target '{target}'."
+    spec = lower_module(compiled.module, target, header)
+    shapes = [(n, a.dtype.str, list(a.shape)) for n, a in zip(spec.weights,
+                                                               weight_arrays(compiled, spec))]
+    canonical = json.dumps([version, render(spec), shapes], sort_keys=True)
+    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    final = dataclasses.replace(spec, header=f"{header}\nDependency hash: {digest}")
+    return final, render(final), digest
+
+
+def weight_arrays(compiled: Any, spec: ModuleSpec) -> list[np.ndarray]:
+    """The weights (the Parameters' current values) then the tensor constants, in WEIGHTS order."""
+    params = [np.ascontiguousarray(p.asnumpy()) for p in compiled.parsed.weights]
+    arrays = params + [np.ascontiguousarray(c) for c in spec.constants]
+    if len(arrays) != len(spec.weights) or len(set(spec.weights)) != len(spec.weights):
+        raise InternalCompilerError(f"weights {list(spec.weights)} do not match the "
+                                    f"{len(arrays)} arrays of the compiled graph")
+    for name, a in zip(spec.weights, arrays):
+        if a.dtype.hasobject:
+            raise InternalCompilerError(f"weight '{name}' holds Python objects")
+    return arrays
+
+
+def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None) -> float:
+    """Import the generated module and run it once on zeros, so Numba compiles (and caches)
+    the kernel now. Returns the seconds it took. The module is imported under its file's
+    stem, as ``import <stem>`` would: Numba's cache records that name."""
+    if progress is not None:
+        progress(spec.kernel.name, None)
+    name = path.stem
+    previous = sys.modules.get(name)
+    start = time.perf_counter()
+    try:
+        module = import_file(str(path), name)
+        zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
+        module.run(*zeros, *module.load_weights())
+    except (MscError, OSError):
+        raise
+    except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug
+        first = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()[:12]  # no colours
+        err = InternalCompilerError(f"Numba could not compile the generated module {path.name}"
+                                    f": {type(e).__name__}: " + "\n".join(first))
+        raise err from (e if os.environ.get("MSC_DEBUG") == "1" else None)
+    finally:
+        if previous is not None:
+            sys.modules[name] = previous
+        else:
+            sys.modules.pop(name, None)
+    seconds = time.perf_counter() - start
+    if progress is not None:
+        progress(spec.kernel.name, seconds)
+    return seconds
+
+
+def _save_weights(path: Path, names: Sequence[str], arrays: Sequence[np.ndarray]) -> None:
+    # NOTE: numeric arrays only (checked in weight_arrays), so the file loads with
+    # allow_pickle=False; np.savez itself would pickle object arrays silently.
+    np.savez(path, **dict(zip(names, arrays)))
+
+
+# --- the manifest -------------------------------------------------------------------------
+
+
+def build_manifest(compiled: Any, spec: ModuleSpec, arrays: Sequence[np.ndarray], *,
+                   entry_name: str, input_specs: Sequence[Any], digest: str,
+                   timings: dict[str, float]) -> dict[str, Any]:
+    """Everything a reader needs to trust and call the artifact, as plain JSON data."""
+    graph = compiled.module.entry_graph
+    return {
+        "format": FORMAT,
+        "msc_version": msc_version(),
+        "target": spec.target,
+        "entry": entry_name,
+        "graph": graph.name,
+        "graphs": [g.name for g in compiled.module.graphs],
+        "module": f"{spec.kernel.name}.py",
+        "weights": WEIGHTS,
+        "input_signature": [describe_spec(s) for s in input_specs],
+        "inputs": [{"name": n, "dtype": d, "shape": list(s)} for n, d, s in spec.inputs],
+        "weight_arrays": [{"name": n, "dtype": a.dtype.name, "shape": list(a.shape)}
+                          for n, a in zip(spec.weights, arrays)],
+        "output": describe_output(graph, graph.output),
+        "dependency_hash": digest,
+        "pass_report": compiled.report.as_dicts(),
+        "timings": dict(timings),
+    }
+
+
+def describe_spec(spec: Any) -> dict[str, Any]:
+    """One argument of the signature: a tensor type, a tuple of them, or a constant."""
+    if isinstance(spec, TensorType):
+        return {"dtype": spec.dtype.np_name, "shape": list(spec.shape)}
+    if isinstance(spec, (tuple, list)):
+        return {"tuple": [describe_spec(s) for s in spec]}
+    return {"constant": _jsonable(spec)}
+
+
+def describe_output(graph: Graph, value: Value) -> dict[str, Any]:
+    """The structure ``forward`` returns: arrays by dtype and shape, constants by value."""
+    if isinstance(value, Const):
+        if isinstance(value.value, np.ndarray):
+            return {"dtype": value.value.dtype.name, "shape": list(value.value.shape)}
+        return {"constant": _jsonable(value.value)}
+    producer = next((n for n in graph.nodes if n.out is value), None)
+    if producer is not None and producer.op == "MakeTuple":
+        return {"tuple": [describe_output(graph, v) for v in producer.inputs]}
+    return _describe_type(value.type)
+
+
+def _describe_type(t: Any) -> dict[str, Any]:
+    if isinstance(t, TensorType):
+        return {"dtype": t.dtype.np_name, "shape": list(t.shape)}
+    if isinstance(t, TupleType):
+        return {"tuple": [_describe_type(e) for e in t.elems]}
+    return {"type": str(t)}
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    return {"python_type": type(value).__name__}
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- the folder swap ----------------------------------------------------------------------
+
+
+def _check_replaceable(out: Path) -> None:
+    """An existing ``out`` may be replaced only if it is an artifact or empty: ``-o .`` must
+    never delete someone's project."""
+    if out.is_symlink():
+        raise ArtifactError(f"cannot write the artifact folder {out}: it is a symbolic link")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ArtifactError(f"cannot write the artifact folder {out}: a file of that name "
+                            "exists")
+    try:
+        entries = os.listdir(out)
+    except OSError as e:
+        raise ArtifactError(f"cannot write the artifact folder {out}: {e.strerror}") from None
+    if entries and MANIFEST not in entries:
+        raise ArtifactError(f"refusing to replace {out}: it is not empty and holds no "
+                            f"{MANIFEST}, so it is not an msc artifact folder")
+
+
+def _make_parents(out: Path) -> list[Path]:
+    """Create the missing parents of ``out``; returns those created, outermost first."""
+    missing = [p for p in reversed(out.parents) if not p.exists()]
+    try:
+        for p in missing:
+            p.mkdir()
+    except OSError as e:
+        _remove_empty(missing)
+        raise ArtifactError(f"cannot write the artifact folder {out}: cannot create {p}: "
+                            f"{e.strerror}") from None
+    return missing
+
+
+def _make_temp_sibling(out: Path) -> Path:
+    # NOTE: os.mkdir (not tempfile.mkdtemp, which forces mode 0o700) so the finished
+    # folder gets the same permissions as any folder the user creates.
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    os.mkdir(tmp)
+    return tmp
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = tmp.with_name(tmp.name + "-old")
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _discard(tmp: Path | None, created: list[Path]) -> None:
+    if tmp is not None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _remove_empty(created)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for p in reversed(folders):
+        try:
+            p.rmdir()
+        except OSError:
+            return  # not ours any more (something was put there) or already gone
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(folder) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ArtifactError(f"{folder} is not an msc artifact: {MANIFEST} is missing") from None
+    except (OSError, ValueError) as e:
+        raise ArtifactError(f"cannot read {path}: {e}") from None
+    module = manifest.get("module") if isinstance(manifest, dict) else None
+    if not isinstance(module, str) or Path(module).name != module or not module.endswith(".py"):
+        raise ArtifactError(f"{path} does not name the artifact's module file")
+    return manifest
+
+
+def verify_artifact(folder: str | os.PathLike[str]) -> list[str]:
+    """What is wrong with the folder's files against its manifest's checksums (empty: all good)."""
+    manifest = read_manifest(folder)
+    problems = []
+    for name, expected in sorted(dict(manifest.get("checksums", {})).items()):
+        path = Path(folder) / name
+        if Path(name).name != name:
+            problems.append(f"{name}: not a plain file name")
+        elif not path.is_file():
+            problems.append(f"{path} is missing")
+        elif file_sha256(path) != expected:
+            problems.append(f"{path} does not match its checksum")
+    return problems
+
+
+def load_artifact(folder: str | os.PathLike[str], *, verify: bool = True) -> ModuleType:
+    """Import the artifact's module by file path (under its file's stem, the name Numba's
+    cache recorded) and return it; ``module.forward(*inputs)`` runs the model.
+
+    With ``verify``, every file is checked against the manifest's checksums first.
+    """
+    manifest = read_manifest(folder)
+    if verify:
+        problems = verify_artifact(folder)
+        if problems:
+            raise ArtifactError(f"the artifact {folder} is damaged: " + "; ".join(problems))
+    path = Path(folder) / manifest["module"]
+    if not path.is_file():
+        raise ArtifactError(f"the artifact's module {path} is missing")
+    return import_file(str(path), path.stem)

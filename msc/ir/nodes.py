@@ -48,6 +48,8 @@ class Const:
     __slots__ = ("value", "type", "_key")
 
     def __init__(self, value: Any, type: Type | None = None):  # noqa: A002
+        if isinstance(value, np.generic):  # a numpy scalar is a 0-d tensor constant
+            value = np.asarray(value)
         if isinstance(value, np.ndarray):
             value = value.copy()
             value.flags.writeable = False

@@ -60,11 +60,19 @@ _BY_SHORT = {"bool": bool_, "u8": uint8, "i8": int8, "i16": int16, "i32": int32,
 DEFAULT_OF_CATEGORY = {0: bool_, 1: int64, 2: float32}
 
 
+_FROM_NUMPY: dict[object, DType] = {}
+
+
 def from_numpy(dt: np.dtype | type) -> DType:
-    """The msc dtype of a numpy dtype; raises TypeError for unsupported ones."""
+    """The msc dtype of a numpy dtype; raises TypeError for unsupported ones.
+    Memoised: every eager op asks this several times."""
+    found = _FROM_NUMPY.get(dt)
+    if found is not None:
+        return found
     name = np.dtype(dt).name
     if name not in _BY_NP:
         raise TypeError(f"unsupported tensor dtype {name}")
+    _FROM_NUMPY[dt] = _BY_NP[name]
     return _BY_NP[name]
 
 

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.names import Namespace
-from msc.errors import InternalCompilerError
-from msc.ir.dtypes import DType
+from msc.errors import GraphTypeError, InternalCompilerError
+from msc.ir.dtypes import DType, float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
-from msc.ir.primitives.emitting import dtype_ref
-from msc.ir.types import ScalarType, TensorType, tensor_of
+from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.types import ScalarType, TensorType, TupleType, tensor_of
 
 TARGETS = ("numba", "python")
 #: Ops whose generated code may return a view of their first input.
@@ -35,6 +35,11 @@ class KernelSpec:
     params: tuple[str, ...]
     lines: tuple[str, ...]  # body lines, already indented relative to the function body
     returns: str
+
+    @property
+    def uses_blas(self) -> bool:
+        """Whether the kernel calls the matmul helpers, whose code depends on SciPy."""
+        return any("_rt_matmul" in line for line in self.lines)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,12 @@ class Lowerer:
         leaves: list[str] = []
         output = self.output_expr(self.graph.output, leaves)
         params += [self.const_names[c] for c in self.const_names]
-        kernel = KernelSpec(self.ns.fresh(self.graph.name), tuple(params), tuple(self.lines),
+        lines = self.lines
+        if self.target == "python" and lines:
+            # Division by zero and overflow give inf/nan silently, as in eager mode (numba's
+            # error_model="numpy" does the same).
+            lines = ['with np.errstate(all="ignore"):'] + ["    " + x for x in lines]
+        kernel = KernelSpec(self.ns.fresh(self.graph.name), tuple(params), tuple(lines),
                             "(" + "".join(f"{x}, " for x in leaves) + ")")
         return kernel, output, list(self.const_names.values())
 
@@ -213,7 +223,7 @@ class Lowerer:
             self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){_loc(n)}")
             scalars[n.out] = (t, dt)
             if n in outs:
-                self.lines.append(f"{pad}{self.env[n.out]}[{_index(idx)}] = {t}")
+                self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
 
     def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
              idx: list[str], shape: tuple[int, ...], pad: str) -> tuple[str, DType | None]:
@@ -227,7 +237,7 @@ class Lowerer:
         parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
                  for k, d in enumerate(t.shape)]
         name = self.ns.fresh("a")
-        self.lines.append(f"{pad}{name} = {self.name_of(v)}[{_index(parts)}]")
+        self.lines.append(f"{pad}{name} = {self.name_of(v)}[{index(parts)}]")
         scalars[v] = (name, t.dtype)
         return scalars[v]
 
@@ -246,13 +256,16 @@ class Lowerer:
         return f"_r[{len(leaves) - 1}]" + (".copy()" if self.aliases_param(v) else "")
 
     def aliases_param(self, v: Value) -> bool:
-        """Whether ``v`` may share memory with a constant, input or weight (views)."""
+        """Whether ``v`` may share memory with a constant, input or weight (views), or is
+        a broadcast view (read-only, with repeated elements): results own their memory."""
         while isinstance(v, Var):
             if v in self.graph.params:
                 return True
             node = self.defs.get(v)
             if node is None or node.op not in VIEW_OPS:
                 return False
+            if node.op == "BroadcastTo":
+                return True
             v = node.inputs[0]
         return True
 
@@ -275,19 +288,37 @@ def _dtype(v: Value) -> DType | None:
     return t.dtype if t is not None else None
 
 
-def _index(parts: list[str]) -> str:
-    return ", ".join(parts) if parts else "()"
-
-
 def _loc(node: Node) -> str:
     if node.loc is None:
         return ""
     return f"  # {os.path.basename(node.loc.file)}:{node.loc.line}"
 
 
+def _check_dtypes(graph: Graph, target: str) -> None:
+    """numba has no float16 arithmetic: say so before numba fails with a typing error."""
+    if target != "numba":
+        return
+    values = [(p, None) for p in graph.params] + [(n.out, n.loc) for n in graph.nodes]
+    for v, loc in values:
+        for t in _tensor_types(v.type):
+            if t.dtype == float16:
+                raise GraphTypeError(
+                    f"float16 tensors are not supported by the numba target (numba has no "
+                    f"float16 arithmetic); compile with target 'python', or cast to float32 "
+                    f"(found {t})", loc)
+
+
+def _tensor_types(t: Any) -> list[TensorType]:
+    if isinstance(t, TupleType):
+        return [x for e in t.elems for x in _tensor_types(e)]
+    tt = tensor_of(t)
+    return [tt] if tt is not None else []
+
+
 def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``'s entry graph for ``target``."""
     graph = module.entry_graph
+    _check_dtypes(graph, target)
     lowerer = Lowerer(graph, target)
     kernel, output, _ = lowerer.lower()
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs

@@ -83,8 +83,9 @@ def ops_in(module: Module) -> set[str]:
     return {n.op for n in iter_nodes(module)}
 
 
-def compile_fn(fn: Any, inputs: Sequence[np.ndarray]) -> Compiled:
-    return compile_entry(fn, [arg_spec(x) for x in inputs])
+def compile_fn(fn: Any, inputs: Sequence[np.ndarray], target: str = "python") -> Compiled:
+    """Frontend and passes (``compile_entry`` also renders ``target``, cheap for python)."""
+    return compile_entry(fn, [arg_spec(x) for x in inputs], target=target)
 
 
 def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
@@ -95,15 +96,35 @@ def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
     compiled = compile_fn(fn, inputs)
     weights = [p.asnumpy() for p in compiled.parsed.weights]
     eager = to_numpy(fn(*[ms.Tensor(x) for x in inputs]))
-    reference = interpret(compiled.module, list(inputs), weights)
-    assert_same(reference, eager, "interpreter vs eager", rtol, atol)
     if expect is not None:
         assert_same(eager, expect, "eager vs numpy", rtol, atol)
+    built = check_module(compiled.module, inputs, folder, eager, weights, rtol=rtol, atol=atol)
+    return compiled, built
+
+
+def check_module(module: Module, inputs: Sequence[np.ndarray], folder: pathlib.Path,
+                 want: Any, weights: Sequence[np.ndarray] = (), *, rtol: float = RTOL,
+                 atol: float = ATOL) -> dict[str, Built]:
+    """The interpreter and both targets give ``want``; a kernel never writes to its
+    arguments, and its results are writeable and never share memory with them."""
+    reference = interpret(module, list(inputs), list(weights))
+    assert_same(reference, want, "interpreter", rtol, atol)
     built = {}
     for target in TARGETS:
-        built[target] = build(compiled.module, target, folder, weights)
+        built[target] = build(module, target, folder, weights)
         args = [np.array(x, copy=True) for x in inputs]
-        assert_same(built[target](*args), eager, f"{target} vs eager", rtol, atol)
-        for x, a in zip(inputs, args):  # a kernel never writes to its inputs
+        got = built[target](*args)
+        assert_same(got, want, f"{target} target", rtol, atol)
+        for x, a in zip(inputs, args):
             np.testing.assert_array_equal(a, x, err_msg=f"{target} changed an input")
-    return compiled, built
+        for out in leaves(got):  # results are fresh, writeable arrays, as eager ones are
+            assert not any(np.shares_memory(out, a) for a in [*args, *built[target].extra]), \
+                f"{target}: a result shares memory with an argument"
+            assert out.flags.writeable, f"{target}: a result is read-only"
+    return built
+
+
+def leaves(value: Any) -> list[np.ndarray]:
+    if isinstance(value, tuple):
+        return [x for v in value for x in leaves(v)]
+    return [value]

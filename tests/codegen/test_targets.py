@@ -22,12 +22,19 @@ import msc as ms
 from msc import nn, ops
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
-from msc.ir.interpret import interpret
 from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES
-from msc.ir.types import TensorType
+from msc.ir.primitives import PRIMITIVES, infer_type
+from msc.ir.types import TensorType, TupleType
 from msc.optimizer.pipeline import run_pipeline
-from tests.codegen import assert_same, build, check_all, compile_fn, ops_in
+from tests.codegen import (
+    assert_same,
+    build,
+    check_all,
+    check_module,
+    compile_fn,
+    ops_in,
+    to_numpy,
+)
 
 STRUCTURAL = {"MakeTuple", "TupleGetItem"}
 
@@ -93,6 +100,15 @@ def unary_int(x: Any, y: Any) -> Any:
             ops.reciprocal(y), ops.hardswish(x), ops.gelu(x), ops.tanh(y), ops.log(ops.abs(y)))
 
 
+def unary_int_expect(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    f = np.float32
+    xf, yf = x.astype(f), y.astype(f)
+    erf = np.vectorize(math.erf)(xf / math.sqrt(2)).astype(f)
+    return (-x, np.abs(x), y * y, np.sign(x), np.maximum(y, 0), x.copy(), y.copy(),
+            np.exp(xf), np.sqrt(np.abs(yf)), f(1) / (f(1) + np.exp(-xf)), f(1) / yf,
+            xf * np.clip(xf + 3, 0, 6) / 6, xf / 2 * (1 + erf), np.tanh(yf), np.log(np.abs(yf)))
+
+
 def binary_float(x: Any, y: Any, z: Any, w: Any) -> Any:
     """(2,3,4) with (3,1), 0-d and (1,4) operands, and Python scalars."""
     return (x + y, x - z, y * x, x / y, ops.floor_div(x, y), ops.floor_mod(x, y),
@@ -121,6 +137,14 @@ def binary_mixed(a: Any, b: Any, c: Any, d: Any) -> Any:
     return (a + b, a * c, d - a, c / d, ops.maximum(b, d), a > d, b == c, c + 1.5, d * 2)
 
 
+def binary_mixed_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                        d: np.ndarray) -> tuple[np.ndarray, ...]:
+    f = np.float32
+    return (a + b, a * c.astype(f), d.astype(f) - a, (c / d).astype(f),
+            np.maximum(b, d.astype(np.float64)), a > d.astype(f), b == c.astype(np.float64),
+            c.astype(f) + f(1.5), d * 2)
+
+
 def binary_int(a: Any, b: Any, c: Any) -> Any:
     """int32 (3,4) with nonzero int32 (4,) and int64 (3,1); weak scalars keep int32
     for ints and give float32 for floats (int32 * 2.5 -> float32)."""
@@ -141,6 +165,24 @@ def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.n
             power(b, a), a.astype(f) * f(2.5), a + i32(2), a // i32(2), a % i32(3),
             a * a, np.maximum(a, c), np.minimum(a, b), a == b, a < c, a >= 3,
             (c / 4).astype(f), 7 - c, c // -3, np.int32(-7) % b, a > b, a <= c, a != 2)
+
+
+def small_ints(a: Any, b: Any, c: Any, z: Any) -> Any:
+    """uint8/int8/int16 wrap around like numpy (numba computes in int64 and narrows);
+    integer division by zero gives 0."""
+    return (a + a, a - a[::-1], a * 3, b * b, -b, c * c, a + b, ops.abs(b), ops.maximum(a, 7),
+            a // 3, b % 5, ops.floor_div(b, -3), a // z, b % z, ops.sum(a), ops.prod(b, 1),
+            ops.amax(c), ops.argmin(b, 1))
+
+
+def small_ints_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                      z: np.ndarray) -> tuple[np.ndarray, ...]:
+    u8, i8 = np.uint8, np.int8
+    with np.errstate(all="ignore"):
+        return (a + a, a - a[::-1], a * u8(3), b * b, -b, c * c, a.astype(np.int16) + b,
+                np.abs(b), np.maximum(a, u8(7)), a // u8(3), b % i8(5), b // i8(-3), a // z,
+                b % z.astype(np.int16), a.sum(dtype=np.int64), b.prod(1, dtype=np.int64),
+                c.max(), b.argmin(1).astype(np.int64))
 
 
 def logic(p: Any, q: Any, x: Any) -> Any:
@@ -174,6 +216,11 @@ def creation_like(x: Any, n: Any, b: Any) -> Any:
             ops.ones_like(x) * 3)
 
 
+def creation_like_expect(x: np.ndarray, n: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (np.zeros_like(x), np.ones_like(n), np.ones_like(b), x.copy(),
+            np.full_like(x, 3))
+
+
 CAST_DTYPES = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float32,
                ms.float64)
 
@@ -203,6 +250,11 @@ def cast_signed(x: Any) -> Any:
     """Negative floats truncate toward zero in every signed integer dtype."""
     return (ops.cast(x, ms.int8), ops.cast(x, ms.int32), ops.cast(x, ms.int64),
             ops.cast(x, ms.bool_), ops.cast(ops.cast(x, ms.int32), ms.float64))
+
+
+def cast_signed_expect(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (x.astype(np.int8), x.astype(np.int32), x.astype(np.int64), x != 0,
+            np.trunc(x).astype(np.float64))
 
 
 # --- reductions -------------------------------------------------------------------------
@@ -343,15 +395,17 @@ def join_split_expect(x: np.ndarray, y: np.ndarray, z: np.ndarray,
             w[:2, :2] + w[:2, :2], np.concatenate((y.astype(np.float64), x), -1))
 
 
-def gather_slice(x: Any, idx: Any, idx64: Any, last: Any) -> Any:
+def gather_slice(x: Any, idx: Any, idx64: Any, last: Any, i0: Any) -> Any:
     return (ops.gather(x, idx, 1), ops.gather(x, idx64, 0), ops.gather(x, last, -1),
+            ops.gather(x[0, 0], i0, 0), ops.gather(x, i0, 1),
             x[::-1], x[1:, ::2, None], x[0, 1:4:2], x[-1, ::-2, 3], x[..., 1], x[1, 2, 3],
             x[None, 2], x[0:0], x[:, -2:], x[2, 4], x[:, 1, :][::-1, ::-3], x[idx64])
 
 
-def gather_slice_expect(x: np.ndarray, idx: np.ndarray, idx64: np.ndarray,
-                        last: np.ndarray) -> tuple[np.ndarray, ...]:
-    return (np.take(x, idx, 1), np.take(x, idx64, 0), np.take(x, last, -1), x[::-1],
+def gather_slice_expect(x: np.ndarray, idx: np.ndarray, idx64: np.ndarray, last: np.ndarray,
+                        i0: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (np.take(x, idx, 1), np.take(x, idx64, 0), np.take(x, last, -1),
+            np.asarray(x[0, 0, i0]), x[:, i0], x[::-1],
             x[1:, ::2, None], x[0, 1:4:2], x[-1, ::-2, 3], x[..., 1], x[1, 2, 3], x[None, 2],
             x[0:0], x[:, -2:], x[2, 4], x[:, 1, :][::-1, ::-3], x[idx64])
 
@@ -359,14 +413,15 @@ def gather_slice_expect(x: np.ndarray, idx: np.ndarray, idx64: np.ndarray,
 def broadcast_tile(x: Any, s: Any, i: Any, b: Any) -> Any:
     return (ops.broadcast_to(x, (2, 3, 4)), ops.broadcast_to(s, (2, 2)),
             ops.broadcast_to(x, (-1, 5)), ops.tile(i, (2, 1)), ops.tile(x, (2, 2, 3)),
-            ops.tile(i, (3,)), ops.broadcast_to(b, (3, 2)), ops.tile(s, (2,)) * 2)
+            ops.tile(i, (3,)), ops.broadcast_to(b, (3, 2)), ops.tile(s, (2,)) * 2,
+            ops.broadcast_to(x * 2, (2, 3, 4)))
 
 
 def broadcast_tile_expect(x: np.ndarray, s: np.ndarray, i: np.ndarray,
                           b: np.ndarray) -> tuple[np.ndarray, ...]:
     return (np.broadcast_to(x, (2, 3, 4)), np.broadcast_to(s, (2, 2)), np.broadcast_to(x, (3, 5)),
             np.tile(i, (2, 1)), np.tile(x, (2, 2, 3)), np.tile(i, 3), np.broadcast_to(b, (3, 2)),
-            np.tile(s, 2) * 2)
+            np.tile(s, 2) * 2, np.broadcast_to(x * 2, (2, 3, 4)))
 
 
 # --- nn ---------------------------------------------------------------------------------
@@ -377,16 +432,17 @@ def _np_softmax(x: np.ndarray, axis: Any) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def softmaxes(x: Any, d: Any) -> Any:
+def softmaxes(x: Any, d: Any, s: Any) -> Any:
     return (ops.softmax(x), ops.softmax(x, (0, 2)), ops.softmax(x, 0), ops.softmax(x, None),
             ops.log_softmax(x, 1), ops.log_softmax(d), ops.softmax(d, -2),
-            ops.log_softmax(x, 0))
+            ops.log_softmax(x, 0), ops.softmax(s), ops.log_softmax(s))
 
 
-def softmaxes_expect(x: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, ...]:
+def softmaxes_expect(x: np.ndarray, d: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, ...]:
     return (_np_softmax(x, -1), _np_softmax(x, (0, 2)), _np_softmax(x, 0),
             _np_softmax(x, None), np.log(_np_softmax(x, 1)), np.log(_np_softmax(d, -1)),
-            _np_softmax(d, -2), np.log(_np_softmax(x, 0)))
+            _np_softmax(d, -2), np.log(_np_softmax(x, 0)), np.ones((), np.float32),
+            np.zeros((), np.float32))
 
 
 def _np_layer_norm(x: np.ndarray, begin: int, g: np.ndarray, b: np.ndarray,
@@ -400,7 +456,9 @@ def _np_layer_norm(x: np.ndarray, begin: int, g: np.ndarray, b: np.ndarray,
 def layer_norms(x: Any, g: Any, b: Any, g2: Any, b2: Any, d: Any) -> Any:
     y, mean, var = ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-5)(x, g, b)
     y2, _, _ = ops.LayerNorm(begin_norm_axis=1, begin_params_axis=-1)(x, g2, b2)
-    return (y, mean, var, y2, ops.layer_norm(d, (5,), eps=1e-6), ops.layer_norm(x, (4,), g2, b2))
+    y3, _, _ = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=1)(x, g, b)
+    return (y, mean, var, y2, ops.layer_norm(d, (5,), eps=1e-6), ops.layer_norm(x, (4,), g2, b2),
+            y3)
 
 
 def layer_norms_expect(x: np.ndarray, g: np.ndarray, b: np.ndarray, g2: np.ndarray,
@@ -408,7 +466,7 @@ def layer_norms_expect(x: np.ndarray, g: np.ndarray, b: np.ndarray, g2: np.ndarr
     mean = x.mean((1, 2), keepdims=True)
     return (_np_layer_norm(x, 1, g, b, 1e-5), mean, ((x - mean) ** 2).mean((1, 2), keepdims=True),
             _np_layer_norm(x, 1, g2, b2, 1e-7), _np_layer_norm(d, 1, np.float64(1), 0.0, 1e-6),
-            _np_layer_norm(x, 2, g2, b2, 1e-5))
+            _np_layer_norm(x, 2, g2, b2, 1e-5), _np_layer_norm(x, 2, g, b, 1e-7))
 
 
 # --- the table --------------------------------------------------------------------------
@@ -425,18 +483,25 @@ CASES = (
     Case("unary_int", unary_int,
          lambda r: [ints(r, -5, 6, 3, 4), nonzero(r, -9, 10, 3, 4, dtype=np.int64)],
          frozenset({"Neg", "Abs", "Square", "Sign", "ReLU", "Floor", "Ceil", "Exp", "Sqrt",
-                    "Sigmoid", "Reciprocal", "HSwish", "GeLU", "Tanh", "Log"})),
+                    "Sigmoid", "Reciprocal", "HSwish", "GeLU", "Tanh", "Log"}),
+         unary_int_expect),
     Case("binary_f32", binary_float,
          lambda r: [f32(r, 2, 3, 4), f32(r, 3, 1, lo=0.5), f32(r), f32(r, 1, 4)],
          BINARY_OPS, binary_float_expect),
     Case("binary_mixed", binary_mixed,
          lambda r: [f32(r, 3, 4), r.uniform(-1, 1, (4,)), ints(r, -5, 5, 3, 1),
                     nonzero(r, -5, 5, 3, 4, dtype=np.int64)],
-         frozenset({"Add", "Mul", "Sub", "Div", "Maximum", "Greater", "Equal"})),
+         frozenset({"Add", "Mul", "Sub", "Div", "Maximum", "Greater", "Equal"}),
+         binary_mixed_expect),
     Case("binary_int", binary_int,
          lambda r: [ints(r, -7, 8, 3, 4), nonzero(r, -3, 4, 4),
                     ints(r, -9, 10, 3, 1, dtype=np.int64)],
          BINARY_OPS, binary_int_expect),
+    Case("small_ints", small_ints,
+         lambda r: [ints(r, 0, 256, 3, 4, dtype=np.uint8), ints(r, -128, 128, 3, 4, dtype=np.int8),
+                    ints(r, -300, 300, 4, dtype=np.int16), ints(r, 0, 3, 3, 4, dtype=np.uint8)],
+         frozenset({"Add", "Sub", "Mul", "Neg", "Abs", "Maximum", "FloorDiv", "FloorMod",
+                    "ReduceSum", "ReduceProd", "ReduceMax", "Argmin"}), small_ints_expect),
     Case("logic", logic,
          lambda r: [r.random((3, 4)) < 0.5, r.random((4,)) < 0.5, f32(r, 3, 4)],
          frozenset({"LogicalAnd", "LogicalOr", "LogicalNot", "Equal", "NotEqual", "Add",
@@ -447,10 +512,10 @@ CASES = (
          frozenset({"Select", "ClipByValue", "Maximum", "Minimum"}), select_clip_expect),
     Case("creation_like", creation_like,
          lambda r: [f32(r, 3, 4), ints(r, -5, 5, 3, 4), r.random((3, 4)) < 0.5],
-         frozenset({"ZerosLike", "OnesLike"})),
+         frozenset({"ZerosLike", "OnesLike"}), creation_like_expect),
     Case("cast_all", cast_all, cast_inputs, frozenset({"Cast"}), cast_all_expect),
     Case("cast_signed", cast_signed, lambda r: [f32(r, 2, 5, lo=-100, hi=100)],
-         frozenset({"Cast"})),
+         frozenset({"Cast"}), cast_signed_expect),
     Case("reduce_float", reduce_float, lambda r: [f32(r, 2, 3, 4, lo=0.5, hi=1.5)],
          REDUCE_OPS, reduce_float_expect),
     Case("reduce_int", reduce_int,
@@ -477,12 +542,13 @@ CASES = (
          frozenset({"Concat", "Stack", "Split", "StridedSlice"}), join_split_expect),
     Case("gather_slice", gather_slice,
          lambda r: [f32(r, 3, 5, 4), ints(r, -5, 5, 2, 3), ints(r, -3, 3, 4, dtype=np.int64),
-                    ints(r, -4, 4, 3)],
+                    ints(r, -4, 4, 3), np.array(-2, np.int64)],
          frozenset({"Gather", "StridedSlice"}), gather_slice_expect),
     Case("broadcast_tile", broadcast_tile,
          lambda r: [f32(r, 3, 1), f32(r), ints(r, -9, 9, 2, 3), r.random((2,)) < 0.5],
          frozenset({"BroadcastTo", "Tile"}), broadcast_tile_expect),
-    Case("softmax", softmaxes, lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5))],
+    Case("softmax", softmaxes,
+         lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5)), f32(r)],
          frozenset({"Softmax", "LogSoftmax"}), softmaxes_expect),
     Case("layer_norm", layer_norms,
          lambda r: [f32(r, 2, 3, 4), f32(r, 3, 4), f32(r, 3, 4), f32(r, 4), f32(r, 4),
@@ -498,3 +564,94 @@ def test_targets_agree(case: Case, tmp_path: Any) -> None:
     compiled, _ = check_all(case.fn, inputs, tmp_path, expect=expect)
     missing = case.ops - ops_in(compiled.module)
     assert not missing, f"{case.name} no longer reaches codegen with {sorted(missing)}"
+
+
+# --- ops the frontend never emits from user code, and whole-model checks ----------------
+
+
+def graph_of(name: str, params: list[Var], body: list[tuple[str, tuple[Any, ...], dict[str, Any]]],
+             ) -> Module:
+    """A one-graph module from (op, inputs, attrs) triples; an input that is an int n
+    refers to the n-th node's result. The output is the tuple of every node's result."""
+    nodes: list[Node] = []
+    for op, inputs, attrs in body:
+        operands = tuple(nodes[v].out if isinstance(v, int) else v for v in inputs)
+        t = infer_type(PRIMITIVES[op], tuple(v.type for v in operands), attrs)
+        nodes.append(Node(op, operands, make_attrs(attrs), Var(t)))
+    out = Var(TupleType(tuple(n.out.type for n in nodes)))
+    nodes.append(Node("MakeTuple", tuple(n.out for n in nodes), (), out))
+    return Module((Graph(name, tuple(params), tuple(nodes), out),), name)
+
+
+CREATION_OPS = frozenset({"Zeros", "Ones", "Fill"})
+
+
+def test_large_creation_ops_run_in_both_targets(tmp_path: Any) -> None:
+    """Zeros/Ones/Fill above const_fold's size limit stay nodes and run at run time."""
+    x = Var(TensorType(dtypes.float32, (300, 300)), "x")
+    module = graph_of("creation", [x], [
+        ("Zeros", (), {"shape": (300, 300), "dtype": dtypes.float32}),
+        ("Ones", (), {"shape": (70000,), "dtype": dtypes.int32}),
+        ("Fill", (), {"shape": (2, 256, 130), "dtype": dtypes.float64, "value": 2.5}),
+        ("Fill", (), {"shape": (66000,), "dtype": dtypes.bool_, "value": True}),
+        ("Fill", (), {"shape": (300, 300), "dtype": dtypes.int8, "value": -3}),
+        ("Add", (x, 0), {}),
+        ("Mul", (x, 4), {}),
+    ])
+    module, _ = run_pipeline(module)
+    assert CREATION_OPS <= ops_in(module)
+    arg = np.random.default_rng(1).uniform(-1, 1, (300, 300)).astype(np.float32)
+    want = (np.zeros((300, 300), np.float32), np.ones(70000, np.int32),
+            np.full((2, 256, 130), 2.5), np.ones(66000, bool), np.full((300, 300), -3, np.int8),
+            arg.copy(), (arg * np.int8(-3)).astype(np.float32))
+    check_module(module, [arg], tmp_path, want)
+
+
+def test_gather_out_of_range_raises_index_error(tmp_path: Any) -> None:
+    """Eager mode refuses an out-of-range index; so do both generated modules."""
+    def take(x: Any, i: Any) -> Any:
+        return ops.gather(x, i, 1)
+    x, good = np.ones((2, 3), np.float32), np.array([0, -3], np.int32)
+    compiled = compile_fn(take, [x, good])
+    for target in ("numba", "python"):
+        built = build(compiled.module, target, tmp_path)
+        np.testing.assert_array_equal(built(x, good), np.ones((2, 2), np.float32))
+        for bad in ([0, 3], [-4, 0]):
+            with pytest.raises(IndexError):
+                built(x, np.array(bad, np.int32))
+
+
+def test_weights_reach_the_kernel(tmp_path: Any) -> None:
+    """A Cell's Parameters are kernel arguments after the inputs, in ``parsed.weights``."""
+    ms.set_seed(3)
+    net = DenseNet()
+    x = np.random.default_rng(2).normal(size=(5, 4)).astype(np.float32)
+    w1, b1, w2 = (p.asnumpy() for p in (net.fc1.weight, net.fc1.bias, net.fc2.weight))
+    compiled, built = check_all(net, [x], tmp_path,
+                                expect=_np_softmax(np.maximum(x @ w1.T + b1, 0) @ w2.T, -1))
+    assert [p.name for p in compiled.parsed.weights] == list(built["numba"].spec.weights)
+
+
+def half(x: Any, y: Any) -> Any:
+    return (x + y, ops.exp(x), ops.cast(x, ms.float32), ops.cast(y, ms.float16), ops.sum(x, 1),
+            ops.matmul(x, ops.transpose(x, (1, 0))))
+
+
+def test_float16_runs_in_python_and_is_refused_by_numba(tmp_path: Any) -> None:
+    """numba has no float16 arithmetic: the numba target says so instead of failing inside
+    numba; the python target computes like eager mode."""
+    x = np.random.default_rng(4).uniform(-1, 1, (3, 4)).astype(np.float16)
+    y = np.arange(12, dtype=np.int32).reshape(3, 4)
+    compiled = compile_fn(half, [x, y], target="python")
+    eager = to_numpy(half(ms.Tensor(x), ms.Tensor(y)))
+    got = build(compiled.module, "python", tmp_path)(x, y)
+    assert_same(got, eager, "python target", rtol=1e-3, atol=1e-3)
+    with pytest.raises(GraphTypeError, match="float16.*numba.*python"):
+        build(compiled.module, "numba", tmp_path)
+
+
+def test_every_primitive_has_a_codegen_case() -> None:
+    covered = set().union(*(c.ops for c in CASES)) | CREATION_OPS
+    missing = set(PRIMITIVES) - STRUCTURAL - covered
+    assert not missing, f"primitives without a code generation test: {sorted(missing)}"
+    assert covered <= set(PRIMITIVES), sorted(covered - set(PRIMITIVES))

@@ -132,9 +132,6 @@ def test_numba_artifact_runs_where_only_numpy_and_numba_are_installed(venvs, art
 
 # NOTE: strict: once the numba target's matmul stops needing scipy this passes, and the
 # marker must go.
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="the numba target's matmul calls np.dot, which needs scipy at run "
-                          "time (without it the process aborts in Numba's BLAS wrapper)")
 def test_numba_artifact_with_matmul_runs_without_scipy(venvs, artifacts, tmp_path, rng):
     result, _, eager = deploy_and_run(venvs["numba"], artifacts["mlp", "numba"],
                                       CASES["mlp"], "syspath", tmp_path, rng)

@@ -1,15 +1,14 @@
 """Helpers the primitives' code emitters share.
 
 Array emitters return one expression in numpy syntax that both targets accept (the
-numba target restricts itself to what Numba compiles: contiguous reshapes,
-``np.transpose`` with a tuple, ``_rt_*`` runtime helpers). ``loops`` emitters, used by
+numba target restricts itself to what Numba compiles quickly: contiguous reshapes,
+strided views, ``_rt_*`` runtime helpers). ``loops`` emitters, used by
 the numba target where they exist, return the lines of a loop nest that defines the
 result (reductions, row-wise kernels, gathers, integer contractions).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Callable, Sequence
 
 from msc.ir.nodes import Node

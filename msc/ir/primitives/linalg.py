@@ -145,9 +145,9 @@ def _to_bool(body: str, node: Any) -> str:
 def _emit_matmul(a: list[str], node: Any, target: str) -> str:
     x, y = _operands(a, node)
     if node.attr.get("transpose_a"):
-        x = f"np.transpose({x})"
+        x = f"{x}.T"
     if node.attr.get("transpose_b"):
-        y = f"np.transpose({y})"
+        y = f"{y}.T"
     return _to_bool(f"_rt_matmul({x}, {y})", node)
 
 
@@ -165,7 +165,7 @@ def _emit_dense(a: list[str], node: Any, target: str) -> str:
     ops = _operands(a, node)
     x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
     rows = ops[0] if x.ndim == 2 else reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
-    weight = f"np.transpose({ops[1]})" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
+    weight = f"{ops[1]}.T" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
     body = f"_rt_matmul({rows}, {weight})"
     if len(ops) == 3:
         body = f"({body} + {ops[2]})"
@@ -192,8 +192,8 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     if o.dtype.is_float:
         left = cast_to(f"{a[0]}[{index(xb)}]" if xb else a[0], xt.dtype, o.dtype)
         right = cast_to(f"{a[1]}[{index(yb)}]" if yb else a[1], yt.dtype, o.dtype)
-        loops.add(f"{out}[{index(list(names.values()))}] = _rt_matmul("
-                  f"{left}{'.T' if swap_a else ''}, {right}{'.T' if swap_b else ''})")
+        loops.add(f"_rt_matmul_into({left}{'.T' if swap_a else ''}, "
+                  f"{right}{'.T' if swap_b else ''}, {out}[{index(list(names.values()))}])")
     else:
         rows = loops.open(o.shape, (o.ndim - 2, o.ndim - 1))
         i, j = rows[o.ndim - 2], rows[o.ndim - 1]

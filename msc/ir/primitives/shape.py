@@ -29,7 +29,15 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, cast_to, dtype_ref, in_type, index, out_type, reshape
+from msc.ir.primitives.emitting import (
+    Loops,
+    cast_to,
+    dtype_ref,
+    in_type,
+    index,
+    out_type,
+    reshape,
+)
 from msc.ir.types import TensorType, TupleType, Type, type_of_value
 
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
@@ -347,7 +355,17 @@ def _emit_reshape(a: list[str], node: Any, target: str) -> str:
 
 
 def _emit_transpose(a: list[str], node: Any, target: str) -> str:
-    return f"np.transpose({a[0]}, {tuple(node.attr['perm'])!r})"
+    """A view. NOTE: numba takes seconds to compile ``np.transpose`` with axes (once per
+    process), so its target builds the same view from the permuted strides."""
+    perm = tuple(node.attr["perm"])
+    if perm == tuple(range(len(perm))):
+        return a[0]
+    if perm == tuple(reversed(range(len(perm)))):
+        return f"{a[0]}.T"
+    if target == "numba":
+        strides = "".join(f"{a[0]}.strides[{p}], " for p in perm)
+        return f"np.lib.stride_tricks.as_strided({a[0]}, {out_type(node).shape!r}, ({strides}))"
+    return f"np.transpose({a[0]}, {perm!r})"
 
 
 def _emit_concat(a: list[str], node: Any, target: str) -> str:
@@ -369,13 +387,14 @@ def _emit_split(a: list[str], node: Any, target: str) -> str:
     step = x.shape[axis] // node.attr.get("output_num", 1)
     pieces = []
     for k in range(node.attr.get("output_num", 1)):
-        index = [":"] * axis + [f"{k * step}:{(k + 1) * step}"]
-        pieces.append(f"{a[0]}[{', '.join(index)}], ")
+        key = [":"] * axis + [f"{k * step}:{(k + 1) * step}"]
+        pieces.append(f"{a[0]}[{', '.join(key)}], ")
     return "(" + "".join(pieces) + ")"
 
 
 def _emit_gather(a: list[str], node: Any, target: str) -> str:
-    return f"np.take({a[0]}, {a[1]}, {node.attr.get('axis', 0) % in_type(node).ndim})"
+    body = f"np.take({a[0]}, {a[1]}, {node.attr.get('axis', 0) % in_type(node).ndim})"
+    return f"np.asarray({body})" if out_type(node).ndim == 0 else body
 
 
 def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
@@ -416,12 +435,12 @@ def _emit_strided_slice(a: list[str], node: Any, target: str) -> str:
 
     Indexing with ints only gives a scalar, not a 0-d array, so such an index keeps
     each dim as a length-1 slice and the reshape drops them."""
-    index = [e for e in node.attr["index"] if e is not None]
-    scalar = not any(isinstance(e, tuple) for e in index)
+    entries = [e for e in node.attr["index"] if e is not None]
+    scalar = not any(isinstance(e, tuple) for e in entries)
     if scalar:
-        index = [(e, e + 1, 1) for e in index]
-    body = f"{a[0]}[{', '.join(_slice_text(e) for e in index)},]" if index else a[0]
-    if scalar or len(index) != len(node.attr["index"]):
+        entries = [(e, e + 1, 1) for e in entries]
+    body = f"{a[0]}[{', '.join(_slice_text(e) for e in entries)},]" if entries else a[0]
+    if scalar or len(entries) != len(node.attr["index"]):
         return reshape(body, out_type(node).shape)
     return body
 

@@ -1,0 +1,132 @@
+"""Elementwise fusion in the numba target: a run of elementwise ops over one shape is one
+loop nest whose intermediates are scalars; a shape change or a non-elementwise op ends
+the run; values used outside the run are written to arrays. Results equal eager mode.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from msc import ops
+from tests.codegen import check_all
+
+F32 = np.float32
+
+
+def kernel_lines(built: Any) -> list[str]:
+    return list(built["numba"].spec.kernel.lines)
+
+
+def loops(lines: list[str]) -> list[str]:
+    return [x for x in lines if x.lstrip().startswith("for ")]
+
+
+def allocations(lines: list[str]) -> list[str]:
+    return [x for x in lines if "np.empty(" in x]
+
+
+def depth(line: str) -> int:
+    return (len(line) - len(line.lstrip())) // 4
+
+
+def chain(x: Any, y: Any, z: Any, s: Any) -> Any:
+    """Eight ops over (4, 5) with operands of shapes (4, 5), (5,), (4, 1) and ()."""
+    a = x * 2.0 + y
+    b = ops.exp(a) - z
+    c = ops.maximum(b, s) / (ops.abs(a) + 1.0)
+    return ops.tanh(c) * ops.sigmoid(x)
+
+
+def chain_expect(x: np.ndarray, y: np.ndarray, z: np.ndarray, s: np.ndarray) -> np.ndarray:
+    a = x * F32(2) + y
+    c = np.maximum(np.exp(a) - z, s) / (np.abs(a) + F32(1))
+    return np.tanh(c) * (F32(1) / (F32(1) + np.exp(-x)))
+
+
+def test_a_chain_is_one_loop_nest_with_scalar_intermediates(tmp_path: Any, rng: Any) -> None:
+    inputs = [rng.normal(size=(4, 5)).astype(F32), rng.normal(size=5).astype(F32),
+              rng.normal(size=(4, 1)).astype(F32), np.array(0.5, F32)]
+    _, built = check_all(chain, inputs, tmp_path, expect=chain_expect(*inputs))
+    lines = kernel_lines(built)
+    assert len(loops(lines)) == 2, lines  # one loop per dim of (4, 5), nothing else
+    assert len(allocations(lines)) == 1, lines  # the result; no array temporaries
+    body = [x for x in lines if depth(x) == 2]
+    assert len(lines) == len(body) + 3  # allocation and two loop headers
+    # every op is a scalar statement, each operand read once per element
+    assert sum(bool(re.match(r"\s*t\w* = np\.float32\(", x)) for x in body) == 11
+    reads = [x.split("=", 1)[1].strip() for x in body if re.match(r"\s*a\w* = ", x)]
+    assert sorted(reads) == ["s[()]", "x[i0, i1]", "y[i1]", "z[i0, 0]"], reads
+    # the python target has no loops: one numpy statement per op
+    python = built["python"].spec.kernel.lines
+    assert not loops(list(python)) and sum("np.asarray(" in x for x in python) == 11
+
+
+def split_by_shape(x: Any, v: Any) -> Any:
+    a = ops.sqrt(ops.abs(x)) + 1.0     # (3, 4)
+    b = ops.exp(v) * 2.0               # (4,): a new loop nest
+    return a * b, b - 1.0              # back to (3, 4), then (4,) again
+
+
+def test_a_shape_change_starts_a_new_loop_nest(tmp_path: Any, rng: Any) -> None:
+    inputs = [rng.normal(size=(3, 4)).astype(F32), rng.normal(size=4).astype(F32)]
+    a = np.sqrt(np.abs(inputs[0])) + F32(1)
+    b = np.exp(inputs[1]) * F32(2)
+    _, built = check_all(split_by_shape, inputs, tmp_path, expect=(a * b, b - F32(1)))
+    lines = kernel_lines(built)
+    headers = [(depth(x), x.split(" in ")[1]) for x in loops(lines)]
+    assert headers == [(0, "range(3):"), (1, "range(4):"), (0, "range(4):"),
+                       (0, "range(3):"), (1, "range(4):"), (0, "range(4):")], headers
+    # a and b are used by later loop nests, so they are written out; so are the results
+    assert len(allocations(lines)) == 4
+
+
+def used_after(x: Any) -> Any:
+    """``a`` feeds the fused ``c`` and a reduction; ``b`` feeds only ``c``."""
+    a = x * 3.0
+    b = a + 1.0
+    c = b * a
+    return c, ops.sum(a, 1)
+
+
+def test_values_used_outside_the_group_are_written_out(tmp_path: Any, rng: Any) -> None:
+    x = rng.normal(size=(2, 6)).astype(F32)
+    a = x * F32(3)
+    _, built = check_all(used_after, [x], tmp_path, expect=((a + F32(1)) * a, a.sum(1)))
+    lines = kernel_lines(built)
+    fused = lines[:next(i for i, x in enumerate(lines) if "np.empty((2,)" in x)]
+    stores = [x.strip() for x in fused if re.match(r"\s*v\w*\[i0, i1\] = ", x)]
+    assert len(stores) == 2, fused  # a (read by the reduction) and c (the result); not b
+    assert len(allocations(fused)) == 2
+
+
+def scalar_chain(s: Any, t: Any) -> Any:
+    return ops.log(ops.abs(s * t) + 1.0) - s
+
+
+def test_a_0d_chain_has_no_loops(tmp_path: Any) -> None:
+    s, t = np.array(1.5, F32), np.array(-2.0, F32)
+    _, built = check_all(scalar_chain, [s, t], tmp_path,
+                         expect=np.log(np.abs(s * t) + F32(1)) - s)
+    lines = kernel_lines(built)
+    assert not loops(lines) and len(allocations(lines)) == 1
+    assert lines[-1].strip().endswith("[()] = " + lines[-2].split("=")[0].strip())
+
+
+def mixed_dtypes(i: Any, x: Any) -> Any:
+    """int32 -> float32 by weak typing, a comparison to bool, a select: one nest."""
+    y = i * 2.5 + x
+    return ops.select(y > 0, y, ops.cast(i, x.dtype)), i // 2 + 1
+
+
+def test_fused_dtypes_follow_mindspore(tmp_path: Any, rng: Any) -> None:
+    i = rng.integers(-5, 5, (3, 4)).astype(np.int32)
+    x = rng.normal(size=(3, 4)).astype(F32)
+    y = i.astype(F32) * F32(2.5) + x
+    _, built = check_all(mixed_dtypes, [i, x], tmp_path,
+                         expect=(np.where(y > 0, y, i.astype(F32)), i // 2 + np.int32(1)))
+    lines = kernel_lines(built)
+    assert len(loops(lines)) == 2 and len(allocations(lines)) == 2
+    assert any("np.bool_(" in x for x in lines) and any("np.int32(" in x for x in lines)

@@ -47,7 +47,12 @@ def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(raw.splitlines()[0]) - len(text.splitlines()[0])
-    tree = ast.parse(text)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # a lambda inside a larger expression: its lines are a fragment
+        raise UnsupportedSyntaxError(
+            f"cannot isolate the source of '{code.co_name}' at {code.co_filename}:{first}; "
+            "define it with 'def' to compile it") from None
     for node in ast.walk(tree):
         if hasattr(node, "lineno"):
             node.lineno += first - 1

@@ -45,19 +45,18 @@ class Compiled:
     all_tensors: bool = False  # every argument of the signature is a plain Tensor
 
     def run(self, args: Sequence[Any]) -> Any:
-        if self.code is None:
-            self.load()
-        assert self.code is not None and self.spec is not None
-        arrays = [x._data if isinstance(x, Tensor) else np.asarray(x)
-                  for x in flatten_tensors(args)]
-        arrays += [p._data for p in self.parsed.weights]
-        return to_user(self.code.run(*arrays, *self.spec.constants))
+        """Run on the call's arguments (tensors anywhere, tuples nested, constants)."""
+        return self.call([x._data if isinstance(x, Tensor) else np.asarray(x)
+                          for x in flatten_tensors(args)])
 
     def run_flat(self, args: Sequence[Any]) -> Any:
         """``run`` for the common call: every argument a Tensor, in graph-input order."""
+        return self.call([x._data for x in args])
+
+    def call(self, arrays: list[np.ndarray]) -> Any:
+        """The generated code on input arrays, with the weights' current values."""
         if self.code is None:
             self.load()
-        arrays = [x._data for x in args]
         arrays += [p._data for p in self.parsed.weights]
         return to_user(self.code.run(*arrays, *self.spec.constants))  # type: ignore
 

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
 from msc.errors import Loc
 from msc.ir import dtypes
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import get, infer_type
+from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
 from msc.ir.printer import format_value, print_graph, print_module
-from msc.ir.types import RefType, TensorType, TupleType
+from msc.ir.types import RefType, TupleType
 
-F32 = dtypes.float32
-
-
-def t(*shape: int, dtype: dtypes.DType = F32) -> TensorType:
-    return TensorType(dtype, shape)
-
-
-def emit(nodes: list[Node], op: str, *inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
-    """Append ``op(inputs; attrs)`` with its inferred type; plain values become Consts."""
-    values: tuple[Value, ...] = tuple(v if isinstance(v, Var) else Const(v) for v in inputs)
-    out = Var(infer_type(get(op), tuple(v.type for v in values), attrs))
-    nodes.append(Node(op, values, make_attrs(attrs), out, loc))
-    return out
+from tests.ir import F32, emit, t  # noqa: F401
 
 
 def call(nodes: list[Node], graph: Graph, *args: Var) -> Var:

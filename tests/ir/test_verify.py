@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 from msc.errors import InternalCompilerError, Loc
 from msc.ir import dtypes
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Primitive, get, infer_type, register
+from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
+from msc.ir.primitives import PRIMITIVES, Primitive, register
 from msc.ir.types import TensorType
 from msc.ir.verify import verify
 
-F32 = dtypes.float32
-
-
-def t(*shape: int) -> TensorType:
-    return TensorType(F32, shape)
-
-
-def emit(nodes: list[Node], op: str, *inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
-    values: tuple[Value, ...] = tuple(v if isinstance(v, Var) else Const(v) for v in inputs)
-    out = Var(infer_type(get(op), tuple(v.type for v in values), attrs))
-    nodes.append(Node(op, values, make_attrs(attrs), out, loc))
-    return out
+from tests.ir import F32, emit, t  # noqa: F401
 
 
 def one(graph: Graph, *more: Graph) -> Module:

@@ -14,10 +14,10 @@ from msc.errors import GraphValueError, InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Primitive, get, infer_type, register
+from msc.ir.primitives import PRIMITIVES, Primitive, register
 from msc.ir.printer import print_module
 from msc.ir.rewrite import free_vars, substitute_graph, use_counts
-from msc.ir.types import RefType, TensorType
+from msc.ir.types import RefType
 from msc.ir.verify import verify
 from msc.optimizer.const_fold import const_fold
 from msc.optimizer.cse import cse
@@ -25,11 +25,9 @@ from msc.optimizer.dce import dce
 from msc.optimizer.inline import inline
 from msc.optimizer.pipeline import PIPELINE, run_pipeline
 
-F32, I32 = dtypes.float32, dtypes.int32
+from tests.ir import F32, emit, t
 
-
-def t(*shape: int, dtype: dtypes.DType = F32) -> TensorType:
-    return TensorType(dtype, shape)
+I32 = dtypes.int32
 
 
 class B:
@@ -41,13 +39,9 @@ class B:
         self.nodes: list[Node] = []
 
     def __getattr__(self, op: str) -> Callable[..., Var]:
-        def emit(*inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
-            values: tuple[Value, ...] = tuple(
-                v if isinstance(v, (Var, Const)) else Const(v) for v in inputs)
-            out = Var(infer_type(get(op), tuple(v.type for v in values), attrs))
-            self.nodes.append(Node(op, values, make_attrs(attrs), out, loc))
-            return out
-        return emit
+        def apply(*inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
+            return emit(self.nodes, op, *inputs, loc=loc, **attrs)
+        return apply
 
     def call(self, graph: Graph, *args: Var) -> Var:
         out = Var(graph.output.type)

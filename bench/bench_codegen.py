@@ -130,7 +130,7 @@ def _msc_kernel_call(call: Callable[[], Any], entry: Any, inputs: list[Any]) -> 
     floor under msc's per-call dispatch (reaches into msc internals; diagnostic only)."""
     call()
     (compiled,) = msc_cache(entry).entries.values()
-    args = [t.asnumpy() for t in inputs] + [p.asnumpy() for p in compiled.parsed.weights]
+    args = [t.asnumpy() for t in inputs] + [p.asnumpy() for p in compiled.weights]
     args += list(compiled.spec.constants)
     run = compiled.code.run
     return lambda: run(*args)

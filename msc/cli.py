@@ -1,8 +1,9 @@
-"""The ``msc`` command line: ``msc compile`` and ``msc ir``.
+"""The ``msc`` command line: ``msc compile``, ``msc ir`` and ``msc cache``.
 
 ``msc compile model.py [ENTRY] --input f32[32,64] ... --target numba -o DIR`` writes an
-artifact folder and prints a compile report; ``msc ir model.py [ENTRY] --input ...``
-prints the optimized IR.
+artifact folder (through the compile cache) and prints a compile report;
+``msc ir model.py [ENTRY] --input ...`` prints the optimized IR; ``msc cache ls|clear|
+prune`` manages the compile cache.
 
 Errors in the user's model are printed as ``file:line:col: message`` with the
 source line and a caret, and exit with status 1; no traceback unless MSC_DEBUG=1.
@@ -17,6 +18,7 @@ import os
 import re
 import sys
 import traceback
+import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
@@ -126,29 +128,47 @@ def entry_name(entry: Any, given: str | None) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from msc.codegen.artifact import write_artifact
+    from msc.cache import CacheStore, default_path
+    from msc.codegen.artifact import export_artifact, write_artifact
     from msc.driver import compile_entry
 
     entry = find_entry(load_model_file(args.model), args.entry)
     specs = entry_specs(entry, args.input)
     name = entry_name(entry, args.entry)
+    store = None if args.no_cache else CacheStore(args.cache_dir or default_path())
+    say = (lambda text: None) if args.quiet else print
+    say(f"msc compile: {name} from {args.model}, target {args.target}")
+    progress = None if args.quiet else ProgressLine()
     try:
-        compiled = compile_entry(entry, specs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compiled = compile_entry(entry, specs, target=args.target, store=store,
+                                     layout=f"artifact:{name}", progress=progress)
     except GraphTypeError as e:
         if not specs:
             e.add_note_line("msc compile: give one --input DTYPE[DIMS] per positional input")
         raise
-    say = (lambda text: None) if args.quiet else print
-    say(f"msc compile: {name} from {args.model}, target {args.target}")
-    say(describe_graphs(compiled))
-    say(compiled.report.format())
-    progress = None if args.quiet else ProgressLine()
-    try:
-        info = write_artifact(compiled, args.target, args.output, entry_name=name,
-                              input_specs=specs, precompile=True, progress=progress)
     finally:
         if progress is not None:
             progress.close()
+        for w in caught:
+            print(f"msc: warning: {w.message}", file=sys.stderr)
+    if args.explain_cache:
+        print(f"cache: {compiled.cache_why}")
+    if compiled.module is not None:
+        say(describe_graphs(compiled))
+        say(compiled.report.format())  # type: ignore[union-attr]
+    else:
+        say(f"cache: hit, {compiled.entry_dir}: parse, optimize, codegen and Numba skipped")
+    if compiled.entry_dir is not None:
+        info = export_artifact(compiled, args.output)
+    else:
+        try:
+            info = write_artifact(compiled, args.target, args.output, entry_name=name,
+                                  input_specs=specs, precompile=True, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
     say(format_phases(info.timings, args.target))
     say(f"artifact: {info.path}")
     files = (info.module_file, "weights.npz", "manifest.json")
@@ -156,6 +176,63 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for file in files:
         say(f"  {file:<{width}}  {(info.path / file).stat().st_size:>10,} bytes")
     return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """``msc cache ls | clear | prune --max-size SIZE``."""
+    import time
+
+    from msc.cache import CacheStore, default_path
+
+    store = CacheStore(args.cache_dir or default_path())
+    if args.action == "ls":
+        entries = store.entries()
+        print(f"{store.root}: {len(entries)} entries, "
+              f"{format_size(sum(e.size for e in entries))}")
+        if entries:
+            print(f"{'key':<12}  {'entry':<32}  {'target':<7}  {'size':>9}  {'age':>7}  "
+                  f"{'used':>7}  {'hits':>5}")
+        now = time.time()
+        for e in entries:
+            m = e.manifest
+            where = f"{m['entry']['qualname']} ({os.path.basename(m['entry']['file'])})" \
+                if m else f"damaged: {e.problem}"
+            age = format_age(now - m["created"]) if m else "?"
+            print(f"{e.folder.name[:12]:<12}  {where[:32]:<32}  {m.get('target', '?'):<7}  "
+                  f"{format_size(e.size):>9}  {age:>7}  {format_age(now - e.last_used):>7}  "
+                  f"{e.hits:>5}")
+        return 0
+    if args.action == "clear":
+        removed, freed = store.clear()
+    else:
+        if args.max_size is None:
+            raise UsageError("msc cache prune needs --max-size SIZE (e.g. 500M)")
+        removed, freed = store.prune(parse_size(args.max_size))
+    print(f"removed {removed} entries, {format_size(freed)} from {store.root}")
+    return 0
+
+
+def parse_size(text: str) -> int:
+    """``500M`` -> 524288000; K, M, G and T are powers of 1024, a plain number is bytes."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)i?b?\s*", text.lower())
+    if not m:
+        raise UsageError(f"bad size '{text}': expected e.g. 500M, 2G or 1048576")
+    return int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " "))
+
+
+def format_size(n: int) -> str:
+    for unit in ("B", "K", "M", "G"):
+        if n < 1024 or unit == "G":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def format_age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{max(seconds, 0):.0f}s"
 
 
 class ProgressLine:
@@ -220,6 +297,8 @@ def format_phases(timings: dict[str, float], target: str) -> str:
     """Time per phase; Numba's row says why it is empty for the python target."""
     rows = [("parse", timings.get("parse")), ("optimize", timings.get("optimize")),
             ("codegen", timings.get("codegen")), ("numba", timings.get("numba"))]
+    if "cache" in timings:  # a hit: only the lookup ran
+        rows = [("cache", timings["cache"])]
     lines = [f"{'phase':<9} {'ms':>10}"]
     for phase, seconds in rows:
         shown = f"{seconds * 1e3:>10.2f}" if seconds is not None else \
@@ -250,7 +329,17 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("-o", "--output", required=True, metavar="DIR",
                       help="the artifact folder (replaced if it holds an older artifact)")
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")
+    comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
+    comp.add_argument("--explain-cache", action="store_true",
+                      help="say whether the compile cache hit, and why not")
+    comp.add_argument("--cache-dir", metavar="DIR", help="the compile cache folder "
+                      "(default: $MSC_COMPILER_CACHE_PATH, else ~/.cache/msc)")
     comp.set_defaults(run=cmd_compile)
+    cache = sub.add_parser("cache", help="list, clear or prune the compile cache")
+    cache.add_argument("action", choices=("ls", "clear", "prune"))
+    cache.add_argument("--max-size", metavar="SIZE", help="prune: keep at most SIZE (500M, 2G)")
+    cache.add_argument("--cache-dir", metavar="DIR", help="the compile cache folder")
+    cache.set_defaults(run=cmd_cache)
     return parser
 
 

@@ -20,14 +20,20 @@ _DEFAULTS: dict[str, Any] = {
     "save_graphs": False,
     "save_graphs_path": ".",
     "jit_target": "numba",
+    "enable_compile_cache": None,  # None: MSC_COMPILER_CACHE_ENABLE decides
+    "compile_cache_path": "",  # "": MSC_COMPILER_CACHE_PATH, else the per-user default
 }
+#: The options that change generated code: they are part of the compile cache's key.
+CODE_OPTIONS: tuple[str, ...] = ()
 _context: dict[str, Any] = dict(_DEFAULTS)
 
 
 def set_context(**kwargs: Any) -> None:
     """Set compile options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``save_graphs``
-    (dump the IR after every pass), ``save_graphs_path``, ``device_target``, and
-    ``jit_target`` ("numba" or "python": the code in-process compiles run).
+    (dump the IR after every pass), ``save_graphs_path``, ``device_target``,
+    ``jit_target`` ("numba" or "python": the code in-process compiles run),
+    ``enable_compile_cache`` and ``compile_cache_path`` (the on-disk compile cache;
+    they win over MSC_COMPILER_CACHE_ENABLE and MSC_COMPILER_CACHE_PATH).
 
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
@@ -47,6 +53,11 @@ def get_context(key: str) -> Any:
     if key not in _context:
         raise GraphValueError(f"unknown context option '{key}'")
     return _context[key]
+
+
+def code_options() -> dict[str, Any]:
+    """The settings of ``CODE_OPTIONS`` (and the environment variables behind them)."""
+    return {key: _context[key] for key in CODE_OPTIONS}
 
 
 def jit_target() -> str:

@@ -1,4 +1,6 @@
-"""Shared fixtures: every test starts from the default context."""
+"""Shared fixtures: every test starts from the default context and an empty compile
+cache of its own (``msc compile`` uses one unless ``--no-cache``; module fixtures share
+the session's)."""
 
 import numpy as np
 import pytest
@@ -6,8 +8,18 @@ import pytest
 import msc
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_compile_cache(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MSC_COMPILER_CACHE_PATH", str(tmp_path_factory.mktemp("compile-cache")))
+    mp.delenv("MSC_COMPILER_CACHE_ENABLE", raising=False)
+    yield
+    mp.undo()
+
+
 @pytest.fixture(autouse=True)
-def _fresh_context():
+def _fresh_context(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("MSC_COMPILER_CACHE_PATH", str(tmp_path_factory.mktemp("cache")))
     msc.context.reset_context()
     yield
     msc.context.reset_context()

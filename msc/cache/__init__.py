@@ -1,0 +1,25 @@
+"""The compile cache: dependency records (``record.py``) and the on-disk store (``store.py``).
+
+A new process that compiles what an earlier one compiled, with every source file and
+constant it depended on unchanged, loads the earlier result instead: no parsing,
+optimizing, code generation or Numba compilation.
+"""
+
+from __future__ import annotations
+
+import os
+
+from msc.cache.record import DepRecord, NotCacheable, record
+from msc.cache.store import MISMATCH, CacheStore, CacheWarning, Lookup
+
+__all__ = ["CacheStore", "CacheWarning", "DepRecord", "Lookup", "MISMATCH", "NotCacheable",
+           "default_path", "record"]
+
+
+def default_path() -> str:
+    """``$MSC_COMPILER_CACHE_PATH``, else ``$XDG_CACHE_HOME/msc``, else ``~/.cache/msc``."""
+    given = os.environ.get("MSC_COMPILER_CACHE_PATH")
+    if given:
+        return given
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "msc")

@@ -75,20 +75,70 @@ def write_artifact(compiled: Any, target: str, out_dir: str | os.PathLike[str], 
     the time shows as the ``numba`` phase. Raises ``ArtifactError`` naming the folder when
     it cannot be written; no partial folder is left behind.
     """
-    out = Path(os.path.abspath(out_dir))
     start = time.perf_counter()
     spec, source, digest = generate(compiled, target, entry_name)
-    job = _Job(compiled, spec, source, weight_arrays(compiled, spec),
-               {**compiled.timings, "codegen": time.perf_counter() - start},
-               {"entry_name": entry_name, "input_specs": input_specs, "digest": digest})
+    arrays = weight_arrays(compiled, spec)
+    timings = {**compiled.timings, "codegen": time.perf_counter() - start}
+    module_file = f"{spec.kernel.name}.py"
+
+    def fill(tmp: Path, stage: list[str]) -> dict[str, Any]:
+        start = time.perf_counter()
+        stage[0] = f"writing {module_file}"
+        (tmp / module_file).write_text(source, encoding="utf-8")
+        stage[0] = f"writing {WEIGHTS}"
+        _save_weights(tmp / WEIGHTS, spec.weights, arrays)
+        timings["write"] = time.perf_counter() - start
+        if precompile and target == "numba":
+            stage[0] = "compiling with Numba"
+            timings["numba"] = precompile_kernel(tmp / module_file, spec, progress)
+        return build_manifest(compiled, spec, arrays, timings=timings, entry_name=entry_name,
+                              input_specs=input_specs, digest=digest)
+
+    return _write_folder(out_dir, module_file, spec.kernel.name, fill)
+
+
+def export_artifact(compiled: Any, out_dir: str | os.PathLike[str]) -> ArtifactInfo:
+    """Write the artifact of a compile-cache entry made for it (``compiled.entry_dir``, of
+    layout "artifact:<name>"): its module and Numba's cache are copied, the weights are
+    the Parameters' current values."""
+    entry, manifest = Path(compiled.entry_dir), dict(compiled.manifest["artifact"])
+    module_file = manifest["module"]
+    arrays = [np.ascontiguousarray(p.asnumpy()) for p in compiled.weights] + \
+        [np.ascontiguousarray(c) for c in compiled.constants]
+    names = [w["name"] for w in manifest["weight_arrays"]]
+
+    def fill(tmp: Path, stage: list[str]) -> dict[str, Any]:
+        start = time.perf_counter()
+        stage[0] = f"copying {module_file} and Numba's cache from {entry}"
+        shutil.copy2(entry / module_file, tmp / module_file)
+        if (entry / "__pycache__").is_dir():
+            shutil.copytree(entry / "__pycache__", tmp / "__pycache__")
+        stage[0] = f"writing {WEIGHTS}"
+        _save_weights(tmp / WEIGHTS, names, arrays)
+        manifest["timings"] = {**compiled.timings, "write": time.perf_counter() - start}
+        return manifest
+
+    return _write_folder(out_dir, module_file, Path(module_file).stem, fill)
+
+
+def _write_folder(out_dir: str | os.PathLike[str], module_file: str, kernel: str,
+                  fill: Callable[[Path, list[str]], dict[str, Any]]) -> ArtifactInfo:
+    """Build the artifact in a temporary sibling with ``fill(tmp, stage)`` (which returns
+    the manifest, less checksums, and keeps ``stage[0]`` saying what it is doing), then
+    swap it into place."""
+    out = Path(os.path.abspath(out_dir))
+    stage = [""]
     _check_replaceable(out)
     created = _make_parents(out)
     tmp: Path | None = None
     try:
-        job.stage = "creating a temporary folder beside it"
+        stage[0] = "creating a temporary folder beside it"
         tmp = _make_temp_sibling(out)
-        manifest = job.fill(tmp, precompile and target == "numba", progress)
-        job.stage = "renaming the finished folder into place"
+        manifest = fill(tmp, stage)
+        manifest["checksums"] = {n: file_sha256(tmp / n) for n in (module_file, WEIGHTS)}
+        stage[0] = f"writing {MANIFEST}"
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        stage[0] = "renaming the finished folder into place"
         _swap_into_place(tmp, out)
     except ArtifactError:
         _discard(tmp, created)
@@ -96,67 +146,35 @@ def write_artifact(compiled: Any, target: str, out_dir: str | os.PathLike[str], 
     except OSError as e:
         _discard(tmp, created)
         raise ArtifactError(f"cannot write the artifact folder {out}: {e.strerror or e} "
-                            f"(while {job.stage})") from None
+                            f"(while {stage[0]})") from None
     except BaseException:
         _discard(tmp, created)
         raise
-    return ArtifactInfo(out, job.module_file, spec.kernel.name, manifest)
+    return ArtifactInfo(out, module_file, kernel, manifest)
 
 
-@dataclass
-class _Job:
-    """One artifact being written; ``stage`` says what was being done when a write failed."""
-
-    compiled: Any
-    spec: ModuleSpec
-    source: str
-    arrays: list[np.ndarray]
-    timings: dict[str, float]
-    describe: dict[str, Any]
-    stage: str = ""
-
-    @property
-    def module_file(self) -> str:
-        return f"{self.spec.kernel.name}.py"
-
-    def fill(self, tmp: Path, precompile: bool, progress: Progress | None) -> dict[str, Any]:
-        start = time.perf_counter()
-        self.stage = f"writing {self.module_file}"
-        (tmp / self.module_file).write_text(self.source, encoding="utf-8")
-        self.stage = f"writing {WEIGHTS}"
-        _save_weights(tmp / WEIGHTS, self.spec.weights, self.arrays)
-        self.timings["write"] = time.perf_counter() - start
-        if precompile:
-            self.stage = "compiling with Numba"
-            self.timings["numba"] = precompile_kernel(tmp / self.module_file, self.spec,
-                                                      progress)
-        manifest = build_manifest(self.compiled, self.spec, self.arrays, timings=self.timings,
-                                  **self.describe)
-        manifest["checksums"] = {n: file_sha256(tmp / n) for n in (self.module_file, WEIGHTS)}
-        self.stage = f"writing {MANIFEST}"
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        return manifest
-
-
-def generate(compiled: Any, target: str, entry_name: str) -> tuple[ModuleSpec, str, str]:
+def generate(compiled: Any, target: str, entry_name: str,
+             digest: str | None = None) -> tuple[ModuleSpec, str, str]:
     """(render spec, module source, dependency hash) of the compiled entry graph.
 
-    The hash covers the source rendered without its hash line, so the header can carry it.
+    ``digest`` is the compile cache's key; without one, the hash covers the source
+    rendered without its hash line, so the header can carry it.
     """
     version = msc_version()
     header = f"Generated by msc {version} from {entry_name} for target '{target}'."
     spec = lower_module(compiled.module, target, header)
-    shapes = [(n, a.dtype.str, list(a.shape)) for n, a in zip(spec.weights,
-                                                               weight_arrays(compiled, spec))]
-    canonical = json.dumps([version, render(spec), shapes], sort_keys=True)
-    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    if digest is None:
+        shapes = [(n, a.dtype.str, list(a.shape))
+                  for n, a in zip(spec.weights, weight_arrays(compiled, spec))]
+        canonical = json.dumps([version, render(spec), shapes], sort_keys=True)
+        digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     final = dataclasses.replace(spec, header=f"{header}\nDependency hash: {digest}")
     return final, render(final), digest
 
 
 def weight_arrays(compiled: Any, spec: ModuleSpec) -> list[np.ndarray]:
     """The weights (the Parameters' current values) then the tensor constants, in WEIGHTS order."""
-    params = [np.ascontiguousarray(p.asnumpy()) for p in compiled.parsed.weights]
+    params = [np.ascontiguousarray(p.asnumpy()) for p in compiled.weights]
     arrays = params + [np.ascontiguousarray(c) for c in spec.constants]
     if len(arrays) != len(spec.weights) or len(set(spec.weights)) != len(spec.weights):
         raise InternalCompilerError(f"weights {list(spec.weights)} do not match the "
@@ -167,10 +185,12 @@ def weight_arrays(compiled: Any, spec: ModuleSpec) -> list[np.ndarray]:
     return arrays
 
 
-def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None) -> float:
-    """Import the generated module and run it once on zeros, so Numba compiles (and caches)
-    the kernel now. Returns the seconds it took. The module is imported under its file's
-    stem, as ``import <stem>`` would: Numba's cache records that name."""
+def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
+                      arrays: Sequence[np.ndarray] | None = None) -> float:
+    """Import the generated module and run it once on zeros (and ``arrays``, the weights
+    and constants, else the bundled weights), so Numba compiles (and caches) the kernel
+    now. Returns the seconds it took. The module is imported under its file's stem, as
+    ``import <stem>`` would: Numba's cache records that name."""
     if progress is not None:
         progress(spec.kernel.name, None)
     name = path.stem
@@ -179,7 +199,7 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None) -
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
-        module.run(*zeros, *module.load_weights())
+        module.run(*zeros, *(module.load_weights() if arrays is None else arrays))
     except (MscError, OSError):
         raise
     except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug

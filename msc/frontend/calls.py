@@ -114,7 +114,7 @@ class Calls:
                 closure[name] = cell.cell_contents
             except ValueError:  # a free variable not yet bound where fn was defined
                 continue
-        scope = Scope(dict(bound.arguments), None, fn.__globals__, closure)
+        scope = Scope(dict(bound.arguments), None, fn.__globals__, closure, fn)
         return self.run(parsed.node, scope, parsed.file)
 
     def call_closure(self, fn: Closure, args: list[Any], kwargs: dict[str, Any]) -> Any:

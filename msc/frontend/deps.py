@@ -27,7 +27,8 @@ def fingerprint(value: Any) -> Any:
 
     Numbers, strings and tuples compare by value, arrays and tensors by content;
     objects whose own attributes are read separately (Cells, modules, functions)
-    by identity.
+    by identity; a bound method by its object and function (``obj.m`` makes a new
+    method object on every read).
     """
     from msc.frontend.api.tensor import Parameter, Tensor
 
@@ -43,22 +44,42 @@ def fingerprint(value: Any) -> Any:
         return (type(value).__name__, tuple(fingerprint(v) for v in value))
     if isinstance(value, dict):
         return ("dict", tuple((fingerprint(k), fingerprint(v)) for k, v in value.items()))
+    if isinstance(value, types.MethodType):
+        return ("method", id(value.__self__), id(value.__func__))
     return ("object", type(value).__qualname__, id(value))
 
 
 @dataclass(frozen=True)
 class Read:
-    """``owner.name`` (an attribute) or ``owner[name]`` (a globals dict) had ``print``."""
+    """What the compile saw: ``owner.name`` (kind "attr"), ``owner[name]`` of a module's
+    globals dict ("global"), or the free variable ``name`` of the function ``owner``
+    ("closure"); ``print`` is the value's fingerprint."""
 
     owner: Any
     name: str
     print: Any
-    is_attr: bool
+    kind: str
+
+    def current(self) -> Any:
+        """The value there now (``_MISSING`` if it is gone)."""
+        if self.kind == "attr":
+            return getattr(self.owner, self.name, _MISSING)
+        if self.kind == "global":
+            return self.owner.get(self.name, _MISSING)
+        return closure_value(self.owner, self.name)
 
     def still_valid(self) -> bool:
-        current = getattr(self.owner, self.name, _MISSING) if self.is_attr \
-            else self.owner.get(self.name, _MISSING)
+        current = self.current()
         return current is not _MISSING and fingerprint(current) == self.print
+
+
+def closure_value(fn: Any, name: str) -> Any:
+    """The current value of ``fn``'s free variable ``name`` (``_MISSING`` if unbound)."""
+    try:
+        cell = fn.__closure__[fn.__code__.co_freevars.index(name)]
+        return cell.cell_contents
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return _MISSING
 
 
 @dataclass
@@ -66,10 +87,13 @@ class Deps:
     files: set[str] = field(default_factory=set)
     reads: dict[tuple[int, str], Read] = field(default_factory=dict)
 
-    def read_attr(self, owner: Any, name: str, value: Any) -> Any:
-        if not isinstance(value, (types.ModuleType, types.FunctionType, type)):
-            self.reads.setdefault((id(owner), name), Read(owner, name, fingerprint(value), True))
+    def _record(self, owner: Any, name: str, value: Any, kind: str) -> Any:
+        if not isinstance(value, types.ModuleType):
+            self.reads.setdefault((id(owner), name), Read(owner, name, fingerprint(value), kind))
         return value
+
+    def read_attr(self, owner: Any, name: str, value: Any) -> Any:
+        return self._record(owner, name, value, "attr")
 
     def read_config(self, obj: Any) -> None:
         """Record the plain settings of an object whose code runs natively (msc's own
@@ -79,14 +103,12 @@ class Deps:
                 self.read_attr(obj, name, value)
 
     def read_global(self, globals_: dict[str, Any], name: str) -> Any:
-        value = globals_[name]
-        if not isinstance(value, (types.ModuleType, types.FunctionType, type)):
-            self.reads.setdefault((id(globals_), name),
-                                  Read(globals_, name, fingerprint(value), False))
-        return value
+        return self._record(globals_, name, globals_[name], "global")
 
-    def read_closure(self, name: str, value: Any) -> Any:
-        return value  # closure cells are fixed once the function object exists
+    def read_closure(self, fn: Any, name: str, value: Any) -> Any:
+        # NOTE: a closure cell can be rebound (``nonlocal``), and in a new process the
+        # same function may close over other values: both are reads like any other.
+        return value if fn is None else self._record(fn, name, value, "closure")
 
     def still_valid(self) -> bool:
         return all(r.still_valid() for r in self.reads.values())

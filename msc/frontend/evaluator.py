@@ -69,11 +69,12 @@ class Scope:
     at the end, to the function's globals and closure."""
 
     def __init__(self, names: dict[str, Any], parent: Scope | None, globals_: dict[str, Any],
-                 closure: dict[str, Any]):
+                 closure: dict[str, Any], function: Any = None):
         self.names = names
         self.parent = parent
         self.globals = globals_
         self.closure = closure
+        self.function = function  # whose ``__closure__`` ``closure`` came from
 
     def lookup(self, name: str, ctx: Evaluator) -> Any:
         scope: Scope | None = self
@@ -81,7 +82,7 @@ class Scope:
             if name in scope.names:
                 return scope.names[name]
             if name in scope.closure:
-                return ctx.deps.read_closure(name, scope.closure[name])
+                return ctx.deps.read_closure(scope.function, name, scope.closure[name])
             scope = scope.parent
         if name in self.globals:
             return ctx.deps.read_global(self.globals, name)

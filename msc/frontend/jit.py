@@ -130,8 +130,8 @@ class CompileCache:
 
         key = (context.jit_target(),) + tuple(map(_arg_key, args))
         compiled = self.entries.get(key)
-        if compiled is None or (compiled.parsed.deps.reads and
-                                not compiled.parsed.deps.still_valid()):
+        if compiled is None or (compiled.deps.reads and
+                                not compiled.deps.still_valid()):
             compiled = compile_entry(entry, tuple(arg_spec(a) for a in args))
             self.compiles += 1
             self.entries[key] = compiled

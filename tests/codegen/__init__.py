@@ -94,7 +94,7 @@ def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
     """numba == python == eager == interpreter for ``fn`` (a function or a Cell) on
     ``inputs``; ``expect``, when given, is an independent numpy result checked too."""
     compiled = compile_fn(fn, inputs)
-    weights = [p.asnumpy() for p in compiled.parsed.weights]
+    weights = [p.asnumpy() for p in compiled.weights]
     eager = to_numpy(fn(*[ms.Tensor(x) for x in inputs]))
     if expect is not None:
         assert_same(eager, expect, "eager vs numpy", rtol, atol)

@@ -107,14 +107,14 @@ def test_gather_out_of_range_raises_index_error(tmp_path: Any) -> None:
 
 
 def test_weights_reach_the_kernel(tmp_path: Any) -> None:
-    """A Cell's Parameters are kernel arguments after the inputs, in ``parsed.weights``."""
+    """A Cell's Parameters are kernel arguments after the inputs, in ``compiled.weights``."""
     ms.set_seed(3)
     net = DenseNet()
     x = np.random.default_rng(2).normal(size=(5, 4)).astype(np.float32)
     w1, b1, w2 = (p.asnumpy() for p in (net.fc1.weight, net.fc1.bias, net.fc2.weight))
     compiled, built = check_all(net, [x], tmp_path,
                                 expect=_np_softmax(np.maximum(x @ w1.T + b1, 0) @ w2.T, -1))
-    assert [p.name for p in compiled.parsed.weights] == list(built["numba"].spec.weights)
+    assert [p.name for p in compiled.weights] == list(built["numba"].spec.weights)
 
 
 def half(x: Any, y: Any) -> Any:

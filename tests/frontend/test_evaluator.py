@@ -87,7 +87,7 @@ def test_mlp_eager_equals_ir_equals_numpy(rng):
     expect = np.maximum(x @ w1.T + b1, 0) @ w2.T + b2
     close(eager, expect)
     close(out, expect)
-    weights = [p.asnumpy() for p in c.parsed.weights]
+    weights = [p.asnumpy() for p in c.weights]
     close(interpret(c.module, [x], weights), expect)
     assert [w.hint for w in c.module.entry_graph.weights] == \
         ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
@@ -254,7 +254,7 @@ def test_tensor_constant_attribute_is_a_const_and_global_reads_are_tracked():
     c, out = compiled(Net(), ms.Tensor(np.zeros(2, np.float32)))
     close(out, [3.0, 6.0])
     assert c.module.entry_graph.weights == ()
-    assert any(r.name == "GLOBAL_SCALE" for r in c.parsed.deps.reads.values())
+    assert any(r.name == "GLOBAL_SCALE" for r in c.deps.reads.values())
 
 
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
@@ -295,7 +295,7 @@ def test_user_cell_inside_native_container_is_interpreted():
     c, out = compiled(net, ms.Tensor(np.array([-2.0, 0.5, 3.0], np.float32)))
     close(out, [0.0, 0.5, 1.0])
     assert ops_of(c) == ["Minimum", "ReLU"]
-    assert any(r.name == "limit" for r in c.parsed.deps.reads.values())
+    assert any(r.name == "limit" for r in c.deps.reads.values())
 
 
 def test_set_train_after_compile_recompiles_native_layers():

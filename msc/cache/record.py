@@ -1,0 +1,334 @@
+"""What a compile depended on, written so that a new process can check it.
+
+A ``Deps`` (see ``frontend/deps.py``) holds the live objects a compile read. The disk
+cache needs the same facts without parsing again, so each read becomes a *path* from
+a root a later process also has — the entry Cell (``self``), the entry function
+(``fn``), a constant argument (``args[i]``) or an imported module — plus a stable
+print of the value. Source files are recorded by content hash.
+
+``DepRecord.check`` walks the paths again in the new process: if every file hashes the
+same and every path leads to an equal value, the compile's result still holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import types
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from msc.frontend.deps import IR_TYPES, Deps, Read, closure_value
+from msc.ir.dtypes import DType
+
+Step = tuple[str, Any]  # ("attr", name) | ("item", index) | ("closure", name)
+Path = tuple[Step, ...]  # starts with a root: ("self", 0) | ("fn", 0) | ("arg", i) | ("module", name)
+
+#: How far the search for an object goes from the roots (objects visited, depth).
+MAX_VISITS, MAX_DEPTH = 200_000, 12
+
+_MISSING = object()
+
+
+class NotCacheable(Exception):
+    """The compile read something a later process could not find again."""
+
+
+# --- stable prints ------------------------------------------------------------------------
+
+
+def stable_print(value: Any) -> str:
+    """A digest of ``value`` that is equal across processes when the graph would be.
+
+    Like ``fingerprint`` but without ``id()``: objects, functions and classes print as
+    their module and qualified name (their attributes, code and closures are reads or
+    files of their own), Parameters by dtype and shape (their values are inputs).
+    """
+    return hashlib.sha256(repr(_canonical(value)).encode()).hexdigest()[:32]
+
+
+def _canonical(value: Any) -> Any:
+    from msc.frontend.api.tensor import Parameter, Tensor
+
+    if isinstance(value, Parameter):
+        return ("param", value.dtype.name, tuple(value.shape))
+    if isinstance(value, (Tensor, np.ndarray)):
+        arr = np.ascontiguousarray(np.asarray(value))
+        return ("array", arr.dtype.str, arr.shape, hashlib.sha256(arr.tobytes()).hexdigest())
+    if isinstance(value, (bool, int, float, str, bytes, type(None), np.generic)):
+        return (type(value).__name__, repr(value))
+    if isinstance(value, (DType,) + IR_TYPES):
+        return (type(value).__name__, str(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((_canonical(k), _canonical(v)) for k, v in value.items()))
+    if isinstance(value, types.MethodType):
+        return ("method", _qualified(value.__func__))
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return ("def", _qualified(value))
+    return ("object", _qualified(type(value)))
+
+
+def _qualified(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+
+
+def show(value: Any) -> str:
+    """A short readable form of a value for cache messages."""
+    text = repr(value) if isinstance(value, (bool, int, float, str, type(None), tuple)) \
+        else f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- finding objects again ----------------------------------------------------------------
+
+
+class Locator:
+    """Paths from the roots of one compile to the objects it read.
+
+    A breadth-first walk, done once, through Cells (parameters and sub-cells),
+    instance attributes, tuples, lists and dicts; modules' globals join as roots the
+    first time a global of theirs is read.
+    """
+
+    def __init__(self, entry: Any, fn: Any, args: tuple[Any, ...]):
+        from msc.frontend.api.cell import Cell
+
+        self.roots: list[tuple[Path, Any]] = [((("fn", 0),), fn)]
+        if isinstance(entry, Cell):
+            self.roots.insert(0, ((("self", 0),), entry))
+        self.roots += [((("arg", i),), a) for i, a in enumerate(args)
+                       if not isinstance(a, (int, float, bool, str, type(None)))]
+        self.paths: dict[int, Path] = {}
+        self.walked = False
+
+    def add_module(self, name: str) -> None:
+        module = sys.modules.get(name)
+        if module is not None and self.walked:
+            self.walked = False  # walk again with the new root
+        if module is not None:
+            self.roots.append(((("module", name),), module))
+
+    def path_of(self, obj: Any) -> Path | None:
+        if not self.walked:
+            self._walk()
+        return self.paths.get(id(obj))
+
+    def _walk(self) -> None:
+        self.walked = True
+        queue = deque((path, obj) for path, obj in self.roots)
+        seen: set[int] = set()
+        while queue and len(seen) < MAX_VISITS:
+            path, obj = queue.popleft()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            self.paths.setdefault(id(obj), path)
+            if len(path) > MAX_DEPTH:
+                continue
+            for step, child in _children(obj, path[0][0] == "module" and len(path) == 1):
+                if id(child) not in seen:
+                    queue.append((path + (step,), child))
+
+
+_REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
+
+
+def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
+    from msc.frontend.api.cell import Cell
+
+    if isinstance(obj, (str, bytes, int, float, bool, type(None), np.ndarray, np.generic)):
+        return
+    if isinstance(obj, (tuple, list)):
+        yield from ((("item", i), v) for i, v in enumerate(obj))
+        return
+    if isinstance(obj, dict):
+        yield from ((("item", k), v) for k, v in obj.items() if isinstance(k, (str, int)))
+        return
+    if isinstance(obj, types.ModuleType) and not is_module_root:
+        return
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return
+    attrs = getattr(obj, "__dict__", None)
+    if not isinstance(attrs, dict):
+        return
+    if isinstance(obj, Cell):
+        for registry in _REGISTRIES[:3]:
+            yield from ((("attr", k), v) for k, v in attrs.get(registry, {}).items()
+                        if v is not None)
+    for k, v in attrs.items():
+        if not k.startswith("__") and k not in _REGISTRIES and \
+                not isinstance(v, types.ModuleType):
+            yield ("attr", k), v
+
+
+def resolve(path: Path, roots: dict[tuple[str, Any], Any]) -> Any:
+    """The object at ``path`` in this process, or ``_MISSING``."""
+    head = path[0]
+    if head[0] == "module":
+        obj = sys.modules.get(head[1], _MISSING)
+    else:
+        obj = roots.get(tuple(head), _MISSING)
+    for kind, key in path[1:]:
+        if obj is _MISSING:
+            break
+        if kind == "attr":
+            obj = getattr(obj, key, _MISSING)
+        elif kind == "closure":
+            obj = closure_value(obj, key)
+        else:
+            try:
+                obj = obj[key]
+            except (LookupError, TypeError):
+                obj = _MISSING
+    return obj
+
+
+def format_path(path: Path) -> str:
+    """``self.blocks.0.scale``, ``fn.<closure n>``, ``helpers.SCALE``, ``args[1].k``."""
+    head = path[0]
+    text = {"self": "self", "fn": "the entry function"}.get(head[0], "")
+    text = text or (f"args[{head[1]}]" if head[0] == "arg" else str(head[1]))
+    for kind, key in path[1:]:
+        text += f".{key}" if kind == "attr" else \
+            f" (closure variable '{key}')" if kind == "closure" else f"[{key!r}]"
+    return text
+
+
+# --- the record ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DepRecord:
+    """Files (path -> sha256) and reads ([path, stable print, shown value]) of one
+    compile, and where its weights are (one path per weight input)."""
+
+    files: dict[str, str]
+    reads: list[tuple[Path, str, str]]
+    weights: list[Path]
+
+    def key(self) -> str:
+        """What the record adds to the cache key."""
+        return hashlib.sha256(json.dumps(self.as_json(), sort_keys=True).encode()).hexdigest()
+
+    def as_json(self) -> dict[str, Any]:
+        return {"files": dict(sorted(self.files.items())),
+                "reads": [[_path_json(p), pr, shown] for p, pr, shown in self.reads],
+                "weights": [_path_json(p) for p in self.weights]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DepRecord:
+        return cls({str(k): str(v) for k, v in data["files"].items()},
+                   [(_path_from(p), str(pr), str(shown)) for p, pr, shown in data["reads"]],
+                   [_path_from(p) for p in data["weights"]])
+
+    def check(self, entry: Any, fn: Any, args: tuple[Any, ...]) -> tuple[list[str], Deps,
+                                                                          list[Any]]:
+        """(what changed, the live ``Deps`` for the in-memory cache, the weights)."""
+        roots = _roots(entry, fn, args)
+        changed = [f"file {path} changed" if digest else f"file {path} is missing"
+                   for path, want in sorted(self.files.items())
+                   if (digest := file_digest(path)) != want]
+        deps = Deps(set(self.files))
+        for path, want, shown in self.reads:
+            value, read = _live_read(path, roots)
+            if value is _MISSING:
+                changed.append(f"{format_path(path)} is gone (was {shown})")
+            elif stable_print(value) != want:
+                changed.append(f"{format_path(path)} changed (was {shown}, now {show(value)})")
+            elif read is not None:
+                deps.reads[(id(read.owner), read.name)] = read
+        weights = [resolve(p, roots) for p in self.weights]
+        for path, w in zip(self.weights, weights):
+            if w is _MISSING:
+                changed.append(f"weight {format_path(path)} is gone")
+        return changed, deps, weights
+
+
+def record(entry: Any, fn: Any, args: tuple[Any, ...], deps: Deps,
+           weights: tuple[Any, ...]) -> DepRecord:
+    """The ``DepRecord`` of a finished compile; ``NotCacheable`` if a read or weight
+    cannot be found from the roots."""
+    locator = Locator(entry, fn, args)
+    reads: list[tuple[Path, str, str]] = []
+    for read in deps.reads.values():
+        if read.kind == "global":
+            name = read.owner.get("__name__")
+            if not isinstance(name, str) or sys.modules.get(name) is None or \
+                    vars(sys.modules[name]) is not read.owner:
+                raise NotCacheable(f"a global '{read.name}' of a namespace that is not an "
+                                   "imported module")
+            locator.add_module(name)
+            path: Path = (("module", name), ("attr", read.name))
+        else:
+            owner = _locate(locator, read.owner, f"'{read.name}'")
+            path = owner + ((read.kind if read.kind == "closure" else "attr", read.name),)
+        value = read.current()
+        reads.append((path, stable_print(value), show(value)))
+    weight_paths = [_locate(locator, w, f"the Parameter '{w.name}'") for w in weights]
+    reads.sort(key=lambda r: format_path(r[0]))
+    return DepRecord({os.path.abspath(f): file_digest(f) or "" for f in deps.files},
+                     reads, weight_paths)
+
+
+def _locate(locator: Locator, obj: Any, what: str) -> Path:
+    path = locator.path_of(obj)
+    if path is None:
+        raise NotCacheable(f"{what} was read from a {type(obj).__name__} that is not "
+                           "reachable from the model, its arguments or its modules")
+    return path
+
+
+def _roots(entry: Any, fn: Any, args: tuple[Any, ...]) -> dict[tuple[str, Any], Any]:
+    roots: dict[tuple[str, Any], Any] = {("fn", 0): fn, ("self", 0): entry}
+    roots.update({("arg", i): a for i, a in enumerate(args)})
+    return roots
+
+
+def _live_read(path: Path, roots: dict[tuple[str, Any], Any]) -> tuple[Any, Read | None]:
+    """The value at ``path`` and a live ``Read`` of it for the in-memory cache."""
+    from msc.frontend.deps import fingerprint
+
+    owner = resolve(path[:-1], roots) if len(path) > 1 else _MISSING
+    kind, name = path[-1]
+    if path[0][0] == "module" and len(path) == 2:
+        owner = vars(owner) if owner is not _MISSING else owner
+        kind = "global"
+    if owner is _MISSING:
+        return _MISSING, None
+    read = Read(owner, name, None, kind)
+    value = read.current()
+    if value is _MISSING:
+        return _MISSING, None
+    return value, Read(owner, name, fingerprint(value), kind)
+
+
+def _path_json(path: Path) -> list[list[Any]]:
+    return [[kind, key] for kind, key in path]
+
+
+def _path_from(data: list[list[Any]]) -> Path:
+    return tuple((str(kind), key) for kind, key in data)
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: str) -> str | None:
+    """sha256 of the file's bytes (None if it cannot be read), memoised per process on
+    (path, mtime, size) so that checking a warm entry reads each file once."""
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _DIGESTS:
+            with open(path, "rb") as f:
+                _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+        return _DIGESTS[key]
+    except OSError:
+        return None

@@ -111,7 +111,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
     from msc.ir.printer import print_module
 
     entry = find_entry(load_model_file(args.model), args.entry)
-    compiled = compile_entry(entry, entry_specs(entry, args.input))
+    compiled = compile_entry(entry, entry_specs(entry, args.input), store=None)  # needs the IR
     print(print_module(compiled.module, locs=not args.no_locs))
     if not args.quiet:
         print(compiled.report.format())

@@ -43,6 +43,10 @@ def set_context(**kwargs: Any) -> None:
             raise GraphValueError(f"jit_target must be 'numba' or 'python', got {value!r}")
         if key == "mode" and value not in (GRAPH_MODE, PYNATIVE_MODE):
             raise GraphValueError(f"mode must be GRAPH_MODE or PYNATIVE_MODE, got {value!r}")
+        if key == "enable_compile_cache" and value not in (True, False, None):
+            raise GraphValueError(f"enable_compile_cache must be True or False, got {value!r}")
+        if key == "compile_cache_path" and not isinstance(value, (str, os.PathLike)):
+            raise GraphValueError(f"compile_cache_path must be a folder path, got {value!r}")
         if key not in _DEFAULTS:
             raise GraphValueError(f"unknown context option '{key}' "
                                   f"(known: {', '.join(sorted(_DEFAULTS))})")

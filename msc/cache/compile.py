@@ -25,7 +25,7 @@ from msc.cache.record import NotCacheable, record, show, stable_print
 from msc.cache.store import MISMATCH, CacheStore, CacheWarning, Lookup, read_entry_manifest
 from msc.codegen.artifact import (Progress, build_manifest, describe_spec, generate,
                                   precompile_kernel, weight_arrays)
-from msc.driver import VERSION, Compiled, build
+from msc.driver import COUNTERS, VERSION, Compiled, build
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import entry_function
 from msc.ir.types import TensorType
@@ -115,6 +115,7 @@ def _generated(compiled: Compiled, target: str, layout: str, full: str | None) -
     digest = f"sha256:{full}" if full else None
     if layout.startswith("artifact:"):
         t0 = time.perf_counter()
+        COUNTERS["codegen"] += 1
         compiled.spec, compiled.source, digest = generate(compiled, target, layout[9:], digest)
         compiled.constants = compiled.spec.constants
         compiled.timings["codegen"] = time.perf_counter() - t0

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from msc.frontend.deps import IR_TYPES, Deps, Read, closure_value
+from msc.frontend.deps import _MISSING, IR_TYPES, Deps, Read, closure_value
 from msc.ir.dtypes import DType
 
 Step = tuple[str, Any]  # ("attr", name) | ("item", index) | ("closure", name)
@@ -32,7 +32,6 @@ Path = tuple[Step, ...]  # starts with a root: ("self", 0) | ("fn", 0) | ("arg",
 #: How far the search for an object goes from the roots (objects visited, depth).
 MAX_VISITS, MAX_DEPTH = 200_000, 12
 
-_MISSING = object()
 
 
 class NotCacheable(Exception):
@@ -170,6 +169,13 @@ def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
 
 def resolve(path: Path, roots: dict[tuple[str, Any], Any]) -> Any:
     """The object at ``path`` in this process, or ``_MISSING``."""
+    try:
+        return _resolve(path, roots)
+    except Exception:  # noqa: BLE001 - a user property that raises: the value is gone
+        return _MISSING
+
+
+def _resolve(path: Path, roots: dict[tuple[str, Any], Any]) -> Any:
     head = path[0]
     if head[0] == "module":
         obj = sys.modules.get(head[1], _MISSING)
@@ -302,8 +308,10 @@ def _live_read(path: Path, roots: dict[tuple[str, Any], Any]) -> tuple[Any, Read
         kind = "global"
     if owner is _MISSING:
         return _MISSING, None
-    read = Read(owner, name, None, kind)
-    value = read.current()
+    try:
+        value = Read(owner, name, None, kind).current()
+    except Exception:  # noqa: BLE001 - a user property that raises: the value is gone
+        value = _MISSING
     if value is _MISSING:
         return _MISSING, None
     return value, Read(owner, name, fingerprint(value), kind)

@@ -88,7 +88,12 @@ class CacheStore:
             if problem:
                 found.damaged.append(self.discard(folder, problem))
                 continue
-            changed, deps, weights = DepRecord.from_json(manifest["deps"]).check(entry, fn, args)
+            try:
+                deps_record = DepRecord.from_json(manifest["deps"])
+            except (KeyError, TypeError, ValueError) as e:
+                found.damaged.append(self.discard(folder, f"its dependency record is bad: {e}"))
+                continue
+            changed, deps, weights = deps_record.check(entry, fn, args)
             if changed:
                 found.changed = found.changed or changed  # the most recently used one's
                 continue
@@ -144,6 +149,8 @@ class CacheStore:
         the manifest; checksums are added and the folder is renamed into place. Hold
         ``lock(key)`` around this."""
         parent = self.root / key
+        for stale in parent.glob(".t*-*"):  # left by a builder that died holding the lock
+            shutil.rmtree(stale, ignore_errors=True)
         tmp = parent / f".tmp-{os.getpid()}-{secrets.token_hex(4)}"
         os.mkdir(tmp)
         try:

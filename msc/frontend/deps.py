@@ -19,7 +19,7 @@ from msc.ir.types import MonadType, PyType, RefType, ScalarType, TensorType, Tup
 
 IR_TYPES = (TensorType, ScalarType, TupleType, RefType, MonadType, PyType)
 
-_MISSING = object()
+_MISSING = object()  # shared with the cache records
 
 
 def fingerprint(value: Any) -> Any:

@@ -386,10 +386,15 @@ def test_usage_errors_exit_2(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_the_compile_cache_example_runs_as_a_script():
-    proc = subprocess.run([sys.executable, "examples/compile_cache.py"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0] == "[601.]"   # 1 + 200 * (1 + 1 * 2)
-    assert re.fullmatch(r"first call \(compile and run\) cost time: \d+\.\d+(e-\d+)?", lines[1])
+def test_the_compile_cache_example_runs_as_a_script(tmp_path):
+    """As in the tutorial: run twice; the cache folder is made in the working directory."""
+    script = os.path.join(ROOT, "examples", "compile_cache.py")
+    for args, state in (([], "Enable"), ([], "Enable"), (["--no-cache"], "Disable")):
+        proc = subprocess.run([sys.executable, script, *args], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines[0] == "[601.]"   # 1 + 200 * (1 + 1 * 2)
+        assert re.fullmatch(rf"{state} compile_cache cost time: \d+\.\d+(e-\d+)?", lines[1])
+    entries = [p for p in (tmp_path / "my_compile_cache").glob("*/*") if p.is_dir()]
+    assert len(entries) == 1 and (entries[0] / "manifest.json").is_file()

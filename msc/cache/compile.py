@@ -9,6 +9,7 @@ the key exist is a dependency change, and the warning names what changed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -39,30 +40,28 @@ def compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], target
     """``compile_entry`` with the cache ``store`` (see the module docstring)."""
     start = time.perf_counter()
     fn = entry_function(entry)[0]
-    key, _ = entry_key(entry, fn, specs, target, layout)
+    key, described = entry_key(entry, fn, specs, target, layout)
     found = _lookup(store, key, entry, fn, specs)
     if found.folder is not None:
         return _from_entry(found, time.perf_counter() - start)
     if found.changed:
         warn(found.reason[len("miss: "):])
-    try:
-        lock = store.lock(key)
-        lock.__enter__()
-    except OSError as e:
-        compiled = _generated(build(entry, specs), target, layout, None)
-        return _not_stored(compiled, _unwritable(store, e), found)
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(store.lock(key))
+        except OSError as e:
+            compiled = _generated(build(entry, specs), target, layout, None)
+            return _not_stored(compiled, _unwritable(store, e), found)
         again = _lookup(store, key, entry, fn, specs)  # built while we waited for the lock?
         if again.folder is not None:
             return _from_entry(again, time.perf_counter() - start)
-        return _build_and_store(store, key, entry, fn, specs, target, layout, progress, found)
-    finally:
-        lock.__exit__(None, None, None)
+        return _build_and_store(store, key, described, entry, fn, specs, progress, found)
 
 
-def _build_and_store(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, ...],
-                     target: str, layout: str, progress: Progress | None,
+def _build_and_store(store: CacheStore, key: str, described: dict[str, Any], entry: Any,
+                     fn: Any, specs: tuple[Any, ...], progress: Progress | None,
                      found: Lookup) -> Compiled:
+    target, layout = described["target"], described["layout"]
     compiled = build(entry, specs)
     try:
         rec = record(entry, fn, specs, compiled.deps, compiled.weights)
@@ -70,7 +69,6 @@ def _build_and_store(store: CacheStore, key: str, entry: Any, fn: Any, specs: tu
         return _not_stored(_generated(compiled, target, layout, None), str(e), found)
     full = hashlib.sha256((key + rec.key()).encode()).hexdigest()
     _generated(compiled, target, layout, full)
-    _, described = entry_key(entry, fn, specs, target, layout)
 
     def fill(tmp: Path) -> dict[str, Any]:
         return _fill_entry(tmp, compiled, layout, specs, progress,
@@ -106,8 +104,7 @@ def _from_entry(found: Lookup, seconds: float) -> Compiled:
         constants = tuple(f[f"c{i}"] for i in range(len(f.files)))
     return Compiled(tuple(found.weights), found.deps, constants=constants,
                     timings={"cache": seconds}, cache="hit", cache_why=found.reason,
-                    entry_dir=found.folder,
-                    manifest=found.manifest)
+                    entry_dir=found.folder, manifest=found.manifest)
 
 
 def _generated(compiled: Compiled, target: str, layout: str, full: str | None) -> Compiled:

@@ -42,7 +42,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, loop200, machine  # noqa: E402
+from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, loop200, machine
 
 SYSTEMS = ("msc", "msc-init", "msc-cli", "jax", "mindspore")
 LABELS = {"msc": "msc `@ms.jit`, numba target",
@@ -277,13 +277,15 @@ def run_cli(phase: str, cache_dir: str, tmp: str, pycache: str | None) -> dict[s
         return p
     if p.returncode != 0:
         return _failed("msc-cli", phase, p)
-    found = re.search(r"^cache: (hit|miss)", p.stdout, re.M)
+    found = re.search(r"^cache: (hit|miss)", p.stdout, re.MULTILINE)
     want = "hit" if phase == "warm" else "miss"
-    if not found or found.group(1) != want or not os.path.exists(os.path.join(out, "manifest.json")):
+    made = os.path.exists(os.path.join(out, "manifest.json"))
+    if not found or found.group(1) != want or not made:
         return _failed("msc-cli", phase, p, f"msc compile, {phase} cache: expected a {want}, "
                                             f"report: {p.stdout.strip()[:200]}")
-    phases = {m.group(1): float(m.group(2)) / 1e3 for m in
-              re.finditer(r"^(parse|optimize|codegen|numba|cache)\s+([0-9.]+)$", p.stdout, re.M)}
+    rows = re.finditer(r"^(parse|optimize|codegen|numba|cache)\s+([0-9.]+)$", p.stdout,
+                       re.MULTILINE)
+    phases = {m.group(1): float(m.group(2)) / 1e3 for m in rows}
     return {"first_s": wall, "cache": want, "lookup_s": phases.pop("cache", None),
             "phases": phases}
 
@@ -319,10 +321,10 @@ def measure(args: argparse.Namespace, tmp: str) -> Results:
 
 
 def table(results: Results) -> str:
-    out = ["| system | import | init before the call | first call, cold cache "
-           "| first call, warm cache | warm ÷ cold | cache lookup (warm) "
-           "| import + init + warm first call |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    header = ("| system | import | init before the call | first call, cold cache "
+              "| first call, warm cache | warm ÷ cold | cache lookup (warm) "
+              "| import + init + warm first call |")
+    out = [header, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for system, rows in results.items():
         if rows is None:
             out.append(f"| {LABELS[system]} | not installed | | | | | | |")
@@ -331,17 +333,22 @@ def table(results: Results) -> str:
         if bad:
             out.append(f"| {LABELS[system]} | failed: {bad[0][:160]} | | | | | | |")
             continue
-        med = lambda phase, key: statistics.median(r[phase].get(key) or 0.0 for r in rows)
         ratio = statistics.median(r["warm"]["first_s"] / r["cold"]["first_s"] for r in rows)
         cli = system == "msc-cli"
         total = statistics.median(r["warm"]["import_s"] + r["warm"]["init_s"]
                                   + r["warm"]["first_s"] for r in rows) if not cli else None
-        lookup = fmt_s(med("warm", "lookup_s")) if system.startswith("msc") else "—"
-        out.append(f"| {LABELS[system]} | {'—' if cli else fmt_s(med('warm', 'import_s'))} | "
-                   f"{'—' if cli else fmt_s(med('warm', 'init_s'))} | "
-                   f"{fmt_s(med('cold', 'first_s'))} | {fmt_s(med('warm', 'first_s'))} | "
-                   f"{ratio:.3f} | {lookup} | {fmt_s(total)} |")
+        lookup = fmt_s(_med(rows, "warm", "lookup_s")) if system.startswith("msc") else "—"
+        init_s = _med(rows, "warm", "init_s")
+        imp, init = (("—", "—") if cli else
+                     (fmt_s(_med(rows, "warm", "import_s")), fmt_s(init_s) if init_s else "none"))
+        cold, warm = fmt_s(_med(rows, "cold", "first_s")), fmt_s(_med(rows, "warm", "first_s"))
+        out.append(f"| {LABELS[system]} | {imp} | {init} | {cold} | {warm} | {ratio:.3f} | "
+                   f"{lookup} | {fmt_s(total)} |")
     return "\n".join(out)
+
+
+def _med(rows: list[dict[str, Any]], phase: str, key: str) -> float:
+    return statistics.median(r[phase].get(key) or 0.0 for r in rows)
 
 
 def summary(results: Results) -> list[str]:

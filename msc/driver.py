@@ -71,10 +71,14 @@ class Compiled:
         return self.call([x._data for x in args])
 
     def call(self, arrays: list[np.ndarray]) -> Any:
-        """The generated code on input arrays, with the weights' current values."""
+        """The generated code on input arrays, with the weights' current values.
+
+        Strided views are copied first: the kernel is compiled (and cached) for
+        C-contiguous arrays, and another layout would make Numba compile it again."""
         if self.code is None:
             self.load()
         arrays += [p._data for p in self.weights]
+        arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         return to_user(self.code.run(*arrays, *self.constants))  # type: ignore
 
     def generate(self, target: str, header: str) -> None:

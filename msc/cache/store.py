@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import secrets
 import shutil
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from msc.cache.record import DepRecord
+from msc.codegen.artifact import check_checksums, file_sha256
 from msc.frontend.deps import Deps
 
 try:
@@ -155,7 +157,7 @@ class CacheStore:
         os.mkdir(tmp)
         try:
             manifest = fill(tmp)
-            manifest["checksums"] = {name: _sha256(tmp / name) for name in _files(tmp)}
+            manifest["checksums"] = {name: file_sha256(tmp / name) for name in _files(tmp)}
             manifest["created"] = time.time()
             write_manifest(tmp, manifest)
             final = parent / full_key
@@ -251,27 +253,14 @@ def _manifest_digest(manifest: dict[str, Any]) -> str:
 
 def verify_files(folder: Path, manifest: dict[str, Any]) -> list[str]:
     """Files missing or not matching their checksums (empty: the entry is intact)."""
-    problems = []
     checksums = manifest.get("checksums")
     if not isinstance(checksums, dict) or not checksums:
         return ["the manifest lists no files"]
-    for name, want in sorted(checksums.items()):
-        path = folder / name
-        if ".." in Path(name).parts or Path(name).is_absolute():
-            problems.append(f"{name}: not a path inside the entry")
-        elif not path.is_file():
-            problems.append(f"{name} is missing")
-        elif _sha256(path) != want:
-            problems.append(f"{name} does not match its checksum")
-    return problems
+    return check_checksums(folder, checksums)
 
 
 def _files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -284,18 +273,24 @@ def _write_atomic(path: Path, data: bytes) -> None:
             tmp.unlink()
 
 
-def read_stats(folder: Path) -> dict[str, Any]:
+def read_stats(folder: Path) -> dict[str, float]:
+    """Hits and last use; a missing or odd ``stats.json`` (it is not checksummed) reads
+    as no hits."""
     try:
         stats = json.loads((folder / STATS).read_text())
-        return stats if isinstance(stats, dict) else {}
     except (OSError, ValueError):
         return {}
+    if not isinstance(stats, dict):
+        return {}
+    return {k: float(v) for k, v in stats.items() if k in ("hits", "last_used")
+            and isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and v >= 0}
 
 
 def last_used(folder: Path) -> float:
     stats = read_stats(folder)
-    if isinstance(stats.get("last_used"), (int, float)):
-        return float(stats["last_used"])
+    if "last_used" in stats:
+        return stats["last_used"]
     try:
         return (folder / MANIFEST).stat().st_mtime
     except OSError:

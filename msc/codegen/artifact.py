@@ -389,12 +389,16 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
 
 def verify_artifact(folder: str | os.PathLike[str]) -> list[str]:
     """What is wrong with the folder's files against its manifest's checksums (empty: all good)."""
-    manifest = read_manifest(folder)
+    return check_checksums(Path(folder), dict(read_manifest(folder).get("checksums", {})))
+
+
+def check_checksums(folder: Path, checksums: dict[str, str]) -> list[str]:
+    """Files of ``checksums`` (paths relative to ``folder``) that are missing or altered."""
     problems = []
-    for name, expected in sorted(dict(manifest.get("checksums", {})).items()):
-        path = Path(folder) / name
-        if Path(name).name != name:
-            problems.append(f"{name}: not a plain file name")
+    for name, expected in sorted(checksums.items()):
+        path = folder / name
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            problems.append(f"{name}: not a path inside {folder}")
         elif not path.is_file():
             problems.append(f"{path} is missing")
         elif file_sha256(path) != expected:

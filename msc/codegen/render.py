@@ -11,25 +11,30 @@ import importlib.util
 import pprint
 import sys
 from types import ModuleType
-
-import jinja2
+from typing import Any
 
 from msc.codegen.lower import ModuleSpec
 from msc.errors import InternalCompilerError
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("msc", "templates"),
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-    autoescape=False,
-)
-_ENV.filters["pyrepr"] = lambda v: pprint.pformat(v, width=88, compact=True)
+_ENV: list[Any] = []
+
+
+def _environment() -> Any:
+    """Made on the first render: a compile-cache hit never imports Jinja2."""
+    if not _ENV:
+        import jinja2
+
+        env = jinja2.Environment(loader=jinja2.PackageLoader("msc", "templates"),
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True,
+                                 lstrip_blocks=True, keep_trailing_newline=True,
+                                 autoescape=False)
+        env.filters["pyrepr"] = lambda v: pprint.pformat(v, width=88, compact=True)
+        _ENV.append(env)
+    return _ENV[0]
 
 
 def render(spec: ModuleSpec) -> str:
-    source = _ENV.get_template(f"{spec.target}.py.j2").render(spec=spec)
+    source = _environment().get_template(f"{spec.target}.py.j2").render(spec=spec)
     try:
         ast.parse(source)
     except SyntaxError as e:

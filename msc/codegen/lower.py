@@ -18,6 +18,7 @@ from msc.codegen.names import Namespace
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.dtypes import DType, float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
+from msc.ir.rewrite import callee
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
@@ -48,11 +49,35 @@ class ModuleSpec:
 
     target: str
     header: str
-    kernel: KernelSpec
+    kernel: KernelSpec  # the entry graph's
     inputs: tuple[tuple[str, str, tuple[int, ...]], ...]
     weights: tuple[str, ...]
     constants: tuple[np.ndarray, ...] = field(compare=False)
     output: str  # a Python expression over ``_r``, the kernel's tuple of results
+    callees: tuple[KernelSpec, ...] = ()  # shared graphs' kernels, callees before callers
+
+    @property
+    def uses_blas(self) -> bool:
+        return any(k.uses_blas for k in (*self.callees, self.kernel))
+
+
+@dataclass
+class Shared:
+    """What the kernels of one module share: their names, and the tensor constants.
+
+    Every kernel names a constant alike (``__k0``, ...): the entry kernel takes them all
+    after its weights and passes each callee the ones it (or its callees) use."""
+
+    kernels: dict[str, str] = field(default_factory=dict)  # graph name -> function name
+    consts: dict[Const, str] = field(default_factory=dict)
+    arrays: list[np.ndarray] = field(default_factory=list)
+    needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # graph -> const names
+
+    def const(self, c: Const) -> str:
+        if c not in self.consts:
+            self.consts[c] = f"__k{len(self.arrays)}"
+            self.arrays.append(c.value)
+        return self.consts[c]
 
 
 def literal(value: Any, dt: DType | None) -> str:
@@ -64,16 +89,21 @@ def literal(value: Any, dt: DType | None) -> str:
 
 
 class Lowerer:
-    def __init__(self, graph: Graph, target: str):
+    """One graph to one kernel function; ``entry`` says whether it is the module's entry
+    (whose results ``run`` unpacks) or a shared graph called from other kernels."""
+
+    def __init__(self, graph: Graph, target: str, shared: Shared, entry: bool = True):
         if target not in TARGETS:
             raise InternalCompilerError(f"unknown target '{target}'")
         self.graph = graph
         self.target = target
+        self.shared = shared
+        self.entry = entry
         self.ns = Namespace()
+        self.ns.used.update(shared.kernels.values())  # locals never shadow a kernel
         self.env: dict[Var, str] = {}
         self.lines: list[str] = []
-        self.constants: list[np.ndarray] = []
-        self.const_names: dict[Const, str] = {}
+        self.const_names: dict[Const, str] = {}  # the constants this kernel reads itself
         self.users = _users(graph)
         self.group: list[Node] = []
         self.defs = {n.out: n for n in graph.nodes}
@@ -84,9 +114,7 @@ class Lowerer:
         if isinstance(v, Var):
             return self.env[v]
         if isinstance(v.value, np.ndarray):
-            if v not in self.const_names:
-                self.const_names[v] = self.ns.fresh(f"c{len(self.constants)}")
-                self.constants.append(v.value)
+            self.const_names[v] = self.shared.const(v)
             return self.const_names[v]
         if isinstance(v.value, tuple):
             return repr(v.value)
@@ -94,7 +122,8 @@ class Lowerer:
 
     # --- graph ----------------------------------------------------------------------
 
-    def lower(self) -> tuple[KernelSpec, str, list[str]]:
+    def lower(self) -> tuple[KernelSpec, str]:
+        """The kernel, and (for the entry) the ``run`` expression rebuilding its output."""
         params = []
         for p in self.graph.params:
             self.env[p] = self.ns.fresh(p.hint or "arg")
@@ -103,16 +132,30 @@ class Lowerer:
             self.node(node)
         self.flush()
         leaves: list[str] = []
-        output = self.output_expr(self.graph.output, leaves)
-        params += [self.const_names[c] for c in self.const_names]
+        if self.entry:
+            output = self.output_expr(self.graph.output, leaves)
+            returns = "(" + "".join(f"{x}, " for x in leaves) + ")"
+            params += self.shared.consts.values()  # every constant, in WEIGHTS order
+        else:
+            output, returns = "", self.name_of(self.graph.output)
+            params += self.needs()
         lines = self.lines
         if self.target == "python" and lines:
             # Division by zero and overflow give inf/nan silently, as in eager mode (numba's
             # error_model="numpy" does the same).
             lines = ['with np.errstate(all="ignore"):'] + ["    " + x for x in lines]
-        kernel = KernelSpec(self.ns.fresh(self.graph.name), tuple(params), tuple(lines),
-                            "(" + "".join(f"{x}, " for x in leaves) + ")")
-        return kernel, output, list(self.const_names.values())
+        name = self.shared.kernels[self.graph.name]
+        return KernelSpec(name, tuple(params), tuple(lines), returns), output
+
+    def needs(self) -> tuple[str, ...]:
+        """The constants this kernel takes: its own and its callees', in table order."""
+        names = set(self.const_names.values())
+        for node in self.graph.nodes:
+            if (g := callee(node)) is not None:
+                names.update(self.shared.needs[g.name])
+        order = list(self.shared.consts.values())
+        self.shared.needs[self.graph.name] = tuple(sorted(names, key=order.index))
+        return self.shared.needs[self.graph.name]
 
     def node(self, node: Node) -> None:
         prim = get(node.op) if node.op not in ("Call",) else None
@@ -124,7 +167,7 @@ class Lowerer:
             self.group.append(node)
             return
         self.flush()
-        if node.op == "MakeTuple" and self.users.get(node.out) == [None]:
+        if node.op == "MakeTuple" and self.entry and self.users.get(node.out) == [None]:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
         self.env[node.out] = out
@@ -149,6 +192,9 @@ class Lowerer:
             return "(" + "".join(f"{a}, " for a in args) + ")"
         if node.op == "TupleGetItem":
             return f"{args[0]}[{node.attr['index']}]"
+        if (g := callee(node)) is not None:
+            args += self.shared.needs[g.name]
+            return f"{self.shared.kernels[g.name]}({', '.join(args)})"
         prim = get(node.op)
         if prim.elementwise:
             return self.elementwise_array(node, args)
@@ -262,6 +308,8 @@ class Lowerer:
             if v in self.graph.params:
                 return True
             node = self.defs.get(v)
+            if node is not None and node.op == "Call":
+                return True  # a shared graph may return a view of its arguments
             if node is None or node.op not in VIEW_OPS:
                 return False
             if node.op == "BroadcastTo":
@@ -316,13 +364,35 @@ def _tensor_types(t: Any) -> list[TensorType]:
 
 
 def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
-    """The render spec of ``module``'s entry graph for ``target``."""
+    """The render spec of ``module``: one kernel per graph the entry reaches through
+    ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
     graph = module.entry_graph
-    _check_dtypes(graph, target)
-    lowerer = Lowerer(graph, target)
-    kernel, output, _ = lowerer.lower()
+    order = _callees_first(graph)
+    shared = Shared()
+    names = Namespace()
+    for g in order + [graph]:
+        _check_dtypes(g, target)
+        shared.kernels[g.name] = names.fresh(g.name)
+    callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
+    kernel, output = Lowerer(graph, target, shared).lower()
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
-        tuple(f"__const{i}" for i in range(len(lowerer.constants)))
-    return ModuleSpec(target, header, kernel, inputs, weights, tuple(lowerer.constants), output)
+        tuple(f"__const{i}" for i in range(len(shared.arrays)))
+    return ModuleSpec(target, header, kernel, inputs, weights, tuple(shared.arrays), output,
+                      callees)
+
+
+def _callees_first(graph: Graph) -> list[Graph]:
+    """The graphs ``graph`` calls, directly or not, each after the graphs it calls."""
+    done: dict[str, Graph] = {}
+
+    def visit(g: Graph) -> None:
+        for node in g.nodes:
+            c = callee(node)
+            if c is not None and c.name not in done:
+                visit(c)
+                done[c.name] = c
+
+    visit(graph)
+    return list(done.values())

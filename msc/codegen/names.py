@@ -22,7 +22,7 @@ class Namespace:
         if base[0].isdigit():
             base = "_" + base
         if keyword.iskeyword(base) or hasattr(builtins, base) or base in RESERVED \
-                or base.startswith("_rt_"):
+                or base.startswith(("_rt_", "__k")):  # runtime helpers, constants
             base = base + "_"
         name, i = base, 1
         while name in self.used:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from msc.errors import Loc
 from msc.ir import dtypes
-from msc.ir.nodes import Const, Node, Value, Var, make_attrs
+from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
 from msc.ir.primitives import get, infer_type
 from msc.ir.types import TensorType
 
@@ -24,3 +25,29 @@ def emit(nodes: list[Node], op: str, *inputs: Any, loc: Loc | None = None, **att
     out = Var(infer_type(get(op), tuple(v.type for v in values), attrs))
     nodes.append(Node(op, values, make_attrs(attrs), out, loc))
     return out
+
+
+class B:
+    """Builds one graph: ``b.Exp(x)`` appends a node with its inferred type."""
+
+    def __init__(self, name: str, *params: tuple[str, Any], flags: frozenset[str] = frozenset()):
+        self.name, self.flags = name, flags
+        self.params = tuple(Var(ty, hint) for hint, ty in params)
+        self.nodes: list[Node] = []
+
+    def __getattr__(self, op: str) -> Callable[..., Var]:
+        def apply(*inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
+            return emit(self.nodes, op, *inputs, loc=loc, **attrs)
+        return apply
+
+    def call(self, graph: Graph, *args: Var) -> Var:
+        out = Var(graph.output.type)
+        self.nodes.append(Node("Call", args, make_attrs({"graph": graph}), out))
+        return out
+
+    def graph(self, output: Value) -> Graph:
+        return Graph(self.name, self.params, tuple(self.nodes), output, self.flags)
+
+
+def mod(*graphs: Graph) -> Module:
+    return Module(graphs, graphs[0].name)

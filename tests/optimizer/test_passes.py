@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from msc.errors import GraphValueError, InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.interpret import interpret
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
+from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
 from msc.ir.primitives import PRIMITIVES, Primitive, register
 from msc.ir.printer import print_module
 from msc.ir.rewrite import free_vars, substitute_graph, use_counts
@@ -24,36 +25,9 @@ from msc.optimizer.cse import cse
 from msc.optimizer.dce import dce
 from msc.optimizer.inline import inline
 from msc.optimizer.pipeline import PIPELINE, run_pipeline
-
-from tests.ir import F32, emit, t
+from tests.ir import F32, B, mod, t
 
 I32 = dtypes.int32
-
-
-class B:
-    """Builds one graph: ``b.Exp(x)`` appends a node with its inferred type."""
-
-    def __init__(self, name: str, *params: tuple[str, Any], flags: frozenset[str] = frozenset()):
-        self.name, self.flags = name, flags
-        self.params = tuple(Var(ty, hint) for hint, ty in params)
-        self.nodes: list[Node] = []
-
-    def __getattr__(self, op: str) -> Callable[..., Var]:
-        def apply(*inputs: Any, loc: Loc | None = None, **attrs: Any) -> Var:
-            return emit(self.nodes, op, *inputs, loc=loc, **attrs)
-        return apply
-
-    def call(self, graph: Graph, *args: Var) -> Var:
-        out = Var(graph.output.type)
-        self.nodes.append(Node("Call", args, make_attrs({"graph": graph}), out))
-        return out
-
-    def graph(self, output: Value) -> Graph:
-        return Graph(self.name, self.params, tuple(self.nodes), output, self.flags)
-
-
-def mod(*graphs: Graph) -> Module:
-    return Module(graphs, graphs[0].name)
 
 
 def body(module: Module) -> str:

@@ -1,0 +1,192 @@
+"""Where an object lives, as a path a later build or process can walk again.
+
+The compile cache records each constant a compile read as a path from a root (the
+entry Cell ``self``, the entry function, a constant argument or a module) with a
+stable print of its value; subgraph reuse keys a Cell instance by the paths, relative
+to the instance, of what its ``construct`` read. Both need the same two things: a
+search from the roots to an object, and a digest of a value that does not depend on
+``id()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import types
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from msc.frontend.deps import _MISSING, IR_TYPES, closure_value
+from msc.ir.dtypes import DType
+
+Step = tuple[str, Any]  # ("attr", name) | ("item", index) | ("closure", name)
+Path = tuple[Step, ...]  # starts with a root: ("self", 0) | ("fn", 0) | ("arg", i) | ("module", name)
+
+#: How far the search for an object goes from the roots (objects visited, depth).
+MAX_VISITS, MAX_DEPTH = 200_000, 12
+
+
+
+def stable_print(value: Any) -> str:
+    """A digest of ``value`` that is equal across processes when the graph would be.
+
+    Like ``fingerprint`` but without ``id()``: objects, functions and classes print as
+    their module and qualified name (their attributes, code and closures are reads or
+    files of their own), Parameters by dtype and shape (their values are inputs).
+    """
+    return hashlib.sha256(repr(_canonical(value)).encode()).hexdigest()[:32]
+
+
+def _canonical(value: Any) -> Any:
+    from msc.frontend.api.tensor import Parameter, Tensor
+
+    if isinstance(value, Parameter):
+        return ("param", value.dtype.name, tuple(value.shape))
+    if isinstance(value, (Tensor, np.ndarray)):
+        arr = np.ascontiguousarray(np.asarray(value))
+        return ("array", arr.dtype.str, arr.shape, hashlib.sha256(arr.tobytes()).hexdigest())
+    if isinstance(value, (bool, int, float, str, bytes, type(None), np.generic)):
+        return (type(value).__name__, repr(value))
+    if isinstance(value, (DType,) + IR_TYPES):
+        return (type(value).__name__, str(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((_canonical(k), _canonical(v)) for k, v in value.items()))
+    if isinstance(value, types.MethodType):
+        return ("method", _qualified(value.__func__))
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return ("def", _qualified(value))
+    return ("object", _qualified(type(value)))
+
+
+def _qualified(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+
+
+def show(value: Any) -> str:
+    """A short readable form of a value for cache messages."""
+    text = repr(value) if isinstance(value, (bool, int, float, str, type(None), tuple)) \
+        else f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- finding objects again ----------------------------------------------------------------
+
+
+class Locator:
+    """Paths from some roots (a compile's entry, a Cell instance) to the objects below them.
+
+    A breadth-first walk, done once, through Cells (parameters and sub-cells),
+    instance attributes, tuples, lists and dicts; modules' globals join as roots the
+    first time a global of theirs is read.
+    """
+
+    def __init__(self, roots: list[tuple[Path, Any]]):
+        self.roots = list(roots)
+        self.paths: dict[int, Path] = {}
+        self.walked = False
+
+    def add_module(self, name: str) -> None:
+        module = sys.modules.get(name)
+        if module is not None and self.walked:
+            self.walked = False  # walk again with the new root
+        if module is not None:
+            self.roots.append(((("module", name),), module))
+
+    def path_of(self, obj: Any) -> Path | None:
+        if not self.walked:
+            self._walk()
+        return self.paths.get(id(obj))
+
+    def _walk(self) -> None:
+        self.walked = True
+        queue = deque((path, obj) for path, obj in self.roots)
+        seen: set[int] = set()
+        while queue and len(seen) < MAX_VISITS:
+            path, obj = queue.popleft()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            self.paths.setdefault(id(obj), path)
+            if len(path) > MAX_DEPTH:
+                continue
+            for step, child in _children(obj, path[0][0] == "module" and len(path) == 1):
+                if id(child) not in seen:
+                    queue.append((path + (step,), child))
+
+
+_REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
+
+
+def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
+    from msc.frontend.api.cell import Cell
+
+    if isinstance(obj, (str, bytes, int, float, bool, type(None), np.ndarray, np.generic)):
+        return
+    if isinstance(obj, (tuple, list)):
+        yield from ((("item", i), v) for i, v in enumerate(obj))
+        return
+    if isinstance(obj, dict):
+        yield from ((("item", k), v) for k, v in obj.items() if isinstance(k, (str, int)))
+        return
+    if isinstance(obj, types.ModuleType) and not is_module_root:
+        return
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return
+    attrs = getattr(obj, "__dict__", None)
+    if not isinstance(attrs, dict):
+        return
+    if isinstance(obj, Cell):
+        for registry in _REGISTRIES[:3]:
+            yield from ((("attr", k), v) for k, v in attrs.get(registry, {}).items()
+                        if v is not None)
+    for k, v in attrs.items():
+        if not k.startswith("__") and k not in _REGISTRIES and \
+                not isinstance(v, types.ModuleType):
+            yield ("attr", k), v
+
+
+def resolve(path: Path, roots: dict[tuple[str, Any], Any]) -> Any:
+    """The object at ``path`` in this process, or ``_MISSING``."""
+    try:
+        return _resolve(path, roots)
+    except Exception:  # noqa: BLE001 - a user property that raises: the value is gone
+        return _MISSING
+
+
+def _resolve(path: Path, roots: dict[tuple[str, Any], Any]) -> Any:
+    head = path[0]
+    if head[0] == "module":
+        obj = sys.modules.get(head[1], _MISSING)
+    else:
+        obj = roots.get(tuple(head), _MISSING)
+    for kind, key in path[1:]:
+        if obj is _MISSING:
+            break
+        if kind == "attr":
+            obj = getattr(obj, key, _MISSING)
+        elif kind == "closure":
+            obj = closure_value(obj, key)
+        else:
+            try:
+                obj = obj[key]
+            except (LookupError, TypeError):
+                obj = _MISSING
+    return obj
+
+
+def format_path(path: Path) -> str:
+    """``self.blocks.0.scale``, ``fn.<closure n>``, ``helpers.SCALE``, ``args[1].k``."""
+    head = path[0]
+    text = {"self": "self", "fn": "the entry function"}.get(head[0], "")
+    text = text or (f"args[{head[1]}]" if head[0] == "arg" else str(head[1]))
+    for kind, key in path[1:]:
+        text += f".{key}" if kind == "attr" else \
+            f" (closure variable '{key}')" if kind == "closure" else f"[{key!r}]"
+    return text
+
+

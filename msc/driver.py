@@ -135,7 +135,7 @@ def build(entry: Any, specs: Sequence[Any]) -> Compiled:
     """Frontend and passes: a ``Compiled`` with IR and no code yet."""
     t0 = time.perf_counter()
     COUNTERS.update(("parse", "optimize"))
-    parsed = specialize(entry, specs)
+    parsed = specialize(entry, specs, reuse=context.get_context("reuse"))
     t1 = time.perf_counter()
     dump_root = context.save_graphs_dir()
     dump_dir = os.path.join(dump_root, parsed.module.entry) if dump_root else None

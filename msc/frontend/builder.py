@@ -33,6 +33,7 @@ class GraphBuilder:
         self.nodes: list[Node] = []
         self.loc: Loc | None = None
         self.calls: Any = None  # the frontend's call interpreter for this build
+        self.weight_hint: Any = lambda param: param.name  # a shared graph names them its way
 
     def __enter__(self) -> GraphBuilder:
         _ACTIVE.append(self)
@@ -58,7 +59,8 @@ class GraphBuilder:
         if entry is None:
             t = type_of_value(param.asnumpy())
             assert isinstance(t, TensorType)
-            entry = (param, Var(RefType(t), param.name or f"weight{len(self.weights)}"))
+            hint = self.weight_hint(param) or f"weight{len(self.weights)}"
+            entry = (param, Var(RefType(t), hint))
             self.weights[id(param)] = entry
         return SymTensor(entry[1], self)
 

@@ -14,7 +14,12 @@ import inspect
 import types
 from typing import Any
 
-from msc.errors import GraphAttributeError, GraphTypeError, MscError, UnsupportedSyntaxError
+from msc.errors import (
+    GraphAttributeError,
+    GraphTypeError,
+    MscError,
+    UnsupportedSyntaxError,
+)
 from msc.frontend.api.tensor import Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
@@ -29,6 +34,19 @@ def _is_user_function(fn: Any) -> bool:
     return isinstance(fn, types.FunctionType) and not is_msc_file(fn.__code__.co_filename)
 
 
+def _construct(cell: Any) -> Any:
+    from msc.frontend.jit import JitFunction
+
+    construct = inspect.getattr_static(type(cell), "construct")
+    return construct.fn if isinstance(construct, JitFunction) else construct
+
+
+def user_construct(cell: Any) -> Any:
+    """``cell``'s ``construct`` if the user wrote it (msc's own layers run natively)."""
+    construct = _construct(cell)
+    return construct if _is_user_function(construct) else None
+
+
 class Calls:
     """Runs calls for the evaluators of one graph build."""
 
@@ -36,6 +54,7 @@ class Calls:
         self.builder = builder
         self.deps = deps
         self.depth = 0
+        self.reuse: Any = None  # the compile's ``Reuse``: shared graphs of repeated Cells
 
     # --- attribute reads ------------------------------------------------------------
 
@@ -63,12 +82,11 @@ class Calls:
         if isinstance(fn, JitFunction):
             return self.call(fn.fn, args, kwargs, ev)
         if isinstance(fn, Cell):
-            construct = inspect.getattr_static(type(fn), "construct")
-            if isinstance(construct, JitFunction):
-                construct = construct.fn
-            if not _is_user_function(construct):
-                self.deps.read_config(fn)
-            return self.call(construct, [fn, *args], kwargs, ev)
+            if self.reuse is not None and self.reuse.wants(fn):
+                result = self.reuse.call(self, fn, args, kwargs)
+                if result is not None:
+                    return result
+            return self.call_cell(fn, args, kwargs, ev)
         if isinstance(fn, types.MethodType) and _is_user_function(fn.__func__):
             return self.interpret(fn.__func__, [fn.__self__, *args], kwargs)
         if _is_user_function(fn):
@@ -76,6 +94,15 @@ class Calls:
         if fn is super and not args and ev is not None:
             return self.zero_arg_super(ev)
         return self.native(fn, args, kwargs)
+
+    def call_cell(self, cell: Any, args: list[Any], kwargs: dict[str, Any],
+                  ev: Evaluator | None) -> Any:
+        """``cell.construct`` interpreted into the current graph."""
+        construct = user_construct(cell)
+        if construct is None:
+            self.deps.read_config(cell)
+            construct = _construct(cell)
+        return self.call(construct, [cell, *args], kwargs, ev)
 
     def native(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if not callable(fn):

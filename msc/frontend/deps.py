@@ -98,8 +98,9 @@ class Deps:
     def read_config(self, obj: Any) -> None:
         """Record the plain settings of an object whose code runs natively (msc's own
         layers): their reads are not seen one by one, and ``training`` is among them."""
-        for name, value in vars(obj).items():
-            if isinstance(value, (bool, int, float, str, tuple, type(None))):
+        for name, value in vars(obj).items():  # not ``_prefix``-like bookkeeping
+            if not name.startswith("_") and \
+                    isinstance(value, (bool, int, float, str, tuple, type(None))):
                 self.read_attr(obj, name, value)
 
     def read_global(self, globals_: dict[str, Any], name: str) -> Any:

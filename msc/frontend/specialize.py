@@ -18,6 +18,7 @@ from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.calls import Calls
 from msc.frontend.deps import Deps
+from msc.frontend.reuse import Reuse
 from msc.ir.nodes import Const, Module, Value
 from msc.ir.types import TensorType, TupleType
 
@@ -61,13 +62,18 @@ def input_names(fn: Any, skip_self: bool, count: int) -> list[str]:
     return (names + [f"arg{i}" for i in range(len(names), count)])[:count]
 
 
-def specialize(entry: Any, args: Sequence[Any]) -> Specialized:
+def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> Specialized:
     """Build the IR of ``entry`` for ``args``: TensorTypes (or Tensors/arrays, by their
-    type) become graph inputs, tuples of them nest, anything else is a constant."""
+    type) become graph inputs, tuples of them nest, anything else is a constant.
+
+    ``reuse`` says which Cells become shared graphs (see ``reuse.py``): "lazy_inline"
+    (those whose ``__init__`` is ``@lazy_inline``), "auto" (also any user Cell class
+    with several instances) or "off"."""
     fn, name, has_self = entry_function(entry)
     builder = GraphBuilder(name)
     deps = Deps()
     calls = Calls(builder, deps)
+    calls.reuse = Reuse(reuse, entry, name)
     builder.calls = calls
     with builder:
         names = input_names(fn, has_self, len(args))
@@ -76,7 +82,8 @@ def specialize(entry: Any, args: Sequence[Any]) -> Specialized:
         output = to_output(builder, result)
     graph = builder.finish(output)
     weights = tuple(param for param, _ in builder.weights.values())
-    return Specialized(Module((graph,), graph.name), weights, deps)
+    shared = tuple(s.graph for s in calls.reuse.shared)
+    return Specialized(Module((graph, *shared), graph.name), weights, deps)
 
 
 def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:

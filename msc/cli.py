@@ -270,7 +270,10 @@ def describe_graphs(compiled: Any) -> str:
         ins = ", ".join(f"{p.hint}: {_tensor(t)}" for p in graph.inputs
                         if (t := tensor_of(p.type)) is not None) or "none"
         ws = [t for p in graph.weights if (t := tensor_of(p.type)) is not None]
-        lines.append(f"graph @{graph.name}: {sum(1 for _ in walk(graph))} nodes")
+        sites = sum(1 for g in compiled.module.graphs for n in walk(g)
+                    if n.op == "Call" and n.attr["graph"] is graph)
+        shared = f", shared: called from {sites} sites" if sites else ""
+        lines.append(f"graph @{graph.name}: {sum(1 for _ in walk(graph))} nodes{shared}")
         lines.append(f"  inputs   {ins}")
         lines.append(f"  weights  {len(ws)} arrays, {sum(t.size for t in ws):,} values")
         lines.append(f"  outputs  {_outputs(describe_output(graph, graph.output))}")
@@ -307,6 +310,10 @@ def format_phases(timings: dict[str, float], target: str) -> str:
     return "\n".join(lines)
 
 
+REUSE_HELP = ("which Cells compile once and are called from every instance: lazy_inline "
+              "(default: @lazy_inline Cells), auto (also any repeated user Cell), off")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="msc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -316,6 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--input", action="append", default=[], metavar="SPEC",
                     help="one per positional input: f32[32,64], i64[], bool[3] ...")
     ir.add_argument("--no-locs", action="store_true", help="omit source locations")
+    ir.add_argument("--reuse", choices=("lazy_inline", "auto", "off"),
+                    help=REUSE_HELP)
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
     ir.set_defaults(run=cmd_ir)
     comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
@@ -329,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("-o", "--output", required=True, metavar="DIR",
                       help="the artifact folder (replaced if it holds an older artifact)")
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")
+    comp.add_argument("--reuse", choices=("lazy_inline", "auto", "off"), help=REUSE_HELP)
     comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     comp.add_argument("--explain-cache", action="store_true",
                       help="say whether the compile cache hit, and why not")
@@ -345,6 +355,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "reuse", None):
+        from msc.context import set_context
+
+        set_context(reuse=args.reuse)
     try:
         return int(args.run(args))
     except UsageError as e:

@@ -8,6 +8,8 @@ array-level statement per node, written by the primitive's own emitter.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +20,7 @@ from msc.codegen.names import Namespace
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.dtypes import DType, float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
+from msc.codegen.split import needs_split, split_entry
 from msc.ir.rewrite import callee
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
@@ -36,6 +39,7 @@ class KernelSpec:
     params: tuple[str, ...]
     lines: tuple[str, ...]  # body lines, already indented relative to the function body
     returns: str
+    jit: bool = True  # False: plain Python (an entry split around its calls, see split.py)
 
     @property
     def uses_blas(self) -> bool:
@@ -367,6 +371,9 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
     ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
     graph = module.entry_graph
+    split = target == "numba" and needs_split(graph)
+    if split:
+        graph = split_entry(graph)
     order = _callees_first(graph)
     shared = Shared()
     names = Namespace()
@@ -375,6 +382,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
         shared.kernels[g.name] = names.fresh(g.name)
     callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
     kernel, output = Lowerer(graph, target, shared).lower()
+    if split:
+        kernel = dataclasses.replace(kernel, jit=False)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \

@@ -86,3 +86,26 @@ def test_a_shared_graph_returning_its_argument_gives_a_fresh_array(tmp_path, rng
     module, _ = run_pipeline(mod(m.graph(m.call(ident, m.params[0])), ident))
     x = rng.standard_normal(4).astype(np.float32)
     check_module(module, [x], tmp_path, x)  # which also checks that no result aliases x
+
+
+def test_an_entry_with_calls_becomes_python_around_numba_parts(tmp_path, rng):
+    """Numba compiles the parts between calls and the shared graphs, never a function
+    whose size grows with the number of call sites (see codegen/split.py)."""
+    from msc.codegen.split import split_entry
+
+    block = block_graph()
+    m = B("main", ("x", t(2, 3)), ("w", RefType(t(3, 3))), ("b", RefType(t(3))))
+    h = m.call(block, m.Neg(m.params[0]), *m.params[1:])
+    h = m.call(block, m.Exp(h), *m.params[1:])
+    module, _ = run_pipeline(mod(m.graph(m.MakeTuple(m.Add(h, 1.0), h)), block))
+    orchestrator = split_entry(module.entry_graph)
+    assert [n.attr["graph"].name for n in orchestrator.nodes if n.op == "Call"] == \
+        ["main_part0", "Block", "main_part2", "Block", "main_part4"]
+    assert orchestrator.nodes[-1].op == "MakeTuple"  # the output's structure stays in Python
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    w, b = weights(rng, 1)
+    y = numpy_block(np.exp(numpy_block(-x, w, b)), w, b)
+    built = check_module(module, [x], tmp_path, (y + 1.0, y), [w, b])
+    source = built["numba"].source
+    assert re.search(r"@njit\(.*\)\n\s*def main\(", source) is None
+    assert re.search(r"@njit\(.*\)\n\s*def main_part0\(", source) is not None

@@ -9,7 +9,6 @@ array-level statement per node, written by the primitive's own emitter.
 from __future__ import annotations
 
 import dataclasses
-
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,14 +16,14 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.names import Namespace
+from msc.codegen.split import needs_split, split_entry
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.dtypes import DType, float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.codegen.split import needs_split, split_entry
-from msc.ir.rewrite import callee
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.rewrite import callee
 from msc.ir.types import ScalarType, TensorType, TupleType, tensor_of
 
 TARGETS = ("numba", "python")

@@ -52,7 +52,7 @@ def test_one_kernel_per_shared_graph_called_with_each_instances_weights(tmp_path
     built = check_module(module, [x], tmp_path, want, ws)
     for target in TARGETS:
         source = built[target].source
-        copies = len(re.findall(r"^\s*def Block\(", source, re.M))  # two where BLAS is split
+        copies = len(re.findall(r"^\s*def Block\(", source, re.MULTILINE))  # two where BLAS is split
         assert copies == (2 if "if _HAVE_BLAS:" in source else 1)
         assert len(re.findall(r"= Block\(", source)) == 3 * copies
 

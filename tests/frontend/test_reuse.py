@@ -64,6 +64,15 @@ def eager(net, x):
     return net(ms.Tensor(x)).asnumpy()
 
 
+def check_against_inlining(net, x, shared, folder):
+    """Reuse and no reuse both give the eager result (interpreter, numba and python)."""
+    want = eager(net, x)
+    check_module(shared.module, [x], folder, want, [p.asnumpy() for p in shared.weights])
+    inlined = compiled_module(net, x, reuse="off")
+    assert len(inlined.module.graphs) == 1
+    check_module(inlined.module, [x], folder, want, [p.asnumpy() for p in inlined.weights])
+
+
 @pytest.fixture
 def x(rng):
     return rng.standard_normal((4, 8)).astype(np.float32)
@@ -92,7 +101,7 @@ def test_an_attribute_changed_after_init_gets_its_own_graph(x, tmp_path):
     c = compiled_module(net, x)
     names = [n.attr["graph"].name for n in c.module.entry_graph.nodes]
     assert names == ["Block_construct", "Block_construct_1", "Block_construct"]
-    check_module(c.module, [x], tmp_path, eager(net, x), [p.asnumpy() for p in c.weights])
+    check_against_inlining(net, x, c, tmp_path)
 
 
 def test_changing_an_attribute_after_compiling_recompiles(x):
@@ -134,7 +143,7 @@ def test_nested_blocks_are_shared_at_every_level(x, tmp_path):
         ["Inner_construct", "Outer_construct", "Stack_construct"]
     assert calls_to(c.module, "Outer_construct") == 3  # from the entry
     assert calls_to(c.module, "Inner_construct") == 2  # from Outer's one graph
-    check_module(c.module, [x], tmp_path, eager(net, x), [p.asnumpy() for p in c.weights])
+    check_against_inlining(net, x, c, tmp_path)
 
 
 def test_an_inner_difference_splits_the_outer_graph(x, tmp_path):
@@ -145,7 +154,7 @@ def test_an_inner_difference_splits_the_outer_graph(x, tmp_path):
     c = compiled_module(net, x)
     outer_names = [n.attr["graph"].name for n in c.module.entry_graph.nodes]
     assert outer_names[0] != outer_names[1]
-    check_module(c.module, [x], tmp_path, eager(net, x), [p.asnumpy() for p in c.weights])
+    check_against_inlining(net, x, c, tmp_path)
 
 
 class Plain(nn.Cell):

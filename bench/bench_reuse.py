@@ -307,8 +307,8 @@ def measure(args: argparse.Namespace) -> Results:
         for n in args.ns:
             for system in args.systems:  # interleaved, so load spikes hit every system
                 done = results[system]
-                if any(done.get(m) is None and m in done for m in done) or \
-                        any(r.get("timeout") for m in done if m <= n for r in done[m] or []):
+                if None in done.values() or any(r.get("timeout") for m, rows in done.items()
+                                                if m <= n for r in rows or []):
                     continue  # not installed, or this or a smaller N already timed out
                 print(f"round {rnd + 1}/{args.rounds}: {system} N={n}", file=sys.stderr)
                 r = run_worker(system, n, args.timeout)
@@ -384,7 +384,8 @@ def split_table(results: Results, system: str, ns: list[int]) -> str:
             return fmt_s(med(rows, get))  # type: ignore[arg-type]
 
         def both(which: str) -> str:
-            return f"{part(lambda r: numba(r, which))} ({part(lambda r: numba(r, which, 'llvm_s'))})"
+            llvm = part(lambda r: numba(r, which, "llvm_s"))
+            return f"{part(lambda r: numba(r, which))} ({llvm})"
 
         rest = part(lambda r: r["first_s"] - sum(r["phases"].values())
                     - sum(v["own_s"] for v in r["numba"].values()))

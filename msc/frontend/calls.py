@@ -17,10 +17,12 @@ from typing import Any
 from msc.errors import (
     GraphAttributeError,
     GraphTypeError,
+    GraphValueError,
     MscError,
     UnsupportedSyntaxError,
 )
-from msc.frontend.api.tensor import Tensor
+from msc.frontend.api.jit_class import is_jit_class
+from msc.frontend.api.tensor import SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
@@ -32,6 +34,35 @@ MAX_DEPTH = 200
 
 def _is_user_function(fn: Any) -> bool:
     return isinstance(fn, types.FunctionType) and not is_msc_file(fn.__code__.co_filename)
+
+
+def _is_user_class(cls: Any) -> bool:
+    """A class written by the user (not msc's, not a builtin), other than a Cell."""
+    from msc.frontend.api.cell import Cell
+
+    if not inspect.isclass(cls) or issubclass(cls, Cell) or cls.__module__ == "builtins":
+        return False
+    try:
+        return not is_msc_file(inspect.getfile(cls))
+    except (TypeError, OSError):
+        return False
+
+
+def compiled_object(obj: Any) -> bool:
+    """Whether ``obj``'s methods compile into the graph: Cells and ``@jit_class`` objects."""
+    from msc.frontend.api.cell import Cell
+
+    return isinstance(obj, Cell) or is_jit_class(obj)
+
+
+def _holds_graph_tensor(value: Any) -> bool:
+    if isinstance(value, SymTensor):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_graph_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_graph_tensor(v) for v in value.values())
+    return False
 
 
 def _construct(cell: Any) -> Any:
@@ -88,12 +119,52 @@ class Calls:
                     return result
             return self.call_cell(fn, args, kwargs, ev)
         if isinstance(fn, types.MethodType) and _is_user_function(fn.__func__):
-            return self.interpret(fn.__func__, [fn.__self__, *args], kwargs)
+            if compiled_object(fn.__self__):
+                return self.interpret(fn.__func__, [fn.__self__, *args], kwargs)
+            return self.plain_method(fn, args, kwargs)
         if _is_user_function(fn):
             return self.interpret(fn, args, kwargs)
         if fn is super and not args and ev is not None:
             return self.zero_arg_super(ev)
+        if inspect.isclass(fn) and _is_user_class(fn):
+            return self.new_object(fn, args, kwargs)
+        if _is_user_class(type(fn)):
+            return self.call_object(fn, args, kwargs, ev)
         return self.native(fn, args, kwargs)
+
+    # --- user classes -----------------------------------------------------------------
+
+    def new_object(self, cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """A user class instantiated inside a graph: its ``__init__`` runs in Python now,
+        so its arguments must be constants."""
+        if _holds_graph_tensor((args, kwargs)):
+            raise GraphTypeError(
+                f"cannot create a '{cls.__name__}' object from graph tensors inside a compiled "
+                f"graph: the arguments of a class instantiated in a graph must be constants")
+        return self.native(cls, args, kwargs)
+
+    def call_object(self, obj: Any, args: list[Any], kwargs: dict[str, Any],
+                    ev: Evaluator | None) -> Any:
+        """``obj(...)``: its class's ``__call__``, compiled for a ``@jit_class``."""
+        call = getattr(type(obj), "__call__", None)
+        if is_jit_class(obj) and not _is_user_function(call):
+            raise GraphValueError(f"MsClassObject: '{type(obj).__name__}' has no __call__ "
+                                  "function, please check the code.")
+        if call is None:
+            raise GraphTypeError(f"'{type(obj).__name__}' object is not callable")
+        return self.call(types.MethodType(call, obj), args, kwargs, ev)
+
+    def plain_method(self, method: types.MethodType, args: list[Any],
+                     kwargs: dict[str, Any]) -> Any:
+        """A method of a plain (not ``@jit_class``) object runs in Python at compile time,
+        as MindSpore's graph mode does: on constants only."""
+        if _holds_graph_tensor((args, kwargs)):
+            cls = type(method.__self__).__name__
+            raise GraphTypeError(
+                f"'{cls}.{method.__name__}' is a method of a plain class: it runs in Python "
+                f"while the graph is compiled and cannot take graph tensors; decorate '{cls}' "
+                f"with @jit_class to compile its methods into the graph")
+        return self.native(method, args, kwargs)
 
     def call_cell(self, cell: Any, args: list[Any], kwargs: dict[str, Any],
                   ev: Evaluator | None) -> Any:

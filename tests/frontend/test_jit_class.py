@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,53 +19,9 @@ from msc.frontend.jit import cell_cache
 from tests.codegen import check_module, to_numpy
 
 
-@ms.jit_class
-class ValueHolder:
-    value = ms.Tensor(np.array([1, 2, 3]))
-
-
-class ClassAttributeNet(nn.Cell):
-    def construct(self):
-        return ValueHolder().value
-
-
-@ms.jit_class
-class Inner:
-    def __init__(self):
-        self.value = ms.Tensor(np.array([1, 2, 3]))
-
-
-@ms.jit_class
-class Outer:
-    def __init__(self):
-        self.inner = Inner()
-
-
-class NestedNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.inner_net = Outer()
-
-    def construct(self):
-        return self.inner_net.inner.value
-
-
-@ms.jit_class
-class Act:
-    def __init__(self, val):
-        self.number = val
-
-    def act(self, x, y):
-        return self.number * (x + y)
-
-
-class MethodNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.inner_net = Act(2)
-
-    def construct(self, x, y):
-        return self.inner_net.number + self.inner_net.act(x, y)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from jit_class import (Act, CallInstance, CallWithoutCall, ClassAttribute,  # noqa: E402
+                       Create, InnerNet, Methods, Nested)
 
 
 class ByClassNameNet(nn.Cell):
@@ -73,33 +30,7 @@ class ByClassNameNet(nn.Cell):
         self.inner_net = Act(2)
 
     def construct(self, x, y):
-        return Act.act(self.inner_net, x, y) + ValueHolder.value
-
-
-@ms.jit_class
-class PlusThree:
-    def __init__(self, val):
-        self.number = val + 3
-
-
-class CreateNet(nn.Cell):
-    def construct(self):
-        return PlusThree(2).number
-
-
-@ms.jit_class
-class Callable:
-    def __init__(self, number):
-        self.number = number
-
-    def __call__(self, x, y):
-        return self.number * (x + y)
-
-
-class CallNet(nn.Cell):
-    def construct(self, x, y):
-        net = Callable(2)
-        return net(x, y)
+        return Act.act(self.inner_net, x, y) + InnerNet.value
 
 
 class Doubled(Act):  # a subclass of a jit_class is a jit_class
@@ -118,12 +49,12 @@ class SubclassNet(nn.Cell):
 
 X, Y = np.array(2, np.int32), np.array(3, np.int32)
 CASES = {  # name: (net factory, inputs, the tutorial's printed result or ours)
-    "class attribute": (ClassAttributeNet, (), [1, 2, 3]),
-    "nested": (NestedNet, (), [1, 2, 3]),
-    "method": (MethodNet, (X, Y), 12),
+    "class attribute": (ClassAttribute, (), [1, 2, 3]),
+    "nested": (Nested, (), [1, 2, 3]),
+    "method": (Methods, (X, Y), 12),
     "by class name": (ByClassNameNet, (X, Y), [11, 12, 13]),
-    "created in construct": (CreateNet, (), 5),
-    "__call__": (CallNet, (X, Y), 10),
+    "created in construct": (Create, (), 5),
+    "__call__": (CallInstance, (X, Y), 10),
     "subclass": (SubclassNet, (X, Y), 30),
 }
 
@@ -165,37 +96,24 @@ def test_jit_class_on_a_cell_is_mindspores_type_error():
     assert isinstance(err.value, GraphTypeError)
 
 
-@ms.jit_class
-class NoCall:
-    def __init__(self, number):
-        self.number = number
-
-
-class NoCallNet(nn.Cell):
-    def construct(self, x, y):
-        net = NoCall(2)
-        out = net(x, y)
-        return out
-
-
 def test_calling_an_instance_without_call_is_mindspores_value_error():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(ValueError, match=r"^.*MsClassObject: 'NoCall' has no __call__ function, "
                                          r"please check the code\.") as err:
-        NoCallNet()(ms.Tensor(X), ms.Tensor(Y))
+        CallWithoutCall()(ms.Tensor(X), ms.Tensor(Y))
     assert isinstance(err.value, GraphValueError)
-    assert err.value.loc.line == NoCallNet.construct.__code__.co_firstlineno + 2
+    assert err.value.loc.line == CallWithoutCall.construct.__code__.co_firstlineno + 2
 
 
 class TensorArgsNet(nn.Cell):
     def construct(self, x):
-        made = Callable(x)
+        made = Act(x)
         return made(x, x)
 
 
 def test_creating_an_instance_from_graph_tensors_is_an_error_at_its_line():
     ms.set_context(mode=ms.GRAPH_MODE)
-    with pytest.raises(GraphTypeError, match="'Callable' object from graph tensors") as err:
+    with pytest.raises(GraphTypeError, match="'Act' object from graph tensors") as err:
         TensorArgsNet()(ms.Tensor(X))
     assert err.value.loc.line == TensorArgsNet.construct.__code__.co_firstlineno + 1
 

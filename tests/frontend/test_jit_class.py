@@ -18,10 +18,17 @@ from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.jit import cell_cache
 from tests.codegen import check_module, to_numpy
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from jit_class import (Act, CallInstance, CallWithoutCall, ClassAttribute,  # noqa: E402
-                       Create, InnerNet, Methods, Nested)
+from jit_class import (
+    Act,
+    CallInstance,
+    CallWithoutCall,
+    ClassAttribute,
+    Create,
+    InnerNet,
+    Methods,
+    Nested,
+)
 
 
 class ByClassNameNet(nn.Cell):

@@ -23,7 +23,7 @@ from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
-from msc.ir.rewrite import callee
+from msc.ir.rewrite import callee, regions, walk
 from msc.ir.types import ScalarType, TensorType, TupleType, tensor_of
 
 TARGETS = ("numba", "python")
@@ -170,6 +170,9 @@ class Lowerer:
             self.group.append(node)
             return
         self.flush()
+        if node.op == "If":
+            self.branch(node)
+            return
         if node.op == "MakeTuple" and self.entry and self.users.get(node.out) == [None]:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
@@ -179,6 +182,30 @@ class Lowerer:
             self.lines += [loops[0] + _loc(node), *loops[1:]]
         else:
             self.lines.append(f"{out} = {self.array_expr(node)}{_loc(node)}")
+
+    def branch(self, node: Node) -> None:
+        """A Python ``if``/``else`` with each region's code inside (both targets)."""
+        out = self.env[node.out] = self.ns.fresh("v")
+        self.lines.append(f"if {self.name_of(node.inputs[0])}.item():{_loc(node)}")
+        self.region(node.attr["then"], out)
+        self.lines.append("else:")
+        self.region(node.attr["orelse"], out)
+
+    def region(self, graph: Graph, out: str) -> None:
+        outer, self.lines = self.lines, []
+        for node in graph.nodes:
+            self.node(node)
+        self.flush()
+        # NOTE: contiguous copies, so that Numba types the result alike in both branches.
+        self.lines.append(f"{out} = {self.contiguous(graph, graph.output)}")
+        self.lines = outer + ["    " + line for line in self.lines]
+
+    def contiguous(self, graph: Graph, v: Value) -> str:
+        made = next((n for n in graph.nodes if n.out is v and n.op == "MakeTuple"), None)
+        if made is not None:
+            return "(" + "".join(f"{self.contiguous(graph, x)}, " for x in made.inputs) + ")"
+        name = self.name_of(v)
+        return f"np.ascontiguousarray({name})" if isinstance(v.type, TensorType) else name
 
     def loops(self, node: Node, out: str) -> list[str] | None:
         """The numba target's loop nest for ``node``, where its primitive has one."""
@@ -311,8 +338,8 @@ class Lowerer:
             if v in self.graph.params:
                 return True
             node = self.defs.get(v)
-            if node is not None and node.op == "Call":
-                return True  # a shared graph may return a view of its arguments
+            if node is not None and node.op in ("Call", "If"):
+                return True  # a shared graph or a branch may return a view of its arguments
             if node is None or node.op not in VIEW_OPS:
                 return False
             if node.op == "BroadcastTo":
@@ -322,16 +349,27 @@ class Lowerer:
 
 
 def _users(graph: Graph) -> dict[Any, list[Any]]:
-    """Var -> the nodes using it; key None holds the output's leaves."""
+    """Var -> the nodes using it (in regions too; "region" marks a region's result); key
+    None holds the output's leaves."""
     users: dict[Any, list[Any]] = {}
-    for n in graph.nodes:
+    for n in walk(graph):
         for v in n.inputs:
             if isinstance(v, Var):
                 users.setdefault(v, []).append(n.out)
+        for region in regions(n):
+            for v in _leaves(region, region.output):
+                users.setdefault(v, []).append("region")
     if isinstance(graph.output, Var):
         users.setdefault(None, []).append(graph.output)
         users.setdefault(graph.output, []).append(None)
     return users
+
+
+def _leaves(graph: Graph, v: Value) -> list[Var]:
+    made = next((n for n in graph.nodes if n.out is v and n.op == "MakeTuple"), None)
+    if made is not None:
+        return [x for i in made.inputs for x in _leaves(graph, i)] + [v]  # type: ignore
+    return [v] if isinstance(v, Var) else []
 
 
 def _dtype(v: Value) -> DType | None:

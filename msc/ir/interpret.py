@@ -32,12 +32,21 @@ def run_graph(graph: Graph, args: Sequence[Any]) -> Any:
     env: dict[Var, Any] = {}
     for param, arg in zip(graph.params, args):
         env[param] = _check_arg(param, arg)
+    return _run_nodes(graph, env)
+
+
+def _run_nodes(graph: Graph, env: dict[Var, Any]) -> Any:
+    """Run ``graph``'s nodes in ``env`` (which holds its parameters, and for a region the
+    enclosing graphs' values too) and return its output."""
     for node in graph.nodes:
         values = tuple(_read(env, v) for v in node.inputs)
         attrs = dict(node.attrs)
         try:
             if node.op == "Call":
                 out = run_graph(attrs["graph"], values)
+            elif node.op == "If":
+                region = attrs["then"] if bool(np.asarray(values[0]).item()) else attrs["orelse"]
+                out = _run_nodes(region, dict(env))
             else:
                 out = conform(get(node.op).impl(*values, **attrs), node.out.type)
         except MscError as e:

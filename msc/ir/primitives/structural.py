@@ -1,7 +1,8 @@
-"""Structural primitives: tuples and the identity used to keep a value alive.
+"""Structural primitives: tuples and control flow.
 
 ``MakeTuple`` builds a tuple value (multiple graph outputs, ``Split`` results);
-``TupleGetItem`` reads one element with a constant index.
+``TupleGetItem`` reads one element with a constant index; ``If`` runs one of two
+regions on a tensor condition.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from typing import Any
 
 from msc.errors import GraphIndexError, GraphTypeError
 from msc.ir.primitives.base import Primitive, register
-from msc.ir.types import TupleType, Type
+from msc.ir.dtypes import bool_
+from msc.ir.types import TupleType, Type, tensor_of
 
 
 def _make_tuple_infer(*elems: Type) -> Type:
@@ -35,3 +37,23 @@ def _getitem_impl(value: Any, index: int) -> Any:
 
 make_tuple = register(Primitive("MakeTuple", _make_tuple_infer, _make_tuple_impl, cost=0))
 tuple_getitem = register(Primitive("TupleGetItem", _getitem_infer, _getitem_impl, cost=0))
+
+
+def _if_infer(cond: Type, *, then: Any, orelse: Any) -> Type:
+    """``If(cond; then=@region, orelse=@region)``: runs one region (no parameters; it reads
+    the enclosing graph's values) and returns its result. ``cond`` is a one-element bool
+    tensor; both regions must return the same type."""
+    t = tensor_of(cond)
+    if t is None or t.dtype != bool_ or t.size != 1:
+        raise GraphTypeError(f"the condition must be a one-element bool tensor, but got {cond}")
+    if then.output.type != orelse.output.type:
+        raise GraphTypeError(f"the branches return different types: {then.output.type} and "
+                             f"{orelse.output.type}")
+    return then.output.type  # type: ignore[no-any-return]
+
+
+def _region_only(*values: Any, **attrs: Any) -> Any:
+    raise NotImplementedError("If runs its regions: the interpreter and codegen handle it")
+
+
+if_ = register(Primitive("If", _if_infer, _region_only, cost=0))

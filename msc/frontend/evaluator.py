@@ -24,6 +24,7 @@ from msc.errors import (
     UnsupportedSyntaxError,
 )
 from msc.frontend.api.tensor import SymTensor, Tensor, apply
+from msc.frontend import control
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
 
@@ -254,14 +255,17 @@ class Evaluator(ast.NodeVisitor):
             self.assign(t, v)
 
     def visit_If(self, node: ast.If) -> None:
-        branch = node.body if self.condition(node.test) else node.orelse
-        self.run_body(branch)
+        value = self.visit(node.test)
+        if isinstance(value, SymTensor):
+            control.tensor_if(self, node, value)
+            return
+        self.run_body(node.body if self.guarded(bool, value) else node.orelse)
 
     def condition(self, test: ast.expr) -> bool:
         value = self.visit(test)
         if isinstance(value, SymTensor):
-            raise UnsupportedSyntaxError("a condition on a tensor value needs graph control "
-                                         "flow, which is not supported yet; use ops.select")
+            raise UnsupportedSyntaxError("a while loop on a tensor condition is not "
+                                         "supported yet")
         return bool(self.guarded(bool, value))
 
     def visit_For(self, node: ast.For) -> None:
@@ -388,7 +392,10 @@ class Evaluator(ast.NodeVisitor):
         return result
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
-        return self.visit(node.body) if self.condition(node.test) else self.visit(node.orelse)
+        value = self.visit(node.test)
+        if isinstance(value, SymTensor):
+            return control.tensor_ifexp(self, node, value)
+        return self.visit(node.body) if self.guarded(bool, value) else self.visit(node.orelse)
 
     def visit_Call(self, node: ast.Call) -> Any:
         fn = self.visit(node.func)

@@ -78,9 +78,11 @@ def test_error_inside_helper_points_at_helper_line():
     check_location(err, "select")
 
 
-def test_tensor_condition_is_reported_at_the_if():
-    err = compile_error(bm.TensorIf(), f32(2), expected=RuntimeError)
+def test_branch_type_mismatch_names_the_variable_both_types_and_the_if():
+    err = compile_error(bm.TensorIf(), f32(2), expected=TypeError)
     check_location(err, "tensorif")
+    assert "variable 'y' has type Float32[2] in the if branch but Float32[] in the else" \
+        in err.message
 
 
 def test_wrong_argument_count_is_type_error_before_compiling():

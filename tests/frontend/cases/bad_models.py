@@ -68,8 +68,10 @@ class TwoInputs(nn.Cell):
 class TensorIf(nn.Cell):
     def construct(self, x):
         if x.sum() > 0:  # ERR:tensorif
-            x = x + 1
-        return x
+            y = x + 1
+        else:
+            y = x.sum()
+        return y
 
 
 def marker_line(tag):

@@ -119,8 +119,8 @@ class Lowerer:
         if isinstance(v.value, np.ndarray):
             self.const_names[v] = self.shared.const(v)
             return self.const_names[v]
-        if isinstance(v.value, tuple):
-            return repr(v.value)
+        if isinstance(v.value, tuple):  # a folded tuple: its arrays are constants too
+            return "(" + "".join(f"{self.name_of(Const(e))}, " for e in v.value) + ")"
         return literal(v.value, None)
 
     # --- graph ----------------------------------------------------------------------
@@ -205,7 +205,8 @@ class Lowerer:
         if made is not None:
             return "(" + "".join(f"{self.contiguous(graph, x)}, " for x in made.inputs) + ")"
         name = self.name_of(v)
-        return f"np.ascontiguousarray({name})" if isinstance(v.type, TensorType) else name
+        t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
+        return f"np.ascontiguousarray({name})" if t is not None and t.ndim else name
 
     def loops(self, node: Node, out: str) -> list[str] | None:
         """The numba target's loop nest for ``node``, where its primitive has one."""

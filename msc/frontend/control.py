@@ -131,7 +131,40 @@ def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
 
 def emit_if(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
             what: list[str], node: ast.AST) -> list[Any]:
-    """The ``If`` node whose regions return each branch's values; its results as tensors."""
+    """The ``If`` node whose regions return each branch's values; its results as tensors.
+    Tuples merge element by element (both branches must give them the same length)."""
+    (then, a), (orelse, b) = branches
+    flat_a: list[Any] = []
+    flat_b: list[Any] = []
+    flat_what: list[str] = []
+    shapes = [_flatten(x, y, w, flat_a, flat_b, flat_what) for x, y, w in zip(a, b, what)]
+    results = iter(_emit_flat(ev, test, [(then, flat_a), (orelse, flat_b)], flat_what))
+    return [_rebuild(shape, results) for shape in shapes]
+
+
+def _flatten(a: Any, b: Any, what: str, out_a: list[Any], out_b: list[Any],
+             out_what: list[str]) -> Any:
+    """Leaves of two same-shaped values; returns the shape (an int count or a leaf marker)."""
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if len(a) != len(b):
+            raise GraphTypeError(f"{what} is a tuple of {len(a)} in the if branch but of "
+                                 f"{len(b)} in the else branch")
+        return tuple(_flatten(x, y, f"{what}[{i}]", out_a, out_b, out_what)
+                     for i, (x, y) in enumerate(zip(a, b)))
+    out_a.append(a)
+    out_b.append(b)
+    out_what.append(what)
+    return None
+
+
+def _rebuild(shape: Any, results: Any) -> Any:
+    if shape is None:
+        return next(results)
+    return tuple(_rebuild(s, results) for s in shape)
+
+
+def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
+               what: list[str]) -> list[Any]:
     outputs = []
     for region, values in branches:
         with region:

@@ -1,0 +1,161 @@
+"""``if`` on tensor values: compiled (numba and python targets) == eager == interpreter,
+for chains, nesting, loops, conditional expressions and boolean operators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import nn, ops
+from msc.driver import arg_spec, compile_entry
+from msc.errors import GraphTypeError, UnsupportedSyntaxError
+from tests.codegen import check_module, to_numpy
+
+
+class Chain(nn.Cell):
+    def construct(self, x):
+        s = x.sum()
+        if s > 2:
+            y = x * 2
+        elif s < -2:
+            y = x - 1
+        elif s == 0:
+            y = x + 10
+        else:
+            y = -x
+        return y + 1
+
+
+class Nested(nn.Cell):
+    def construct(self, x, y):
+        if x.sum() > 0:
+            if y.sum() > 0:
+                z = x + y
+            else:
+                z = x - y
+            w = z * 2
+        else:
+            z = y
+            w = x
+        return z, w
+
+
+class InLoop(nn.Cell):
+    """The tutorial's ``if_net`` shape: a tensor if in every unrolled iteration."""
+
+    def construct(self, x, y):
+        out = y
+        for i in range(10):
+            if x > y:
+                out = out + x * i
+            else:
+                out = out - x * i
+        return out
+
+
+class BoolOps(nn.Cell):
+    def construct(self, x):
+        a, b = x[0], x[1]
+        if a > 0 and not b > 0:
+            r = x * 3
+        elif a > 0 or b > 0:
+            r = x * 5
+        else:
+            r = x * 7
+        return r
+
+
+class Expression(nn.Cell):
+    def construct(self, x):
+        y = x * 2 if x.sum() > 0 else x - 2
+        return y if y.max() < 5 else y / 2
+
+
+class Returns(nn.Cell):
+    def construct(self, x):
+        if x.mean() > 0:
+            return x * x, x.sum()
+        else:
+            return -x, x.max()
+
+
+class Numbers(nn.Cell):
+    def construct(self, x):
+        scale = 1.0
+        k = 3  # unchanged in both branches: stays a Python number
+        if x.sum() > 0:
+            scale = 2.0
+        return x * scale + k
+
+
+INPUTS = {
+    "Chain": [[[1.0, 2.0]], [[-2.0, -1.5]], [[0.0, 0.0]], [[0.5, 0.25]]],
+    "Nested": [[[1.0, 2.0], [1.0, 1.0]], [[1.0, 2.0], [-3.0, 1.0]], [[-1.0, -2.0], [4.0, 5.0]]],
+    "InLoop": [[[2], [1]], [[0], [1]]],
+    "BoolOps": [[[1.0, -1.0]], [[-1.0, 1.0]], [[1.0, 1.0]], [[-1.0, -1.0]]],
+    "Expression": [[[1.0, 2.0]], [[3.0, 4.0]], [[-1.0, -1.0]]],
+    "Returns": [[[1.0, -0.5]], [[-1.0, 0.5]]],
+    "Numbers": [[[1.0, 2.0]], [[-1.0, -2.0]]],
+}
+NETS = {c.__name__: c for c in (Chain, Nested, InLoop, BoolOps, Expression, Returns, Numbers)}
+
+
+def arrays(values):
+    return [np.array(v, np.int32 if isinstance(v[0], int) else np.float32) for v in values]
+
+
+@pytest.mark.parametrize("name", NETS)
+def test_compiled_equals_eager_on_every_branch(name, tmp_path):
+    net = NETS[name]()
+    for values in INPUTS[name]:
+        xs = arrays(values)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        eager = to_numpy(net(*[ms.Tensor(a) for a in xs]))
+        c = compile_entry(net, [arg_spec(a) for a in xs], store=None, target="python")
+        assert any(n.op == "If" for n in c.module.entry_graph.nodes)
+        check_module(c.module, xs, tmp_path, eager, [p.asnumpy() for p in c.weights])
+
+
+def test_the_loop_has_one_if_per_iteration_and_runs_in_graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x, y = ms.Tensor([2], ms.int32), ms.Tensor([1], ms.int32)
+    assert InLoop()(x, y).asnumpy().tolist() == [1 + 2 * sum(range(10))]
+    c = compile_entry(InLoop(), [x.type, y.type], store=None)
+    assert [n.op for n in c.module.entry_graph.nodes].count("If") == 10
+
+
+class OneSidedReturn(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+
+class Ambiguous(nn.Cell):
+    def construct(self, x):
+        if x > 0:
+            x = x + 1
+        return x
+
+
+def test_unsupported_forms_are_clear_errors_at_the_if():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(UnsupportedSyntaxError, match="'return' in only one branch") as err:
+        OneSidedReturn()(ms.Tensor(np.ones(2, np.float32)))
+    assert err.value.loc.line == OneSidedReturn.construct.__code__.co_firstlineno + 1
+    with pytest.raises(GraphTypeError, match="truth value of a tensor with 2 elements"):
+        Ambiguous()(ms.Tensor(np.ones(2, np.float32)))
+
+
+def test_select_written_by_hand_broadcasts():
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    @ms.jit
+    def pick(c, x, y):
+        return ops.select(c, x, y)
+
+    c = ms.Tensor(np.array([[True], [False]]))
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    y = ms.Tensor(np.full((2, 3), -1.0, np.float32))
+    assert pick(c, x, y).asnumpy().tolist() == [[0.0, 1.0, 2.0], [-1.0, -1.0, -1.0]]

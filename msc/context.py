@@ -23,9 +23,10 @@ _DEFAULTS: dict[str, Any] = {
     "enable_compile_cache": None,  # None: MSC_COMPILER_CACHE_ENABLE decides
     "compile_cache_path": "",  # "": MSC_COMPILER_CACHE_PATH, else the per-user default
     "reuse": "lazy_inline",  # which Cells become shared graphs: lazy_inline, auto or off
+    "if_to_select": True,  # cheap, effect-free tensor ifs become Select
 }
 #: The options that change generated code: they are part of the compile cache's key.
-CODE_OPTIONS: tuple[str, ...] = ("reuse",)
+CODE_OPTIONS: tuple[str, ...] = ("reuse", "if_to_select")
 _context: dict[str, Any] = dict(_DEFAULTS)
 
 
@@ -36,7 +37,8 @@ def set_context(**kwargs: Any) -> None:
     ``enable_compile_cache`` and ``compile_cache_path`` (the on-disk compile cache;
     they win over MSC_COMPILER_CACHE_ENABLE and MSC_COMPILER_CACHE_PATH), and ``reuse``
     ("lazy_inline": ``@lazy_inline`` Cells are compiled once and called from every
-    instance; "auto": any user Cell class with several instances too; "off").
+    instance; "auto": any user Cell class with several instances too; "off"), and
+    ``if_to_select`` (True: a cheap tensor ``if`` becomes ``Select``).
 
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
@@ -48,6 +50,8 @@ def set_context(**kwargs: Any) -> None:
             raise GraphValueError(f"mode must be GRAPH_MODE or PYNATIVE_MODE, got {value!r}")
         if key == "reuse" and value not in ("lazy_inline", "auto", "off"):
             raise GraphValueError(f"reuse must be 'lazy_inline', 'auto' or 'off', got {value!r}")
+        if key == "if_to_select" and value not in (True, False):
+            raise GraphValueError(f"if_to_select must be True or False, got {value!r}")
         if key == "enable_compile_cache" and value not in (True, False, None):
             raise GraphValueError(f"enable_compile_cache must be True or False, got {value!r}")
         if key == "compile_cache_path" and not isinstance(value, (str, os.PathLike)):

@@ -30,7 +30,7 @@ from msc.frontend.api.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.specialize import specialize
 from msc.ir.nodes import Module
-from msc.optimizer.pipeline import PassReport, run_pipeline
+from msc.optimizer.pipeline import PassReport, passes, run_pipeline
 
 VERSION = "0.1.0"
 
@@ -139,7 +139,8 @@ def build(entry: Any, specs: Sequence[Any]) -> Compiled:
     t1 = time.perf_counter()
     dump_root = context.save_graphs_dir()
     dump_dir = os.path.join(dump_root, parsed.module.entry) if dump_root else None
-    module, report = run_pipeline(parsed.module, dump_dir=dump_dir, parse_seconds=t1 - t0)
+    module, report = run_pipeline(parsed.module, dump_dir=dump_dir, parse_seconds=t1 - t0,
+                                  passes=passes(if_to_select=context.get_context("if_to_select")))
     t2 = time.perf_counter()
     return Compiled(parsed.weights, parsed.deps, module, report,
                     {"parse": t1 - t0, "optimize": t2 - t1})

@@ -21,9 +21,11 @@ from msc.ir.verify import verify
 from msc.optimizer.const_fold import const_fold
 from msc.optimizer.cse import cse
 from msc.optimizer.dce import dce
+from msc.optimizer.if_to_select import if_to_select
 from msc.optimizer.inline import inline
 
-Pass = Callable[[Module], Module]
+#: A pass returns the new module, or (the module, notes for the compile report).
+Pass = Callable[[Module], "Module | tuple[Module, list[str]]"]
 
 PIPELINE: tuple[tuple[str, Pass], ...] = (
     # inline first: later passes then see across former call boundaries (constants reach
@@ -32,6 +34,9 @@ PIPELINE: tuple[tuple[str, Pass], ...] = (
     # after inline, so constant arguments reach the nodes that use them. One forward sweep
     # is already a fixed point: each node is folded after its inputs were.
     ("const_fold", const_fold),
+    # after const_fold (a folded branch costs nothing) and before cse, which then merges
+    # what the two copied branches have in common (and the conditions of a loop's ifs).
+    ("if_to_select", if_to_select),
     # after const_fold, which makes more nodes equal (Add(x, 1 + 2) and Add(x, 3)). cse
     # creates no constants and no identity patterns, so const_fold need not run again.
     ("cse", cse),
@@ -54,6 +59,7 @@ class PassReport:
     """Per step: node counts before and after, and wall time; the parse row comes first."""
 
     stats: list[PassStat] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # "<pass>: what it did and did not do"
 
     def add(self, name: str, before: int | None, after: int, seconds: float) -> None:
         self.stats.append(PassStat(name, before, after, seconds))
@@ -76,12 +82,17 @@ class PassReport:
             lines.append(f"{s.name:<{width}}  {before:>12}  {s.nodes_after:>11}  "
                          f"{s.seconds * 1e3:>9.2f}")
         lines.append(f"{'total':<{width}}  {'':>12}  {'':>11}  {self.total_seconds * 1e3:>9.2f}")
-        return "\n".join(lines)
+        return "\n".join(lines + self.notes)
 
 
 def count_nodes(module: Module) -> int:
     """Nodes of every graph the module reaches, regions included."""
     return sum(1 for g in all_graphs(module) for _ in walk(g))
+
+
+def passes(*, if_to_select: bool = True) -> tuple[tuple[str, Pass], ...]:
+    """``PIPELINE`` with the optional passes the compile options turn off removed."""
+    return tuple(p for p in PIPELINE if if_to_select or p[0] != "if_to_select")
 
 
 def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = None,
@@ -105,14 +116,17 @@ def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = No
     for i, (name, fn) in enumerate(passes, start=1):
         before = count_nodes(module)
         start = time.perf_counter()
-        module = _run_one(name, fn, module, done)
+        result = _run_one(name, fn, module, done)
+        module, notes = result if isinstance(result, tuple) else (result, [])
         report.add(name, before, count_nodes(module), time.perf_counter() - start)
+        report.notes += [f"{name}: {note}" for note in notes]
         _checkpoint(module, i, name, dumps, verify_each, f"the output of pass: {name}")
         done.append(name)
     return module, report
 
 
-def _run_one(name: str, fn: Pass, module: Module, done: list[str]) -> Module:
+def _run_one(name: str, fn: Pass, module: Module,
+             done: list[str]) -> Module | tuple[Module, list[str]]:
     notes = [f"during pass: {name}"]
     if done:
         notes.append(f"passes run before it: {', '.join(done)}")

@@ -11,7 +11,7 @@ from msc.ir import dtypes
 from msc.ir.nodes import Graph, Node, Var, make_attrs
 from msc.ir.primitives import get, infer_type
 from msc.ir.types import TupleType
-from msc.optimizer.pipeline import run_pipeline
+from msc.optimizer.pipeline import passes, run_pipeline
 from tests.codegen import check_module
 from tests.ir import B, mod, t
 
@@ -37,7 +37,7 @@ def if_module() -> tuple:
 
 @pytest.mark.parametrize("cond", [True, False])
 def test_if_runs_one_branch_in_the_interpreter_and_both_targets(cond, tmp_path, rng):
-    module, _ = run_pipeline(if_module())
+    module, _ = run_pipeline(if_module(), passes=passes(if_to_select=False))
     assert [n.op for n in module.entry_graph.nodes].count("If") == 1
     x = rng.standard_normal(4).astype(np.float32)
     want = (np.exp(x), -x) if cond else (2 * x - 1, x)
@@ -57,3 +57,14 @@ def test_branches_must_return_the_same_type():
     assert isinstance(infer_type(get("If"), (t(1, dtype=dtypes.bool_),),
                                  {"then": then, "orelse": then}), type(t(4)))
     assert not isinstance(then.output.type, TupleType)
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_if_to_select_computes_both_branches_and_selects(cond, tmp_path, rng):
+    module, report = run_pipeline(if_module())
+    ops = [n.op for n in module.entry_graph.nodes]
+    assert "If" not in ops and ops.count("Select") == 2
+    assert "if_to_select: 1 tensor if(s) became Select, 0 kept" in report.notes
+    x = rng.standard_normal(4).astype(np.float32)
+    want = (np.exp(x), -x) if cond else (2 * x - 1, x)
+    check_module(module, [x, np.array(cond)], tmp_path, want)

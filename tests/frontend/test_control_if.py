@@ -105,20 +105,22 @@ def arrays(values):
     return [np.array(v, np.int32 if isinstance(v[0], int) else np.float32) for v in values]
 
 
+@pytest.mark.parametrize("select", [False, True], ids=["if", "if_to_select"])
 @pytest.mark.parametrize("name", NETS)
-def test_compiled_equals_eager_on_every_branch(name, tmp_path):
+def test_compiled_equals_eager_on_every_branch(name, select, tmp_path):
     net = NETS[name]()
     for values in INPUTS[name]:
         xs = arrays(values)
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+        ms.set_context(mode=ms.PYNATIVE_MODE, if_to_select=select)
         eager = to_numpy(net(*[ms.Tensor(a) for a in xs]))
         c = compile_entry(net, [arg_spec(a) for a in xs], store=None, target="python")
-        assert any(n.op == "If" for n in c.module.entry_graph.nodes)
+        ops_ = {n.op for n in c.module.entry_graph.nodes}
+        assert ("If" in ops_) != select and ("Select" in ops_) == select
         check_module(c.module, xs, tmp_path, eager, [p.asnumpy() for p in c.weights])
 
 
 def test_the_loop_has_one_if_per_iteration_and_runs_in_graph_mode():
-    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.GRAPH_MODE, if_to_select=False)
     x, y = ms.Tensor([2], ms.int32), ms.Tensor([1], ms.int32)
     assert InLoop()(x, y).asnumpy().tolist() == [1 + 2 * sum(range(10))]
     c = compile_entry(InLoop(), [x.type, y.type], store=None)

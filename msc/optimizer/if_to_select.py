@@ -38,6 +38,8 @@ def if_to_select(module: Module) -> tuple[Module, list[str]]:
     """The module with every cheap, effect-free ``If`` replaced; and the report's notes."""
     rewrite = _Rewrite()
     out = map_graphs(module, lambda g: rewrite.graph(g, {}))
+    if not rewrite.converted and not rewrite.kept:
+        return out, []
     notes = [f"{rewrite.converted} tensor if(s) became Select, {len(rewrite.kept)} kept"]
     return out, notes + [f"kept the if at {k}" for k in rewrite.kept]
 

@@ -310,6 +310,7 @@ def format_phases(timings: dict[str, float], target: str) -> str:
     return "\n".join(lines)
 
 
+SELECT_HELP = "keep every tensor if as a branch (default: cheap ones become Select)"
 REUSE_HELP = ("which Cells compile once and are called from every instance: lazy_inline "
               "(default: @lazy_inline Cells), auto (also any repeated user Cell), off")
 
@@ -325,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--no-locs", action="store_true", help="omit source locations")
     ir.add_argument("--reuse", choices=("lazy_inline", "auto", "off"),
                     help=REUSE_HELP)
+    ir.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
     ir.set_defaults(run=cmd_ir)
     comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
@@ -339,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the artifact folder (replaced if it holds an older artifact)")
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")
     comp.add_argument("--reuse", choices=("lazy_inline", "auto", "off"), help=REUSE_HELP)
+    comp.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
     comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     comp.add_argument("--explain-cache", action="store_true",
                       help="say whether the compile cache hit, and why not")
@@ -355,10 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "reuse", None):
-        from msc.context import set_context
+    from msc.context import set_context
 
+    if getattr(args, "reuse", None):
         set_context(reuse=args.reuse)
+    if getattr(args, "no_if_to_select", False):
+        set_context(if_to_select=False)
     try:
         return int(args.run(args))
     except UsageError as e:

@@ -161,3 +161,56 @@ def test_select_written_by_hand_broadcasts():
     x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     y = ms.Tensor(np.full((2, 3), -1.0, np.float32))
     assert pick(c, x, y).asnumpy().tolist() == [[0.0, 1.0, 2.0], [-1.0, -1.0, -1.0]]
+
+
+# --- the reference tutorial's "Using select Operator" ----------------------------------------
+
+ROOT = __file__.rsplit("/tests/", 1)[0]
+
+
+def test_if_net_and_select_net_give_minus_5050_and_compile_to_the_same_selects():
+    import subprocess
+    import sys
+
+    sys.path.insert(0, f"{ROOT}/examples")
+    from select_vs_if import if_net, select_net
+
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    for fn in (if_net, select_net):
+        assert fn(ms.Tensor([0]), ms.Tensor([1])).asnumpy().tolist() == [-5050]
+    counts = {}
+    for name in ("if_net", "select_net"):
+        proc = subprocess.run([sys.executable, "-m", "msc.cli", "ir", "examples/select_vs_if.py",
+                               name, "--input", "i64[1]", "--input", "i64[1]", "--no-locs"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        counts[name] = (proc.stdout.count(" Select("), proc.stdout.count(" If("))
+    assert counts == {"if_net": (100, 0), "select_net": (100, 0)}
+    assert "if_to_select: 0 tensor if(s)" not in proc.stdout  # select_net had no if to convert
+    kept = subprocess.run([sys.executable, "-m", "msc.cli", "ir", "examples/select_vs_if.py",
+                           "if_net", "--input", "i64[1]", "--input", "i64[1]",
+                           "--no-if-to-select"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert kept.stdout.count(" If(") == 100 and " Select(" not in kept.stdout
+
+
+class Costly(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.eye(2, dtype=np.float32)), name="w")
+
+    def construct(self, x):
+        if x.sum() > 0:
+            y = ops.matmul(x, self.w)
+        else:
+            y = x + 1
+        return y
+
+
+def test_an_expensive_branch_stays_an_if_and_the_report_says_why():
+    x = np.ones((2, 2), np.float32)
+    c = compile_entry(Costly(), [arg_spec(x)], store=None, target="python")
+    assert [n.op for n in c.module.entry_graph.nodes].count("If") == 1
+    note = c.report.notes
+    assert note[0] == "if_to_select: 0 tensor if(s) became Select, 1 kept"
+    assert "per element, more than 16" in note[1] and "test_control_if.py" in note[1]

@@ -173,6 +173,9 @@ class Lowerer:
         if node.op == "If":
             self.branch(node)
             return
+        if node.op == "While":
+            self.loop(node)
+            return
         if node.op == "MakeTuple" and self.entry and self.users.get(node.out) == [None]:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
@@ -191,7 +194,27 @@ class Lowerer:
         self.lines.append("else:")
         self.region(node.attr["orelse"], out)
 
-    def region(self, graph: Graph, out: str) -> None:
+    def loop(self, node: Node) -> None:
+        """``while True:`` evaluating the condition region, then the body region; the
+        carried values are copied, so Numba types them alike on every iteration."""
+        carried = [self.ns.fresh(p.hint or "c") for p in node.attr["body"].params]
+        for name, v in zip(carried, node.inputs):
+            self.lines.append(f"{name} = {self.name_of(v)}.copy(){_loc(node)}")
+        test = self.ns.fresh("go")
+        self.lines.append("while True:")
+        self.region(node.attr["cond"], test, carried)
+        self.lines.append(f"    if not {test}.item():")
+        self.lines.append("        break")
+        nxt = self.ns.fresh("nxt")
+        self.region(node.attr["body"], nxt, carried)
+        for i, name in enumerate(carried):
+            self.lines.append(f"    {name} = {nxt}[{i}].copy()")
+        out = self.env[node.out] = self.ns.fresh("v")
+        self.lines.append(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
+
+    def region(self, graph: Graph, out: str, params: list[str] = ()) -> None:  # type: ignore
+        for p, name in zip(graph.params, params):
+            self.env[p] = name
         outer, self.lines = self.lines, []
         for node in graph.nodes:
             self.node(node)

@@ -210,3 +210,85 @@ def _same(a: Any, b: Any) -> bool:
 def _show(t: Any) -> str:
     tt = tensor_of(t)
     return f"{tt.dtype}{list(tt.shape)}" if isinstance(tt, TensorType) else str(t)
+
+
+# --- while ----------------------------------------------------------------------------------
+
+
+def tensor_while(ev: Any, node: ast.While) -> None:
+    """``while`` on a tensor condition: one ``While`` node whose regions take the loop-
+    carried variables (those the body assigns that exist before the loop) as parameters.
+    Their dtypes and shapes must not change from one iteration to the next."""
+    carried = [n for n in _assigned(node.body) if n in ev.scope.names]
+    before = dict(ev.scope.names)
+    init = [_carried_value(ev.builder, before[n], n) for n in carried]
+    types = [v.type for v in init]
+
+    def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
+        def enter() -> Any:
+            params = [ev.builder.add_input(t, n) for t, n in zip(types, carried)]
+            ev.scope.names = {**before, **dict(zip(carried, params))}
+            return run()
+        return branch(ev, name, enter)
+
+    cond_region, test = region("cond", lambda: ev.visit(node.test))
+    if isinstance(test, tuple):
+        raise UnsupportedSyntaxError("'return' is not allowed in a while condition")
+    with cond_region:
+        cond_out = cond_region.operand(truth(test) if isinstance(test, SymTensor)
+                                       else Tensor(bool(test)))
+    body_region, result = region("body", lambda: _run_loop_body(ev, node.body))
+    after = dict(ev.scope.names)
+    with body_region:
+        outs = [_value(body_region, after[n], f"loop variable '{n}'") for n in carried]
+    for n, t, v in zip(carried, types, outs):
+        if v.type != t:
+            raise GraphTypeError(f"loop variable '{n}' is {_show(t)} before the loop but "
+                                 f"{_show(v.type)} after an iteration; a tensor while loop "
+                                 "needs the same dtype and shape on every iteration")
+    result_tuple = body_region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(types)))
+    graphs = {"cond": cond_region.finish(cond_out), "body": body_region.finish(result_tuple)}
+    out = ev.builder.emit("While", tuple(init), graphs, TupleType(tuple(types)))
+    ev.scope.names = {**before, **dict(zip(carried, ev.builder.unpack(out)))}
+    ev.run_body(node.orelse)
+
+
+def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:
+    from msc.frontend.evaluator import _Break, _Continue, _Return
+
+    try:
+        ev.run_body(body)
+    except (_Break, _Continue):
+        raise UnsupportedSyntaxError("'break' and 'continue' in a tensor while loop are not "
+                                     "supported yet") from None
+    except _Return:
+        raise UnsupportedSyntaxError("'return' inside a tensor while loop is not supported: "
+                                     "return after the loop") from None
+
+
+def _carried_value(builder: GraphBuilder, v: Any, name: str) -> Value:
+    """The IR value a loop variable starts from (numbers become 0-d tensors)."""
+    if isinstance(v, (bool, int, float, np.generic)):
+        return Const(np.asarray(Tensor(v).asnumpy()))
+    if isinstance(v, (SymTensor, Parameter, Tensor)):
+        return builder.operand(v)
+    raise UnsupportedSyntaxError(f"loop variable '{name}' is a {type(v).__name__}: a tensor "
+                                 "while loop can only carry tensors and numbers")
+
+
+def _assigned(body: list[ast.stmt]) -> list[str]:
+    """Names the statements assign, in order (not inside nested functions)."""
+    names: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and \
+                node.id not in names:
+            names.append(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for stmt in body:
+        visit(stmt)
+    return names

@@ -281,7 +281,11 @@ class Evaluator(ast.NodeVisitor):
 
     def visit_While(self, node: ast.While) -> None:
         for _ in range(MAX_UNROLL):
-            if not self.condition(node.test):
+            value = self.visit(node.test)
+            if isinstance(value, SymTensor):  # the rest of the loop runs as a While node
+                control.tensor_while(self, node)
+                return
+            if not self.guarded(bool, value):
                 self.run_body(node.orelse)
                 return
             if self.loop_body(node.body):

@@ -47,12 +47,20 @@ def _run_nodes(graph: Graph, env: dict[Var, Any]) -> Any:
             elif node.op == "If":
                 region = attrs["then"] if bool(np.asarray(values[0]).item()) else attrs["orelse"]
                 out = _run_nodes(region, dict(env))
+            elif node.op == "While":
+                out = values
+                while bool(np.asarray(_run_region(attrs["cond"], env, out)).item()):
+                    out = _run_region(attrs["body"], env, out)
             else:
                 out = conform(get(node.op).impl(*values, **attrs), node.out.type)
         except MscError as e:
             raise e.with_loc(node.loc) from None
         env[node.out] = out
     return _read(env, graph.output)
+
+
+def _run_region(region: Graph, env: dict[Var, Any], args: Sequence[Any]) -> Any:
+    return _run_nodes(region, {**env, **dict(zip(region.params, args))})
 
 
 def _read(env: dict[Var, Any], v: Value) -> Any:

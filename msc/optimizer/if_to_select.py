@@ -109,8 +109,8 @@ def _why_kept(node: Node) -> str:
     cost = 0.0
     for region in (node.attr["then"], node.attr["orelse"]):
         for n in walk(region):
-            if n.op in ("Call", "If"):
-                return f"a branch holds a {'call' if n.op == 'Call' else 'nested if'}"
+            if n.op in ("Call", "If", "While"):  # a loop might only end under the condition
+                return f"a branch holds a {'call' if n.op == 'Call' else n.op.lower()}"
             prim = get(n.op)
             if prim.effect != "none":
                 return f"a branch has a side effect ({n.op})"

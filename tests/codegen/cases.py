@@ -13,7 +13,7 @@ import numpy as np
 import msc as ms
 from msc import nn, ops
 
-STRUCTURAL = {"MakeTuple", "TupleGetItem", "If"}  # If: test_if.py
+STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While"}  # If, While: test_control_*.py
 
 
 @dataclass(frozen=True)

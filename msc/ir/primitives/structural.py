@@ -57,3 +57,20 @@ def _region_only(*values: Any, **attrs: Any) -> Any:
 
 
 if_ = register(Primitive("If", _if_infer, _region_only, cost=0))
+
+
+def _while_infer(*carried: Type, cond: Any, body: Any) -> Type:
+    """``While(init...; cond=@region, body=@region)``: both regions take the carried
+    values as parameters; ``cond`` returns a one-element bool tensor, ``body`` the next
+    carried values, of the same types (shapes are loop-invariant)."""
+    t = tensor_of(cond.output.type)
+    if t is None or t.dtype != bool_ or t.size != 1:
+        raise GraphTypeError(f"the loop condition must be a one-element bool tensor, but got "
+                             f"{cond.output.type}")
+    want = TupleType(tuple(carried))
+    if body.output.type != want:
+        raise GraphTypeError(f"the loop body returns {body.output.type}, but carries {want}")
+    return want
+
+
+while_ = register(Primitive("While", _while_infer, _region_only, cost=0))

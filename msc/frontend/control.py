@@ -292,3 +292,73 @@ def _assigned(body: list[ast.stmt]) -> list[str]:
     for stmt in body:
         visit(stmt)
     return names
+
+
+# --- break and continue ---------------------------------------------------------------------
+
+_BREAK, _CONTINUE = "__msc_break", "__msc_continue"
+
+
+def with_flags(node: ast.While) -> ast.While | None:
+    """``node`` with ``break``/``continue`` turned into flags, or None if it has neither.
+
+    ``break`` sets a flag the loop carries and the condition tests; ``continue`` sets a
+    flag cleared at the start of each iteration; the statements after one that may set a
+    flag run under ``if not (break or continue)``. Tensor ifs then merge the flags like
+    any other variable.
+    """
+    if not _jumps(node.body):
+        return None
+    if node.orelse:
+        raise UnsupportedSyntaxError("'while ... else' with 'break' in a tensor while loop is "
+                                     "not supported")
+    reset = _at(ast.Assign([_name(_CONTINUE, ast.Store())], ast.Constant(False)), node)
+    test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), _name(_BREAK)), node.test])
+    loop = ast.While(_at(test, node.test), [reset] + _guarded(node.body), [])
+    return _at(loop, node)
+
+
+def break_flag_statement(node: ast.While) -> ast.stmt:
+    """``__msc_break = False``, run before the rewritten loop."""
+    return _at(ast.Assign([_name(_BREAK, ast.Store())], ast.Constant(False)), node)
+
+
+def _guarded(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            flag = _BREAK if isinstance(stmt, ast.Break) else _CONTINUE
+            out.append(_at(ast.Assign([_name(flag, ast.Store())], ast.Constant(True)), stmt))
+            return out  # what follows never runs
+        if isinstance(stmt, ast.If) and _jumps([stmt]):
+            out.append(_at(ast.If(stmt.test, _guarded(stmt.body), _guarded(stmt.orelse)), stmt))
+            rest = body[i + 1:]
+            if rest:
+                going = ast.UnaryOp(ast.Not(), ast.BoolOp(ast.Or(), [_name(_BREAK),
+                                                                   _name(_CONTINUE)]))
+                out.append(_at(ast.If(_at(going, stmt), _guarded(rest), []), stmt))
+            return out
+        out.append(stmt)
+    return out
+
+
+def _jumps(body: list[ast.stmt]) -> bool:
+    """Whether ``break``/``continue`` of this loop occur (not those of inner loops)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(stmt, ast.If) and (_jumps(stmt.body) or _jumps(stmt.orelse)):
+            return True
+    return False
+
+
+def _name(name: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(name, ctx or ast.Load())
+
+
+def _at(new: Any, old: ast.AST) -> Any:
+    """``new`` (and its children without a position) at ``old``'s source position."""
+    for child in ast.walk(new):
+        if not hasattr(child, "lineno") and hasattr(old, "lineno"):
+            ast.copy_location(child, old)
+    return ast.copy_location(new, old)

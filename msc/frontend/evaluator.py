@@ -283,7 +283,10 @@ class Evaluator(ast.NodeVisitor):
         for _ in range(MAX_UNROLL):
             value = self.visit(node.test)
             if isinstance(value, SymTensor):  # the rest of the loop runs as a While node
-                control.tensor_while(self, node)
+                flagged = control.with_flags(node)
+                if flagged is not None:
+                    self.visit(control.break_flag_statement(node))
+                control.tensor_while(self, flagged or node)
                 return
             if not self.guarded(bool, value):
                 self.run_body(node.orelse)

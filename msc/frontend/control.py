@@ -221,13 +221,20 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     Their dtypes and shapes must not change from one iteration to the next."""
     carried = [n for n in _assigned(node.body) if n in ev.scope.names]
     before = dict(ev.scope.names)
-    init = [_carried_value(ev.builder, before[n], n) for n in carried]
+    shapes = [_structure(before[n]) for n in carried]  # tuples carry their elements
+    names = [n for n, shape in zip(carried, shapes) for _ in range(_count(shape))]
+    init = [_carried_value(ev.builder, v, n)
+            for n, v in zip(names, _leaves([before[n] for n in carried]))]
     types = [v.type for v in init]
+
+    def bind(values: list[Any]) -> dict[str, Any]:
+        it = iter(values)
+        return {n: _rebuild(shape, it) for n, shape in zip(carried, shapes)}
 
     def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
         def enter() -> Any:
-            params = [ev.builder.add_input(t, n) for t, n in zip(types, carried)]
-            ev.scope.names = {**before, **dict(zip(carried, params))}
+            params = [ev.builder.add_input(t, n) for t, n in zip(types, names)]
+            ev.scope.names = {**before, **bind(params)}
             return run()
         return branch(ev, name, enter)
 
@@ -237,11 +244,17 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     with cond_region:
         cond_out = cond_region.operand(truth(test) if isinstance(test, SymTensor)
                                        else Tensor(bool(test)))
-    body_region, result = region("body", lambda: _run_loop_body(ev, node.body))
+    body_region, _ = region("body", lambda: _run_loop_body(ev, node.body))
     after = dict(ev.scope.names)
+    for n, shape in zip(carried, shapes):
+        if _structure(after[n]) != shape:
+            raise GraphTypeError(f"loop variable '{n}' changes its tuple structure in the "
+                                 "loop body; a tensor while loop needs the same structure on "
+                                 "every iteration")
     with body_region:
-        outs = [_value(body_region, after[n], f"loop variable '{n}'") for n in carried]
-    for n, t, v in zip(carried, types, outs):
+        outs = [_value(body_region, v, f"loop variable '{n}'")
+                for n, v in zip(names, _leaves([after[n] for n in carried]))]
+    for n, t, v in zip(names, types, outs):
         if v.type != t:
             raise GraphTypeError(f"loop variable '{n}' is {_show(t)} before the loop but "
                                  f"{_show(v.type)} after an iteration; a tensor while loop "
@@ -249,8 +262,23 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     result_tuple = body_region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(types)))
     graphs = {"cond": cond_region.finish(cond_out), "body": body_region.finish(result_tuple)}
     out = ev.builder.emit("While", tuple(init), graphs, TupleType(tuple(types)))
-    ev.scope.names = {**before, **dict(zip(carried, ev.builder.unpack(out)))}
+    ev.scope.names = {**before, **bind(list(ev.builder.unpack(out)))}
     ev.run_body(node.orelse)
+
+
+def _structure(v: Any) -> Any:
+    return tuple(_structure(x) for x in v) if isinstance(v, (tuple, list)) else None
+
+
+def _count(shape: Any) -> int:
+    return 1 if shape is None else sum(_count(s) for s in shape)
+
+
+def _leaves(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        out += _leaves(list(v)) if isinstance(v, (tuple, list)) else [v]
+    return out
 
 
 def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:

@@ -57,6 +57,18 @@ class _Return(Exception):
         self.value = value
 
 
+def _returns(node: ast.stmt) -> bool:
+    """Whether a ``return`` of this function occurs inside ``node``."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
 class _Break(Exception):
     pass
 
@@ -164,7 +176,14 @@ class Evaluator(ast.NodeVisitor):
         raise UnsupportedSyntaxError(f"'{what}' is not supported in a graph")
 
     def run_body(self, body: list[ast.stmt]) -> None:
-        for stmt in body:
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.If) and i + 1 < len(body) and _returns(stmt):
+                # ``if c: return a`` then more code: the code after the if belongs to every
+                # branch that falls through, so a tensor if sees both branches return.
+                rest = body[i + 1:]
+                self.visit(ast.copy_location(ast.If(stmt.test, stmt.body + rest,
+                                                    (stmt.orelse or []) + rest), stmt))
+                return
             self.visit(stmt)
 
     @property

@@ -127,11 +127,19 @@ def test_the_loop_has_one_if_per_iteration_and_runs_in_graph_mode():
     assert [n.op for n in c.module.entry_graph.nodes].count("If") == 10
 
 
-class OneSidedReturn(nn.Cell):
+class EarlyReturn(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            return x * 2
+        y = x - 1
+        return y * 3
+
+
+class NoReturnAfter(nn.Cell):
     def construct(self, x):
         if x.sum() > 0:
             return x
-        return -x
+        x = x + 1
 
 
 class Ambiguous(nn.Cell):
@@ -141,11 +149,20 @@ class Ambiguous(nn.Cell):
         return x
 
 
+@pytest.mark.parametrize("values", [[1.0, 2.0], [-1.0, -2.0]])
+def test_a_return_in_one_branch_continues_with_the_rest_of_the_function(values, tmp_path):
+    x = np.array(values, np.float32)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    eager = EarlyReturn()(ms.Tensor(x)).asnumpy()
+    c = compile_entry(EarlyReturn(), [arg_spec(x)], store=None, target="python")
+    check_module(c.module, [x], tmp_path, eager)
+
+
 def test_unsupported_forms_are_clear_errors_at_the_if():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(UnsupportedSyntaxError, match="'return' in only one branch") as err:
-        OneSidedReturn()(ms.Tensor(np.ones(2, np.float32)))
-    assert err.value.loc.line == OneSidedReturn.construct.__code__.co_firstlineno + 1
+        NoReturnAfter()(ms.Tensor(np.ones(2, np.float32)))
+    assert err.value.loc.line == NoReturnAfter.construct.__code__.co_firstlineno + 1
     with pytest.raises(GraphTypeError, match="truth value of a tensor with 2 elements"):
         Ambiguous()(ms.Tensor(np.ones(2, np.float32)))
 

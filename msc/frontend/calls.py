@@ -10,6 +10,7 @@ through ``apply``.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import types
 from typing import Any
@@ -21,12 +22,14 @@ from msc.errors import (
     MscError,
     UnsupportedSyntaxError,
 )
+from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.frontend.api.jit_class import is_jit_class
 from msc.frontend.api.tensor import SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
 from msc.frontend.source import is_msc_file, parse_function
+from msc.ir.types import TupleType
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200
@@ -63,6 +66,15 @@ def _holds_graph_tensor(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_holds_graph_tensor(v) for v in value.values())
     return False
+
+
+def _function_name(fn: Any) -> str:
+    """A readable name for a mapped function (through partials; a MultitypeFuncGraph's own)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if isinstance(fn, MultitypeFuncGraph):
+        return fn.name
+    return str(getattr(fn, "__name__", "fn"))
 
 
 def _construct(cell: Any) -> Any:
@@ -110,6 +122,12 @@ class Calls:
 
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, functools.partial):
+            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs}, ev)
+        if isinstance(fn, MultitypeFuncGraph):
+            return self.call(fn.resolve(tuple(args)), args, kwargs, ev)
+        if isinstance(fn, HyperMap):
+            return self.hypermap(fn, tuple(args))
         if isinstance(fn, JitFunction):
             return self.call(fn.fn, args, kwargs, ev)
         if isinstance(fn, Cell):
@@ -131,6 +149,63 @@ class Calls:
         if _is_user_class(type(fn)):
             return self.call_object(fn, args, kwargs, ev)
         return self.native(fn, args, kwargs)
+
+    # --- HyperMap -------------------------------------------------------------------------
+
+    def hypermap(self, hm: HyperMap, args: tuple[Any, ...]) -> Any:
+        """``HyperMap`` in a graph: the function is built once per element signature and
+        called for every element, not interpreted again for each."""
+        fn, seqs = hm.split(args)
+        graphs: dict[Any, Any] = {}
+        return map_sequences(fn, seqs, lambda f, elems: self.mapped(f, elems, graphs),
+                             hm.reverse)
+
+    def mapped(self, fn: Any, elems: tuple[Any, ...], graphs: dict[Any, Any]) -> Any:
+        from msc.frontend.api.tensor import Parameter
+
+        values = [self.builder.weight(e) if isinstance(e, Parameter) else e for e in elems]
+        if not values or not all(isinstance(v, SymTensor) and v.builder is self.builder
+                                 for v in values):
+            return self.call(fn, list(elems), {}, None)
+        key = tuple(v.var.type for v in values)
+        if key not in graphs:
+            graphs[key] = self.function_graph(fn, values)
+        built = graphs[key]
+        if built is None:  # it closes over graph tensors, or returns constants
+            return self.call(fn, list(elems), {}, None)
+        graph, weights = built
+        inputs = tuple(v.var for v in values) + tuple(self.builder.weight(w).var
+                                                      for w in weights)
+        out = self.builder.emit("Call", inputs, {"graph": graph}, graph.output.type)
+        return self.builder.unpack(out) if isinstance(out.type, TupleType) \
+            else SymTensor(out, self.builder)
+
+    def function_graph(self, fn: Any, values: list[Any]) -> tuple[Any, list[Any]] | None:
+        """``fn`` built into a graph of its own (inlined again by the optimizer), or None."""
+        from msc.frontend.reuse import has_constants
+        from msc.frontend.specialize import to_output
+
+        name = _function_name(fn)
+        sub = GraphBuilder(self.reuse.fresh(f"{name}_map") if self.reuse else f"{name}_map")
+        deps = Deps()
+        sub.calls = inner = Calls(sub, deps)
+        inner.reuse, inner.depth = self.reuse, self.depth
+        try:
+            with sub:
+                sub.loc = self.builder.loc
+                inputs = [sub.add_input(v.var.type, f"x{i}") for i, v in enumerate(values)]
+                output = to_output(sub, inner.call(fn, inputs, {}, None))
+        except MscError:
+            return None  # the direct call reports a real error at the user's line
+        self.deps.files |= deps.files
+        for key, read in deps.reads.items():
+            self.deps.reads.setdefault(key, read)
+        if has_constants(sub, output):
+            return None
+        graph = sub.finish(output)
+        if self.reuse is not None:
+            self.reuse.functions.append(graph)
+        return graph, [p for p, _ in sub.weights.values()]
 
     # --- user classes -----------------------------------------------------------------
 

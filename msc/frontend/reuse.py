@@ -70,6 +70,7 @@ class Reuse:
         self.policy = policy
         self.entry = entry
         self.shared: list[SharedGraph] = []
+        self.functions: list[Graph] = []  # graphs HyperMap built (inlined again later)
         self.names = {entry_graph}
         self.repeated = _repeated_user_cells(entry) if policy == "auto" else set()
 
@@ -104,7 +105,7 @@ class Reuse:
         from msc.frontend.calls import Calls
         from msc.frontend.specialize import to_output
 
-        name = self._fresh(f"{type(cell).__name__}_construct")
+        name = self.fresh(f"{type(cell).__name__}_construct")
         below = Locator([(_SELF, cell)])
         sub = GraphBuilder(name)
         sub.weight_hint = lambda p: _dotted(below.path_of(p)) or p.name
@@ -118,7 +119,7 @@ class Reuse:
         calls.deps.files |= deps.files
         for key, read in deps.reads.items():
             calls.deps.reads.setdefault(key, read)
-        if _has_constants(sub, output):
+        if has_constants(sub, output):
             return None
         reads = tuple((path, r.name, stable_print(r.current())) for r in deps.reads.values()
                       if r.kind == "attr" and (path := below.path_of(r.owner)) is not None)
@@ -136,7 +137,7 @@ class Reuse:
         shared.sites += 1
         return builder.unpack(out) if isinstance(out.type, TupleType) else SymTensor(out, builder)
 
-    def _fresh(self, base: str) -> str:
+    def fresh(self, base: str) -> str:
         name, i = base, 1
         while name in self.names:
             name, i = f"{base}_{i}", i + 1
@@ -144,13 +145,13 @@ class Reuse:
         return name
 
 
-def _has_constants(builder: GraphBuilder, output: Any) -> bool:
+def has_constants(builder: GraphBuilder, output: Any) -> bool:
     """Whether a graph result holds Python constants (a Call can only return tensors)."""
     if isinstance(output, Const):
         return True
     node = next((n for n in builder.nodes if n.out is output), None)
     return node is not None and node.op == "MakeTuple" and \
-        any(_has_constants(builder, v) for v in node.inputs)
+        any(has_constants(builder, v) for v in node.inputs)
 
 
 def _dotted(path: Path | None) -> str | None:

@@ -82,7 +82,7 @@ def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> S
         output = to_output(builder, result)
     graph = builder.finish(output)
     weights = tuple(param for param, _ in builder.weights.values())
-    shared = tuple(s.graph for s in calls.reuse.shared)
+    shared = tuple(s.graph for s in calls.reuse.shared) + tuple(calls.reuse.functions)
     return Specialized(Module((graph, *shared), graph.name), weights, deps)
 
 

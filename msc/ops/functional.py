@@ -5,3 +5,4 @@ side-effect ops land.
 
 from msc.frontend.api.functional import *  # noqa: F401,F403
 from msc.frontend.api.functional import __all__  # noqa: F401
+from msc.frontend.api.hypermap import partial  # noqa: E402,F401

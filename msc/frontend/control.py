@@ -390,3 +390,30 @@ def _at(new: Any, old: ast.AST) -> Any:
         if not hasattr(child, "lineno") and hasattr(old, "lineno"):
             ast.copy_location(child, old)
     return ast.copy_location(new, old)
+
+
+# --- for over range(tensor) -----------------------------------------------------------------
+
+_COUNTER, _STOP = "__msc_counter", "__msc_stop"
+
+
+def tensor_range_for(ev: Any, node: ast.For, bounds: list[Any]) -> None:
+    """``for i in range(n)`` with a tensor bound: a counting ``while`` loop (the counter
+    advances before the body, so ``continue`` works). The step must be a positive constant."""
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds[:2], 1) \
+        if len(bounds) == 2 else bounds
+    if isinstance(step, SymTensor) or not isinstance(step, int) or step <= 0:
+        raise UnsupportedSyntaxError("a range over a tensor bound needs a positive constant "
+                                     f"step, not {step!r}")
+    if node.orelse:
+        raise UnsupportedSyntaxError("'for ... else' over a tensor range is not supported")
+    ev.scope.names[_COUNTER] = start
+    ev.scope.names[_STOP] = stop
+    counter = _name(_COUNTER)
+    body = [_at(ast.Assign([node.target], _name(_COUNTER)), node),
+            _at(ast.AugAssign(_name(_COUNTER, ast.Store()), ast.Add(), ast.Constant(step)), node),
+            *node.body]
+    test = ast.Compare(counter, [ast.Lt()], [_name(_STOP)])
+    ev.visit(_at(ast.While(_at(test, node.iter), body, []), node))
+    for temp in (_COUNTER, _STOP, _BREAK, _CONTINUE):
+        ev.scope.names.pop(temp, None)

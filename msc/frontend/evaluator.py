@@ -288,7 +288,16 @@ class Evaluator(ast.NodeVisitor):
         return bool(self.guarded(bool, value))
 
     def visit_For(self, node: ast.For) -> None:
-        iterable = self.visit(node.iter)
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+                not it.keywords and self.visit(it.func) is range:
+            bounds = [self.visit(a) for a in it.args]
+            if any(isinstance(b, SymTensor) for b in bounds):  # a loop run by the graph
+                control.tensor_range_for(self, node, bounds)
+                return
+            iterable: Any = self.guarded(range, *bounds)
+        else:
+            iterable = self.visit(it)
         if isinstance(iterable, SymTensor):
             iterable = [iterable[i] for i in range(len(iterable))]
         items = self.guarded(list, iterable)

@@ -122,3 +122,25 @@ def test_a_python_constant_loop_still_unrolls():
     assert unrolled(ms.Tensor(np.ones(2, F))).asnumpy().tolist() == [8.0, 8.0]
     ops = [n.op for n in next(iter(unrolled.cache.entries.values())).module.entry_graph.nodes]
     assert "While" not in ops and ops.count("Mul") == 3
+
+
+class RangeLoop(nn.Cell):
+    def construct(self, x, n):
+        s = x * 0
+        for i in range(1, n, 2):
+            if i == 3:
+                continue
+            s = s + x * i
+        return s
+
+
+@pytest.mark.parametrize("n", [0, 4, 9])
+def test_for_over_a_tensor_range_is_one_while_loop(n, tmp_path):
+    x = np.array([1.0, 2.0], F)
+    want = x * sum(i for i in range(1, n, 2) if i != 3)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(RangeLoop()(ms.Tensor(x), n).asnumpy(), want)
+    c = compile_entry(RangeLoop(), [arg_spec(x), arg_spec(np.array(n))], store=None,
+                      target="python")
+    assert [node.op for node in c.module.entry_graph.nodes].count("While") == 1
+    check_module(c.module, [x, np.array(n)], tmp_path, want)

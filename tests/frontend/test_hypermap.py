@@ -90,3 +90,17 @@ def test_misuse_is_a_type_error():
     with pytest.raises(GraphTypeError, match="same length"):
         C.HyperMap(F.partial(update, 0.5))((ms.Tensor(1.0),), (1.0, 2.0))
     assert C.HyperMap(reverse=True)(lambda a: a * 2, (1, 2, 3)) == (2, 4, 6)
+
+
+def test_the_example_gives_the_same_results_both_ways():
+    import subprocess
+    import sys
+
+    root = __file__.rsplit("/tests/", 1)[0]
+    proc = subprocess.run([sys.executable, "examples/hypermap.py", "4"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("HyperMapUpdate: 4 tensors, 7 IR nodes after parsing")
+    assert lines[1].startswith("LoopUpdate: 4 tensors, 9 IR nodes after parsing")
+    assert lines[-1] == "same results: True"

@@ -1,6 +1,7 @@
 """Control flow and tensor maps: ``if`` against ``select``, ``HyperMap`` against a loop.
 
-Run ``python bench/bench_control.py`` (``--quick``: 2 rounds of shorter batches). Two
+Run ``python bench/bench_control.py`` (``--quick``: 2 rounds of shorter batches;
+``--systems`` and ``--workloads`` pick a subset, ``--json`` keeps the raw rounds). Two
 workloads from the reference tutorials, each case in a fresh process per round:
 
 - ``nets``: ``examples/select_vs_if.py``'s ``if_net`` (100 tensor ``if``s unrolled) and
@@ -194,7 +195,7 @@ def setup_msc(case: str) -> Setup:
         net = update_cells(ms, nn, C, F, data)[case.split("-")[1]]()
         grads = tuple(ms.Tensor(g) for g in data[1])
         call, cache = (lambda: net(grads)), (lambda: cell_cache(net))
-        to_np = lambda r: [t.asnumpy() for t in r]  # noqa: E731
+        to_np = lambda r: [t.asnumpy() for t in r]
 
     def info() -> dict[str, Any]:
         from msc.ir.nodes import iter_nodes
@@ -333,7 +334,7 @@ def run_worker(case: str, args: argparse.Namespace) -> dict[str, Any] | None:
     """One fresh process, killed with its process group at ``--timeout``; None where the
     peer is not installed."""
     system = SYSTEM_OF[case]
-    exe = PEERS[system] if system in PEERS else sys.executable
+    exe = PEERS.get(system, sys.executable)
     if not os.path.exists(exe):
         return None
     with tempfile.TemporaryDirectory(prefix="msc-control-bench-") as tmp:
@@ -390,12 +391,13 @@ def table(workload: str, results: Results) -> str:
         if bad:
             out.append(f"| {label} | failed: {bad[0][:120]} | |{blanks}")
             continue
-        cells = [fmt_s(med(rows, lambda r: r["first_s"])), fmt_s(med(rows, lambda r: r["per_call_s"]))]
+        cells = [fmt_s(med(rows, lambda r: r["first_s"])),
+                 fmt_s(med(rows, lambda r: r["per_call_s"]))]
         r0 = rows[0]
         if system != "msc":
             cells += ["—"] * (4 if nets else 2)
         elif nets:
-            cells += [str(r0["entry_nodes"]), str(r0["select"]), str(r0["if"]), str(r0["all_nodes"])]
+            cells += [str(r0[k]) for k in ("entry_nodes", "select", "if", "all_nodes")]
         else:
             cells += [str(r0["passes"][0]["nodes_after"]), str(r0["all_nodes"])]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -404,33 +406,30 @@ def table(workload: str, results: Results) -> str:
 
 def split_table(workload: str, results: Results) -> str:
     """Where msc's first call goes: its phases, Numba's compiles, the rest."""
-    out = ["| case | first call | parse | optimize (slowest pass) | codegen "
-           "| Numba: kernel (LLVM) | Numba: helpers (LLVM) | load + run + rest |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = [("| case | first call | parse | optimize (slowest pass) | codegen "
+            "| Numba compiles (LLVM) | load + run + rest |"),
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for case, (system, label) in CASES[workload].items():
         rows = results.get(case)
         if system != "msc" or not ok(rows):
             continue
 
-        def part(get: Callable[[dict[str, Any]], float]) -> str:
-            return fmt_s(med(rows, get))  # type: ignore[arg-type]
+        def part(get: Callable[[dict[str, Any]], float], rows: Any = rows) -> str:
+            return fmt_s(med(rows, get))
 
-        def numba(r: dict[str, Any], kernel: bool, key: str = "own_s") -> float:
-            return sum(v[key] for k, v in r["numba"].items() if k.startswith("_rt_") != kernel)
-
-        def both(kernel: bool) -> str:
-            return f"{part(lambda r: numba(r, kernel))} ({part(lambda r: numba(r, kernel, 'llvm_s'))})"
+        def numba(r: dict[str, Any], key: str) -> float:
+            return sum(v[key] for v in r["numba"].values())
 
         slowest = max(rows[0]["passes"][1:] or [{"name": "-", "seconds": 0.0}],
                       key=lambda s: s["seconds"] or 0.0)
-        rest = part(lambda r: r["first_s"] - sum(r["phases"].values())
-                    - sum(v["own_s"] for v in r["numba"].values()))
+        rest = part(lambda r: r["first_s"] - sum(r["phases"].values()) - numba(r, "own_s"))
         out.append(f"| {label} | {part(lambda r: r['first_s'])} | "
                    f"{part(lambda r: r['phases'].get('parse', 0.0))} | "
                    f"{part(lambda r: r['phases'].get('optimize', 0.0))} "
                    f"({slowest['name']} {fmt_s(slowest['seconds'] or 0.0)}) | "
-                   f"{part(lambda r: r['phases'].get('codegen', 0.0))} | {both(True)} | "
-                   f"{both(False)} | {rest} |")
+                   f"{part(lambda r: r['phases'].get('codegen', 0.0))} | "
+                   f"{part(lambda r: numba(r, 'own_s'))} ({part(lambda r: numba(r, 'llvm_s'))}) | "
+                   f"{rest} |")
     return "\n".join(out)
 
 
@@ -465,34 +464,35 @@ def versions(results: Results) -> str:
             if "version" in r:
                 found.setdefault({"msc": "msc", "mindspore": "MindSpore",
                                   "jax": "JAX"}[SYSTEM_OF[case]], r["version"])
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         found["Numba"] = version("numba")
-    except Exception:  # noqa: BLE001  (a header line only)
-        pass
+    except PackageNotFoundError:  # a header line only
+        found["Numba"] = "not installed"
     return ", ".join(f"{k} {v}" for k, v in found.items())
 
 
 def report(results: dict[str, Results], args: argparse.Namespace, start: datetime) -> str:
-    out = [f"Machine: {machine(start)}. One thread everywhere. Versions: "
-           f"{versions({c: r for rs in results.values() for c, r in rs.items()})}.",
-           f"Fresh process per case and round; medians of {args.rounds} round(s); per call = "
-           f"median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms after "
-           f"warm-up. msc: numba target, compile cache off; JAX: compilation cache off.", ""]
-    titles = {"nets": "tutorial `if_net` / `select_net`, int64[1] inputs [0] and [1] "
-                      "(result -5050)",
-              "hypermap": f"SGD-style update `p - 0.1 * g` over {N_PARAMS} float32[{WIDTH}] "
-                          f"Parameters"}
+    flat = {c: r for rs in results.values() for c, r in rs.items()}
+    out = [(f"Machine: {machine(start)}. One thread everywhere. Versions: "
+            f"{versions(flat)}."),
+           (f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
+            f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms "
+            f"after warm-up. msc: numba target, compile cache off; JAX: compilation cache "
+            f"off."), ""]
+    titles = {"nets": ("tutorial `if_net` / `select_net`, int64[1] inputs [0] and [1] "
+                       "(result -5050)"),
+              "hypermap": (f"SGD-style update `p - 0.1 * g` over {N_PARAMS} "
+                           f"float32[{WIDTH}] Parameters")}
     for workload in args.workloads:
         res = results[workload]
         out += [f"### {titles[workload]}", "", table(workload, res), ""]
         if any(SYSTEM_OF[c] == "msc" for c in res):
-            out += [f"msc's first call, split (medians; Numba compiles: own time, nested "
-                    f"compiles excluded, in brackets the part holding the LLVM lock):", "",
+            out += [("msc's first call, split (medians; Numba compiles: own time, nested "
+                     "compiles excluded, in brackets the part holding the LLVM lock):"), "",
                     split_table(workload, res), ""]
-    notes_ = notes({c: r for rs in results.values() for c, r in rs.items()})
-    return "\n".join(out + notes_)
+    return "\n".join(out + notes(flat))
 
 
 def main(argv: list[str] | None = None) -> int:

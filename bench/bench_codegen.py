@@ -235,19 +235,9 @@ def setup(system: str, workload: str, d: dict[str, Any]) -> Setup:
 # --- the worker: one system, one workload, one fresh process ---------------------------------
 
 
-def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    import numpy as np
-    numpy_import_s = time.perf_counter() - t0
-
-    d, ref = workload_data(workload)
-    import_s, call, to_np, version = setup(system, workload, d)
-    if system == "numpy":
-        import_s = numpy_import_s
-    t0 = time.perf_counter()
-    out = call()
-    first_s = time.perf_counter() - t0
-    err = float(np.max(np.abs(np.asarray(to_np(out), np.float64) - ref)))
+def time_per_call(call: Callable[[], Any], batches: int, batch_s: float) -> tuple[float, int]:
+    """(median seconds per call over ``batches`` batches of about ``batch_s`` each, calls per
+    batch), after a short warm-up."""
     for _ in range(3):
         call()
     n, spent = 1, 0.0
@@ -264,7 +254,24 @@ def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str
         for _ in range(n):
             call()
         per_call.append((time.perf_counter() - t0) / n)
-    return {"import_s": import_s, "first_s": first_s, "per_call_s": statistics.median(per_call),
+    return statistics.median(per_call), n
+
+
+def worker(system: str, workload: str, batches: int, batch_s: float) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    import numpy as np
+    numpy_import_s = time.perf_counter() - t0
+
+    d, ref = workload_data(workload)
+    import_s, call, to_np, version = setup(system, workload, d)
+    if system == "numpy":
+        import_s = numpy_import_s
+    t0 = time.perf_counter()
+    out = call()
+    first_s = time.perf_counter() - t0
+    err = float(np.max(np.abs(np.asarray(to_np(out), np.float64) - ref)))
+    per_call_s, n = time_per_call(call, batches, batch_s)
+    return {"import_s": import_s, "first_s": first_s, "per_call_s": per_call_s,
             "calls_per_batch": n, "max_abs_err": err, "version": version,
             "phases": msc_phases() if system in ("msc-numba", "msc-python") else {}}
 

@@ -48,7 +48,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine
+from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, time_per_call
 from bench_compile_cache import numba_init
 from bench_reuse import numba_compiles, numba_events
 
@@ -306,24 +306,9 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
         out = call()
         first_s = time.perf_counter() - t0
     err = check(case, to_np(out))
-    for _ in range(3):
-        call()
-    n, spent = 1, 0.0
-    while spent < batch_s / 4 and n < 1 << 20:  # calibrate the calls per batch
-        n *= 2
-        t0 = time.perf_counter()
-        for _ in range(n):
-            call()
-        spent = time.perf_counter() - t0
-    n = max(1, int(n * batch_s / max(spent, 1e-9)))
-    per_call = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            call()
-        per_call.append((time.perf_counter() - t0) / n)
+    per_call_s, n = time_per_call(call, batches, batch_s)
     check(case, to_np(call()))
-    result = {"first_s": first_s, "per_call_s": statistics.median(per_call),
+    result = {"first_s": first_s, "per_call_s": per_call_s,
               "calls_per_batch": n, "max_abs_err": err, **info()}
     if system == "msc":
         result["numba"] = numba_compiles(events)

@@ -98,8 +98,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
                                      "supported yet: assign a variable in both branches and "
                                      "return it after the if")
     if all(returned):
-        values = emit_if(ev, test, [(reg, [r[1]]) for reg, r in regions], ["the returned value"],
-                         node)
+        values = emit_if(ev, test, [(reg, [r[1]]) for reg, r in regions],
+                         ["the returned value"])
         from msc.frontend.evaluator import _Return
 
         raise _Return(values[0])
@@ -116,7 +116,7 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
             to_merge.append(n)
     values = emit_if(ev, test, [(regions[0][0], [then_names[n] for n in to_merge]),
                                 (regions[1][0], [else_names[n] for n in to_merge])],
-                     [f"variable '{n}'" for n in to_merge], node)
+                     [f"variable '{n}'" for n in to_merge])
     ev.scope.names = {**keep, **dict(zip(to_merge, values))}
 
 
@@ -126,11 +126,11 @@ def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
     then = branch(ev, "then", lambda: ev.visit(node.body))
     orelse = branch(ev, "else", lambda: ev.visit(node.orelse))
     return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])],
-                   ["the conditional expression"], node)[0]
+                   ["the conditional expression"])[0]
 
 
 def emit_if(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
-            what: list[str], node: ast.AST) -> list[Any]:
+            what: list[str]) -> list[Any]:
     """The ``If`` node whose regions return each branch's values; its results as tensors.
     Tuples merge element by element (both branches must give them the same length)."""
     (then, a), (orelse, b) = branches

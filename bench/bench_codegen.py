@@ -235,6 +235,13 @@ def setup(system: str, workload: str, d: dict[str, Any]) -> Setup:
 # --- the worker: one system, one workload, one fresh process ---------------------------------
 
 
+def save_json(path: str | None, results: Any) -> None:
+    """The raw per-round results, when ``--json`` asked for them."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
 def time_per_call(call: Callable[[], Any], batches: int, batch_s: float) -> tuple[float, int]:
     """(median seconds per call over ``batches`` batches of about ``batch_s`` each, calls per
     batch), after a short warm-up."""
@@ -441,9 +448,7 @@ def main(argv: list[str] | None = None) -> int:
           + ".\n")
     for workload in args.workloads:
         print(table(workload, results[workload]) + "\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    save_json(args.json, results)
     return 0
 
 

@@ -48,7 +48,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, time_per_call
+from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json, time_per_call
 from bench_compile_cache import numba_init
 from bench_reuse import numba_compiles, numba_events
 
@@ -513,9 +513,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     results[workload].setdefault(case, []).append(r)  # type: ignore[union-attr]
     print(report(results, args, start))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    save_json(args.json, results)
     failed = any("error" in r for rs in results.values() for rows in rs.values()
                  for r in rows or [])
     return 1 if failed else 0

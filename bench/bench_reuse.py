@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine
+from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json
 from bench_compile_cache import numba_init
 
 SYSTEMS = ("msc", "msc-off", "ms-lazy", "ms-plain", "jax")
@@ -369,8 +369,8 @@ def kernel_kind(r: dict[str, Any], fn: str) -> str:
 
 def split_table(results: Results, system: str, ns: list[int]) -> str:
     """Where msc's first call goes: its phases, Numba's compiles, the rest."""
-    out = [f"| N | first call | parse + optimize | codegen | Numba: entry kernel (LLVM) "
-           f"| Numba: shared-graph kernel (LLVM) | Numba: helpers (LLVM) | load + run + rest |",
+    out = ["| N | first call | parse + optimize | codegen | Numba: entry kernel (LLVM) "
+           "| Numba: shared-graph kernel (LLVM) | Numba: helpers (LLVM) | load + run + rest |",
            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for n in ns:
         rows = results.get(system, {}).get(n)
@@ -460,9 +460,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n### {label}: where the first call goes (Numba compiles: own time, "
                   f"nested compiles excluded; in brackets the part holding the LLVM lock)\n")
             print(split_table(results, system, args.ns))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    save_json(args.json, results)
     failed = any("error" in r for rs in results.values() for rows in rs.values()
                  for r in rows or [])
     return 1 if failed else 0

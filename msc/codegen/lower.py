@@ -23,7 +23,7 @@ from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
-from msc.ir.rewrite import callee, regions, walk
+from msc.ir.rewrite import callee, regions, tuple_parts, walk
 from msc.ir.types import ScalarType, TensorType, TupleType, tensor_of
 
 TARGETS = ("numba", "python")
@@ -224,9 +224,9 @@ class Lowerer:
         self.lines = outer + ["    " + line for line in self.lines]
 
     def contiguous(self, graph: Graph, v: Value) -> str:
-        made = next((n for n in graph.nodes if n.out is v and n.op == "MakeTuple"), None)
-        if made is not None:
-            return "(" + "".join(f"{self.contiguous(graph, x)}, " for x in made.inputs) + ")"
+        parts = tuple_parts(graph.nodes, v)
+        if parts is not None:
+            return "(" + "".join(f"{self.contiguous(graph, x)}, " for x in parts) + ")"
         name = self.name_of(v)
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
         return f"np.ascontiguousarray({name})" if t is not None and t.ndim else name
@@ -390,9 +390,9 @@ def _users(graph: Graph) -> dict[Any, list[Any]]:
 
 
 def _leaves(graph: Graph, v: Value) -> list[Var]:
-    made = next((n for n in graph.nodes if n.out is v and n.op == "MakeTuple"), None)
-    if made is not None:
-        return [x for i in made.inputs for x in _leaves(graph, i)] + [v]  # type: ignore
+    parts = tuple_parts(graph.nodes, v)
+    if parts is not None:
+        return [x for i in parts for x in _leaves(graph, i)] + [v]  # type: ignore
     return [v] if isinstance(v, Var) else []
 
 

@@ -183,17 +183,18 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
     return list(ev.builder.unpack(out))
 
 
-def _value(region: RegionBuilder, v: Any, what: str) -> Value:
-    """An IR value for a merged variable: tensors as they are, numbers as 0-d tensors."""
+def _value(builder: GraphBuilder, v: Any, what: str) -> Value:
+    """An IR value for a variable an ``If`` merges or a ``While`` carries: tensors as they
+    are, numbers as 0-d tensors."""
     if isinstance(v, (SymTensor, Parameter, Tensor)):
-        operand = region.operand(v)
+        operand = builder.operand(v)
         if isinstance(operand, Const) or tensor_of(operand.type) is not None:
             return operand
-    if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, str):
+    if isinstance(v, (bool, int, float, np.generic)):
         return Const(np.asarray(Tensor(v).asnumpy()))
-    raise UnsupportedSyntaxError(f"{what} is a {type(v).__name__} that a tensor if cannot "
-                                 "merge: only tensors and numbers can differ between its "
-                                 "branches")
+    raise UnsupportedSyntaxError(f"{what} is a {type(v).__name__}: only tensors and numbers "
+                                 "(or tuples of them) can differ between the branches of a "
+                                 "tensor if or change in a tensor while loop")
 
 
 def _is_tensor(v: Any) -> bool:
@@ -223,7 +224,7 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     before = dict(ev.scope.names)
     shapes = [_structure(before[n]) for n in carried]  # tuples carry their elements
     names = [n for n, shape in zip(carried, shapes) for _ in range(_count(shape))]
-    init = [_carried_value(ev.builder, v, n)
+    init = [_value(ev.builder, v, f"loop variable '{n}'")
             for n, v in zip(names, _leaves([before[n] for n in carried]))]
     types = [v.type for v in init]
 
@@ -292,16 +293,6 @@ def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:
     except _Return:
         raise UnsupportedSyntaxError("'return' inside a tensor while loop is not supported: "
                                      "return after the loop") from None
-
-
-def _carried_value(builder: GraphBuilder, v: Any, name: str) -> Value:
-    """The IR value a loop variable starts from (numbers become 0-d tensors)."""
-    if isinstance(v, (bool, int, float, np.generic)):
-        return Const(np.asarray(Tensor(v).asnumpy()))
-    if isinstance(v, (SymTensor, Parameter, Tensor)):
-        return builder.operand(v)
-    raise UnsupportedSyntaxError(f"loop variable '{name}' is a {type(v).__name__}: a tensor "
-                                 "while loop can only carry tensors and numbers")
 
 
 def _assigned(body: list[ast.stmt]) -> list[str]:

@@ -25,6 +25,7 @@ from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import _MISSING, Deps
 from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
 from msc.ir.nodes import Const, Graph
+from msc.ir.rewrite import tuple_parts
 from msc.ir.types import TupleType, Type
 
 POLICIES = ("lazy_inline", "auto", "off")
@@ -149,9 +150,8 @@ def has_constants(builder: GraphBuilder, output: Any) -> bool:
     """Whether a graph result holds Python constants (a Call can only return tensors)."""
     if isinstance(output, Const):
         return True
-    node = next((n for n in builder.nodes if n.out is output), None)
-    return node is not None and node.op == "MakeTuple" and \
-        any(has_constants(builder, v) for v in node.inputs)
+    parts = tuple_parts(builder.nodes, output)
+    return parts is not None and any(has_constants(builder, v) for v in parts)
 
 
 def _dotted(path: Path | None) -> str | None:

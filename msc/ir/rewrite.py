@@ -9,12 +9,18 @@ callee's rewritten version.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 from msc.ir.nodes import Graph, Module, Node, Value, Var
 from msc.ir.primitives import PRIMITIVES
 
 CALL = "Call"
+
+
+def tuple_parts(nodes: Sequence[Node], value: Value) -> tuple[Value, ...] | None:
+    """The elements of ``value`` if one of ``nodes`` built it with ``MakeTuple``, else None."""
+    made = next((n for n in nodes if n.out is value), None)
+    return made.inputs if made is not None and made.op == "MakeTuple" else None
 
 
 def subst(value: Value, env: Mapping[Var, Value]) -> Value:

@@ -27,7 +27,8 @@ from typing import Any
 from msc.errors import InternalCompilerError
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
 from msc.ir.primitives import get, infer_type
-from msc.ir.rewrite import copy_nodes, map_graphs, map_regions, subst, subst_inputs, walk
+from msc.ir.rewrite import (copy_nodes, map_graphs, map_regions, subst, subst_inputs,
+                            tuple_parts, walk)
 from msc.ir.types import tensor_of
 
 #: Most a region may cost per element (the sum of its primitives' costs) to be selected.
@@ -97,9 +98,9 @@ class _Rewrite:
 
 def _results(region: Graph) -> list[Value]:
     """What a region returns: the elements of its result tuple."""
-    made = next((n for n in region.nodes if n.out is region.output), None)
-    if made is not None and made.op == "MakeTuple":
-        return list(made.inputs)
+    parts = tuple_parts(region.nodes, region.output)
+    if parts is not None:
+        return list(parts)
     if isinstance(region.output, Const) and isinstance(region.output.value, tuple):
         return [Const(v) for v in region.output.value]
     raise InternalCompilerError(f"region @{region.name} does not return a tuple")

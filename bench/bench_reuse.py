@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json
+from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json, time_per_call
 from bench_compile_cache import numba_init
 
 SYSTEMS = ("msc", "msc-off", "ms-lazy", "ms-plain", "jax")
@@ -103,9 +103,12 @@ def worker_msc(system: str, n: int, x: Any) -> dict[str, Any]:
         out = net(ms.Tensor(x)).asnumpy()
         first_s = time.perf_counter() - t0
     err = check(system, n, out, eager)
+    xt = ms.Tensor(x)
+    per_call_s, _ = time_per_call(lambda: net(xt), batches=5, batch_s=0.05)
     (compiled,) = cell_cache(net).entries.values()
     graphs = compiled.module.graphs
-    return {"first_s": first_s, "init_s": init_s, "phases": dict(compiled.timings),
+    return {"first_s": first_s, "per_call_s": per_call_s, "init_s": init_s,
+            "phases": dict(compiled.timings),
             "numba": numba_compiles(events), "entry": compiled.spec.kernel.name,
             "graph_names": [g.name for g in graphs],
             "nodes": sum(len(g.nodes) for g in graphs), "graphs": len(graphs),
@@ -354,6 +357,20 @@ def table(results: Results, args: argparse.Namespace) -> str:
     return "\n".join(out)
 
 
+def per_call_table(results: Results, ns: list[int]) -> str:
+    """msc's time per call after compiling, with and without reuse (a shared graph costs
+    one dispatch from Python per call site)."""
+    out = ["| N | msc reuse: per call | msc off: per call |", "| ---: | ---: | ---: |"]
+    for n in ns:
+        row = [str(n)]
+        for system in ("msc", "msc-off"):
+            rows = results.get(system, {}).get(n)
+            row.append(fmt_s(statistics.median(r["per_call_s"] for r in rows))
+                       if _ok(rows) else "—")  # type: ignore[union-attr]
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out)
+
+
 def _ok(rows: list[dict[str, Any]] | None) -> bool:
     return bool(rows) and all("first_s" in r for r in rows)  # type: ignore[union-attr]
 
@@ -454,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
           f"medians of {args.rounds} round(s); limit {args.timeout:.0f} s per process. "
           f"Model: examples/lazy_inline_gpt.py, input float32 ({BATCH}, {WIDTH}).\n")
     print(table(results, args) + "\n")
+    print(per_call_table(results, args.ns) + "\n")
     print("\n".join(notes(results, args)))
     for system, label in (("msc", "msc with reuse"), ("msc-off", "msc without reuse")):
         if system in args.systems:

@@ -48,7 +48,8 @@ def test_off_by_default(monkeypatch):
 
 
 @pytest.mark.parametrize("option, value", [("enable_compile_cache", "yes"),
-                                           ("compile_cache_path", 3)])
+                                           ("compile_cache_path", 3), ("reuse", "always"),
+                                           ("if_to_select", "yes")])
 def test_bad_settings_are_value_errors(option, value):
     with pytest.raises(GraphValueError, match=option):
         ms.set_context(**{option: value})

@@ -83,6 +83,12 @@ def test_dispatch_by_type_names_and_nested_tuples(tmp_path):
     check_module(c.module, [x, y], tmp_path, want)
 
 
+def test_the_names_mindspore_scripts_use():
+    assert ms.ops.HyperMap is C.HyperMap and ms.ops.MultitypeFuncGraph is C.MultitypeFuncGraph
+    assert ms.ops.partial is F.partial
+    assert F.partial(lambda a, b: a - b, 5)(2) == 3
+
+
 def test_misuse_is_a_type_error():
     with pytest.raises(GraphTypeError, match=r"no function registered for \(Number, Number, "
                                              r"String\)"):

@@ -24,9 +24,10 @@ _DEFAULTS: dict[str, Any] = {
     "compile_cache_path": "",  # "": MSC_COMPILER_CACHE_PATH, else the per-user default
     "reuse": "lazy_inline",  # which Cells become shared graphs: lazy_inline, auto or off
     "if_to_select": True,  # cheap, effect-free tensor ifs become Select
+    "side_effect_load_elim": None,  # 0-3; None: MSC_SIDE_EFFECT_LOAD_ELIM, else 1
 }
 #: The options that change generated code: they are part of the compile cache's key.
-CODE_OPTIONS: tuple[str, ...] = ("reuse", "if_to_select")
+CODE_OPTIONS: tuple[str, ...] = ("reuse", "if_to_select", "side_effect_load_elim")
 _context: dict[str, Any] = dict(_DEFAULTS)
 
 
@@ -37,8 +38,11 @@ def set_context(**kwargs: Any) -> None:
     ``enable_compile_cache`` and ``compile_cache_path`` (the on-disk compile cache;
     they win over MSC_COMPILER_CACHE_ENABLE and MSC_COMPILER_CACHE_PATH), and ``reuse``
     ("lazy_inline": ``@lazy_inline`` Cells are compiled once and called from every
-    instance; "auto": any user Cell class with several instances too; "off"), and
-    ``if_to_select`` (True: a cheap tensor ``if`` becomes ``Select``).
+    instance; "auto": any user Cell class with several instances too; "off"),
+    ``if_to_select`` (True: a cheap tensor ``if`` becomes ``Select``), and
+    ``side_effect_load_elim`` (0-3: where a value loaded from a Parameter is copied
+    before a later write; see ``optimizer/load_elim.py``. It wins over
+    MSC_SIDE_EFFECT_LOAD_ELIM; the default is 1).
 
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
@@ -52,6 +56,8 @@ def set_context(**kwargs: Any) -> None:
             raise GraphValueError(f"reuse must be 'lazy_inline', 'auto' or 'off', got {value!r}")
         if key == "if_to_select" and value not in (True, False):
             raise GraphValueError(f"if_to_select must be True or False, got {value!r}")
+        if key == "side_effect_load_elim" and value not in (0, 1, 2, 3, None):
+            raise GraphValueError(f"side_effect_load_elim must be 0, 1, 2 or 3, got {value!r}")
         if key == "enable_compile_cache" and value not in (True, False, None):
             raise GraphValueError(f"enable_compile_cache must be True or False, got {value!r}")
         if key == "compile_cache_path" and not isinstance(value, (str, os.PathLike)):
@@ -70,7 +76,22 @@ def get_context(key: str) -> Any:
 
 def code_options() -> dict[str, Any]:
     """The settings of ``CODE_OPTIONS`` (and the environment variables behind them)."""
-    return {key: _context[key] for key in CODE_OPTIONS}
+    options = {key: _context[key] for key in CODE_OPTIONS}
+    options["side_effect_load_elim"] = load_elim_level()
+    return options
+
+
+def load_elim_level() -> int:
+    """The load-elimination level: the context's, else MSC_SIDE_EFFECT_LOAD_ELIM's, else 1."""
+    level = _context["side_effect_load_elim"]
+    if level is not None:
+        return int(level)
+    text = os.environ.get("MSC_SIDE_EFFECT_LOAD_ELIM", "").strip()
+    if text == "":
+        return 1
+    if text not in ("0", "1", "2", "3"):
+        raise GraphValueError(f"MSC_SIDE_EFFECT_LOAD_ELIM must be 0, 1, 2 or 3, got {text!r}")
+    return int(text)
 
 
 def jit_target() -> str:

@@ -140,7 +140,8 @@ def build(entry: Any, specs: Sequence[Any]) -> Compiled:
     dump_root = context.save_graphs_dir()
     dump_dir = os.path.join(dump_root, parsed.module.entry) if dump_root else None
     module, report = run_pipeline(parsed.module, dump_dir=dump_dir, parse_seconds=t1 - t0,
-                                  passes=passes(if_to_select=context.get_context("if_to_select")))
+                                  passes=passes(if_to_select=context.get_context("if_to_select"),
+                                                load_elim_level=context.load_elim_level()))
     t2 = time.perf_counter()
     return Compiled(parsed.weights, parsed.deps, module, report,
                     {"parse": t1 - t0, "optimize": t2 - t1})

@@ -100,3 +100,8 @@ class GraphIndexError(MscError, IndexError):
 
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""
+
+
+class SideEffectWarning(UserWarning):
+    """A write inside a graph that the compiled code does not perform (a Python global, a
+    plain attribute): reported at the user's line, since the program still compiles."""

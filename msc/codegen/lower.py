@@ -24,12 +24,13 @@ from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.rewrite import callee, regions, tuple_parts, walk
-from msc.ir.types import ScalarType, TensorType, TupleType, tensor_of
+from msc.ir.types import MonadType, ScalarType, TensorType, TupleType, tensor_of
 
 TARGETS = ("numba", "python")
-#: Ops whose generated code may return a view of their first input.
-VIEW_OPS = frozenset({"Reshape", "ExpandDims", "Squeeze", "Flatten", "Transpose",
-                      "StridedSlice", "BroadcastTo", "Split", "TupleGetItem"})
+#: Ops emitted in place without ending the pending elementwise group (nor do the
+#: ``alias`` ops, which emit nothing): they read no member of the group, and nothing the
+#: group reads is written before the group's loop runs (writes end the group).
+KEEPS_GROUP = frozenset({"TensorMove"})
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ class Lowerer:
     # --- operands -------------------------------------------------------------------
 
     def name_of(self, v: Value) -> str:
+        if isinstance(v.type, MonadType):
+            return "0"  # the state token has no run-time value: a placeholder
         if isinstance(v, Var):
             return self.env[v]
         if isinstance(v.value, np.ndarray):
@@ -169,7 +172,13 @@ class Lowerer:
                 self.flush()
             self.group.append(node)
             return
-        self.flush()
+        aliases = prim is not None and "alias" in prim.emit  # Load, Depend, UpdateState
+        if not (aliases or node.op in KEEPS_GROUP) or \
+                any(v is n.out for n in self.group for v in node.inputs):
+            self.flush()
+        if aliases:  # no code: the node's value is one of its inputs
+            self.env[node.out] = self.name_of(node.inputs[prim.emit["alias"]])  # type: ignore
+            return
         if node.op == "If":
             self.branch(node)
             return
@@ -180,6 +189,11 @@ class Lowerer:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
         self.env[node.out] = out
+        if prim is not None and "lines" in prim.emit:  # writes and prints: statements
+            args = [self.name_of(v) for v in node.inputs]
+            lines = prim.emit["lines"](args, node, out, self.target)
+            self.lines += [lines[0] + _loc(node), *lines[1:]]
+            return
         loops = self.loops(node, out)
         if loops:
             self.lines += [loops[0] + _loc(node), *loops[1:]]
@@ -199,7 +213,7 @@ class Lowerer:
         carried values are copied, so Numba types them alike on every iteration."""
         carried = [self.ns.fresh(p.hint or "c") for p in node.attr["body"].params]
         for name, v in zip(carried, node.inputs):
-            self.lines.append(f"{name} = {self.name_of(v)}.copy(){_loc(node)}")
+            self.lines.append(f"{name} = {_copy(self.name_of(v), v)}{_loc(node)}")
         test = self.ns.fresh("go")
         self.lines.append("while True:")
         self.region(node.attr["cond"], test, carried)
@@ -207,8 +221,8 @@ class Lowerer:
         self.lines.append("        break")
         nxt = self.ns.fresh("nxt")
         self.region(node.attr["body"], nxt, carried)
-        for i, name in enumerate(carried):
-            self.lines.append(f"    {name} = {nxt}[{i}].copy()")
+        for i, (name, v) in enumerate(zip(carried, node.inputs)):
+            self.lines.append(f"    {name} = {_copy(f'{nxt}[{i}]', v)}")
         out = self.env[node.out] = self.ns.fresh("v")
         self.lines.append(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
 
@@ -352,6 +366,8 @@ class Lowerer:
             if node is not None and node.op == "MakeTuple":
                 return "(" + "".join(self.output_expr(x, leaves) + ", "
                                      for x in node.inputs) + ")"
+            if node is not None and node.op == "Depend":  # ordering only: the value
+                return self.output_expr(node.inputs[0], leaves)
         leaves.append(self.name_of(v))
         return f"_r[{len(leaves) - 1}]" + (".copy()" if self.aliases_param(v) else "")
 
@@ -364,7 +380,7 @@ class Lowerer:
             node = self.defs.get(v)
             if node is not None and node.op in ("Call", "If"):
                 return True  # a shared graph or a branch may return a view of its arguments
-            if node is None or node.op not in VIEW_OPS:
+            if node is None or node.op in ("MakeTuple", "While") or not get(node.op).view:
                 return False
             if node.op == "BroadcastTo":
                 return True
@@ -394,6 +410,11 @@ def _leaves(graph: Graph, v: Value) -> list[Var]:
     if parts is not None:
         return [x for i in parts for x in _leaves(graph, i)] + [v]  # type: ignore
     return [v] if isinstance(v, Var) else []
+
+
+def _copy(name: str, v: Value) -> str:
+    """A loop-carried value's own copy (the state token's placeholder needs none)."""
+    return name if isinstance(v.type, MonadType) else f"{name}.copy()"
 
 
 def _dtype(v: Value) -> DType | None:

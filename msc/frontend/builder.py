@@ -3,6 +3,11 @@
 Ops dispatch through ``apply``: outside a build they run eagerly on numpy; inside
 one (``with builder:``) an op on a graph tensor (``SymTensor``) or a weight emits a
 typed node with the current source location instead.
+
+The builder also threads the state token (auto-monad): a weight used as an operand is
+read by a ``Load`` in the current state; a write or a print takes the state after the
+loads before it (``UpdateState``) and yields the next one. Program order of effects is
+thus data flow in the IR, which is what keeps passes from reordering or merging them.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import numpy as np
 from msc.errors import InternalCompilerError, Loc, MscError
 from msc.ir.nodes import Const, Graph, Node, Value, Var, make_attrs
 from msc.ir.primitives import Primitive, infer_type
-from msc.ir.types import RefType, TensorType, TupleType, Type, type_of_value
+from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, U, type_of_value
 
 _ACTIVE: list[GraphBuilder] = []
 
@@ -34,6 +39,10 @@ class GraphBuilder:
         self.loc: Loc | None = None
         self.calls: Any = None  # the frontend's call interpreter for this build
         self.weight_hint: Any = lambda param: param.name  # a shared graph names them its way
+        self.state: Value = Const(U)  # the state token effects take now
+        self.loads: dict[Var, Var] = {}  # weight -> its Load in the current state
+        self.pending: list[Var] = []  # loads not yet ordered before the next effect
+        self.wrote = False  # whether an effect advanced the state
 
     def __enter__(self) -> GraphBuilder:
         _ACTIVE.append(self)
@@ -65,7 +74,15 @@ class GraphBuilder:
         return SymTensor(entry[1], self)
 
     def operand(self, x: Any) -> Value:
-        """An IR operand for a tensor, weight, number, or tuple of numbers."""
+        """An IR operand for a tensor, weight (its ``Load``), number, or tuple of numbers."""
+        from msc.frontend.api.tensor import Parameter
+
+        if isinstance(x, Parameter) or _is_ref(x):
+            return self.load(self.reference(x))
+        return self.value(x)
+
+    def value(self, x: Any) -> Value:
+        """``operand`` without loading: a weight stays a reference."""
         from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 
         if isinstance(x, SymTensor):
@@ -79,6 +96,56 @@ class GraphBuilder:
         if isinstance(x, (bool, int, float, np.ndarray, tuple)):
             return Const(x)
         raise InternalCompilerError(f"cannot use {type(x).__name__} as an operand")
+
+    # --- state ------------------------------------------------------------------------
+
+    def reference(self, x: Any) -> Var:
+        """The weight input behind a Parameter (or a graph value of reference type)."""
+        var = self.value(x)
+        if not isinstance(var, Var) or not isinstance(var.type, RefType):
+            raise MscError(f"the variable must be a Parameter, but got {var.type}")
+        return var
+
+    def load(self, ref: Var) -> Var:
+        """The weight's value in the current state: one ``Load`` per weight and state."""
+        if ref not in self.loads:
+            self.loads[ref] = self.emit("Load", (ref, self.state), {}, ref.type.tensor)  # type: ignore
+            self.pending.append(self.loads[ref])
+        return self.loads[ref]
+
+    def order_loads(self) -> None:
+        """Advance the state past the loads since the last effect, so the next effect is
+        ordered after them."""
+        if self.pending:
+            self.advance(self.emit("UpdateState", (self.state, *self.pending), {}, MonadType()))
+
+    def advance(self, state: Value) -> None:
+        self.state = state
+        self.loads = {}
+        self.pending = []
+
+    def effect(self, prim: Primitive, inputs: tuple[Value, ...], attrs: dict[str, Any]) -> Var:
+        """Emit a write or a print in program order: it takes the state after the loads
+        before it, and the state moves past it."""
+        self.order_loads()
+        operands = (*inputs, self.state)
+        try:
+            t = infer_type(prim, tuple(v.type for v in operands), attrs)
+        except MscError as e:
+            raise e.with_loc(self.loc) from None
+        var = self.emit(prim.name, operands, attrs, t)
+        after = var if isinstance(t, MonadType) else \
+            self.emit("UpdateState", (self.state, var), {}, MonadType())
+        self.advance(after)
+        self.wrote = True
+        return var
+
+    def seal(self, output: Value) -> Value:
+        """The graph's output, ordered after every effect: ``Depend(output, state)``."""
+        if not self.wrote:
+            return output
+        self.order_loads()
+        return self.emit("Depend", (output, self.state), {}, output.type)
 
     # --- nodes ------------------------------------------------------------------------
 
@@ -110,5 +177,12 @@ class GraphBuilder:
         return tuple(items)
 
     def finish(self, output: Value, flags: frozenset[str] = frozenset()) -> Graph:
+        output = self.seal(output)
         weights = tuple(var for _, var in self.weights.values())
         return Graph(self.name, tuple(self.inputs) + weights, tuple(self.nodes), output, flags)
+
+
+def _is_ref(x: Any) -> bool:
+    """Whether ``x`` is a graph value of reference type (a weight a graph was given)."""
+    var = getattr(x, "var", None)
+    return isinstance(var, Var) and isinstance(var.type, RefType)

@@ -22,6 +22,7 @@ from msc.errors import (
     MscError,
     UnsupportedSyntaxError,
 )
+from msc.frontend.api.effects import print_in_graph
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.frontend.api.jit_class import is_jit_class
 from msc.frontend.api.tensor import SymTensor, Tensor
@@ -29,7 +30,7 @@ from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
 from msc.frontend.source import is_msc_file, parse_function
-from msc.ir.types import TupleType
+from msc.ir.types import MonadType, TupleType
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200
@@ -142,6 +143,8 @@ class Calls:
             return self.plain_method(fn, args, kwargs)
         if _is_user_function(fn):
             return self.interpret(fn, args, kwargs)
+        if fn is print:
+            return print_in_graph(tuple(args), kwargs)
         if fn is super and not args and ev is not None:
             return self.zero_arg_super(ev)
         if inspect.isclass(fn) and _is_user_class(fn):
@@ -174,8 +177,8 @@ class Calls:
         if built is None:  # it closes over graph tensors, or returns constants
             return self.call(fn, list(elems), {}, None)
         graph, weights = built
-        inputs = tuple(v.var for v in values) + tuple(self.builder.weight(w).var
-                                                      for w in weights)
+        inputs = tuple(v.var for v in values) + (self.builder.state,) + \
+            tuple(self.builder.weight(w).var for w in weights)
         out = self.builder.emit("Call", inputs, {"graph": graph}, graph.output.type)
         return self.builder.unpack(out) if isinstance(out.type, TupleType) \
             else SymTensor(out, self.builder)
@@ -194,9 +197,12 @@ class Calls:
             with sub:
                 sub.loc = self.builder.loc
                 inputs = [sub.add_input(v.var.type, f"x{i}") for i, v in enumerate(values)]
+                sub.state = sub.add_input(MonadType(), "u").var  # the caller's state
                 output = to_output(sub, inner.call(fn, inputs, {}, None))
         except MscError:
             return None  # the direct call reports a real error at the user's line
+        if sub.wrote:
+            return None  # writes and prints run in the caller's order: interpret per element
         self.deps.files |= deps.files
         for key, read in deps.reads.items():
             self.deps.reads.setdefault(key, read)

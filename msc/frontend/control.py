@@ -27,13 +27,16 @@ _NO_RETURN = object()
 
 class RegionBuilder(GraphBuilder):
     """Builds one branch: it may use the tensors of the graphs around it, and weights
-    stay inputs of the outermost graph."""
+    stay inputs of the outermost graph. It starts in the state its parent is in; its
+    state at the end is merged (``If``) or carried (``While``) like a variable."""
 
     def __init__(self, name: str, parent: GraphBuilder):
         super().__init__(name)
         self.parent = parent
         self.calls = parent.calls
         self.loc = parent.loc
+        self.state = parent.state
+        self.loads = dict(parent.loads)
 
     def encloses(self, builder: Any) -> bool:
         b: Any = self
@@ -43,13 +46,16 @@ class RegionBuilder(GraphBuilder):
             b = getattr(b, "parent", None)
         return False
 
-    def operand(self, x: Any) -> Value:
+    def value(self, x: Any) -> Value:
         if isinstance(x, SymTensor) and x.builder is not self and self.encloses(x.builder):
             return x.var
-        return super().operand(x)
+        return super().value(x)
 
     def weight(self, param: Any) -> Any:
         return self.parent.weight(param)
+
+    def seal(self, output: Value) -> Value:
+        return output  # the enclosing If or While takes the region's state
 
 
 def truth(cond: SymTensor) -> SymTensor:

@@ -21,9 +21,11 @@ from msc.errors import (
     GraphTypeError,
     Loc,
     MscError,
+    SideEffectWarning,
     UnsupportedSyntaxError,
 )
-from msc.frontend.api.tensor import SymTensor, Tensor, apply
+from msc.frontend.api import effects
+from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend import control
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
@@ -44,7 +46,7 @@ _CMPOPS = {
 _UNSUPPORTED = {
     "Try": "try/except", "TryStar": "try/except*", "With": "with", "AsyncWith": "async with",
     "AsyncFor": "async for", "AsyncFunctionDef": "async def", "Await": "await",
-    "Yield": "yield", "YieldFrom": "yield from", "Global": "global", "Nonlocal": "nonlocal",
+    "Yield": "yield", "YieldFrom": "yield from", "Nonlocal": "nonlocal",
     "ClassDef": "class definitions", "Import": "import", "ImportFrom": "import",
     "Match": "match", "Set": "set literals", "SetComp": "set comprehensions",
 }
@@ -88,6 +90,7 @@ class Scope:
         self.globals = globals_
         self.closure = closure
         self.function = function  # whose ``__closure__`` ``closure`` came from
+        self.declared_global: set[str] = set()  # names of ``global`` statements
 
     def lookup(self, name: str, ctx: Evaluator) -> Any:
         scope: Scope | None = self
@@ -235,6 +238,9 @@ class Evaluator(ast.NodeVisitor):
 
     def assign(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
+            if target.id in self.scope.declared_global:
+                self.warn_no_effect(f"assigning the global '{target.id}' inside a graph has no "
+                                    "effect outside it: the graph only sees the new value")
             self.scope.names[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             self.assign_unpack(target.elts, value)
@@ -246,11 +252,24 @@ class Evaluator(ast.NodeVisitor):
             self.guarded(operator.setitem, container, self.visit(target.slice), value)
         elif isinstance(target, ast.Attribute):
             owner = self.visit(target.value)
-            warnings.warn(f"{self.loc}: setting attribute '{target.attr}' of "
-                          f"{type(owner).__name__} inside a graph has no effect outside it",
-                          stacklevel=2)
+            if isinstance(getattr(owner, target.attr, None), Parameter):
+                effects.assign(getattr(owner, target.attr), value)  # as Cell.__setattr__
+                return
+            self.warn_no_effect(f"setting attribute '{target.attr}' of "
+                                f"{type(owner).__name__} inside a graph has no effect outside "
+                                "it (only a Parameter is written back: make it a Parameter "
+                                "and use ops.assign)")
         else:
             raise UnsupportedSyntaxError(f"cannot assign to {type(target).__name__}")
+
+    def warn_no_effect(self, message: str) -> None:
+        """A write the compiled graph cannot perform, reported at the user's line."""
+        loc = self.loc
+        warnings.warn_explicit(message, SideEffectWarning, loc.file if loc else self.file,
+                               loc.line if loc else 0)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.scope.declared_global.update(node.names)
 
     def assign_unpack(self, targets: list[ast.expr], value: Any) -> None:
         items = self.guarded(tuple, value)

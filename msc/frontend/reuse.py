@@ -82,7 +82,7 @@ class Reuse:
 
     def call(self, calls: Any, cell: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """The call's result through a shared graph, or None to interpret it inline
-        (keyword arguments, non-tensor arguments or non-tensor results)."""
+        (keyword arguments, non-tensor arguments or non-tensor results, writes or prints)."""
         from msc.frontend.api.tensor import SymTensor
 
         if kwargs or not all(isinstance(a, SymTensor) and a.builder is calls.builder
@@ -120,8 +120,8 @@ class Reuse:
         calls.deps.files |= deps.files
         for key, read in deps.reads.items():
             calls.deps.reads.setdefault(key, read)
-        if has_constants(sub, output):
-            return None
+        if has_constants(sub, output) or sub.wrote:
+            return None  # a write or print runs in the caller's order: inline the call
         reads = tuple((path, r.name, stable_print(r.current())) for r in deps.reads.values()
                       if r.kind == "attr" and (path := below.path_of(r.owner)) is not None)
         weights = tuple(below.path_of(p) or p for p, _ in sub.weights.values())

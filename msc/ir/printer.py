@@ -23,7 +23,7 @@ from msc.errors import Loc
 from msc.ir.dtypes import DType
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.rewrite import all_graphs, callee, regions, walk
-from msc.ir.types import RefType
+from msc.ir.types import RefType, UMonad
 
 #: Tensors with more elements than this print ``value=...``.
 MAX_SHOWN_ELEMENTS = 8
@@ -177,6 +177,8 @@ def format_value(value: Any) -> str:
         return f"@{value.name}"
     if value is None:
         return "None"
+    if isinstance(value, UMonad):
+        return "U"
     return f"<{type(value).__name__}>"
 
 

@@ -119,8 +119,10 @@ def walk(graph: Graph) -> Iterator[Node]:
 class Effects:
     """Which nodes have side effects; a ``Call`` or region node has those of its body.
 
-    An op missing from the primitive table counts as effectful: a pass that does not
-    know an op must not drop, merge or evaluate it.
+    Writes and IO count; a ``Load`` does not: it is a read whose state-token input makes
+    two loads equal exactly when no write lies between them, so dropping an unused one
+    or merging equal ones is safe. An op missing from the primitive table counts as
+    effectful: a pass that does not know an op must not drop, merge or evaluate it.
     """
 
     def __init__(self) -> None:
@@ -131,7 +133,7 @@ class Effects:
         if body is not None:
             return self.graph(body)
         prim = PRIMITIVES.get(node.op)
-        if prim is None or prim.effect != "none":
+        if prim is None or prim.effect not in ("none", "read"):
             return True
         return any(self.graph(r) for r in regions(node))
 

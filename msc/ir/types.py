@@ -71,6 +71,28 @@ class MonadType:
         return "<UMonad>"
 
 
+class UMonad:
+    """The value of the initial state token, ``U``: it carries no data. A graph's effects
+    thread the token from ``U`` through ``Load``, ``Assign``, ``Print`` and ``UpdateState``."""
+
+    _instance: UMonad | None = None
+
+    def __new__(cls) -> UMonad:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "U"
+
+    def __reduce__(self) -> str:
+        return "U"
+
+
+#: The initial state token.
+U = UMonad()
+
+
 @dataclass(frozen=True, slots=True)
 class PyType:
     """Any other compile-time Python constant (None, str, ...): never a kernel operand."""
@@ -101,4 +123,6 @@ def type_of_value(value: object) -> Type:
         return ScalarType(scalar_category(value))
     if isinstance(value, tuple):
         return TupleType(tuple(type_of_value(v) for v in value))
+    if isinstance(value, UMonad):
+        return MonadType()
     return PyType(type(value).__name__)

@@ -113,7 +113,7 @@ def _why_kept(node: Node) -> str:
             if n.op in ("Call", "If", "While"):  # a loop might only end under the condition
                 return f"a branch holds a {'call' if n.op == 'Call' else n.op.lower()}"
             prim = get(n.op)
-            if prim.effect != "none":
+            if prim.effect not in ("none", "read"):  # reads may run unconditionally
                 return f"a branch has a side effect ({n.op})"
             cost += prim.cost
     if cost > MAX_COST:

@@ -7,6 +7,7 @@ failure name the pass it happened in.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from msc.optimizer.cse import cse
 from msc.optimizer.dce import dce
 from msc.optimizer.if_to_select import if_to_select
 from msc.optimizer.inline import inline
+from msc.optimizer.load_elim import DEFAULT_LEVEL, load_elim
 
 #: A pass returns the new module, or (the module, notes for the compile report).
 Pass = Callable[[Module], "Module | tuple[Module, list[str]]"]
@@ -40,9 +42,12 @@ PIPELINE: tuple[tuple[str, Pass], ...] = (
     # after const_fold, which makes more nodes equal (Add(x, 1 + 2) and Add(x, 3)). cse
     # creates no constants and no identity patterns, so const_fold need not run again.
     ("cse", cse),
-    # last: folding and cse leave nodes nobody uses (forwarded MakeTuples, duplicates),
-    # and removing them creates no work for the passes above, so one round suffices.
+    # folding and cse leave nodes nobody uses (forwarded MakeTuples, duplicates), and
+    # removing them creates no work for the passes above, so one round suffices.
     ("dce", dce),
+    # last: the copies it inserts must see the final order of reads and writes; no pass
+    # after it may move a read of a loaded value past a write of its weight.
+    ("load_elim", load_elim),
 )
 
 
@@ -90,9 +95,18 @@ def count_nodes(module: Module) -> int:
     return sum(1 for g in all_graphs(module) for _ in walk(g))
 
 
-def passes(*, if_to_select: bool = True) -> tuple[tuple[str, Pass], ...]:
-    """``PIPELINE`` with the optional passes the compile options turn off removed."""
-    return tuple(p for p in PIPELINE if if_to_select or p[0] != "if_to_select")
+def passes(*, if_to_select: bool = True,
+           load_elim_level: int = DEFAULT_LEVEL) -> tuple[tuple[str, Pass], ...]:
+    """``PIPELINE`` as the compile options ask: optional passes turned off removed, and
+    load elimination at ``load_elim_level``."""
+    chosen: list[tuple[str, Pass]] = []
+    for name, fn in PIPELINE:
+        if name == "if_to_select" and not if_to_select:
+            continue
+        if name == "load_elim":
+            fn = functools.partial(load_elim, level=load_elim_level)
+        chosen.append((name, fn))
+    return tuple(chosen)
 
 
 def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = None,

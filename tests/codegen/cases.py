@@ -14,6 +14,8 @@ import msc as ms
 from msc import nn, ops
 
 STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While"}  # If, While: test_control_*.py
+EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
+           "Print"}  # test_effects.py
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ def check_location(err, tag, caret_under=None):
 @pytest.mark.parametrize("cls, tag, what", [
     (bm.TryExcept, "try", "try/except"),
     (bm.Yields, "yield", "yield"),
-    (bm.MutatesGlobal, "global", "global"),
 ])
 def test_unsupported_syntax_is_runtime_error_with_location(cls, tag, what):
     err = compile_error(cls(), f32(2), expected=RuntimeError)

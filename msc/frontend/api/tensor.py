@@ -334,11 +334,14 @@ class Parameter(Tensor):
     def __init__(self, default_input: Any, name: str | None = None,
                  requires_grad: bool = True, layerwise_parallel: bool = False):
         super().__init__(default_input)
+        # A Parameter owns its buffer (C-contiguous, writable): graphs write it in place.
+        self._data = np.array(self._data, order="C")
         self.name = name
         self.requires_grad = requires_grad
 
     def set_data(self, data: Any) -> Parameter:
-        self._data = _to_array(data, None).astype(self._data.dtype)
+        """A new buffer with ``data``'s values (compiled code reads the buffer on each call)."""
+        self._data = np.array(_to_array(data, None), dtype=self._data.dtype, order="C")
         return self
 
     def value(self) -> Tensor:

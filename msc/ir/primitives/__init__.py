@@ -6,6 +6,7 @@ Look ops up with ``get(name)``; ``PRIMITIVES`` maps MindSpore's op names to thei
 
 from msc.ir.primitives import (  # noqa: F401  (registration)
     creation,
+    effects,
     elementwise,
     linalg,
     nn,

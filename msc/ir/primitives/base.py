@@ -2,7 +2,8 @@
 
 A primitive is defined once, with everything each stage needs: its type/shape rule
 (``infer``), its numpy implementation (``impl``, the eager engine and the reference
-interpreter's), whether it is elementwise, its side-effect class and cost, and
+interpreter's), whether it is elementwise, its side-effect class and cost, whether
+its generated code may share its input's memory (``view``), and
 slots the later stages fill (per-target emitters, vmap and gradient rules).
 """
 
@@ -27,7 +28,8 @@ class Primitive:
     infer: Callable[..., Type]
     impl: Callable[..., Any]
     elementwise: bool = False
-    effect: str = "none"  # "none" | "memory" | "io"
+    effect: str = "none"  # "none" | "read" (of a weight) | "memory" (a write) | "io"
+    view: bool = False  # its generated code may return (a view of) its first input
     cost: float = 1.0
     emit: dict[str, Callable[..., Any]] = field(default_factory=dict)
     vjp: Callable[..., Any] | None = None

@@ -134,11 +134,11 @@ def _flatten_impl(x: Any) -> Any:
     return _copy(arr.reshape(arr.shape[0], math.prod(arr.shape[1:])))
 
 
-register(Primitive("Reshape", _reshape_infer, _reshape_impl, cost=0))
-register(Primitive("Transpose", _transpose_infer, _transpose_impl, cost=1))
-register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, cost=0))
-register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, cost=0))
-register(Primitive("Flatten", _flatten_infer, _flatten_impl, cost=0))
+register(Primitive("Reshape", _reshape_infer, _reshape_impl, cost=0, view=True))
+register(Primitive("Transpose", _transpose_infer, _transpose_impl, cost=1, view=True))
+register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, cost=0, view=True))
+register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, cost=0, view=True))
+register(Primitive("Flatten", _flatten_infer, _flatten_impl, cost=0, view=True))
 
 
 # --- joining and splitting -------------------------------------------------------------
@@ -209,7 +209,7 @@ def _split_impl(x: Any, axis: int = 0, output_num: int = 1) -> Any:
 
 register(Primitive("Concat", _concat_infer, _concat_impl, cost=1))
 register(Primitive("Stack", _stack_infer, _stack_impl, cost=1))
-register(Primitive("Split", _split_infer, _split_impl, cost=1))
+register(Primitive("Split", _split_infer, _split_impl, cost=1, view=True))
 
 
 # --- gather and strided slices ---------------------------------------------------------
@@ -288,7 +288,7 @@ def _strided_slice_impl(x: Any, index: tuple[SliceEntry, ...]) -> Any:
 
 
 register(Primitive("Gather", _gather_infer, _gather_impl, cost=1))
-register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl, cost=1))
+register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl, cost=1, view=True))
 
 
 # --- broadcast and tile ----------------------------------------------------------------
@@ -338,7 +338,7 @@ def _tile_impl(x: Any, multiples: tuple[int, ...]) -> Any:
     return np.tile(np.asarray(x), multiples)
 
 
-register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl, cost=1))
+register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl, cost=1, view=True))
 register(Primitive("Tile", _tile_infer, _tile_impl, cost=1))
 
 

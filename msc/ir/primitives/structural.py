@@ -36,7 +36,8 @@ def _getitem_impl(value: Any, index: int) -> Any:
 
 
 make_tuple = register(Primitive("MakeTuple", _make_tuple_infer, _make_tuple_impl, cost=0))
-tuple_getitem = register(Primitive("TupleGetItem", _getitem_infer, _getitem_impl, cost=0))
+tuple_getitem = register(Primitive("TupleGetItem", _getitem_infer, _getitem_impl, cost=0,
+                                   view=True))
 
 
 def _if_infer(cond: Type, *, then: Any, orelse: Any) -> Type:

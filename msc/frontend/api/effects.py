@@ -1,0 +1,197 @@
+"""Side-effect ops: ``ops.assign`` (``Assign``, ``F.assign``), ``assign_add``, ``assign_sub``,
+``ops.depend`` (``Depend``), ``ops.Print`` / ``ops.print_``, and ``print`` inside a graph.
+
+Eagerly they act at once (a Parameter's buffer is written in place). In a graph they
+become nodes that take the state token (see ``builder.py``), so they run in program
+order at run time, from the generated code too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError, MscError, UnsupportedSyntaxError
+from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.frontend.builder import current_builder
+from msc.frontend.source import user_loc
+from msc.ir.primitives import get, infer_type
+from msc.ir.primitives.effects import print_text
+from msc.ir.types import MonadType, RefType, TensorType, type_of_value
+
+
+def _write(op: str, variable: Any, value: Any) -> Any:
+    builder = current_builder()
+    if builder is not None:
+        try:
+            ref = builder.reference(variable)
+        except MscError as e:
+            e.message = f"For '{op}', {e.message}"
+            raise e.with_loc(builder.loc) from None
+        var = builder.effect(get(op), (ref, builder.operand(value)), {})
+        return SymTensor(var, builder)
+    if not isinstance(variable, Parameter):
+        raise GraphTypeError(f"For '{op}', the variable must be a Parameter, but got "
+                             f"{type(variable).__name__}", user_loc())
+    data = value.asnumpy() if isinstance(value, Tensor) else value
+    try:  # the graph's type rule, so eager and graph mode reject the same writes
+        infer_type(get(op), (RefType(variable.type), type_of_value(data), MonadType()), {})
+    except MscError as e:
+        raise e.with_loc(user_loc()) from None
+    get(op).impl(variable.asnumpy(), data, None)
+    return variable
+
+
+def assign(variable: Any, value: Any) -> Any:
+    """``variable = value`` in place: ``variable`` is a Parameter; ``value`` a Tensor or
+    number of a dtype that converts to the Parameter's, broadcasting to its shape.
+    Returns the Parameter's new value."""
+    return _write("Assign", variable, value)
+
+
+def assign_add(variable: Any, value: Any) -> Any:
+    """``variable += value`` in place (see ``assign``)."""
+    return _write("AssignAdd", variable, value)
+
+
+def assign_sub(variable: Any, value: Any) -> Any:
+    """``variable -= value`` in place (see ``assign``)."""
+    return _write("AssignSub", variable, value)
+
+
+def depend(value: Any, expr: Any) -> Any:
+    """``value``, ordered after ``expr``: ``y = ops.depend(y, a)`` makes every use of ``y``
+    come after ``a`` (a write, a print, any value)."""
+    builder = current_builder()
+    if builder is None or not isinstance(value, (SymTensor, Parameter)):
+        if isinstance(value, tuple):
+            return tuple(depend(v, expr) for v in value)
+        return value
+    after = tuple(builder.value(x) if isinstance(x, SymTensor) else builder.operand(x)
+                  for x in _leaves(expr) if isinstance(x, (SymTensor, Parameter)))
+    first = builder.operand(value)
+    if not after:
+        return SymTensor(first, builder)  # type: ignore[arg-type]
+    out = builder.emit("Depend", (first, *after), {}, first.type)
+    return SymTensor(out, builder)
+
+
+def _leaves(x: Any) -> list[Any]:
+    if isinstance(x, (tuple, list)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [x]
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+def print_(*args: Any) -> Any:
+    """``ops.print_``: print strings, numbers and tensors, one per line, tensors as
+    ``Tensor(shape=[2], dtype=Float32, value=[1. 2.])``, when the graph runs."""
+    return _print([_print_part(a) for a in args], "\n")
+
+
+def print_in_graph(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Python's ``print`` inside a graph. With a graph tensor among the arguments it prints
+    when the graph runs, as eager ``print`` would (tensors as their values); with constants
+    only, it prints now, while the graph is built."""
+    extra = set(kwargs) - {"sep"}
+    if extra:
+        raise UnsupportedSyntaxError(f"print(..., {sorted(extra)[0]}=...) is not supported in "
+                                     "a graph")
+    if not any(isinstance(a, (SymTensor, Parameter)) for a in _leaves(args)):
+        print(*args, **kwargs)
+        return None
+    parts = [("{}", a) if isinstance(a, (SymTensor, Parameter)) else (_escape(str(a)), None)
+             for a in args]
+    _print(parts, str(kwargs.get("sep", " ")))
+    return None
+
+
+class _EffectPrimitive:
+    """Base of the primitive classes below: ``ops.Assign()(variable, value)``."""
+
+    name = ""
+
+    def __repr__(self) -> str:
+        return f"Prim[{self.name}]"
+
+
+class Assign(_EffectPrimitive):
+    name = "Assign"
+
+    def __call__(self, variable: Any, value: Any) -> Any:
+        return assign(variable, value)
+
+
+class AssignAdd(_EffectPrimitive):
+    name = "AssignAdd"
+
+    def __call__(self, variable: Any, value: Any) -> Any:
+        return assign_add(variable, value)
+
+
+class AssignSub(_EffectPrimitive):
+    name = "AssignSub"
+
+    def __call__(self, variable: Any, value: Any) -> Any:
+        return assign_sub(variable, value)
+
+
+class Depend(_EffectPrimitive):
+    name = "Depend"
+
+    def __call__(self, value: Any, expr: Any) -> Any:
+        return depend(value, expr)
+
+
+class Print(_EffectPrimitive):
+    """``ops.Print()(*args)``: see ``print_``."""
+
+    name = "Print"
+
+    def __call__(self, *args: Any) -> Any:
+        return print_(*args)
+
+
+def _print(parts: list[tuple[str, Any]], sep: str) -> Any:
+    """One ``Print`` node (a graph is being built) or one eager print of ``parts``: (format
+    text with ``{}`` where the value goes, the value or None)."""
+    format_ = sep.join(text for text, _ in parts)
+    values = [v for _, v in parts if v is not None]
+    builder = current_builder()
+    if builder is None:
+        print(print_text(format_, [v.asnumpy() for v in values]))
+        return None
+    var = builder.effect(get("Print"), tuple(builder.operand(v) for v in values),
+                         {"format": format_})
+    return SymTensor(var, builder)
+
+
+def _print_part(x: Any) -> tuple[str, Any]:
+    """``Print``'s text for one argument (MindSpore's layout), and its run-time value."""
+    if isinstance(x, (SymTensor, Parameter)) or (isinstance(x, Tensor) and
+                                                  current_builder() is None):
+        return _tensor_format(x.type), x
+    if isinstance(x, Tensor):  # a constant inside a graph: its text is known now
+        return _escape(_tensor_format(x.type).format(str(x.asnumpy()))), None
+    if isinstance(x, np.ndarray):
+        return _print_part(Tensor(x))
+    if isinstance(x, (tuple, list)):
+        raise GraphTypeError("Print takes strings, numbers and tensors, not a "
+                             f"{type(x).__name__}: unpack it with *", user_loc())
+    return _escape(str(x)), None
+
+
+def _tensor_format(t: TensorType) -> str:
+    dims = ", ".join(map(str, t.shape))
+    return f"Tensor(shape=[{dims}], dtype={t.dtype}, value={chr(10) if t.ndim > 1 else ''}{{}})"
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+__all__ = ["assign", "assign_add", "assign_sub", "depend", "print_", "Assign", "AssignAdd",
+           "AssignSub", "Depend", "Print"]

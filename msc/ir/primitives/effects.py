@@ -1,0 +1,183 @@
+"""Side effects: reading and writing weights, ordering, printing.
+
+A weight is a graph input of reference type. ``Load(ref, u)`` reads its value in state
+``u``; ``Assign(ref, value, u)`` (and ``AssignAdd``, ``AssignSub``) writes it in place.
+``UpdateState(u, x...)`` is the state after ``u`` and the values ``x``; the frontend
+threads that token through every effect in program order, so two ``Load``s of one weight
+are equal nodes exactly when no write lies between them. ``Depend(a, b)`` is ``a``,
+ordered after ``b``. ``TensorMove(x)`` copies ``x``: the load-elimination pass inserts it
+where a loaded value must outlive a later write (generated code reads a weight without
+copying it). ``Print(x..., u)`` prints at run time.
+
+The numpy implementations define the meaning every target must match: a ``Load`` is a
+snapshot of the weight, whatever happens to the weight later.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError, ShapeError
+from msc.ir.primitives.base import Primitive, broadcast_shapes, operand_dtype, register
+from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
+
+
+def _want_ref(t: Type) -> TensorType:
+    if not isinstance(t, RefType):
+        raise GraphTypeError(f"the variable must be a Parameter, but got {t}")
+    return t.tensor
+
+
+def _want_monad(t: Type) -> None:
+    if not isinstance(t, MonadType):
+        raise GraphTypeError(f"the last input must be the state token U, but got {t}")
+
+
+# --- Load -------------------------------------------------------------------------------
+
+
+def _load_infer(ref: Type, u: Type) -> Type:
+    _want_monad(u)
+    return _want_ref(ref)
+
+
+def _load_impl(ref: Any, u: Any) -> Any:
+    return np.array(ref, copy=True)
+
+
+# --- Assign, AssignAdd, AssignSub ----------------------------------------------------------
+
+
+def _assign_infer(ref: Type, value: Type, u: Type) -> Type:
+    """The value must convert to the weight's dtype implicitly (a Python number always
+    does) and broadcast to its shape; the result is the weight's new value."""
+    _want_monad(u)
+    t = _want_ref(ref)
+    vt = tensor_of(value)
+    if vt is None and not isinstance(value, ScalarType):
+        raise GraphTypeError(f"the value must be a Tensor or a number, but got {value}")
+    if vt is not None:
+        if operand_dtype((t, vt)) != t.dtype:
+            raise GraphTypeError(f"the value's dtype {vt.dtype} cannot be converted to the "
+                                 f"Parameter's dtype {t.dtype} implicitly")
+        if broadcast_shapes(t.shape, vt.shape) != t.shape:
+            raise ShapeError(f"a value of shape {vt.shape} cannot be assigned to a Parameter "
+                             f"of shape {t.shape}")
+    return t
+
+
+def _assign_impl(ref: Any, value: Any, u: Any) -> Any:
+    ref[...] = value
+    return ref.copy()
+
+
+def _assign_add_impl(ref: Any, value: Any, u: Any) -> Any:
+    ref[...] = ref + np.asarray(value, ref.dtype)
+    return ref.copy()
+
+
+def _assign_sub_impl(ref: Any, value: Any, u: Any) -> Any:
+    ref[...] = ref - np.asarray(value, ref.dtype)
+    return ref.copy()
+
+
+def _emit_write(op: str) -> Any:
+    """``ref[...] = value`` (``+=``, ``-=``): the weight's buffer is written in place, and the
+    node's value is the weight itself."""
+    def emit(args: list[str], node: Any, out: str, target: str) -> list[str]:
+        ref, value = args[0], args[1]
+        t = node.out.type
+        vt = tensor_of(node.inputs[1].type)
+        if vt is None or vt.dtype != t.dtype:
+            from msc.ir.primitives.emitting import dtype_ref
+            value = f"{dtype_ref(t.dtype)}({value})" if vt is None else \
+                f"{value}.astype({dtype_ref(t.dtype)})"
+        return [f"{ref}[...] {op} {value}", f"{out} = {ref}"]
+    return emit
+
+
+# --- ordering ------------------------------------------------------------------------------
+
+
+def _update_state_infer(u: Type, *values: Type) -> Type:
+    _want_monad(u)
+    return MonadType()
+
+
+def _update_state_impl(u: Any, *values: Any) -> Any:
+    return U
+
+
+def _depend_infer(value: Type, *after: Type) -> Type:
+    return value
+
+
+def _depend_impl(value: Any, *after: Any) -> Any:
+    return value
+
+
+def _tensor_move_infer(x: Type) -> Type:
+    t = tensor_of(x)
+    if t is None or isinstance(x, RefType):
+        raise GraphTypeError(f"the input must be a loaded Tensor, but got {x}")
+    return t
+
+
+def _tensor_move_impl(x: Any) -> Any:
+    return np.array(x, copy=True)
+
+
+# --- Print -----------------------------------------------------------------------------------
+
+
+def _print_infer(*inputs: Type, format: str) -> Type:  # noqa: A002 - the attr's name
+    *values, u = inputs
+    _want_monad(u)
+    fields = sum(1 for _, name, _, _ in string.Formatter().parse(format) if name is not None)
+    if fields != len(values):
+        raise GraphTypeError(f"the format has {fields} fields for {len(values)} values")
+    for t in values:
+        if tensor_of(t) is None or isinstance(t, RefType):
+            raise GraphTypeError(f"only tensors are printed at run time, not {t}")
+    return MonadType()
+
+
+def print_text(format: str, values: Any) -> str:  # noqa: A002
+    """What ``Print`` writes: the format with each value's numpy text in its field. The
+    generated code's runtime helper does exactly this."""
+    return format.format(*(str(np.asarray(v)) for v in values))
+
+
+def _print_impl(*inputs: Any, format: str) -> Any:  # noqa: A002
+    print(print_text(format, inputs[:-1]))
+    return U
+
+
+def _emit_print(args: list[str], node: Any, out: str, target: str) -> list[str]:
+    """Numba compiles the call in object mode: the runtime helper formats with numpy."""
+    call = f"_rt_print({node.attr['format']!r}{''.join(', ' + a for a in args[:-1])})"
+    return ["with objmode():", f"    {call}"] if target == "numba" else [call]
+
+
+# --- the table -------------------------------------------------------------------------------
+
+register(Primitive("Load", _load_infer, _load_impl, effect="read", cost=0, view=True,
+                   emit={"alias": 0}))
+for _name, _impl, _op in (("Assign", _assign_impl, "="), ("AssignAdd", _assign_add_impl, "+="),
+                          ("AssignSub", _assign_sub_impl, "-=")):
+    register(Primitive(_name, _assign_infer, _impl, effect="memory", view=True,
+                       emit={"lines": _emit_write(_op)}))
+register(Primitive("UpdateState", _update_state_infer, _update_state_impl, cost=0,
+                   emit={"alias": 0}))
+register(Primitive("Depend", _depend_infer, _depend_impl, cost=0, view=True,
+                   emit={"alias": 0}))
+register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
+                   emit={"array": lambda a, node, target: f"{a[0]}.copy()"}))
+register(Primitive("Print", _print_infer, _print_impl, effect="io",
+                   emit={"lines": _emit_print}))
+
+#: Ops that write the weight named by their first input.
+WRITES = frozenset({"Assign", "AssignAdd", "AssignSub"})

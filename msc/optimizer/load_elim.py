@@ -1,0 +1,303 @@
+"""Load elimination: where a value read from a weight must be copied (``TensorMove``).
+
+Generated code reads a weight without copying it: a ``Load`` is the weight's buffer,
+and so is an ``Assign``'s result, a view of either (``Reshape``, ``TupleGetItem``, ...),
+and what a shared graph or a branch returns when it passes such a buffer through. A
+``Load`` means the weight's value *when it ran*; if the weight is written later and the
+buffer read after that write, the read sees the new value. The level, MindSpore's
+``MS_DEV_SIDE_EFFECT_LOAD_ELIM``, decides how hard msc works to avoid copies:
+
+- 0: a ``TensorMove`` after every ``Load``: the most memory, never wrong.
+- 1 (default): a ``TensorMove`` after each buffer that is read after a later write of
+  its weight, in program order. "May" counts as "does": a write inside an ``If`` branch
+  counts whichever branch runs, and a loop's writes also precede its reads on the next
+  iteration.
+- 2: first moves each such read (a pure computation, with the pure computations its
+  operands need) above the write, where its operands allow; then copies what is still
+  read after a write. The fewest copies that keep results right.
+- 3: no copies: the least memory; a read after a write sees the new value, so results
+  may be wrong (the tutorial's "accuracy is not ensured").
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from msc.ir.nodes import Graph, Module, Node, Value, Var, make_attrs
+from msc.ir.primitives import get
+from msc.ir.primitives.effects import WRITES
+from msc.ir.rewrite import Effects, callee, map_graphs, map_regions, regions, subst, subst_inputs, walk
+from msc.ir.types import RefType, TensorType
+
+LEVELS = (0, 1, 2, 3)
+DEFAULT_LEVEL = 1
+
+
+def load_elim(module: Module, level: int = DEFAULT_LEVEL) -> tuple[Module, list[str]]:
+    """``module`` with ``TensorMove`` copies where ``level`` asks for them (see above), and
+    the compile report's note: how many copies for how many loads, and reads moved.
+
+    Before (level 1)::
+
+        %0 = Load(%para2_w, U)
+        %1 = UpdateState(U, %0)
+        %2 = Assign(%para2_w, %para1_x, %1)
+        ...
+        %5 = Add(%0, %4)                 # reads %0's buffer after %2 wrote it
+
+    After::
+
+        %0 = Load(%para2_w, U)
+        %1 = TensorMove(%0)
+        %2 = UpdateState(U, %1)
+        %3 = Assign(%para2_w, %para1_x, %2)
+        ...
+        %6 = Add(%1, %5)
+    """
+    if level not in LEVELS:
+        raise ValueError(f"the load-elimination level must be 0, 1, 2 or 3, not {level!r}")
+    stats = {"loads": 0, "copies": 0, "moved": 0}
+
+    def one(graph: Graph) -> Graph:
+        loads = [n.out for n in walk(graph) if n.op == "Load"]
+        stats["loads"] += len(loads)
+        if level == 3 or not loads:
+            return graph
+        if level == 2:
+            graph, moved = _hoist_graph(graph)
+            stats["moved"] += moved
+        copy = _Buffers(graph).hazards()  # at level 0 too: an Assign's result may need one
+        if level == 0:
+            copy |= set(loads)
+        stats["copies"] += len(copy)
+        return _insert_copies(graph, copy)
+
+    out = map_graphs(module, one)
+    if not stats["loads"]:
+        return out, []
+    note = f"level {level}: {stats['copies']} TensorMove(s) for {stats['loads']} Load(s)"
+    if level == 2:
+        note += f"; {stats['moved']} read(s) moved above a write"
+    return out, [note]
+
+
+# --- which buffers each value may share ----------------------------------------------------
+
+
+class _Buffers:
+    """Which weight buffers each value of ``graph`` may share, and which of them are read
+    after a later write of their weight.
+
+    A *source* is a value that is a weight's buffer: a ``Load``, an ``Assign``'s result,
+    a ``Call``'s result (or an element of it), with ``weights[source]`` the weights it
+    may be. ``sources[v]`` are the sources a value may share memory with (views, tuples,
+    ``Depend`` and branch results pass them on; a ``While`` copies what it carries).
+    """
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.sources: dict[Var, frozenset[Var]] = {}
+        self.weights: dict[Var, frozenset[Var]] = {}
+        self.defs: dict[Var, Node] = {n.out: n for n in walk(graph)}
+        self.effects = Effects()
+        self.found: set[Var] = set()
+
+    def of(self, v: Value) -> frozenset[Var]:
+        return self.sources.get(v, frozenset()) if isinstance(v, Var) else frozenset()
+
+    def define(self, node: Node) -> None:
+        """``sources``/``weights`` for ``node``'s result (its regions already scanned)."""
+        ins = node.inputs
+        if node.op in WRITES or node.op == "Load":
+            self.weights[node.out] = frozenset({ins[0]})  # type: ignore[arg-type]
+            self.sources[node.out] = frozenset({node.out})
+        elif callee(node) is not None:
+            refs = frozenset(v for v in ins if isinstance(v.type, RefType))
+            if refs and isinstance(node.out.type, TensorType):
+                self.weights[node.out] = refs  # type: ignore[assignment]
+                self.sources[node.out] = frozenset({node.out})
+        elif node.op == "TupleGetItem" and (c := self.defs.get(ins[0])) is not None and \
+                callee(c) is not None:
+            refs = frozenset(v for v in c.inputs if isinstance(v.type, RefType))
+            if refs:
+                self.weights[node.out] = refs  # type: ignore[assignment]
+                self.sources[node.out] = frozenset({node.out})
+        elif node.op == "If":
+            self.sources[node.out] = frozenset().union(
+                *(self.of(v) for r in regions(node) for v in _leaves(r)))
+        elif node.op == "MakeTuple":
+            self.sources[node.out] = frozenset().union(*(self.of(v) for v in ins))
+        elif node.op != "While" and ins and get(node.op).view:
+            self.sources[node.out] = self.of(ins[0])
+
+    def writes(self, node: Node) -> set[Var]:
+        """The weights ``node`` writes (anywhere inside, for a branch or a loop)."""
+        return {n.inputs[0] for n in _nodes_of(node) if n.op in WRITES}  # type: ignore[misc]
+
+    # --- the scan ------------------------------------------------------------------------
+
+    def hazards(self) -> set[Var]:
+        """The sources read after a later write of their weight (to be copied)."""
+        self.scan(self.graph.nodes, [self.graph.output], set(), [])
+        return self.found
+
+    def scan(self, nodes: Iterable[Node], results: list[Value], killed: set[Var],
+             seen: list[Var]) -> set[Var]:
+        """Walk ``nodes`` in program order: ``seen`` are the sources defined so far (outer
+        ones first), ``killed`` those whose weight was written since. Returns ``killed``
+        after the last node and the reads of ``results``."""
+        for node in nodes:
+            if _reads_data(node):
+                self.read(node.inputs, killed)
+            if node.op == "If":
+                branches = [list(seen) for _ in regions(node)]
+                ends = [self.scan(r.nodes, _leaves(r), set(killed), inner)
+                        for r, inner in zip(regions(node), branches)]
+                killed = set().union(*ends)
+                seen += [s for inner in branches for s in inner[len(seen):]]
+            elif node.op == "While":
+                cond, body = node.attr["cond"], node.attr["body"]
+                for _ in range(2):  # the second round sees the first one's writes
+                    killed = self.scan(cond.nodes, [cond.output], killed, seen)
+                    killed = self.scan(body.nodes, _leaves(body), killed, seen)
+                killed = self.scan(cond.nodes, [cond.output], killed, seen)
+            for weight in self.writes(node):
+                killed |= {s for s in seen if weight in self.weights[s]}
+            self.define(node)
+            if node.out in self.weights:
+                seen.append(node.out)
+                killed.discard(node.out)  # defined again (the next loop iteration)
+        self.read(results, killed)
+        return killed
+
+    def read(self, values: Iterable[Value], killed: set[Var]) -> None:
+        for v in values:
+            self.found |= self.of(v) & killed
+
+
+def _reads_data(node: Node) -> bool:
+    """Whether ``node`` reads its operands' elements (a view, a tuple or an ordering node
+    only passes a buffer on: what uses it reads it)."""
+    if node.op in ("UpdateState", "MakeTuple"):
+        return False
+    return node.op in ("Call", "If", "While") or not get(node.op).view
+
+
+def _leaves(region: Graph) -> list[Value]:
+    """What a region returns, element by element (its output is a MakeTuple)."""
+    made = next((n for n in region.nodes if n.out is region.output), None)
+    return list(made.inputs) if made is not None and made.op == "MakeTuple" else [region.output]
+
+
+def _nodes_of(node: Node) -> list[Node]:
+    return [node] + [n for r in regions(node) for n in walk(r)]
+
+
+# --- copies --------------------------------------------------------------------------------
+
+
+def _insert_copies(graph: Graph, copy: set[Var]) -> Graph:
+    """``graph`` with ``TensorMove(s)`` right after each source ``s`` in ``copy``, and every
+    later use of ``s`` reading the copy."""
+    if not copy:
+        return graph
+    env: dict[Var, Value] = {}
+
+    def rebuild(g: Graph) -> Graph:
+        nodes: list[Node] = []
+        for node in g.nodes:
+            node = map_regions(subst_inputs(node, env), rebuild)
+            nodes.append(node)
+            if node.out in copy:
+                moved = Var(node.out.type, node.out.hint)
+                nodes.append(Node("TensorMove", (node.out,), make_attrs({}), moved, node.loc))
+                env[node.out] = moved
+        return Graph(g.name, g.params, tuple(nodes), subst(g.output, env), g.flags)
+
+    return rebuild(graph)
+
+
+# --- level 2: reads moved above writes ---------------------------------------------------------
+
+
+def _hoist_graph(graph: Graph) -> tuple[Graph, int]:
+    """Each pure read of a buffer after a write of its weight, moved above the write when
+    its operands allow (in every node list: the graph's and its regions')."""
+    buffers = _Buffers(graph)
+    buffers.hazards()  # fills sources and weights
+    moved = 0
+
+    def one(g: Graph) -> Graph:
+        nonlocal moved
+        nodes = [map_regions(n, one) for n in g.nodes]
+        count = _hoist_list(nodes, buffers)
+        moved += count
+        return Graph(g.name, g.params, tuple(nodes), g.output, g.flags) if count or \
+            any(a is not b for a, b in zip(nodes, g.nodes)) else g
+
+    return one(graph), moved
+
+
+def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
+    """Move reads above writes within one node list, in place; returns how many moved."""
+    if not any(buffers.writes(n) for n in nodes):
+        return 0
+    moved = 0
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        reads = any(buffers.of(v) for v in node.inputs) and _movable(node, buffers)
+        at = _first_write_between(nodes, i, buffers) if reads else None
+        if at is not None:
+            group = _operands_from(nodes, node, at, i, buffers)
+            if group is not None:
+                keep = [n for n in nodes[at:i + 1] if n not in group]
+                nodes[at:i + 1] = [n for n in nodes[at:i + 1] if n in group] + keep
+                moved += 1
+        i += 1
+    return moved
+
+
+def _movable(node: Node, buffers: _Buffers) -> bool:
+    """A pure computation that owns its result (views and loads stay where they are)."""
+    if node.op in ("Call", "If", "While", "Load", "MakeTuple") or buffers.effects.node(node):
+        return False
+    return not get(node.op).view
+
+
+def _first_write_between(nodes: list[Node], i: int, buffers: _Buffers) -> int | None:
+    """The position of the first write, after a source ``nodes[i]`` reads was defined and
+    before ``i``, of that source's weight; None if there is none."""
+    position = {n.out: k for k, n in enumerate(nodes[:i])}
+    for k, n in enumerate(nodes[:i]):
+        for r in regions(n):
+            position.update((m.out, k) for m in walk(r))
+    first = None
+    for s in {s for v in nodes[i].inputs for s in buffers.of(v)}:
+        start = position.get(s, -1) + 1
+        for k in range(start, i):
+            if buffers.weights[s] & buffers.writes(nodes[k]):
+                first = k if first is None else min(first, k)
+                break
+    return first
+
+
+def _operands_from(nodes: list[Node], node: Node, at: int, i: int,
+                   buffers: _Buffers) -> set[Node] | None:
+    """``node`` and the nodes between ``at`` and ``i`` it needs, if all can move above
+    ``at``; else None."""
+    index = {n.out: k for k, n in enumerate(nodes)}
+    group: set[Node] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n in group:
+            continue
+        if n is not node and not _movable(n, buffers):
+            return None
+        group.add(n)
+        for v in n.inputs:
+            k = index.get(v) if isinstance(v, Var) else None
+            if k is not None and at <= k < i:
+                stack.append(nodes[k])
+    return group

@@ -187,9 +187,9 @@ def weight_arrays(compiled: Any, spec: ModuleSpec) -> list[np.ndarray]:
 
 def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
                       arrays: Sequence[np.ndarray] | None = None) -> float:
-    """Import the generated module and run it once on zeros (and ``arrays``, the weights
-    and constants, else the bundled weights), so Numba compiles (and caches) the kernel
-    now. Returns the seconds it took. The module is imported under its file's stem, as
+    """Import the generated module and run it once on zeros (and copies of ``arrays``, the
+    weights and constants, else of the bundled weights), prints silenced, so Numba
+    compiles (and caches) the kernel now. Returns the seconds it took. The module is imported under its file's stem, as
     ``import <stem>`` would: Numba's cache records that name."""
     if progress is not None:
         progress(spec.kernel.name, None)
@@ -199,7 +199,10 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
-        module.run(*zeros, *(module.load_weights() if arrays is None else arrays))
+        # copies: the run may write weights in place; and its prints are not the user's
+        weights = [a.copy() for a in (module.load_weights() if arrays is None else arrays)]
+        module._QUIET.append(True)
+        module.run(*zeros, *weights)
     except (MscError, OSError):
         raise
     except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug

@@ -19,8 +19,9 @@ from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
-from msc.ir.nodes import Const, Value
-from msc.ir.types import TensorType, TupleType, tensor_of
+from msc.ir.nodes import Const, Graph, Value
+from msc.ir.rewrite import substitute_graph
+from msc.ir.types import MonadType, TensorType, TupleType, tensor_of
 
 _NO_RETURN = object()
 
@@ -171,10 +172,17 @@ def _rebuild(shape: Any, results: Any) -> Any:
 
 def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
                what: list[str]) -> list[Any]:
+    outer = ev.builder
     outputs = []
     for region, values in branches:
         with region:
             outputs.append([_value(region, v, w) for v, w in zip(values, what)])
+    wrote = any(region.wrote for region, _ in branches)
+    if wrote:  # the state after the If is whichever branch's ran: merged like a variable
+        for (region, _), outs in zip(branches, outputs):
+            with region:
+                region.order_loads()
+            outs.append(region.state)
     for w, a, b in zip(what, *outputs):
         if a.type != b.type:
             raise GraphTypeError(f"{w} has type {_show(a.type)} in the if branch but "
@@ -185,8 +193,12 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
         result = region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(v.type for v in outs)))
         graphs.append(region.finish(result))
     t = TupleType(tuple(v.type for v in outputs[0]))
-    out = ev.builder.emit("If", (test.var,), {"then": graphs[0], "orelse": graphs[1]}, t)
-    return list(ev.builder.unpack(out))
+    out = outer.emit("If", (test.var,), {"then": graphs[0], "orelse": graphs[1]}, t)
+    results = list(outer.unpack(out))
+    if wrote:
+        outer.advance(results.pop().var)
+        outer.wrote = True
+    return results
 
 
 def _value(builder: GraphBuilder, v: Any, what: str) -> Value:
@@ -241,13 +253,18 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
         def enter() -> Any:
             params = [ev.builder.add_input(t, n) for t, n in zip(types, names)]
+            ev.builder.advance(ev.builder.add_input(MonadType(), "u").var)  # carried state
             ev.scope.names = {**before, **bind(params)}
             return run()
         return branch(ev, name, enter)
 
+    outer = ev.builder
     cond_region, test = region("cond", lambda: ev.visit(node.test))
     if isinstance(test, tuple):
         raise UnsupportedSyntaxError("'return' is not allowed in a while condition")
+    if cond_region.wrote:
+        raise UnsupportedSyntaxError("a write or a print in a tensor while condition is not "
+                                     "supported: do it in the loop body")
     with cond_region:
         cond_out = cond_region.operand(truth(test) if isinstance(test, SymTensor)
                                        else Tensor(bool(test)))
@@ -266,11 +283,29 @@ def tensor_while(ev: Any, node: ast.While) -> None:
             raise GraphTypeError(f"loop variable '{n}' is {_show(t)} before the loop but "
                                  f"{_show(v.type)} after an iteration; a tensor while loop "
                                  "needs the same dtype and shape on every iteration")
+    if body_region.wrote:  # the state is carried too
+        with body_region:
+            body_region.order_loads()
+        outs, types, init = outs + [body_region.state], types + [MonadType()], \
+            init + [outer.state]
     result_tuple = body_region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(types)))
     graphs = {"cond": cond_region.finish(cond_out), "body": body_region.finish(result_tuple)}
-    out = ev.builder.emit("While", tuple(init), graphs, TupleType(tuple(types)))
-    ev.scope.names = {**before, **bind(list(ev.builder.unpack(out)))}
+    if not body_region.wrote:  # a loop that only reads reads the state before it
+        graphs = {k: _without_state(g, outer.state) for k, g in graphs.items()}
+    out = outer.emit("While", tuple(init), graphs, TupleType(tuple(types)))
+    results = list(outer.unpack(out))
+    if body_region.wrote:
+        outer.advance(results.pop().var)
+        outer.wrote = True
+    ev.scope.names = {**before, **bind(results)}
     ev.run_body(node.orelse)
+
+
+def _without_state(region: Graph, state: Value) -> Graph:
+    """A loop region whose last parameter, the carried state, is ``state`` instead."""
+    *params, u = region.params
+    inner = substitute_graph(region, {u: state})
+    return Graph(region.name, tuple(params), inner.nodes, inner.output, region.flags)
 
 
 def _structure(v: Any) -> Any:

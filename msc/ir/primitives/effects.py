@@ -22,6 +22,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
 from msc.ir.primitives.base import Primitive, broadcast_shapes, operand_dtype, register
+from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 
 
@@ -84,18 +85,24 @@ def _assign_sub_impl(ref: Any, value: Any, u: Any) -> Any:
     return ref.copy()
 
 
-def _emit_write(op: str) -> Any:
-    """``ref[...] = value`` (``+=``, ``-=``): the weight's buffer is written in place, and the
-    node's value is the weight itself."""
+def _emit_write(op: str | None) -> Any:
+    """``ref[...] = value`` (or ``ref + value``, ``ref - value``): the weight's buffer is
+    written in place, and the node's value is the weight itself."""
     def emit(args: list[str], node: Any, out: str, target: str) -> list[str]:
         ref, value = args[0], args[1]
         t = node.out.type
         vt = tensor_of(node.inputs[1].type)
-        if vt is None or vt.dtype != t.dtype:
-            from msc.ir.primitives.emitting import dtype_ref
-            value = f"{dtype_ref(t.dtype)}({value})" if vt is None else \
-                f"{value}.astype({dtype_ref(t.dtype)})"
-        return [f"{ref}[...] {op} {value}", f"{out} = {ref}"]
+        if vt is not None and vt.ndim == 0:
+            value, vt = f"{value}[()]", None  # a 0-d value is written as a scalar
+        if vt is None:
+            value = f"{dtype_ref(t.dtype)}({value})"
+        elif vt.dtype != t.dtype:
+            value = f"{value}.astype({dtype_ref(t.dtype)})"
+        where = "()" if t.ndim == 0 else "..."  # Numba indexes a 0-d array with ()
+        current = f"{ref}[()]" if t.ndim == 0 else ref  # (and cannot read ref[...])
+        new = value if op is None else f"{dtype_ref(t.dtype)}({current} {op} {value})" \
+            if t.ndim == 0 else f"({current} {op} {value}).astype({dtype_ref(t.dtype)})"
+        return [f"{ref}[{where}] = {new}", f"{out} = {ref}"]
     return emit
 
 
@@ -166,8 +173,8 @@ def _emit_print(args: list[str], node: Any, out: str, target: str) -> list[str]:
 
 register(Primitive("Load", _load_infer, _load_impl, effect="read", cost=0, view=True,
                    emit={"alias": 0}))
-for _name, _impl, _op in (("Assign", _assign_impl, "="), ("AssignAdd", _assign_add_impl, "+="),
-                          ("AssignSub", _assign_sub_impl, "-=")):
+for _name, _impl, _op in (("Assign", _assign_impl, None), ("AssignAdd", _assign_add_impl, "+"),
+                          ("AssignSub", _assign_sub_impl, "-")):
     register(Primitive(_name, _assign_infer, _impl, effect="memory", view=True,
                        emit={"lines": _emit_write(_op)}))
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, cost=0,

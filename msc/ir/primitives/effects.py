@@ -64,7 +64,11 @@ def _assign_infer(ref: Type, value: Type, u: Type) -> Type:
         if operand_dtype((t, vt)) != t.dtype:
             raise GraphTypeError(f"the value's dtype {vt.dtype} cannot be converted to the "
                                  f"Parameter's dtype {t.dtype} implicitly")
-        if broadcast_shapes(t.shape, vt.shape) != t.shape:
+        try:
+            fits = broadcast_shapes(t.shape, vt.shape) == t.shape
+        except ShapeError:
+            fits = False
+        if not fits:
             raise ShapeError(f"a value of shape {vt.shape} cannot be assigned to a Parameter "
                              f"of shape {t.shape}")
     return t

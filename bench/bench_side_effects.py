@@ -25,7 +25,9 @@ of the update (each read placed before its write, so it copies nothing) for the
 "÷ numpy" column. msc rows fail loudly when levels 0-2 are wrong and report level 3's
 error; MindSpore rows report whether its first result is right. The TensorMove count
 and bytes copied come from msc's optimized IR: straight-line code, so each copy runs
-once per call. msc: numba target, compile cache off, Numba's one-time set-up done
+once per call. "Arrays allocated per call" is Numba's runtime count for one call
+(``NUMBA_NRT_STATS``): copies and temporaries alike, since a read moved above its write
+at level 2 still holds its result across the write. msc: numba target, compile cache off, Numba's one-time set-up done
 before the timed first call (as in ``bench_control.py``). One thread everywhere,
 MindSpore in its own interpreter (a missing one prints "not installed") and a
 temporary working directory.
@@ -170,7 +172,8 @@ def setup_msc(level: int, weights: Any, x: Any) -> Setup:
         nodes = compiled.module.entry_graph.nodes
         moves = [n.out.type for n in nodes if n.op == "TensorMove"]
         load_elim = [p for p in compiled.report.as_dicts() if p["name"] == "load_elim"]
-        return {"import_s": import_s, "init_s": init_s, "version": ms.__version__,
+        return {"arrays": arrays_per_call(lambda: net(xt)), "import_s": import_s,
+                "init_s": init_s, "version": ms.__version__,
                 "loads": sum(n.op == "Load" for n in nodes), "moves": len(moves),
                 "bytes": sum(t.size * np.dtype(t.dtype.np).itemsize for t in moves),
                 "phases": dict(compiled.timings), "notes": list(compiled.report.notes),
@@ -178,6 +181,19 @@ def setup_msc(level: int, weights: Any, x: Any) -> Setup:
 
     as_np = lambda r: (np.array(r.asnumpy()), [np.array(p.asnumpy()) for p in net.ws])
     return (lambda: net(xt)), as_np, info
+
+
+def arrays_per_call(call: Callable[[], Any]) -> int | None:
+    """How many arrays one call allocates in Numba's runtime (copies and temporaries
+    alike); None unless NUMBA_NRT_STATS=1 (``run_worker`` sets it for msc)."""
+    from numba.core.runtime import rtsys
+
+    try:
+        before = rtsys.get_allocation_stats().alloc
+    except RuntimeError:
+        return None
+    call()
+    return int(rtsys.get_allocation_stats().alloc - before)
 
 
 def setup_mindspore(level: int, weights: Any, x: Any) -> Setup:
@@ -233,6 +249,7 @@ def run_worker(case: str, args: argparse.Namespace) -> dict[str, Any] | None:
                "MS_DEV_SIDE_EFFECT_LOAD_ELIM": str(level)}
         env.pop("MSC_SIDE_EFFECT_LOAD_ELIM", None)  # the context sets msc's level
         if system == "msc":
+            env["NUMBA_NRT_STATS"] = "1"  # counts the kernel's allocations (atomic adds)
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
         cmd = [exe, os.path.abspath(__file__), "--worker", case, "--batches",
                str(args.batches), "--batch-seconds", str(args.batch_seconds)]
@@ -267,24 +284,25 @@ def verdict(rows: list[dict[str, Any]]) -> str:
 
 
 def table(results: Results) -> str:
-    out = ["| system | level | TensorMove / Load | bytes copied per call | per call "
-           "| ÷ numpy | first call (compile + run) | load_elim pass | first result "
-           "(max abs err) |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    out = ["| system | level | TensorMove / Load | bytes copied per call | arrays allocated "
+           "per call | per call | ÷ numpy | first call (compile + run) | load_elim pass "
+           "| first result (max abs err) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for case, (system, level) in CASES.items():
         if case not in results:
             continue
         rows, head = results[case], f"| {LABELS[system]} | {level} |"
         if rows is None:
-            out.append(f"{head} not installed | | | | | | |")
+            out.append(f"{head} not installed | | | | | | | |")
             continue
         bad = [r["error"] for r in rows if "error" in r]
         if bad:
-            out.append(f"{head} failed: {bad[0][:120]} | | | | | | |")
+            out.append(f"{head} failed: {bad[0][:120]} | | | | | | | |")
             continue
         r0 = rows[0]
-        copies = (f"{r0['moves']} / {r0['loads']} | {r0['bytes'] / 2**20:.2f} MiB"
-                  if system == "msc" else "— | —")
+        copies = (f"{r0['moves']} / {r0['loads']} | {r0['bytes'] / 2**20:.2f} MiB | "
+                  f"{'—' if r0['arrays'] is None else r0['arrays']}"
+                  if system == "msc" else "— | — | —")
         ratio = med(rows, lambda r: r["per_call_s"] / r["numpy_s"])
         pass_s = fmt_s(med(rows, lambda r: r["load_elim_s"])) if system == "msc" else "—"
         out.append(f"{head} {copies} | {fmt_s(med(rows, lambda r: r['per_call_s']))} | "
@@ -304,6 +322,12 @@ def notes(results: Results) -> list[str]:
     for case, rows in good.items():
         if CASES[case][0] == "msc":
             lines.append(f"- {case}: `{'; '.join(rows[0]['notes'])}`")
+    if "msc-1" in good and "msc-2" in good:
+        one, two = good["msc-1"][0], good["msc-2"][0]
+        if one["arrays"] is not None and two["arrays"] is not None:
+            lines.append(f"- msc level 2 against level 1: {one['moves'] - two['moves']} fewer "
+                         f"copies, {two['arrays'] - one['arrays']:+d} arrays allocated per "
+                         f"call (a moved read's result is held across the write).")
     inits = [r["init_s"] for c, rows in good.items() if CASES[c][0] == "msc" for r in rows]
     if inits:
         lines.append(f"- Numba's one-time per-process set-up, done before msc's timed first "

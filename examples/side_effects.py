@@ -13,9 +13,11 @@ default) only the hazardous ones, 2 first moves reads above the write, 3 never c
 (results may be wrong).
 
 For each level the script compiles the tutorial's ``ForwardNet`` (3 ``Assign``s,
-3 ``Load``s, result 3 at every level; only level 0 needs copies, since each value is
-used before the next write), prints its optimized IR, then two small patterns that
-differ in *when* the weight is read:
+3 ``Load``s, result 3 at every level) and prints its optimized IR. Only level 0 copies
+here: each loaded value is used before the next write. (The tutorial's IR is the
+gradient's, which sums the three loaded values after the last write, so MindSpore
+copies all three at levels 0-2.) Then two small patterns that differ in *when* the
+weight is read:
 
 - ``a = self.w * 1; ops.assign(self.w, x); return a + self.w`` reads the old value
   after the write: [11 22] at levels 0-2, [20 40] (wrong) at level 3;
@@ -26,6 +28,7 @@ differ in *when* the weight is read:
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +78,7 @@ class ReadName(ReadCopy):
         return a + self.w
 
 
-def compile_and_run(net: nn.Cell, x: Tensor, target: str) -> tuple[object, object]:
+def compile_and_run(net: nn.Cell, x: Tensor, target: str) -> tuple[Any, Tensor]:
     """(the compiled object, its result on ``x``) at the context's level."""
     compiled = compile_entry(net, [arg_spec(x)], store=None, target=target)
     return compiled, compiled.run([x])

@@ -311,6 +311,9 @@ def format_phases(timings: dict[str, float], target: str) -> str:
 
 
 SELECT_HELP = "keep every tensor if as a branch (default: cheap ones become Select)"
+LOAD_ELIM_HELP = ("where a value loaded from a Parameter is copied before a later write: 0 "
+                  "after every load, 1 (default) where a write may precede a use, 2 the fewest "
+                  "copies, 3 none (results may be wrong); default $MSC_SIDE_EFFECT_LOAD_ELIM")
 REUSE_HELP = ("which Cells compile once and are called from every instance: lazy_inline "
               "(default: @lazy_inline Cells), auto (also any repeated user Cell), off")
 
@@ -327,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--reuse", choices=("lazy_inline", "auto", "off"),
                     help=REUSE_HELP)
     ir.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
+    ir.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
+                    metavar="LEVEL", help=LOAD_ELIM_HELP)
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
     ir.set_defaults(run=cmd_ir)
     comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
@@ -342,6 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")
     comp.add_argument("--reuse", choices=("lazy_inline", "auto", "off"), help=REUSE_HELP)
     comp.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
+    comp.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
+                      metavar="LEVEL", help=LOAD_ELIM_HELP)
     comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     comp.add_argument("--explain-cache", action="store_true",
                       help="say whether the compile cache hit, and why not")
@@ -364,6 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_context(reuse=args.reuse)
     if getattr(args, "no_if_to_select", False):
         set_context(if_to_select=False)
+    if getattr(args, "side_effect_load_elim", None) is not None:
+        set_context(side_effect_load_elim=args.side_effect_load_elim)
     try:
         return int(args.run(args))
     except UsageError as e:

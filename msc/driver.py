@@ -78,7 +78,7 @@ class Compiled:
         if self.code is None:
             self.load()
         arrays += [p._data for p in self.weights]
-        arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        arrays = [a if a.flags.c_contiguous else np.asarray(a, order="C") for a in arrays]
         return to_user(self.code.run(*arrays, *self.constants))  # type: ignore
 
     def generate(self, target: str, header: str) -> None:

@@ -134,7 +134,7 @@ def _fill_entry(tmp: Path, compiled: Compiled, layout: str, specs: tuple[Any, ..
     name = spec.kernel.name if artifact else f"_msc_{spec.kernel.name}_{describe['key'][:16]}"
     module_file = f"{name}.py"
     (tmp / module_file).write_text(compiled.source, encoding="utf-8")
-    constants = [np.ascontiguousarray(c) for c in spec.constants]
+    constants = [np.asarray(c, order="C") for c in spec.constants]
     if any(c.dtype.hasobject for c in constants):
         raise NotImplementedError("object constants")  # never made by lowering
     np.savez(tmp / CONSTANTS, **{f"c{i}": c for i, c in enumerate(constants)})

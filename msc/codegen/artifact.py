@@ -103,8 +103,8 @@ def export_artifact(compiled: Any, out_dir: str | os.PathLike[str]) -> ArtifactI
     the Parameters' current values."""
     entry, manifest = Path(compiled.entry_dir), dict(compiled.manifest["artifact"])
     module_file = manifest["module"]
-    arrays = [np.ascontiguousarray(p.asnumpy()) for p in compiled.weights] + \
-        [np.ascontiguousarray(c) for c in compiled.constants]
+    arrays = [np.asarray(p.asnumpy(), order="C") for p in compiled.weights] + \
+        [np.asarray(c, order="C") for c in compiled.constants]
     names = [w["name"] for w in manifest["weight_arrays"]]
 
     def fill(tmp: Path, stage: list[str]) -> dict[str, Any]:
@@ -174,8 +174,8 @@ def generate(compiled: Any, target: str, entry_name: str,
 
 def weight_arrays(compiled: Any, spec: ModuleSpec) -> list[np.ndarray]:
     """The weights (the Parameters' current values) then the tensor constants, in WEIGHTS order."""
-    params = [np.ascontiguousarray(p.asnumpy()) for p in compiled.weights]
-    arrays = params + [np.ascontiguousarray(c) for c in spec.constants]
+    params = [np.asarray(p.asnumpy(), order="C") for p in compiled.weights]
+    arrays = params + [np.asarray(c, order="C") for c in spec.constants]
     if len(arrays) != len(spec.weights) or len(set(spec.weights)) != len(spec.weights):
         raise InternalCompilerError(f"weights {list(spec.weights)} do not match the "
                                     f"{len(arrays)} arrays of the compiled graph")

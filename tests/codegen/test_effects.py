@@ -1,0 +1,130 @@
+"""The side-effect ops through both code generators and the interpreter, and through an
+artifact run in a fresh process: its weights update in place, its prints come from the
+generated code, and neither the build nor the run changes the weights file."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import Parameter, Tensor, nn, ops
+from msc.codegen.artifact import verify_artifact
+from msc.driver import arg_spec, compile_entry
+from msc.ir.interpret import interpret
+from msc.ir.nodes import iter_nodes
+from tests.codegen.cases import EFFECTS
+
+
+class EveryEffect(nn.Cell):
+    """Loads, the three writes, Depend, Print, and (at level 0) a TensorMove per Load."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)), name="w")
+        self.n = Parameter(Tensor(np.array(5, np.int64)), name="n")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        before = self.w * 1
+        ops.assign(self.w, x)
+        ops.assign_add(self.w, before)
+        ops.assign_sub(self.n, 2)
+        shown = ops.depend(self.w + self.n, ops.Print()("w", self.w))
+        return before, shown
+
+
+WANT_PRINT = "w\nTensor(shape=[2, 2], dtype=Float32, value=\n[[11. 22.]\n [33. 44.]])\n"
+
+
+@pytest.mark.parametrize("target", ["python", "numba"])
+def test_every_effect_op_agrees_with_the_interpreter_and_eager(target: str, capfd) -> None:
+    ms.set_context(side_effect_load_elim=0)
+    x = np.array([[10.0, 20.0], [30.0, 40.0]], np.float32)
+    net = EveryEffect()
+    compiled = compile_entry(net, [arg_spec(x)], store=None, target=target)
+    assert EFFECTS <= {n.op for n in iter_nodes(compiled.module)}
+    got = [t.asnumpy() for t in compiled.run([Tensor(x)])]
+    assert capfd.readouterr().out == WANT_PRINT
+    weights = [np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), np.array(5, np.int64)]
+    want = interpret(compiled.module, [x], weights)
+    assert capfd.readouterr().out == WANT_PRINT
+    eager_net = EveryEffect()
+    eager = [t.asnumpy() for t in eager_net(Tensor(x))]
+    for g, w, e in zip(got, want, eager):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(g, e)
+        assert g.dtype == e.dtype
+    np.testing.assert_array_equal(got[1], [[14.0, 25.0], [36.0, 47.0]])
+    for p, w, e in zip((net.w, net.n), weights, (eager_net.w, eager_net.n)):
+        np.testing.assert_array_equal(p.asnumpy(), w)  # the interpreter wrote its copies
+        np.testing.assert_array_equal(p.asnumpy(), e.asnumpy())
+
+
+MODEL = '''
+import numpy as np
+from msc import nn, ops, Tensor, Parameter
+
+
+class Stateful(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.calls = Parameter(Tensor(np.array(0, np.int32)), name="calls")
+        self.mean = Parameter(Tensor(np.zeros(3, np.float32)), name="mean")
+
+    def construct(self, x):
+        ops.assign_add(self.calls, 1)
+        old = self.mean * 1
+        ops.assign(self.mean, old * 0.5 + x * 0.5)
+        ops.print_("call", self.calls)
+        return old
+'''
+
+RUN = '''
+import importlib.util, sys
+import numpy as np
+
+path = sys.argv[1]
+spec = importlib.util.spec_from_file_location("Stateful_construct", path)
+m = importlib.util.module_from_spec(spec)
+sys.modules["Stateful_construct"] = m
+spec.loader.exec_module(m)
+for k in range(3):
+    print("out", m.forward(np.full(3, 2.0 ** k, np.float32)).tolist())
+calls, mean = m.load_weights()
+print("weights", int(calls), mean.tolist())
+'''
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_an_artifact_updates_its_weights_in_place_and_prints(target: str, tmp_path: Path) -> None:
+    (tmp_path / "model.py").write_text(MODEL)
+    root = Path(__file__).resolve().parents[2]
+    build = subprocess.run([sys.executable, "-m", "msc", "compile", "model.py", "Stateful",
+                            "--input", "f32[3]", "-o", "art", "--target", target, "--no-cache"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert build.returncode == 0, build.stderr
+    assert "call" not in build.stdout.replace("msc compile", "")  # the warm-up is silent
+    weights_file = tmp_path / "art" / "weights.npz"
+    digest = hashlib.sha256(weights_file.read_bytes()).hexdigest()
+    (tmp_path / "run.py").write_text(textwrap.dedent(RUN))
+    run = subprocess.run([sys.executable, "run.py", str(tmp_path / "art" / "Stateful_construct.py")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    means = [np.zeros(3)]
+    for k in range(3):
+        means.append(means[-1] * 0.5 + 2.0 ** k * 0.5)
+    want = []
+    for k in range(3):
+        want += ["call", f"Tensor(shape=[], dtype=Int32, value={k + 1})",
+                 f"out {means[k].tolist()}"]
+    want.append(f"weights 3 {means[3].tolist()}")
+    assert run.stdout.splitlines() == want
+    assert hashlib.sha256(weights_file.read_bytes()).hexdigest() == digest
+    assert verify_artifact(tmp_path / "art") == []

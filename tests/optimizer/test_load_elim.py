@@ -349,3 +349,36 @@ def test_the_level_is_part_of_the_compile_cache_key(tmp_path) -> None:
         ms.set_context(side_effect_load_elim=level)
         kinds.append(compile_entry(ForwardNet(), [arg_spec(x)], store=store).cache)
     assert kinds == ["miss", "miss", "hit"]
+
+
+class ViewBlock(nn.Cell):
+    @ms.lazy_inline
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        return self.w * 1  # the block's weight buffer itself, after folding
+
+
+class CallsThenWrites(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.CellList([ViewBlock() for _ in range(2)])
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        a = self.blocks[0](x)
+        b = self.blocks[1](x)
+        ops.assign(self.blocks[0].w, x)
+        return a + b + self.blocks[0].w
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_a_shared_graph_result_is_copied_or_read_before_its_weight_is_written(level: int) -> None:
+    x = np.array([10.0, 20.0], np.float32)
+    for target in TARGETS:
+        out, net, compiled = run_at(level, CallsThenWrites, x, target=target)
+        np.testing.assert_allclose(out, [12.0, 24.0])
+        assert sum(1 for n in compiled.module.entry_graph.nodes if n.op == "Call") == 2
+        assert count(compiled, "TensorMove") == (1 if level == 1 else 0)
+    np.testing.assert_allclose(CallsThenWrites()(Tensor(x)).asnumpy(), [12.0, 24.0])

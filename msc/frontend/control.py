@@ -38,6 +38,7 @@ class RegionBuilder(GraphBuilder):
         self.loc = parent.loc
         self.state = parent.state
         self.loads = dict(parent.loads)
+        self.pending = list(parent.pending)  # a write in the region comes after these too
 
     def encloses(self, builder: Any) -> bool:
         b: Any = self
@@ -253,7 +254,8 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
         def enter() -> Any:
             params = [ev.builder.add_input(t, n) for t, n in zip(types, names)]
-            ev.builder.advance(ev.builder.add_input(MonadType(), "u").var)  # carried state
+            ev.builder.state = ev.builder.add_input(MonadType(), "u").var  # carried state
+            ev.builder.loads = {}
             ev.scope.names = {**before, **bind(params)}
             return run()
         return branch(ev, name, enter)

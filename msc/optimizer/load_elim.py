@@ -108,18 +108,13 @@ class _Buffers:
     def define(self, node: Node) -> None:
         """``sources``/``weights`` for ``node``'s result (its regions already scanned)."""
         ins = node.inputs
+        call = self.defs.get(ins[0]) if node.op == "TupleGetItem" else node  # type: ignore
         if node.op in WRITES or node.op == "Load":
             self.weights[node.out] = frozenset({ins[0]})  # type: ignore[arg-type]
             self.sources[node.out] = frozenset({node.out})
-        elif callee(node) is not None:
-            refs = frozenset(v for v in ins if isinstance(v.type, RefType))
+        elif call is not None and callee(call) is not None:  # (an element of) its result
+            refs = frozenset(v for v in call.inputs if isinstance(v.type, RefType))
             if refs and isinstance(node.out.type, TensorType):
-                self.weights[node.out] = refs  # type: ignore[assignment]
-                self.sources[node.out] = frozenset({node.out})
-        elif node.op == "TupleGetItem" and (c := self.defs.get(ins[0])) is not None and \
-                callee(c) is not None:
-            refs = frozenset(v for v in c.inputs if isinstance(v.type, RefType))
-            if refs:
                 self.weights[node.out] = refs  # type: ignore[assignment]
                 self.sources[node.out] = frozenset({node.out})
         elif node.op == "If":

@@ -27,8 +27,9 @@ error; MindSpore rows report whether its first result is right. The TensorMove c
 and bytes copied come from msc's optimized IR: straight-line code, so each copy runs
 once per call. "Arrays allocated per call" is Numba's runtime count for one call
 (``NUMBA_NRT_STATS``): copies and temporaries alike, since a read moved above its write
-at level 2 still holds its result across the write. msc: numba target, compile cache off, Numba's one-time set-up done
-before the timed first call (as in ``bench_control.py``). One thread everywhere,
+at level 2 still holds its result across the write. msc: numba target, compile cache
+off, Numba's one-time set-up done before the timed first call (as in
+``bench_control.py``). One thread everywhere,
 MindSpore in its own interpreter (a missing one prints "not installed") and a
 temporary working directory.
 
@@ -284,9 +285,9 @@ def verdict(rows: list[dict[str, Any]]) -> str:
 
 
 def table(results: Results) -> str:
-    out = ["| system | level | TensorMove / Load | bytes copied per call | arrays allocated "
-           "per call | per call | ÷ numpy | first call (compile + run) | load_elim pass "
-           "| first result (max abs err) |",
+    out = [("| system | level | TensorMove / Load | bytes copied per call | arrays allocated "
+            "per call | per call | ÷ numpy | first call (compile + run) | load_elim pass "
+            "| first result (max abs err) |"),
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for case, (system, level) in CASES.items():
         if case not in results:
@@ -341,11 +342,11 @@ def report(results: Results, args: argparse.Namespace, start: datetime) -> str:
         for r in rows or []:
             if "version" in r:
                 found.setdefault(LABELS[CASES[case][0]].split()[0], r["version"])
-    head = [f"Machine: {machine(start)}. One thread everywhere. Versions: "
-            + ", ".join(f"{k} {v}" for k, v in found.items()) + ".",
-            f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
-            f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms after "
-            f"warm-up.", "",
+    names = ", ".join(f"{k} {v}" for k, v in found.items())
+    head = [f"Machine: {machine(start)}. One thread everywhere. Versions: {names}.",
+            (f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
+             f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms "
+             f"after warm-up."), "",
             f"### EMA update over {N_PARAMS} float32[{SIZE}] Parameters "
             f"({N_PARAMS * SIZE * 4 / 2**20:.0f} MiB of weights)", ""]
     return "\n".join(head + [table(results), ""] + notes(results))

@@ -34,7 +34,7 @@ import numpy as np
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import compile_entry, arg_spec
+from msc.driver import arg_spec, compile_entry
 from msc.ir.printer import print_module
 from msc.ops import functional as F
 
@@ -43,7 +43,7 @@ class ForwardNet(nn.Cell):
     """The tutorial's model, as it writes it: the Python ``while`` unrolls 3 times."""
 
     def __init__(self):
-        super(ForwardNet, self).__init__()
+        super(ForwardNet, self).__init__()  # noqa: UP008 - as the tutorial writes it
         self.weight = Parameter(Tensor(np.array(0), ms.int32), name="param")
 
     def construct(self, x):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import InternalCompilerError, Loc, MscError
+from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError
 from msc.ir.nodes import Const, Graph, Node, Value, Var, make_attrs
 from msc.ir.primitives import Primitive, infer_type
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, U, type_of_value
@@ -103,7 +103,7 @@ class GraphBuilder:
         """The weight input behind a Parameter (or a graph value of reference type)."""
         var = self.value(x)
         if not isinstance(var, Var) or not isinstance(var.type, RefType):
-            raise MscError(f"the variable must be a Parameter, but got {var.type}")
+            raise GraphTypeError(f"the variable must be a Parameter, but got {var.type}")
         return var
 
     def load(self, ref: Var) -> Var:

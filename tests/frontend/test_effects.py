@@ -89,6 +89,33 @@ def test_assign_checks_dtype_and_shape_eagerly_and_in_graphs() -> None:
     ops.assign(p, 7)  # a Python number converts, and broadcasts
     np.testing.assert_array_equal(p.asnumpy(), [7, 7])
 
+
+COUNT = Parameter(Tensor(np.zeros(2, np.float32)), name="count")
+
+
+@ms.jit
+def bump(x):  # type: ignore[no-untyped-def]
+    ops.assign_add(COUNT, x)
+    return COUNT * 1
+
+
+@ms.jit
+def store(p, x):  # type: ignore[no-untyped-def]
+    ops.assign(p, x * 3)
+    return x
+
+
+def test_jit_functions_write_global_and_argument_parameters() -> None:
+    one = Tensor(np.ones(2, np.float32))
+    np.testing.assert_array_equal(bump(one).asnumpy(), [1, 1])
+    np.testing.assert_array_equal(bump(one).asnumpy(), [2, 2])
+    np.testing.assert_array_equal(COUNT.asnumpy(), [2, 2])
+    p, q = (Parameter(Tensor(np.zeros(2, np.float32)), name=n) for n in "pq")
+    store(p, one)
+    store(q, Tensor(np.full(2, 2.0, np.float32)))
+    np.testing.assert_array_equal(p.asnumpy(), [3, 3])
+    np.testing.assert_array_equal(q.asnumpy(), [6, 6])
+
     class Bad(nn.Cell):
         def __init__(self) -> None:
             super().__init__()
@@ -102,6 +129,16 @@ def test_assign_checks_dtype_and_shape_eagerly_and_in_graphs() -> None:
         compile_entry(Bad(), [arg_spec(np.ones(2, np.float32))], store=None)
     assert "For 'Assign'" in info.value.message and info.value.loc is not None
     assert info.value.loc.file == __file__ and "ops.assign(self.p, x)" in str(info.value)
+
+    @ms.jit
+    def not_a_parameter(x):  # type: ignore[no-untyped-def]
+        ops.assign(x, x + 1)
+        return x
+
+    with pytest.raises(GraphTypeError, match="For 'Assign', the variable must be a Parameter, "
+                                             r"but got <Tensor\[Float32\], \(2\)>") as info:
+        not_a_parameter(Tensor(np.ones(2, np.float32)))
+    assert info.value.loc.file == __file__
 
 
 def test_parameter_owns_its_buffer() -> None:

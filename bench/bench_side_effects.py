@@ -347,8 +347,8 @@ def report(results: Results, args: argparse.Namespace, start: datetime) -> str:
             (f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
              f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms "
              f"after warm-up."), "",
-            f"### EMA update over {N_PARAMS} float32[{SIZE}] Parameters "
-            f"({N_PARAMS * SIZE * 4 / 2**20:.0f} MiB of weights)", ""]
+            (f"### EMA update over {N_PARAMS} float32[{SIZE}] Parameters "
+             f"({N_PARAMS * SIZE * 4 / 2**20:.0f} MiB of weights)"), ""]
     return "\n".join(head + [table(results), ""] + notes(results))
 
 

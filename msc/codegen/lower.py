@@ -111,6 +111,7 @@ class Lowerer:
         self.users = _users(graph)
         self.group: list[Node] = []
         self.defs = {n.out: n for n in graph.nodes}
+        self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
 
     # --- operands -------------------------------------------------------------------
 
@@ -191,6 +192,9 @@ class Lowerer:
         self.env[node.out] = out
         if prim is not None and "lines" in prim.emit:  # writes and prints: statements
             args = [self.name_of(v) for v in node.inputs]
+            if node.op == "Assign" and args[1] == args[0]:  # computed in place (see flush)
+                self.env[node.out] = args[0]
+                return
             lines = prim.emit["lines"](args, node, out, self.target)
             self.lines += [lines[0] + _loc(node), *lines[1:]]
             return
@@ -319,7 +323,11 @@ class Lowerer:
         shape = group[0].out.type.shape  # type: ignore[union-attr]
         outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
                 or n.out in self.users.get(None, ())]
+        inplace = {n.out: w for n in outs if (w := self.assigned_weight(n, group)) is not None}
         for n in outs:
+            if n.out in inplace:
+                self.env[n.out] = self.name_of(inplace[n.out])
+                continue
             self.env[n.out] = self.ns.fresh("v")
             locs = _loc(n)
             self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
@@ -336,8 +344,57 @@ class Lowerer:
             text = self.expr(n, self.operands(n, loaded), scalar=True)
             self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){_loc(n)}")
             scalars[n.out] = (t, dt)
-            if n in outs:
+            if n in outs and n.out not in inplace:
                 self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
+        for v in inplace:  # last: every read of the weight's element came before
+            self.lines.append(f"{pad}{self.env[v]}[{index(idx)}] = {scalars[v][0]}")
+
+    def assigned_weight(self, n: Node, group: list[Node]) -> Var | None:
+        """The weight the group may compute ``n`` straight into: ``n``'s one use assigns
+        all of it to a weight of its type, and the group reads that weight only element
+        by element at the loop's own index (storing each element last is then safe)."""
+        users = self.users.get(n.out, [])
+        write = self.all_defs.get(users[0]) if len(users) == 1 else None
+        if write is None or write.op != "Assign" or write.inputs[1] is not n.out:
+            return None
+        weight = write.inputs[0]
+        if tensor_of(weight.type) != n.out.type:
+            return None
+        members = {m.out for m in group}
+        for m in group:
+            if any(v not in members and not self.same_index(v, weight) for v in m.inputs):
+                return None
+        return weight  # type: ignore[return-value]
+
+    def same_index(self, v: Value, weight: Value) -> bool:
+        """Whether reading ``v`` at the loop's index cannot see another element of
+        ``weight``: ``v`` is the weight itself (a Load), another buffer, or a new array."""
+        while isinstance(v, Var) and v is not weight:
+            node = self.all_defs.get(v)
+            if node is None:
+                return True  # an input or another weight
+            if node.op in ("Load", "Depend"):
+                v = node.inputs[0]
+            elif node.op in ("If", "Call", "While") or get(node.op).view:
+                return not self.may_view(v, weight)
+            else:
+                return True  # computed into a new array
+        return True
+
+    def may_view(self, v: Value, weight: Value) -> bool:
+        """Whether ``v`` may be a view (reshaped, transposed, ...) of ``weight``."""
+        while isinstance(v, Var):
+            if v is weight:
+                return True
+            node = self.all_defs.get(v)
+            if node is None:
+                return False
+            if node.op in ("If", "Call", "While"):
+                return True  # what a region or callee returns is not followed
+            if not get(node.op).view:
+                return False
+            v = node.inputs[0]
+        return False
 
     def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
              idx: list[str], shape: tuple[int, ...], pad: str) -> tuple[str, DType | None]:

@@ -77,7 +77,7 @@ def load_elim(module: Module, level: int = DEFAULT_LEVEL) -> tuple[Module, list[
         return out, []
     note = f"level {level}: {stats['copies']} TensorMove(s) for {stats['loads']} Load(s)"
     if level == 2:
-        note += f"; {stats['moved']} read(s) moved above a write"
+        note += f"; {stats['moved']} computation(s) moved above a write"
     return out, [note]
 
 
@@ -234,23 +234,37 @@ def _hoist_graph(graph: Graph) -> tuple[Graph, int]:
 
 
 def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
-    """Move reads above writes within one node list, in place; returns how many moved."""
+    """Move reads above writes within one node list, in place; returns how many nodes
+    moved. A pure node reading a buffer after a write of its weight moves above that
+    write, with the operands it needs; then so does each pure node that uses a moved
+    value and whose operands are all ready before a write it follows, so the moved
+    computations stay together (one fused loop, no buffer held across the write)."""
     if not any(buffers.writes(n) for n in nodes):
         return 0
-    moved = 0
-    i = 0
-    while i < len(nodes):
-        node = nodes[i]
-        reads = any(buffers.of(v) for v in node.inputs) and _movable(node, buffers)
-        at = _first_write_between(nodes, i, buffers) if reads else None
+    moved: set[Var] = set()
+    for i, node in enumerate(nodes):
+        if not _movable(node, buffers):
+            continue
+        group = None
+        at = _first_write_between(nodes, i, buffers) \
+            if any(buffers.of(v) for v in node.inputs) else None
         if at is not None:
             group = _operands_from(nodes, node, at, i, buffers)
-            if group is not None:
-                keep = [n for n in nodes[at:i + 1] if n not in group]
-                nodes[at:i + 1] = [n for n in nodes[at:i + 1] if n in group] + keep
-                moved += 1
-        i += 1
-    return moved
+        elif any(v in moved for v in node.inputs):
+            at = _after_operands(nodes, node, i)
+            if any(buffers.writes(n) for n in nodes[at:i]):
+                group = {node}
+        if group:
+            keep = [n for n in nodes[at:i + 1] if n not in group]
+            nodes[at:i + 1] = [n for n in nodes[at:i + 1] if n in group] + keep
+            moved |= {n.out for n in group}
+    return len(moved)
+
+
+def _after_operands(nodes: list[Node], node: Node, i: int) -> int:
+    """The first position in ``nodes`` after every operand of ``nodes[i]`` defined there."""
+    index = {n.out: k for k, n in enumerate(nodes[:i])}
+    return max((index[v] + 1 for v in node.inputs if v in index), default=0)
 
 
 def _movable(node: Node, buffers: _Buffers) -> bool:

@@ -128,3 +128,38 @@ def test_an_artifact_updates_its_weights_in_place_and_prints(target: str, tmp_pa
     assert run.stdout.splitlines() == want
     assert hashlib.sha256(weights_file.read_bytes()).hexdigest() == digest
     assert verify_artifact(tmp_path / "art") == []
+
+
+class InPlace(nn.Cell):
+    """Writes whose value an elementwise loop can store straight into the weight, and one
+    (a transposed read) that it must not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="w")
+        self.m = Parameter(Tensor(np.arange(4, dtype=np.float32).reshape(2, 2)), name="m")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        new = x * 2.0  # computed before the weight is read in the same loop
+        old = self.w * 3.0
+        ops.assign(self.w, new)
+        ops.assign(self.m, self.m.T * 2.0 + 1.0)
+        return old + x
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_a_fused_loop_stores_an_assigned_value_into_the_weight(level: int) -> None:
+    ms.set_context(side_effect_load_elim=level)
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    net = InPlace()
+    compiled = compile_entry(net, [arg_spec(x)], store=None, target="numba")
+    out = compiled.run([Tensor(x)]).asnumpy()
+    eager = InPlace()
+    np.testing.assert_allclose(out, eager(Tensor(x)).asnumpy())
+    np.testing.assert_allclose(out, np.arange(4) * 3.0 + x)
+    np.testing.assert_allclose(net.w.asnumpy(), x * 2)
+    np.testing.assert_allclose(net.m.asnumpy(), np.arange(4).reshape(2, 2).T * 2.0 + 1.0)
+    lines = compiled.spec.kernel.lines
+    assert any(line.strip().startswith("w[i0") for line in lines)  # stored in the loop
+    assert not any(line.startswith("w[...]") for line in lines)
+    assert any(line.startswith("m[...] = ") for line in lines)  # m.T is not read in order

@@ -64,3 +64,20 @@ def test_no_ir_flag_keeps_the_results_and_drops_the_dumps():
     assert "# IR entry" not in out and "TensorMove(" not in out
     assert "level 0: result 3, 3 Assign, 3 Load, 3 TensorMove" in out
     assert "level 3: a = self.w * 1 -> [20 40]; a = self.w -> [20 40]" in out
+
+
+def test_msc_ir_takes_the_level_on_its_command_line():
+    counts = {}
+    for level in ("0", "2"):
+        proc = subprocess.run([sys.executable, "-m", "msc", "ir", "examples/side_effects.py",
+                               "ForwardNet", "--input", "i32[]", "--side-effect-load-elim", level],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        counts[level] = proc.stdout.count("= TensorMove(")
+        assert f"load_elim: level {level}: {counts[level]} TensorMove(s) for 3 Load(s)" \
+            in proc.stdout
+    assert counts == {"0": 3, "2": 0}
+    bad = subprocess.run([sys.executable, "-m", "msc", "ir", "examples/side_effects.py",
+                          "ForwardNet", "--input", "i32[]", "--side-effect-load-elim", "5"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

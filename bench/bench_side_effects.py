@@ -26,8 +26,9 @@ of the update (each read placed before its write, so it copies nothing) for the
 error; MindSpore rows report whether its first result is right. The TensorMove count
 and bytes copied come from msc's optimized IR: straight-line code, so each copy runs
 once per call. "Arrays allocated per call" is Numba's runtime count for one call
-(``NUMBA_NRT_STATS``): copies and temporaries alike, since a read moved above its write
-at level 2 still holds its result across the write. msc: numba target, compile cache
+(``NUMBA_NRT_STATS``): copies and temporaries alike (at level 2 a moved read fuses with
+the computations that use it, so it holds no buffer across the write). msc: numba
+target, compile cache
 off, Numba's one-time set-up done before the timed first call (as in
 ``bench_control.py``). One thread everywhere,
 MindSpore in its own interpreter (a missing one prints "not installed") and a
@@ -328,7 +329,7 @@ def notes(results: Results) -> list[str]:
         if one["arrays"] is not None and two["arrays"] is not None:
             lines.append(f"- msc level 2 against level 1: {one['moves'] - two['moves']} fewer "
                          f"copies, {two['arrays'] - one['arrays']:+d} arrays allocated per "
-                         f"call (a moved read's result is held across the write).")
+                         f"call.")
     inits = [r["init_s"] for c, rows in good.items() if CASES[c][0] == "msc" for r in rows]
     if inits:
         lines.append(f"- Numba's one-time per-process set-up, done before msc's timed first "

@@ -176,7 +176,7 @@ class Lowerer:
         aliases = prim is not None and "alias" in prim.emit  # Load, Depend, UpdateState
         if not (aliases or node.op in KEEPS_GROUP) or \
                 any(v is n.out for n in self.group for v in node.inputs):
-            self.flush()
+            self.flush(node)
         if aliases:  # no code: the node's value is one of its inputs
             self.env[node.out] = self.name_of(node.inputs[prim.emit["alias"]])  # type: ignore
             return
@@ -314,8 +314,9 @@ class Lowerer:
         text = self.expr(node, self.operands(node, loaded), scalar=False)
         return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
 
-    def flush(self) -> None:
-        """Emit the pending elementwise group as one loop nest (numba target)."""
+    def flush(self, before: Node | None = None) -> None:
+        """Emit the pending elementwise group as one loop nest (numba target); ``before``
+        is the node that ends the group, emitted right after the loop."""
         group, self.group = self.group, []
         if not group:
             return
@@ -323,7 +324,8 @@ class Lowerer:
         shape = group[0].out.type.shape  # type: ignore[union-attr]
         outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
                 or n.out in self.users.get(None, ())]
-        inplace = {n.out: w for n in outs if (w := self.assigned_weight(n, group)) is not None}
+        inplace = {n.out: w for n in outs
+                   if (w := self.assigned_weight(n, group, before)) is not None}
         for n in outs:
             if n.out in inplace:
                 self.env[n.out] = self.name_of(inplace[n.out])
@@ -349,13 +351,13 @@ class Lowerer:
         for v in inplace:  # last: every read of the weight's element came before
             self.lines.append(f"{pad}{self.env[v]}[{index(idx)}] = {scalars[v][0]}")
 
-    def assigned_weight(self, n: Node, group: list[Node]) -> Var | None:
-        """The weight the group may compute ``n`` straight into: ``n``'s one use assigns
-        all of it to a weight of its type, and the group reads that weight only element
-        by element at the loop's own index (storing each element last is then safe)."""
-        users = self.users.get(n.out, [])
-        write = self.all_defs.get(users[0]) if len(users) == 1 else None
-        if write is None or write.op != "Assign" or write.inputs[1] is not n.out:
+    def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
+        """The weight the group may compute ``n`` straight into: ``n``'s one use is
+        ``write``, the node right after the loop, which assigns all of it to a weight of its
+        type; and the group reads that weight only element by element at the loop's own
+        index (storing each element last in its iteration is then safe)."""
+        if write is None or write.op != "Assign" or write.inputs[1] is not n.out or \
+                self.users.get(n.out) != [write.out]:
             return None
         weight = write.inputs[0]
         if tensor_of(weight.type) != n.out.type:

@@ -163,3 +163,27 @@ def test_a_fused_loop_stores_an_assigned_value_into_the_weight(level: int) -> No
     assert any(line.strip().startswith("w[i0") for line in lines)  # stored in the loop
     assert not any(line.startswith("w[...]") for line in lines)
     assert any(line.startswith("m[...] = ") for line in lines)  # m.T is not read in order
+
+
+class ReadBetween(nn.Cell):
+    """The assigned value's loop ends before a matmul that still reads the old weight."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.arange(4, dtype=np.float32).reshape(2, 2)), name="w")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        new = x * 2.0
+        y = ops.matmul(x, self.w)
+        ops.assign(self.w, new)
+        return y
+
+
+@pytest.mark.parametrize("level", [1, 3])
+def test_a_read_between_the_value_and_its_write_sees_the_old_weight(level: int) -> None:
+    ms.set_context(side_effect_load_elim=level)
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    net = ReadBetween()
+    out = compile_entry(net, [arg_spec(x)], store=None, target="numba").run([Tensor(x)])
+    np.testing.assert_allclose(out.asnumpy(), x @ np.arange(4).reshape(2, 2))
+    np.testing.assert_allclose(net.w.asnumpy(), x * 2)

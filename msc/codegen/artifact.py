@@ -189,8 +189,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
                       arrays: Sequence[np.ndarray] | None = None) -> float:
     """Import the generated module and run it once on zeros (and copies of ``arrays``, the
     weights and constants, else of the bundled weights), prints silenced, so Numba
-    compiles (and caches) the kernel now. Returns the seconds it took. The module is imported under its file's stem, as
-    ``import <stem>`` would: Numba's cache records that name."""
+    compiles (and caches) the kernel now. Returns the seconds it took. The module is
+    imported under its file's stem, as ``import <stem>`` would: Numba's cache records
+    that name."""
     if progress is not None:
         progress(spec.kernel.name, None)
     name = path.stem

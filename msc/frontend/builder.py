@@ -19,7 +19,15 @@ import numpy as np
 from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError
 from msc.ir.nodes import Const, Graph, Node, Value, Var, make_attrs
 from msc.ir.primitives import Primitive, infer_type
-from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, U, type_of_value
+from msc.ir.types import (
+    MonadType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    U,
+    type_of_value,
+)
 
 _ACTIVE: list[GraphBuilder] = []
 

@@ -21,12 +21,21 @@ buffer read after that write, the read sees the new value. The level, MindSpore'
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from msc.ir.nodes import Graph, Module, Node, Value, Var, make_attrs
 from msc.ir.primitives import get
 from msc.ir.primitives.effects import WRITES
-from msc.ir.rewrite import Effects, callee, map_graphs, map_regions, regions, subst, subst_inputs, walk
+from msc.ir.rewrite import (
+    Effects,
+    callee,
+    map_graphs,
+    map_regions,
+    regions,
+    subst,
+    subst_inputs,
+    walk,
+)
 from msc.ir.types import RefType, TensorType
 
 LEVELS = (0, 1, 2, 3)

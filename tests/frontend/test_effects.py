@@ -6,7 +6,9 @@ eager mode on a fresh model, for both targets."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -163,7 +165,7 @@ class SetAttr(nn.Cell):
 @pytest.mark.parametrize("target", TARGETS)
 def test_setting_a_parameter_attribute_in_a_graph_writes_it(target: str) -> None:
     x = np.array([3.0, 4.0], np.float32)
-    out, net, eager, eager_net = compiled_and_eager(SetAttr, x, target=target)
+    out, net, eager, _ = compiled_and_eager(SetAttr, x, target=target)
     np.testing.assert_allclose(out.asnumpy(), [7.0, 9.0])
     np.testing.assert_allclose(eager.asnumpy(), [7.0, 9.0])
     np.testing.assert_allclose(net.w.asnumpy(), [6.0, 8.0])
@@ -183,10 +185,10 @@ def test_writing_a_global_or_a_plain_attribute_warns_at_the_line() -> None:
     assert len(found) == 2
     _, file, line, text = found[0]
     assert file == bm.__file__ and "assigning the global" in text and "no effect" in text
-    assert "global" in open(file).read().splitlines()[line - 2]
+    assert "global" in Path(file).read_text().splitlines()[line - 2]
     _, file, line, text = found[1]
     assert file == __file__ and "setting attribute 'scale' of PlainAttr" in text
-    assert "self.scale = 3" in open(file).read().splitlines()[line - 1]
+    assert "self.scale = 3" in Path(file).read_text().splitlines()[line - 1]
 
 
 class PlainAttr(nn.Cell):
@@ -272,7 +274,7 @@ class Ordered(nn.Cell):
         a = ops.Print()("A", x)
         y = ops.Depend()(x * 2, a)
         ops.print_("B", y)
-        unused = ops.Print()("C")  # noqa: F841
+        _unused = ops.Print()("C")
         return y
 
 
@@ -428,6 +430,7 @@ def test_a_lazy_inline_block_that_writes_is_inlined_in_order(target: str) -> Non
     x = np.array([1.0, -1.0], np.float32)
     out, net, eager, eager_net = compiled_and_eager(Chain, x, target=target)
     np.testing.assert_allclose(out.asnumpy(), x * 8)
+    np.testing.assert_allclose(eager.asnumpy(), x * 8)
     assert [b.seen.asnumpy().tolist() for b in net.blocks] == [[1, -1], [2, -2], [4, -4]]
     for name, value in params_of(eager_net).items():
         np.testing.assert_allclose(params_of(net)[name], value)

@@ -7,7 +7,8 @@ eager result; level 3 is allowed to be wrong, and a test documents where it is.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -124,7 +125,7 @@ def test_level_3_reads_the_new_value_as_mindspore_does() -> None:
     """Documented: at level 3 the loaded value is the weight's buffer, read after the write
     ([20, 40]; MindSpore 2.10 on CPU gives the same), where eager mode gives [11, 22]."""
     for target in TARGETS:
-        out, net, compiled = run_at(3, CopyThenWrite, X, target=target)
+        out, _, compiled = run_at(3, CopyThenWrite, X, target=target)
         np.testing.assert_array_equal(out, [20, 40])
         assert count(compiled, "TensorMove") == 0
 
@@ -132,7 +133,7 @@ def test_level_3_reads_the_new_value_as_mindspore_does() -> None:
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 def test_a_name_bound_to_a_parameter_is_a_reference(level: int) -> None:
     for target in TARGETS:
-        out, net, _ = run_at(level, ReferenceThenWrite, X, target=target)
+        out, _, _ = run_at(level, ReferenceThenWrite, X, target=target)
         np.testing.assert_array_equal(out, [20, 40])
     np.testing.assert_array_equal(ReferenceThenWrite()(Tensor(X)).asnumpy(), [20, 40])
 
@@ -253,7 +254,7 @@ def test_the_interpreter_gives_the_eager_result_at_every_level() -> None:
     x = np.array([1.0, -1.0], np.float32)
     want = [t.asnumpy() for t in Ema()(Tensor(x))]
     for level in (0, 1, 2, 3):
-        _, net, compiled = run_at(level, Ema, x)
+        _, _, compiled = run_at(level, Ema, x)
         weights = [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32),
                    np.array([5.0, 6.0], np.float32)]
         got = interpret(compiled.module, [x], weights)
@@ -285,7 +286,7 @@ def test_a_branch_result_sharing_a_weight_is_copied_before_the_write(level: int)
     ms.set_context(if_to_select=False)
     x = np.array([[10.0, 20.0], [30.0, 40.0]], np.float32)
     for target in TARGETS:
-        out, net, compiled = run_at(level, BranchView, x, target=target)
+        out, _, compiled = run_at(level, BranchView, x, target=target)
         np.testing.assert_allclose(out, [11.0, 22.0, 33.0, 44.0])
         region_ops = [n.op for n in iter_nodes(compiled.module)]
         assert region_ops.count("If") == 1 and region_ops.count("TensorMove") == 1
@@ -377,7 +378,7 @@ class CallsThenWrites(nn.Cell):
 def test_a_shared_graph_result_is_copied_or_read_before_its_weight_is_written(level: int) -> None:
     x = np.array([10.0, 20.0], np.float32)
     for target in TARGETS:
-        out, net, compiled = run_at(level, CallsThenWrites, x, target=target)
+        out, _, compiled = run_at(level, CallsThenWrites, x, target=target)
         np.testing.assert_allclose(out, [12.0, 24.0])
         assert sum(1 for n in compiled.module.entry_graph.nodes if n.op == "Call") == 2
         assert count(compiled, "TensorMove") == (1 if level == 1 else 0)

@@ -98,7 +98,7 @@ def print_in_graph(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     only, it prints now, while the graph is built."""
     extra = set(kwargs) - {"sep"}
     if extra:
-        raise UnsupportedSyntaxError(f"print(..., {sorted(extra)[0]}=...) is not supported in "
+        raise UnsupportedSyntaxError(f"print(..., {min(extra)}=...) is not supported in "
                                      "a graph")
     if not any(isinstance(a, (SymTensor, Parameter)) for a in _leaves(args)):
         print(*args, **kwargs)
@@ -193,5 +193,15 @@ def _escape(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-__all__ = ["assign", "assign_add", "assign_sub", "depend", "print_", "Assign", "AssignAdd",
-           "AssignSub", "Depend", "Print"]
+__all__ = [
+    "Assign",
+    "AssignAdd",
+    "AssignSub",
+    "Depend",
+    "Print",
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "depend",
+    "print_",
+]

@@ -144,7 +144,7 @@ def _tensor_move_impl(x: Any) -> Any:
 # --- Print -----------------------------------------------------------------------------------
 
 
-def _print_infer(*inputs: Type, format: str) -> Type:  # noqa: A002 - the attr's name
+def _print_infer(*inputs: Type, format: str) -> Type:
     *values, u = inputs
     _want_monad(u)
     fields = sum(1 for _, name, _, _ in string.Formatter().parse(format) if name is not None)
@@ -156,13 +156,13 @@ def _print_infer(*inputs: Type, format: str) -> Type:  # noqa: A002 - the attr's
     return MonadType()
 
 
-def print_text(format: str, values: Any) -> str:  # noqa: A002
+def print_text(format: str, values: Any) -> str:
     """What ``Print`` writes: the format with each value's numpy text in its field. The
     generated code's runtime helper does exactly this."""
     return format.format(*(str(np.asarray(v)) for v in values))
 
 
-def _print_impl(*inputs: Any, format: str) -> Any:  # noqa: A002
+def _print_impl(*inputs: Any, format: str) -> Any:
     print(print_text(format, inputs[:-1]))
     return U
 

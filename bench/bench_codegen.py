@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -332,6 +333,45 @@ def fmt_s(s: float | None) -> str:
     if s < 1e-3:
         return f"{s * 1e6:.1f} µs" if s < 1e-4 else f"{s * 1e6:.0f} µs"
     return f"{s * 1e3:.2f} ms" if s < 1.0 else f"{s:.2f} s"
+
+
+def run_in_worker(script: str, system: str, case: str, args: Any,
+                  env: dict[str, str] | None = None) -> dict[str, Any] | None:
+    """``script --worker case`` in a fresh process of ``system``'s interpreter (None where
+    that peer is not installed), one thread, in a temporary working directory, killed with
+    its process group at ``args.timeout``: the dict its last ``RESULT`` line holds, or
+    ``{"error": ...}``. ``env`` adds to (or, with None values, removes from) its
+    environment."""
+    exe = PEERS.get(system, sys.executable)
+    if not os.path.exists(exe):
+        return None
+    with tempfile.TemporaryDirectory(prefix="msc-bench-") as tmp:
+        # MindSpore writes rank_0/ into its working directory, msc its generated code
+        # and Numba's cache into TMPDIR: both go with the folder
+        full = {**os.environ, **ONE_THREAD, "TMPDIR": tmp}
+        if system == "msc":
+            full["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, full.get("PYTHONPATH")]))
+        for key, value in (env or {}).items():
+            if value is None:
+                full.pop(key, None)
+            else:
+                full[key] = value
+        cmd = [exe, os.path.abspath(script), "--worker", case, "--batches",
+               str(args.batches), "--batch-seconds", str(args.batch_seconds)]
+        with subprocess.Popen(cmd, cwd=tmp, env=full, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True) as p:
+            try:
+                stdout, stderr = p.communicate(timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+                return {"error": f"no result within {args.timeout:.0f} s"}
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode != 0 or not lines:
+        tail = " | ".join((stderr or stdout).strip().splitlines()[-3:])
+        print(f"FAILED: {case}: exit {p.returncode}: {tail}", file=sys.stderr)
+        return {"error": f"exit {p.returncode}: {tail}"}
+    return json.loads(lines[-1][len("RESULT "):])  # type: ignore[no-any-return]
 
 
 def med(rows: list[dict[str, Any]], key: str) -> float | None:

@@ -46,19 +46,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json, time_per_call
+from bench_codegen import fmt_s, machine, run_in_worker, save_json, time_per_call
 from bench_compile_cache import numba_init
+from bench_control import med
 
 N_PARAMS, SIZE, TOL = 32, 1 << 16, 1e-4
 LEVELS = (0, 1, 2, 3)
@@ -238,46 +236,18 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
 
 
 def run_worker(case: str, args: argparse.Namespace) -> dict[str, Any] | None:
-    """One fresh process, killed with its process group at ``--timeout``; None where the
-    peer is not installed."""
+    """One fresh process at the case's level (None where the peer is not installed)."""
     system, level = CASES[case]
-    exe = PEERS.get(system, sys.executable)
-    if not os.path.exists(exe):
-        return None
-    with tempfile.TemporaryDirectory(prefix="msc-effects-bench-") as tmp:
-        # MindSpore writes rank_0/ into its working directory, msc its generated code
-        # and Numba's cache into TMPDIR: both go with the folder
-        env = {**os.environ, **ONE_THREAD, "TMPDIR": tmp,
-               "MS_DEV_SIDE_EFFECT_LOAD_ELIM": str(level)}
-        env.pop("MSC_SIDE_EFFECT_LOAD_ELIM", None)  # the context sets msc's level
-        if system == "msc":
-            env["NUMBA_NRT_STATS"] = "1"  # counts the kernel's allocations (atomic adds)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-        cmd = [exe, os.path.abspath(__file__), "--worker", case, "--batches",
-               str(args.batches), "--batch-seconds", str(args.batch_seconds)]
-        with subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True) as p:
-            try:
-                stdout, stderr = p.communicate(timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.communicate()
-                return {"error": f"no result within {args.timeout:.0f} s"}
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("RESULT ")]
-    if p.returncode != 0 or not lines:
-        tail = " | ".join((stderr or stdout).strip().splitlines()[-3:])
-        print(f"FAILED: {case}: exit {p.returncode}: {tail}", file=sys.stderr)
-        return {"error": f"exit {p.returncode}: {tail}"}
-    return json.loads(lines[-1][len("RESULT "):])  # type: ignore[no-any-return]
+    env = {"MS_DEV_SIDE_EFFECT_LOAD_ELIM": str(level),
+           "MSC_SIDE_EFFECT_LOAD_ELIM": None}  # the context sets msc's level
+    if system == "msc":
+        env["NUMBA_NRT_STATS"] = "1"  # counts the kernel's allocations (atomic adds)
+    return run_in_worker(__file__, system, case, args, env)
 
 
 # --- the driver and its table -----------------------------------------------------------------
 
 Results = dict[str, "list[dict[str, Any]] | None"]  # case -> one row per round
-
-
-def med(rows: list[dict[str, Any]], get: Callable[[dict[str, Any]], float]) -> float:
-    return statistics.median(get(r) for r in rows)
 
 
 def verdict(rows: list[dict[str, Any]]) -> str:

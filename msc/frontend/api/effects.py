@@ -110,49 +110,30 @@ def print_in_graph(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 class _EffectPrimitive:
-    """Base of the primitive classes below: ``ops.Assign()(variable, value)``."""
+    """Base of the primitive classes: ``ops.Assign()(variable, value)`` calls ``assign``."""
 
     name = ""
+    function: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        return type(self).function(*args)
 
     def __repr__(self) -> str:
         return f"Prim[{self.name}]"
 
 
-class Assign(_EffectPrimitive):
-    name = "Assign"
-
-    def __call__(self, variable: Any, value: Any) -> Any:
-        return assign(variable, value)
-
-
-class AssignAdd(_EffectPrimitive):
-    name = "AssignAdd"
-
-    def __call__(self, variable: Any, value: Any) -> Any:
-        return assign_add(variable, value)
+def _primitive_class(name: str, function: Any) -> type:
+    return type(name, (_EffectPrimitive,), {"name": name, "function": staticmethod(function),
+                                            "__doc__": f"``ops.{name}()(...)``: see "
+                                                       f"``{function.__name__}``.",
+                                            "__module__": __name__})
 
 
-class AssignSub(_EffectPrimitive):
-    name = "AssignSub"
-
-    def __call__(self, variable: Any, value: Any) -> Any:
-        return assign_sub(variable, value)
-
-
-class Depend(_EffectPrimitive):
-    name = "Depend"
-
-    def __call__(self, value: Any, expr: Any) -> Any:
-        return depend(value, expr)
-
-
-class Print(_EffectPrimitive):
-    """``ops.Print()(*args)``: see ``print_``."""
-
-    name = "Print"
-
-    def __call__(self, *args: Any) -> Any:
-        return print_(*args)
+Assign = _primitive_class("Assign", assign)
+AssignAdd = _primitive_class("AssignAdd", assign_add)
+AssignSub = _primitive_class("AssignSub", assign_sub)
+Depend = _primitive_class("Depend", depend)
+Print = _primitive_class("Print", print_)
 
 
 def _print(parts: list[tuple[str, Any]], sep: str) -> Any:

@@ -335,6 +335,24 @@ def fmt_s(s: float | None) -> str:
     return f"{s * 1e3:.2f} ms" if s < 1.0 else f"{s:.2f} s"
 
 
+def add_round_args(ap: argparse.ArgumentParser) -> None:
+    """The options every fresh-process benchmark takes: rounds, batches, timeout, JSON."""
+    ap.add_argument("--quick", action="store_true", help="2 rounds of 5 short batches")
+    ap.add_argument("--rounds", type=int, default=None, help="fresh processes per case")
+    ap.add_argument("--batches", type=int, default=None)
+    ap.add_argument("--batch-seconds", type=float, default=None)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
+    ap.add_argument("--json", help="also write the raw per-round results here")
+
+
+def round_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """``add_round_args``'s defaults, shorter with ``--quick``."""
+    args.rounds = args.rounds or (2 if args.quick else 3)
+    args.batches = args.batches or (5 if args.quick else 7)
+    args.batch_seconds = args.batch_seconds or (0.02 if args.quick else 0.05)
+    return args
+
+
 def run_in_worker(script: str, system: str, case: str, args: Any,
                   env: dict[str, str] | None = None) -> dict[str, Any] | None:
     """``script --worker case`` in a fresh process of ``system``'s interpreter (None where

@@ -54,7 +54,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import fmt_s, machine, run_in_worker, save_json, time_per_call
+from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, run_in_worker,
+                           save_json, time_per_call)
 from bench_compile_cache import numba_init
 from bench_control import med
 
@@ -325,18 +326,10 @@ def report(results: Results, args: argparse.Namespace, start: datetime) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true", help="2 rounds of 5 short batches")
-    ap.add_argument("--rounds", type=int, default=None, help="fresh processes per case")
-    ap.add_argument("--batches", type=int, default=None)
-    ap.add_argument("--batch-seconds", type=float, default=None)
+    add_round_args(ap)
     ap.add_argument("--systems", nargs="+", default=list(LABELS), choices=list(LABELS))
-    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
-    ap.add_argument("--json", help="also write the raw per-round results here")
     ap.add_argument("--worker", choices=list(CASES), help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    args.rounds = args.rounds or (2 if args.quick else 3)
-    args.batches = args.batches or (5 if args.quick else 7)
-    args.batch_seconds = args.batch_seconds or (0.02 if args.quick else 0.05)
+    args = round_defaults(ap.parse_args(argv))
     if args.worker:
         print("RESULT " + json.dumps(worker(args.worker, args.batches, args.batch_seconds)))
         return 0

@@ -142,34 +142,37 @@ class _Buffers:
 
     def hazards(self) -> set[Var]:
         """The sources read after a later write of their weight (to be copied)."""
-        self.scan(self.graph.nodes, [self.graph.output], set(), [])
+        if any(n.op in WRITES for n in walk(self.graph)):
+            self.scan(self.graph.nodes, [self.graph.output], set(), {})
         return self.found
 
     def scan(self, nodes: Iterable[Node], results: list[Value], killed: set[Var],
-             seen: list[Var]) -> set[Var]:
-        """Walk ``nodes`` in program order: ``seen`` are the sources defined so far (outer
-        ones first), ``killed`` those whose weight was written since. Returns ``killed``
-        after the last node and the reads of ``results``."""
+             live: dict[Var, set[Var]]) -> set[Var]:
+        """Walk ``nodes`` in program order. ``live`` holds, per weight, the sources defined
+        so far that no write of it has followed; ``killed`` those a write has followed.
+        Returns ``killed`` after the last node and the reads of ``results``."""
         for node in nodes:
             if _reads_data(node):
                 self.read(node.inputs, killed)
-            if node.op == "If":
-                branches = [list(seen) for _ in regions(node)]
-                ends = [self.scan(r.nodes, _leaves(r), set(killed), inner)
-                        for r, inner in zip(regions(node), branches)]
-                killed = set().union(*ends)
-                seen += [s for inner in branches for s in inner[len(seen):]]
+            if node.op == "If":  # each branch from the same state; after it, either's
+                branches = [{w: set(b) for w, b in live.items()} for _ in regions(node)]
+                killed = set().union(*(self.scan(r.nodes, _leaves(r), set(killed), inner)
+                                       for r, inner in zip(regions(node), branches)))
+                live.clear()
+                for inner in branches:
+                    for w, b in inner.items():
+                        live.setdefault(w, set()).update(b - killed)
             elif node.op == "While":
                 cond, body = node.attr["cond"], node.attr["body"]
                 for _ in range(2):  # the second round sees the first one's writes
-                    killed = self.scan(cond.nodes, [cond.output], killed, seen)
-                    killed = self.scan(body.nodes, _leaves(body), killed, seen)
-                killed = self.scan(cond.nodes, [cond.output], killed, seen)
+                    killed = self.scan(cond.nodes, [cond.output], killed, live)
+                    killed = self.scan(body.nodes, _leaves(body), killed, live)
+                killed = self.scan(cond.nodes, [cond.output], killed, live)
             for weight in self.writes(node):
-                killed |= {s for s in seen if weight in self.weights[s]}
+                killed |= live.pop(weight, set())
             self.define(node)
-            if node.out in self.weights:
-                seen.append(node.out)
+            for weight in self.weights.get(node.out, ()):
+                live.setdefault(weight, set()).add(node.out)
                 killed.discard(node.out)  # defined again (the next loop iteration)
         self.read(results, killed)
         return killed
@@ -248,32 +251,25 @@ def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
     write, with the operands it needs; then so does each pure node that uses a moved
     value and whose operands are all ready before a write it follows, so the moved
     computations stay together (one fused loop, no buffer held across the write)."""
-    if not any(buffers.writes(n) for n in nodes):
+    order = _Order(nodes, buffers)
+    if not any(order.writes):
         return 0
     moved: set[Var] = set()
     for i, node in enumerate(nodes):
         if not _movable(node, buffers):
             continue
         group = None
-        at = _first_write_between(nodes, i, buffers) \
-            if any(buffers.of(v) for v in node.inputs) else None
+        at = order.first_write_between(i) if any(buffers.of(v) for v in node.inputs) else None
         if at is not None:
-            group = _operands_from(nodes, node, at, i, buffers)
+            group = order.operands_from(node, at, i)
         elif any(v in moved for v in node.inputs):
-            at = _after_operands(nodes, node, i)
-            if any(buffers.writes(n) for n in nodes[at:i]):
+            at = order.after_operands(node, i)
+            if any(order.writes[at:i]):
                 group = {node}
         if group:
-            keep = [n for n in nodes[at:i + 1] if n not in group]
-            nodes[at:i + 1] = [n for n in nodes[at:i + 1] if n in group] + keep
+            order.move(group, at, i)
             moved |= {n.out for n in group}
     return len(moved)
-
-
-def _after_operands(nodes: list[Node], node: Node, i: int) -> int:
-    """The first position in ``nodes`` after every operand of ``nodes[i]`` defined there."""
-    index = {n.out: k for k, n in enumerate(nodes[:i])}
-    return max((index[v] + 1 for v in node.inputs if v in index), default=0)
 
 
 def _movable(node: Node, buffers: _Buffers) -> bool:
@@ -283,39 +279,57 @@ def _movable(node: Node, buffers: _Buffers) -> bool:
     return not get(node.op).view
 
 
-def _first_write_between(nodes: list[Node], i: int, buffers: _Buffers) -> int | None:
-    """The position of the first write, after a source ``nodes[i]`` reads was defined and
-    before ``i``, of that source's weight; None if there is none."""
-    position = {n.out: k for k, n in enumerate(nodes[:i])}
-    for k, n in enumerate(nodes[:i]):
-        for r in regions(n):
-            position.update((m.out, k) for m in walk(r))
-    first = None
-    for s in {s for v in nodes[i].inputs for s in buffers.of(v)}:
-        start = position.get(s, -1) + 1
-        for k in range(start, i):
-            if buffers.weights[s] & buffers.writes(nodes[k]):
-                first = k if first is None else min(first, k)
-                break
-    return first
+class _Order:
+    """One node list being rescheduled: each value's position (a region's values at their
+    node's), and the weights each node writes, kept up to date as nodes move."""
 
+    def __init__(self, nodes: list[Node], buffers: _Buffers):
+        self.nodes = nodes
+        self.buffers = buffers
+        self.position = {n.out: k for k, n in enumerate(nodes)}
+        self.owner = {m.out: n.out for n in nodes for r in regions(n) for m in walk(r)}
+        self.writes = [buffers.writes(n) for n in nodes]
 
-def _operands_from(nodes: list[Node], node: Node, at: int, i: int,
-                   buffers: _Buffers) -> set[Node] | None:
-    """``node`` and the nodes between ``at`` and ``i`` it needs, if all can move above
-    ``at``; else None."""
-    index = {n.out: k for k, n in enumerate(nodes)}
-    group: set[Node] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n in group:
-            continue
-        if n is not node and not _movable(n, buffers):
-            return None
-        group.add(n)
-        for v in n.inputs:
-            k = index.get(v) if isinstance(v, Var) else None
-            if k is not None and at <= k < i:
-                stack.append(nodes[k])
-    return group
+    def where(self, v: Value) -> int:
+        """The position defining ``v`` (-1 for a value from outside the list)."""
+        key = self.owner.get(v, v) if isinstance(v, Var) else None
+        return self.position.get(key, -1)  # type: ignore[arg-type]
+
+    def first_write_between(self, i: int) -> int | None:
+        """The position of the first write, after a source ``nodes[i]`` reads was defined
+        and before ``i``, of that source's weight; None if there is none."""
+        first = None
+        for s in {s for v in self.nodes[i].inputs for s in self.buffers.of(v)}:
+            for k in range(self.where(s) + 1, i):
+                if self.buffers.weights[s] & self.writes[k]:
+                    first = k if first is None else min(first, k)
+                    break
+        return first
+
+    def operands_from(self, node: Node, at: int, i: int) -> set[Node] | None:
+        """``node`` and the nodes between ``at`` and ``i`` it needs, if all can move above
+        ``at``; else None."""
+        group: set[Node] = set()
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n in group:
+                continue
+            if n is not node and not _movable(n, self.buffers):
+                return None
+            group.add(n)
+            stack += [self.nodes[k] for v in n.inputs if at <= (k := self.where(v)) < i]
+        return group
+
+    def after_operands(self, node: Node, i: int) -> int:
+        """The first position after every operand of ``nodes[i]`` defined in the list."""
+        return max((k + 1 for v in node.inputs if 0 <= (k := self.where(v)) < i), default=0)
+
+    def move(self, group: set[Node], at: int, i: int) -> None:
+        """``group`` (nodes between ``at`` and ``i``) moved to ``at``, in their order."""
+        span = self.nodes[at:i + 1]
+        self.nodes[at:i + 1] = [n for n in span if n in group] + \
+            [n for n in span if n not in group]
+        for k in range(at, i + 1):
+            self.position[self.nodes[k].out] = k
+            self.writes[k] = self.buffers.writes(self.nodes[k])

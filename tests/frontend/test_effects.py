@@ -434,3 +434,20 @@ def test_a_lazy_inline_block_that_writes_is_inlined_in_order(target: str) -> Non
     assert [b.seen.asnumpy().tolist() for b in net.blocks] == [[1, -1], [2, -2], [4, -4]]
     for name, value in params_of(eager_net).items():
         np.testing.assert_allclose(params_of(net)[name], value)
+
+
+@ms.jit
+def prints_a_tuple(x):  # type: ignore[no-untyped-def]
+    print("pair:", (x, x * 2), [x], "{braces}")
+    return x
+
+
+def test_print_of_tensors_inside_tuples_prints_as_eager_python_does(capfd) -> None:
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    prints_a_tuple(x)
+    graph = capfd.readouterr().out
+    print("pair:", (x, x * 2), [x], "{braces}")
+    assert graph == capfd.readouterr().out == (
+        "pair: (Tensor(shape=[2], dtype=Float32, value=[1. 2.]), Tensor(shape=[2], "
+        "dtype=Float32, value=[2. 4.])) [Tensor(shape=[2], dtype=Float32, value=[1. 2.])] "
+        "{braces}\n")

@@ -103,10 +103,24 @@ def print_in_graph(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not any(isinstance(a, (SymTensor, Parameter)) for a in _leaves(args)):
         print(*args, **kwargs)
         return None
-    parts = [("{}", a) if isinstance(a, (SymTensor, Parameter)) else (_escape(str(a)), None)
-             for a in args]
-    _print(parts, str(kwargs.get("sep", " ")))
+    _print([_python_part(a, top=True) for a in args], str(kwargs.get("sep", " ")))
     return None
+
+
+def _python_part(x: Any, top: bool = False) -> tuple[str, list[Any]]:
+    """Python's text for ``x``: a graph tensor as its values (``str``) at the top level, as
+    ``Tensor(shape=..., value=...)`` (``repr``) inside a tuple or list."""
+    if isinstance(x, (SymTensor, Parameter)):
+        dims = ", ".join(map(str, x.type.shape))
+        return ("{}" if top else f"Tensor(shape=[{dims}], dtype={x.type.dtype}, value={{}})"), [x]
+    if isinstance(x, (tuple, list)) and any(isinstance(v, (SymTensor, Parameter))
+                                           for v in _leaves(x)):
+        items = [_python_part(v) for v in x]
+        text = ", ".join(t for t, _ in items) + ("," if len(x) == 1 and isinstance(x, tuple)
+                                                 else "")
+        brackets = "()" if isinstance(x, tuple) else "[]"
+        return brackets[0] + text + brackets[1], [v for _, vs in items for v in vs]
+    return _escape(str(x) if top else repr(x)), []
 
 
 class _EffectPrimitive:
@@ -136,11 +150,11 @@ Depend = _primitive_class("Depend", depend)
 Print = _primitive_class("Print", print_)
 
 
-def _print(parts: list[tuple[str, Any]], sep: str) -> Any:
+def _print(parts: list[tuple[str, list[Any]]], sep: str) -> Any:
     """One ``Print`` node (a graph is being built) or one eager print of ``parts``: (format
-    text with ``{}`` where the value goes, the value or None)."""
+    text with a ``{}`` field per value, those values)."""
     format_ = sep.join(text for text, _ in parts)
-    values = [v for _, v in parts if v is not None]
+    values = [v for _, vs in parts for v in vs]
     builder = current_builder()
     if builder is None:
         print(print_text(format_, [v.asnumpy() for v in values]))
@@ -150,19 +164,19 @@ def _print(parts: list[tuple[str, Any]], sep: str) -> Any:
     return SymTensor(var, builder)
 
 
-def _print_part(x: Any) -> tuple[str, Any]:
+def _print_part(x: Any) -> tuple[str, list[Any]]:
     """``Print``'s text for one argument (MindSpore's layout), and its run-time value."""
     if isinstance(x, (SymTensor, Parameter)) or (isinstance(x, Tensor) and
                                                   current_builder() is None):
-        return _tensor_format(x.type), x
+        return _tensor_format(x.type), [x]
     if isinstance(x, Tensor):  # a constant inside a graph: its text is known now
-        return _escape(_tensor_format(x.type).format(str(x.asnumpy()))), None
+        return _escape(_tensor_format(x.type).format(str(x.asnumpy()))), []
     if isinstance(x, np.ndarray):
         return _print_part(Tensor(x))
     if isinstance(x, (tuple, list)):
         raise GraphTypeError("Print takes strings, numbers and tensors, not a "
                              f"{type(x).__name__}: unpack it with *", user_loc())
-    return _escape(str(x)), None
+    return _escape(str(x)), []
 
 
 def _tensor_format(t: TensorType) -> str:

@@ -1,0 +1,196 @@
+"""Elementwise fusion (numba target): runs of elementwise nodes over one output shape
+become one explicit loop nest whose intermediates are scalars.
+
+``FusedLoops`` is the part of the ``Lowerer`` that collects such a run (``group``) and
+emits it when a node that cannot join arrives (``flush``). Numba compiles one loop nest
+much faster than a chain of array expressions, keeps intermediates in registers and
+allocates only the results something outside the run uses. A result assigned whole to a
+weight is stored straight into it when that is safe (see ``assigned_weight``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from msc.ir.dtypes import DType
+from msc.ir.nodes import Const, Node, Value, Var
+from msc.ir.primitives import get
+from msc.ir.primitives.base import operand_dtype
+from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.types import ScalarType, tensor_of
+
+
+def literal(value: Any, dt: DType | None) -> str:
+    """A Python scalar as source, typed to ``dt`` so numpy and numba keep the dtype."""
+    text = repr(bool(value)) if isinstance(value, (bool, np.bool_)) else repr(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        text = f"float({str(value)!r})"
+    return f"{dtype_ref(dt)}({text})" if dt is not None else text
+
+
+class FusedLoops:
+    """The elementwise half of ``Lowerer`` (its attributes: ``target``, ``ns``, ``env``,
+    ``lines``, ``users``, ``all_defs``, ``group``, ``name_of``)."""
+
+    target: str
+    ns: Any
+    env: dict[Var, str]
+    lines: list[str]
+    users: dict[Any, list[Any]]
+    all_defs: dict[Var, Node]
+    group: list[Node]
+
+    def name_of(self, v: Value) -> str:
+        raise NotImplementedError
+
+    def compute_dtype(self, node: Node) -> DType | None:
+        kind = get(node.op).emit.get("compute", "out")
+        if kind == "none":
+            return None
+        if kind == "operands":
+            return operand_dtype(tuple(v.type for v in node.inputs))
+        if kind == "bool":
+            from msc.ir.dtypes import bool_
+            return bool_
+        return node.out.type.dtype  # type: ignore[union-attr]
+
+    def operands(self, node: Node, loaded: list[tuple[str, DType | None]]) -> list[str]:
+        """Operand sources cast to the op's compute dtype (Python scalars typed)."""
+        dt = self.compute_dtype(node)
+        keep = get(node.op).emit.get("keep", ())
+        out = []
+        for i, (v, (text, have)) in enumerate(zip(node.inputs, loaded)):
+            if isinstance(v, Const) and isinstance(v.type, ScalarType):
+                out.append(literal(v.value, None if i in keep else dt))
+            elif dt is None or have == dt or i in keep:
+                out.append(text)
+            elif self.target == "numba":
+                out.append(f"{dtype_ref(dt)}({text})")
+            else:
+                out.append(f"{text}.astype({dtype_ref(dt)})")
+        return out
+
+    def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
+        emit = get(node.op).emit
+        template = emit.get("scalar", emit["expr"]) if scalar else emit["expr"]
+        return template.format(*operands, **node.attr)
+
+    def elementwise_array(self, node: Node, args: list[str]) -> str:
+        loaded = [(a, _dtype(v)) for a, v in zip(args, node.inputs)]
+        text = self.expr(node, self.operands(node, loaded), scalar=False)
+        return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
+
+    def flush(self, before: Node | None = None) -> None:
+        """Emit the pending elementwise group as one loop nest (numba target); ``before``
+        is the node that ends the group, emitted right after the loop."""
+        group, self.group = self.group, []
+        if not group:
+            return
+        members = {n.out for n in group}
+        shape = group[0].out.type.shape  # type: ignore[union-attr]
+        outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
+                or n.out in self.users.get(None, ())]
+        inplace = {n.out: w for n in outs
+                   if (w := self.assigned_weight(n, group, before)) is not None}
+        for n in outs:
+            if n.out in inplace:
+                self.env[n.out] = self.name_of(inplace[n.out])
+                continue
+            self.env[n.out] = self.ns.fresh("v")
+            locs = loc_comment(n)
+            self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
+                              f"{dtype_ref(n.out.type.dtype)}){locs}")  # type: ignore
+        idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
+        pad = "    " * len(shape)
+        for k, (i, d) in enumerate(zip(idx, shape)):
+            self.lines.append("    " * k + f"for {i} in range({d}):")
+        scalars: dict[Value, tuple[str, DType | None]] = {}
+        for n in group:
+            loaded = [self.load(v, members, scalars, idx, shape, pad) for v in n.inputs]
+            t = self.ns.fresh("t")
+            dt = n.out.type.dtype  # type: ignore[union-attr]
+            text = self.expr(n, self.operands(n, loaded), scalar=True)
+            self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){loc_comment(n)}")
+            scalars[n.out] = (t, dt)
+            if n in outs and n.out not in inplace:
+                self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
+        for v in inplace:  # last: every read of the weight's element came before
+            self.lines.append(f"{pad}{self.env[v]}[{index(idx)}] = {scalars[v][0]}")
+
+    def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
+        """The weight the group may compute ``n`` straight into: ``n``'s one use is
+        ``write``, the node right after the loop, which assigns all of it to a weight of its
+        type; and the group reads that weight only element by element at the loop's own
+        index (storing each element last in its iteration is then safe)."""
+        if write is None or write.op != "Assign" or write.inputs[1] is not n.out or \
+                self.users.get(n.out) != [write.out]:
+            return None
+        weight = write.inputs[0]
+        if tensor_of(weight.type) != n.out.type:
+            return None
+        members = {m.out for m in group}
+        for m in group:
+            if any(v not in members and not self.same_index(v, weight) for v in m.inputs):
+                return None
+        return weight  # type: ignore[return-value]
+
+    def same_index(self, v: Value, weight: Value) -> bool:
+        """Whether reading ``v`` at the loop's index cannot see another element of
+        ``weight``: ``v`` is the weight itself (a Load), another buffer, or a new array."""
+        while isinstance(v, Var) and v is not weight:
+            node = self.all_defs.get(v)
+            if node is None:
+                return True  # an input or another weight
+            if node.op in ("Load", "Depend"):
+                v = node.inputs[0]
+            elif node.op in ("If", "Call", "While") or get(node.op).view:
+                return not self.may_view(v, weight)
+            else:
+                return True  # computed into a new array
+        return True
+
+    def may_view(self, v: Value, weight: Value) -> bool:
+        """Whether ``v`` may be a view (reshaped, transposed, ...) of ``weight``."""
+        while isinstance(v, Var):
+            if v is weight:
+                return True
+            node = self.all_defs.get(v)
+            if node is None:
+                return False
+            if node.op in ("If", "Call", "While"):
+                return True  # what a region or callee returns is not followed
+            if not get(node.op).view:
+                return False
+            v = node.inputs[0]
+        return False
+
+    def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
+             idx: list[str], shape: tuple[int, ...], pad: str) -> tuple[str, DType | None]:
+        if v in scalars:
+            return scalars[v]
+        if isinstance(v, Const) and isinstance(v.type, ScalarType):
+            return literal(v.value, None), None
+        t = tensor_of(v.type)
+        assert t is not None and v not in members
+        offset = len(shape) - t.ndim
+        parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
+                 for k, d in enumerate(t.shape)]
+        name = self.ns.fresh("a")
+        self.lines.append(f"{pad}{name} = {self.name_of(v)}[{index(parts)}]")
+        scalars[v] = (name, t.dtype)
+        return scalars[v]
+
+
+def _dtype(v: Value) -> DType | None:
+    t = tensor_of(v.type)
+    return t.dtype if t is not None else None
+
+
+def loc_comment(node: Node) -> str:
+    """The user's file and line as a trailing comment of a generated line."""
+    if node.loc is None:
+        return ""
+    return f"  # {os.path.basename(node.loc.file)}:{node.loc.line}"

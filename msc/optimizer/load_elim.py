@@ -308,12 +308,18 @@ class _Order:
 
     def operands_from(self, node: Node, at: int, i: int) -> set[Node] | None:
         """``node`` and the nodes between ``at`` and ``i`` it needs, if all can move above
-        ``at``; else None."""
+        ``at``; else None. A ``Load`` of a weight nothing there writes may come along: it
+        then reads the state the write at ``at`` takes (see ``move``)."""
+        jumped = set().union(*self.writes[at:i])
         group: set[Node] = set()
         stack = [node]
         while stack:
             n = stack.pop()
             if n in group:
+                continue
+            if n.op == "Load" and self.state_before(at) is not None and \
+                    n.inputs[0] not in jumped:
+                group.add(n)
                 continue
             if n is not node and not _movable(n, self.buffers):
                 return None
@@ -321,15 +327,25 @@ class _Order:
             stack += [self.nodes[k] for v in n.inputs if at <= (k := self.where(v)) < i]
         return group
 
+    def state_before(self, at: int) -> Value | None:
+        """The state the write at ``at`` takes (None for a branch or a loop)."""
+        write = self.nodes[at]
+        return write.inputs[-1] if write.op in WRITES else None
+
     def after_operands(self, node: Node, i: int) -> int:
         """The first position after every operand of ``nodes[i]`` defined in the list."""
         return max((k + 1 for v in node.inputs if 0 <= (k := self.where(v)) < i), default=0)
 
     def move(self, group: set[Node], at: int, i: int) -> None:
-        """``group`` (nodes between ``at`` and ``i``) moved to ``at``, in their order."""
+        """``group`` (nodes between ``at`` and ``i``) moved to ``at``, in their order; a
+        moved ``Load`` reads the state before the write it jumps (the same value: nothing
+        it jumps writes its weight)."""
         span = self.nodes[at:i + 1]
-        self.nodes[at:i + 1] = [n for n in span if n in group] + \
-            [n for n in span if n not in group]
+        state = self.state_before(at)
+        moved = [n if n.op != "Load" else
+                 Node(n.op, (n.inputs[0], state), n.attrs, n.out, n.loc)  # type: ignore
+                 for n in span if n in group]
+        self.nodes[at:i + 1] = moved + [n for n in span if n not in group]
         for k in range(at, i + 1):
             self.position[self.nodes[k].out] = k
             self.writes[k] = self.buffers.writes(self.nodes[k])

@@ -383,3 +383,37 @@ def test_a_shared_graph_result_is_copied_or_read_before_its_weight_is_written(le
         assert sum(1 for n in compiled.module.entry_graph.nodes if n.op == "Call") == 2
         assert count(compiled, "TensorMove") == (1 if level == 1 else 0)
     np.testing.assert_allclose(CallsThenWrites()(Tensor(x)).asnumpy(), [12.0, 24.0])
+
+
+class TwoWeights(nn.Cell):
+    """The old value of ``p`` is used with ``m``, loaded after ``p``'s write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.p = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="p")
+        self.m = Parameter(Tensor(np.array([3.0, 4.0], np.float32)), name="m")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        a = self.p * 1
+        ops.assign(self.p, x)
+        acc = a * self.m + 1.0
+        ops.assign(self.m, acc)
+        return acc + self.p
+
+
+def test_level_2_moves_a_load_of_another_weight_along_with_the_read() -> None:
+    x = np.array([10.0, 20.0], np.float32)
+    want = np.array([1.0, 2.0]) * [3.0, 4.0] + 1.0
+    for level, copies in ((1, 1), (2, 0)):
+        for target in TARGETS:
+            out, net, compiled = run_at(level, TwoWeights, x, target=target)
+            np.testing.assert_allclose(out, want + x)
+            np.testing.assert_allclose(net.m.asnumpy(), want)
+            assert count(compiled, "TensorMove") == copies
+    _, _, compiled = run_at(2, TwoWeights, x)
+    nodes = compiled.module.entry_graph.nodes
+    ops_ = [n.op for n in nodes]
+    # the Load of m (in the state before p's write) and the read come before that write
+    assert ops_.index("Mul") < ops_.index("Assign")
+    load_m = next(n for n in nodes if n.op == "Load" and n.inputs[0].hint == "m")
+    assert ops_.index("Load", 1) == nodes.index(load_m) < ops_.index("Assign")

@@ -7,8 +7,10 @@ Artifacts never import msc; this module is the only code that writes or reads th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import io
 import json
 import os
 import re
@@ -202,8 +204,8 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
         # copies: the run may write weights in place; and its prints are not the user's
         weights = [a.copy() for a in (module.load_weights() if arrays is None else arrays)]
-        module._QUIET.append(True)
-        module.run(*zeros, *weights)
+        with contextlib.redirect_stdout(io.StringIO()):
+            module.run(*zeros, *weights)
     except (MscError, OSError):
         raise
     except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug

@@ -187,3 +187,43 @@ def test_a_read_between_the_value_and_its_write_sees_the_old_weight(level: int) 
     out = compile_entry(net, [arg_spec(x)], store=None, target="numba").run([Tensor(x)])
     np.testing.assert_allclose(out.asnumpy(), x @ np.arange(4).reshape(2, 2))
     np.testing.assert_allclose(net.w.asnumpy(), x * 2)
+
+
+CACHED = '''
+import sys
+import numpy as np
+import msc as ms
+from msc import nn, ops, Tensor, Parameter
+from msc.driver import COUNTERS
+
+ms.set_context(mode=ms.GRAPH_MODE, enable_compile_cache=True, compile_cache_path=sys.argv[1])
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.steps = Parameter(Tensor(np.array(0, np.int32)), name="steps")
+
+    def construct(self, x):
+        ops.assign_add(self.steps, 1)
+        ops.print_("step", self.steps)
+        return x * self.steps
+
+
+net = Net()
+for _ in range(2):
+    print("out", net(Tensor(np.ones(2, np.float32))).asnumpy().tolist())
+print("compiles", COUNTERS["codegen"])
+'''
+
+
+def test_prints_and_writes_of_a_cached_entry_on_a_miss_and_on_a_hit(tmp_path: Path) -> None:
+    """The compile cache's warm-up run on a miss silences its own prints only."""
+    (tmp_path / "model.py").write_text(CACHED)
+    want = ["step", "Tensor(shape=[], dtype=Int32, value=1)", "out [1.0, 1.0]",
+            "step", "Tensor(shape=[], dtype=Int32, value=2)", "out [2.0, 2.0]"]
+    for compiles in (1, 0):  # a miss, then a hit in a new process
+        run = subprocess.run([sys.executable, "model.py", str(tmp_path / "cache")],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == want + [f"compiles {compiles}"]

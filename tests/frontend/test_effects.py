@@ -451,3 +451,41 @@ def test_print_of_tensors_inside_tuples_prints_as_eager_python_does(capfd) -> No
         "pair: (Tensor(shape=[2], dtype=Float32, value=[1. 2.]), Tensor(shape=[2], "
         "dtype=Float32, value=[2. 4.])) [Tensor(shape=[2], dtype=Float32, value=[1. 2.])] "
         "{braces}\n")
+
+
+class Tangled(nn.Cell):
+    """Writes under nested tensor ifs in a while loop with a break, and in a branch that
+    returns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+        self.n = Parameter(Tensor(np.array(0, np.int32)), name="n")
+
+    def construct(self, x, k):  # type: ignore[no-untyped-def]
+        i = 0
+        while i < k:
+            if x.sum() > 10:
+                break
+            if x.sum() > 0:
+                if x[0] > 1:
+                    ops.assign_add(self.n, 2)
+                else:
+                    ops.assign_add(self.n, 1)
+            x = x + self.w
+            i = i + 1
+        if x.sum() > 5:
+            ops.assign(self.w, x)
+            return x * 2
+        return x - self.w
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_writes_under_nested_control_flow_match_eager(target: str) -> None:
+    k = np.array(4)
+    for start, want_n in (([1.0, 1.0], 5), ([-5.0, -5.0], 0), ([20.0, 0.0], 0)):
+        x = np.array(start, np.float32)
+        out, net, eager, eager_net = compiled_and_eager(Tangled, x, k, target=target)
+        np.testing.assert_allclose(out.asnumpy(), eager.asnumpy())
+        assert net.n.asnumpy() == eager_net.n.asnumpy() == want_n
+        np.testing.assert_allclose(net.w.asnumpy(), eager_net.w.asnumpy())

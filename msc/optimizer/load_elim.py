@@ -12,9 +12,10 @@ buffer read after that write, the read sees the new value. The level, MindSpore'
   its weight, in program order. "May" counts as "does": a write inside an ``If`` branch
   counts whichever branch runs, and a loop's writes also precede its reads on the next
   iteration.
-- 2: first moves each such read (a pure computation, with the pure computations its
-  operands need) above the write, where its operands allow; then copies what is still
-  read after a write. The fewest copies that keep results right.
+- 2: first moves each such read (a pure computation, with the pure computations and
+  the loads of other weights its operands need, and then its pure consumers) above the
+  write, where its operands allow; then copies what is still read after a write. The
+  fewest copies that keep results right, in linear time.
 - 3: no copies: the least memory; a read after a write sees the new value, so results
   may be wrong (the tutorial's "accuracy is not ensured").
 """
@@ -231,7 +232,7 @@ def _hoist_graph(graph: Graph) -> tuple[Graph, int]:
     """Each pure read of a buffer after a write of its weight, moved above the write when
     its operands allow (in every node list: the graph's and its regions')."""
     buffers = _Buffers(graph)
-    buffers.hazards()  # fills sources and weights
+    buffers.hazards()  # fills its sources and weights (the copies come after the moves)
     moved = 0
 
     def one(g: Graph) -> Graph:

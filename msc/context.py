@@ -23,7 +23,7 @@ _DEFAULTS: dict[str, Any] = {
     "enable_compile_cache": None,  # None: MSC_COMPILER_CACHE_ENABLE decides
     "compile_cache_path": "",  # "": MSC_COMPILER_CACHE_PATH, else the per-user default
     "reuse": "lazy_inline",  # which Cells become shared graphs: lazy_inline, auto or off
-    "if_to_select": True,  # cheap, effect-free tensor ifs become Select
+    "if_to_select": True,  # cheap tensor ifs that do not print become Select
     "side_effect_load_elim": None,  # 0-3; None: MSC_SIDE_EFFECT_LOAD_ELIM, else 1
 }
 #: The options that change generated code: they are part of the compile cache's key.

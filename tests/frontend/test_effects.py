@@ -489,3 +489,73 @@ def test_writes_under_nested_control_flow_match_eager(target: str) -> None:
         np.testing.assert_allclose(out.asnumpy(), eager.asnumpy())
         assert net.n.asnumpy() == eager_net.n.asnumpy() == want_n
         np.testing.assert_allclose(net.w.asnumpy(), eager_net.w.asnumpy())
+
+
+# --- if->select with writes: each branch's writes become values, one write after -------------
+
+
+class SelectedWrites(nn.Cell):
+    """Writes in both branches: different weights, a read after a write in the branch,
+    AssignAdd/AssignSub, a number and a broadcast value, and a read after the if."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1.0, 2.0, 3.0], np.float32)), name="w")
+        self.v = Parameter(Tensor(np.array([[1, 2, 3], [4, 5, 6]], np.int32)), name="v")
+        self.n = Parameter(Tensor(np.array(0, np.int32)), name="n")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        if x.sum() > 0:
+            ops.assign(self.w, x * 2)
+            y = self.w + 1  # reads the branch's write
+            ops.assign_add(self.n, 1)
+            ops.assign(self.v, 7)
+        else:
+            y = self.w * 3
+            ops.assign_sub(self.n, 2)
+            ops.assign(self.w, x[0])  # a 0-d value broadcast to the weight's shape
+        return y + self.w
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_if_that_only_writes_becomes_selects_and_one_write_per_weight(target: str) -> None:
+    for sign in (1.0, -1.0):
+        x = np.array([0.5, 1.0, 1.5], np.float32) * sign
+        out, net, eager, eager_net = compiled_and_eager(SelectedWrites, x, target=target)
+        np.testing.assert_allclose(out.asnumpy(), eager.asnumpy())
+        for name, value in params_of(eager_net).items():
+            np.testing.assert_array_equal(params_of(net)[name], value)
+    ms.set_context(if_to_select=True)
+    compiled = compile_entry(SelectedWrites(), [arg_spec(x)], store=None, target=target)
+    ops_ = [n.op for n in iter_nodes(compiled.module)]
+    assert "If" not in ops_ and ops_.count("Assign") == 3 and "AssignAdd" not in ops_
+    assert compiled.report.notes[0].startswith("if_to_select: 1 tensor if(s) became Select")
+
+
+def test_an_if_that_prints_stays_an_if() -> None:
+    compiled = compile_entry(BranchWrites(), [arg_spec(np.ones(2, np.float32))], store=None)
+    assert [n.op for n in compiled.module.entry_graph.nodes].count("If") == 1
+    assert any("a branch has a side effect (Print)" in note for note in compiled.report.notes)
+
+
+class CountPositives(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = Parameter(Tensor(np.array(0, np.int32)), name="count")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        for i in range(6):
+            if x[i] > 0:
+                ops.assign_add(self.count, 1)
+        return x * 1
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_counting_in_unrolled_ifs_compiles_to_straight_line_code(target: str) -> None:
+    x = np.array([1.0, -2.0, 3.0, 0.0, 5.0, -1.0], np.float32)
+    net = CountPositives()
+    compiled = compile_entry(net, [arg_spec(x)], store=None, target=target)
+    assert "If" not in {n.op for n in iter_nodes(compiled.module)}
+    for k in range(1, 3):
+        compiled.run([Tensor(x)])
+        assert net.count.asnumpy() == 3 * k

@@ -19,6 +19,7 @@ from msc.ir.dtypes import DType
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import get
 from msc.ir.primitives.base import operand_dtype
+from msc.ir.primitives.effects import WRITES
 from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.types import ScalarType, tensor_of
 
@@ -42,6 +43,7 @@ class FusedLoops:
     users: dict[Any, list[Any]]
     all_defs: dict[Var, Node]
     group: list[Node]
+    written: set[Var]  # values a fused loop already wrote into their weight
 
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
@@ -95,6 +97,7 @@ class FusedLoops:
                 or n.out in self.users.get(None, ())]
         inplace = {n.out: w for n in outs
                    if (w := self.assigned_weight(n, group, before)) is not None}
+        self.written |= set(inplace)
         for n in outs:
             if n.out in inplace:
                 self.env[n.out] = self.name_of(inplace[n.out])
@@ -117,15 +120,20 @@ class FusedLoops:
             scalars[n.out] = (t, dt)
             if n in outs and n.out not in inplace:
                 self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
-        for v in inplace:  # last: every read of the weight's element came before
-            self.lines.append(f"{pad}{self.env[v]}[{index(idx)}] = {scalars[v][0]}")
+        for v, w in inplace.items():  # last: every read of the weight's element came before
+            element, t = f"{self.env[v]}[{index(idx)}]", scalars[v][0]
+            if before.op != "Assign":  # type: ignore[union-attr]
+                op = "+" if before.op == "AssignAdd" else "-"  # type: ignore[union-attr]
+                t = f"{dtype_ref(w.type.tensor.dtype)}({element} {op} {t})"  # type: ignore
+            self.lines.append(f"{pad}{element} = {t}")
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
-        """The weight the group may compute ``n`` straight into: ``n``'s one use is
-        ``write``, the node right after the loop, which assigns all of it to a weight of its
-        type; and the group reads that weight only element by element at the loop's own
-        index (storing each element last in its iteration is then safe)."""
-        if write is None or write.op != "Assign" or write.inputs[1] is not n.out or \
+        """The weight the group may compute ``n`` straight into (or add it to, subtract it
+        from): ``n``'s one use is ``write``, the node right after the loop, which assigns
+        all of it to a weight of its type; and the group reads that weight only element by
+        element at the loop's own index (storing each element last in its iteration is
+        then safe)."""
+        if write is None or write.op not in WRITES or write.inputs[1] is not n.out or \
                 self.users.get(n.out) != [write.out]:
             return None
         weight = write.inputs[0]

@@ -102,6 +102,7 @@ class Lowerer(FusedLoops):
         self.group: list[Node] = []
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
+        self.written: set[Var] = set()
 
     # --- operands -------------------------------------------------------------------
 
@@ -182,7 +183,7 @@ class Lowerer(FusedLoops):
         self.env[node.out] = out
         if prim is not None and "lines" in prim.emit:  # writes and prints: statements
             args = [self.name_of(v) for v in node.inputs]
-            if node.op == "Assign" and args[1] == args[0]:  # computed in place (see flush)
+            if node.inputs[1] in self.written:  # the fused loop wrote it (see flush)
                 self.env[node.out] = args[0]
                 return
             lines = prim.emit["lines"](args, node, out, self.target)

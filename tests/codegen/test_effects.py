@@ -227,3 +227,29 @@ def test_prints_and_writes_of_a_cached_entry_on_a_miss_and_on_a_hit(tmp_path: Pa
                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
         assert run.stdout.splitlines() == want + [f"compiles {compiles}"]
+
+
+class Step(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.p = Parameter(Tensor(np.arange(4, dtype=np.float32)), name="p")
+        self.q = Parameter(Tensor(np.arange(4, dtype=np.int32)), name="q")
+
+    def construct(self, g):  # type: ignore[no-untyped-def]
+        ops.assign_sub(self.p, g * 0.5)
+        ops.assign_add(self.q, g.astype(ms.int32) * 2)
+        return self.p * 1
+
+
+def test_a_fused_loop_adds_to_and_subtracts_from_a_weight_in_place() -> None:
+    g = np.array([1.0, 2.0, -1.0, 4.0], np.float32)
+    net = Step()
+    compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
+    for k in (1, 2):
+        np.testing.assert_allclose(compiled.run([Tensor(g)]).asnumpy(), np.arange(4) - k * g / 2)
+        np.testing.assert_array_equal(net.q.asnumpy(), np.arange(4) + k * 2 * g.astype(np.int32))
+    lines = [line.strip() for line in compiled.spec.kernel.lines]
+    assert any(line.startswith("p[i0") and "= np.float32(p[i0" in line and " - " in line
+               for line in lines)
+    assert any(line.startswith("q[i0") and " + " in line for line in lines)
+    assert not any(line.startswith(("p[...]", "q[...]")) for line in lines)

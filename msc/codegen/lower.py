@@ -21,6 +21,7 @@ from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.dtypes import float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import get
+from msc.ir.primitives.effects import WRITES
 from msc.ir.rewrite import callee, regions, tuple_parts, walk
 from msc.ir.types import MonadType, TensorType, TupleType, tensor_of
 
@@ -183,7 +184,7 @@ class Lowerer(FusedLoops):
         self.env[node.out] = out
         if prim is not None and "lines" in prim.emit:  # writes and prints: statements
             args = [self.name_of(v) for v in node.inputs]
-            if node.inputs[1] in self.written:  # the fused loop wrote it (see flush)
+            if node.op in WRITES and node.inputs[1] in self.written:  # see fusion.flush
                 self.env[node.out] = args[0]
                 return
             lines = prim.emit["lines"](args, node, out, self.target)

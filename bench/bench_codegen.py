@@ -400,6 +400,15 @@ def med(rows: list[dict[str, Any]], key: str) -> float | None:
 Results = dict[str, "list[dict[str, Any]] | None"]  # system -> one row per round
 
 
+def row_problem(rows: list[dict[str, Any]] | None) -> str | None:
+    """Why a case has no figures: "not installed" (no rows), "failed: ..." (a worker's
+    error), else None."""
+    if rows is None:
+        return "not installed"
+    bad = [r["error"] for r in rows if "error" in r]
+    return f"failed: {bad[0][:120]}" if bad else None
+
+
 def table(workload: str, results: Results) -> str:
     jax_rows = [r for r in results.get("jax") or [] if "per_call_s" in r]
     header = ("| system | per call | ÷ JAX per call | import | first call (compile + run) "
@@ -408,12 +417,8 @@ def table(workload: str, results: Results) -> str:
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for system in [s for s in SYSTEMS if s in results]:
         rows = results[system]
-        if rows is None:
-            out.append(f"| {LABELS[system]} | not installed | | | | | |")
-            continue
-        bad = [r["error"] for r in rows if "error" in r]
-        if bad:
-            out.append(f"| {LABELS[system]} | failed: {bad[0][:120]} | | | | | |")
+        if (problem := row_problem(rows)) is not None:
+            out.append(f"| {LABELS[system]} | {problem} | | | | | |")
             continue
         ratios = [r["per_call_s"] / j["per_call_s"] for r in rows for j in jax_rows
                   if j["round"] == r["round"]]

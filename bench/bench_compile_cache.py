@@ -84,6 +84,27 @@ def numba_init() -> None:
     cpu_target.target_context.refresh()
 
 
+def start_msc() -> tuple[float, float]:
+    """Seconds to import msc, then to set Numba up (``numba_init``): the two start-up costs
+    workers report apart from their first call."""
+    t0 = time.perf_counter()
+    import msc  # noqa: F401
+    import msc.frontend.jit  # noqa: F401
+    import_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    numba_init()
+    return import_s, time.perf_counter() - t0
+
+
+def init_note(inits: list[float], column: str) -> list[str]:
+    """The report line on Numba's set-up time, kept out of ``column`` (none without data)."""
+    if not inits:
+        return []
+    return [f"- Numba's one-time per-process set-up (import + registry refresh), done before "
+            f"msc's timed call and not in its {column} column: "
+            f"{fmt_s(statistics.median(inits))} (median over all msc processes)."]
+
+
 def setup_msc(system: str, cache_dir: str) -> Setup:
     import numpy as np
 

@@ -45,9 +45,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, run_in_worker,
-                           save_json, time_per_call)
-from bench_compile_cache import numba_init
+from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, row_problem,
+                           run_in_worker, save_json, time_per_call)
+from bench_compile_cache import init_note, start_msc
 from bench_reuse import numba_compiles, numba_events
 
 CASES = {  # workload -> case -> (system, label)
@@ -170,17 +170,13 @@ def setup_msc(case: str) -> Setup:
     import numpy as np
 
     global ops
-    t0 = time.perf_counter()
+    import_s, init_s = start_msc()
     import msc as ms
     from msc import nn
     from msc import ops as msc_ops
     from msc.frontend.jit import cell_cache
     from msc.ops import composite as C
     from msc.ops import functional as F
-    import_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    numba_init()
-    init_s = time.perf_counter() - t0
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="numba", enable_compile_cache=False,
                    if_to_select=case != "msc-if-off")
     if WORKLOAD_OF[case] == "nets":
@@ -341,12 +337,8 @@ def table(workload: str, results: Results) -> str:
         if case not in results:
             continue
         rows, blanks = results[case], " |" * (4 if nets else 2)
-        if rows is None:
-            out.append(f"| {label} | not installed | |{blanks}")
-            continue
-        bad = [r["error"] for r in rows if "error" in r]
-        if bad:
-            out.append(f"| {label} | failed: {bad[0][:120]} | |{blanks}")
+        if (problem := row_problem(rows)) is not None:
+            out.append(f"| {label} | {problem} | |{blanks}")
             continue
         cells = [fmt_s(med(rows, lambda r: r["first_s"])),
                  fmt_s(med(rows, lambda r: r["per_call_s"]))]
@@ -405,13 +397,9 @@ def notes(results: Results) -> list[str]:
         fa, fb = first(a), first(b)
         if fa is not None and fb is not None:
             lines.append(f"- {what}: {fa / fb:.2f}x")
-    inits = [r["init_s"] for case, rows in results.items() if SYSTEM_OF[case] == "msc"
-             and ok(rows) for r in rows]  # type: ignore[union-attr]
-    if inits:
-        lines.append(f"- Numba's one-time per-process set-up (import + registry refresh), done "
-                     f"before msc's timed call and not in its first-call column: "
-                     f"{fmt_s(statistics.median(inits))} (median over all msc processes).")
-    return lines
+    return lines + init_note([r["init_s"] for case, rows in results.items()
+                              if SYSTEM_OF[case] == "msc" and ok(rows)
+                              for r in rows], "first-call")  # type: ignore[union-attr]
 
 
 def versions(results: Results) -> str:

@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json, time_per_call
-from bench_compile_cache import numba_init
+from bench_compile_cache import init_note, numba_init
 
 SYSTEMS = ("msc", "msc-off", "ms-lazy", "ms-plain", "jax")
 PEER_OF = {"ms-lazy": "mindspore", "ms-plain": "mindspore", "jax": "jax"}
@@ -423,13 +423,9 @@ def notes(results: Results, args: argparse.Namespace) -> list[str]:
         if _ok(a) and _ok(b):
             ratio = med(b, lambda r: r["first_s"]) / med(a, lambda r: r["first_s"])  # type: ignore
             lines.append(f"- {label}: compile(N={hi}) / compile(N={lo}) = {ratio:.2f}")
-    inits = [r["init_s"] for s in ("msc", "msc-off") for rows in results.get(s, {}).values()
-             if _ok(rows) for r in rows]  # type: ignore[union-attr]
-    if inits:
-        lines.append(f"- Numba's one-time per-process set-up (import + registry refresh), "
-                     f"done before msc's timed call and not in its compile column: "
-                     f"{fmt_s(statistics.median(inits))} (median over all msc processes).")
-    return lines
+    return lines + init_note([r["init_s"] for s in ("msc", "msc-off")
+                              for rows in results.get(s, {}).values() if _ok(rows)
+                              for r in rows], "compile")  # type: ignore[union-attr]
 
 
 def versions(results: Results) -> str:

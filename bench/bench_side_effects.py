@@ -54,9 +54,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, run_in_worker,
-                           save_json, time_per_call)
-from bench_compile_cache import numba_init
+from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, row_problem,
+                           run_in_worker, save_json, time_per_call)
+from bench_compile_cache import init_note, start_msc
 from bench_control import med
 
 N_PARAMS, SIZE, TOL = 32, 1 << 16, 1e-4
@@ -155,14 +155,10 @@ Setup = tuple[Callable[[], Any], Callable[[Any], tuple[Any, list[Any]]], Callabl
 def setup_msc(level: int, weights: Any, x: Any) -> Setup:
     import numpy as np
 
-    t0 = time.perf_counter()
+    import_s, init_s = start_msc()
     import msc as ms
     from msc import nn, ops
     from msc.frontend.jit import cell_cache
-    import_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    numba_init()
-    init_s = time.perf_counter() - t0
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="numba", enable_compile_cache=False,
                    side_effect_load_elim=level)
     net = ema_cell(ms, nn, ops, weights)
@@ -265,12 +261,8 @@ def table(results: Results) -> str:
         if case not in results:
             continue
         rows, head = results[case], f"| {LABELS[system]} | {level} |"
-        if rows is None:
-            out.append(f"{head} not installed | | | | | | | |")
-            continue
-        bad = [r["error"] for r in rows if "error" in r]
-        if bad:
-            out.append(f"{head} failed: {bad[0][:120]} | | | | | | | |")
+        if (problem := row_problem(rows)) is not None:
+            out.append(f"{head} {problem} | | | | | | | |")
             continue
         r0 = rows[0]
         copies = (f"{r0['moves']} / {r0['loads']} | {r0['bytes'] / 2**20:.2f} MiB | "
@@ -301,11 +293,8 @@ def notes(results: Results) -> list[str]:
             lines.append(f"- msc level 2 against level 1: {one['moves'] - two['moves']} fewer "
                          f"copies, {two['arrays'] - one['arrays']:+d} arrays allocated per "
                          f"call.")
-    inits = [r["init_s"] for c, rows in good.items() if CASES[c][0] == "msc" for r in rows]
-    if inits:
-        lines.append(f"- Numba's one-time per-process set-up, done before msc's timed first "
-                     f"call: {fmt_s(statistics.median(inits))}.")
-    return lines
+    return lines + init_note([r["init_s"] for c, rows in good.items() if CASES[c][0] == "msc"
+                              for r in rows], "first-call")
 
 
 def report(results: Results, args: argparse.Namespace, start: datetime) -> str:

@@ -196,7 +196,7 @@ def setup_msc(case: str) -> Setup:
 
         (compiled,) = cache().entries.values()
         module = compiled.module
-        entry = [n.op for n in module.entry_graph.nodes]
+        entry = [n.op.name for n in module.entry_graph.nodes]
         return {"import_s": import_s, "init_s": init_s, "version": ms.__version__,
                 "entry_nodes": len(entry), "select": entry.count("Select"),
                 "if": entry.count("If"), "all_nodes": sum(1 for _ in iter_nodes(module)),

@@ -167,11 +167,11 @@ def setup_msc(level: int, weights: Any, x: Any) -> Setup:
     def info() -> dict[str, Any]:
         (compiled,) = cell_cache(net).entries.values()
         nodes = compiled.module.entry_graph.nodes
-        moves = [n.out.type for n in nodes if n.op == "TensorMove"]
+        moves = [n.out.type for n in nodes if n.op.name == "TensorMove"]
         load_elim = [p for p in compiled.report.as_dicts() if p["name"] == "load_elim"]
         return {"arrays": arrays_per_call(lambda: net(xt)), "import_s": import_s,
                 "init_s": init_s, "version": ms.__version__,
-                "loads": sum(n.op == "Load" for n in nodes), "moves": len(moves),
+                "loads": sum(n.op.name == "Load" for n in nodes), "moves": len(moves),
                 "bytes": sum(t.size * np.dtype(t.dtype.np).itemsize for t in moves),
                 "phases": dict(compiled.timings), "notes": list(compiled.report.notes),
                 "load_elim_s": sum(p["seconds"] or 0.0 for p in load_elim)}

@@ -66,7 +66,7 @@ def main() -> None:
     compiled = next(iter(cell_cache(net).entries.values()))
     for graph in compiled.module.graphs:
         calls = sum(1 for g in compiled.module.graphs for n in g.nodes
-                    if n.op == "Call" and n.attr["graph"] is graph)
+                    if n.op.name == "Call" and n.attr["graph"] is graph)
         used = f", called from {calls} sites" if calls else ""
         print(f"@{graph.name}: {len(graph.nodes)} nodes{used}")
     print(f"N = {args.n}, reuse {args.reuse}: compile and first run {seconds:.2f} s, "

@@ -44,7 +44,7 @@ def main() -> None:
         out = fn(ms.Tensor([0]), ms.Tensor([1]))
         seconds = time.time() - start
         compiled = next(iter(fn.cache.entries.values()))
-        ops_ = [n.op for n in compiled.module.entry_graph.nodes]
+        ops_ = [n.op.name for n in compiled.module.entry_graph.nodes]
         print(f"{fn.__name__}: {out}  compile and run {seconds:.2f} s, "
               f"{ops_.count('Select')} Select, {ops_.count('If')} If")
 

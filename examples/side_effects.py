@@ -94,7 +94,7 @@ def main() -> None:
     for level in range(4):
         ms.set_context(side_effect_load_elim=level)
         compiled, out = compile_and_run(ForwardNet(), x, args.target)
-        ops_ = [n.op for n in compiled.module.entry_graph.nodes]
+        ops_ = [n.op.name for n in compiled.module.entry_graph.nodes]
         print(f"level {level}: result {out}, {ops_.count('Assign')} Assign, "
               f"{ops_.count('Load')} Load, {ops_.count('TensorMove')} TensorMove")
         if not args.no_ir:

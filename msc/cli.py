@@ -22,6 +22,7 @@ import warnings
 from types import ModuleType
 from typing import Any, Sequence
 
+from msc._version import VERSION
 from msc.errors import GraphTypeError, MscError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
@@ -95,7 +96,7 @@ def find_entry(module: ModuleType, name: str | None) -> Any:
 
 
 def entry_specs(entry: Any, inputs: Sequence[str]) -> tuple[Any, ...]:
-    from msc.driver import arg_spec
+    from msc.compiler import arg_spec
     from msc.frontend.jit import JitFunction
 
     if inputs:
@@ -107,7 +108,7 @@ def entry_specs(entry: Any, inputs: Sequence[str]) -> tuple[Any, ...]:
 
 
 def cmd_ir(args: argparse.Namespace) -> int:
-    from msc.driver import compile_entry
+    from msc.compiler import compile_entry
     from msc.ir.printer import print_module
 
     entry = find_entry(load_model_file(args.model), args.entry)
@@ -130,7 +131,7 @@ def entry_name(entry: Any, given: str | None) -> str:
 def cmd_compile(args: argparse.Namespace) -> int:
     from msc.cache import CacheStore, default_path
     from msc.codegen.artifact import export_artifact, write_artifact
-    from msc.driver import compile_entry
+    from msc.compiler import compile_entry
 
     entry = find_entry(load_model_file(args.model), args.entry)
     specs = entry_specs(entry, args.input)
@@ -164,8 +165,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         info = export_artifact(compiled, args.output)
     else:
         try:
-            info = write_artifact(compiled, args.target, args.output, entry_name=name,
-                                  input_specs=specs, precompile=True, progress=progress)
+            info = write_artifact(compiled, args.output, entry_name=name, input_specs=specs,
+                                  precompile=True, progress=progress)
         finally:
             if progress is not None:
                 progress.close()
@@ -262,6 +263,7 @@ def _tensor(t: Any) -> str:
 def describe_graphs(compiled: Any) -> str:
     """One block per graph: inputs, weights (count and size), outputs and node count."""
     from msc.codegen.artifact import describe_output
+    from msc.ir.primitives import Op
     from msc.ir.rewrite import walk
     from msc.ir.types import tensor_of
 
@@ -271,7 +273,7 @@ def describe_graphs(compiled: Any) -> str:
                         if (t := tensor_of(p.type)) is not None) or "none"
         ws = [t for p in graph.weights if (t := tensor_of(p.type)) is not None]
         sites = sum(1 for g in compiled.module.graphs for n in walk(g)
-                    if n.op == "Call" and n.attr["graph"] is graph)
+                    if n.op is Op.Call and n.attr["graph"] is graph)
         shared = f", shared: called from {sites} sites" if sites else ""
         lines.append(f"graph @{graph.name}: {sum(1 for _ in walk(graph))} nodes{shared}")
         lines.append(f"  inputs   {ins}")
@@ -320,6 +322,7 @@ REUSE_HELP = ("which Cells compile once and are called from every instance: lazy
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="msc", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"msc {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
     ir = sub.add_parser("ir", help="print the optimized IR of a Cell or @jit function")
     ir.add_argument("model", help="the Python file that defines the model")

@@ -1,4 +1,5 @@
-"""The compile cache: dependency records (``record.py``) and the on-disk store (``store.py``).
+"""The compile cache: dependency records (``record.py``), the entry key (``key.py``) and
+the on-disk store (``store.py``); ``msc.compiler`` drives them.
 
 A new process that compiles what an earlier one compiled, with every source file and
 constant it depended on unchanged, loads the earlier result instead: no parsing,
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import os
 
+from msc.cache.key import entry_key
 from msc.cache.record import DepRecord, NotCacheable, record
 from msc.cache.store import MISMATCH, CacheStore, CacheWarning, Lookup
 
 __all__ = ["CacheStore", "CacheWarning", "DepRecord", "Lookup", "MISMATCH", "NotCacheable",
-           "default_path", "record"]
+           "default_path", "entry_key", "record"]
 
 
 def default_path() -> str:

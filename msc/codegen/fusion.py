@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from msc.ir.dtypes import DType
+from msc.ir.dtypes import DType, bool_
 from msc.ir.nodes import Const, Node, Value, Var
-from msc.ir.primitives import get
-from msc.ir.primitives.base import operand_dtype
-from msc.ir.primitives.effects import WRITES
+from msc.ir.primitives import Op
+from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
 from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.types import ScalarType, tensor_of
 
@@ -36,7 +35,7 @@ class FusedLoops:
     """The elementwise half of ``Lowerer`` (its attributes: ``target``, ``ns``, ``env``,
     ``lines``, ``users``, ``all_defs``, ``group``, ``name_of``)."""
 
-    target: str
+    target: Any  # a targets.Target
     ns: Any
     env: dict[Var, str]
     lines: list[str]
@@ -48,41 +47,47 @@ class FusedLoops:
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
 
-    def compute_dtype(self, node: Node) -> DType | None:
-        kind = get(node.op).emit.get("compute", "out")
-        if kind == "none":
+    def lowering(self, node_or_op: Node | Primitive) -> Elementwise:
+        op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
+        lowering = op.lowering[self.target.name]
+        assert isinstance(lowering, Elementwise)
+        return lowering
+
+    def compute_dtype(self, node: Node, lowering: Elementwise) -> DType | None:
+        if lowering.compute is Compute.NONE:
             return None
-        if kind == "operands":
+        if lowering.compute is Compute.OPERANDS:
             return operand_dtype(tuple(v.type for v in node.inputs))
-        if kind == "bool":
-            from msc.ir.dtypes import bool_
+        if lowering.compute is Compute.BOOL:
             return bool_
         return node.out.type.dtype  # type: ignore[union-attr]
 
-    def operands(self, node: Node, loaded: list[tuple[str, DType | None]]) -> list[str]:
-        """Operand sources cast to the op's compute dtype (Python scalars typed)."""
-        dt = self.compute_dtype(node)
-        keep = get(node.op).emit.get("keep", ())
+    def operands(self, node: Node, loaded: list[tuple[str, DType | None]],
+                 scalar: bool) -> list[str]:
+        """Operand sources cast to the op's compute dtype (Python scalars typed); a fused
+        loop converts scalars, an array expression converts arrays."""
+        lowering = self.lowering(node)
+        dt = self.compute_dtype(node, lowering)
         out = []
         for i, (v, (text, have)) in enumerate(zip(node.inputs, loaded)):
             if isinstance(v, Const) and isinstance(v.type, ScalarType):
-                out.append(literal(v.value, None if i in keep else dt))
-            elif dt is None or have == dt or i in keep:
+                out.append(literal(v.value, None if i in lowering.keep else dt))
+            elif dt is None or have == dt or i in lowering.keep:
                 out.append(text)
-            elif self.target == "numba":
+            elif scalar:
                 out.append(f"{dtype_ref(dt)}({text})")
             else:
                 out.append(f"{text}.astype({dtype_ref(dt)})")
         return out
 
     def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
-        emit = get(node.op).emit
-        template = emit.get("scalar", emit["expr"]) if scalar else emit["expr"]
+        lowering = self.lowering(node)
+        template = lowering.scalar or lowering.expr if scalar else lowering.expr
         return template.format(*operands, **node.attr)
 
-    def elementwise_array(self, node: Node, args: list[str]) -> str:
+    def elementwise_array(self, node: Node, args: list[str], lowering: Elementwise) -> str:
         loaded = [(a, _dtype(v)) for a, v in zip(args, node.inputs)]
-        text = self.expr(node, self.operands(node, loaded), scalar=False)
+        text = self.expr(node, self.operands(node, loaded, scalar=False), scalar=False)
         return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
 
     def flush(self, before: Node | None = None) -> None:
@@ -115,16 +120,17 @@ class FusedLoops:
             loaded = [self.load(v, members, scalars, idx, shape, pad) for v in n.inputs]
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
-            text = self.expr(n, self.operands(n, loaded), scalar=True)
+            text = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
             self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){loc_comment(n)}")
             scalars[n.out] = (t, dt)
             if n in outs and n.out not in inplace:
                 self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
         for v, w in inplace.items():  # last: every read of the weight's element came before
             element, t = f"{self.env[v]}[{index(idx)}]", scalars[v][0]
-            if before.op != "Assign":  # type: ignore[union-attr]
-                op = "+" if before.op == "AssignAdd" else "-"  # type: ignore[union-attr]
-                t = f"{dtype_ref(w.type.tensor.dtype)}({element} {op} {t})"  # type: ignore
+            update = before.op.update  # type: ignore[union-attr]
+            if update is not None:  # AssignAdd adds, AssignSub subtracts
+                combined = self.lowering(update).expr.format(element, t)
+                t = f"{dtype_ref(w.type.tensor.dtype)}{combined}"  # type: ignore[union-attr]
             self.lines.append(f"{pad}{element} = {t}")
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
@@ -133,7 +139,7 @@ class FusedLoops:
         all of it to a weight of its type; and the group reads that weight only element by
         element at the loop's own index (storing each element last in its iteration is
         then safe)."""
-        if write is None or write.op not in WRITES or write.inputs[1] is not n.out or \
+        if write is None or not write.op.writes or write.inputs[1] is not n.out or \
                 self.users.get(n.out) != [write.out]:
             return None
         weight = write.inputs[0]
@@ -152,9 +158,9 @@ class FusedLoops:
             node = self.all_defs.get(v)
             if node is None:
                 return True  # an input or another weight
-            if node.op in ("Load", "Depend"):
+            if node.op in (Op.Load, Op.Depend):
                 v = node.inputs[0]
-            elif node.op in ("If", "Call", "While") or get(node.op).view:
+            elif node.op in (Op.If, Op.Call, Op.While) or node.op.view:
                 return not self.may_view(v, weight)
             else:
                 return True  # computed into a new array
@@ -168,9 +174,9 @@ class FusedLoops:
             node = self.all_defs.get(v)
             if node is None:
                 return False
-            if node.op in ("If", "Call", "While"):
+            if node.op in (Op.If, Op.Call, Op.While):
                 return True  # what a region or callee returns is not followed
-            if not get(node.op).view:
+            if not node.op.view:
                 return False
             v = node.inputs[0]
         return False

@@ -17,19 +17,19 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.names import Namespace
 from msc.codegen.split import needs_split, split_entry
+from msc.codegen.targets import Target, target_named
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.dtypes import float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.primitives import get
-from msc.ir.primitives.effects import WRITES
+from msc.ir.primitives import Op
+from msc.ir.primitives.base import Alias, ArrayExpr, Elementwise, LoopNest, Statements
 from msc.ir.rewrite import callee, regions, tuple_parts, walk
-from msc.ir.types import MonadType, TensorType, TupleType, tensor_of
+from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 
-TARGETS = ("numba", "python")
 #: Ops emitted in place without ending the pending elementwise group (nor do the
-#: ``alias`` ops, which emit nothing): they read no member of the group, and nothing the
+#: ``Alias`` ops, which emit nothing): they read no member of the group, and nothing the
 #: group reads is written before the group's loop runs (writes end the group).
-KEEPS_GROUP = frozenset({"TensorMove"})
+KEEPS_GROUP = frozenset({Op.TensorMove})
 
 
 @dataclass(frozen=True)
@@ -87,9 +87,7 @@ class Lowerer(FusedLoops):
     """One graph to one kernel function; ``entry`` says whether it is the module's entry
     (whose results ``run`` unpacks) or a shared graph called from other kernels."""
 
-    def __init__(self, graph: Graph, target: str, shared: Shared, entry: bool = True):
-        if target not in TARGETS:
-            raise InternalCompilerError(f"unknown target '{target}'")
+    def __init__(self, graph: Graph, target: Target, shared: Shared, entry: bool = True):
         self.graph = graph
         self.target = target
         self.shared = shared
@@ -139,10 +137,8 @@ class Lowerer(FusedLoops):
             output, returns = "", self.name_of(self.graph.output)
             params += self.needs()
         lines = self.lines
-        if self.target == "python" and lines:
-            # Division by zero and overflow give inf/nan silently, as in eager mode (numba's
-            # error_model="numpy" does the same).
-            lines = ['with np.errstate(all="ignore"):'] + ["    " + x for x in lines]
+        if self.target.prologue is not None and lines:
+            lines = [self.target.prologue] + ["    " + x for x in lines]
         name = self.shared.kernels[self.graph.name]
         return KernelSpec(name, tuple(params), tuple(lines), returns), output
 
@@ -157,40 +153,42 @@ class Lowerer(FusedLoops):
         return self.shared.needs[self.graph.name]
 
     def node(self, node: Node) -> None:
-        prim = get(node.op) if node.op not in ("Call",) else None
-        fusable = (self.target == "numba" and prim is not None and prim.elementwise
-                   and isinstance(node.out.type, TensorType))
-        if fusable:
+        lowering = node.op.lowering[self.target.name]
+        if self.target.fuses and isinstance(lowering, Elementwise) and \
+                isinstance(node.out.type, TensorType):
             if self.group and self.group[0].out.type.shape != node.out.type.shape:  # type: ignore
                 self.flush()
             self.group.append(node)
             return
-        aliases = prim is not None and "alias" in prim.emit  # Load, Depend, UpdateState
+        aliases = isinstance(lowering, Alias)  # Load, Depend, UpdateState
         if not (aliases or node.op in KEEPS_GROUP) or \
                 any(v is n.out for n in self.group for v in node.inputs):
             self.flush(node)
-        if aliases:  # no code: the node's value is one of its inputs
-            self.env[node.out] = self.name_of(node.inputs[prim.emit["alias"]])  # type: ignore
+        if isinstance(lowering, Alias):  # no code: the node's value is one of its inputs
+            self.env[node.out] = self.name_of(node.inputs[lowering.input])
             return
-        if node.op == "If":
+        if node.op is Op.If:
             self.branch(node)
             return
-        if node.op == "While":
+        if node.op is Op.While:
             self.loop(node)
             return
-        if node.op == "MakeTuple" and self.entry and self.users.get(node.out) == [None]:
+        if node.op is Op.MakeTuple and self.entry and self.users.get(node.out) == [None]:
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
         self.env[node.out] = out
-        if prim is not None and "lines" in prim.emit:  # writes and prints: statements
+        if isinstance(lowering, Statements):  # writes and prints
             args = [self.name_of(v) for v in node.inputs]
-            if node.op in WRITES and node.inputs[1] in self.written:  # see fusion.flush
+            if node.op.writes and node.inputs[1] in self.written:  # see fusion.flush
                 self.env[node.out] = args[0]
                 return
-            lines = prim.emit["lines"](args, node, out, self.target)
+            lines = lowering.emit(args, node, out)
             self.lines += [lines[0] + loc_comment(node), *lines[1:]]
             return
-        loops = self.loops(node, out)
+        loops = None
+        if isinstance(lowering, LoopNest):
+            loops = lowering.emit([self.name_of(v) for v in node.inputs], node, out,
+                                  self.ns.fresh)
         if loops:
             self.lines += [loops[0] + loc_comment(node), *loops[1:]]
         else:
@@ -199,10 +197,11 @@ class Lowerer(FusedLoops):
     def branch(self, node: Node) -> None:
         """A Python ``if``/``else`` with each region's code inside (both targets)."""
         out = self.env[node.out] = self.ns.fresh("v")
+        args = [self.name_of(v) for v in node.inputs[1:]]  # operands closure conversion made
         self.lines.append(f"if {self.name_of(node.inputs[0])}.item():{loc_comment(node)}")
-        self.region(node.attr["then"], out)
+        self.region(node.attr["then"], out, args)
         self.lines.append("else:")
-        self.region(node.attr["orelse"], out)
+        self.region(node.attr["orelse"], out, args)
 
     def loop(self, node: Node) -> None:
         """``while True:`` evaluating the condition region, then the body region; the
@@ -241,31 +240,24 @@ class Lowerer(FusedLoops):
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
         return f"np.ascontiguousarray({name})" if t is not None and t.ndim else name
 
-    def loops(self, node: Node, out: str) -> list[str] | None:
-        """The numba target's loop nest for ``node``, where its primitive has one."""
-        if self.target != "numba" or node.op in ("MakeTuple", "TupleGetItem", "Call"):
-            return None
-        emitter = get(node.op).emit.get("loops")
-        if emitter is None:
-            return None
-        return emitter([self.name_of(v) for v in node.inputs], node, out, self.ns.fresh)
-
     def array_expr(self, node: Node) -> str:
         args = [self.name_of(v) for v in node.inputs]
-        if node.op == "MakeTuple":
+        if node.op is Op.MakeTuple:
             return "(" + "".join(f"{a}, " for a in args) + ")"
-        if node.op == "TupleGetItem":
+        if node.op is Op.TupleGetItem:
             return f"{args[0]}[{node.attr['index']}]"
         if (g := callee(node)) is not None:
             args += self.shared.needs[g.name]
             return f"{self.shared.kernels[g.name]}({', '.join(args)})"
-        prim = get(node.op)
-        if prim.elementwise:
-            return self.elementwise_array(node, args)
-        emitter = prim.emit.get("array")
-        if emitter is None:
-            raise InternalCompilerError(f"no code generator for '{node.op}' yet", node.loc)
-        return emitter(args, node, self.target)
+        lowering = node.op.lowering[self.target.name]
+        if isinstance(lowering, LoopNest):  # the loop nest declined
+            lowering = lowering.otherwise  # type: ignore[assignment]
+        if isinstance(lowering, Elementwise):
+            return self.elementwise_array(node, args, lowering)
+        if not isinstance(lowering, ArrayExpr):
+            raise InternalCompilerError(f"no {self.target.name} code for '{node.op.name}' "
+                                        f"({lowering!r})", node.loc)
+        return lowering.emit(args, node)
 
     # --- outputs --------------------------------------------------------------------
 
@@ -275,10 +267,10 @@ class Lowerer(FusedLoops):
             return repr(v.value)
         if isinstance(v, Var):
             node = self.defs.get(v)
-            if node is not None and node.op == "MakeTuple":
+            if node is not None and node.op is Op.MakeTuple:
                 return "(" + "".join(self.output_expr(x, leaves) + ", "
                                      for x in node.inputs) + ")"
-            if node is not None and node.op == "Depend":  # ordering only: the value
+            if node is not None and node.op is Op.Depend:  # ordering only: the value
                 return self.output_expr(node.inputs[0], leaves)
         leaves.append(self.name_of(v))
         return f"_r[{len(leaves) - 1}]" + (".copy()" if self.aliases_param(v) else "")
@@ -290,11 +282,11 @@ class Lowerer(FusedLoops):
             if v in self.graph.params:
                 return True
             node = self.defs.get(v)
-            if node is not None and node.op in ("Call", "If"):
+            if node is not None and node.op in (Op.Call, Op.If):
                 return True  # a shared graph or a branch may return a view of its arguments
-            if node is None or node.op in ("MakeTuple", "While") or not get(node.op).view:
+            if node is None or node.op in (Op.MakeTuple, Op.While) or not node.op.view:
                 return False
-            if node.op == "BroadcastTo":
+            if node.op is Op.BroadcastTo:
                 return True
             v = node.inputs[0]
         return True
@@ -325,13 +317,14 @@ def _leaves(graph: Graph, v: Value) -> list[Var]:
 
 
 def _copy(name: str, v: Value) -> str:
-    """A loop-carried value's own copy (the state token's placeholder needs none)."""
-    return name if isinstance(v.type, MonadType) else f"{name}.copy()"
+    """A loop-carried value's own copy (the state token's placeholder needs none, and a
+    weight closure conversion made a carried value must stay the weight itself)."""
+    return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
 
 
-def _check_dtypes(graph: Graph, target: str) -> None:
+def _check_dtypes(graph: Graph, target: Target) -> None:
     """numba has no float16 arithmetic: say so before numba fails with a typing error."""
-    if target != "numba":
+    if target.float16:
         return
     values = [(p, None) for p in graph.params] + [(n.out, n.loc) for n in graph.nodes]
     for v, loc in values:
@@ -354,7 +347,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
     ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
     graph = module.entry_graph
-    split = target == "numba" and needs_split(graph)
+    spec_target, target = target, target_named(target)
+    split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
     order = _callees_first(graph)
@@ -371,8 +365,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
         tuple(f"__const{i}" for i in range(len(shared.arrays)))
-    return ModuleSpec(target, header, kernel, inputs, weights, tuple(shared.arrays), output,
-                      callees)
+    return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
+                      output, callees)
 
 
 def _callees_first(graph: Graph) -> list[Graph]:

@@ -21,9 +21,11 @@ After::
 
 from __future__ import annotations
 
-from msc.ir.nodes import Graph, Node, Value, Var, make_attrs
-from msc.ir.rewrite import callee, subst, subst_inputs
-from msc.ir.types import TupleType
+from msc.ir.builder import Builder, make_node
+from msc.ir.nodes import Graph, Node, Value, Var
+from msc.ir.primitives import Op
+from msc.ir.rewrite import callee, captures, regions, substitute_graph
+from msc.ir.transform import Transformer
 
 REUSABLE = frozenset({"reusable"})
 
@@ -34,19 +36,36 @@ def needs_split(graph: Graph) -> bool:
 
 def split_entry(graph: Graph) -> Graph:
     """The orchestrator of ``graph``: its calls, and one call per part in between."""
-    keep = _orchestrated(graph)
-    nodes: list[Node] = []
-    env: dict[Var, Value] = {}
-    run: list[Node] = []
-    for i, node in enumerate(graph.nodes):
-        if node.out in keep:
-            nodes += _part(graph, run, i, env, len(nodes))
-            run = []
-            nodes.append(subst_inputs(node, env))
-        else:
-            run.append(node)
-    nodes += _part(graph, run, len(graph.nodes), env, len(nodes))
-    return Graph(graph.name, graph.params, tuple(nodes), subst(graph.output, env), graph.flags)
+    return _Split(graph).graph(graph)
+
+
+class _Split(Transformer):
+    """Holds back each run of nodes between orchestrated ones; when the run ends, calls a
+    part made of it (``flush``) and maps the values used later to the call's results."""
+
+    def __init__(self, graph: Graph):
+        super().__init__()
+        self.source = graph
+        self.keep = _orchestrated(graph)
+        self.pending: list[Node] = []
+        self.seen = 0  # how many of the graph's nodes the walk has passed
+
+    def node(self, node: Node) -> Value | None:
+        self.seen += 1
+        if node.out not in self.keep:
+            self.pending.append(node)
+            return node.out  # until its part is called
+        self.flush(self.seen - 1)
+        return self.b.add(self.rebuild(node))  # (reads the part's results)
+
+    def output(self, graph: Graph) -> Value:
+        self.flush(len(graph.nodes))
+        return super().output(graph)
+
+    def flush(self, end: int) -> None:
+        run, self.pending = self.pending, []
+        if run:
+            self.env.update(_part(self.source, run, end, Builder(None, self.nodes)))
 
 
 def _orchestrated(graph: Graph) -> set[Var]:
@@ -55,7 +74,7 @@ def _orchestrated(graph: Graph) -> set[Var]:
     rebuilds that structure itself). A kernel for those alone would be a waste."""
     keep = set(graph.params)
     for n in graph.nodes:
-        plain = n.op in ("TupleGetItem", "MakeTuple") and \
+        plain = n.op in (Op.TupleGetItem, Op.MakeTuple) and \
             all(v in keep for v in n.inputs if isinstance(v, Var))
         if callee(n) is not None or plain:
             keep.add(n.out)
@@ -66,43 +85,35 @@ def _orchestrated(graph: Graph) -> set[Var]:
                 users.setdefault(v, []).append(n.out)
     output_only = {graph.output}
     for n in reversed(graph.nodes):
-        if n.op == "MakeTuple" and (n.out in output_only or n.out in users) and \
+        if n.op is Op.MakeTuple and (n.out in output_only or n.out in users) and \
                 all(u in output_only for u in users.get(n.out, [])):
             output_only.add(n.out)
             keep.add(n.out)
     return keep - set(graph.params)
 
 
-def _part(graph: Graph, run: list[Node], end: int, env: dict[Var, Value],
-          index: int) -> list[Node]:
-    """The orchestrator's nodes calling one part: the call, then one TupleGetItem per
-    value the rest of the graph uses (``env`` maps those values to their new names)."""
-    if not run:
-        return []
+def _part(graph: Graph, run: list[Node], end: int, b: Builder) -> dict[Var, Value]:
+    """Calls one part (with ``b``): the call, then one TupleGetItem per value the rest of
+    the graph uses; those values mapped to their new names."""
     members = {n.out for n in run}
-    later = {v for n in graph.nodes[end:] for v in n.inputs} | {graph.output}
+    later = {v for n in graph.nodes[end:] for v in _reads(n)} | {graph.output}
     live_out = [n.out for n in run if n.out in later]
     if not live_out:
-        return []
-    live_in: list[Var] = []
-    for n in run:
-        for v in n.inputs:
-            if isinstance(v, Var) and v not in members and v not in live_in:
-                live_in.append(v)
+        return {}
+    live_in = list(dict.fromkeys(v for n in run for v in _reads(n)
+                                 if isinstance(v, Var) and v not in members))
     body = list(run)
-    output: Value = live_out[0]
-    if len(live_out) > 1:
-        output = Var(TupleType(tuple(v.type for v in live_out)))
-        body.append(Node("MakeTuple", tuple(live_out), make_attrs({}), output))
-    part = Graph(f"{graph.name}_part{index}", tuple(live_in), tuple(body), output, REUSABLE)
-    call = Node("Call", tuple(subst(v, env) for v in live_in), make_attrs({"graph": part}),
-                Var(output.type))
+    output: Value = live_out[0] if len(live_out) == 1 else Builder(None, body).tuple(*live_out)
+    params = tuple(Var(v.type, v.hint) for v in live_in)
+    part = Graph(f"{graph.name}_part{len(b.nodes)}", params, tuple(body), output, REUSABLE)
+    part = substitute_graph(part, dict(zip(live_in, params)))
+    call = b.emit(Op.Call, *live_in, graph=part)
     if len(live_out) == 1:
-        env[live_out[0]] = call.out
-        return [call]
-    nodes = [call]
-    for k, v in enumerate(live_out):
-        item = Node("TupleGetItem", (call.out,), make_attrs({"index": k}), Var(v.type, v.hint))
-        env[v] = item.out
-        nodes.append(item)
-    return nodes
+        return {live_out[0]: call}
+    return {v: b.add(make_node(Op.TupleGetItem, (call,), {"index": k}, None, v.hint))
+            for k, v in enumerate(live_out)}
+
+
+def _reads(node: Node) -> list[Value]:
+    """What ``node`` reads: its operands and the outer values its regions use."""
+    return [*node.inputs, *(v for r in regions(node) for v in captures(r))]

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError
-from msc.ir.nodes import Const, Graph, Node, Value, Var, make_attrs
-from msc.ir.primitives import Primitive, infer_type
+from msc.ir.builder import make_node
+from msc.ir.nodes import Const, Graph, Node, Value, Var
+from msc.ir.primitives import Op, Primitive
 from msc.ir.types import (
     MonadType,
     RefType,
@@ -117,7 +118,7 @@ class GraphBuilder:
     def load(self, ref: Var) -> Var:
         """The weight's value in the current state: one ``Load`` per weight and state."""
         if ref not in self.loads:
-            self.loads[ref] = self.emit("Load", (ref, self.state), {}, ref.type.tensor)  # type: ignore
+            self.loads[ref] = self.emit(Op.Load, (ref, self.state))
             self.pending.append(self.loads[ref])
         return self.loads[ref]
 
@@ -125,7 +126,7 @@ class GraphBuilder:
         """Advance the state past the loads since the last effect, so the next effect is
         ordered after them."""
         if self.pending:
-            self.advance(self.emit("UpdateState", (self.state, *self.pending), {}, MonadType()))
+            self.advance(self.emit(Op.UpdateState, (self.state, *self.pending)))
 
     def advance(self, state: Value) -> None:
         self.state = state
@@ -136,14 +137,9 @@ class GraphBuilder:
         """Emit a write or a print in program order: it takes the state after the loads
         before it, and the state moves past it."""
         self.order_loads()
-        operands = (*inputs, self.state)
-        try:
-            t = infer_type(prim, tuple(v.type for v in operands), attrs)
-        except MscError as e:
-            raise e.with_loc(self.loc) from None
-        var = self.emit(prim.name, operands, attrs, t)
-        after = var if isinstance(t, MonadType) else \
-            self.emit("UpdateState", (self.state, var), {}, MonadType())
+        var = self.emit(prim, (*inputs, self.state), attrs)
+        after = var if isinstance(var.type, MonadType) else \
+            self.emit(Op.UpdateState, (self.state, var))
         self.advance(after)
         self.wrote = True
         return var
@@ -153,26 +149,23 @@ class GraphBuilder:
         if not self.wrote:
             return output
         self.order_loads()
-        return self.emit("Depend", (output, self.state), {}, output.type)
+        return self.emit(Op.Depend, (output, self.state))
 
     # --- nodes ------------------------------------------------------------------------
 
-    def emit(self, op: str, inputs: tuple[Value, ...], attrs: dict[str, Any], t: Type) -> Var:
-        var = Var(t)
-        self.nodes.append(Node(op, inputs, make_attrs(attrs), var, self.loc))
-        return var
+    def emit(self, prim: Primitive, inputs: tuple[Value, ...],
+             attrs: dict[str, Any] | None = None) -> Var:
+        """A typed node at the current location (see ``ir.builder.make_node``)."""
+        node = make_node(prim, inputs, attrs or {}, self.loc)
+        self.nodes.append(node)
+        return node.out
 
     def apply(self, prim: Primitive, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         """Emit ``prim`` on ``inputs``; tuple results come back as tuples of tensors."""
         from msc.frontend.api.tensor import SymTensor
 
-        operands = tuple(self.operand(x) for x in inputs)
-        try:
-            t = infer_type(prim, tuple(v.type for v in operands), attrs)
-        except MscError as e:
-            raise e.with_loc(self.loc) from None
-        var = self.emit(prim.name, operands, attrs, t)
-        return self.unpack(var) if isinstance(t, TupleType) else SymTensor(var, self)
+        var = self.emit(prim, tuple(self.operand(x) for x in inputs), attrs)
+        return self.unpack(var) if isinstance(var.type, TupleType) else SymTensor(var, self)
 
     def unpack(self, var: Var) -> tuple[Any, ...]:
         from msc.frontend.api.tensor import SymTensor
@@ -180,7 +173,7 @@ class GraphBuilder:
         assert isinstance(var.type, TupleType)
         items = []
         for i, et in enumerate(var.type.elems):
-            item = self.emit("TupleGetItem", (var,), {"index": i}, et)
+            item = self.emit(Op.TupleGetItem, (var,), {"index": i})
             items.append(self.unpack(item) if isinstance(et, TupleType) else SymTensor(item, self))
         return tuple(items)
 

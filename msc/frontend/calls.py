@@ -31,6 +31,7 @@ from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
 from msc.frontend.source import is_msc_file, parse_function
 from msc.ir.types import MonadType, TupleType
+from msc.ir.primitives import Op
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200
@@ -179,7 +180,7 @@ class Calls:
         graph, weights = built
         inputs = tuple(v.var for v in values) + (self.builder.state,) + \
             tuple(self.builder.weight(w).var for w in weights)
-        out = self.builder.emit("Call", inputs, {"graph": graph}, graph.output.type)
+        out = self.builder.emit(Op.Call, inputs, {"graph": graph})
         return self.builder.unpack(out) if isinstance(out.type, TupleType) \
             else SymTensor(out, self.builder)
 

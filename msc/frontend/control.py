@@ -22,6 +22,7 @@ from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value
 from msc.ir.rewrite import substitute_graph
 from msc.ir.types import MonadType, TensorType, TupleType, tensor_of
+from msc.ir.primitives import Op
 
 _NO_RETURN = object()
 
@@ -191,10 +192,9 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
                                  "give it the same dtype and shape")
     graphs = []
     for (region, _), outs in zip(branches, outputs):
-        result = region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(v.type for v in outs)))
+        result = region.emit(Op.MakeTuple, tuple(outs))
         graphs.append(region.finish(result))
-    t = TupleType(tuple(v.type for v in outputs[0]))
-    out = outer.emit("If", (test.var,), {"then": graphs[0], "orelse": graphs[1]}, t)
+    out = outer.emit(Op.If, (test.var,), {"then": graphs[0], "orelse": graphs[1]})
     results = list(outer.unpack(out))
     if wrote:
         outer.advance(results.pop().var)
@@ -290,11 +290,11 @@ def tensor_while(ev: Any, node: ast.While) -> None:
             body_region.order_loads()
         outs, types, init = outs + [body_region.state], types + [MonadType()], \
             init + [outer.state]
-    result_tuple = body_region.emit("MakeTuple", tuple(outs), {}, TupleType(tuple(types)))
+    result_tuple = body_region.emit(Op.MakeTuple, tuple(outs))
     graphs = {"cond": cond_region.finish(cond_out), "body": body_region.finish(result_tuple)}
     if not body_region.wrote:  # a loop that only reads reads the state before it
         graphs = {k: _without_state(g, outer.state) for k, g in graphs.items()}
-    out = outer.emit("While", tuple(init), graphs, TupleType(tuple(types)))
+    out = outer.emit(Op.While, tuple(init), graphs)
     results = list(outer.unpack(out))
     if body_region.wrote:
         outer.advance(results.pop().var)

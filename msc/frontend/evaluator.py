@@ -29,6 +29,7 @@ from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend import control
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
+from msc.ir.primitives import Op
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -410,7 +411,7 @@ class Evaluator(ast.NodeVisitor):
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.visit(node.operand)
         if isinstance(node.op, ast.Not):
-            return apply("LogicalNot", value) if isinstance(value, SymTensor) \
+            return apply(Op.LogicalNot, value) if isinstance(value, SymTensor) \
                 else not self.guarded(bool, value)
         op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
         return self.guarded(op[type(node.op)], value)
@@ -421,7 +422,7 @@ class Evaluator(ast.NodeVisitor):
         for operand in node.values[1:]:
             if isinstance(value, SymTensor):
                 rhs = self.visit(operand)
-                value = apply("LogicalAnd" if is_and else "LogicalOr", value, rhs)
+                value = apply(Op.LogicalAnd if is_and else Op.LogicalOr, value, rhs)
                 continue
             if bool(self.guarded(bool, value)) != is_and:
                 return value
@@ -437,7 +438,7 @@ class Evaluator(ast.NodeVisitor):
             if result is True:
                 result = step
             elif isinstance(result, SymTensor) or isinstance(step, SymTensor):
-                result = apply("LogicalAnd", result, step)
+                result = apply(Op.LogicalAnd, result, step)
             else:
                 result = result and step
             if result is False:

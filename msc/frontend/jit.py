@@ -126,7 +126,7 @@ class CompileCache:
         self.compiles = 0
 
     def call(self, entry: Any, args: tuple[Any, ...]) -> Any:
-        from msc.driver import arg_spec, compile_entry
+        from msc.compiler import arg_spec, compile_entry
 
         key = (context.jit_target(),) + tuple(map(_arg_key, args))
         compiled = self.entries.get(key)

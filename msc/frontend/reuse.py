@@ -27,6 +27,7 @@ from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
 from msc.ir.nodes import Const, Graph
 from msc.ir.rewrite import tuple_parts
 from msc.ir.types import TupleType, Type
+from msc.ir.primitives import Op
 
 POLICIES = ("lazy_inline", "auto", "off")
 REUSABLE = "reusable"  # the graph flag the inline pass respects
@@ -134,7 +135,7 @@ class Reuse:
         from msc.frontend.api.tensor import SymTensor
 
         inputs = tuple(a.var for a in args) + tuple(builder.weight(w).var for w in weights)
-        out = builder.emit("Call", inputs, {"graph": shared.graph}, shared.graph.output.type)
+        out = builder.emit(Op.Call, inputs, {"graph": shared.graph})
         shared.sites += 1
         return builder.unpack(out) if isinstance(out.type, TupleType) else SymTensor(out, builder)
 

@@ -21,6 +21,7 @@ from msc.frontend.deps import Deps
 from msc.frontend.reuse import Reuse
 from msc.ir.nodes import Const, Module, Value
 from msc.ir.types import TensorType, TupleType
+from msc.ir.primitives import Op
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def to_output(builder: GraphBuilder, value: Any) -> Value:
         return Const(value.asnumpy())
     if isinstance(value, (tuple, list)):
         items = tuple(to_output(builder, v) for v in value)
-        return builder.emit("MakeTuple", items, {}, TupleType(tuple(v.type for v in items)))
+        return builder.emit(Op.MakeTuple, items)
     if isinstance(value, (bool, int, float, str, type(None), np.generic)):
         return Const(value)
     raise GraphTypeError(f"a graph cannot return a {type(value).__name__}")

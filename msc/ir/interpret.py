@@ -10,10 +10,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from msc.errors import GraphTypeError, MscError
-from msc.ir.nodes import Const, Graph, Module, Value, Var
-from msc.ir.primitives import get
+from msc.errors import GraphTypeError
+from msc.ir.nodes import Graph, Module, Node, Var
 from msc.ir.primitives.base import conform
+from msc.ir.transform import Interpreter
 from msc.ir.types import TensorType, tensor_of
 
 
@@ -29,42 +29,17 @@ def run_graph(graph: Graph, args: Sequence[Any]) -> Any:
         raise GraphTypeError(f"graph @{graph.name} takes {len(graph.params)} arguments "
                              f"({len(graph.inputs)} inputs and {len(graph.weights)} weights), "
                              f"but {len(args)} were given")
-    env: dict[Var, Any] = {}
-    for param, arg in zip(graph.params, args):
-        env[param] = _check_arg(param, arg)
-    return _run_nodes(graph, env)
+    return _Numpy().run(graph, [_check_arg(p, a) for p, a in zip(graph.params, args)])
 
 
-def _run_nodes(graph: Graph, env: dict[Var, Any]) -> Any:
-    """Run ``graph``'s nodes in ``env`` (which holds its parameters, and for a region the
-    enclosing graphs' values too) and return its output."""
-    for node in graph.nodes:
-        values = tuple(_read(env, v) for v in node.inputs)
-        attrs = dict(node.attrs)
-        try:
-            if node.op == "Call":
-                out = run_graph(attrs["graph"], values)
-            elif node.op == "If":
-                region = attrs["then"] if bool(np.asarray(values[0]).item()) else attrs["orelse"]
-                out = _run_nodes(region, dict(env))
-            elif node.op == "While":
-                out = values
-                while bool(np.asarray(_run_region(attrs["cond"], env, out)).item()):
-                    out = _run_region(attrs["body"], env, out)
-            else:
-                out = conform(get(node.op).impl(*values, **attrs), node.out.type)
-        except MscError as e:
-            raise e.with_loc(node.loc) from None
-        env[node.out] = out
-    return _read(env, graph.output)
+class _Numpy(Interpreter):
+    """Each primitive by its numpy implementation; a callee's arguments are checked."""
 
+    def primitive(self, node: Node, args: tuple[Any, ...]) -> Any:
+        return conform(node.op.impl(*args, **node.attr), node.out.type)
 
-def _run_region(region: Graph, env: dict[Var, Any], args: Sequence[Any]) -> Any:
-    return _run_nodes(region, {**env, **dict(zip(region.params, args))})
-
-
-def _read(env: dict[Var, Any], v: Value) -> Any:
-    return v.value if isinstance(v, Const) else env[v]
+    def call(self, graph: Graph, args: Sequence[Any]) -> Any:
+        return run_graph(graph, args)
 
 
 def _check_arg(param: Var, arg: Any) -> Any:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Union
+from typing import TYPE_CHECKING, Any, Iterator, Union
 
 import numpy as np
 
 from msc.errors import Loc
 from msc.ir.types import RefType, Type, type_of_value
+
+if TYPE_CHECKING:
+    from msc.ir.primitives.base import Primitive
 
 
 class Var:
@@ -72,9 +75,11 @@ Value = Union[Var, Const]
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """``out = op(*inputs; attrs)``. ``attrs`` is a sorted tuple of (name, value) pairs."""
+    """``out = op(*inputs; attrs)``. ``op`` is the primitive's record (``Op.Add``);
+    ``attrs`` is a sorted tuple of (name, value) pairs holding every attribute of the
+    op's schema (``ir.builder.make_node`` fills in the defaults)."""
 
-    op: str
+    op: Primitive
     inputs: tuple[Value, ...]
     attrs: tuple[tuple[str, Any], ...]
     out: Var = field(compare=False)

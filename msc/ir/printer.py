@@ -137,8 +137,9 @@ class _Printer:
     def node_text(self, node: Node) -> str:
         args = ", ".join(self.operand(v) for v in node.inputs)
         body = callee(node)
-        shown = [(k, v) for k, v in node.attrs if not (body is not None and k == "graph")]
-        head = f"@{body.name}" if body is not None else node.op
+        shown = [(k, v) for k, v in node.attrs
+                 if not (body is not None and k == "graph") and not _is_default(node, k, v)]
+        head = f"@{body.name}" if body is not None else node.op.name
         attrs = ", ".join(f"{k}={format_value(v)}" for k, v in shown)
         text = f"{self.name(node.out)} = {head}({args})"
         if attrs:
@@ -147,6 +148,13 @@ class _Printer:
         if self.locs and node.loc is not None:
             text += f"  # {format_loc(node.loc)}"
         return text
+
+
+def _is_default(node: Node, name: str, value: Any) -> bool:
+    """Attributes equal to their schema default are not printed (the text stays short,
+    and a node built with or without the default prints alike)."""
+    default = node.op.default(name)
+    return type(value) is type(default) and value == default
 
 
 def _default(param: Var) -> str:

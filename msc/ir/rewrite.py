@@ -1,4 +1,5 @@
-"""The shared helpers passes use to build new graphs; no pass edits a graph in place.
+"""The shared helpers passes use to read and build graphs (a pass rebuilds a graph with
+``msc.ir.transform.Transformer``); no pass edits a graph in place.
 
 Values are substituted through an ``env`` (Var -> Value) while a graph is rebuilt in
 order. Region graphs (graph-valued attrs of nodes other than ``Call``) may use values
@@ -12,15 +13,13 @@ from __future__ import annotations
 from typing import Callable, Iterator, Mapping, Sequence
 
 from msc.ir.nodes import Graph, Module, Node, Value, Var
-from msc.ir.primitives import PRIMITIVES
-
-CALL = "Call"
+from msc.ir.primitives import Effect, Op
 
 
 def tuple_parts(nodes: Sequence[Node], value: Value) -> tuple[Value, ...] | None:
     """The elements of ``value`` if one of ``nodes`` built it with ``MakeTuple``, else None."""
     made = next((n for n in nodes if n.out is value), None)
-    return made.inputs if made is not None and made.op == "MakeTuple" else None
+    return made.inputs if made is not None and made.op is Op.MakeTuple else None
 
 
 def subst(value: Value, env: Mapping[Var, Value]) -> Value:
@@ -30,22 +29,24 @@ def subst(value: Value, env: Mapping[Var, Value]) -> Value:
 
 def callee(node: Node) -> Graph | None:
     """The graph a ``Call`` node calls, else None."""
-    g = node.attr.get("graph") if node.op == CALL else None
+    g = node.attr.get("graph") if node.op is Op.Call else None
     return g if isinstance(g, Graph) else None
 
 
 def regions(node: Node) -> tuple[Graph, ...]:
     """Graph-valued attrs that are nested regions (If/While bodies), not callees."""
-    if node.op == CALL:
+    if node.op is Op.Call:
         return ()
     return tuple(v for _, v in node.attrs if isinstance(v, Graph))
 
 
 def map_regions(node: Node, fn: Callable[[Graph], Graph]) -> Node:
-    """``node`` with each region replaced by ``fn(region)``."""
+    """``node`` with each region replaced by ``fn(region)`` (``node`` if none changed)."""
     if not regions(node):
         return node
     attrs = tuple((k, fn(v) if isinstance(v, Graph) else v) for k, v in node.attrs)
+    if all(new is old for (_, new), (_, old) in zip(attrs, node.attrs)):
+        return node
     return Node(node.op, node.inputs, attrs, node.out, node.loc)
 
 
@@ -97,12 +98,17 @@ def use_counts(graph: Graph) -> dict[Var, int]:
 
 def free_vars(graph: Graph) -> set[Var]:
     """Vars a region uses but does not define: values of the enclosing graphs."""
+    return set(captures(graph))
+
+
+def captures(graph: Graph) -> tuple[Var, ...]:
+    """``free_vars`` in the order of their first use."""
     defined = set(graph.params)
     for node in walk(graph):
         defined.add(node.out)
         for region in regions(node):
             defined.update(region.params)
-    return {v for v in uses(graph) if isinstance(v, Var) and v not in defined}
+    return tuple(dict.fromkeys(v for v in uses(graph) if isinstance(v, Var) and v not in defined))
 
 
 def walk(graph: Graph) -> Iterator[Node]:
@@ -121,8 +127,7 @@ class Effects:
 
     Writes and IO count; a ``Load`` does not: it is a read whose state-token input makes
     two loads equal exactly when no write lies between them, so dropping an unused one
-    or merging equal ones is safe. An op missing from the primitive table counts as
-    effectful: a pass that does not know an op must not drop, merge or evaluate it.
+    or merging equal ones is safe.
     """
 
     def __init__(self) -> None:
@@ -132,8 +137,7 @@ class Effects:
         body = callee(node)
         if body is not None:
             return self.graph(body)
-        prim = PRIMITIVES.get(node.op)
-        if prim is None or prim.effect not in ("none", "read"):
+        if node.op.effect not in (Effect.NONE, Effect.READ):
             return True
         return any(self.graph(r) for r in regions(node))
 
@@ -204,27 +208,3 @@ def map_graphs(module: Module, fn: Callable[[Graph], Graph]) -> Module:
     for g in _callees_first(module):
         done[g.name] = fn(rebind_calls(g, done))
     return Module(tuple(done[g.name] for g in module.graphs), module.entry)
-
-
-# --- copying ---------------------------------------------------------------------------
-
-
-def copy_nodes(nodes: tuple[Node, ...], env: dict[Var, Value]) -> tuple[Node, ...]:
-    """Copies of ``nodes`` with fresh result Vars (same types and hints) and inputs
-    through ``env``; ``env`` learns old result -> new result. Regions are copied too."""
-    out = []
-    for node in nodes:
-        inputs = tuple(subst(v, env) for v in node.inputs)
-        fresh = Var(node.out.type, node.out.hint)
-        new = Node(node.op, inputs, node.attrs, fresh, node.loc)
-        out.append(map_regions(new, lambda g: copy_graph(g, env)))
-        env[node.out] = fresh
-    return tuple(out)
-
-
-def copy_graph(graph: Graph, env: dict[Var, Value]) -> Graph:
-    """A copy of ``graph`` with fresh parameters and values (outer values via ``env``)."""
-    params = tuple(Var(p.type, p.hint) for p in graph.params)
-    env.update(zip(graph.params, params))
-    nodes = copy_nodes(graph.nodes, env)
-    return Graph(graph.name, params, nodes, subst(graph.output, env), graph.flags)

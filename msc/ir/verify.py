@@ -10,9 +10,9 @@ from typing import Any
 
 from msc.errors import InternalCompilerError, MscError
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.primitives import PRIMITIVES, infer_type
+from msc.ir.primitives import Op, infer_type, PRIMITIVES
 from msc.ir.printer import ModulePrinter
-from msc.ir.rewrite import CALL, all_graphs, callee, regions
+from msc.ir.rewrite import all_graphs, callee, regions
 from msc.ir.types import Type
 
 #: Printed lines shown on each side of the offending one.
@@ -29,7 +29,8 @@ def verify(module: Module) -> None:
        defined before the region's node;
     4. every op is in the primitive table, or is ``Call`` with a ``graph`` attr naming a
        Graph (the same object the module lists under that name, if it lists one);
-    5. a node's type equals its primitive's inferred type for its input types and attrs;
+    5. a node's attrs are exactly its primitive's schema, and its type equals the type
+       the primitive infers for its input types and attrs;
        a ``Call``'s arguments match the callee's parameter types, and its type is the
        callee's output type;
     6. each graph's output is a Const or a value defined in that graph (or enclosing ones).
@@ -93,12 +94,16 @@ class _Verifier:
                                "define")
 
     def check_type(self, node: Node, graph: Graph) -> None:
-        if node.op == CALL:
+        if node.op is Op.Call:
             self.check_call(node, graph)
             return
-        prim = PRIMITIVES.get(node.op)
-        if prim is None:
-            self.fail(node, graph, f"unknown op '{node.op}' (not in the primitive table)")
+        prim = node.op
+        if PRIMITIVES.get(getattr(prim, "name", "")) is not prim:
+            self.fail(node, graph, f"unknown op {prim!r} (not in the primitive table)")
+        schema = [a.name for a in prim.attrs]
+        if [k for k, _ in node.attrs] != sorted(schema):
+            self.fail(node, graph, f"its attrs {[k for k, _ in node.attrs]} are not the "
+                                   f"schema's {sorted(schema)}")
         types = tuple(_type(v) for v in node.inputs)
         try:
             expected = infer_type(prim, types, dict(node.attrs))
@@ -106,7 +111,7 @@ class _Verifier:
             self.fail(node, graph, f"its inputs are invalid: {e.message}")
         if expected != node.out.type:
             self.fail(node, graph, f"its type {node.out.type} differs from the type "
-                                   f"{expected} that {node.op} infers")
+                                   f"{expected} that {prim.name} infers")
 
     def check_call(self, node: Node, graph: Graph) -> None:
         body = callee(node)

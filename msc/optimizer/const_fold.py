@@ -14,18 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.primitives import PRIMITIVES, evaluate
-from msc.ir.rewrite import (
-    CALL,
-    Effects,
-    map_graphs,
-    map_regions,
-    regions,
-    subst,
-    subst_inputs,
-    with_body,
-)
+from msc.ir.nodes import Const, Module, Node, Value, Var
+from msc.ir.primitives import Op, Primitive, evaluate
+from msc.ir.rewrite import Effects, regions
+from msc.ir.transform import Transformer
 from msc.ir.types import type_of_value
 
 #: A rule sees the node (inputs already folded) and the nodes defining earlier values,
@@ -54,32 +46,24 @@ def const_fold(module: Module, *, max_elements: int = 1 << 16) -> Module:
           Return(%0)
         }
     """
-    folder = _Folder(max_elements)
-    return map_graphs(module, lambda g: folder.graph(g, {}))
+    return _Folder(max_elements).module(module)
 
 
-class _Folder:
+class _Folder(Transformer):
     def __init__(self, max_elements: int):
+        super().__init__()
         self.max_elements = max_elements
         self.effects = Effects()
         self.defs: dict[Var, Node] = {}
 
-    def graph(self, graph: Graph, env: dict[Var, Value]) -> Graph:
-        """``env`` holds the enclosing graphs' replacements when ``graph`` is a region."""
-        nodes: list[Node] = []
-        for node in graph.nodes:
-            node = subst_inputs(node, env)
-            node = map_regions(node, lambda g: self.graph(g, env))
-            value = self.fold(node)
-            if value is not None:
-                env[node.out] = value
-                continue
-            nodes.append(node)
+    def node(self, node: Node) -> Value | None:
+        value = self.fold(node)
+        if value is None:
             self.defs[node.out] = node
-        return with_body(graph, tuple(nodes), subst(graph.output, env))
+        return value
 
     def fold(self, node: Node) -> Value | None:
-        if node.op == CALL or regions(node) or self.effects.node(node):
+        if node.op is Op.Call or regions(node) or self.effects.node(node):
             return None
         if all(isinstance(v, Const) for v in node.inputs):
             return self.evaluate(node)
@@ -91,7 +75,7 @@ class _Folder:
 
     def evaluate(self, node: Node) -> Const | None:
         values = tuple(v.value for v in node.inputs if isinstance(v, Const))
-        result = evaluate(PRIMITIVES[node.op], values, node.attr)
+        result = evaluate(node.op, values, node.attr)
         if _size(result) > self.max_elements or type_of_value(result) != node.out.type:
             return None
         return Const(result)
@@ -152,25 +136,25 @@ def _getitem_of_make_tuple(node: Node, defs: dict[Var, Node]) -> Value | None:
     src = node.inputs[0] if node.inputs else None
     made = defs.get(src) if isinstance(src, Var) else None
     index = node.attr.get("index")
-    if made is None or made.op != "MakeTuple" or not isinstance(index, int):
+    if made is None or made.op is not Op.MakeTuple or not isinstance(index, int):
         return None
     return made.inputs[index] if -len(made.inputs) <= index < len(made.inputs) else None
 
 
 # NOTE: ``x + 0 -> x`` turns a negative zero into itself where IEEE gives +0.0; like
 # XLA and LLVM's fast paths we accept that. Every other row is exact.
-IDENTITIES: dict[str, tuple[Rule, ...]] = {
-    "Add": (_right_unit(0), _left_unit(0)),
-    "Sub": (_right_unit(0),),
-    "Mul": (_right_unit(1), _left_unit(1)),
-    "Div": (_right_unit(1),),
-    "Pow": (_right_unit(1),),
-    "Cast": (_same_type,),
-    "Reshape": (_same_type,),
-    "Squeeze": (_same_type,),
-    "ExpandDims": (_same_type,),
-    "BroadcastTo": (_same_type,),
-    "Flatten": (_same_type,),
-    "Transpose": (_identity_perm,),
-    "TupleGetItem": (_getitem_of_make_tuple,),
+IDENTITIES: dict[Primitive, tuple[Rule, ...]] = {
+    Op.Add: (_right_unit(0), _left_unit(0)),
+    Op.Sub: (_right_unit(0),),
+    Op.Mul: (_right_unit(1), _left_unit(1)),
+    Op.Div: (_right_unit(1),),
+    Op.Pow: (_right_unit(1),),
+    Op.Cast: (_same_type,),
+    Op.Reshape: (_same_type,),
+    Op.Squeeze: (_same_type,),
+    Op.ExpandDims: (_same_type,),
+    Op.BroadcastTo: (_same_type,),
+    Op.Flatten: (_same_type,),
+    Op.Transpose: (_identity_perm,),
+    Op.TupleGetItem: (_getitem_of_make_tuple,),
 }

@@ -12,7 +12,8 @@ import math
 from typing import Any, Hashable
 
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.rewrite import Effects, map_graphs, map_regions, subst, subst_inputs, with_body
+from msc.ir.rewrite import Effects
+from msc.ir.transform import Transformer
 
 
 def cse(module: Module) -> Module:
@@ -35,25 +36,28 @@ def cse(module: Module) -> Module:
           Return(%1)
         }
     """
-    effects = Effects()
-    return map_graphs(module, lambda g: _cse_graph(g, {}, {}, effects))
+    return _CSE().module(module)
 
 
-def _cse_graph(graph: Graph, env: dict[Var, Value], seen: dict[Hashable, Var],
-               effects: Effects) -> Graph:
-    """``env``/``seen``: replacements and available nodes of the enclosing graphs."""
-    nodes: list[Node] = []
-    for node in graph.nodes:
-        node = subst_inputs(node, env)
-        node = map_regions(node, lambda g: _cse_graph(g, env, dict(seen), effects))
-        key = None if effects.node(node) else node_key(node)
-        if key is not None and key in seen:
-            env[node.out] = seen[key]
-            continue
-        if key is not None:
-            seen[key] = node.out
-        nodes.append(node)
-    return with_body(graph, tuple(nodes), subst(graph.output, env))
+class _CSE(Transformer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.effects = Effects()
+        self.seen: dict[Hashable, Var] = {}  # available nodes: a region's stay inside it
+
+    def graph(self, graph: Graph) -> Graph:
+        outer, self.seen = self.seen, dict(self.seen)
+        try:
+            return super().graph(graph)
+        finally:
+            self.seen = outer
+
+    def node(self, node: Node) -> Value | None:
+        key = None if self.effects.node(node) else node_key(node)
+        if key is None:
+            return None
+        found = self.seen.setdefault(key, node.out)
+        return None if found is node.out else found
 
 
 def node_key(node: Node) -> Hashable | None:

@@ -30,18 +30,11 @@ from typing import Any
 import numpy as np
 
 from msc.errors import InternalCompilerError
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import get, infer_type
-from msc.ir.primitives.effects import WRITES
-from msc.ir.rewrite import (
-    copy_nodes,
-    map_graphs,
-    map_regions,
-    subst,
-    subst_inputs,
-    tuple_parts,
-    walk,
-)
+from msc.ir.builder import Builder, make_node
+from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
+from msc.ir.primitives import Effect, Op
+from msc.ir.rewrite import tuple_parts, walk
+from msc.ir.transform import Copier, Transformer
 from msc.ir.types import MonadType, tensor_of
 
 #: Most a region may cost per element (the sum of its primitives' costs) to be selected.
@@ -52,61 +45,54 @@ def if_to_select(module: Module) -> tuple[Module, list[str]]:
     """The module with every cheap ``If`` that does not print replaced; and the report's
     notes."""
     rewrite = _Rewrite()
-    out = map_graphs(module, lambda g: rewrite.graph(g, {}))
+    out = rewrite.module(module)
     if not rewrite.converted and not rewrite.kept:
         return out, []
     notes = [f"{rewrite.converted} tensor if(s) became Select, {len(rewrite.kept)} kept"]
     return out, notes + [f"kept the if at {k}" for k in rewrite.kept]
 
 
-class _Rewrite:
+class _Rewrite(Transformer):
     def __init__(self) -> None:
+        super().__init__()
         self.converted = 0
         self.kept: list[str] = []
-        self.selected: dict[Var, list[Value]] = {}  # an If's result -> its Selects
+        self.selected: dict[Var, list[Value]] = {}  # a converted If's result -> its Selects
 
-    def graph(self, graph: Graph, env: dict[Var, Value]) -> Graph:
-        nodes: list[Node] = []
-        for node in graph.nodes:
-            node = subst_inputs(node, env)
-            source = node.inputs[0] if node.inputs else None
-            if node.op == "TupleGetItem" and source in self.selected:
-                env[node.out] = self.selected[source][node.attr["index"]]  # type: ignore
-                continue
-            node = map_regions(node, lambda r: self.graph(r, env))
-            why = _why_kept(node) if node.op == "If" else "not an if"
-            if why == "not an if":
-                nodes.append(node)
-            elif why:
-                where = f"{node.loc.file}:{node.loc.line}" if node.loc else "an unknown line"
-                self.kept.append(f"{where} ({why})")
-                nodes.append(node)
-            else:
-                self.converted += 1
-                nodes.extend(self.select(node))
-        return Graph(graph.name, graph.params, tuple(nodes), subst(graph.output, env),
-                     graph.flags)
+    def node(self, node: Node) -> Value | None:
+        source = node.inputs[0] if node.inputs else None
+        if node.op is Op.TupleGetItem and source in self.selected:
+            return self.selected[source][node.attr["index"]]  # type: ignore[index]
+        if node.op is not Op.If:
+            return None
+        why = _why_kept(node)
+        if why:
+            where = f"{node.loc.file}:{node.loc.line}" if node.loc else "an unknown line"
+            self.kept.append(f"{where} ({why})")
+            return None
+        self.converted += 1
+        return self.select(node)
 
-    def select(self, node: Node) -> list[Node]:
+    def select(self, node: Node) -> Value:
         """Both regions' nodes (fresh copies, their writes turned into values), then one
         Select per result, and for each weight a branch wrote, one write of the Select of
-        both branches' values (and the tuple of the results, for any use of the If's
-        result other than unpacking)."""
-        out: list[Node] = []
-        writes = _Writes(out, _entry_state(node), node)
+        both branches' values; the tuple of the results, for any use of the If's result
+        other than unpacking."""
+        writes = _Writes(self.b, _entry_state(node))
         results, finals = [], []
         for region in (node.attr["then"], node.attr["orelse"]):
-            values, final = writes.copy(region)
-            results.append(values)
-            finals.append(final)
+            branch = _Branch(self.nodes, writes)
+            branch.run(region, node.inputs[1:])
+            results.append([branch.read(v) for v in _results(region)])
+            finals.append(branch.final)
         cond = node.inputs[0]
-        selects = [_select(out, cond, a, b, node) for a, b in zip(*results)]
+        selects = [_select(self.b, cond, a, b) for a, b in zip(*results)]
         if writes.state is not None:  # the If's last result is the state after it
             refs = list(dict.fromkeys([*finals[0], *finals[1]]))
             pairs = [[f.get(r) or writes.load(r) for f in finals] for r in refs]
-            selects[-1] = writes.store(refs, [_select(out, cond, *p, node) for p in pairs])
-        self.selected[node.out] = selects
-        out.append(Node("MakeTuple", tuple(selects), make_attrs({}), node.out, node.loc))
+            selects[-1] = writes.store(refs, [_select(self.b, cond, *p) for p in pairs])
+        out = self.b.add(make_node(Op.MakeTuple, tuple(selects), {}, node.loc, node.out.hint))
+        self.selected[out] = selects
         return out
 
 
@@ -120,72 +106,74 @@ def _results(region: Graph) -> list[Value]:
     raise InternalCompilerError(f"region @{region.name} does not return a tuple")
 
 
-def _select(out: list[Node], cond: Value, a: Value, b: Value, node: Node) -> Value:
-    """``Select(cond, a, b)``; the state token passes through (both are the same)."""
-    if isinstance(a.type, MonadType):
-        return a
-    t = tensor_of(a.type)
+def _select(b: Builder, cond: Value, x: Value, y: Value) -> Value:
+    """``Select(cond, x, y)``; the state token passes through (both are the same)."""
+    if isinstance(x.type, MonadType):
+        return x
+    t = tensor_of(x.type)
     if t is not None and t.ndim < tensor_of(cond.type).ndim:  # type: ignore[union-attr]
-        cond = _emit(out, "Reshape", (cond,), {"shape": t.shape}, node)  # a (1,) condition
-    return _emit(out, "Select", (cond, a, b), {}, node)
+        cond = b.emit(Op.Reshape, cond, shape=t.shape)  # a (1,) condition
+    return b.emit(Op.Select, cond, x, y)
 
 
 class _Writes:
-    """A branch's writes as values: copying a region, each write becomes the weight's new
-    value, and reads after it read that value; ``store`` then writes the selected values
-    once, unconditionally, from the state the If started in."""
+    """A branch's writes as values: each weight's value in the If's entry state (a
+    ``Load``, made once for both branches), and ``store``, which then writes the selected
+    values once, unconditionally, from the state the If started in."""
 
-    def __init__(self, out: list[Node], state: Value | None, node: Node):
-        self.out = out
+    def __init__(self, b: Builder, state: Value | None):
+        self.b = b
         self.state = state
-        self.node = node
         self.loads: dict[Var, Var] = {}  # weight -> its Load in the If's entry state
 
     def load(self, ref: Var) -> Var:
         if ref not in self.loads:
-            self.loads[ref] = _emit(self.out, "Load", (ref, self.state), {}, self.node)
+            self.loads[ref] = self.b.emit(Op.Load, ref, self.state)
         return self.loads[ref]
-
-    def copy(self, region: Graph) -> tuple[list[Value], dict[Var, Value]]:
-        """The region's nodes copied into ``out``: (its results, each weight's final value)."""
-        env: dict[Var, Value] = {}
-        final: dict[Var, Value] = {}
-        for n in region.nodes:
-            n = subst_inputs(n, env)
-            ref = n.inputs[0] if n.inputs else None
-            if n.op in WRITES:
-                old = final.get(ref) or self.load(ref)  # type: ignore[arg-type]
-                value = n.inputs[1] if n.op == "Assign" else \
-                    _emit(self.out, "Add" if n.op == "AssignAdd" else "Sub",
-                          (old, n.inputs[1]), {}, n)
-                final[ref] = env[n.out] = _as_type(self.out, value, n.out.type, n)  # type: ignore
-            elif n.op == "Load":
-                env[n.out] = final.get(ref) or self.load(ref)  # type: ignore[arg-type]
-            elif n.op == "UpdateState":
-                env[n.out] = self.state  # type: ignore[assignment]
-            else:
-                self.out.extend(copy_nodes((n,), env))
-        return [subst(v, env) for v in _results(region)], final
 
     def store(self, refs: list[Var], values: list[Value]) -> Value:
         """Write ``values`` to ``refs`` after the loads; the state after the writes."""
         u: Value = self.state  # type: ignore[assignment]
         if self.loads:
-            u = _emit(self.out, "UpdateState", (u, *self.loads.values()), {}, self.node)
+            u = self.b.emit(Op.UpdateState, u, *self.loads.values())
         for ref, value in zip(refs, values):
-            written = _emit(self.out, "Assign", (ref, value, u), {}, self.node)
-            u = _emit(self.out, "UpdateState", (u, written), {}, self.node)
+            written = self.b.emit(Op.Assign, ref, value, u)
+            u = self.b.emit(Op.UpdateState, u, written)
         return u
 
 
-def _as_type(out: list[Node], value: Value, t: Any, node: Node) -> Value:
+class _Branch(Copier):
+    """Copies one region in the If's place: a write becomes the weight's new value (in
+    ``final``), which later reads in the branch use, and the state stays the If's."""
+
+    def __init__(self, nodes: list[Node], writes: _Writes):
+        super().__init__(nodes)
+        self.writes = writes
+        self.final: dict[Var, Value] = {}  # weight -> its value after the branch
+
+    def node(self, node: Node) -> Value | None:
+        ref = node.inputs[0] if node.inputs else None
+        if node.op.writes:
+            old = self.final.get(ref) or self.writes.load(ref)  # type: ignore[arg-type]
+            value = node.inputs[1] if node.op.update is None else \
+                self.b.emit(node.op.update, old, node.inputs[1])
+            self.final[ref] = _as_type(self.b, value, node.out.type)  # type: ignore[index]
+            return self.final[ref]  # type: ignore[index]
+        if node.op is Op.Load:
+            return self.final.get(ref) or self.writes.load(ref)  # type: ignore[arg-type]
+        if node.op is Op.UpdateState:
+            return self.writes.state
+        return super().node(node)
+
+
+def _as_type(b: Builder, value: Value, t: Any) -> Value:
     """``value`` as a tensor of type ``t`` (a write converts and broadcasts its value)."""
     if isinstance(value, Const) and not isinstance(value.value, np.ndarray):
         value = Const(np.asarray(value.value, t.dtype.np))
     if tensor_of(value.type).dtype != t.dtype:  # type: ignore[union-attr]
-        value = _emit(out, "Cast", (value,), {"dtype": t.dtype}, node)
+        value = b.cast(value, dtype=t.dtype)
     if tensor_of(value.type).shape != t.shape:  # type: ignore[union-attr]
-        value = _emit(out, "BroadcastTo", (value,), {"shape": t.shape}, node)
+        value = b.broadcast_to(value, shape=t.shape)
     return value
 
 
@@ -194,9 +182,10 @@ def _entry_state(node: Node) -> Value | None:
     they neither write nor print)."""
     for region in (node.attr["then"], node.attr["orelse"]):
         defined = {n.out for n in region.nodes}
+        bound = dict(zip(region.params, node.inputs[1:]))  # (closure-converted regions)
         for v in [v for n in region.nodes for v in n.inputs] + [region.output]:
             if isinstance(v.type, MonadType) and v not in defined:
-                return v
+                return bound.get(v, v)  # type: ignore[call-overload]
     return None
 
 
@@ -204,19 +193,11 @@ def _why_kept(node: Node) -> str:
     cost = 0.0
     for region in (node.attr["then"], node.attr["orelse"]):
         for n in walk(region):
-            if n.op in ("Call", "If", "While"):  # a loop might only end under the condition
-                return f"a branch holds a {'call' if n.op == 'Call' else n.op.lower()}"
-            prim = get(n.op)
-            if prim.effect == "io":  # reads run anyway, writes become selected values
-                return f"a branch has a side effect ({n.op})"
-            cost += prim.cost
+            if n.op in (Op.Call, Op.If, Op.While):  # a loop might only end under the condition
+                return f"a branch holds a {n.op.name.lower()}"
+            if n.op.effect is Effect.IO:  # reads run anyway, writes become selected values
+                return f"a branch has a side effect ({n.op.name})"
+            cost += n.op.cost
     if cost > MAX_COST:
         return f"its branches cost {cost:g} per element, more than {MAX_COST:g}"
     return ""
-
-
-def _emit(out: list[Node], op: str, inputs: tuple[Value, ...], attrs: dict[str, Any],
-          node: Node) -> Var:
-    var = Var(infer_type(get(op), tuple(v.type for v in inputs), attrs))
-    out.append(Node(op, inputs, make_attrs(attrs), var, node.loc))
-    return var

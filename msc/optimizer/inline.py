@@ -6,17 +6,9 @@ graphs that are no longer called from the entry are dropped from the module.
 
 from __future__ import annotations
 
-from msc.ir.nodes import Graph, Module, Node, Value, Var
-from msc.ir.rewrite import (
-    all_graphs,
-    callee,
-    copy_nodes,
-    map_graphs,
-    map_regions,
-    subst,
-    subst_inputs,
-    walk,
-)
+from msc.ir.nodes import Graph, Module, Node, Value
+from msc.ir.rewrite import all_graphs, callee, walk
+from msc.ir.transform import Transformer
 
 #: A graph with this flag stays a graph of its own and is called, never pasted.
 REUSABLE = "reusable"
@@ -45,28 +37,16 @@ def inline(module: Module) -> Module:
           Return(%0)
         }
     """
-    inlined = map_graphs(module, lambda g: _inline_graph(g, {}))
+    inlined = _Inline().module(module)
     return Module(_reachable(inlined), inlined.entry)
 
 
-def _inline_graph(graph: Graph, env: dict[Var, Value]) -> Graph:
-    """``env`` holds the enclosing graphs' replacements when ``graph`` is a region."""
-    nodes = _inline_nodes(graph.nodes, env)
-    return Graph(graph.name, graph.params, nodes, subst(graph.output, env), graph.flags)
-
-
-def _inline_nodes(nodes: tuple[Node, ...], env: dict[Var, Value]) -> tuple[Node, ...]:
-    out: list[Node] = []
-    for node in nodes:
-        node = subst_inputs(node, env)
+class _Inline(Transformer):
+    def node(self, node: Node) -> Value | None:
         body = callee(node)
         if body is None or REUSABLE in body.flags:
-            out.append(map_regions(node, lambda g: _inline_graph(g, env)))
-            continue
-        inner: dict[Var, Value] = dict(zip(body.params, node.inputs))
-        out.extend(copy_nodes(body.nodes, inner))
-        env[node.out] = subst(body.output, inner)
-    return tuple(out)
+            return None
+        return self.splice(body, node.inputs)
 
 
 def _reachable(module: Module) -> tuple[Graph, ...]:

@@ -23,20 +23,13 @@ buffer read after that write, the read sees the new value. The level, MindSpore'
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
-from msc.ir.nodes import Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import get
-from msc.ir.primitives.effects import WRITES
-from msc.ir.rewrite import (
-    Effects,
-    callee,
-    map_graphs,
-    map_regions,
-    regions,
-    subst,
-    subst_inputs,
-    walk,
-)
+from msc.ir.builder import make_node
+from msc.ir.nodes import Graph, Module, Node, Value, Var
+from msc.ir.primitives import Op
+from msc.ir.rewrite import Effects, callee, map_graphs, regions, walk
+from msc.ir.transform import Transformer
 from msc.ir.types import RefType, TensorType
 
 LEVELS = (0, 1, 2, 3)
@@ -69,7 +62,7 @@ def load_elim(module: Module, level: int = DEFAULT_LEVEL) -> tuple[Module, list[
     stats = {"loads": 0, "copies": 0, "moved": 0}
 
     def one(graph: Graph) -> Graph:
-        loads = [n.out for n in walk(graph) if n.op == "Load"]
+        loads = [n.out for n in walk(graph) if n.op is Op.Load]
         stats["loads"] += len(loads)
         if level == 3 or not loads:
             return graph
@@ -118,8 +111,8 @@ class _Buffers:
     def define(self, node: Node) -> None:
         """``sources``/``weights`` for ``node``'s result (its regions already scanned)."""
         ins = node.inputs
-        call = self.defs.get(ins[0]) if node.op == "TupleGetItem" else node  # type: ignore
-        if node.op in WRITES or node.op == "Load":
+        call = self.defs.get(ins[0]) if node.op is Op.TupleGetItem else node  # type: ignore
+        if node.op.writes or node.op is Op.Load:
             self.weights[node.out] = frozenset({ins[0]})  # type: ignore[arg-type]
             self.sources[node.out] = frozenset({node.out})
         elif call is not None and callee(call) is not None:  # (an element of) its result
@@ -127,23 +120,23 @@ class _Buffers:
             if refs and isinstance(node.out.type, TensorType):
                 self.weights[node.out] = refs  # type: ignore[assignment]
                 self.sources[node.out] = frozenset({node.out})
-        elif node.op == "If":
+        elif node.op is Op.If:
             self.sources[node.out] = frozenset().union(
                 *(self.of(v) for r in regions(node) for v in _leaves(r)))
-        elif node.op == "MakeTuple":
+        elif node.op is Op.MakeTuple:
             self.sources[node.out] = frozenset().union(*(self.of(v) for v in ins))
-        elif node.op != "While" and ins and get(node.op).view:
+        elif node.op is not Op.While and ins and node.op.view:
             self.sources[node.out] = self.of(ins[0])
 
     def writes(self, node: Node) -> set[Var]:
         """The weights ``node`` writes (anywhere inside, for a branch or a loop)."""
-        return {n.inputs[0] for n in _nodes_of(node) if n.op in WRITES}  # type: ignore[misc]
+        return {n.inputs[0] for n in _nodes_of(node) if n.op.writes}  # type: ignore[misc]
 
     # --- the scan ------------------------------------------------------------------------
 
     def hazards(self) -> set[Var]:
         """The sources read after a later write of their weight (to be copied)."""
-        if any(n.op in WRITES for n in walk(self.graph)):
+        if any(n.op.writes for n in walk(self.graph)):
             self.scan(self.graph.nodes, [self.graph.output], set(), {})
         return self.found
 
@@ -155,7 +148,7 @@ class _Buffers:
         for node in nodes:
             if _reads_data(node):
                 self.read(node.inputs, killed)
-            if node.op == "If":  # each branch from the same state; after it, either's
+            if node.op is Op.If:  # each branch from the same state; after it, either's
                 branches = [{w: set(b) for w, b in live.items()} for _ in regions(node)]
                 killed = set().union(*(self.scan(r.nodes, _leaves(r), set(killed), inner)
                                        for r, inner in zip(regions(node), branches)))
@@ -163,7 +156,7 @@ class _Buffers:
                 for inner in branches:
                     for w, b in inner.items():
                         live.setdefault(w, set()).update(b - killed)
-            elif node.op == "While":
+            elif node.op is Op.While:
                 cond, body = node.attr["cond"], node.attr["body"]
                 for _ in range(2):  # the second round sees the first one's writes
                     killed = self.scan(cond.nodes, [cond.output], killed, live)
@@ -186,15 +179,15 @@ class _Buffers:
 def _reads_data(node: Node) -> bool:
     """Whether ``node`` reads its operands' elements (a view, a tuple or an ordering node
     only passes a buffer on: what uses it reads it)."""
-    if node.op in ("UpdateState", "MakeTuple"):
+    if node.op in (Op.UpdateState, Op.MakeTuple):
         return False
-    return node.op in ("Call", "If", "While") or not get(node.op).view
+    return node.op in (Op.Call, Op.If, Op.While) or not node.op.view
 
 
 def _leaves(region: Graph) -> list[Value]:
     """What a region returns, element by element (its output is a MakeTuple)."""
     made = next((n for n in region.nodes if n.out is region.output), None)
-    return list(made.inputs) if made is not None and made.op == "MakeTuple" else [region.output]
+    return list(made.inputs) if made is not None and made.op is Op.MakeTuple else [region.output]
 
 
 def _nodes_of(node: Node) -> list[Node]:
@@ -207,22 +200,19 @@ def _nodes_of(node: Node) -> list[Node]:
 def _insert_copies(graph: Graph, copy: set[Var]) -> Graph:
     """``graph`` with ``TensorMove(s)`` right after each source ``s`` in ``copy``, and every
     later use of ``s`` reading the copy."""
-    if not copy:
-        return graph
-    env: dict[Var, Value] = {}
+    return _Copies(copy).graph(graph) if copy else graph
 
-    def rebuild(g: Graph) -> Graph:
-        nodes: list[Node] = []
-        for node in g.nodes:
-            node = map_regions(subst_inputs(node, env), rebuild)
-            nodes.append(node)
-            if node.out in copy:
-                moved = Var(node.out.type, node.out.hint)
-                nodes.append(Node("TensorMove", (node.out,), make_attrs({}), moved, node.loc))
-                env[node.out] = moved
-        return Graph(g.name, g.params, tuple(nodes), subst(g.output, env), g.flags)
 
-    return rebuild(graph)
+class _Copies(Transformer):
+    def __init__(self, copy: set[Var]):
+        super().__init__()
+        self.copy = copy
+
+    def node(self, node: Node) -> Value | None:
+        if node.out not in self.copy:
+            return None
+        self.b.add(node)
+        return self.b.add(make_node(Op.TensorMove, (node.out,), {}, node.loc, node.out.hint))
 
 
 # --- level 2: reads moved above writes ---------------------------------------------------------
@@ -233,17 +223,24 @@ def _hoist_graph(graph: Graph) -> tuple[Graph, int]:
     its operands allow (in every node list: the graph's and its regions')."""
     buffers = _Buffers(graph)
     buffers.hazards()  # fills its sources and weights (the copies come after the moves)
-    moved = 0
+    hoist = _Hoist(buffers)
+    return hoist.graph(graph), hoist.moved
 
-    def one(g: Graph) -> Graph:
-        nonlocal moved
-        nodes = [map_regions(n, one) for n in g.nodes]
-        count = _hoist_list(nodes, buffers)
-        moved += count
-        return Graph(g.name, g.params, tuple(nodes), g.output, g.flags) if count or \
-            any(a is not b for a, b in zip(nodes, g.nodes)) else g
 
-    return one(graph), moved
+class _Hoist(Transformer):
+    """Reschedules each node list once it is built (a region's before its node's list)."""
+
+    def __init__(self, buffers: _Buffers):
+        super().__init__()
+        self.buffers = buffers
+        self.moved = 0
+
+    def graph(self, graph: Graph) -> Graph:
+        built = super().graph(graph)
+        nodes = list(built.nodes)
+        count = _hoist_list(nodes, self.buffers)
+        self.moved += count
+        return replace(built, nodes=tuple(nodes)) if count else built
 
 
 def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
@@ -275,9 +272,9 @@ def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
 
 def _movable(node: Node, buffers: _Buffers) -> bool:
     """A pure computation that owns its result (views and loads stay where they are)."""
-    if node.op in ("Call", "If", "While", "Load", "MakeTuple") or buffers.effects.node(node):
+    if node.op in (Op.Call, Op.If, Op.While, Op.Load, Op.MakeTuple) or buffers.effects.node(node):
         return False
-    return not get(node.op).view
+    return not node.op.view
 
 
 class _Order:
@@ -318,7 +315,7 @@ class _Order:
             n = stack.pop()
             if n in group:
                 continue
-            if n.op == "Load" and self.state_before(at) is not None and \
+            if n.op is Op.Load and self.state_before(at) is not None and \
                     n.inputs[0] not in jumped:
                 group.add(n)
                 continue
@@ -331,7 +328,7 @@ class _Order:
     def state_before(self, at: int) -> Value | None:
         """The state the write at ``at`` takes (None for a branch or a loop)."""
         write = self.nodes[at]
-        return write.inputs[-1] if write.op in WRITES else None
+        return write.inputs[-1] if write.op.writes else None
 
     def after_operands(self, node: Node, i: int) -> int:
         """The first position after every operand of ``nodes[i]`` defined in the list."""
@@ -343,8 +340,8 @@ class _Order:
         it jumps writes its weight)."""
         span = self.nodes[at:i + 1]
         state = self.state_before(at)
-        moved = [n if n.op != "Load" else
-                 Node(n.op, (n.inputs[0], state), n.attrs, n.out, n.loc)  # type: ignore
+        moved = [n if n.op is not Op.Load else
+                 replace(n, inputs=(n.inputs[0], state))  # type: ignore[arg-type]
                  for n in span if n in group]
         self.nodes[at:i + 1] = moved + [n for n in span if n not in group]
         for k in range(at, i + 1):

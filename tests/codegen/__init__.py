@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import msc as ms
-from msc.codegen.lower import TARGETS, ModuleSpec, lower_module
+from msc.codegen.lower import ModuleSpec, lower_module
+from msc.codegen.targets import TARGETS
 from msc.codegen.render import import_file, render
 from msc.driver import Compiled, arg_spec, compile_entry
 from msc.ir.interpret import interpret
@@ -80,7 +81,7 @@ def assert_same(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
 
 
 def ops_in(module: Module) -> set[str]:
-    return {n.op for n in iter_nodes(module)}
+    return {n.op.name for n in iter_nodes(module)}
 
 
 def compile_fn(fn: Any, inputs: Sequence[np.ndarray], target: str = "python") -> Compiled:

@@ -13,7 +13,7 @@ import numpy as np
 import msc as ms
 from msc import nn, ops
 
-STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While"}  # If, While: test_control_*.py
+STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call"}  # test_control_*, test_calls
 EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
            "Print"}  # test_effects.py
 

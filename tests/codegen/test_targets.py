@@ -21,7 +21,7 @@ from msc import ops
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
 from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, infer_type
+from msc.ir.primitives import PRIMITIVES, infer_type, get
 from msc.ir.types import TensorType, TupleType
 from msc.optimizer.pipeline import run_pipeline
 from tests.codegen import (
@@ -63,9 +63,9 @@ def graph_of(name: str, params: list[Var], body: list[tuple[str, tuple[Any, ...]
     for op, inputs, attrs in body:
         operands = tuple(nodes[v].out if isinstance(v, int) else v for v in inputs)
         t = infer_type(PRIMITIVES[op], tuple(v.type for v in operands), attrs)
-        nodes.append(Node(op, operands, make_attrs(attrs), Var(t)))
+        nodes.append(Node(get(op), operands, make_attrs(attrs), Var(t)))
     out = Var(TupleType(tuple(n.out.type for n in nodes)))
-    nodes.append(Node("MakeTuple", tuple(n.out for n in nodes), (), out))
+    nodes.append(Node(get("MakeTuple"), tuple(n.out for n in nodes), (), out))
     return Module((Graph(name, tuple(params), tuple(nodes), out),), name)
 
 

@@ -21,7 +21,7 @@ def compiled(entry, *args):
 
 
 def ops_of(c):
-    return [n.op for n in c.module.entry_graph.nodes]
+    return [n.op.name for n in c.module.entry_graph.nodes]
 
 
 def close(a, b):

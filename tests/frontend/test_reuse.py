@@ -56,7 +56,7 @@ def compiled_module(net, x, reuse="lazy_inline"):
 
 def calls_to(module, name):
     return sum(1 for g in module.graphs for n in g.nodes
-               if n.op == "Call" and n.attr["graph"].name == name)
+               if n.op.name == "Call" and n.attr["graph"].name == name)
 
 
 def eager(net, x):
@@ -85,7 +85,7 @@ def test_n_blocks_share_one_graph_and_match_inlining(n, x, tmp_path):
     shared = compiled_module(net, x)
     inlined = compiled_module(net, x, reuse="off")
     assert [g.name for g in shared.module.graphs] == ["Stack_construct", "Block_construct"]
-    assert [n.op for n in shared.module.entry_graph.nodes] == ["Call"] * n
+    assert [n.op.name for n in shared.module.entry_graph.nodes] == ["Call"] * n
     assert calls_to(shared.module, "Block_construct") == n
     assert [g.name for g in inlined.module.graphs] == ["Stack_construct"]
     weights = [p.asnumpy() for p in shared.weights]

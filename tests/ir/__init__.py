@@ -7,8 +7,9 @@ from typing import Any
 
 from msc.errors import Loc
 from msc.ir import dtypes
-from msc.ir.nodes import Const, Graph, Module, Node, Value, Var, make_attrs
-from msc.ir.primitives import get, infer_type
+from msc.ir.builder import make_node
+from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
+from msc.ir.primitives import Op, get
 from msc.ir.types import TensorType
 
 F32 = dtypes.float32
@@ -22,9 +23,8 @@ def emit(nodes: list[Node], op: str, *inputs: Any, loc: Loc | None = None, **att
     """Append ``op(inputs; attrs)`` with its inferred type; plain values become Consts."""
     values: tuple[Value, ...] = tuple(v if isinstance(v, (Var, Const)) else Const(v)
                                       for v in inputs)
-    out = Var(infer_type(get(op), tuple(v.type for v in values), attrs))
-    nodes.append(Node(op, values, make_attrs(attrs), out, loc))
-    return out
+    nodes.append(make_node(get(op), values, attrs, loc))
+    return nodes[-1].out
 
 
 class B:
@@ -41,9 +41,8 @@ class B:
         return apply
 
     def call(self, graph: Graph, *args: Var) -> Var:
-        out = Var(graph.output.type)
-        self.nodes.append(Node("Call", args, make_attrs({"graph": graph}), out))
-        return out
+        self.nodes.append(make_node(Op.Call, args, {"graph": graph}))
+        return self.nodes[-1].out
 
     def graph(self, output: Value) -> Graph:
         return Graph(self.name, self.params, tuple(self.nodes), output, self.flags)

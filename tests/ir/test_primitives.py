@@ -39,7 +39,8 @@ def T(dt: dtypes.DType, *shape: int) -> TensorType:  # noqa: N802 - reads like a
 
 
 def infer(name: str, *types: object, **attrs: object) -> object:
-    return infer_type(get(name), tuple(types), attrs)  # type: ignore[arg-type]
+    prim = get(name)
+    return infer_type(prim, tuple(types), prim.bind(attrs))  # type: ignore[arg-type]
 
 
 def run(name: str, *values: object, **attrs: object) -> object:
@@ -64,7 +65,7 @@ EFFECTS = {"Load": "read", "Assign": "memory", "AssignAdd": "memory", "AssignSub
 def test_costs_are_numbers_and_rank_ops_sensibly() -> None:
     for name, prim in PRIMITIVES.items():
         assert isinstance(prim.cost, (int, float)) and prim.cost >= 0, name
-        assert prim.effect == EFFECTS.get(name, "none"), name
+        assert prim.effect.value == EFFECTS.get(name, "none"), name
     assert get("Reshape").cost == 0 and get("ExpandDims").cost == 0
     assert get("Add").cost < get("Exp").cost < get("MatMul").cost
     assert get("Tanh").cost < get("BatchMatMul").cost == get("Dense").cost

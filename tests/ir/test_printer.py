@@ -7,6 +7,8 @@ import numpy as np
 
 from msc.errors import Loc
 from msc.ir import dtypes
+from msc.ir.primitives import Primitive, get
+from msc.ir.primitives.base import Attr, Builtin, on_all_targets
 from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
 from msc.ir.printer import format_value, print_graph, print_module
 from msc.ir.types import RefType, TupleType
@@ -16,7 +18,7 @@ from tests.ir import F32, emit, t  # noqa: F401
 
 def call(nodes: list[Node], graph: Graph, *args: Var) -> Var:
     out = Var(graph.output.type)
-    nodes.append(Node("Call", tuple(args), make_attrs({"graph": graph}), out))
+    nodes.append(Node(get("Call"), tuple(args), make_attrs({"graph": graph}), out))
     return out
 
 
@@ -36,8 +38,8 @@ def test_brief_example_prints_exactly() -> None:
 %para2_fc.weight : <Ref[Tensor[Float32]], (4, 3)>  :  has_default
 
 subgraph @Net_construct(%para1_x, %para2_fc.weight) {
-  %0 = MatMul(%para1_x, %para2_fc.weight) {transpose_a=False, transpose_b=True} \
-: <Tensor[Float32], (2, 4)>  # model.py:12:15
+  %0 = MatMul(%para1_x, %para2_fc.weight) {transpose_b=True} : <Tensor[Float32], (2, 4)>  \
+# model.py:12:15
   %1 = Add(%0, 1) : <Tensor[Float32], (2, 4)>
   Return(%1)
 }
@@ -149,7 +151,9 @@ def test_regions_print_nested_after_their_node_and_share_names() -> None:
     nodes: list[Node] = []
     a = emit(nodes, "Exp", x)
     holder = Var(t(2))
-    nodes.append(Node("Region", (a,), make_attrs({"then": region}), holder))
+    region_op = Primitive("Region", lambda *_, then: then.output.type, lambda *_, then: None,
+                          on_all_targets(Builtin()), attrs=(Attr("then"),))
+    nodes.append(Node(region_op, (a,), make_attrs({"then": region}), holder))
     b = emit(nodes, "Abs", holder)
     text = print_module(Module((Graph("f", (x,), tuple(nodes), b),), "f"), locs=False)
     assert text.split("\n\n", 1)[1] == """\

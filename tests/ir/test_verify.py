@@ -9,7 +9,8 @@ import pytest
 from msc.errors import InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Primitive, register
+from msc.ir.primitives import PRIMITIVES, Primitive, register, get
+from msc.ir.primitives.base import Attr, Builtin, on_all_targets
 from msc.ir.types import TensorType
 from msc.ir.verify import verify
 
@@ -49,8 +50,8 @@ def test_use_before_definition_is_marked() -> None:
     x = Var(t(2), "x")
     later = Var(t(2))
     first = Var(t(2))
-    nodes = (Node("Add", (x, later), (), first, Loc("model.py", 7, 4)),
-             Node("Neg", (x,), (), later))
+    nodes = (Node(get("Add"), (x, later), (), first, Loc("model.py", 7, 4)),
+             Node(get("Neg"), (x,), (), later))
     err = failure(one(Graph("f", (x,), nodes, first)))
     assert isinstance(err, RuntimeError)
     assert "IR verification failed in @f: the node uses %1 before it is defined" in err.message
@@ -64,7 +65,7 @@ def test_a_value_from_nowhere() -> None:
     x, nodes = chain()
     ghost = Var(t(2), "ghost")
     bad = Var(t(2))
-    nodes.insert(2, Node("Add", (nodes[1].out, ghost), (), bad))
+    nodes.insert(2, Node(get("Add"), (nodes[1].out, ghost), (), bad))
     err = failure(one(Graph("f", (x,), tuple(nodes), nodes[-1].out)))
     assert "uses %5 (hint 'ghost'), which @f does not define" in err.message
     assert marked(err) == [">>   %2 = Add(%1, %5) : <Tensor[Float32], (2)>"]
@@ -77,7 +78,7 @@ def test_a_value_from_nowhere() -> None:
 def test_a_var_defined_twice() -> None:
     x = Var(t(2), "x")
     v = Var(t(2))
-    nodes = (Node("Exp", (x,), (), v), Node("Neg", (x,), (), v))
+    nodes = (Node(get("Exp"), (x,), (), v), Node(get("Neg"), (x,), (), v))
     err = failure(one(Graph("f", (x,), nodes, v)))
     assert "%0 is defined twice" in err.message
     assert marked(err)[0].startswith(">>   %0 = Neg(")
@@ -91,16 +92,17 @@ def test_a_parameter_shared_by_two_graphs_is_defined_twice() -> None:
 
 def test_unknown_op() -> None:
     x, nodes = chain()
-    nodes.append(Node("Frobnicate", (nodes[-1].out,), (), Var(t(2))))
+    frobnicate = Primitive("Frobnicate", lambda x: x, lambda x: x, on_all_targets(Builtin()))
+    nodes.append(Node(frobnicate, (nodes[-1].out,), (), Var(t(2))))
     err = failure(one(Graph("f", (x,), tuple(nodes), nodes[-1].out)))
-    assert "unknown op 'Frobnicate' (not in the primitive table)" in err.message
+    assert "unknown op Op.Frobnicate (not in the primitive table)" in err.message
     assert marked(err) == [">>   %4 = Frobnicate(%3) : <Tensor[Float32], (2)>"]
 
 
 def test_wrong_type() -> None:
     x = Var(t(2, 3), "x")
     out = Var(t(3, 2))
-    err = failure(one(Graph("f", (x,), (Node("Exp", (x,), (), out),), out)))
+    err = failure(one(Graph("f", (x,), (Node(get("Exp"), (x,), (), out),), out)))
     assert ("its type <Tensor[Float32], (3, 2)> differs from the type "
             "<Tensor[Float32], (2, 3)> that Exp infers") in err.message
     assert marked(err) == [">>   %0 = Exp(%para1_x) : <Tensor[Float32], (3, 2)>"]
@@ -109,7 +111,7 @@ def test_wrong_type() -> None:
 def test_wrong_dtype_of_a_cast() -> None:
     x = Var(t(2), "x")
     out = Var(TensorType(dtypes.float16, (2,)))
-    node = Node("Cast", (x,), make_attrs({"dtype": dtypes.int32}), out)
+    node = Node(get("Cast"), (x,), make_attrs({"dtype": dtypes.int32}), out)
     err = failure(one(Graph("f", (x,), (node,), out)))
     assert "that Cast infers" in err.message and "<Tensor[Int32], (2)>" in err.message
 
@@ -117,7 +119,7 @@ def test_wrong_dtype_of_a_cast() -> None:
 def test_inputs_the_primitive_rejects() -> None:
     x, y = Var(t(2, 3), "x"), Var(t(4), "y")
     out = Var(t(2, 3))
-    err = failure(one(Graph("f", (x, y), (Node("Add", (x, y), (), out),), out)))
+    err = failure(one(Graph("f", (x, y), (Node(get("Add"), (x, y), (), out),), out)))
     assert "its inputs are invalid: For 'Add', shapes (2, 3) and (4,) cannot broadcast" \
         in err.message
 
@@ -149,17 +151,17 @@ def test_calls_are_checked_against_the_callee() -> None:
     callee = block()
     x = Var(t(2), "x")
     out = Var(t(2))
-    good = Node("Call", (x,), make_attrs({"graph": callee}), out)
+    good = Node(get("Call"), (x,), make_attrs({"graph": callee}), out)
     verify(Module((Graph("main", (x,), (good,), out), callee), "main"))
 
     z = Var(TensorType(dtypes.int32, (2,)), "z")
-    bad_arg = Node("Call", (z,), make_attrs({"graph": callee}), out)
+    bad_arg = Node(get("Call"), (z,), make_attrs({"graph": callee}), out)
     err = failure(Module((Graph("main", (z,), (bad_arg,), out), callee), "main"))
     assert "argument types do not match @Block's parameters (<Tensor[Float32], (2)>)" \
         in err.message
 
     wrong = Var(t(3))
-    bad_out = Node("Call", (x,), make_attrs({"graph": callee}), wrong)
+    bad_out = Node(get("Call"), (x,), make_attrs({"graph": callee}), wrong)
     err = failure(Module((Graph("main", (x,), (bad_out,), wrong), callee), "main"))
     assert "differs from @Block's output type <Tensor[Float32], (2)>" in err.message
     assert marked(err) == [">>   %0 = @Block(%para1_x) : <Tensor[Float32], (3)>"]
@@ -169,7 +171,7 @@ def test_a_call_of_a_stale_copy_of_a_module_graph() -> None:
     listed, stale = block(), block()
     x = Var(t(2), "x")
     out = Var(t(2))
-    node = Node("Call", (x,), make_attrs({"graph": stale}), out)
+    node = Node(get("Call"), (x,), make_attrs({"graph": stale}), out)
     err = failure(Module((Graph("main", (x,), (node,), out), listed), "main"))
     assert "calls a graph @Block that is not the module's @Block" in err.message
 
@@ -178,7 +180,7 @@ def test_a_call_of_a_stale_copy_of_a_module_graph() -> None:
 def region_op() -> Iterator[str]:
     """A test-only op that runs its ``body`` region and returns the body's output."""
     prim = Primitive("TestRegion", lambda *_, body: body.output.type,
-                     lambda *_, body: None)
+                     lambda *_, body: None, on_all_targets(Builtin()), attrs=(Attr("body"),))
     register(prim)
     yield prim.name
     del PRIMITIVES[prim.name]
@@ -187,14 +189,14 @@ def region_op() -> Iterator[str]:
 def test_regions_see_enclosing_values_but_not_the_reverse(region_op: str) -> None:
     x = Var(t(2), "x")
     inner = Var(t(2))
-    region = Graph("body", (), (Node("Neg", (x,), (), inner),), inner)
+    region = Graph("body", (), (Node(get("Neg"), (x,), (), inner),), inner)
     holder = Var(t(2))
-    node = Node(region_op, (), make_attrs({"body": region}), holder)
+    node = Node(get(region_op), (), make_attrs({"body": region}), holder)
     verify(one(Graph("f", (x,), (node,), holder)))
 
     leak = Var(t(2))
-    node = Node(region_op, (), make_attrs({"body": region}), Var(t(2)))
-    after = Node("Exp", (inner,), (), leak)
+    node = Node(get(region_op), (), make_attrs({"body": region}), Var(t(2)))
+    after = Node(get("Exp"), (inner,), (), leak)
     err = failure(one(Graph("f", (x,), (node, after), leak)))
     assert "uses %1, which @f does not define" in err.message
     assert marked(err) == [">>   %2 = Exp(%1) : <Tensor[Float32], (2)>"]
@@ -204,10 +206,10 @@ def test_a_region_cannot_use_a_later_value(region_op: str) -> None:
     x = Var(t(2), "x")
     later = Var(t(2))
     inner = Var(t(2))
-    region = Graph("body", (), (Node("Add", (x, later), (), inner),), inner)
+    region = Graph("body", (), (Node(get("Add"), (x, later), (), inner),), inner)
     holder = Var(t(2))
-    nodes = (Node(region_op, (), make_attrs({"body": region}), holder),
-             Node("Neg", (x,), (), later))
+    nodes = (Node(get(region_op), (), make_attrs({"body": region}), holder),
+             Node(get("Neg"), (x,), (), later))
     err = failure(one(Graph("f", (x,), nodes, holder)))
     assert "IR verification failed in @body: the node uses %2 before it is defined" \
         in err.message

@@ -41,7 +41,7 @@ def run_at(level: int, make: Callable[[], nn.Cell], *inputs: np.ndarray,
 
 
 def count(compiled: Any, op: str) -> int:
-    return sum(1 for n in iter_nodes(compiled.module) if n.op == op)
+    return sum(1 for n in iter_nodes(compiled.module) if n.op.name == op)
 
 
 # --- the tutorial's ForwardNet ------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_forward_net_is_3x_with_3_assigns_and_3_loads_at_every_level(level: int)
 def test_the_loads_read_three_states_and_cse_keeps_them_apart() -> None:
     """Three Loads of one weight in three states: merging any two would read a stale value."""
     _, _, compiled = run_at(3, ForwardNet, np.array(1, np.int32))
-    loads = [n for n in compiled.module.entry_graph.nodes if n.op == "Load"]
+    loads = [n for n in compiled.module.entry_graph.nodes if n.op.name == "Load"]
     assert len({n.inputs[1] for n in loads}) == 3
     assert all(n.inputs[0] is loads[0].inputs[0] for n in loads)
 
@@ -288,7 +288,7 @@ def test_a_branch_result_sharing_a_weight_is_copied_before_the_write(level: int)
     for target in TARGETS:
         out, _, compiled = run_at(level, BranchView, x, target=target)
         np.testing.assert_allclose(out, [11.0, 22.0, 33.0, 44.0])
-        region_ops = [n.op for n in iter_nodes(compiled.module)]
+        region_ops = [n.op.name for n in iter_nodes(compiled.module)]
         assert region_ops.count("If") == 1 and region_ops.count("TensorMove") == 1
     out, _, _ = run_at(level, BranchView, -x)
     np.testing.assert_allclose(out, [-20.0, -40.0, -60.0, -80.0])
@@ -380,7 +380,7 @@ def test_a_shared_graph_result_is_copied_or_read_before_its_weight_is_written(le
     for target in TARGETS:
         out, _, compiled = run_at(level, CallsThenWrites, x, target=target)
         np.testing.assert_allclose(out, [12.0, 24.0])
-        assert sum(1 for n in compiled.module.entry_graph.nodes if n.op == "Call") == 2
+        assert sum(1 for n in compiled.module.entry_graph.nodes if n.op.name == "Call") == 2
         assert count(compiled, "TensorMove") == (1 if level == 1 else 0)
     np.testing.assert_allclose(CallsThenWrites()(Tensor(x)).asnumpy(), [12.0, 24.0])
 
@@ -412,8 +412,8 @@ def test_level_2_moves_a_load_of_another_weight_along_with_the_read() -> None:
             assert count(compiled, "TensorMove") == copies
     _, _, compiled = run_at(2, TwoWeights, x)
     nodes = compiled.module.entry_graph.nodes
-    ops_ = [n.op for n in nodes]
+    ops_ = [n.op.name for n in nodes]
     # the Load of m (in the state before p's write) and the read come before that write
     assert ops_.index("Mul") < ops_.index("Assign")
-    load_m = next(n for n in nodes if n.op == "Load" and n.inputs[0].hint == "m")
+    load_m = next(n for n in nodes if n.op.name == "Load" and n.inputs[0].hint == "m")
     assert ops_.index("Load", 1) == nodes.index(load_m) < ops_.index("Assign")

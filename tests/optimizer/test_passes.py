@@ -15,7 +15,8 @@ from msc.errors import GraphValueError, InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Primitive, register
+from msc.ir.primitives import PRIMITIVES, Effect, Primitive, register, get
+from msc.ir.primitives.base import Attr, Builtin, on_all_targets, get
 from msc.ir.printer import print_module
 from msc.ir.rewrite import free_vars, substitute_graph, use_counts
 from msc.ir.types import RefType
@@ -28,6 +29,7 @@ from msc.optimizer.pipeline import PIPELINE, run_pipeline
 from tests.ir import F32, B, mod, t
 
 I32 = dtypes.int32
+BUILTIN = on_all_targets(Builtin())
 
 
 def body(module: Module) -> str:
@@ -53,7 +55,7 @@ def same_results(before: Module, after: Module, inputs: list[np.ndarray],
 @pytest.fixture
 def io_op() -> Iterator[str]:
     """A test-only effectful op: returns its input, like a print that passes it on."""
-    prim = register(Primitive("TestPrint", lambda x: x, lambda x: x, effect="io"))
+    prim = register(Primitive("TestPrint", lambda x: x, lambda x: x, BUILTIN, effect=Effect.IO))
     yield prim.name
     del PRIMITIVES[prim.name]
 
@@ -136,8 +138,8 @@ def test_inline_keeps_reusable_calls_and_inlines_inside_them() -> None:
     after = inline(module)
     verify(after)  # the calls point at the rewritten Block, not a stale copy
     assert [g.name for g in after.graphs] == ["main", "Block"]
-    assert [n.op for n in after.graph("main").nodes] == ["Call", "Call"]
-    assert [n.op for n in after.graph("Block").nodes] == ["Neg", "Exp"]
+    assert [n.op.name for n in after.graph("main").nodes] == ["Call", "Call"]
+    assert [n.op.name for n in after.graph("Block").nodes] == ["Neg", "Exp"]
     assert all(n.attr["graph"] is after.graph("Block") for n in after.graph("main").nodes)
     same_results(module, after, [np.array([1.0, -1.0], np.float32)])
 
@@ -151,7 +153,7 @@ def test_inline_nested_calls_and_weights() -> None:
     module = mod(m.graph(m.call(outer_g, *m.params)), outer_g, inner_g)
     after = inline(module)
     verify(after)
-    assert [n.op for n in after.graphs[0].nodes] == ["Mul", "Add"]
+    assert [n.op.name for n in after.graphs[0].nodes] == ["Mul", "Add"]
     assert after.graphs[0].nodes[0].inputs == module.graphs[0].params
     w = np.array([2.0, 3.0], np.float32)
     same_results(module, after, [np.array([1.0, 5.0], np.float32)], (w,))
@@ -166,7 +168,7 @@ def test_folded_constants_have_mindspore_dtypes() -> None:
     b = f.Div(a, np.array([2, 2], np.int32))          # int division: float32
     module = mod(f.graph(f.MakeTuple(f.Mul(f.params[0], a), b)))
     after = const_fold(module)
-    assert [n.op for n in after.graphs[0].nodes] == ["Mul", "MakeTuple"]
+    assert [n.op.name for n in after.graphs[0].nodes] == ["Mul", "MakeTuple"]
     folded = after.graphs[0].nodes[0].inputs[1]
     assert isinstance(folded, Const) and folded.value.dtype == np.int32
     np.testing.assert_array_equal(folded.value, np.array([4, 5], np.int32))
@@ -200,7 +202,7 @@ def test_identity_rows_forward_the_operand(case: str) -> None:
     x = f.params[0]
     module = mod(f.graph(f.Neg(IDENTITY_CASES[case](f, x))))
     after = dce(const_fold(module))
-    assert [(n.op, n.inputs) for n in after.graphs[0].nodes] == [("Neg", (x,))]
+    assert [(n.op.name, n.inputs) for n in after.graphs[0].nodes] == [("Neg", (x,))]
     same_results(module, after, [np.array([[1, -2, 0], [-0.5, 3, 9]], np.float32)])
 
 
@@ -230,14 +232,14 @@ def test_effectful_ops_are_never_evaluated(io_op: str) -> None:
     f = B("f", ("x", t(2)))
     shown = getattr(f, io_op)(np.array([1.0, 2.0], np.float32))
     module = mod(f.graph(f.Add(f.params[0], shown)))
-    assert [n.op for n in const_fold(module).graphs[0].nodes] == [io_op, "Add"]
+    assert [n.op.name for n in const_fold(module).graphs[0].nodes] == [io_op, "Add"]
 
 
 def test_large_results_stay_computed() -> None:
     f = B("f", ("x", t(300, 300)))
     big = f.BroadcastTo(np.array(2.0, np.float32), shape=(300, 300))
     module = mod(f.graph(f.Mul(f.params[0], big)))
-    assert [n.op for n in const_fold(module).graphs[0].nodes] == ["BroadcastTo", "Mul"]
+    assert [n.op.name for n in const_fold(module).graphs[0].nodes] == ["BroadcastTo", "Mul"]
     folded = const_fold(module, max_elements=90_000)
     const = folded.graphs[0].nodes[0].inputs[1]
     assert isinstance(const, Const)
@@ -247,7 +249,7 @@ def test_large_results_stay_computed() -> None:
 def test_const_fold_errors_are_the_primitives_errors() -> None:
     f = B("f", ("x", t(2)))
     out = Var(t(2))
-    bad = Node("Reshape", (Const(np.zeros(3, np.float32)),), make_attrs({"shape": (-1,)}), out)
+    bad = Node(get("Reshape"), (Const(np.zeros(3, np.float32)),), make_attrs({"shape": (-1,)}), out)
     module = Module((Graph("f", f.params, (bad,), out),), "f")
     with pytest.raises(GraphValueError, match="must be concrete"):
         const_fold(module)
@@ -262,7 +264,7 @@ def test_cse_merges_chains_and_ignores_locations() -> None:
     b = f.Neg(f.Exp(f.params[0], loc=Loc("m.py", 2)))
     module = mod(f.graph(f.Sub(a, b)))
     after = cse(module)
-    assert [n.op for n in after.graphs[0].nodes] == ["Exp", "Neg", "Sub"]
+    assert [n.op.name for n in after.graphs[0].nodes] == ["Exp", "Neg", "Sub"]
     assert after.graphs[0].nodes[0].loc == Loc("m.py", 1)
     same_results(module, after, [np.array([0.5, 1.5], np.float32)])
 
@@ -305,7 +307,7 @@ def test_cse_never_merges_effects_and_merges_pure_calls(io_op: str) -> None:
             f.call(loud_g, x), f.call(loud_g, x)]
     module = mod(f.graph(f.MakeTuple(*outs)), pure_g, loud_g)
     after = cse(module)
-    ops = [n.attr["graph"].name if n.op == "Call" else n.op for n in after.graphs[0].nodes]
+    ops = [n.attr["graph"].name if n.op.name == "Call" else n.op.name for n in after.graphs[0].nodes]
     assert ops == [io_op, io_op, "Pure", "Loud", "Loud", "MakeTuple"]
     verify(after)
 
@@ -326,7 +328,7 @@ def test_dce_keeps_effects_and_what_they_use(io_op: str) -> None:
     f.Neg(x)
     module = mod(f.graph(x), loud_g, pure_g)
     after = dce(module)
-    ops = [n.attr["graph"].name if n.op == "Call" else n.op for n in after.graphs[0].nodes]
+    ops = [n.attr["graph"].name if n.op.name == "Call" else n.op.name for n in after.graphs[0].nodes]
     assert ops == ["Exp", io_op, "Loud"]
     assert after.graphs[0].params == module.graphs[0].params  # parameters stay
 
@@ -345,7 +347,7 @@ def test_dce_removes_everything_unused() -> None:
 def region_op() -> Iterator[str]:
     """A test-only op holding a ``body`` region (as If/While will); returns its output."""
     prim = register(Primitive("TestRegion", lambda *_, body: body.output.type,
-                              lambda *_, body: None))
+                              lambda *_, body: None, BUILTIN, attrs=(Attr("body"),)))
     yield prim.name
     del PRIMITIVES[prim.name]
 
@@ -361,7 +363,7 @@ def test_passes_reach_into_regions(region_op: str) -> None:
     inner = r.Add(r.Exp(x), r.Mul(only_in_region, 1))  # Exp(x) is the outer one's twin
     r.Sqrt(x)  # dead inside the region
     holder = Var(t(2))
-    f.nodes.append(Node(region_op, (), make_attrs({"body": r.graph(r.call(sub_g, inner))}),
+    f.nodes.append(Node(get(region_op), (), make_attrs({"body": r.graph(r.call(sub_g, inner))}),
                         holder))
     out = f.MakeTuple(outer_exp, holder, f.Add(f.Exp(x), f.Mul(only_in_region, 1)))
     module = mod(f.graph(out), sub_g)
@@ -392,7 +394,7 @@ def test_rewrite_helpers_see_region_uses(region_op: str) -> None:
     r = B("body")
     region = r.graph(r.Add(a, a))
     holder = Var(t(2))
-    f.nodes.append(Node(region_op, (), make_attrs({"body": region}), holder))
+    f.nodes.append(Node(get(region_op), (), make_attrs({"body": region}), holder))
     g = f.graph(f.Mul(holder, x))
     assert use_counts(g) == {x: 2, a: 2, region.output: 1, holder: 1, g.output: 1}
     assert free_vars(region) == {a}
@@ -430,7 +432,7 @@ def test_pipeline_order_and_report() -> None:
     rows = [(s.name, s.nodes_before, s.nodes_after) for s in report.stats]
     assert rows == [("parse", None, 12), ("inline", 12, 16), ("const_fold", 16, 12),
                     ("if_to_select", 12, 12), ("cse", 12, 7), ("dce", 7, 5), ("load_elim", 5, 5)]
-    assert [n.op for n in after.graphs[0].nodes] == ["Mul", "Mul", "Exp", "Add", "Mul"]
+    assert [n.op.name for n in after.graphs[0].nodes] == ["Mul", "Mul", "Exp", "Add", "Mul"]
     assert report.stats[0].seconds == 0.25 and all(s.seconds >= 0 for s in report.stats)
     table = report.format().splitlines()
     assert table[0].split() == ["pass", "nodes", "before", "nodes", "after", "ms"]

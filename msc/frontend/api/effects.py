@@ -16,30 +16,30 @@ from msc.errors import GraphTypeError, MscError, UnsupportedSyntaxError
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
-from msc.ir.primitives import get, infer_type
+from msc.ir.primitives import Op, Primitive, infer_type
 from msc.ir.primitives.effects import print_text
 from msc.ir.types import MonadType, RefType, TensorType, type_of_value
 
 
-def _write(op: str, variable: Any, value: Any) -> Any:
+def _write(op: Primitive, variable: Any, value: Any) -> Any:
     builder = current_builder()
     if builder is not None:
         try:
             ref = builder.reference(variable)
         except MscError as e:
-            e.message = f"For '{op}', {e.message}"
+            e.message = f"For '{op.name}', {e.message}"
             raise e.with_loc(builder.loc) from None
-        var = builder.effect(get(op), (ref, builder.operand(value)), {})
+        var = builder.effect(op, (ref, builder.operand(value)), {})
         return SymTensor(var, builder)
     if not isinstance(variable, Parameter):
-        raise GraphTypeError(f"For '{op}', the variable must be a Parameter, but got "
+        raise GraphTypeError(f"For '{op.name}', the variable must be a Parameter, but got "
                              f"{type(variable).__name__}", user_loc())
     data = value.asnumpy() if isinstance(value, Tensor) else value
     try:  # the graph's type rule, so eager and graph mode reject the same writes
-        infer_type(get(op), (RefType(variable.type), type_of_value(data), MonadType()), {})
+        infer_type(op, (RefType(variable.type), type_of_value(data), MonadType()), {})
     except MscError as e:
         raise e.with_loc(user_loc()) from None
-    get(op).impl(variable.asnumpy(), data, None)
+    op.impl(variable.asnumpy(), data, None)
     return variable
 
 
@@ -47,17 +47,17 @@ def assign(variable: Any, value: Any) -> Any:
     """``variable = value`` in place: ``variable`` is a Parameter; ``value`` a Tensor or
     number of a dtype that converts to the Parameter's, broadcasting to its shape.
     Returns the Parameter's new value."""
-    return _write("Assign", variable, value)
+    return _write(Op.Assign, variable, value)
 
 
 def assign_add(variable: Any, value: Any) -> Any:
     """``variable += value`` in place (see ``assign``)."""
-    return _write("AssignAdd", variable, value)
+    return _write(Op.AssignAdd, variable, value)
 
 
 def assign_sub(variable: Any, value: Any) -> Any:
     """``variable -= value`` in place (see ``assign``)."""
-    return _write("AssignSub", variable, value)
+    return _write(Op.AssignSub, variable, value)
 
 
 def depend(value: Any, expr: Any) -> Any:
@@ -73,7 +73,7 @@ def depend(value: Any, expr: Any) -> Any:
     first = builder.operand(value)
     if not after:
         return SymTensor(first, builder)  # type: ignore[arg-type]
-    out = builder.emit("Depend", (first, *after), {}, first.type)
+    out = builder.emit(Op.Depend, (first, *after))
     return SymTensor(out, builder)
 
 
@@ -136,18 +136,19 @@ class _EffectPrimitive:
         return f"Prim[{self.name}]"
 
 
-def _primitive_class(name: str, function: Any) -> type:
+def _primitive_class(prim: Primitive, function: Any) -> type:
+    name = prim.name
     return type(name, (_EffectPrimitive,), {"name": name, "function": staticmethod(function),
                                             "__doc__": f"``ops.{name}()(...)``: see "
                                                        f"``{function.__name__}``.",
                                             "__module__": __name__})
 
 
-Assign = _primitive_class("Assign", assign)
-AssignAdd = _primitive_class("AssignAdd", assign_add)
-AssignSub = _primitive_class("AssignSub", assign_sub)
-Depend = _primitive_class("Depend", depend)
-Print = _primitive_class("Print", print_)
+Assign = _primitive_class(Op.Assign, assign)
+AssignAdd = _primitive_class(Op.AssignAdd, assign_add)
+AssignSub = _primitive_class(Op.AssignSub, assign_sub)
+Depend = _primitive_class(Op.Depend, depend)
+Print = _primitive_class(Op.Print, print_)
 
 
 def _print(parts: list[tuple[str, list[Any]]], sep: str) -> Any:
@@ -159,7 +160,7 @@ def _print(parts: list[tuple[str, list[Any]]], sep: str) -> Any:
     if builder is None:
         print(print_text(format_, [v.asnumpy() for v in values]))
         return None
-    var = builder.effect(get("Print"), tuple(builder.operand(v) for v in values),
+    var = builder.effect(Op.Print, tuple(builder.operand(v) for v in values),
                          {"format": format_})
     return SymTensor(var, builder)
 

@@ -1,5 +1,9 @@
 """MindSpore's functional ops (``ops.add``, ``ops.sum``, ``F.matmul``, ...), thin over ``apply``.
 
+The ops whose functional form is one plain call of a primitive (``add``, ``exp``, ``eq``)
+are generated at the end of this module from the table's ``public.functions``; those
+written here need argument handling.
+
 Each function turns Python-level arguments (axes, shapes with -1, slices, MindSpore's
 argument orders) into the concrete attributes of one or a few primitives and dispatches
 with ``apply``, so one body runs eagerly on numpy and, while a graph is being built,
@@ -18,25 +22,28 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError, MscError, ShapeError
+from msc.errors import (GraphTypeError, GraphValueError, InternalCompilerError, MscError,
+                        ShapeError)
 from msc.frontend.api.indexing import getitem, slice, split, strided_slice
-from msc.frontend.api.tensor import Tensor, apply
+from msc.frontend.api.tensor import Tensor, apply, public_function
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives.base import norm_axes, norm_axis, operand_dtype, want_int
 from msc.ir.types import Type, type_of_value
+from msc.ir.primitives import Op, Primitive
 
 # --- argument checking -----------------------------------------------------------------
 
 
-class _checking:  # noqa: N801 - used like a function: ``with _checking("Reshape"):``
+class _checking:  # noqa: N801 - used like a function: ``with _checking(Op.Reshape):``
     """Errors found while normalising arguments read like the dispatcher's: they name the
-    op and the user's line. A class, not ``contextlib``: the location search skips msc's
-    frames only, and a stdlib frame would pass for the user's."""
+    op (a primitive, or a query's name such as "Shape") and the user's line. A class, not
+    ``contextlib``: the location search skips msc's frames only, and a stdlib frame would
+    pass for the user's."""
 
-    def __init__(self, op: str):
-        self.op = op
+    def __init__(self, op: Primitive | str):
+        self.op = op if isinstance(op, str) else op.name
 
     def __enter__(self) -> None:
         return None
@@ -49,7 +56,7 @@ class _checking:  # noqa: N801 - used like a function: ``with _checking("Reshape
         return False
 
 
-def _as_tensor(x: Any, op: str) -> Tensor:
+def _as_tensor(x: Any, op: Primitive | str) -> Tensor:
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (np.ndarray, np.generic)):
@@ -69,7 +76,7 @@ def _axis_attr(axis: Any) -> tuple[Any, ...]:
     return tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
 
 
-def _reduce_axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
+def _reduce_axes(x: Any, axis: Any, op: Primitive | str) -> tuple[int, ...]:
     """Canonical reduction axes: sorted and non-negative, () for all, so equal reductions
     build equal nodes."""
     x = _as_tensor(x, op)
@@ -78,7 +85,7 @@ def _reduce_axes(x: Any, axis: Any, op: str) -> tuple[int, ...]:
     return () if len(axes) == x.ndim else axes
 
 
-def _dims(shape: Any, op: str) -> tuple[int, ...]:
+def _dims(shape: Any, op: Primitive | str) -> tuple[int, ...]:
     """A shape argument (int, list, tuple; eager 0-d tensors allowed) as a tuple of ints."""
     with _checking(op):
         items = (shape,) if not isinstance(shape, (list, tuple)) else shape
@@ -88,76 +95,40 @@ def _dims(shape: Any, op: str) -> tuple[int, ...]:
             raise GraphTypeError(f"the shape must be ints, but got {shape!r}") from None
 
 
-# --- elementwise ------------------------------------------------------------------------
+# --- elementwise: the plain ones (``add``, ``exp``, ...) are generated at the end -------
 
 
-def add(input: Any, other: Any) -> Any: return apply("Add", input, other)
-def sub(input: Any, other: Any) -> Any: return apply("Sub", input, other)
-def mul(input: Any, other: Any) -> Any: return apply("Mul", input, other)
-def floor_div(x: Any, y: Any) -> Any: return apply("FloorDiv", x, y)
-def floor_mod(x: Any, y: Any) -> Any: return apply("FloorMod", x, y)
-def remainder(input: Any, other: Any) -> Any: return apply("FloorMod", input, other)
-def pow(input: Any, exponent: Any) -> Any: return apply("Pow", input, exponent)
-def maximum(input: Any, other: Any) -> Any: return apply("Maximum", input, other)
-def minimum(input: Any, other: Any) -> Any: return apply("Minimum", input, other)
-def neg(input: Any) -> Any: return apply("Neg", input)
-def abs(input: Any) -> Any: return apply("Abs", input)
-def exp(input: Any) -> Any: return apply("Exp", input)
-def log(input: Any) -> Any: return apply("Log", input)
-def sqrt(input: Any) -> Any: return apply("Sqrt", input)
-def rsqrt(input: Any) -> Any: return apply("Rsqrt", input)
-def square(input: Any) -> Any: return apply("Square", input)
-def reciprocal(input: Any) -> Any: return apply("Reciprocal", input)
-def sin(input: Any) -> Any: return apply("Sin", input)
-def cos(input: Any) -> Any: return apply("Cos", input)
-def tanh(input: Any) -> Any: return apply("Tanh", input)
-def sigmoid(input: Any) -> Any: return apply("Sigmoid", input)
-def relu(input: Any) -> Any: return apply("ReLU", input)
-def hardswish(input: Any) -> Any: return apply("HSwish", input)
-def floor(input: Any) -> Any: return apply("Floor", input)
-def ceil(input: Any) -> Any: return apply("Ceil", input)
-def sign(input: Any) -> Any: return apply("Sign", input)
-def logical_not(input: Any) -> Any: return apply("LogicalNot", input)
-def logical_and(input: Any, other: Any) -> Any: return apply("LogicalAnd", input, other)
-def logical_or(input: Any, other: Any) -> Any: return apply("LogicalOr", input, other)
-def equal(input: Any, other: Any) -> Any: return apply("Equal", input, other)
-def not_equal(input: Any, other: Any) -> Any: return apply("NotEqual", input, other)
-def less(input: Any, other: Any) -> Any: return apply("Less", input, other)
-def less_equal(input: Any, other: Any) -> Any: return apply("LessEqual", input, other)
-def greater(input: Any, other: Any) -> Any: return apply("Greater", input, other)
-def greater_equal(input: Any, other: Any) -> Any: return apply("GreaterEqual", input, other)
-
-
-mod, hswish = floor_mod, hardswish
-eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
+def remainder(input: Any, other: Any) -> Any:
+    """``ops.floor_mod`` under MindSpore's other name (and argument names)."""
+    return apply(Op.FloorMod, input, other)
 
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
     """True division (ints give float32); ``rounding_mode`` "floor" or "trunc" rounds the
     quotient and keeps the operands' common dtype."""
     if rounding_mode is None:
-        return apply("Div", input, other)
+        return apply(Op.Div, input, other)
     if rounding_mode == "floor":
-        return apply("FloorDiv", input, other)
+        return apply(Op.FloorDiv, input, other)
     if rounding_mode != "trunc":
-        with _checking("Div"):
+        with _checking(Op.Div):
             raise GraphValueError(f"rounding_mode must be None, 'floor' or 'trunc', but got "
                                   f"{rounding_mode!r}")
-    q = apply("Div", input, other)
-    out = apply("Select", q < 0, apply("Ceil", q), apply("Floor", q))
+    q = apply(Op.Div, input, other)
+    out = apply(Op.Select, q < 0, apply(Op.Ceil, q), apply(Op.Floor, q))
     common = operand_dtype((_type_of(input), _type_of(other)))
     return out if common.is_float else cast(out, common)
 
 
 def gelu(input: Any, approximate: str = "none") -> Any:
-    return apply("GeLU", input, approximate=approximate)
+    return apply(Op.GeLU, input, approximate=approximate)
 
 
 def select(cond: Any, x: Any, y: Any) -> Any:
     """``x`` where ``cond`` else ``y``; either (not both) may be a Python number."""
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         x = Tensor(x)
-    return apply("Select", cond, x, y)
+    return apply(Op.Select, cond, x, y)
 
 
 def where(condition: Any, input: Any, other: Any) -> Any:
@@ -168,16 +139,16 @@ def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None
     """Clamp to [min, max]; either bound may be None. A list/tuple of tensors clips each."""
     if isinstance(x, (list, tuple)):
         return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
-    x = _as_tensor(x, "ClipByValue")
+    x = _as_tensor(x, Op.ClipByValue)
     if clip_value_min is None and clip_value_max is None:
-        with _checking("ClipByValue"):
+        with _checking(Op.ClipByValue):
             raise GraphValueError("clip_value_min and clip_value_max cannot both be None")
     if clip_value_min is not None and clip_value_max is not None:
-        return apply("ClipByValue", x, clip_value_min, clip_value_max)
+        return apply(Op.ClipByValue, x, clip_value_min, clip_value_max)
     if clip_value_min is not None:
-        out = apply("Maximum", x, clip_value_min)
+        out = apply(Op.Maximum, x, clip_value_min)
     else:
-        out = apply("Minimum", x, clip_value_max)
+        out = apply(Op.Minimum, x, clip_value_max)
     return out if out.dtype == x.dtype else cast(out, x.dtype)
 
 
@@ -191,7 +162,7 @@ clip = clamp
 def cast(input: Any, dtype: dtypes.DType) -> Any:
     if not isinstance(input, Tensor):
         input = Tensor(input)
-    return apply("Cast", input, dtype=dtype)
+    return apply(Op.Cast, input, dtype=dtype)
 
 
 # --- reductions ---------------------------------------------------------------------------
@@ -201,21 +172,21 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, *,
         dtype: dtypes.DType | None = None) -> Any:
     """Sum; bool and integer inputs give int64 unless ``dtype`` says otherwise."""
     x = input if dtype is None else cast(input, dtype)
-    out = apply("ReduceSum", x, axis=_reduce_axes(x, dim, "ReduceSum"), keep_dims=keepdim)
+    out = apply(Op.ReduceSum, x, axis=_reduce_axes(x, dim, Op.ReduceSum), keep_dims=keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
 def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Any:
-    return apply("ReduceMean", x, axis=_reduce_axes(x, axis, "ReduceMean"),
+    return apply(Op.ReduceMean, x, axis=_reduce_axes(x, axis, Op.ReduceMean),
                  keep_dims=keep_dims)
 
 
 def prod(input: Any, axis: Any = None, keep_dims: bool = False) -> Any:
-    return apply("ReduceProd", input, axis=_reduce_axes(input, axis, "ReduceProd"),
+    return apply(Op.ReduceProd, input, axis=_reduce_axes(input, axis, Op.ReduceProd),
                  keep_dims=keep_dims)
 
 
-def _masked(input: Any, initial: Any, where: Any, op: str) -> Any:
+def _masked(input: Any, initial: Any, where: Any, op: Primitive | str) -> Any:
     if where is None:
         return input
     if initial is None:
@@ -224,8 +195,8 @@ def _masked(input: Any, initial: Any, where: Any, op: str) -> Any:
     return select(where, input, initial)
 
 
-def _extreme(prim: str, bound: str, input: Any, axis: Any, keepdims: bool, initial: Any,
-             where: Any) -> Any:
+def _extreme(prim: Primitive, bound: Primitive, input: Any, axis: Any, keepdims: bool,
+             initial: Any, where: Any) -> Any:
     out = apply(prim, _masked(input, initial, where, prim),
                 axis=_reduce_axes(input, axis, prim), keep_dims=keepdims)
     return out if initial is None else apply(bound, out, initial)
@@ -233,21 +204,21 @@ def _extreme(prim: str, bound: str, input: Any, axis: Any, keepdims: bool, initi
 
 def amax(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
          where: Any = None) -> Any:
-    return _extreme("ReduceMax", "Maximum", input, axis, keepdims, initial, where)
+    return _extreme(Op.ReduceMax, Op.Maximum, input, axis, keepdims, initial, where)
 
 
 def amin(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any = None,
          where: Any = None) -> Any:
-    return _extreme("ReduceMin", "Minimum", input, axis, keepdims, initial, where)
+    return _extreme(Op.ReduceMin, Op.Minimum, input, axis, keepdims, initial, where)
 
 
 def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Any:
     """Index (int64) of the maximum; ``dim=None`` indexes the flattened tensor."""
-    return apply("Argmax", input, axis=dim, keep_dims=keepdim and dim is not None)
+    return apply(Op.Argmax, input, axis=dim, keep_dims=keepdim and dim is not None)
 
 
 def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Any:
-    return apply("Argmin", input, axis=axis, keep_dims=keepdims and axis is not None)
+    return apply(Op.Argmin, input, axis=axis, keep_dims=keepdims and axis is not None)
 
 
 def max(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
@@ -259,7 +230,7 @@ def max(input: Any, axis: int | None = None, keepdims: bool = False, *, initial:
     """
     keep = keepdims and axis is not None
     values = amax(input, axis, keep, initial=initial, where=where)
-    return values, argmax(_masked(input, initial, where, "ReduceMax"), axis, keep)
+    return values, argmax(_masked(input, initial, where, Op.ReduceMax), axis, keep)
 
 
 def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
@@ -267,7 +238,7 @@ def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial:
     """(values, indices) of the minimum along ``axis``; see ``max``."""
     keep = keepdims and axis is not None
     values = amin(input, axis, keep, initial=initial, where=where)
-    return values, argmin(_masked(input, initial, where, "ReduceMin"), axis, keep)
+    return values, argmin(_masked(input, initial, where, Op.ReduceMin), axis, keep)
 
 
 # --- contractions ---------------------------------------------------------------------
@@ -276,20 +247,20 @@ def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial:
 def matmul(input: Any, other: Any) -> Any:
     """numpy's matmul: 1-D operands gain and then lose a dim; 2-D uses MatMul, higher
     ranks BatchMatMul with broadcast batch dims."""
-    a, b = _as_tensor(input, "MatMul"), _as_tensor(other, "MatMul")
+    a, b = _as_tensor(input, Op.MatMul), _as_tensor(other, Op.MatMul)
     if a.ndim == 0 or b.ndim == 0:
-        with _checking("MatMul"):
+        with _checking(Op.MatMul):
             raise ShapeError(f"matmul needs at least 1-D inputs, but got shapes {a.shape} "
                              f"and {b.shape} (use ops.mul for scalars)")
-    a2 = apply("ExpandDims", a, axis=0) if a.ndim == 1 else a
-    b2 = apply("ExpandDims", b, axis=1) if b.ndim == 1 else b
-    out = apply("MatMul" if a2.ndim == b2.ndim == 2 else "BatchMatMul", a2, b2)
+    a2 = apply(Op.ExpandDims, a, axis=0) if a.ndim == 1 else a
+    b2 = apply(Op.ExpandDims, b, axis=1) if b.ndim == 1 else b
+    out = apply(Op.MatMul if a2.ndim == b2.ndim == 2 else Op.BatchMatMul, a2, b2)
     drop = ((out.ndim - 2,) if a.ndim == 1 else ()) + ((out.ndim - 1,) if b.ndim == 1 else ())
-    return apply("Squeeze", out, axis=drop) if drop else out
+    return apply(Op.Squeeze, out, axis=drop) if drop else out
 
 
 def bmm(input_x: Any, mat2: Any) -> Any:
-    return apply("BatchMatMul", input_x, mat2)
+    return apply(Op.BatchMatMul, input_x, mat2)
 
 
 batch_matmul = bmm
@@ -298,23 +269,23 @@ batch_matmul = bmm
 def dense(input: Any, weight: Any, bias: Any = None) -> Any:
     """``input @ weight.T + bias``."""
     if bias is None:
-        return apply("Dense", input, weight)
-    return apply("Dense", input, weight, bias)
+        return apply(Op.Dense, input, weight)
+    return apply(Op.Dense, input, weight, bias)
 
 
 # --- shapes ---------------------------------------------------------------------------
 
 
-def _axis_of(x: Tensor, axis: Any, op: str, extra: int = 0) -> int:
+def _axis_of(x: Tensor, axis: Any, op: Primitive | str, extra: int = 0) -> int:
     with _checking(op):
         return norm_axis(want_int(axis, "axis"), x.ndim + extra)
 
 
 def reshape(input: Any, shape: Any) -> Any:
     """Reshape; one dim may be -1 and is inferred from the others."""
-    x = _as_tensor(input, "Reshape")
-    dims = list(_dims(shape, "Reshape"))
-    with _checking("Reshape"):
+    x = _as_tensor(input, Op.Reshape)
+    dims = list(_dims(shape, Op.Reshape))
+    with _checking(Op.Reshape):
         if dims.count(-1) > 1 or builtins.any(d < -1 for d in dims):
             raise ShapeError(f"shape {tuple(dims)} may contain one -1 and otherwise "
                              "non-negative dims")
@@ -324,11 +295,11 @@ def reshape(input: Any, shape: Any) -> Any:
                 raise ShapeError(f"cannot reshape a tensor of shape {x.shape} ({x.size} "
                                  f"elements) into shape {tuple(dims)}")
             dims[dims.index(-1)] = x.size // known
-    return apply("Reshape", x, shape=tuple(dims))
+    return apply(Op.Reshape, x, shape=tuple(dims))
 
 
 def transpose(input: Any, input_perm: Any) -> Any:
-    return apply("Transpose", input, perm=_dims(input_perm, "Transpose"))
+    return apply(Op.Transpose, input, perm=_dims(input_perm, Op.Transpose))
 
 
 def permute(input: Any, axis: Any) -> Any:
@@ -336,29 +307,29 @@ def permute(input: Any, axis: Any) -> Any:
 
 
 def expand_dims(input_x: Any, axis: int) -> Any:
-    return apply("ExpandDims", input_x, axis=axis)
+    return apply(Op.ExpandDims, input_x, axis=axis)
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
-    return apply("ExpandDims", input, axis=dim)
+    return apply(Op.ExpandDims, input, axis=dim)
 
 
 def squeeze(input: Any, axis: Any = None) -> Any:
     """Drop size-1 dims: all of them, or those named by ``axis`` (each must have size 1)."""
-    return apply("Squeeze", input, axis=_axis_attr(axis))
+    return apply(Op.Squeeze, input, axis=_axis_attr(axis))
 
 
 def flatten(input: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1) -> Any:
     """Merge dims ``start_dim..end_dim``; the default keeps dim 0, like MindSpore."""
-    x = _as_tensor(input, "Flatten")
+    x = _as_tensor(input, Op.Flatten)
     if order not in ("C", "F"):
-        with _checking("Flatten"):
+        with _checking(Op.Flatten):
             raise GraphValueError(f"order must be 'C' or 'F', but got {order!r}")
     if x.ndim <= 1:
-        return apply("Reshape", x, shape=(x.size,))
-    start, end = _axis_of(x, start_dim, "Flatten"), _axis_of(x, end_dim, "Flatten")
+        return apply(Op.Reshape, x, shape=(x.size,))
+    start, end = _axis_of(x, start_dim, Op.Flatten), _axis_of(x, end_dim, Op.Flatten)
     if start > end:
-        with _checking("Flatten"):
+        with _checking(Op.Flatten):
             raise ShapeError(f"start_dim {start_dim} comes after end_dim {end_dim} for "
                              f"shape {x.shape}")
     if order == "F":  # MindSpore reverses every dim, then flattens start..end of that
@@ -366,12 +337,12 @@ def flatten(input: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = 
     if start == end:
         return x
     if start == 1 and end == x.ndim - 1:
-        return apply("Flatten", x)
+        return apply(Op.Flatten, x)
     merged = math.prod(x.shape[start:end + 1])
-    return apply("Reshape", x, shape=x.shape[:start] + (merged,) + x.shape[end + 1:])
+    return apply(Op.Reshape, x, shape=x.shape[:start] + (merged,) + x.shape[end + 1:])
 
 
-def _tensor_seq(tensors: Any, op: str) -> tuple[Any, ...]:
+def _tensor_seq(tensors: Any, op: Primitive | str) -> tuple[Any, ...]:
     if not isinstance(tensors, (list, tuple)):
         with _checking(op):
             raise GraphTypeError(f"tensors must be a tuple or list of Tensors, but got "
@@ -380,11 +351,11 @@ def _tensor_seq(tensors: Any, op: str) -> tuple[Any, ...]:
 
 
 def concat(tensors: Any, axis: int = 0) -> Any:
-    return apply("Concat", *_tensor_seq(tensors, "Concat"), axis=axis)
+    return apply(Op.Concat, *_tensor_seq(tensors, Op.Concat), axis=axis)
 
 
 def stack(tensors: Any, axis: int = 0) -> Any:
-    return apply("Stack", *_tensor_seq(tensors, "Stack"), axis=axis)
+    return apply(Op.Stack, *_tensor_seq(tensors, Op.Stack), axis=axis)
 
 
 cat = concat
@@ -392,20 +363,20 @@ cat = concat
 
 def gather(input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Any:
     if batch_dims != 0:
-        with _checking("Gather"):
+        with _checking(Op.Gather):
             raise GraphValueError("batch_dims other than 0 is not supported")
     if not isinstance(input_indices, Tensor):
         input_indices = Tensor(input_indices)
-    return apply("Gather", input_params, input_indices, axis=axis)
+    return apply(Op.Gather, input_params, input_indices, axis=axis)
 
 
 def broadcast_to(input: Any, shape: Any) -> Any:
     """Broadcast to ``shape``; -1 keeps the input's size of that dim."""
-    return apply("BroadcastTo", input, shape=_dims(shape, "BroadcastTo"))
+    return apply(Op.BroadcastTo, input, shape=_dims(shape, Op.BroadcastTo))
 
 
 def tile(input: Any, dims: Any) -> Any:
-    return apply("Tile", input, multiples=_dims(dims, "Tile"))
+    return apply(Op.Tile, input, multiples=_dims(dims, Op.Tile))
 
 
 # --- creation -------------------------------------------------------------------------
@@ -418,18 +389,18 @@ def _default_dtype(value: Any) -> dtypes.DType:
 
 
 def zeros(size: Any, dtype: dtypes.DType | None = None) -> Any:
-    return apply("Zeros", shape=_dims(size, "Zeros"), dtype=dtype or dtypes.float32)
+    return apply(Op.Zeros, shape=_dims(size, Op.Zeros), dtype=dtype or dtypes.float32)
 
 
 def ones(shape: Any, dtype: dtypes.DType | None = None) -> Any:
-    return apply("Ones", shape=_dims(shape, "Ones"), dtype=dtype or dtypes.float32)
+    return apply(Op.Ones, shape=_dims(shape, Op.Ones), dtype=dtype or dtypes.float32)
 
 
 def fill(type: dtypes.DType, shape: Any, value: Any) -> Any:  # noqa: A002 - MindSpore's name
     """A tensor of ``shape`` and dtype ``type`` filled with ``value`` (MindSpore's order)."""
     if isinstance(value, Tensor):
-        return broadcast_to(cast(value, type), _dims(shape, "Fill"))
-    return apply("Fill", shape=_dims(shape, "Fill"), dtype=type, value=value)
+        return broadcast_to(cast(value, type), _dims(shape, Op.Fill))
+    return apply(Op.Fill, shape=_dims(shape, Op.Fill), dtype=type, value=value)
 
 
 def full(size: Any, fill_value: Any, *, dtype: dtypes.DType | None = None) -> Any:
@@ -438,12 +409,12 @@ def full(size: Any, fill_value: Any, *, dtype: dtypes.DType | None = None) -> An
 
 
 def zeros_like(input: Any, *, dtype: dtypes.DType | None = None) -> Any:
-    out = apply("ZerosLike", input)
+    out = apply(Op.ZerosLike, input)
     return out if dtype is None else cast(out, dtype)
 
 
 def ones_like(input: Any, *, dtype: dtypes.DType | None = None) -> Any:
-    out = apply("OnesLike", input)
+    out = apply(Op.OnesLike, input)
     return out if dtype is None else cast(out, dtype)
 
 
@@ -452,27 +423,27 @@ def ones_like(input: Any, *, dtype: dtypes.DType | None = None) -> Any:
 
 def softmax(input: Any, axis: Any = -1, *, dtype: dtypes.DType | None = None) -> Any:
     x = input if dtype is None else cast(input, dtype)
-    axes = _reduce_axes(x, axis, "Softmax") or tuple(range(_as_tensor(x, "Softmax").ndim))
-    return apply("Softmax", x, axis=axes)
+    axes = _reduce_axes(x, axis, Op.Softmax) or tuple(range(_as_tensor(x, Op.Softmax).ndim))
+    return apply(Op.Softmax, x, axis=axes)
 
 
 def log_softmax(logits: Any, axis: int = -1) -> Any:
-    return apply("LogSoftmax", logits, axis=axis)
+    return apply(Op.LogSoftmax, logits, axis=axis)
 
 
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
-    x = _as_tensor(input, "LayerNorm")
-    norm = _dims(normalized_shape, "LayerNorm")
+    x = _as_tensor(input, Op.LayerNorm)
+    norm = _dims(normalized_shape, Op.LayerNorm)
     begin = x.ndim - len(norm)
     if not norm or begin < 0 or x.shape[begin:] != norm:
-        with _checking("LayerNorm"):
+        with _checking(Op.LayerNorm):
             raise ShapeError(f"normalized_shape {norm} must be the trailing dims of the "
                              f"input shape {x.shape}")
     w = ones(norm, x.dtype) if weight is None else weight
     b = zeros(norm, x.dtype) if bias is None else bias
-    return apply("LayerNorm", x, w, b, begin_norm_axis=begin, begin_params_axis=begin,
+    return apply(Op.LayerNorm, x, w, b, begin_norm_axis=begin, begin_params_axis=begin,
                  epsilon=float(eps))
 
 
@@ -491,13 +462,27 @@ def dtype(input_x: Any) -> dtypes.DType:
     return _as_tensor(input_x, "DType").dtype
 
 
-__all__ = [
-    "add", "sub", "mul", "div", "floor_div", "floor_mod", "mod", "remainder", "pow",
-    "maximum", "minimum", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "square",
-    "reciprocal", "sin", "cos", "tanh", "sigmoid", "relu", "gelu", "hardswish", "hswish",
-    "floor", "ceil", "sign", "logical_not", "logical_and", "logical_or", "equal", "eq",
-    "not_equal", "ne", "less", "lt", "less_equal", "le", "greater", "gt", "greater_equal",
-    "ge", "select", "where", "clip_by_value", "clamp", "clip", "cast",
+# --- generated: each op's ``public.functions`` (``add``, ``exp``, ``eq``, ...) -------------
+
+
+def _generate() -> list[str]:
+    """Define ``name(*args)``, that is ``apply(prim, *args)``, for each name in each
+    primitive's ``public.functions``: the only place these functional forms come from."""
+    names = []
+    for prim in Op:
+        for name in prim.public.functions:
+            if name in globals():
+                raise InternalCompilerError(f"ops.{name} is both written and generated")
+            first = prim.public.functions[0]
+            doc = f"``ops.{name}``: the {prim.name} primitive (``Op.{prim.name}``)." + \
+                ("" if name == first else f" An alias of ``ops.{first}``.")
+            globals()[name] = public_function(prim, name, doc, globals())
+            names.append(name)
+    return names
+
+
+__all__ = _generate() + [
+    "div", "remainder", "gelu", "select", "where", "clip_by_value", "clamp", "clip", "cast",
     "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin",
     "matmul", "bmm", "batch_matmul", "dense",
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",

@@ -15,6 +15,7 @@ from msc.frontend.api.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives.base import want_int
 from msc.ir.primitives.shape import canonical_slice
+from msc.ir.primitives import Op
 
 # The argument helpers (``_as_tensor``, ``_checking``, ...) live in ``functional``, which
 # imports this module to re-export its ops; the ops import them when called, so neither
@@ -94,9 +95,9 @@ def getitem(x: Any, key: Any) -> Any:
             index.append(canonical_slice(builtins.slice(None), dim))
     full = tuple(canonical_slice(builtins.slice(None), d) for d in x.shape)
     out = x if gathered is not None and tuple(index) == full else \
-        apply("StridedSlice", x, index=tuple(index))
+        apply(Op.StridedSlice, x, index=tuple(index))
     if gathered is not None:
-        out = apply("Gather", out, gathered[1], axis=gathered[0])
+        out = apply(Op.Gather, out, gathered[1], axis=gathered[0])
     return out
 
 
@@ -107,7 +108,7 @@ def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: 
     from msc.frontend.api.functional import _checking
 
     if not len(begin) == len(end) == len(strides):
-        with _checking("StridedSlice"):
+        with _checking(Op.StridedSlice):
             raise GraphValueError(f"begin, end and strides must have one length, but got "
                                   f"{len(begin)}, {len(end)} and {len(strides)}")
     key: list[Any] = []
@@ -144,7 +145,7 @@ def slice(input_x: Any, begin: Any, size: Any) -> Any:
 def _slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Any:
     index = tuple(canonical_slice(builtins.slice(start, stop) if i == axis else
                                   builtins.slice(None), d) for i, d in enumerate(x.shape))
-    return apply("StridedSlice", x, index=index)
+    return apply(Op.StridedSlice, x, index=index)
 
 
 def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any, ...]:
@@ -152,10 +153,10 @@ def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any,
     sizes; equal chunks become one Split node."""
     from msc.frontend.api.functional import _as_tensor, _axis_of, _checking
 
-    x = _as_tensor(tensor, "Split")
-    a = _axis_of(x, axis, "Split")
+    x = _as_tensor(tensor, Op.Split)
+    a = _axis_of(x, axis, Op.Split)
     dim = x.shape[a]
-    with _checking("Split"):
+    with _checking(Op.Split):
         if isinstance(split_size_or_sections, (list, tuple)):
             sizes = [want_int(s, "every section") for s in split_size_or_sections]
             if builtins.sum(sizes) != dim or builtins.any(s < 0 for s in sizes):
@@ -167,7 +168,7 @@ def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any,
                 raise GraphValueError(f"split_size_or_sections must be positive, not {size}")
             sizes = [size] * (dim // size) + ([dim % size] if dim % size else [])
     if sizes and builtins.all(s == sizes[0] for s in sizes):
-        return apply("Split", x, axis=a, output_num=len(sizes))
+        return apply(Op.Split, x, axis=a, output_num=len(sizes))
     bounds = np.cumsum([0] + sizes).tolist()
     return tuple(_slice_axis(x, a, lo, hi) for lo, hi in zip(bounds, bounds[1:]))
 

@@ -87,7 +87,7 @@ class GELU(Cell):
 
     def __init__(self, approximate: bool = True):
         super().__init__()
-        self.approximate = _bool(approximate, "approximate", "GELU")
+        self.approximate = _bool(approximate, "approximate", self.cls_name)
 
     def construct(self, x: Any) -> Any:
         return F.gelu(x, "tanh" if self.approximate else "none")
@@ -115,7 +115,7 @@ class Softmax(Cell):
 class LogSoftmax(Cell):
     def __init__(self, axis: int = -1):
         super().__init__()
-        self.axis = _int(axis, "axis", "LogSoftmax")
+        self.axis = _int(axis, "axis", self.cls_name)
 
     def construct(self, x: Any) -> Any:
         return F.log_softmax(x, self.axis)
@@ -171,21 +171,21 @@ class Dense(Cell):
                  bias_init: Any = None, has_bias: bool = True, activation: Any = None,
                  dtype: dtypes.DType = dtypes.float32):
         super().__init__()
-        self.in_channels = _int(in_channels, "in_channels", "Dense", positive=True)
-        self.out_channels = _int(out_channels, "out_channels", "Dense", positive=True)
-        self.has_bias = _bool(has_bias, "has_bias", "Dense")
+        self.in_channels = _int(in_channels, "in_channels", self.cls_name, positive=True)
+        self.out_channels = _int(out_channels, "out_channels", self.cls_name, positive=True)
+        self.has_bias = _bool(has_bias, "has_bias", self.cls_name)
         shape = (out_channels, in_channels)
-        _check_init_shape(weight_init, shape, "weight_init", "Dense")
+        _check_init_shape(weight_init, shape, "weight_init", self.cls_name)
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
         self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
         self.bias = None
         if self.has_bias:
-            _check_init_shape(bias_init, (out_channels,), "bias_init", "Dense")
+            _check_init_shape(bias_init, (out_channels,), "bias_init", self.cls_name)
             if bias_init is None:
                 bias_init = Uniform(1 / math.sqrt(in_channels))
             self.bias = Parameter(initializer(bias_init, (out_channels,), dtype), name="bias")
-        self.activation = get_activation(activation, "Dense") \
+        self.activation = get_activation(activation, self.cls_name) \
             if isinstance(activation, str) else activation
         if self.activation is not None and not isinstance(self.activation, Cell):
             raise GraphTypeError("For 'Dense', the 'activation' must be str, Cell or None, "
@@ -229,9 +229,9 @@ class LayerNorm(Cell):
                                  f"tuple[int] or list[int], but got {normalized_shape!r} and "
                                  f"the type is {type(normalized_shape).__name__}.", user_loc())
         self.normalized_shape = tuple(normalized_shape)
-        self.begin_norm_axis = _int(begin_norm_axis, "begin_norm_axis", "LayerNorm")
-        self.begin_params_axis = _int(begin_params_axis, "begin_params_axis", "LayerNorm")
-        self.epsilon = _float(epsilon, "epsilon", "LayerNorm")
+        self.begin_norm_axis = _int(begin_norm_axis, "begin_norm_axis", self.cls_name)
+        self.begin_params_axis = _int(begin_params_axis, "begin_params_axis", self.cls_name)
+        self.epsilon = _float(epsilon, "epsilon", self.cls_name)
         self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype),
                                name="gamma")
         self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), name="beta")
@@ -274,13 +274,13 @@ class Dropout(Cell):
                  dtype: dtypes.DType = dtypes.float32):
         super().__init__()
         if p is None:
-            keep_prob = _float(keep_prob, "keep_prob", "Dropout")
+            keep_prob = _float(keep_prob, "keep_prob", self.cls_name)
             if not 0 < keep_prob <= 1:
                 raise GraphValueError("For 'Dropout', the 'keep_prob' must be a number in "
                                       f"range (0, 1], but got {keep_prob}.", user_loc())
             self.keep_prob = keep_prob
         else:
-            p = _float(p, "p", "Dropout", ints=True)
+            p = _float(p, "p", self.cls_name, ints=True)
             if not 0 <= p < 1:
                 raise GraphValueError("For 'Dropout', the 'p' must be a number in range "
                                       f"[0, 1), but got {p}.", user_loc())
@@ -314,8 +314,8 @@ class Flatten(Cell):
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
-        self.start_dim = _int(start_dim, "start_dim", "Flatten")
-        self.end_dim = _int(end_dim, "end_dim", "Flatten")
+        self.start_dim = _int(start_dim, "start_dim", self.cls_name)
+        self.end_dim = _int(end_dim, "end_dim", self.cls_name)
 
     def construct(self, x: Any) -> Any:
         return F.reshape(x, _flat_shape(tuple(x.shape), self.start_dim, self.end_dim))

@@ -8,25 +8,27 @@ graph mode have the same type rules, the same errors and the same dtypes.
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from keyword import iskeyword
+from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import GraphTypeError, MscError
+from msc.errors import GraphTypeError, InternalCompilerError, MscError
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.nodes import Var
-from msc.ir.primitives import evaluate, get
+from msc.ir.primitives import Op, Primitive, evaluate
 from msc.ir.types import TensorType, tensor_of
 
 _DEFAULTS = {0: dtypes.bool_, 1: dtypes.int64, 2: dtypes.float32}
+_RESERVED = ("apply", "_prim", "Any")  # the names a generated body uses
 
 
-def apply(name: str, *inputs: Any, **attrs: Any) -> Any:
-    """Run primitive ``name`` on ``inputs``: emit a node when a graph is being built and
-    an input is a graph tensor or a weight, compute eagerly with numpy otherwise."""
-    prim = get(name)
+def apply(prim: Primitive, *inputs: Any, **attrs: Any) -> Any:
+    """Run ``prim`` on ``inputs``: emit a node when a graph is being built and an input
+    is a graph tensor or a weight, compute eagerly with numpy otherwise."""
     builder = current_builder()
     if builder is not None and any(isinstance(x, (SymTensor, Parameter)) for x in inputs):
         return builder.apply(prim, inputs, attrs)
@@ -36,6 +38,24 @@ def apply(name: str, *inputs: Any, **attrs: Any) -> Any:
     except MscError as e:
         raise e.with_loc(builder.loc if builder is not None else user_loc()) from None
     return _wrap(out)
+
+
+def public_function(prim: Primitive, name: str, doc: str, module: dict[str, Any],
+                    method: bool = False) -> Callable[..., Any]:
+    """``def name(*args): return apply(prim, *args)`` compiled into the module with globals
+    ``module``, so it works as a ``def`` (keyword calls, ``inspect.signature``, errors);
+    ``args``: ``public.args``, else ``infer``'s, ``self`` first for a Tensor method."""
+    args = prim.public.args or tuple(inspect.getfullargspec(prim.infer).args)
+    names = (name, "self", *args[1:]) if method else (name, *args)
+    if len(set(names)) != len(names) or not all(n.isidentifier() and not iskeyword(n)
+                                                and n not in _RESERVED for n in names):
+        raise InternalCompilerError(f"{prim!r}: bad public names {names}")
+    source = (f"def {name}({', '.join(a if a == 'self' else a + ': Any' for a in names[1:])})"
+              f" -> Any:\n    {doc!r}\n    return apply(_prim, {', '.join(names[1:])})\n")
+    space = {"__name__": module["__name__"], "apply": apply, "_prim": prim, "Any": Any}
+    exec(compile(source, module["__file__"], "exec"), space)  # noqa: S102 - names checked
+    space[name].__qualname__ = f"Tensor.{name}" if method else name
+    return space[name]
 
 
 def _eager_value(x: Any) -> Any:
@@ -173,36 +193,36 @@ class Tensor:
 
     # --- operators ----------------------------------------------------------------------
 
-    def __add__(self, o: Any) -> Any: return apply("Add", self, o)
-    def __radd__(self, o: Any) -> Any: return apply("Add", o, self)
-    def __sub__(self, o: Any) -> Any: return apply("Sub", self, o)
-    def __rsub__(self, o: Any) -> Any: return apply("Sub", o, self)
-    def __mul__(self, o: Any) -> Any: return apply("Mul", self, o)
-    def __rmul__(self, o: Any) -> Any: return apply("Mul", o, self)
-    def __truediv__(self, o: Any) -> Any: return apply("Div", self, o)
-    def __rtruediv__(self, o: Any) -> Any: return apply("Div", o, self)
-    def __floordiv__(self, o: Any) -> Any: return apply("FloorDiv", self, o)
-    def __rfloordiv__(self, o: Any) -> Any: return apply("FloorDiv", o, self)
-    def __mod__(self, o: Any) -> Any: return apply("FloorMod", self, o)
-    def __rmod__(self, o: Any) -> Any: return apply("FloorMod", o, self)
-    def __pow__(self, o: Any) -> Any: return apply("Pow", self, o)
-    def __rpow__(self, o: Any) -> Any: return apply("Pow", o, self)
+    def __add__(self, o: Any) -> Any: return apply(Op.Add, self, o)
+    def __radd__(self, o: Any) -> Any: return apply(Op.Add, o, self)
+    def __sub__(self, o: Any) -> Any: return apply(Op.Sub, self, o)
+    def __rsub__(self, o: Any) -> Any: return apply(Op.Sub, o, self)
+    def __mul__(self, o: Any) -> Any: return apply(Op.Mul, self, o)
+    def __rmul__(self, o: Any) -> Any: return apply(Op.Mul, o, self)
+    def __truediv__(self, o: Any) -> Any: return apply(Op.Div, self, o)
+    def __rtruediv__(self, o: Any) -> Any: return apply(Op.Div, o, self)
+    def __floordiv__(self, o: Any) -> Any: return apply(Op.FloorDiv, self, o)
+    def __rfloordiv__(self, o: Any) -> Any: return apply(Op.FloorDiv, o, self)
+    def __mod__(self, o: Any) -> Any: return apply(Op.FloorMod, self, o)
+    def __rmod__(self, o: Any) -> Any: return apply(Op.FloorMod, o, self)
+    def __pow__(self, o: Any) -> Any: return apply(Op.Pow, self, o)
+    def __rpow__(self, o: Any) -> Any: return apply(Op.Pow, o, self)
     def __matmul__(self, o: Any) -> Any: return F.matmul(self, o)
     def __rmatmul__(self, o: Any) -> Any: return F.matmul(o, self)
-    def __neg__(self) -> Any: return apply("Neg", self)
+    def __neg__(self) -> Any: return apply(Op.Neg, self)
     def __pos__(self) -> Any: return self
-    def __abs__(self) -> Any: return apply("Abs", self)
-    def __invert__(self) -> Any: return apply("LogicalNot", self)
-    def __and__(self, o: Any) -> Any: return apply("LogicalAnd", self, o)
-    def __rand__(self, o: Any) -> Any: return apply("LogicalAnd", o, self)
-    def __or__(self, o: Any) -> Any: return apply("LogicalOr", self, o)
-    def __ror__(self, o: Any) -> Any: return apply("LogicalOr", o, self)
-    def __eq__(self, o: Any) -> Any: return apply("Equal", self, o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return apply("NotEqual", self, o)  # type: ignore[override]
-    def __lt__(self, o: Any) -> Any: return apply("Less", self, o)
-    def __le__(self, o: Any) -> Any: return apply("LessEqual", self, o)
-    def __gt__(self, o: Any) -> Any: return apply("Greater", self, o)
-    def __ge__(self, o: Any) -> Any: return apply("GreaterEqual", self, o)
+    def __abs__(self) -> Any: return apply(Op.Abs, self)
+    def __invert__(self) -> Any: return apply(Op.LogicalNot, self)
+    def __and__(self, o: Any) -> Any: return apply(Op.LogicalAnd, self, o)
+    def __rand__(self, o: Any) -> Any: return apply(Op.LogicalAnd, o, self)
+    def __or__(self, o: Any) -> Any: return apply(Op.LogicalOr, self, o)
+    def __ror__(self, o: Any) -> Any: return apply(Op.LogicalOr, o, self)
+    def __eq__(self, o: Any) -> Any: return apply(Op.Equal, self, o)  # type: ignore[override]
+    def __ne__(self, o: Any) -> Any: return apply(Op.NotEqual, self, o)  # type: ignore[override]
+    def __lt__(self, o: Any) -> Any: return apply(Op.Less, self, o)
+    def __le__(self, o: Any) -> Any: return apply(Op.LessEqual, self, o)
+    def __gt__(self, o: Any) -> Any: return apply(Op.Greater, self, o)
+    def __ge__(self, o: Any) -> Any: return apply(Op.GreaterEqual, self, o)
     def __getitem__(self, key: Any) -> Any: return F.getitem(self, key)
 
     # --- methods (MindSpore's Tensor methods, over the functional ops) -------------------
@@ -256,13 +276,6 @@ class Tensor:
 
     def flatten(self) -> Any:
         return F.reshape(self, (-1,))
-
-    def abs(self) -> Any: return apply("Abs", self)
-    def exp(self) -> Any: return apply("Exp", self)
-    def log(self) -> Any: return apply("Log", self)
-    def sqrt(self) -> Any: return apply("Sqrt", self)
-    def tanh(self) -> Any: return apply("Tanh", self)
-    def sigmoid(self) -> Any: return apply("Sigmoid", self)
 
     def clip(self, xmin: Any, xmax: Any) -> Any:
         return F.clip_by_value(self, xmin, xmax)
@@ -376,3 +389,11 @@ def tensor(input_data: Any = None, dtype: dtypes.DType | None = None, **kwargs: 
 
 
 from msc.frontend.api import functional as F  # noqa: E402  (functional needs Tensor, apply)
+
+# The Tensor methods that are one primitive on the tensor (``x.exp()``), from the table.
+for _prim in Op:
+    for _name in _prim.public.methods:
+        if _name in vars(Tensor):
+            raise InternalCompilerError(f"Tensor.{_name} is both written and generated")
+        setattr(Tensor, _name, public_function(_prim, _name, f"``Tensor.{_name}()``: the "
+                f"{_prim.name} primitive on this tensor.", globals(), method=True))

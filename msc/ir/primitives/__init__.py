@@ -1,7 +1,8 @@
 """The primitive table: importing this package registers every op.
 
-Look ops up with ``get(name)``; ``PRIMITIVES`` maps MindSpore's op names to their
-``Primitive`` records. One module per op family keeps each file readable.
+Code names an op by its record, ``Op.Add``; ``PRIMITIVES`` maps MindSpore's op names to
+the records (``get(name)`` for parsers and tests). One module per op family keeps each
+file readable.
 """
 
 from msc.ir.primitives import (  # noqa: F401  (registration)
@@ -14,6 +15,17 @@ from msc.ir.primitives import (  # noqa: F401  (registration)
     shape,
     structural,
 )
-from msc.ir.primitives.base import PRIMITIVES, Primitive, evaluate, get, infer_type, register
+from msc.ir.primitives.base import (
+    PRIMITIVES,
+    TARGETS,
+    Effect,
+    Op,
+    Primitive,
+    evaluate,
+    get,
+    infer_type,
+    register,
+)
 
-__all__ = ["PRIMITIVES", "Primitive", "evaluate", "get", "infer_type", "register"]
+__all__ = ["PRIMITIVES", "TARGETS", "Effect", "Op", "Primitive", "evaluate", "get",
+           "infer_type", "register"]

@@ -1,70 +1,282 @@
 """The ``Primitive`` record and the one table every stage reads.
 
-A primitive is defined once, with everything each stage needs: its type/shape rule
-(``infer``), its numpy implementation (``impl``, the eager engine and the reference
-interpreter's), whether it is elementwise, its side-effect class and cost, whether
-its generated code may share its input's memory (``view``), and
-slots the later stages fill (per-target emitters, vmap and gradient rules).
+A primitive is defined once, completely, where it is declared: its type/shape rule
+(``infer``), its numpy implementation (``impl``, the eager engine's and the reference
+interpreter's), its attribute schema (defaults applied once, when a node is built), a
+typed lowering per target, its side-effect class, whether it is elementwise, whether its
+generated code may share its input's memory (``view``), its cost, and its gradient and
+batching rules. Passes and codegen name ops by the record itself (``Op.Add``), never by
+a string. See ``README.md`` beside this file for how to add an op.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+import inspect
+from dataclasses import dataclass
+from functools import cached_property
+from enum import Enum
+from typing import Any, Callable, Iterator, Mapping, Union
 
 import numpy as np
 
-from msc.errors import GraphTypeError, MscError, ShapeError
+from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError, ShapeError
 from msc.ir.dtypes import DType, promote, promote_weak
 from msc.ir.types import ScalarType, TensorType, TupleType, Type, tensor_of, type_of_value
 
+#: The code generators every primitive must have a lowering for.
+TARGETS = ("numba", "python")
+
+
+class Effect(Enum):
+    """What running an op does besides computing its result."""
+
+    NONE = "none"  # pure: may be dropped, merged, folded and reordered
+    READ = "read"  # reads a weight in a state (Load): equal nodes are equal reads
+    MEMORY = "memory"  # writes a weight in place
+    IO = "io"  # prints
+
+
+class Compute(Enum):
+    """The dtype a fused elementwise expression computes in."""
+
+    OUT = "out"  # the result's dtype
+    OPERANDS = "operands"  # the operands' common dtype (comparisons)
+    BOOL = "bool"  # operands as bools (logic)
+    NONE = "none"  # no conversion (Cast: the result's constructor converts)
+
+
+# --- attributes --------------------------------------------------------------------------
+
+REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
+
 
 @dataclass(frozen=True)
+class Attr:
+    """One attribute of an op: its name, default (``REQUIRED`` when it has none) and the
+    Python types it accepts (``None``: checked by the type rule)."""
+
+    name: str
+    default: Any = REQUIRED
+    types: tuple[type, ...] | None = None
+
+
+# --- lowerings: how generated code computes an op, one record per target ---------------
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """``expr`` over operand sources ``{0}, {1}, ...`` (attrs by name) that is valid on
+    arrays and on scalars; ``scalar`` replaces it inside fused loops where the array form
+    does not apply. Operands are converted to the ``compute`` dtype, except ``keep``."""
+
+    expr: str
+    scalar: str | None = None
+    compute: Compute = Compute.OUT
+    keep: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ArrayExpr:
+    """``emit(args, node) -> str``: one array expression defining the result."""
+
+    emit: Callable[..., str]
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """``emit(args, node, out, fresh) -> lines`` defining ``out`` with explicit loops, or
+    None to use ``otherwise`` (for example a float matmul that is one BLAS call)."""
+
+    emit: Callable[..., list[str] | None]
+    otherwise: ArrayExpr | None = None
+
+
+@dataclass(frozen=True)
+class Statements:
+    """``emit(args, node, out) -> lines``: statements with effects (writes, prints)."""
+
+    emit: Callable[..., list[str]]
+
+
+@dataclass(frozen=True)
+class Alias:
+    """No code: the result is operand ``input`` (loads, ordering tokens)."""
+
+    input: int = 0
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """The code generator emits the op itself (tuples, calls, branches and loops)."""
+
+
+Lowering = Union[Elementwise, ArrayExpr, LoopNest, Statements, Alias, Builtin]
+
+
+def on_all_targets(lowering: Lowering) -> dict[str, Lowering]:
+    """The same lowering for every target."""
+    return {t: lowering for t in TARGETS}
+
+
+@dataclass(frozen=True)
+class Public:
+    """The op's names in MindSpore's API, from which the frontend generates them:
+    functions of ``ops`` (``functions[0]`` the one documented, the rest aliases) taking
+    ``args`` (default: ``infer``'s parameter names), primitive classes of ``ops`` (``ops.Add()
+    (x, y)``), and Tensor methods. Only ops whose public forms are plain calls of the
+    primitive list names here; the rest are written by hand in ``frontend/api``."""
+
+    functions: tuple[str, ...] = ()
+    classes: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    args: tuple[str, ...] | None = None
+
+
+# --- the record ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
 class Primitive:
     """One op. ``infer(*input_types, **attrs) -> Type`` raises ``MscError`` on bad input;
-    ``impl(*values, **attrs)`` computes with numpy (values are arrays or Python scalars)."""
+    ``impl(*values, **attrs) -> value`` computes with numpy (arrays or Python scalars).
+    Both receive every attribute of the schema: defaults are applied once, by ``bind``.
+
+    ``vjp(b, g, *inputs, out, **attrs)`` and ``batch(b, prim, args, dims, **attrs)`` are
+    the gradient and batching rules, written with an ``ir.builder.Builder`` ``b``.
+    ``update`` names the elementwise op a write combines old and new values with
+    (``AssignAdd`` adds); identity is the record itself, so ``eq`` is ``is``."""
 
     name: str
     infer: Callable[..., Type]
     impl: Callable[..., Any]
+    lowering: Mapping[str, Lowering]
+    attrs: tuple[Attr, ...] = ()
     elementwise: bool = False
-    effect: str = "none"  # "none" | "read" (of a weight) | "memory" (a write) | "io"
-    view: bool = False  # its generated code may return (a view of) its first input
+    effect: Effect = Effect.NONE
+    view: bool = False
     cost: float = 1.0
-    emit: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    update: Primitive | None = None
+    public: Public = Public()
     vjp: Callable[..., Any] | None = None
     batch: Callable[..., Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"Op.{self.name}"
+
+    @property
+    def writes(self) -> bool:
+        """Whether the op writes the weight named by its first input."""
+        return self.effect is Effect.MEMORY
+
+    def bind(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
+        """``attrs`` completed with the schema's defaults and checked against it. An
+        unknown or missing attribute is msc's bug (the API layer builds attrs); a value
+        of the wrong type is the user's."""
+        known = {a.name for a in self.attrs}
+        extra = set(attrs) - known
+        if extra:
+            raise InternalCompilerError(f"'{self.name}' has no attribute {sorted(extra)[0]!r}")
+        out = {}
+        for a in self.attrs:
+            value = attrs.get(a.name, a.default)
+            if value is REQUIRED:
+                raise InternalCompilerError(f"'{self.name}' needs the attribute {a.name!r}")
+            if a.types is not None and not _is_instance(value, a.types):
+                raise GraphTypeError(f"For '{self.name}', {a.name} must be "
+                                     f"{' or '.join(t.__name__ for t in a.types)}, but got "
+                                     f"{value!r}")
+            out[a.name] = value
+        return out
+
+    def default(self, name: str) -> Any:
+        """The schema default of attribute ``name`` (the printer hides defaults)."""
+        return next(a.default for a in self.attrs if a.name == name)
+
+    @cached_property
+    def arity(self) -> tuple[int, int | None]:
+        """(fewest, most) operands ``infer`` takes; most is None for variadic ops."""
+        params = [p for p in inspect.signature(self.infer).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+        fixed = [p for p in params if p.kind is not p.VAR_POSITIONAL]
+        least = sum(1 for p in fixed if p.default is p.empty)
+        return least, None if len(params) > len(fixed) else len(fixed)
+
+    def check_arity(self, count: int) -> None:
+        """Raise the user's ``TypeError`` when ``count`` operands do not fit ``infer``."""
+        least, most = self.arity
+        if least <= count and (most is None or count <= most):
+            return
+        want = f"at least {least}" if most is None else \
+            str(least) if least == most else f"{least} to {most}"
+        raise GraphTypeError(f"For '{self.name}', expected {want} inputs, but got {count}")
+
+
+def _is_instance(value: Any, types: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) and bool not in types:
+        return False  # True is not an axis
+    return isinstance(value, types)
 
 
 PRIMITIVES: dict[str, Primitive] = {}
 
 
 def register(prim: Primitive) -> Primitive:
+    """Add ``prim`` to the table; it must be complete: a lowering for every target."""
     if prim.name in PRIMITIVES:
         raise ValueError(f"primitive {prim.name} defined twice")
+    missing = [t for t in TARGETS if t not in prim.lowering]
+    if missing:
+        raise ValueError(f"primitive {prim.name} has no lowering for {', '.join(missing)}")
     PRIMITIVES[prim.name] = prim
     return prim
 
 
+class _Ops:
+    """Every registered primitive as an attribute: ``Op.Add``, ``Op.If``. Passes and
+    code generators name ops this way; a misspelt name fails loudly."""
+
+    def __getattr__(self, name: str) -> Primitive:
+        try:
+            return PRIMITIVES[name]
+        except KeyError:
+            raise AttributeError(f"no primitive named {name!r}") from None
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return iter(PRIMITIVES.values())
+
+    def __dir__(self) -> list[str]:
+        return sorted(PRIMITIVES)
+
+
+Op = _Ops()
+
+
 def get(name: str) -> Primitive:
+    """The primitive called ``name`` (parsers and tests; code names ops as ``Op.X``)."""
     return PRIMITIVES[name]
 
 
-def infer_type(prim: Primitive, types: tuple[Type, ...], attrs: dict[str, Any]) -> Type:
-    """``prim.infer`` with MindSpore-style context added to any error it raises."""
+def infer_type(prim: Primitive, types: tuple[Type, ...], attrs: dict[str, Any],
+               loc: Loc | None = None) -> Type:
+    """``prim.infer`` on complete attrs. A user error gets MindSpore-style context and
+    ``loc``; any other exception is a bug in the rule: ``InternalCompilerError`` at ``loc``."""
+    prim.check_arity(len(types))
     try:
         return prim.infer(*types, **attrs)
     except MscError as e:
         shown = ", ".join(str(t) for t in types)
         e.message = f"For '{prim.name}', {e.message} (inputs: {shown})"
-        raise
-    except TypeError as e:  # wrong attrs or input count for this op
-        raise GraphTypeError(f"For '{prim.name}', invalid arguments: {e}") from None
+        raise e.with_loc(loc) from None
+    except Exception as e:  # noqa: BLE001 - a bug in msc's type rule, not the user's
+        raise InternalCompilerError(
+            f"the type rule of '{prim.name}' failed on ({', '.join(map(str, types))}): "
+            f"{type(e).__name__}: {e}", loc) from e
 
 
 def evaluate(prim: Primitive, values: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
-    """Run ``prim`` eagerly: infer (so eager mode has graph mode's errors and dtypes),
-    compute with numpy, and conform the result to the inferred type."""
+    """Run ``prim`` eagerly: bind attrs, infer (so eager mode has graph mode's errors and
+    dtypes), compute with numpy, and conform the result to the inferred type."""
+    attrs = prim.bind(attrs)
     out_type = infer_type(prim, tuple(type_of_value(v) for v in values), attrs)
     return conform(prim.impl(*values, **attrs), out_type)
 

@@ -14,7 +14,19 @@ import numpy as np
 
 from msc.errors import GraphTypeError
 from msc.ir.dtypes import DType
-from msc.ir.primitives.base import Primitive, register, want_shape, want_tensor
+from msc.ir.primitives.base import (
+    ArrayExpr,
+    Attr,
+    Compute,
+    Elementwise,
+    Primitive,
+    Public,
+    on_all_targets,
+    register,
+    want_shape,
+    want_tensor,
+)
+from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import TensorType, Type
 
@@ -31,24 +43,24 @@ def _want_number(value: Any) -> Any:
     return value
 
 
-def _const_infer(shape: tuple[int, ...], dtype: DType) -> Type:
+def _const_infer(*, shape: tuple[int, ...], dtype: DType) -> Type:
     return TensorType(_want_dtype(dtype), want_shape(shape))
 
 
-def _fill_infer(shape: tuple[int, ...], dtype: DType, value: Any) -> Type:
+def _fill_infer(*, shape: tuple[int, ...], dtype: DType, value: Any) -> Type:
     _want_number(value)
-    return _const_infer(shape, dtype)
+    return _const_infer(shape=shape, dtype=dtype)
 
 
-def _zeros_impl(shape: tuple[int, ...], dtype: DType) -> Any:
+def _zeros_impl(*, shape: tuple[int, ...], dtype: DType) -> Any:
     return np.zeros(shape, dtype=dtype.np)
 
 
-def _ones_impl(shape: tuple[int, ...], dtype: DType) -> Any:
+def _ones_impl(*, shape: tuple[int, ...], dtype: DType) -> Any:
     return np.ones(shape, dtype=dtype.np)
 
 
-def _fill_impl(shape: tuple[int, ...], dtype: DType, value: Any) -> Any:
+def _fill_impl(*, shape: tuple[int, ...], dtype: DType, value: Any) -> Any:
     with np.errstate(all="ignore"):
         return np.full(shape, value).astype(dtype.np)
 
@@ -65,18 +77,26 @@ def _ones_like_impl(x: Any) -> Any:
     return np.ones_like(np.asarray(x))
 
 
-def _emit_fill(a: list[str], node: Any, target: str) -> str:
-    """Large constants are left to run time (const_fold keeps small ones only)."""
-    t = node.out.type
-    value = {"Zeros": 0, "Ones": 1}.get(node.op, node.attr.get("value"))
-    return f"np.full({t.shape!r}, {value!r}, {dtype_ref(t.dtype)})"
+def _emit_full(value: Any) -> ArrayExpr:
+    """``np.full`` of the result's type: large constants are left to run time (const_fold
+    keeps small ones only). ``value`` None: the node's ``value`` attr."""
+    def emit(a: list[str], node: Any) -> str:
+        t = node.out.type
+        shown = node.attr["value"] if value is None else value
+        return f"np.full({t.shape!r}, {shown!r}, {dtype_ref(t.dtype)})"
+    return ArrayExpr(emit)
 
 
-for _name, _infer, _impl in (("Zeros", _const_infer, _zeros_impl),
-                             ("Ones", _const_infer, _ones_impl),
-                             ("Fill", _fill_infer, _fill_impl)):
-    register(Primitive(_name, _infer, _impl, cost=0, emit={"array": _emit_fill}))
-register(Primitive("ZerosLike", _like_infer, _zeros_like_impl, elementwise=True, cost=0, emit={
-    "expr": "np.zeros_like({0})", "scalar": "0", "compute": "none"}))
-register(Primitive("OnesLike", _like_infer, _ones_like_impl, elementwise=True, cost=0, emit={
-    "expr": "np.ones_like({0})", "scalar": "1", "compute": "none"}))
+_SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype"))
+register(Primitive("Zeros", _const_infer, _zeros_impl, on_all_targets(_emit_full(0)),
+                   attrs=_SHAPE, cost=0))
+register(Primitive("Ones", _const_infer, _ones_impl, on_all_targets(_emit_full(1)),
+                   attrs=_SHAPE, cost=0))
+register(Primitive("Fill", _fill_infer, _fill_impl, on_all_targets(_emit_full(None)),
+                   attrs=_SHAPE + (Attr("value"),), cost=0))
+register(Primitive("ZerosLike", _like_infer, _zeros_like_impl, on_all_targets(Elementwise(
+    "np.zeros_like({0})", scalar="0", compute=Compute.NONE)), elementwise=True, cost=0,
+    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise, public=Public(classes=("ZerosLike",))))
+register(Primitive("OnesLike", _like_infer, _ones_like_impl, on_all_targets(Elementwise(
+    "np.ones_like({0})", scalar="1", compute=Compute.NONE)), elementwise=True, cost=0,
+    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise, public=Public(classes=("OnesLike",))))

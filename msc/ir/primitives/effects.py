@@ -21,7 +21,19 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
-from msc.ir.primitives.base import Primitive, broadcast_shapes, operand_dtype, register
+from msc.ir.primitives import elementwise
+from msc.ir.primitives.base import (
+    Alias,
+    ArrayExpr,
+    Attr,
+    Effect,
+    Primitive,
+    Statements,
+    broadcast_shapes,
+    on_all_targets,
+    operand_dtype,
+    register,
+)
 from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 
@@ -89,10 +101,10 @@ def _assign_sub_impl(ref: Any, value: Any, u: Any) -> Any:
     return ref.copy()
 
 
-def _emit_write(op: str | None) -> Any:
+def _emit_write(op: str | None) -> Statements:
     """``ref[...] = value`` (or ``ref + value``, ``ref - value``): the weight's buffer is
     written in place, and the node's value is the weight itself."""
-    def emit(args: list[str], node: Any, out: str, target: str) -> list[str]:
+    def emit(args: list[str], node: Any, out: str) -> list[str]:
         ref, value = args[0], args[1]
         t = node.out.type
         vt = tensor_of(node.inputs[1].type)
@@ -107,7 +119,7 @@ def _emit_write(op: str | None) -> Any:
         new = value if op is None else f"{dtype_ref(t.dtype)}({current} {op} {value})" \
             if t.ndim == 0 else f"({current} {op} {value}).astype({dtype_ref(t.dtype)})"
         return [f"{ref}[{where}] = {new}", f"{out} = {ref}"]
-    return emit
+    return Statements(emit)
 
 
 # --- ordering ------------------------------------------------------------------------------
@@ -144,7 +156,7 @@ def _tensor_move_impl(x: Any) -> Any:
 # --- Print -----------------------------------------------------------------------------------
 
 
-def _print_infer(*inputs: Type, format: str) -> Type:
+def _print_infer(*inputs: Type, format: str) -> Type:  # noqa: A002 - MindSpore's name
     *values, u = inputs
     _want_monad(u)
     fields = sum(1 for _, name, _, _ in string.Formatter().parse(format) if name is not None)
@@ -167,28 +179,30 @@ def _print_impl(*inputs: Any, format: str) -> Any:
     return U
 
 
-def _emit_print(args: list[str], node: Any, out: str, target: str) -> list[str]:
+def _print_call(args: list[str], node: Any, out: str) -> list[str]:
+    return [f"_rt_print({node.attr['format']!r}{''.join(', ' + a for a in args[:-1])})"]
+
+
+def _print_objmode(args: list[str], node: Any, out: str) -> list[str]:
     """Numba compiles the call in object mode: the runtime helper formats with numpy."""
-    call = f"_rt_print({node.attr['format']!r}{''.join(', ' + a for a in args[:-1])})"
-    return ["with objmode():", f"    {call}"] if target == "numba" else [call]
+    return ["with objmode():", *("    " + line for line in _print_call(args, node, out))]
 
 
 # --- the table -------------------------------------------------------------------------------
 
-register(Primitive("Load", _load_infer, _load_impl, effect="read", cost=0, view=True,
-                   emit={"alias": 0}))
-for _name, _impl, _op in (("Assign", _assign_impl, None), ("AssignAdd", _assign_add_impl, "+"),
-                          ("AssignSub", _assign_sub_impl, "-")):
-    register(Primitive(_name, _assign_infer, _impl, effect="memory", view=True,
-                       emit={"lines": _emit_write(_op)}))
-register(Primitive("UpdateState", _update_state_infer, _update_state_impl, cost=0,
-                   emit={"alias": 0}))
-register(Primitive("Depend", _depend_infer, _depend_impl, cost=0, view=True,
-                   emit={"alias": 0}))
+_NONE = on_all_targets(Alias(0))
+register(Primitive("Load", _load_infer, _load_impl, _NONE, effect=Effect.READ, cost=0,
+                   view=True))
+assign = register(Primitive("Assign", _assign_infer, _assign_impl,
+                            on_all_targets(_emit_write(None)), effect=Effect.MEMORY, view=True))
+register(Primitive("AssignAdd", _assign_infer, _assign_add_impl, on_all_targets(_emit_write("+")),
+                   effect=Effect.MEMORY, view=True, update=elementwise.add))
+register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, on_all_targets(_emit_write("-")),
+                   effect=Effect.MEMORY, view=True, update=elementwise.sub))
+register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
+register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
-                   emit={"array": lambda a, node, target: f"{a[0]}.copy()"}))
-register(Primitive("Print", _print_infer, _print_impl, effect="io",
-                   emit={"lines": _emit_print}))
-
-#: Ops that write the weight named by their first input.
-WRITES = frozenset({"Assign", "AssignAdd", "AssignSub"})
+                   on_all_targets(ArrayExpr(lambda a, node: f"{a[0]}.copy()"))))
+register(Primitive("Print", _print_infer, _print_impl,
+                   {"numba": Statements(_print_objmode), "python": Statements(_print_call)},
+                   attrs=(Attr("format", types=(str,)),), effect=Effect.IO))

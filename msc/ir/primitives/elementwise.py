@@ -7,6 +7,7 @@ Python scalars included), so eager numpy results carry MindSpore's dtypes.
 from __future__ import annotations
 
 import math
+from enum import Enum
 from typing import Any, Callable
 
 import numpy as np
@@ -14,26 +15,34 @@ import numpy as np
 from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
 from msc.ir.primitives.base import (
+    Attr,
+    Compute,
+    Elementwise,
     Primitive,
+    Public,
     broadcast_shapes,
+    on_all_targets,
     operand_dtype,
     operand_shape,
     register,
     want_tensor,
 )
-from msc.ir.types import ScalarType, TensorType, Type, tensor_of
+from msc.ir.primitives.rules import (
+    batch_elementwise,
+    vjp_add,
+    vjp_cast,
+    vjp_div,
+    vjp_mul,
+    vjp_select,
+    vjp_sub,
+)
+from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def _cast(values: tuple[Any, ...], dt: dtypes.DType) -> list[np.ndarray]:
     return [np.asarray(v, dtype=dt.np) for v in values]
-
-
-def _value_types(values: tuple[Any, ...]) -> tuple[Type, ...]:
-    from msc.ir.types import type_of_value
-
-    return tuple(type_of_value(v) for v in values)
 
 
 def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -47,27 +56,49 @@ def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
 # --- unary ----------------------------------------------------------------------------
 
 
-def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *, to_float: bool = False,
-           out_bool: bool = False, no_bool: bool = False, cost: float = 1.0) -> Primitive:
-    """``to_float``: integer/bool inputs compute in float32 (exp, sqrt, ...);
-    ``no_bool``: a bool input is a type error (negating a bool tensor)."""
-    def infer(x: Type) -> Type:
-        t = want_tensor(x)
+class Result(Enum):
+    """The dtype an elementwise op's result has, from its operands' common dtype."""
+
+    SAME = "same"  # the common dtype
+    FLOAT = "float"  # bool and integer inputs give float32 (exp, sqrt, true division)
+    BOOL = "bool"  # comparisons
+    LOGIC = "logic"  # bool, and the operands are read as bools
+
+
+def _result_dtype(result: Result, dt: dtypes.DType) -> dtypes.DType:
+    if result in (Result.BOOL, Result.LOGIC):
+        return dtypes.bool_
+    if result is Result.FLOAT and not dt.is_float:
+        return dtypes.float32
+    return dt
+
+
+_COMPUTE = {Result.SAME: Compute.OUT, Result.FLOAT: Compute.OUT,
+            Result.BOOL: Compute.OPERANDS, Result.LOGIC: Compute.BOOL}
+
+
+def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *,
+           result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
+           vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
+           functions: tuple[str, ...] = (), methods: tuple[str, ...] = ()) -> Primitive:
+    """A one-input elementwise op: ``ops.<functions>(input)``, ``ops.<name>()(input)`` and
+    ``Tensor.<methods>()``. ``no_bool``: a bool input is a type error (negating a bool
+    tensor). It batches by broadcasting unless ``batch`` says otherwise."""
+    def infer(input: Type) -> Type:
+        t = want_tensor(input)
         if no_bool and t.dtype == dtypes.bool_:
             raise GraphTypeError(f"the input must not be a bool Tensor, but got {t}")
-        dt = dtypes.bool_ if out_bool else t.dtype
-        if to_float and not t.dtype.is_float:
-            dt = dtypes.float32
-        return TensorType(dt, t.shape)
+        return TensorType(_result_dtype(result, t.dtype), t.shape)
 
-    def impl(x: Any) -> Any:
-        t = infer(_value_types((x,))[0])
-        src = dtypes.bool_ if out_bool else t.dtype
-        return _quiet(fn)(np.asarray(x, dtype=src.np) if not out_bool else np.asarray(x))
+    def impl(input: Any) -> Any:
+        t = infer(type_of_value(input))
+        src = t.dtype if result is not Result.LOGIC else None
+        return _quiet(fn)(np.asarray(input, dtype=src and src.np))
 
-    compute = "bool" if out_bool else "out"
-    return register(Primitive(name, infer, impl, elementwise=True, cost=cost,
-                              emit={"expr": expr, "compute": compute}))
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(expr, compute=_COMPUTE[result])),
+        elementwise=True, cost=cost, vjp=vjp, batch=batch,
+        public=Public(functions, (name,), methods)))
 
 
 def _gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
@@ -82,86 +113,96 @@ def _hswish(x: np.ndarray) -> np.ndarray:
     return x * np.clip(x + 3, 0, 6) / 6
 
 
-neg = _unary("Neg", np.negative, "(-{0})", no_bool=True)
-abs_ = _unary("Abs", np.abs, "np.abs({0})")
-square = _unary("Square", np.square, "({0} * {0})")
-sign = _unary("Sign", np.sign, "np.sign({0})")
-floor = _unary("Floor", np.floor, "np.floor({0})")
-ceil = _unary("Ceil", np.ceil, "np.ceil({0})")
-relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), "np.maximum({0}, 0)")
-exp = _unary("Exp", np.exp, "np.exp({0})", to_float=True, cost=4)
-log = _unary("Log", np.log, "np.log({0})", to_float=True, cost=4)
-sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", to_float=True, cost=2)
-rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), "(1 / np.sqrt({0}))", to_float=True, cost=2)
-reciprocal = _unary("Reciprocal", lambda x: 1 / x, "(1 / {0})", to_float=True)
-sin = _unary("Sin", np.sin, "np.sin({0})", to_float=True, cost=4)
-cos = _unary("Cos", np.cos, "np.cos({0})", to_float=True, cost=4)
-tanh = _unary("Tanh", np.tanh, "np.tanh({0})", to_float=True, cost=4)
-sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), "(1 / (1 + np.exp(-{0})))", to_float=True, cost=4)
-hswish = _unary("HSwish", _hswish, "({0} * np.minimum(np.maximum({0} + 3, 0), 6) / 6)", to_float=True, cost=2)
-logical_not = _unary("LogicalNot", lambda x: np.logical_not(x), "np.logical_not({0})", out_bool=True)
+neg = _unary("Neg", np.negative, "(-{0})", no_bool=True, functions=("neg",),
+             vjp=lambda b, g, x, out: (b.neg(g),))
+abs_ = _unary("Abs", np.abs, "np.abs({0})", functions=("abs",), methods=("abs",))
+square = _unary("Square", np.square, "({0} * {0})", functions=("square",),
+                vjp=lambda b, g, x, out: (b.mul(g, b.mul(x, 2.0)),))
+sign = _unary("Sign", np.sign, "np.sign({0})", functions=("sign",))
+floor = _unary("Floor", np.floor, "np.floor({0})", functions=("floor",))
+ceil = _unary("Ceil", np.ceil, "np.ceil({0})", functions=("ceil",))
+relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), "np.maximum({0}, 0)",
+              functions=("relu",))
+exp = _unary("Exp", np.exp, "np.exp({0})", result=Result.FLOAT, cost=4, functions=("exp",),
+             methods=("exp",), vjp=lambda b, g, x, out: (b.mul(g, out),))
+log = _unary("Log", np.log, "np.log({0})", result=Result.FLOAT, cost=4, functions=("log",),
+             methods=("log",), vjp=lambda b, g, x, out: (b.div(g, x),))
+sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", result=Result.FLOAT, cost=2,
+              functions=("sqrt",), methods=("sqrt",),
+              vjp=lambda b, g, x, out: (b.div(g, b.mul(out, 2.0)),))
+rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), "(1 / np.sqrt({0}))", result=Result.FLOAT,
+               cost=2, functions=("rsqrt",))
+reciprocal = _unary("Reciprocal", lambda x: 1 / x, "(1 / {0})", result=Result.FLOAT,
+                    functions=("reciprocal",))
+sin = _unary("Sin", np.sin, "np.sin({0})", result=Result.FLOAT, cost=4, functions=("sin",),
+             vjp=lambda b, g, x, out: (b.mul(g, b.cos(x)),))
+cos = _unary("Cos", np.cos, "np.cos({0})", result=Result.FLOAT, cost=4, functions=("cos",),
+             vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.sin(x))),))
+tanh = _unary("Tanh", np.tanh, "np.tanh({0})", result=Result.FLOAT, cost=4,
+              functions=("tanh",), methods=("tanh",),
+              vjp=lambda b, g, x, out: (b.mul(g, b.sub(1.0, b.square(out))),))
+sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), "(1 / (1 + np.exp(-{0})))",
+                 result=Result.FLOAT, cost=4, functions=("sigmoid",), methods=("sigmoid",),
+                 vjp=lambda b, g, x, out: (b.mul(g, b.mul(out, b.sub(1.0, out))),))
+hswish = _unary("HSwish", _hswish, "({0} * np.minimum(np.maximum({0} + 3, 0), 6) / 6)",
+                result=Result.FLOAT, cost=2, functions=("hardswish", "hswish"))
+logical_not = _unary("LogicalNot", np.logical_not, "np.logical_not({0})", result=Result.LOGIC,
+                     functions=("logical_not",))
 
 
-def _gelu_infer(x: Type, approximate: str = "tanh") -> Type:
+def _gelu_infer(x: Type, *, approximate: str) -> Type:
     if approximate not in ("tanh", "none"):
         raise GraphValueError(f"approximate must be 'tanh' or 'none', but got {approximate!r}")
     t = want_tensor(x)
     return TensorType(t.dtype if t.dtype.is_float else dtypes.float32, t.shape)
 
 
-def _gelu_impl(x: Any, approximate: str = "tanh") -> Any:
-    t = _gelu_infer(_value_types((x,))[0], approximate)
+def _gelu_impl(x: Any, *, approximate: str) -> Any:
+    t = _gelu_infer(type_of_value(x), approximate=approximate)
     return _quiet(_gelu)(np.asarray(x, dtype=t.dtype.np), approximate)
 
 
-gelu = register(Primitive("GeLU", _gelu_infer, _gelu_impl, elementwise=True, cost=6, emit={
-    "expr": "_rt_gelu({0}, {approximate!r})", "compute": "out"}))
+gelu = register(Primitive(
+    "GeLU", _gelu_infer, _gelu_impl, on_all_targets(Elementwise("_rt_gelu({0}, {approximate!r})")),
+    attrs=(Attr("approximate", "tanh", (str,)),), elementwise=True, cost=6,
+    batch=batch_elementwise))
 
 
 # --- binary ---------------------------------------------------------------------------
 
 
 def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *,
-            result: str = "same", no_bool: bool = False, cost: float = 1.0) -> Primitive:
-    """``result``: "same" (the operands' common dtype), "float" (ints give float32,
-    true division), or "bool" (comparisons and logic). ``no_bool``: two bool operands
-    are a type error (bool subtraction has no meaning)."""
-    def infer(x: Type, y: Type) -> Type:
-        if tensor_of(x) is None and tensor_of(y) is None:
-            raise GraphTypeError(f"at least one input must be a Tensor, but got {x} and {y}")
-        dt = operand_dtype((x, y))
+            result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
+            vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
+            functions: tuple[str, ...] = (), classes: tuple[str, ...] = (),
+            args: tuple[str, ...] | None = None) -> Primitive:
+    """A two-input elementwise op over broadcast operands (one may be a Python number):
+    ``ops.<functions>(input, other)`` (or ``args``) and ``ops.<name>()(input, other)``
+    (and ``classes``). ``no_bool``: two bool operands are a type error (bool subtraction
+    has no meaning). It batches by broadcasting unless ``batch`` says otherwise."""
+    def infer(input: Type, other: Type) -> Type:
+        if tensor_of(input) is None and tensor_of(other) is None:
+            raise GraphTypeError(f"at least one input must be a Tensor, but got {input} and "
+                                 f"{other}")
+        dt = operand_dtype((input, other))
         if no_bool and dt == dtypes.bool_:
             raise GraphTypeError("bool Tensors cannot be subtracted; use ops.logical_xor "
                                  "or cast to a number type first")
-        shape = operand_shape((x, y))
-        if result == "bool":
-            dt = dtypes.bool_
-        elif result == "float" and not dt.is_float:
-            dt = dtypes.float32
-        return TensorType(dt, shape)
+        shape = operand_shape((input, other))
+        return TensorType(_result_dtype(result, dt), shape)
 
-    def impl(x: Any, y: Any) -> Any:
-        types = _value_types((x, y))
-        dt = operand_dtype(types)
-        if result == "float" and not dt.is_float:
-            dt = dtypes.float32
-        if result == "bool" and name.startswith("Logical"):
-            dt = dtypes.bool_
-        return _quiet(fn)(*_cast((x, y), dt))
+    def impl(input: Any, other: Any) -> Any:
+        dt = operand_dtype((type_of_value(input), type_of_value(other)))
+        if result is not Result.BOOL:
+            dt = _result_dtype(result, dt)
+        return _quiet(fn)(*_cast((input, other), dt))
 
-    compute = {"same": "out", "float": "out", "bool": "operands"}[result]
-    if name.startswith("Logical"):
-        compute = "bool"
-    return register(Primitive(name, infer, impl, elementwise=True, cost=cost,
-                              emit={"expr": expr, "compute": compute}))
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(expr, compute=_COMPUTE[result])),
+        elementwise=True, cost=cost, vjp=vjp, batch=batch,
+        public=Public(functions, (name,) + classes, (), args)))
 
 
-add = _binary("Add", np.add, "({0} + {1})")
-sub = _binary("Sub", np.subtract, "({0} - {1})", no_bool=True)
-mul = _binary("Mul", np.multiply, "({0} * {1})")
-div = _binary("Div", np.true_divide, "({0} / {1})", result="float", cost=2)
-floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2)
-mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2)
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """numpy refuses integer negative powers; a device truncates them (2 ** -1 == 0)."""
     if x.dtype.kind not in "iu" or not (y < 0).any():
@@ -171,17 +212,34 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(y < 0, inv, out)
 
 
-pow_ = _binary("Pow", _power, "_rt_pow({0}, {1})", cost=4)
-maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})")
-minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})")
-equal = _binary("Equal", np.equal, "({0} == {1})", result="bool")
-not_equal = _binary("NotEqual", np.not_equal, "({0} != {1})", result="bool")
-less = _binary("Less", np.less, "({0} < {1})", result="bool")
-less_equal = _binary("LessEqual", np.less_equal, "({0} <= {1})", result="bool")
-greater = _binary("Greater", np.greater, "({0} > {1})", result="bool")
-greater_equal = _binary("GreaterEqual", np.greater_equal, "({0} >= {1})", result="bool")
-logical_and = _binary("LogicalAnd", np.logical_and, "np.logical_and({0}, {1})", result="bool")
-logical_or = _binary("LogicalOr", np.logical_or, "np.logical_or({0}, {1})", result="bool")
+add = _binary("Add", np.add, "({0} + {1})", functions=("add",), vjp=vjp_add)
+sub = _binary("Sub", np.subtract, "({0} - {1})", no_bool=True, functions=("sub",), vjp=vjp_sub)
+mul = _binary("Mul", np.multiply, "({0} * {1})", functions=("mul",), vjp=vjp_mul)
+div = _binary("Div", np.true_divide, "({0} / {1})", result=Result.FLOAT, cost=2,
+              classes=("RealDiv",), vjp=vjp_div)  # ops.div takes a rounding mode
+floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2,
+                    functions=("floor_div",), args=("x", "y"))
+mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2,
+              functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
+pow_ = _binary("Pow", _power, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
+               args=("input", "exponent"))
+maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",))
+minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})", functions=("minimum",))
+equal = _binary("Equal", np.equal, "({0} == {1})", result=Result.BOOL,
+                functions=("equal", "eq"))
+not_equal = _binary("NotEqual", np.not_equal, "({0} != {1})", result=Result.BOOL,
+                    functions=("not_equal", "ne"))
+less = _binary("Less", np.less, "({0} < {1})", result=Result.BOOL, functions=("less", "lt"))
+less_equal = _binary("LessEqual", np.less_equal, "({0} <= {1})", result=Result.BOOL,
+                     functions=("less_equal", "le"))
+greater = _binary("Greater", np.greater, "({0} > {1})", result=Result.BOOL,
+                  functions=("greater", "gt"))
+greater_equal = _binary("GreaterEqual", np.greater_equal, "({0} >= {1})", result=Result.BOOL,
+                        functions=("greater_equal", "ge"))
+logical_and = _binary("LogicalAnd", np.logical_and, "np.logical_and({0}, {1})",
+                      result=Result.LOGIC, functions=("logical_and",))
+logical_or = _binary("LogicalOr", np.logical_or, "np.logical_or({0}, {1})",
+                     result=Result.LOGIC, functions=("logical_or",))
 
 
 # --- select, clip, cast ---------------------------------------------------------------
@@ -196,13 +254,15 @@ def _select_infer(cond: Type, x: Type, y: Type) -> Type:
 
 
 def _select_impl(cond: Any, x: Any, y: Any) -> Any:
-    dt = operand_dtype(_value_types((x, y)))
+    dt = operand_dtype((type_of_value(x), type_of_value(y)))
     return np.where(np.asarray(cond), *_cast((x, y), dt))
 
 
-select = register(Primitive("Select", _select_infer, _select_impl, elementwise=True, emit={
-    "expr": "np.where({0}, {1}, {2})", "scalar": "({1} if {0} else {2})", "compute": "out",
-    "keep": (0,)}))
+select = register(Primitive(
+    "Select", _select_infer, _select_impl,
+    on_all_targets(Elementwise("np.where({0}, {1}, {2})", scalar="({1} if {0} else {2})",
+                               keep=(0,))),
+    elementwise=True, vjp=vjp_select, batch=batch_elementwise, public=Public(classes=("Select",))))
 
 
 def _clip_infer(x: Type, lo: Type, hi: Type) -> Type:
@@ -214,24 +274,27 @@ def _clip_infer(x: Type, lo: Type, hi: Type) -> Type:
 
 
 def _clip_impl(x: Any, lo: Any, hi: Any) -> Any:
-    dt = _value_types((x,))[0].dtype  # type: ignore[union-attr]
+    dt = type_of_value(x).dtype  # type: ignore[union-attr]
     x, lo, hi = _cast((x, lo, hi), dt)
     return np.minimum(np.maximum(x, lo), hi)
 
 
-clip_by_value = register(Primitive("ClipByValue", _clip_infer, _clip_impl, elementwise=True, emit={
-    "expr": "np.minimum(np.maximum({0}, {1}), {2})", "compute": "out"}))
+clip_by_value = register(Primitive(
+    "ClipByValue", _clip_infer, _clip_impl,
+    on_all_targets(Elementwise("np.minimum(np.maximum({0}, {1}), {2})")),
+    elementwise=True, batch=batch_elementwise))
 
 
-def _cast_infer(x: Type, dtype: dtypes.DType) -> Type:
+def _cast_infer(x: Type, *, dtype: dtypes.DType) -> Type:
     if not isinstance(dtype, dtypes.DType):
         raise GraphTypeError(f"dtype must be an msc dtype, but got {dtype!r}")
     return TensorType(dtype, want_tensor(x).shape)
 
 
-def _cast_impl(x: Any, dtype: dtypes.DType) -> Any:
+def _cast_impl(x: Any, *, dtype: dtypes.DType) -> Any:
     return np.asarray(x).astype(dtype.np)
 
 
-cast = register(Primitive("Cast", _cast_infer, _cast_impl, elementwise=True,
-                          emit={"expr": "{0}", "compute": "none"}))
+cast = register(Primitive(
+    "Cast", _cast_infer, _cast_impl, on_all_targets(Elementwise("{0}", compute=Compute.NONE)),
+    attrs=(Attr("dtype"),), elementwise=True, vjp=vjp_cast, batch=batch_elementwise))

@@ -16,7 +16,9 @@ import numpy as np
 from msc.errors import MatmulShapeError, ShapeError
 from msc.ir import dtypes
 from msc.ir.primitives.base import (
-    PRIMITIVES,
+    ArrayExpr,
+    Attr,
+    LoopNest,
     Primitive,
     broadcast_shapes,
     operand_dtype,
@@ -49,8 +51,7 @@ def _matrix_dims(shape: tuple[int, ...], transpose: bool) -> tuple[int, int]:
     return (cols, rows) if transpose else (rows, cols)
 
 
-def _matmul_infer(x: Type, y: Type, transpose_a: bool = False,
-                  transpose_b: bool = False) -> Type:
+def _matmul_infer(x: Type, y: Type, *, transpose_a: bool, transpose_b: bool) -> Type:
     a, b = want_tensor(x, "x"), want_tensor(y, "y")
     if a.ndim != 2 or b.ndim != 2:
         raise ShapeError(f"the inputs must be 2-D, but got shapes {a.shape} and {b.shape} "
@@ -61,8 +62,7 @@ def _matmul_infer(x: Type, y: Type, transpose_a: bool = False,
     return TensorType(operand_dtype((x, y)), (m, n))
 
 
-def _batch_matmul_infer(x: Type, y: Type, transpose_a: bool = False,
-                        transpose_b: bool = False) -> Type:
+def _batch_matmul_infer(x: Type, y: Type, *, transpose_a: bool, transpose_b: bool) -> Type:
     a, b = want_tensor(x, "x"), want_tensor(y, "y")
     if a.ndim < 2 or b.ndim < 2:
         raise ShapeError(f"the inputs must be at least 2-D, but got shapes {a.shape} "
@@ -78,7 +78,7 @@ def _batch_matmul_infer(x: Type, y: Type, transpose_a: bool = False,
     return TensorType(operand_dtype((x, y)), batch + (m, n))
 
 
-def _matmul_impl(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = False) -> Any:
+def _matmul_impl(x: Any, y: Any, *, transpose_a: bool, transpose_b: bool) -> Any:
     dt = operand_dtype((type_of_value(x), type_of_value(y))).np
     a, b = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)
     if transpose_a:
@@ -86,11 +86,6 @@ def _matmul_impl(x: Any, y: Any, transpose_a: bool = False, transpose_b: bool = 
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
     return np.matmul(a, b)
-
-
-matmul = register(Primitive("MatMul", _matmul_infer, _matmul_impl, cost=_CONTRACTION_COST))
-batch_matmul = register(Primitive("BatchMatMul", _batch_matmul_infer, _matmul_impl,
-                                  cost=_CONTRACTION_COST))
 
 
 # --- Dense ----------------------------------------------------------------------------
@@ -121,9 +116,6 @@ def _dense_impl(x: Any, w: Any, b: Any = None) -> Any:
     return out if b is None else out + np.asarray(b, dtype=dt)
 
 
-dense = register(Primitive("Dense", _dense_infer, _dense_impl, cost=_CONTRACTION_COST))
-
-
 # --- code generation ---------------------------------------------------------------------
 # Float contractions go through np.dot (BLAS). Integer and bool ones have no BLAS (and
 # numba's np.dot is float-only): the numba target writes them as loop nests that read
@@ -142,26 +134,26 @@ def _to_bool(body: str, node: Any) -> str:
     return f"({body} != 0)" if out_type(node).dtype == dtypes.bool_ else body
 
 
-def _emit_matmul(a: list[str], node: Any, target: str) -> str:
+def _emit_matmul(a: list[str], node: Any) -> str:
     x, y = _operands(a, node)
-    if node.attr.get("transpose_a"):
+    if node.attr["transpose_a"]:
         x = f"{x}.T"
-    if node.attr.get("transpose_b"):
+    if node.attr["transpose_b"]:
         y = f"{y}.T"
     return _to_bool(f"_rt_matmul({x}, {y})", node)
 
 
-def _emit_batch_matmul(a: list[str], node: Any, target: str) -> str:
+def _emit_batch_matmul(a: list[str], node: Any) -> str:
     x, y = _operands(a, node)
     for i, flag in enumerate(("transpose_a", "transpose_b")):
-        if node.attr.get(flag):
+        if node.attr[flag]:
             src = (x, y)[i]
             swapped = f"np.swapaxes({src}, -1, -2)"
             x, y = (swapped, y) if i == 0 else (x, swapped)
     return _to_bool(f"np.matmul({x}, {y})", node)
 
 
-def _emit_dense(a: list[str], node: Any, target: str) -> str:
+def _emit_dense(a: list[str], node: Any) -> str:
     ops = _operands(a, node)
     x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
     rows = ops[0] if x.ndim == 2 else reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
@@ -188,7 +180,7 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
     names = loops.open(o.shape, range(len(batch)), "b")
     xb, yb = _batch_index(xt, batch, names), _batch_index(yt, batch, names)
-    swap_a, swap_b = bool(node.attr.get("transpose_a")), bool(node.attr.get("transpose_b"))
+    swap_a, swap_b = bool(node.attr["transpose_a"]), bool(node.attr["transpose_b"])
     if o.dtype.is_float:
         left = cast_to(f"{a[0]}[{index(xb)}]" if xb else a[0], xt.dtype, o.dtype)
         right = cast_to(f"{a[1]}[{index(yb)}]" if yb else a[1], yt.dtype, o.dtype)
@@ -206,16 +198,16 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     return loops.lines
 
 
-def _int_dot(loops: Loops, fresh: Any, node: Any, target: str, size: int, left: Any,
+def _int_dot(loops: Loops, fresh: Any, node: Any, dest: str, size: int, left: Any,
              right: Any, bias: str | None = None) -> None:
-    """``target = sum_k left(k) * right(k) (+ bias)`` accumulated in int64."""
+    """``dest = sum_k left(k) * right(k) (+ bias)`` accumulated in int64."""
     acc, k = fresh("acc"), fresh("k")
     loops.add(f"{acc} = np.int64(0)")
     loops.add(f"for {k} in range({size}):")
     loops.add(f"    {acc} += {left(k)} * {right(k)}")
     total = acc if bias is None else f"{acc} + {bias}"
     value = f"{total} != 0" if out_type(node).dtype == dtypes.bool_ else total
-    loops.add(f"{target} = {dtype_ref(out_type(node).dtype)}({value})")
+    loops.add(f"{dest} = {dtype_ref(out_type(node).dtype)}({value})")
 
 
 def _loops_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
@@ -244,6 +236,18 @@ def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | N
     return loops.lines
 
 
-PRIMITIVES["MatMul"].emit.update(array=_emit_matmul, loops=_loops_matmul)
-PRIMITIVES["BatchMatMul"].emit.update(array=_emit_batch_matmul, loops=_loops_batch_matmul)
-PRIMITIVES["Dense"].emit.update(array=_emit_dense, loops=_loops_dense)
+# --- the table -----------------------------------------------------------------------------
+
+_TRANSPOSES = (Attr("transpose_a", False), Attr("transpose_b", False))
+matmul = register(Primitive(
+    "MatMul", _matmul_infer, _matmul_impl,
+    {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul)),
+     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST))
+batch_matmul = register(Primitive(
+    "BatchMatMul", _batch_matmul_infer, _matmul_impl,
+    {"numba": LoopNest(_loops_batch_matmul), "python": ArrayExpr(_emit_batch_matmul)},
+    attrs=_TRANSPOSES, cost=_CONTRACTION_COST))
+dense = register(Primitive(
+    "Dense", _dense_infer, _dense_impl,
+    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense)),
+     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST))

@@ -15,7 +15,10 @@ import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
 from msc.ir.primitives.base import (
-    PRIMITIVES,
+    ArrayExpr,
+    Attr,
+    LoopNest,
+    Lowering,
     Primitive,
     norm_axes,
     norm_axis,
@@ -35,13 +38,13 @@ def _softmax_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return norm_axes(tuple(want_int(a, "axis") for a in axes), ndim)
 
 
-def _softmax_infer(x: Type, axis: Any = (-1,)) -> Type:
+def _softmax_infer(x: Type, *, axis: Any) -> Type:
     t = want_float_tensor(x)
     _softmax_axes(axis, t.ndim)
     return t
 
 
-def _softmax_impl(x: Any, axis: Any = (-1,)) -> Any:
+def _softmax_impl(x: Any, *, axis: Any) -> Any:
     arr = np.asarray(x)
     axes = _softmax_axes(axis, arr.ndim) if arr.ndim else None
     with np.errstate(all="ignore"):
@@ -49,13 +52,13 @@ def _softmax_impl(x: Any, axis: Any = (-1,)) -> Any:
         return e / np.sum(e, axis=axes, keepdims=True)
 
 
-def _log_softmax_infer(x: Type, axis: int = -1) -> Type:
+def _log_softmax_infer(x: Type, *, axis: int) -> Type:
     t = want_float_tensor(x)
     norm_axis(want_int(axis, "axis"), t.ndim)
     return t
 
 
-def _log_softmax_impl(x: Any, axis: int = -1) -> Any:
+def _log_softmax_impl(x: Any, *, axis: int) -> Any:
     arr = np.asarray(x)
     ax = axis if arr.ndim else None
     with np.errstate(all="ignore"):
@@ -63,15 +66,11 @@ def _log_softmax_impl(x: Any, axis: int = -1) -> Any:
         return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
 
 
-register(Primitive("Softmax", _softmax_infer, _softmax_impl, cost=6))
-register(Primitive("LogSoftmax", _log_softmax_infer, _log_softmax_impl, cost=6))
-
-
 # --- LayerNorm ------------------------------------------------------------------------
 
 
-def _layer_norm_infer(x: Type, gamma: Type, beta: Type, begin_norm_axis: int = 1,
-                      begin_params_axis: int = 1, epsilon: float = 1e-7) -> Type:
+def _layer_norm_infer(x: Type, gamma: Type, beta: Type, *, begin_norm_axis: int,
+                      begin_params_axis: int, epsilon: float) -> Type:
     t = want_float_tensor(x)
     if t.ndim == 0:
         raise ShapeError("the input must be at least 1-D")
@@ -87,17 +86,14 @@ def _layer_norm_infer(x: Type, gamma: Type, beta: Type, begin_norm_axis: int = 1
     return t
 
 
-def _layer_norm_impl(x: Any, gamma: Any, beta: Any, begin_norm_axis: int = 1,
-                     begin_params_axis: int = 1, epsilon: float = 1e-7) -> Any:
+def _layer_norm_impl(x: Any, gamma: Any, beta: Any, *, begin_norm_axis: int,
+                     begin_params_axis: int, epsilon: float) -> Any:
     arr = np.asarray(x)
     axes = tuple(range(begin_norm_axis % arr.ndim, arr.ndim))
     mean = np.mean(arr, axis=axes, keepdims=True)
     var = np.mean(np.square(arr - mean), axis=axes, keepdims=True)
     y = (arr - mean) / np.sqrt(var + np.asarray(epsilon, dtype=arr.dtype))
     return y * np.asarray(gamma, dtype=arr.dtype) + np.asarray(beta, dtype=arr.dtype)
-
-
-register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl, cost=8))
 
 
 # --- code generation --------------------------------------------------------------------
@@ -110,12 +106,11 @@ def _norm_axes(node: Any) -> tuple[int, ...]:
     x = in_type(node)
     if x.ndim == 0:
         return ()
-    axis = node.attr.get("axis", (-1,) if node.op == "Softmax" else -1)
-    return _softmax_axes(axis, x.ndim)
+    return _softmax_axes(node.attr["axis"], x.ndim)
 
 
 def _emit_softmax(log: bool) -> Any:
-    def emit(a: list[str], node: Any, target: str) -> str:
+    def emit(a: list[str], node: Any) -> str:
         return f"_rt_softmax({a[0]}, {_norm_axes(node)!r}, {log})"
     return emit
 
@@ -164,13 +159,12 @@ def _loops_softmax(log: bool) -> Any:
 
 def _layer_norm_axes(node: Any) -> tuple[int, int]:
     x = in_type(node)
-    return (node.attr.get("begin_norm_axis", 1) % x.ndim,
-            node.attr.get("begin_params_axis", 1) % x.ndim)
+    return node.attr["begin_norm_axis"] % x.ndim, node.attr["begin_params_axis"] % x.ndim
 
 
-def _emit_layer_norm(a: list[str], node: Any, target: str) -> str:
+def _emit_layer_norm(a: list[str], node: Any) -> str:
     begin, _ = _layer_norm_axes(node)
-    eps = float(node.attr.get("epsilon", 1e-7))
+    eps = float(node.attr["epsilon"])
     return f"_rt_layer_norm({a[0]}, {a[1]}, {a[2]}, {begin}, {eps!r})"
 
 
@@ -181,7 +175,7 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     begin, params_at = _layer_norm_axes(node)
     axes = tuple(range(begin, x.ndim))
     n = math.prod(x.shape[begin:])
-    eps = float(node.attr.get("epsilon", 1e-7))
+    eps = float(node.attr["epsilon"])
     mean, var, scale, d = fresh("mean"), fresh("var"), fresh("scale"), fresh("d")
     loops = Loops(fresh)
     loops.add(f"{out} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
@@ -206,6 +200,20 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     return loops.lines
 
 
-PRIMITIVES["Softmax"].emit.update(array=_emit_softmax(False), loops=_loops_softmax(False))
-PRIMITIVES["LogSoftmax"].emit.update(array=_emit_softmax(True), loops=_loops_softmax(True))
-PRIMITIVES["LayerNorm"].emit.update(array=_emit_layer_norm, loops=_loops_layer_norm)
+# --- the table -----------------------------------------------------------------------------
+
+
+def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
+    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+
+
+register(Primitive("Softmax", _softmax_infer, _softmax_impl,
+                   _lowering(_emit_softmax(False), _loops_softmax(False)),
+                   attrs=(Attr("axis", (-1,)),), cost=6))
+register(Primitive("LogSoftmax", _log_softmax_infer, _log_softmax_impl,
+                   _lowering(_emit_softmax(True), _loops_softmax(True)),
+                   attrs=(Attr("axis", -1),), cost=6))
+register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl,
+                   _lowering(_emit_layer_norm, _loops_layer_norm),
+                   attrs=(Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1),
+                          Attr("epsilon", 1e-7)), cost=8))

@@ -16,7 +16,10 @@ from msc.errors import ShapeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
 from msc.ir.primitives.base import (
-    PRIMITIVES,
+    ArrayExpr,
+    Attr,
+    LoopNest,
+    Lowering,
     Primitive,
     norm_axes,
     norm_axis,
@@ -25,6 +28,7 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
+from msc.ir.primitives.rules import vjp_reduce_sum
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.types import TensorType, Type
 
@@ -52,100 +56,6 @@ def _check_nonempty(t: TensorType, axes: tuple[int, ...]) -> None:
         raise ShapeError(f"cannot reduce the zero-size axis {empty[0]} of shape {t.shape}")
 
 
-def _widen_int(dt: DType) -> DType:
-    return dt if dt.is_float else dtypes.int64
-
-
-def _mean_dtype(dt: DType) -> DType:
-    return dt if dt.is_float else dtypes.float32
-
-
-def _same(dt: DType) -> DType:
-    return dt
-
-
-def _reduction(name: str, fn: Callable[..., Any], out_dtype: Callable[[DType], DType], *,
-               nonempty: bool = False) -> Primitive:
-    """``fn(array, axes, keepdims, out_dtype)`` computes the numpy reduction."""
-    def infer(x: Type, axis: Any = (), keep_dims: bool = False) -> Type:
-        t = want_tensor(x)
-        axes = _axes(axis, t.ndim)
-        keep = want_bool(keep_dims, "keep_dims")
-        if nonempty:
-            _check_nonempty(t, axes)
-        return TensorType(out_dtype(t.dtype), reduced_shape(t.shape, axes, keep))
-
-    def impl(x: Any, axis: Any = (), keep_dims: bool = False) -> Any:
-        arr = np.asarray(x)
-        out = out_dtype(dtypes.from_numpy(arr.dtype))
-        return fn(arr, _axes(axis, arr.ndim), bool(keep_dims), out)
-
-    return register(Primitive(name, infer, impl, cost=1.0))
-
-
-def _sum(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
-    return np.sum(a, axis=axes, keepdims=keep, dtype=out.np)
-
-
-def _mean(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
-    # NOTE: integer means accumulate in float64 and are then narrowed to float32.
-    acc = None if a.dtype.kind == "f" else np.float64
-    with np.errstate(all="ignore"):
-        return np.mean(a, axis=axes, keepdims=keep, dtype=acc)
-
-
-def _max(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
-    return np.max(a, axis=axes, keepdims=keep)
-
-
-def _min(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
-    return np.min(a, axis=axes, keepdims=keep)
-
-
-def _prod(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
-    return np.prod(a, axis=axes, keepdims=keep, dtype=out.np)
-
-
-reduce_sum = _reduction("ReduceSum", _sum, _widen_int)
-reduce_mean = _reduction("ReduceMean", _mean, _mean_dtype)
-reduce_max = _reduction("ReduceMax", _max, _same, nonempty=True)
-reduce_min = _reduction("ReduceMin", _min, _same, nonempty=True)
-reduce_prod = _reduction("ReduceProd", _prod, _widen_int)
-
-
-# --- Argmax / Argmin ------------------------------------------------------------------
-
-
-def _arg_axis(axis: Any, ndim: int) -> int | None:
-    """None means the flattened tensor; a 0-d tensor accepts axis 0/-1 as None."""
-    if axis is None:
-        return None
-    a = norm_axis(want_int(axis, "axis"), ndim)
-    return None if ndim == 0 else a
-
-
-def _arg_infer(x: Type, axis: Any = None, keep_dims: bool = False) -> Type:
-    t = want_tensor(x)
-    a = _arg_axis(axis, t.ndim)
-    keep = want_bool(keep_dims, "keep_dims")
-    if t.size == 0:
-        raise ShapeError(f"cannot take the index of an extreme of the empty shape {t.shape}")
-    axes = tuple(range(t.ndim)) if a is None else (a,)
-    return TensorType(dtypes.int64, reduced_shape(t.shape, axes, keep))
-
-
-def _arg(name: str, fn: Callable[..., np.ndarray]) -> Primitive:
-    def impl(x: Any, axis: Any = None, keep_dims: bool = False) -> Any:
-        arr = np.asarray(x)
-        return fn(arr, axis=_arg_axis(axis, arr.ndim), keepdims=bool(keep_dims))
-
-    return register(Primitive(name, _arg_infer, impl, cost=1.0))
-
-
-argmax = _arg("Argmax", np.argmax)
-argmin = _arg("Argmin", np.argmin)
-
-
 # --- code generation ------------------------------------------------------------------
 # python: numpy's reductions. numba: a loop nest, kept axes outside and reduced axes
 # inside, so each result is a scalar accumulator.
@@ -154,10 +64,10 @@ argmin = _arg("Argmin", np.argmin)
 def _emit_reduction(kind: str) -> Callable[..., str]:
     """numpy's own reduction with the output dtype (integer means accumulate in float64,
     as the eager implementation does)."""
-    def emit(a: list[str], node: Any, target: str) -> str:
+    def emit(a: list[str], node: Any) -> str:
         x, out = in_type(node), out_type(node)
-        axes = _axes(node.attr.get("axis", ()), x.ndim)
-        args = f"{a[0]}, axis={axes!r}, keepdims={bool(node.attr.get('keep_dims', False))}"
+        axes = _axes(node.attr["axis"], x.ndim)
+        args = f"{a[0]}, axis={axes!r}, keepdims={bool(node.attr['keep_dims'])}"
         if kind in ("sum", "prod") and x.dtype != out.dtype:
             args += f", dtype={dtype_ref(out.dtype)}"
         elif kind == "mean" and not x.dtype.is_float:
@@ -170,10 +80,10 @@ def _emit_reduction(kind: str) -> Callable[..., str]:
 
 
 def _emit_arg(kind: str) -> Callable[..., str]:
-    def emit(a: list[str], node: Any, target: str) -> str:
+    def emit(a: list[str], node: Any) -> str:
         x, out = in_type(node), out_type(node)
-        axis = _arg_axis(node.attr.get("axis"), x.ndim)
-        keep = bool(node.attr.get("keep_dims", False))
+        axis = _arg_axis(node.attr["axis"], x.ndim)
+        keep = bool(node.attr["keep_dims"])
         body = f"np.{kind}({a[0]}, axis={axis}, keepdims={keep}).astype(np.int64)"
         return f"np.asarray({body})" if out.ndim == 0 else body
     return emit
@@ -189,8 +99,8 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
     first element and let a NaN win, as numpy does."""
     def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
         x, o = in_type(node), out_type(node)
-        axes = _axes(node.attr.get("axis", ()), x.ndim)
-        keep = bool(node.attr.get("keep_dims", False))
+        axes = _axes(node.attr["axis"], x.ndim)
+        keep = bool(node.attr["keep_dims"])
         loops = Loops(fresh)
         loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
@@ -221,9 +131,9 @@ def _loops_arg(kind: str) -> Callable[..., list[str]]:
     """The first extreme wins; the first NaN beats every number (numpy's rule)."""
     def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
         x, o = in_type(node), out_type(node)
-        axis = _arg_axis(node.attr.get("axis"), x.ndim)
+        axis = _arg_axis(node.attr["axis"], x.ndim)
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
-        keep = bool(node.attr.get("keep_dims", False))
+        keep = bool(node.attr["keep_dims"])
         loops = Loops(fresh)
         loops.add(f"{out} = np.empty({o.shape!r}, np.int64)")
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
@@ -243,10 +153,114 @@ def _loops_arg(kind: str) -> Callable[..., list[str]]:
     return emit
 
 
-for _name, _kind in (("ReduceSum", "sum"), ("ReduceMean", "mean"), ("ReduceMax", "max"),
-                     ("ReduceMin", "min"), ("ReduceProd", "prod")):
-    PRIMITIVES[_name].emit["array"] = _emit_reduction(_kind)
-    PRIMITIVES[_name].emit["loops"] = _loops_reduction(_kind)
-for _name, _kind in (("Argmax", "argmax"), ("Argmin", "argmin")):
-    PRIMITIVES[_name].emit["array"] = _emit_arg(_kind)
-    PRIMITIVES[_name].emit["loops"] = _loops_arg(_kind)
+
+
+def _lowering(kind: str) -> dict[str, Lowering]:
+    if kind.startswith("arg"):
+        return {"numba": LoopNest(_loops_arg(kind)), "python": ArrayExpr(_emit_arg(kind))}
+    return {"numba": LoopNest(_loops_reduction(kind)),
+            "python": ArrayExpr(_emit_reduction(kind))}
+
+
+def _widen_int(dt: DType) -> DType:
+    return dt if dt.is_float else dtypes.int64
+
+
+def _mean_dtype(dt: DType) -> DType:
+    return dt if dt.is_float else dtypes.float32
+
+
+def _same(dt: DType) -> DType:
+    return dt
+
+
+_REDUCE_ATTRS = (Attr("axis", ()), Attr("keep_dims", False))
+
+
+def _reduction(name: str, kind: str, fn: Callable[..., Any],
+               out_dtype: Callable[[DType], DType], *, nonempty: bool = False,
+               vjp: Callable[..., Any] | None = None,
+               batch: Callable[..., Any] | None = None) -> Primitive:
+    """``fn(array, axes, keepdims, out_dtype)`` computes the numpy reduction; ``kind`` is
+    its numpy name, which the lowerings use."""
+    def infer(x: Type, *, axis: Any, keep_dims: bool) -> Type:
+        t = want_tensor(x)
+        axes = _axes(axis, t.ndim)
+        keep = want_bool(keep_dims, "keep_dims")
+        if nonempty:
+            _check_nonempty(t, axes)
+        return TensorType(out_dtype(t.dtype), reduced_shape(t.shape, axes, keep))
+
+    def impl(x: Any, *, axis: Any, keep_dims: bool) -> Any:
+        arr = np.asarray(x)
+        out = out_dtype(dtypes.from_numpy(arr.dtype))
+        return fn(arr, _axes(axis, arr.ndim), bool(keep_dims), out)
+
+    return register(Primitive(name, infer, impl, _lowering(kind), attrs=_REDUCE_ATTRS, vjp=vjp,
+                              batch=batch))
+
+
+def _sum(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.sum(a, axis=axes, keepdims=keep, dtype=out.np)
+
+
+def _mean(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    # NOTE: integer means accumulate in float64 and are then narrowed to float32.
+    acc = None if a.dtype.kind == "f" else np.float64
+    with np.errstate(all="ignore"):
+        return np.mean(a, axis=axes, keepdims=keep, dtype=acc)
+
+
+def _max(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.max(a, axis=axes, keepdims=keep)
+
+
+def _min(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.min(a, axis=axes, keepdims=keep)
+
+
+def _prod(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
+    return np.prod(a, axis=axes, keepdims=keep, dtype=out.np)
+
+
+reduce_sum = _reduction("ReduceSum", "sum", _sum, _widen_int, vjp=vjp_reduce_sum)
+reduce_mean = _reduction("ReduceMean", "mean", _mean, _mean_dtype)
+reduce_max = _reduction("ReduceMax", "max", _max, _same, nonempty=True)
+reduce_min = _reduction("ReduceMin", "min", _min, _same, nonempty=True)
+reduce_prod = _reduction("ReduceProd", "prod", _prod, _widen_int)
+
+
+# --- Argmax / Argmin ------------------------------------------------------------------
+
+
+def _arg_axis(axis: Any, ndim: int) -> int | None:
+    """None means the flattened tensor; a 0-d tensor accepts axis 0/-1 as None."""
+    if axis is None:
+        return None
+    a = norm_axis(want_int(axis, "axis"), ndim)
+    return None if ndim == 0 else a
+
+
+def _arg_infer(x: Type, *, axis: Any, keep_dims: bool) -> Type:
+    t = want_tensor(x)
+    a = _arg_axis(axis, t.ndim)
+    keep = want_bool(keep_dims, "keep_dims")
+    if t.size == 0:
+        raise ShapeError(f"cannot take the index of an extreme of the empty shape {t.shape}")
+    axes = tuple(range(t.ndim)) if a is None else (a,)
+    return TensorType(dtypes.int64, reduced_shape(t.shape, axes, keep))
+
+
+def _arg(name: str, kind: str, fn: Callable[..., np.ndarray]) -> Primitive:
+    def impl(x: Any, *, axis: Any, keep_dims: bool) -> Any:
+        arr = np.asarray(x)
+        return fn(arr, axis=_arg_axis(axis, arr.ndim), keepdims=bool(keep_dims))
+
+    return register(Primitive(name, _arg_infer, impl, _lowering(kind),
+                              attrs=(Attr("axis", None), Attr("keep_dims", False))))
+
+
+argmax = _arg("Argmax", "argmax", np.argmax)
+argmin = _arg("Argmin", "argmin", np.argmin)
+
+

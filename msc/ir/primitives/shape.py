@@ -20,8 +20,12 @@ import numpy as np
 
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
 from msc.ir.primitives.base import (
-    PRIMITIVES,
+    ArrayExpr,
+    Attr,
+    LoopNest,
+    Lowering,
     Primitive,
+    on_all_targets,
     norm_axis,
     operand_dtype,
     register,
@@ -29,6 +33,7 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
+from msc.ir.primitives.rules import vjp_reshape, vjp_transpose
 from msc.ir.primitives.emitting import (
     Loops,
     cast_to,
@@ -55,7 +60,7 @@ def _axis(axis: Any, ndim: int, what: str = "axis") -> int:
 # --- reshape family --------------------------------------------------------------------
 
 
-def _reshape_infer(x: Type, shape: tuple[int, ...]) -> Type:
+def _reshape_infer(x: Type, *, shape: tuple[int, ...]) -> Type:
     t = want_tensor(x)
     if isinstance(shape, tuple) and any(isinstance(d, int) and d < 0 for d in shape):
         raise GraphValueError(f"the shape attribute {shape} must be concrete (ops.reshape "
@@ -67,11 +72,11 @@ def _reshape_infer(x: Type, shape: tuple[int, ...]) -> Type:
     return TensorType(t.dtype, dims)
 
 
-def _reshape_impl(x: Any, shape: tuple[int, ...]) -> Any:
+def _reshape_impl(x: Any, *, shape: tuple[int, ...]) -> Any:
     return _copy(np.reshape(x, shape))
 
 
-def _transpose_infer(x: Type, perm: tuple[int, ...]) -> Type:
+def _transpose_infer(x: Type, *, perm: tuple[int, ...]) -> Type:
     t = want_tensor(x)
     if not isinstance(perm, tuple) or len(perm) != t.ndim:
         raise ShapeError(f"perm must be a tuple of {t.ndim} axes for shape {t.shape}, "
@@ -82,17 +87,17 @@ def _transpose_infer(x: Type, perm: tuple[int, ...]) -> Type:
     return TensorType(t.dtype, tuple(t.shape[a] for a in axes))
 
 
-def _transpose_impl(x: Any, perm: tuple[int, ...]) -> Any:
+def _transpose_impl(x: Any, *, perm: tuple[int, ...]) -> Any:
     return _copy(np.transpose(x, perm))
 
 
-def _expand_dims_infer(x: Type, axis: int) -> Type:
+def _expand_dims_infer(x: Type, *, axis: int) -> Type:
     t = want_tensor(x)
     a = _axis(axis, t.ndim + 1)
     return TensorType(t.dtype, t.shape[:a] + (1,) + t.shape[a:])
 
 
-def _expand_dims_impl(x: Any, axis: int) -> Any:
+def _expand_dims_impl(x: Any, *, axis: int) -> Any:
     return _copy(np.expand_dims(x, axis))
 
 
@@ -109,13 +114,13 @@ def _squeeze_axes(t: TensorType, axis: Any) -> tuple[int, ...]:
     return out
 
 
-def _squeeze_infer(x: Type, axis: Any = ()) -> Type:
+def _squeeze_infer(x: Type, *, axis: Any) -> Type:
     t = want_tensor(x)
     axes = _squeeze_axes(t, axis)
     return TensorType(t.dtype, tuple(d for i, d in enumerate(t.shape) if i not in axes))
 
 
-def _squeeze_impl(x: Any, axis: Any = ()) -> Any:
+def _squeeze_impl(x: Any, *, axis: Any) -> Any:
     arr = np.asarray(x)
     axes = _squeeze_axes(type_of_value(arr), axis)  # type: ignore[arg-type]
     return _copy(np.squeeze(arr, axis=axes))
@@ -134,11 +139,6 @@ def _flatten_impl(x: Any) -> Any:
     return _copy(arr.reshape(arr.shape[0], math.prod(arr.shape[1:])))
 
 
-register(Primitive("Reshape", _reshape_infer, _reshape_impl, cost=0, view=True))
-register(Primitive("Transpose", _transpose_infer, _transpose_impl, cost=1, view=True))
-register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, cost=0, view=True))
-register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, cost=0, view=True))
-register(Primitive("Flatten", _flatten_infer, _flatten_impl, cost=0, view=True))
 
 
 # --- joining and splitting -------------------------------------------------------------
@@ -150,7 +150,7 @@ def _tensors(xs: tuple[Type, ...], op: str) -> list[TensorType]:
     return [want_tensor(x, f"input {i}") for i, x in enumerate(xs)]
 
 
-def _concat_infer(*xs: Type, axis: int = 0) -> Type:
+def _concat_infer(*xs: Type, axis: int) -> Type:
     ts = _tensors(xs, "Concat")
     first = ts[0]
     if first.ndim == 0:
@@ -171,11 +171,11 @@ def _common(values: tuple[Any, ...]) -> list[np.ndarray]:
     return [np.asarray(v, dtype=dt) for v in values]
 
 
-def _concat_impl(*xs: Any, axis: int = 0) -> Any:
+def _concat_impl(*xs: Any, axis: int) -> Any:
     return np.concatenate(_common(xs), axis=axis)
 
 
-def _stack_infer(*xs: Type, axis: int = 0) -> Type:
+def _stack_infer(*xs: Type, axis: int) -> Type:
     ts = _tensors(xs, "Stack")
     for i, t in enumerate(ts[1:], 1):
         if t.shape != ts[0].shape:
@@ -186,11 +186,11 @@ def _stack_infer(*xs: Type, axis: int = 0) -> Type:
     return TensorType(operand_dtype(xs), shape)
 
 
-def _stack_impl(*xs: Any, axis: int = 0) -> Any:
+def _stack_impl(*xs: Any, axis: int) -> Any:
     return np.stack(_common(xs), axis=axis)
 
 
-def _split_infer(x: Type, axis: int = 0, output_num: int = 1) -> Type:
+def _split_infer(x: Type, *, axis: int, output_num: int) -> Type:
     t = want_tensor(x)
     if t.ndim == 0:
         raise ShapeError("cannot split a 0-d tensor")
@@ -203,19 +203,16 @@ def _split_infer(x: Type, axis: int = 0, output_num: int = 1) -> Type:
     return TupleType((part,) * n)
 
 
-def _split_impl(x: Any, axis: int = 0, output_num: int = 1) -> Any:
+def _split_impl(x: Any, *, axis: int, output_num: int) -> Any:
     return tuple(_copy(p) for p in np.split(np.asarray(x), output_num, axis=axis))
 
 
-register(Primitive("Concat", _concat_infer, _concat_impl, cost=1))
-register(Primitive("Stack", _stack_infer, _stack_impl, cost=1))
-register(Primitive("Split", _split_infer, _split_impl, cost=1, view=True))
 
 
 # --- gather and strided slices ---------------------------------------------------------
 
 
-def _gather_infer(params: Type, indices: Type, axis: int = 0) -> Type:
+def _gather_infer(params: Type, indices: Type, *, axis: int) -> Type:
     p, i = want_tensor(params, "input_params"), want_tensor(indices, "input_indices")
     if not i.dtype.is_int:
         raise GraphTypeError(f"input_indices must be an integer Tensor, but got {i}")
@@ -225,7 +222,7 @@ def _gather_infer(params: Type, indices: Type, axis: int = 0) -> Type:
     return TensorType(p.dtype, p.shape[:a] + i.shape + p.shape[a + 1:])
 
 
-def _gather_impl(params: Any, indices: Any, axis: int = 0) -> Any:
+def _gather_impl(params: Any, indices: Any, *, axis: int) -> Any:
     arr, idx = np.asarray(params), np.asarray(indices)
     dim = arr.shape[axis]
     bad = idx[(idx < -dim) | (idx >= dim)]
@@ -257,7 +254,7 @@ def _entry_length(entry: Any, dim: int) -> int:
     raise GraphValueError(f"{entry!r} is not a canonical slice of a dim of size {dim}")
 
 
-def _strided_slice_infer(x: Type, index: tuple[SliceEntry, ...]) -> Type:
+def _strided_slice_infer(x: Type, *, index: tuple[SliceEntry, ...]) -> Type:
     t = want_tensor(x)
     if not isinstance(index, tuple):
         raise GraphTypeError(f"index must be a tuple, but got {index!r}")
@@ -282,13 +279,11 @@ def _strided_slice_infer(x: Type, index: tuple[SliceEntry, ...]) -> Type:
     return TensorType(t.dtype, tuple(out))
 
 
-def _strided_slice_impl(x: Any, index: tuple[SliceEntry, ...]) -> Any:
+def _strided_slice_impl(x: Any, *, index: tuple[SliceEntry, ...]) -> Any:
     key = tuple(slice(*e) if isinstance(e, tuple) else e for e in index)
     return _copy(np.asarray(x)[key])
 
 
-register(Primitive("Gather", _gather_infer, _gather_impl, cost=1))
-register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl, cost=1, view=True))
 
 
 # --- broadcast and tile ----------------------------------------------------------------
@@ -314,17 +309,17 @@ def broadcast_target(src: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _broadcast_to_infer(x: Type, shape: tuple[int, ...]) -> Type:
+def _broadcast_to_infer(x: Type, *, shape: tuple[int, ...]) -> Type:
     t = want_tensor(x)
     return TensorType(t.dtype, broadcast_target(t.shape, shape))
 
 
-def _broadcast_to_impl(x: Any, shape: tuple[int, ...]) -> Any:
+def _broadcast_to_impl(x: Any, *, shape: tuple[int, ...]) -> Any:
     arr = np.asarray(x)
     return _copy(np.broadcast_to(arr, broadcast_target(arr.shape, shape)))
 
 
-def _tile_infer(x: Type, multiples: tuple[int, ...]) -> Type:
+def _tile_infer(x: Type, *, multiples: tuple[int, ...]) -> Type:
     """numpy's rule: the shorter of shape and multiples is padded with leading 1s."""
     t = want_tensor(x)
     reps = want_shape(multiples, "multiples")
@@ -334,12 +329,10 @@ def _tile_infer(x: Type, multiples: tuple[int, ...]) -> Type:
     return TensorType(t.dtype, tuple(d * r for d, r in zip(src, reps)))
 
 
-def _tile_impl(x: Any, multiples: tuple[int, ...]) -> Any:
+def _tile_impl(x: Any, *, multiples: tuple[int, ...]) -> Any:
     return np.tile(np.asarray(x), multiples)
 
 
-register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl, cost=1, view=True))
-register(Primitive("Tile", _tile_infer, _tile_impl, cost=1))
 
 
 # --- code generation: views where numba allows them, contiguous copies where it needs --
@@ -350,50 +343,53 @@ def _same_dtype(a: list[str], node: Any) -> list[str]:
     return [cast_to(x, in_type(node, i).dtype, want) for i, x in enumerate(a)]
 
 
-def _emit_reshape(a: list[str], node: Any, target: str) -> str:
+def _emit_reshape(a: list[str], node: Any) -> str:
     return reshape(a[0], out_type(node).shape)
 
 
-def _emit_transpose(a: list[str], node: Any, target: str) -> str:
+def _emit_transpose(strided: bool) -> ArrayExpr:
     """A view. NOTE: numba takes seconds to compile ``np.transpose`` with axes (once per
-    process), so its target builds the same view from the permuted strides."""
-    perm = tuple(node.attr["perm"])
-    if perm == tuple(range(len(perm))):
-        return a[0]
-    if perm == tuple(reversed(range(len(perm)))):
-        return f"{a[0]}.T"
-    if target == "numba":
-        strides = "".join(f"{a[0]}.strides[{p}], " for p in perm)
-        return f"np.lib.stride_tricks.as_strided({a[0]}, {out_type(node).shape!r}, ({strides}))"
-    return f"np.transpose({a[0]}, {perm!r})"
+    process), so its target (``strided``) builds the same view from permuted strides."""
+    def emit(a: list[str], node: Any) -> str:
+        perm = tuple(node.attr["perm"])
+        if perm == tuple(range(len(perm))):
+            return a[0]
+        if perm == tuple(reversed(range(len(perm)))):
+            return f"{a[0]}.T"
+        if strided:
+            strides = "".join(f"{a[0]}.strides[{p}], " for p in perm)
+            return (f"np.lib.stride_tricks.as_strided({a[0]}, {out_type(node).shape!r}, "
+                    f"({strides}))")
+        return f"np.transpose({a[0]}, {perm!r})"
+    return ArrayExpr(emit)
 
 
-def _emit_concat(a: list[str], node: Any, target: str) -> str:
+def _emit_concat(a: list[str], node: Any) -> str:
     parts = "".join(f"{x}, " for x in _same_dtype(a, node))
-    return f"np.concatenate(({parts}), {node.attr.get('axis', 0)})"
+    return f"np.concatenate(({parts}), {node.attr['axis']})"
 
 
-def _emit_stack(a: list[str], node: Any, target: str) -> str:
+def _emit_stack(a: list[str], node: Any) -> str:
     out = out_type(node)
-    axis = node.attr.get("axis", 0) % out.ndim
+    axis = node.attr["axis"] % out.ndim
     item = out.shape[:axis] + (1,) + out.shape[axis + 1:]
     parts = "".join(f"{reshape(x, item)}, " for x in _same_dtype(a, node))
     return f"np.concatenate(({parts}), {axis})"
 
 
-def _emit_split(a: list[str], node: Any, target: str) -> str:
+def _emit_split(a: list[str], node: Any) -> str:
     x = in_type(node)
-    axis = node.attr.get("axis", 0) % x.ndim
-    step = x.shape[axis] // node.attr.get("output_num", 1)
+    axis = node.attr["axis"] % x.ndim
+    step = x.shape[axis] // node.attr["output_num"]
     pieces = []
-    for k in range(node.attr.get("output_num", 1)):
+    for k in range(node.attr["output_num"]):
         key = [":"] * axis + [f"{k * step}:{(k + 1) * step}"]
         pieces.append(f"{a[0]}[{', '.join(key)}], ")
     return "(" + "".join(pieces) + ")"
 
 
-def _emit_gather(a: list[str], node: Any, target: str) -> str:
-    body = f"np.take({a[0]}, {a[1]}, {node.attr.get('axis', 0) % in_type(node).ndim})"
+def _emit_gather(a: list[str], node: Any) -> str:
+    body = f"np.take({a[0]}, {a[1]}, {node.attr['axis'] % in_type(node).ndim})"
     return f"np.asarray({body})" if out_type(node).ndim == 0 else body
 
 
@@ -401,7 +397,7 @@ def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """out[before, j, after] = x[before, idx[j], after]; negative indices count from
     the end, and an index out of range raises IndexError as eager mode does."""
     x, idx, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    axis = node.attr.get("axis", 0) % x.ndim
+    axis = node.attr["axis"] % x.ndim
     loops = Loops(fresh)
     loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
     before = loops.open(o.shape, range(axis))
@@ -430,7 +426,7 @@ def _slice_text(entry: SliceEntry) -> str:
     return str(entry)
 
 
-def _emit_strided_slice(a: list[str], node: Any, target: str) -> str:
+def _emit_strided_slice(a: list[str], node: Any) -> str:
     """Basic indexing; new axes (None entries) are added by a reshape afterwards.
 
     Indexing with ints only gives a scalar, not a 0-d array, so such an index keeps
@@ -445,11 +441,11 @@ def _emit_strided_slice(a: list[str], node: Any, target: str) -> str:
     return body
 
 
-def _emit_broadcast_to(a: list[str], node: Any, target: str) -> str:
+def _emit_broadcast_to(a: list[str], node: Any) -> str:
     return f"np.broadcast_to({a[0]}, {out_type(node).shape!r})"
 
 
-def _emit_tile(a: list[str], node: Any, target: str) -> str:
+def _emit_tile(a: list[str], node: Any) -> str:
     return f"np.tile({a[0]}, {tuple(node.attr['multiples'])!r})"
 
 
@@ -467,12 +463,42 @@ def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     return loops.lines
 
 
-for _name, _emit in (("Reshape", _emit_reshape), ("ExpandDims", _emit_reshape),
-                     ("Squeeze", _emit_reshape), ("Flatten", _emit_reshape),
-                     ("Transpose", _emit_transpose), ("Concat", _emit_concat),
-                     ("Stack", _emit_stack), ("Split", _emit_split), ("Gather", _emit_gather),
-                     ("StridedSlice", _emit_strided_slice), ("BroadcastTo", _emit_broadcast_to),
-                     ("Tile", _emit_tile)):
-    PRIMITIVES[_name].emit["array"] = _emit
-PRIMITIVES["Gather"].emit["loops"] = _loops_gather
-PRIMITIVES["Tile"].emit["loops"] = _loops_tile
+# --- the table -----------------------------------------------------------------------------
+
+_RESHAPE = on_all_targets(ArrayExpr(_emit_reshape))
+_AXIS = (Attr("axis", 0),)
+
+
+def _array(emit: Any) -> dict[str, Lowering]:
+    return on_all_targets(ArrayExpr(emit))
+
+
+def _loops(loops: Any, array: Any) -> dict[str, Lowering]:
+    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+
+
+register(Primitive("Reshape", _reshape_infer, _reshape_impl, _RESHAPE,
+                   attrs=(Attr("shape", types=(tuple,)),), cost=0, view=True, vjp=vjp_reshape))
+register(Primitive("Transpose", _transpose_infer, _transpose_impl,
+                   {"numba": _emit_transpose(True), "python": _emit_transpose(False)},
+                   attrs=(Attr("perm", types=(tuple,)),), cost=1, view=True,
+                   vjp=vjp_transpose))
+register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, _RESHAPE,
+                   attrs=(Attr("axis"),), cost=0, view=True, vjp=vjp_reshape))
+register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, _RESHAPE,
+                   attrs=(Attr("axis", ()),), cost=0, view=True, vjp=vjp_reshape))
+register(Primitive("Flatten", _flatten_infer, _flatten_impl, _RESHAPE, cost=0, view=True,
+                   vjp=vjp_reshape))
+register(Primitive("Concat", _concat_infer, _concat_impl, _array(_emit_concat), attrs=_AXIS))
+register(Primitive("Stack", _stack_infer, _stack_impl, _array(_emit_stack), attrs=_AXIS))
+register(Primitive("Split", _split_infer, _split_impl, _array(_emit_split),
+                   attrs=_AXIS + (Attr("output_num", 1),), view=True))
+register(Primitive("Gather", _gather_infer, _gather_impl, _loops(_loops_gather, _emit_gather),
+                   attrs=_AXIS))
+register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl,
+                   _array(_emit_strided_slice), attrs=(Attr("index", types=(tuple,)),),
+                   view=True))
+register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl,
+                   _array(_emit_broadcast_to), attrs=(Attr("shape", types=(tuple,)),), view=True))
+register(Primitive("Tile", _tile_infer, _tile_impl, _loops(_loops_tile, _emit_tile),
+                   attrs=(Attr("multiples", types=(tuple,)),)))

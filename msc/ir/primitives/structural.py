@@ -2,7 +2,9 @@
 
 ``MakeTuple`` builds a tuple value (multiple graph outputs, ``Split`` results);
 ``TupleGetItem`` reads one element with a constant index; ``If`` runs one of two
-regions on a tensor condition.
+regions on a tensor condition, ``While`` runs its body region while its condition
+region holds, and ``Call`` calls another graph. Code generators and the interpreter
+handle these themselves (``Builtin``); their ``impl`` is never called.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from msc.errors import GraphIndexError, GraphTypeError
-from msc.ir.primitives.base import Primitive, register
+from msc.ir.primitives.base import Attr, Builtin, Primitive, on_all_targets, register
 from msc.ir.dtypes import bool_
 from msc.ir.types import TupleType, Type, tensor_of
 
@@ -23,7 +25,7 @@ def _make_tuple_impl(*values: Any) -> Any:
     return tuple(values)
 
 
-def _getitem_infer(t: Type, index: int) -> Type:
+def _getitem_infer(t: Type, *, index: int) -> Type:
     if not isinstance(t, TupleType):
         raise GraphTypeError(f"the input must be a tuple, but got {t}")
     if not -len(t.elems) <= index < len(t.elems):
@@ -31,19 +33,26 @@ def _getitem_infer(t: Type, index: int) -> Type:
     return t.elems[index]
 
 
-def _getitem_impl(value: Any, index: int) -> Any:
+def _getitem_impl(value: Any, *, index: int) -> Any:
     return value[index]
 
 
-make_tuple = register(Primitive("MakeTuple", _make_tuple_infer, _make_tuple_impl, cost=0))
-tuple_getitem = register(Primitive("TupleGetItem", _getitem_infer, _getitem_impl, cost=0,
-                                   view=True))
+_BUILTIN = on_all_targets(Builtin())
+make_tuple = register(Primitive("MakeTuple", _make_tuple_infer, _make_tuple_impl, _BUILTIN,
+                                cost=0))
+tuple_getitem = register(Primitive("TupleGetItem", _getitem_infer, _getitem_impl, _BUILTIN,
+                                   attrs=(Attr("index", types=(int,)),), cost=0, view=True))
 
 
-def _if_infer(cond: Type, *, then: Any, orelse: Any) -> Type:
-    """``If(cond; then=@region, orelse=@region)``: runs one region (no parameters; it reads
-    the enclosing graph's values) and returns its result. ``cond`` is a one-element bool
-    tensor; both regions must return the same type."""
+def _if_infer(cond: Type, *captured: Type, then: Any, orelse: Any) -> Type:
+    """``If(cond, x...; then=@region, orelse=@region)``: runs one region and returns its
+    result. Each region takes the operands ``x...`` as its parameters and may read the
+    enclosing graph's values too (closure conversion makes those explicit operands).
+    ``cond`` is a one-element bool tensor; both regions must return the same type."""
+    for region in (then, orelse):
+        if tuple(p.type for p in region.params) != captured:
+            raise GraphTypeError(f"region @{region.name} takes {len(region.params)} "
+                                 f"parameters for {len(captured)} operands")
     t = tensor_of(cond)
     if t is None or t.dtype != bool_ or t.size != 1:
         raise GraphTypeError(f"the condition must be a one-element bool tensor, but got {cond}")
@@ -57,7 +66,8 @@ def _region_only(*values: Any, **attrs: Any) -> Any:
     raise NotImplementedError("If runs its regions: the interpreter and codegen handle it")
 
 
-if_ = register(Primitive("If", _if_infer, _region_only, cost=0))
+_REGIONS = (Attr("then"), Attr("orelse"))
+if_ = register(Primitive("If", _if_infer, _region_only, _BUILTIN, attrs=_REGIONS, cost=0))
 
 
 def _while_infer(*carried: Type, cond: Any, body: Any) -> Type:
@@ -74,4 +84,18 @@ def _while_infer(*carried: Type, cond: Any, body: Any) -> Type:
     return want
 
 
-while_ = register(Primitive("While", _while_infer, _region_only, cost=0))
+while_ = register(Primitive("While", _while_infer, _region_only, _BUILTIN,
+                            attrs=(Attr("cond"), Attr("body")), cost=0))
+
+
+def _call_infer(*args: Type, graph: Any) -> Type:
+    """``Call(x...; graph=@g)``: the result of graph ``g`` on ``x...`` (a shared graph,
+    kept apart from its callers so that it is compiled once)."""
+    if len(args) != len(graph.params):
+        raise GraphTypeError(f"@{graph.name} takes {len(graph.params)} arguments, but got "
+                             f"{len(args)}")
+    return graph.output.type  # type: ignore[no-any-return]
+
+
+call = register(Primitive("Call", _call_infer, _region_only, _BUILTIN, attrs=(Attr("graph"),),
+                          cost=0))

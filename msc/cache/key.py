@@ -1,0 +1,63 @@
+"""The entry key of the compile cache: what a compile depends on that is known before
+parsing (msc's and Python's versions, target, layout, options, the entry's identity, the
+input signature, and for Numba its version and the CPU)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from msc import context
+from msc._version import VERSION
+from msc.codegen.artifact import describe_spec
+from msc.frontend.paths import show, stable_print
+from msc.ir.types import TensorType
+
+
+def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
+              layout: str) -> tuple[str, dict[str, Any]]:
+    """(hash, description) of what a compile depends on that is known before parsing."""
+    from msc.frontend.api.cell import Cell
+
+    owner = type(entry) if isinstance(entry, Cell) else fn
+    described = {
+        "msc": VERSION, "python": list(sys.version_info[:2]), "target": target,
+        "layout": layout, "options": context.code_options(),
+        "entry": {"kind": "Cell" if isinstance(entry, Cell) else "function",
+                  "module": owner.__module__, "qualname": owner.__qualname__,
+                  "file": str(Path(fn.__code__.co_filename).resolve())},
+        "inputs": [_spec_json(s) for s in specs],
+    }
+    if target == "numba":
+        described["numba"] = _numba_host()
+    text = json.dumps(described, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32], described
+
+
+def _spec_json(spec: Any) -> Any:
+    if isinstance(spec, TensorType):
+        return describe_spec(spec)
+    if isinstance(spec, (tuple, list)):
+        return {"tuple": [_spec_json(s) for s in spec]}
+    return {"constant": stable_print(spec), "shown": show(spec)}
+
+
+_HOST: list[dict[str, str]] = []
+
+
+def _numba_host() -> dict[str, str]:
+    """Numba's version and the CPU it compiles for: its cache is valid only for both."""
+    if not _HOST:
+        from importlib.metadata import version
+
+        import llvmlite.binding as llvm
+
+        cpu = os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name()
+        features = os.environ.get("NUMBA_CPU_FEATURES") or llvm.get_host_cpu_features().flatten()
+        _HOST.append({"version": version("numba"), "cpu": cpu,
+                      "features": hashlib.sha256(features.encode()).hexdigest()[:16]})
+    return _HOST[0]

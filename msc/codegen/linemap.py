@@ -1,0 +1,100 @@
+"""Generated line -> user line, from the ``  # file.py:N`` comments lowering writes, and
+Numba's compile failures re-raised as an ``InternalCompilerError`` at the user's line.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from msc.errors import InternalCompilerError, Loc
+
+_LOC = re.compile(r"\s#\s(?P<file>[^#]+?):(?P<line>\d+)\s*$")  # see fusion.loc_comment
+_KERNEL = re.compile(r"^(?P<indent>\s*)(?:def\s|@)")
+_FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def line_map(source: str) -> dict[int, tuple[str, int]]:
+    """{generated line (1-based): (user file name, user line)} of ``source``.
+
+    A line with a location comment maps to it; a line without one maps to the nearest
+    preceding commented line of the same function, and to nothing before the first."""
+    out: dict[int, tuple[str, int]] = {}
+    current: tuple[str, int] | None = None
+    depth: int | None = None  # indentation of the function being read
+    for number, text in enumerate(source.splitlines(), 1):
+        if not text.strip():
+            continue
+        indent = len(text) - len(text.lstrip())
+        starts = _KERNEL.match(text)
+        if starts or (depth is not None and indent <= depth):
+            current, depth = None, (indent if starts else None)
+        found = _LOC.search(text)
+        if found and depth is not None:
+            current = (found["file"], int(found["line"]))
+        if current is not None:
+            out[number] = current
+    return out
+
+
+def user_loc(generated: str | os.PathLike[str], line: int,
+             files: Iterable[str] = ()) -> Loc | None:
+    """The user's location behind line ``line`` of the generated file; the file is named
+    by its full path when one of ``files`` (the compile's sources) has its name."""
+    try:
+        source = Path(generated).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = line_map(source).get(line)
+    if found is None:
+        return None
+    name, number = found
+    full = next((f for f in sorted(files) if os.path.basename(f) == name), name)
+    text = linecache.getline(full, number)
+    return Loc(full, number, len(text) - len(text.lstrip()) if text.strip() else 0)
+
+
+def numba_failure(error: BaseException, generated: str | os.PathLike[str],
+                  files: Iterable[str] = ()) -> InternalCompilerError | None:
+    """``error`` as an ``InternalCompilerError`` at the user's line, if it is Numba failing
+    to compile the generated module ``generated``; None for any other exception."""
+    errors = sys.modules.get("numba.core.errors")
+    if errors is None or not isinstance(error, errors.NumbaError):
+        return None
+    text = _ANSI.sub("", str(error))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    first = lines[0] if lines else type(error).__name__
+    number = failing_line(text, generated)
+    loc = user_loc(generated, number, files) if number else None
+    notes = [f"Numba: {lines[1]}"] if len(lines) > 1 else []
+    if number:
+        notes.append(f"the failing generated line is {generated}:{number}")
+    return InternalCompilerError(f"Numba could not compile the generated code: {first}",
+                                 loc, tuple(notes))
+
+
+def raise_numba_failure(error: BaseException, generated: str | os.PathLike[str],
+                        files: Iterable[str] = ()) -> None:
+    """Raise ``numba_failure`` of ``error`` (chained to it only with MSC_DEBUG=1), if it is
+    one; return otherwise (the caller re-raises ``error`` unchanged)."""
+    err = numba_failure(error, generated, files)
+    if err is not None:
+        raise err from (error if os.environ.get("MSC_DEBUG") == "1" else None)
+
+
+def failing_line(message: str, generated: str | os.PathLike[str]) -> int | None:
+    """The last ``File "...", line N`` of Numba's message that is in the generated file."""
+    found = [int(m["line"]) for m in _FILE_LINE.finditer(message)
+             if _same_file(m["file"], str(generated))]
+    return found[-1] if found else None
+
+
+def _same_file(shown: str, path: str) -> bool:
+    """Numba shows a path relative to the working folder when it is inside it."""
+    return os.path.abspath(shown) == os.path.abspath(path) or \
+        os.path.basename(shown) == os.path.basename(path)

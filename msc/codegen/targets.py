@@ -1,0 +1,43 @@
+"""The code generators, one object each: everything that differs between targets.
+
+The lowerer asks its target (``target.fuses``, ``target.prologue``, ...) and reads each
+op's lowering for ``target.name`` from the primitive table; it never compares target
+names. A new target (cuda) is one more object here, a lowering per op, and a template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from msc.errors import InternalCompilerError
+
+
+@dataclass(frozen=True)
+class Target:
+    """``fuses``: runs of elementwise nodes over one shape become one loop nest.
+    ``float16``: the target computes in float16 (Numba has no float16 arithmetic).
+    ``splits``: an entry that calls shared graphs becomes plain Python around kernels
+    (see ``split.py``), because the target's compile time grows with function size.
+    ``prologue``: a statement each kernel body runs inside (its lines are indented)."""
+
+    name: str
+    fuses: bool
+    float16: bool
+    splits: bool
+    prologue: str | None = None
+
+
+NUMBA = Target("numba", fuses=True, float16=False, splits=True)
+#: Division by zero and overflow give inf/nan silently, as in eager mode (Numba's
+#: ``error_model="numpy"`` does the same).
+PYTHON = Target("python", fuses=False, float16=True, splits=False,
+                prologue='with np.errstate(all="ignore"):')
+
+TARGETS = {t.name: t for t in (NUMBA, PYTHON)}
+
+
+def target_named(name: str) -> Target:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise InternalCompilerError(f"unknown target '{name}'") from None

@@ -1,0 +1,396 @@
+"""The compile orchestrator: cache lookup -> build (frontend, passes) -> generate -> store,
+and the runnable ``Compiled``. The one place that reads the context into options and that
+drives the compile cache (``msc.cache`` only stores)."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from msc import context
+from msc._version import VERSION
+from msc.cache import (CacheStore, CacheWarning, Lookup, NotCacheable, default_path,
+                       entry_key, record)
+from msc.cache.store import read_entry_manifest
+from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, weight_arrays
+from msc.codegen.linemap import raise_numba_failure
+from msc.codegen.lower import ModuleSpec, lower_module
+from msc.codegen.render import import_file, render
+from msc.frontend.api.tensor import Parameter, Tensor
+from msc.frontend.deps import Deps
+from msc.frontend.source import is_msc_file
+from msc.frontend.specialize import entry_function, specialize
+from msc.ir.nodes import Module
+from msc.optimizer.pipeline import PassReport, passes, run_pipeline
+
+#: How many times this process parsed, optimized and generated code: a compile-cache hit
+#: adds to none of them (tests and benchmarks read this instead of timing).
+COUNTERS: Counter[str] = Counter()
+CONSTANTS = "constants.npz"  # a cache entry's tensor constants
+_WARNED_UNWRITABLE: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Build:
+    """What the frontend and the passes made: the optimized IR, the pass report, the
+    Parameters behind the weight inputs, what the compile read, and the phases' times."""
+
+    module: Module
+    report: PassReport
+    weights: tuple[Parameter, ...]
+    deps: Deps
+    timings: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Generated:
+    """The generated module: render spec, source, dependency hash (None for in-process
+    code compiled without the cache) and the time code generation took."""
+
+    spec: ModuleSpec
+    source: str
+    digest: str | None
+    seconds: float
+
+    @property
+    def constants(self) -> tuple[np.ndarray, ...]:
+        return self.spec.constants
+
+
+@dataclass
+class Compiled:
+    """Runnable code for one input signature: the Parameters behind its weight inputs
+    (passed on every call, so ``set_data`` needs no recompile), its tensor constants, and
+    the generated module (``code`` once loaded) or the compile-cache entry holding it.
+    ``build`` and ``generated`` are None when the code came from the cache."""
+
+    weights: tuple[Parameter, ...]
+    deps: Deps
+    constants: tuple[np.ndarray, ...] = ()
+    build: Build | None = None
+    generated: Generated | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    cache: str = "off"  # "off", "hit" or "miss"
+    cache_why: str = "the compile cache is off"
+    entry_dir: Path | None = None  # the compile-cache entry holding the code
+    manifest: dict[str, Any] = field(default_factory=dict)  # the cache entry's
+    all_tensors: bool = False  # every argument of the signature is a plain Tensor
+    code: ModuleType | None = None
+
+    @property
+    def module(self) -> Module | None:
+        return self.build.module if self.build else None
+
+    @property
+    def report(self) -> PassReport | None:
+        return self.build.report if self.build else None
+
+    @property
+    def spec(self) -> ModuleSpec | None:
+        return self.generated.spec if self.generated else None
+
+    @property
+    def source(self) -> str:
+        return self.generated.source if self.generated else ""
+
+    def run(self, args: Sequence[Any]) -> Any:
+        """Run on the call's arguments (tensors anywhere, tuples nested, constants)."""
+        return self.call([x._data if isinstance(x, Tensor) else np.asarray(x)
+                          for x in flatten_tensors(args)])
+
+    def run_flat(self, args: Sequence[Any]) -> Any:
+        """``run`` for the common call: every argument a Tensor, in graph-input order."""
+        return self.call([x._data for x in args])
+
+    def call(self, arrays: list[np.ndarray]) -> Any:
+        """The generated code on input arrays, with the weights' current values. Strided
+        views are copied first: another layout than C's would make Numba compile again. Numba
+        failing to compile the kernel (on its first call) is reported at the user's line."""
+        if self.code is None:
+            self.load()
+        arrays += [p._data for p in self.weights]
+        arrays = [a if a.flags.c_contiguous else np.asarray(a, order="C") for a in arrays]
+        try:
+            return to_user(self.code.run(*arrays, *self.constants))  # type: ignore[union-attr]
+        except Exception as e:
+            raise_numba_failure(e, self.code.__file__, self.deps.files)  # type: ignore
+            raise
+
+    def load(self) -> None:
+        """Import the generated module (Numba compiles the kernel on its first call, or
+        loads it from its cache)."""
+        if self.entry_dir is not None:
+            self.code = import_once(self.entry_dir / self.manifest["module"])
+            return
+        assert self.generated is not None
+        digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
+        name = f"_msc_jit_{self.generated.spec.kernel.name}_{digest}"
+        path = os.path.join(_module_dir(), name + ".py")
+        if not os.path.exists(path):
+            Path(path).write_text(self.source, encoding="utf-8")
+        self.code = import_file(path, name)
+
+
+#: ``store`` default of ``compile_entry``: the cache the context (or environment) asks for.
+FROM_CONTEXT: Any = object()
+
+
+def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None,
+                  store: CacheStore | None = FROM_CONTEXT, layout: str = "jit",
+                  progress: Progress | None = None) -> Compiled:
+    """Frontend, passes and code generation for ``entry`` on ``specs``, or the result of
+    an earlier process from the compile cache ``store`` when nothing it depended on
+    changed. ``layout`` is "jit" (code run in this process) or "artifact:<name>" (code
+    exported by ``msc compile`` under the entry's name); ``progress`` hears of Numba's
+    compile (see ``artifact.Progress``)."""
+    target = target or context.jit_target()
+    if store is FROM_CONTEXT:
+        store = context_store()
+    if store is None:
+        built = build(entry, specs)
+        return runnable(built, generate(built, target, layout))
+    return _compile_cached(store, entry, tuple(specs), target, layout, progress)
+
+
+def build(entry: Any, specs: Sequence[Any]) -> Build:
+    """Frontend and passes: the optimized IR, no code yet."""
+    t0 = time.perf_counter()
+    COUNTERS.update(("parse", "optimize"))
+    parsed = specialize(entry, specs, reuse=context.get_context("reuse"))
+    t1 = time.perf_counter()
+    dump_root = context.save_graphs_dir()
+    dump_dir = os.path.join(dump_root, parsed.module.entry) if dump_root else None
+    module, report = run_pipeline(parsed.module, dump_dir=dump_dir, parse_seconds=t1 - t0,
+                                  passes=passes(if_to_select=context.get_context("if_to_select"),
+                                                load_elim_level=context.load_elim_level()))
+    t2 = time.perf_counter()
+    return Build(module, report, tuple(parsed.weights), parsed.deps,
+                 {"parse": t1 - t0, "optimize": t2 - t1})
+
+
+def generate(built: Build, target: str, layout: str, digest: str | None = None) -> Generated:
+    """Lower and render ``built`` for ``target`` in ``layout`` ("jit" or "artifact:<name>").
+
+    ``digest`` is the compile cache's key; an artifact compiled without one gets a hash of
+    its source (rendered without the hash line), its weights' shapes and msc's version."""
+    t0 = time.perf_counter()
+    COUNTERS["codegen"] += 1
+    artifact = layout.startswith("artifact:")
+    label = layout[len("artifact:"):] if artifact else f"@{built.module.entry}"
+    spec = lower_module(built.module, target, header(label, target, digest))
+    if digest is None and artifact:
+        shapes = [(n, a.dtype.str, list(a.shape))
+                  for n, a in zip(spec.weights, weight_arrays(built, spec))]
+        canonical = json.dumps([VERSION, render(spec), shapes], sort_keys=True)
+        digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        spec = dataclasses.replace(spec, header=header(label, target, digest))
+    return Generated(spec, render(spec), digest, time.perf_counter() - t0)
+
+
+def header(label: str, target: str, digest: str | None) -> str:
+    """The generated module's docstring head: the one place it is written."""
+    text = f"Generated by msc {VERSION} from {label} for target '{target}'."
+    return text + (f"\nDependency hash: {digest}" if digest else "")
+
+
+def runnable(built: Build, generated: Generated, timings: dict[str, float] | None = None,
+             **cache: Any) -> Compiled:
+    """The ``Compiled`` of a fresh compile (``cache``: its cache fields)."""
+    timings = timings or {**built.timings, "codegen": generated.seconds}
+    return Compiled(built.weights, built.deps, generated.constants, built, generated,
+                    timings, **cache)
+
+
+# --- through the compile cache ---------------------------------------------------------
+
+
+def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], target: str,
+                    layout: str, progress: Progress | None) -> Compiled:
+    """Each entry of the entry key (see ``cache/key.py``) holds the dependency record of
+    its compile; the first whose record holds in this process is a hit. A miss while the
+    key has entries is a dependency change, and the warning names what changed."""
+    start = time.perf_counter()
+    fn = entry_function(entry)[0]
+    key, described = entry_key(entry, fn, specs, target, layout)
+    found = _lookup(store, key, entry, fn, specs)
+    if found.folder is not None:
+        return _from_entry(found, time.perf_counter() - start)
+    if found.changed:
+        warn(found.reason[len("miss: "):])
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(store.lock(key))
+        except OSError as e:
+            return _not_stored(build(entry, specs), target, layout, _unwritable(store, e), found)
+        again = _lookup(store, key, entry, fn, specs)  # built while we waited for the lock?
+        if again.folder is not None:
+            return _from_entry(again, time.perf_counter() - start)
+        return _build_and_store(store, key, described, entry, fn, specs, progress, found)
+
+
+def _build_and_store(store: CacheStore, key: str, described: dict[str, Any], entry: Any,
+                     fn: Any, specs: tuple[Any, ...], progress: Progress | None,
+                     found: Lookup) -> Compiled:
+    target, layout = described["target"], described["layout"]
+    built = build(entry, specs)
+    try:
+        rec = record(entry, fn, specs, built.deps, built.weights)
+    except NotCacheable as e:
+        return _not_stored(built, target, layout, str(e), found)
+    full = hashlib.sha256((key + rec.key()).encode()).hexdigest()
+    generated = generate(built, target, layout, f"sha256:{full}")
+    timings = {**built.timings, "codegen": generated.seconds}
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        return _fill_entry(tmp, built, generated, timings, specs, progress,
+                           {"entry_key": key, "key": full, "entry": described["entry"],
+                            "target": target, "layout": layout, "deps": rec.as_json(),
+                            "changed": found.changed})
+
+    try:
+        folder = store.put(key, full[:32], fill)
+    except OSError as e:
+        return _not_stored(built, target, layout, _unwritable(store, e), found, generated)
+    return runnable(built, generated, timings=timings, cache="miss", entry_dir=folder,
+                    cache_why=f"{found.reason}; stored as {folder}",
+                    manifest=read_entry_manifest(folder)[0])
+
+
+def _not_stored(built: Build, target: str, layout: str, why: str, found: Lookup,
+                generated: Generated | None = None) -> Compiled:
+    generated = generated or generate(built, target, layout)
+    return runnable(built, generated, cache="miss", cache_why=f"{found.reason}; not stored: {why}")
+
+
+def _lookup(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, ...]) -> Lookup:
+    found = store.lookup(key, entry, fn, specs)
+    for message in found.damaged:
+        warn(message)
+    return found
+
+
+def _from_entry(found: Lookup, seconds: float) -> Compiled:
+    assert found.folder is not None and found.deps is not None
+    with np.load(found.folder / CONSTANTS, allow_pickle=False) as f:
+        constants = tuple(f[f"c{i}"] for i in range(len(f.files)))
+    return Compiled(tuple(found.weights), found.deps, constants,
+                    timings={"cache": seconds}, cache="hit", cache_why=found.reason,
+                    entry_dir=found.folder, manifest=found.manifest)
+
+
+def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str, float],
+                specs: tuple[Any, ...], progress: Progress | None,
+                describe: dict[str, Any]) -> dict[str, Any]:
+    """Write the module, the constants and (numba) Numba's cache into ``tmp``; returns
+    the entry's manifest (``timings`` gains the ``numba`` phase)."""
+    spec, layout = generated.spec, describe["layout"]
+    artifact = layout.startswith("artifact:")
+    name = spec.kernel.name if artifact else f"_msc_{spec.kernel.name}_{describe['key'][:16]}"
+    module_file = f"{name}.py"
+    (tmp / module_file).write_text(generated.source, encoding="utf-8")
+    constants = [np.asarray(c, order="C") for c in spec.constants]
+    if any(c.dtype.hasobject for c in constants):
+        raise NotImplementedError("object constants")  # never made by lowering
+    np.savez(tmp / CONSTANTS, **{f"c{i}": c for i, c in enumerate(constants)})
+    if spec.target == "numba":
+        zeros = [np.zeros(p.shape, p.asnumpy().dtype) for p in built.weights]
+        timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
+                                             zeros + constants, built.deps.files)
+    manifest = {**describe, "module": module_file, "kernel": spec.kernel.name,
+                "pass_report": built.report.as_dicts(), "timings": dict(timings),
+                "msc_version": VERSION}
+    if artifact:
+        manifest["artifact"] = build_manifest(
+            built, spec, weight_arrays(built, spec), entry_name=layout[len("artifact:"):],
+            input_specs=specs, digest=generated.digest, timings=timings)
+    return manifest
+
+
+def _unwritable(store: CacheStore, error: OSError) -> str:
+    why = f"cannot write the compile cache folder {store.root} ({error.strerror or error})"
+    if str(store.root) not in _WARNED_UNWRITABLE:
+        _WARNED_UNWRITABLE.add(str(store.root))
+        warn(why + "; compiling without caching")
+    return why
+
+
+def warn(message: str) -> None:
+    """A ``CacheWarning`` attributed to the user's line that started the compile."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and is_msc_file(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, CacheWarning, stacklevel=level)
+
+
+def context_store() -> CacheStore | None:
+    """The compile cache the context asks for: ``enable_compile_cache`` (else
+    MSC_COMPILER_CACHE_ENABLE=1) at ``compile_cache_path`` (else MSC_COMPILER_CACHE_PATH,
+    else the per-user default)."""
+    enabled = context.get_context("enable_compile_cache")
+    if enabled is None:
+        enabled = os.environ.get("MSC_COMPILER_CACHE_ENABLE", "0") not in ("", "0")
+    if not enabled:
+        return None
+    return CacheStore(context.get_context("compile_cache_path") or default_path())
+
+
+@functools.cache
+def import_once(path: Path) -> ModuleType:
+    """Import a cached generated module, once per process (its name is unique to it)."""
+    return import_file(str(path), path.stem)
+
+
+@functools.cache
+def _module_dir() -> str:
+    """This process's folder for in-process generated modules (Numba caches beside them)."""
+    folder = tempfile.mkdtemp(prefix="msc-jit-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def arg_spec(value: Any) -> Any:
+    """What a runtime argument contributes to the signature: tensors by type, tuples
+    element-wise, everything else by value (it is a compile-time constant)."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return value.type
+    if isinstance(value, np.ndarray):
+        return Tensor(value).type
+    if isinstance(value, (tuple, list)):
+        return tuple(arg_spec(v) for v in value)
+    return value
+
+
+def flatten_tensors(args: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            out += flatten_tensors(a)
+        elif isinstance(a, (Tensor, np.ndarray)) and not isinstance(a, Parameter):
+            out.append(a)
+    return out
+
+
+def to_user(value: Any) -> Any:
+    """Arrays become Tensors; the generated code already copied any aliased output."""
+    if isinstance(value, np.ndarray):
+        return Tensor.wrap(value)
+    if isinstance(value, tuple):
+        return tuple(to_user(v) for v in value)
+    return value

@@ -1,0 +1,47 @@
+"""The ops without a gradient or batching rule, each with the reason.
+
+``grad`` and ``vmap`` name the reason in their error when a program needs a missing
+rule; ``tests/ir/test_table.py`` checks that every op has each rule or is listed here,
+and never both. "not yet" entries are work for the autodiff and vmap issues.
+"""
+
+from __future__ import annotations
+
+_INTEGER = "its result is an integer or bool tensor: no gradient flows through it"
+_CONST = "it has no tensor input"
+_EFFECT = "a side effect: the grad transform orders it through the state token"
+_REGIONS = "structural: the transform differentiates its regions or callee itself"
+_LATER = "not yet: a vjp rule comes with the autodiff issue"
+
+#: op name -> why it has no ``vjp`` rule.
+NO_VJP: dict[str, str] = {
+    **dict.fromkeys(("Zeros", "Ones", "Fill"), _CONST),
+    **dict.fromkeys(("LogicalNot", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
+                     "GreaterEqual", "LogicalAnd", "LogicalOr", "Argmax", "Argmin"), _INTEGER),
+    **dict.fromkeys(("Sign", "Floor", "Ceil", "FloorDiv"),
+                    "piecewise constant: the grad transform gives zeros without a rule"),
+    **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Print"),
+                    _EFFECT),
+    **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
+    **dict.fromkeys(("Abs", "ReLU", "Rsqrt", "Reciprocal", "HSwish", "GeLU", "Pow", "Maximum",
+                     "Minimum", "ClipByValue", "FloorMod", "TensorMove", "MatMul", "BatchMatMul", "Dense",
+                     "Softmax", "LogSoftmax", "LayerNorm", "ReduceMean", "ReduceMax",
+                     "ReduceMin", "ReduceProd", "Concat", "Stack", "Split", "Gather",
+                     "StridedSlice", "BroadcastTo", "Tile"), _LATER),
+}
+
+_BATCH_LATER = "not yet: a batching rule comes with the vmap issue"
+
+#: op name -> why it has no ``batch`` rule.
+NO_BATCH: dict[str, str] = {
+    **dict.fromkeys(("Zeros", "Ones", "Fill"), _CONST + ": its result is never batched"),
+    **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend",
+                     "UpdateState"), "structural: the vmap transform batches it itself"),
+    **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "Print"),
+                    "a side effect: the vmap transform checks what is batched and orders it"),
+    **dict.fromkeys(("TensorMove", "MatMul", "BatchMatMul", "Dense", "Softmax", "LogSoftmax",
+                     "LayerNorm", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                     "ReduceProd", "Argmax", "Argmin", "Reshape", "Transpose", "ExpandDims",
+                     "Squeeze", "Flatten", "Concat", "Stack", "Split", "Gather",
+                     "StridedSlice", "BroadcastTo", "Tile"), _BATCH_LATER),
+}

@@ -1,0 +1,106 @@
+"""Gradient and batching rules that whole op families share.
+
+Rules build IR with an ``ir.builder.Builder`` ``b`` (``b.mul(g, b.cos(x))``), so they
+read like the math. A vjp rule is ``vjp(b, g, *inputs, out, **attrs)`` and returns one
+cotangent per input (None where an input gets none, for example a Python number); a
+batching rule is ``batch(b, prim, args, dims, **attrs)`` where ``dims[i]`` is the batch
+axis of ``args[i]`` (None: unbatched) and returns ``(value, batch axis of value)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from msc.ir.types import tensor_of
+
+
+def unbroadcast(b: Any, g: Any, x: Any) -> Any:
+    """The cotangent of operand ``x`` from ``g`` of the broadcast result: summed over the
+    dims broadcasting added or stretched, in ``x``'s shape and dtype. None for a number."""
+    xt, gt = tensor_of(x.type), tensor_of(g.type)
+    if xt is None:
+        return None
+    lead = gt.ndim - xt.ndim
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(xt.shape)
+                                      if d == 1 and gt.shape[lead + i] != 1)
+    if axes:
+        g = b.reshape(b.reduce_sum(g, axis=axes, keep_dims=False), shape=xt.shape)
+    return g if tensor_of(g.type).dtype == xt.dtype else b.cast(g, dtype=xt.dtype)
+
+
+def vjp_add(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    return unbroadcast(b, g, x), unbroadcast(b, g, y)
+
+
+def vjp_sub(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    return unbroadcast(b, g, x), unbroadcast(b, b.neg(g), y)
+
+
+def vjp_mul(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    return unbroadcast(b, b.mul(g, y), x), unbroadcast(b, b.mul(g, x), y)
+
+
+def vjp_div(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    """d(x/y) = dx/y - out*dy/y."""
+    return (unbroadcast(b, b.div(g, y), x),
+            unbroadcast(b, b.neg(b.div(b.mul(g, out), y)), y))
+
+
+def vjp_select(b: Any, g: Any, cond: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    zero = b.zeros_like(g)
+    return (None, unbroadcast(b, b.select(cond, g, zero), x),
+            unbroadcast(b, b.select(cond, zero, g), y))
+
+
+def vjp_cast(b: Any, g: Any, x: Any, out: Any, *, dtype: Any) -> tuple[Any, ...]:
+    return (b.cast(g, dtype=tensor_of(x.type).dtype),)
+
+
+def vjp_reshape(b: Any, g: Any, x: Any, out: Any, **attrs: Any) -> tuple[Any, ...]:
+    """Reshape-like ops (Reshape, ExpandDims, Squeeze, Flatten): the cotangent is ``g`` in
+    the input's shape."""
+    return (b.reshape(g, shape=tensor_of(x.type).shape),)
+
+
+def vjp_transpose(b: Any, g: Any, x: Any, out: Any, *, perm: tuple[int, ...]) -> tuple[Any]:
+    inverse = tuple(sorted(range(len(perm)), key=lambda i: perm[i]))
+    return (b.transpose(g, perm=inverse),)
+
+
+def vjp_reduce_sum(b: Any, g: Any, x: Any, out: Any, *, axis: Any,
+                   keep_dims: bool) -> tuple[Any]:
+    """``g`` broadcast back over the summed axes (kept as size-1 dims first)."""
+    xt = tensor_of(x.type)
+    axes = range(xt.ndim) if axis in ((), None) else \
+        [a % xt.ndim for a in ((axis,) if isinstance(axis, int) else axis)]
+    kept = tuple(1 if i in axes else d for i, d in enumerate(xt.shape))
+    g = b.broadcast_to(b.reshape(g, shape=kept), shape=xt.shape)
+    return (g if tensor_of(g.type).dtype == xt.dtype else b.cast(g, dtype=xt.dtype),)
+
+
+def move_to_front(b: Any, x: Any, dim: int) -> Any:
+    """``x`` with its axis ``dim`` moved to position 0."""
+    if dim == 0:
+        return x
+    ndim = tensor_of(x.type).ndim
+    return b.transpose(x, perm=(dim,) + tuple(d for d in range(ndim) if d != dim))
+
+
+def batch_elementwise(b: Any, prim: Any, args: Sequence[Any], dims: Sequence[int | None],
+                      **attrs: Any) -> tuple[Any, int]:
+    """Broadcasting: each batched operand's batch axis moves to the front, and unit dims
+    after it align its example with the others' (right-aligned) example shapes."""
+    def example_rank(a: Any, d: int | None) -> int:
+        t = tensor_of(a.type)
+        return 0 if t is None else t.ndim - (d is not None)
+
+    rank = max(example_rank(a, d) for a, d in zip(args, dims))
+    new = []
+    for a, d in zip(args, dims):
+        if d is not None:
+            a = move_to_front(b, a, d)
+            shape = tensor_of(a.type).shape
+            if len(shape) - 1 < rank:
+                a = b.reshape(a, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
+        new.append(a)
+    return b.emit(prim, *new, **attrs), 0

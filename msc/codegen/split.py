@@ -56,7 +56,7 @@ class _Split(Transformer):
             self.pending.append(node)
             return node.out  # until its part is called
         self.flush(self.seen - 1)
-        return self.b.add(self.rebuild(node))  # (reads the part's results)
+        return self.b.append(self.rebuild(node))  # (reads the part's results)
 
     def output(self, graph: Graph) -> Value:
         self.flush(len(graph.nodes))
@@ -110,7 +110,7 @@ def _part(graph: Graph, run: list[Node], end: int, b: Builder) -> dict[Var, Valu
     call = b.emit(Op.Call, *live_in, graph=part)
     if len(live_out) == 1:
         return {live_out[0]: call}
-    return {v: b.add(make_node(Op.TupleGetItem, (call,), {"index": k}, None, v.hint))
+    return {v: b.append(make_node(Op.TupleGetItem, (call,), {"index": k}, None, v.hint))
             for k, v in enumerate(live_out)}
 
 

@@ -68,8 +68,9 @@ class Builder:
         self.nodes.append(node)
         return node.out
 
-    def add(self, node: Node) -> Var:
-        """Append an already built node (a copy, a node with regions)."""
+    def append(self, node: Node) -> Var:
+        """Append an already built node (a copy, a node with regions); ``b.add`` is the
+        ``Add`` op, as every other op name."""
         self.nodes.append(node)
         return node.out
 

@@ -176,7 +176,7 @@ class Copier(Transformer):
         return tuple(Var(p.type, p.hint) for p in graph.params)
 
     def node(self, node: Node) -> Value | None:
-        return self.b.add(replace(node, out=Var(node.out.type, node.out.hint)))
+        return self.b.append(replace(node, out=Var(node.out.type, node.out.hint)))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -221,7 +221,7 @@ class _Close(Transformer):
         if not caps:
             return None
         regions = {"then": _bind(then, caps), "orelse": _bind(orelse, caps)}
-        return self.b.add(make_node(Op.If, node.inputs + caps, regions, node.loc))
+        return self.b.append(make_node(Op.If, node.inputs + caps, regions, node.loc))
 
     def close_while(self, node: Node) -> Value | None:
         cond, body = node.attr["cond"], node.attr["body"]
@@ -238,7 +238,7 @@ class _Close(Transformer):
         output = b.tuple(*carried, *body.params[-len(caps):])
         body = replace(body, nodes=tuple(nodes), output=output)
         regions = {"cond": _bind(cond, caps), "body": body}
-        loop = self.b.add(make_node(Op.While, node.inputs + caps, regions, node.loc))
+        loop = self.b.append(make_node(Op.While, node.inputs + caps, regions, node.loc))
         return self.b.tuple(*(self.b.getitem(loop, i) for i in range(n)))
 
 

@@ -91,7 +91,7 @@ class _Rewrite(Transformer):
             refs = list(dict.fromkeys([*finals[0], *finals[1]]))
             pairs = [[f.get(r) or writes.load(r) for f in finals] for r in refs]
             selects[-1] = writes.store(refs, [_select(self.b, cond, *p) for p in pairs])
-        out = self.b.add(make_node(Op.MakeTuple, tuple(selects), {}, node.loc, node.out.hint))
+        out = self.b.append(make_node(Op.MakeTuple, tuple(selects), {}, node.loc, node.out.hint))
         self.selected[out] = selects
         return out
 

@@ -211,8 +211,8 @@ class _Copies(Transformer):
     def node(self, node: Node) -> Value | None:
         if node.out not in self.copy:
             return None
-        self.b.add(node)
-        return self.b.add(make_node(Op.TensorMove, (node.out,), {}, node.loc, node.out.hint))
+        self.b.append(node)
+        return self.b.append(make_node(Op.TensorMove, (node.out,), {}, node.loc, node.out.hint))
 
 
 # --- level 2: reads moved above writes ---------------------------------------------------------

@@ -53,7 +53,8 @@ def unary_float(x: Any, p: Any) -> Any:
     return (-x, ops.abs(x), ops.square(x), ops.sign(x), ops.floor(x), ops.ceil(x),
             ops.relu(x), ops.exp(x), ops.log(p), ops.sqrt(p), ops.rsqrt(p),
             ops.reciprocal(p), ops.sin(x), ops.cos(x), ops.tanh(x), ops.sigmoid(x),
-            ops.hardswish(x), ops.gelu(x, approximate="tanh"), ops.gelu(x, approximate="none"))
+            ops.hardswish(x), ops.gelu(x, approximate="tanh"), ops.gelu(x, approximate="none"),
+            ops.log1p(p), p.log1p())
 
 
 def unary_float_expect(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -64,12 +65,12 @@ def unary_float_expect(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
             np.exp(x), np.log(p), np.sqrt(p), one / np.sqrt(p), one / p, np.sin(x),
             np.cos(x), np.tanh(x), one / (one + np.exp(-x)),
             x * np.clip(x + 3, 0, 6) / 6, x / 2 * (1 + np.tanh(tanh_in)),
-            (x / 2 * (1 + erf)).astype(x.dtype))
+            (x / 2 * (1 + erf)).astype(x.dtype), np.log(one + p), np.log(one + p))
 
 
 UNARY_FLOAT_OPS = frozenset({"Neg", "Abs", "Square", "Sign", "Floor", "Ceil", "ReLU", "Exp",
                              "Log", "Sqrt", "Rsqrt", "Reciprocal", "Sin", "Cos", "Tanh",
-                             "Sigmoid", "HSwish", "GeLU"})
+                             "Sigmoid", "HSwish", "GeLU", "Log1p"})
 
 
 def unary_int(x: Any, y: Any) -> Any:

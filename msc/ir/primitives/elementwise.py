@@ -127,6 +127,9 @@ exp = _unary("Exp", np.exp, "np.exp({0})", result=Result.FLOAT, cost=4, function
              methods=("exp",), vjp=lambda b, g, x, out: (b.mul(g, out),))
 log = _unary("Log", np.log, "np.log({0})", result=Result.FLOAT, cost=4, functions=("log",),
              methods=("log",), vjp=lambda b, g, x, out: (b.div(g, x),))
+log1p = _unary("Log1p", np.log1p, "np.log1p({0})", result=Result.FLOAT, cost=4,
+               functions=("log1p",), methods=("log1p",),
+               vjp=lambda b, g, x, out: (b.div(g, b.add(x, 1.0)),))
 sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", result=Result.FLOAT, cost=2,
               functions=("sqrt",), methods=("sqrt",),
               vjp=lambda b, g, x, out: (b.div(g, b.mul(out, 2.0)),))

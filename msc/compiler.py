@@ -26,8 +26,15 @@ import numpy as np
 
 from msc import context
 from msc._version import VERSION
-from msc.cache import (CacheStore, CacheWarning, Lookup, NotCacheable, default_path,
-                       entry_key, record)
+from msc.cache import (
+    CacheStore,
+    CacheWarning,
+    Lookup,
+    NotCacheable,
+    default_path,
+    entry_key,
+    record,
+)
 from msc.cache.store import read_entry_manifest
 from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, weight_arrays
 from msc.codegen.linemap import raise_numba_failure

@@ -8,7 +8,8 @@ import keyword
 import re
 
 #: Names the templates define or import; generated values must not take them.
-RESERVED = frozenset({"np", "os", "sys", "math", "scipy", "njit", "_HAVE_BLAS", "run", "forward", "INPUTS", "WEIGHTS", "OUTPUT",
+RESERVED = frozenset({"np", "os", "sys", "math", "scipy", "njit", "objmode", "print_text",
+                      "_HAVE_BLAS", "run", "forward", "INPUTS", "WEIGHTS", "OUTPUT",
                       "load_weights", "args", "inputs", "arrays"})
 
 

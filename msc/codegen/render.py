@@ -2,19 +2,44 @@
 
 Templates only loop and place; every name and expression was decided by ``lower``.
 A rendered module must parse before anyone sees it.
+
+A generated module is standalone (it runs where msc is not installed), so the runtime
+helpers its kernels call are copied into it as source: ``runtime_source`` takes from the
+target's runtime module (``msc/runtime``) the top-level statements defining the
+``_rt_*`` names the kernels use, plus whatever those statements name in turn (found with
+``ast``: ``_rt_matmul`` needs ``_rt_matmul_into``, ``_rt_dot_loops`` and the
+``_HAVE_BLAS`` probe; ``_rt_print`` needs ``print_text``), in the runtime module's own
+order, so the output is deterministic and every name is defined before it is used.
+The runtime file is read, not imported: rendering never imports Numba or SciPy.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.resources
 import importlib.util
+import io
 import pprint
+import re
 import sys
+import tokenize
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from msc.codegen.lower import ModuleSpec
 from msc.errors import InternalCompilerError
+
+#: Per target: the file in ``msc/runtime`` its helpers come from.
+RUNTIME = {"numba": "numba_rt.py", "python": "numpy_rt.py"}
+#: Per target: runtime names its template reads itself when a kernel calls the matmul
+#: helpers (numba's ``_rt_jit`` names each kernel's cache after the ``_HAVE_BLAS`` probe).
+BLAS_NEEDS = {"numba": ("_HAVE_BLAS",), "python": ()}
+#: The names the target templates import; a runtime module may import nothing else at
+#: its top level (an import inside a copied statement, like SciPy's probe, travels with it).
+TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode"})
+_HELPER = re.compile(r"\b_rt_\w+")
 
 _ENV: list[Any] = []
 
@@ -34,13 +59,103 @@ def _environment() -> Any:
 
 
 def render(spec: ModuleSpec) -> str:
-    source = _environment().get_template(f"{spec.target}.py.j2").render(spec=spec)
+    template = _environment().get_template(f"{spec.target}.py.j2")
+    source = template.render(spec=spec, runtime=runtime_source(spec))
     try:
         ast.parse(source)
     except SyntaxError as e:
         raise InternalCompilerError(f"generated {spec.target} module does not parse: {e}") \
             from None
     return source
+
+
+# --- runtime helpers ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One top-level statement of a runtime module: its text, the names it binds, and
+    the names (of other snippets) it reads."""
+
+    source: str
+    defines: frozenset[str]
+    reads: frozenset[str]
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """Names a top-level statement binds (into ``if``/``try`` blocks, not functions)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    names: set[str] = set()
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        for child in getattr(node, field, ()):
+            names |= _bound(child) if isinstance(child, ast.stmt) else \
+                {n for c in child.body for n in _bound(c)}
+    return names
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_snippets(filename: str) -> tuple[Snippet, ...]:
+    """The statements of ``msc/runtime/<filename>`` other than its docstring and imports,
+    in file order. Its top-level imports must be ones the templates provide."""
+    text = importlib.resources.files("msc.runtime").joinpath(filename).read_text("utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    parts: list[tuple[str, set[str], set[str]]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            extra = _bound(node) - TEMPLATE_IMPORTS
+            if extra:
+                raise InternalCompilerError(f"msc/runtime/{filename} imports {sorted(extra)}, "
+                                            "which generated modules do not")
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        parts.append(("\n".join(lines[first - 1:node.end_lineno]), _bound(node), reads))
+    known = {name for _, defines, _ in parts for name in defines}
+    return tuple(Snippet(source, frozenset(defines), frozenset((reads & known) - defines))
+                 for source, defines, reads in parts)
+
+
+def called_helpers(spec: ModuleSpec) -> set[str]:
+    """The ``_rt_*`` names the kernels' code reads: name tokens, so a Print format that
+    mentions one is not a call."""
+    names: set[str] = set()
+    for kernel in (*spec.callees, spec.kernel):
+        text = "\n".join((*kernel.lines, kernel.returns)) + "\n"
+        try:
+            names |= {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                      if t.type == tokenize.NAME and t.string.startswith("_rt_")}
+        except (tokenize.TokenError, IndentationError):  # not lexable alone: every mention
+            names |= set(_HELPER.findall(text))
+    return names
+
+
+def runtime_source(spec: ModuleSpec) -> str:
+    """The runtime statements ``spec``'s kernels need, transitively, in file order."""
+    filename = RUNTIME[spec.target]
+    snippets = runtime_snippets(filename)
+    owner = {name: s for s in snippets for name in s.defines}
+    wanted = called_helpers(spec) | set(BLAS_NEEDS[spec.target] if spec.uses_blas else ())
+    unknown = sorted(wanted - owner.keys())
+    if unknown:
+        raise InternalCompilerError(f"generated {spec.target} code calls {unknown}, which "
+                                    f"msc/runtime/{filename} does not define")
+    chosen: set[Snippet] = set()
+    todo = [owner[name] for name in sorted(wanted)]
+    while todo:
+        snippet = todo.pop()
+        if snippet not in chosen:
+            chosen.add(snippet)
+            todo += [owner[name] for name in sorted(snippet.reads)]
+    return "\n\n\n".join(s.source for s in snippets if s in chosen)
 
 
 def import_file(path: str, name: str) -> ModuleType:

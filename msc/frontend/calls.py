@@ -30,8 +30,8 @@ from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
 from msc.frontend.source import is_msc_file, parse_function
-from msc.ir.types import MonadType, TupleType
 from msc.ir.primitives import Op
+from msc.ir.types import MonadType, TupleType
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200

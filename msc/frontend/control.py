@@ -20,9 +20,9 @@ from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value
-from msc.ir.rewrite import substitute_graph
-from msc.ir.types import MonadType, TensorType, TupleType, tensor_of
 from msc.ir.primitives import Op
+from msc.ir.rewrite import substitute_graph
+from msc.ir.types import MonadType, TensorType, tensor_of
 
 _NO_RETURN = object()
 

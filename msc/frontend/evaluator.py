@@ -24,9 +24,9 @@ from msc.errors import (
     SideEffectWarning,
     UnsupportedSyntaxError,
 )
+from msc.frontend import control
 from msc.frontend.api import effects
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
-from msc.frontend import control
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op

@@ -25,9 +25,9 @@ from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import _MISSING, Deps
 from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
 from msc.ir.nodes import Const, Graph
+from msc.ir.primitives import Op
 from msc.ir.rewrite import tuple_parts
 from msc.ir.types import TupleType, Type
-from msc.ir.primitives import Op
 
 POLICIES = ("lazy_inline", "auto", "off")
 REUSABLE = "reusable"  # the graph flag the inline pass respects

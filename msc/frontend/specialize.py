@@ -20,8 +20,8 @@ from msc.frontend.calls import Calls
 from msc.frontend.deps import Deps
 from msc.frontend.reuse import Reuse
 from msc.ir.nodes import Const, Module, Value
-from msc.ir.types import TensorType, TupleType
 from msc.ir.primitives import Op
+from msc.ir.types import TensorType
 
 
 @dataclass(frozen=True)

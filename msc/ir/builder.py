@@ -18,7 +18,7 @@ import numpy as np
 
 from msc.errors import Loc
 from msc.ir.nodes import Const, Node, Value, Var, make_attrs
-from msc.ir.primitives import Op, Primitive, infer_type, PRIMITIVES
+from msc.ir.primitives import PRIMITIVES, Op, Primitive, infer_type
 
 
 def make_node(prim: Primitive, inputs: tuple[Value, ...], attrs: dict[str, Any],

@@ -10,7 +10,7 @@ from typing import Any
 
 from msc.errors import InternalCompilerError, MscError
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
-from msc.ir.primitives import Op, infer_type, PRIMITIVES
+from msc.ir.primitives import PRIMITIVES, Op, infer_type
 from msc.ir.printer import ModulePrinter
 from msc.ir.rewrite import all_graphs, callee, regions
 from msc.ir.types import Type

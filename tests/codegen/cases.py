@@ -425,6 +425,24 @@ def softmaxes_expect(x: np.ndarray, d: np.ndarray, s: np.ndarray) -> tuple[np.nd
             np.zeros((), np.float32))
 
 
+def logsumexps(x: Any, d: Any, s: Any) -> Any:
+    big = x * 100.0  # exp overflows float32: the shift by the maximum must hold
+    return (ops.logsumexp(x, 1), ops.logsumexp(x, (0, 2), keep_dims=True), ops.logsumexp(big, -1),
+            ops.logsumexp(d, 0), ops.logsumexp(s, 0), ops.logsumexp(ops.log(x * 0.0), 1))
+
+
+def logsumexps_expect(x: np.ndarray, d: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, ...]:
+    def lse(a: np.ndarray, axis: Any, keep: bool = False) -> np.ndarray:
+        wide = a.astype(np.float64)
+        top = wide.max(axis=axis, keepdims=True)
+        out = np.log(np.exp(wide - top).sum(axis=axis, keepdims=True)) + top
+        return (out if keep else np.squeeze(out, axis)).astype(a.dtype)
+
+    minus_inf = np.full((2, 4), -np.inf, np.float32)  # log(0) everywhere: all -inf rows
+    return (lse(x, 1), lse(x, (0, 2), True), lse(x * np.float32(100), -1), lse(d, 0), s.copy(),
+            minus_inf)
+
+
 def _np_layer_norm(x: np.ndarray, begin: int, g: np.ndarray, b: np.ndarray,
                    eps: float) -> np.ndarray:
     axes = tuple(range(begin, x.ndim))
@@ -530,6 +548,9 @@ CASES = (
     Case("softmax", softmaxes,
          lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5)), f32(r)],
          frozenset({"Softmax", "LogSoftmax"}), softmaxes_expect),
+    Case("logsumexp", logsumexps,
+         lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5)), f32(r)],
+         frozenset({"LogSumExp"}), logsumexps_expect),
     Case("layer_norm", layer_norms,
          lambda r: [f32(r, 2, 3, 4), f32(r, 3, 4), f32(r, 3, 4), f32(r, 4), f32(r, 4),
                     r.normal(0, 2, (3, 5))],

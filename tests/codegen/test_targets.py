@@ -21,7 +21,7 @@ from msc import ops
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
 from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, infer_type, get
+from msc.ir.primitives import PRIMITIVES, get, infer_type
 from msc.ir.types import TensorType, TupleType
 from msc.optimizer.pipeline import run_pipeline
 from tests.codegen import (
@@ -35,10 +35,10 @@ from tests.codegen import (
 )
 from tests.codegen.cases import (
     CASES,
-    Case,
-    DenseNet,
     EFFECTS,
     STRUCTURAL,
+    Case,
+    DenseNet,
     _np_softmax,
 )
 

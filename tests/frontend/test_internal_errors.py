@@ -12,8 +12,8 @@ import pytest
 
 import msc as ms
 from msc import ops
-from msc.errors import GraphTypeError, InternalCompilerError
 from msc.driver import arg_spec, compile_entry
+from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.primitives import Op
 
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from msc.errors import Loc
 from msc.ir import dtypes
+from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
 from msc.ir.primitives import Primitive, get
 from msc.ir.primitives.base import Attr, Builtin, on_all_targets
-from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
 from msc.ir.printer import format_value, print_graph, print_module
 from msc.ir.types import RefType, TupleType
-
 from tests.ir import F32, emit, t  # noqa: F401
 
 

@@ -9,11 +9,10 @@ import pytest
 from msc.errors import InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.nodes import Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Primitive, register, get
+from msc.ir.primitives import PRIMITIVES, Primitive, get, register
 from msc.ir.primitives.base import Attr, Builtin, on_all_targets
 from msc.ir.types import TensorType
 from msc.ir.verify import verify
-
 from tests.ir import F32, emit, t  # noqa: F401
 
 

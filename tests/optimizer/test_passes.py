@@ -15,8 +15,8 @@ from msc.errors import GraphValueError, InternalCompilerError, Loc
 from msc.ir import dtypes
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Const, Graph, Module, Node, Var, make_attrs
-from msc.ir.primitives import PRIMITIVES, Effect, Primitive, register, get
-from msc.ir.primitives.base import Attr, Builtin, on_all_targets, get
+from msc.ir.primitives import PRIMITIVES, Effect, Primitive, get, register
+from msc.ir.primitives.base import Attr, Builtin, on_all_targets
 from msc.ir.printer import print_module
 from msc.ir.rewrite import free_vars, substitute_graph, use_counts
 from msc.ir.types import RefType

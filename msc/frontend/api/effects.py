@@ -17,8 +17,8 @@ from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir.primitives import Op, Primitive, infer_type
-from msc.ir.primitives.effects import print_text
 from msc.ir.types import MonadType, RefType, TensorType, type_of_value
+from msc.runtime.numpy_rt import print_text
 
 
 def _write(op: Primitive, variable: Any, value: Any) -> Any:

@@ -22,16 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import (GraphTypeError, GraphValueError, InternalCompilerError, MscError,
-                        ShapeError)
+from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError, ShapeError
 from msc.frontend.api.indexing import getitem, slice, split, strided_slice
 from msc.frontend.api.tensor import Tensor, apply, public_function
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
+from msc.ir.primitives import Op, Primitive
 from msc.ir.primitives.base import norm_axes, norm_axis, operand_dtype, want_int
 from msc.ir.types import Type, type_of_value
-from msc.ir.primitives import Op, Primitive
 
 # --- argument checking -----------------------------------------------------------------
 
@@ -431,6 +430,12 @@ def log_softmax(logits: Any, axis: int = -1) -> Any:
     return apply(Op.LogSoftmax, logits, axis=axis)
 
 
+def logsumexp(input: Any, axis: Any, keep_dims: bool = False) -> Any:
+    """``log(sum(exp(input)))`` over ``axis`` (an int or a tuple), computed stably."""
+    return apply(Op.LogSumExp, input, axis=_reduce_axes(input, axis, Op.LogSumExp),
+                 keep_dims=keep_dims)
+
+
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise over the trailing ``normalized_shape`` dims, then scale and shift."""
@@ -488,5 +493,5 @@ __all__ = _generate() + [
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",
     "broadcast_to", "tile", "zeros", "ones", "fill", "full", "zeros_like", "ones_like",
-    "softmax", "log_softmax", "layer_norm", "shape", "rank", "dtype",
+    "softmax", "log_softmax", "logsumexp", "layer_norm", "shape", "rank", "dtype",
 ]

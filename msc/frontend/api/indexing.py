@@ -13,9 +13,9 @@ import numpy as np
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
 from msc.frontend.api.tensor import Tensor, apply
 from msc.ir import dtypes
+from msc.ir.primitives import Op
 from msc.ir.primitives.base import want_int
 from msc.ir.primitives.shape import canonical_slice
-from msc.ir.primitives import Op
 
 # The argument helpers (``_as_tensor``, ``_checking``, ...) live in ``functional``, which
 # imports this module to re-export its ops; the ops import them when called, so neither

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Union
 
 import numpy as np

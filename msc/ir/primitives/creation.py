@@ -26,8 +26,8 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
-from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import TensorType, Type
 
 

@@ -36,6 +36,7 @@ from msc.ir.primitives.base import (
 )
 from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
+from msc.runtime.numpy_rt import print_text
 
 
 def _want_ref(t: Type) -> TensorType:
@@ -166,12 +167,6 @@ def _print_infer(*inputs: Type, format: str) -> Type:  # noqa: A002 - MindSpore'
         if tensor_of(t) is None or isinstance(t, RefType):
             raise GraphTypeError(f"only tensors are printed at run time, not {t}")
     return MonadType()
-
-
-def print_text(format: str, values: Any) -> str:
-    """What ``Print`` writes: the format with each value's numpy text in its field. The
-    generated code's runtime helper does exactly this."""
-    return format.format(*(str(np.asarray(v)) for v in values))
 
 
 def _print_impl(*inputs: Any, format: str) -> Any:

@@ -6,7 +6,6 @@ Python scalars included), so eager numpy results carry MindSpore's dtypes.
 
 from __future__ import annotations
 
-import math
 from enum import Enum
 from typing import Any, Callable
 
@@ -37,8 +36,7 @@ from msc.ir.primitives.rules import (
     vjp_sub,
 )
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
-
-_erf = np.frompyfunc(math.erf, 1, 1)
+from msc.runtime.numpy_rt import _rt_gelu, _rt_pow
 
 
 def _cast(values: tuple[Any, ...], dt: dtypes.DType) -> list[np.ndarray]:
@@ -101,14 +99,6 @@ def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *,
         public=Public(functions, (name,), methods)))
 
 
-def _gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
-    if approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)
-        return 0.5 * x * (1.0 + np.tanh(inner))
-    erf = np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64)  # a float for 0-d input
-    return (0.5 * x * (1.0 + erf)).astype(x.dtype)
-
-
 def _hswish(x: np.ndarray) -> np.ndarray:
     return x * np.clip(x + 3, 0, 6) / 6
 
@@ -162,7 +152,7 @@ def _gelu_infer(x: Type, *, approximate: str) -> Type:
 
 def _gelu_impl(x: Any, *, approximate: str) -> Any:
     t = _gelu_infer(type_of_value(x), approximate=approximate)
-    return _quiet(_gelu)(np.asarray(x, dtype=t.dtype.np), approximate)
+    return _quiet(_rt_gelu)(np.asarray(x, dtype=t.dtype.np), approximate)
 
 
 gelu = register(Primitive(
@@ -206,15 +196,6 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *
         public=Public(functions, (name,) + classes, (), args)))
 
 
-def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """numpy refuses integer negative powers; a device truncates them (2 ** -1 == 0)."""
-    if x.dtype.kind not in "iu" or not (y < 0).any():
-        return np.power(x, y)
-    out = np.power(x, np.abs(y))
-    inv = np.where(np.abs(x) == 1, out, 0).astype(x.dtype)
-    return np.where(y < 0, inv, out)
-
-
 add = _binary("Add", np.add, "({0} + {1})", functions=("add",), vjp=vjp_add)
 sub = _binary("Sub", np.subtract, "({0} - {1})", no_bool=True, functions=("sub",), vjp=vjp_sub)
 mul = _binary("Mul", np.multiply, "({0} * {1})", functions=("mul",), vjp=vjp_mul)
@@ -224,7 +205,7 @@ floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", co
                     functions=("floor_div",), args=("x", "y"))
 mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2,
               functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
-pow_ = _binary("Pow", _power, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
+pow_ = _binary("Pow", _rt_pow, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
                args=("input", "exponent"))
 maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",))
 minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})", functions=("minimum",))

@@ -45,6 +45,13 @@ def cast_to(x: str, have: object, want: object) -> str:
     return x if have == want else f"{x}.astype({dtype_ref(want)})"
 
 
+def reduced_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep: bool) -> str:
+    """The subscript of a reduction's result for the kept loops ``names`` (0 at the reduced
+    axes when they are kept)."""
+    return index([("0" if a in axes else names[a]) for a in range(ndim)
+                  if keep or a not in axes])
+
+
 # --- explicit loop nests (numba target) -------------------------------------------------
 
 

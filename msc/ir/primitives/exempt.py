@@ -27,7 +27,7 @@ NO_VJP: dict[str, str] = {
                      "Minimum", "ClipByValue", "FloorMod", "TensorMove", "MatMul", "BatchMatMul", "Dense",
                      "Softmax", "LogSoftmax", "LayerNorm", "ReduceMean", "ReduceMax",
                      "ReduceMin", "ReduceProd", "Concat", "Stack", "Split", "Gather",
-                     "StridedSlice", "BroadcastTo", "Tile"), _LATER),
+                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp"), _LATER),
 }
 
 _BATCH_LATER = "not yet: a batching rule comes with the vmap issue"
@@ -43,5 +43,5 @@ NO_BATCH: dict[str, str] = {
                      "LayerNorm", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                      "ReduceProd", "Argmax", "Argmin", "Reshape", "Transpose", "ExpandDims",
                      "Squeeze", "Flatten", "Concat", "Stack", "Split", "Gather",
-                     "StridedSlice", "BroadcastTo", "Tile"), _BATCH_LATER),
+                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp"), _BATCH_LATER),
 }

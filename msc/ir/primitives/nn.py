@@ -23,12 +23,15 @@ from msc.ir.primitives.base import (
     norm_axes,
     norm_axis,
     register,
+    want_bool,
     want_float_tensor,
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
+from msc.ir.primitives.reduce import reduced_shape
 from msc.ir.types import TensorType, Type
+from msc.runtime.numpy_rt import _rt_layer_norm, _rt_logsumexp, _rt_softmax
 
 
 def _softmax_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -46,10 +49,8 @@ def _softmax_infer(x: Type, *, axis: Any) -> Type:
 
 def _softmax_impl(x: Any, *, axis: Any) -> Any:
     arr = np.asarray(x)
-    axes = _softmax_axes(axis, arr.ndim) if arr.ndim else None
     with np.errstate(all="ignore"):
-        e = np.exp(arr - np.max(arr, axis=axes, keepdims=True))
-        return e / np.sum(e, axis=axes, keepdims=True)
+        return _rt_softmax(arr, _softmax_axes(axis, arr.ndim) if arr.ndim else (), False)
 
 
 def _log_softmax_infer(x: Type, *, axis: int) -> Type:
@@ -60,10 +61,8 @@ def _log_softmax_infer(x: Type, *, axis: int) -> Type:
 
 def _log_softmax_impl(x: Any, *, axis: int) -> Any:
     arr = np.asarray(x)
-    ax = axis if arr.ndim else None
     with np.errstate(all="ignore"):
-        shifted = arr - np.max(arr, axis=ax, keepdims=True)
-        return shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True))
+        return _rt_softmax(arr, (axis % arr.ndim,) if arr.ndim else (), True)
 
 
 # --- LayerNorm ------------------------------------------------------------------------
@@ -88,12 +87,8 @@ def _layer_norm_infer(x: Type, gamma: Type, beta: Type, *, begin_norm_axis: int,
 
 def _layer_norm_impl(x: Any, gamma: Any, beta: Any, *, begin_norm_axis: int,
                      begin_params_axis: int, epsilon: float) -> Any:
-    arr = np.asarray(x)
-    axes = tuple(range(begin_norm_axis % arr.ndim, arr.ndim))
-    mean = np.mean(arr, axis=axes, keepdims=True)
-    var = np.mean(np.square(arr - mean), axis=axes, keepdims=True)
-    y = (arr - mean) / np.sqrt(var + np.asarray(epsilon, dtype=arr.dtype))
-    return y * np.asarray(gamma, dtype=arr.dtype) + np.asarray(beta, dtype=arr.dtype)
+    with np.errstate(all="ignore"):
+        return _rt_layer_norm(x, gamma, beta, begin_norm_axis, epsilon)
 
 
 # --- code generation --------------------------------------------------------------------
@@ -123,21 +118,30 @@ def _row(loops: Loops, x: TensorType, kept: dict[int, str],
     return index([names[d] for d in range(x.ndim)]), inner
 
 
+def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
+             axes: tuple[int, ...]) -> str:
+    """Lines computing the maximum over ``axes`` of the current row (a NaN wins, as in
+    numpy); the name holding it. It starts from the row's first element."""
+    top, v = loops.fresh("top"), loops.fresh("a")
+    loops.add(f"{top} = {src}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
+    at, inner = _row(loops, x, kept, axes)
+    loops.add(f"{v} = {src}[{at}]")
+    loops.add(f"if {v} > {top} or {v} != {v}:")
+    loops.add(f"    {top} = {v}")
+    loops.close(inner)
+    return top
+
+
 def _loops_softmax(log: bool) -> Any:
     """Max, then the sum of exponentials (softmax stores them), then the result."""
     def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
         x, axes = in_type(node), _norm_axes(node)
         dt = dtype_ref(x.dtype)
-        top, total, v, e = fresh("top"), fresh("total"), fresh("a"), fresh("e")
+        total, e = fresh("total"), fresh("e")
         loops = Loops(fresh)
         loops.add(f"{out} = np.empty({x.shape!r}, {dt})")
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
-        loops.add(f"{top} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
-        at, inner = _row(loops, x, kept, axes)
-        loops.add(f"{v} = {a[0]}[{at}]")
-        loops.add(f"if {v} > {top} or {v} != {v}:")
-        loops.add(f"    {top} = {v}")
-        loops.close(inner)
+        top = _row_max(loops, a[0], x, kept, axes)
         loops.add(f"{total} = 0.0")
         at, inner = _row(loops, x, kept, axes)
         loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
@@ -200,6 +204,54 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     return loops.lines
 
 
+# --- LogSumExp: log(sum(exp(x))) over axes, shifted by the maximum -------------------------
+
+
+def _logsumexp_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The reduced axes; ``()`` reduces all of them (MindSpore), none of a 0-d input."""
+    return norm_axes(tuple(want_int(a, "axis") for a in axis), ndim) if ndim else ()
+
+
+def _logsumexp_infer(x: Type, *, axis: tuple[int, ...], keep_dims: bool) -> Type:
+    t = want_float_tensor(x)
+    axes = _logsumexp_axes(axis, t.ndim)
+    if any(t.shape[a] == 0 for a in axes):
+        raise ShapeError(f"cannot reduce a zero-size axis of shape {t.shape}")
+    return TensorType(t.dtype, reduced_shape(t.shape, axes, want_bool(keep_dims, "keep_dims")))
+
+
+def _logsumexp_impl(x: Any, *, axis: tuple[int, ...], keep_dims: bool) -> Any:
+    arr = np.asarray(x)
+    with np.errstate(all="ignore"):
+        return _rt_logsumexp(arr, _logsumexp_axes(axis, arr.ndim), keep_dims)
+
+
+def _emit_logsumexp(a: list[str], node: Any) -> str:
+    axes = _logsumexp_axes(node.attr["axis"], in_type(node).ndim)
+    return f"_rt_logsumexp({a[0]}, {axes!r}, {node.attr['keep_dims']})"
+
+
+def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """The maximum (0 where it is not finite, as ``_rt_logsumexp``), then the sum of the
+    shifted exponentials, accumulated in float64."""
+    x, o = in_type(node), out_type(node)
+    axes = _logsumexp_axes(node.attr["axis"], x.ndim)
+    total = fresh("total")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+    top = _row_max(loops, a[0], x, kept, axes)
+    loops.add(f"if not -np.inf < {top} < np.inf:")
+    loops.add(f"    {top} = 0.0")
+    loops.add(f"{total} = 0.0")
+    at, inner = _row(loops, x, kept, axes)
+    loops.add(f"{total} += math.exp({a[0]}[{at}] - {top})")
+    loops.close(inner)
+    where = reduced_index(kept, x.ndim, axes, node.attr["keep_dims"])
+    loops.add(f"{out}[{where}] = {dtype_ref(o.dtype)}(math.log({total}) + {top})")
+    return loops.lines
+
+
 # --- the table -----------------------------------------------------------------------------
 
 
@@ -217,3 +269,6 @@ register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl,
                    _lowering(_emit_layer_norm, _loops_layer_norm),
                    attrs=(Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1),
                           Attr("epsilon", 1e-7)), cost=8))
+register(Primitive("LogSumExp", _logsumexp_infer, _logsumexp_impl,
+                   _lowering(_emit_logsumexp, _loops_logsumexp),
+                   attrs=(Attr("axis", ()), Attr("keep_dims", False)), cost=6))

@@ -28,8 +28,8 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
 from msc.ir.primitives.rules import vjp_reduce_sum
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.types import TensorType, Type
 
 
@@ -89,11 +89,6 @@ def _emit_arg(kind: str) -> Callable[..., str]:
     return emit
 
 
-def _out_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep: bool) -> str:
-    return index([("0" if a in axes else names[a]) for a in range(ndim)
-                  if keep or a not in axes])
-
-
 def _loops_reduction(kind: str) -> Callable[..., list[str]]:
     """sum/mean/prod accumulate in float64 (floats) or int64; max/min start from the
     first element and let a NaN win, as numpy does."""
@@ -121,7 +116,7 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
             loops.add(f"{acc} {'*' if kind == 'prod' else '+'}= {item}")
         loops.close(red)
         result = acc if kind != "mean" else f"{acc} / {math.prod(x.shape[d] for d in axes)}"
-        loops.add(f"{out}[{_out_index(kept, x.ndim, axes, keep)}] = "
+        loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = "
                   f"{dtype_ref(o.dtype)}({result})")
         return loops.lines
     return emit
@@ -148,7 +143,7 @@ def _loops_arg(kind: str) -> Callable[..., list[str]]:
         flat = " + ".join(red[d] if s == 1 else f"{red[d]} * {s}" for d, s in zip(axes, strides))
         loops.add(f"    {best}, {at} = {v}, {flat or '0'}")
         loops.close(red)
-        loops.add(f"{out}[{_out_index(kept, x.ndim, axes, keep)}] = {at}")
+        loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = {at}")
         return loops.lines
     return emit
 

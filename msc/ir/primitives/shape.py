@@ -25,15 +25,14 @@ from msc.ir.primitives.base import (
     LoopNest,
     Lowering,
     Primitive,
-    on_all_targets,
     norm_axis,
+    on_all_targets,
     operand_dtype,
     register,
     want_int,
     want_shape,
     want_tensor,
 )
-from msc.ir.primitives.rules import vjp_reshape, vjp_transpose
 from msc.ir.primitives.emitting import (
     Loops,
     cast_to,
@@ -43,6 +42,7 @@ from msc.ir.primitives.emitting import (
     out_type,
     reshape,
 )
+from msc.ir.primitives.rules import vjp_reshape, vjp_transpose
 from msc.ir.types import TensorType, TupleType, Type, type_of_value
 
 SliceEntry = Any  # int | None | tuple[int, int | None, int]

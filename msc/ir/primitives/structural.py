@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from msc.errors import GraphIndexError, GraphTypeError
-from msc.ir.primitives.base import Attr, Builtin, Primitive, on_all_targets, register
 from msc.ir.dtypes import bool_
+from msc.ir.primitives.base import Attr, Builtin, Primitive, on_all_targets, register
 from msc.ir.types import TupleType, Type, tensor_of
 
 

@@ -1,6 +1,18 @@
-# --- runtime helpers (numba): what the kernels call; reductions, row-wise kernels and ---
-# --- integer contractions are loop nests in the kernels themselves                     ---
+"""numba runtime helpers: what the numba target's kernels call. Reductions, row-wise
+kernels (softmax, layer norm) and integer contractions are loop nests in the kernels
+themselves; these are the scalar functions and the matrix products.
+
+``msc.codegen.render`` copies the top-level statements a module needs into it, in this
+file's order, so each statement must stand alone on ``math``, ``np`` and ``njit`` (the
+generated module's imports) and the statements before it. Numba's ``np.dot`` calls BLAS
+through SciPy; where SciPy is missing, loops stand in (chosen once, at import). The two
+flavours of the matmul helpers are separate definitions, so Numba caches them apart.
+"""
+
 import math
+
+import numpy as np
+from numba import njit
 
 
 @njit(cache=True, error_model="numpy")
@@ -15,15 +27,11 @@ def _rt_gelu(x, approximate):
     return 0.5 * x * (1.0 + math.erf(x / 1.4142135623730951))
 
 
-{% if spec.uses_blas %}
 try:  # Numba's np.dot calls BLAS through SciPy; where SciPy is missing, loops stand in
     import scipy.linalg.cython_blas  # noqa: F401
     _HAVE_BLAS = True
 except ImportError:
     _HAVE_BLAS = False
-{% else %}
-_HAVE_BLAS = False  # this kernel makes no BLAS call: SciPy is not imported
-{% endif %}
 
 
 @njit(cache=True, error_model="numpy", fastmath=True)
@@ -70,3 +78,13 @@ else:
         out = np.empty((a.shape[0], b.shape[1]), a.dtype)
         _rt_matmul_into(a, b, out)
         return out
+
+
+def print_text(format, values):  # noqa: A002 - MindSpore's name
+    """What ``Print`` writes: the format with each value's numpy text in its field."""
+    return format.format(*(str(np.asarray(v)) for v in values))
+
+
+def _rt_print(format, *values):  # noqa: A002
+    """``Print``: kernels call it inside ``with objmode():``, so it runs as Python."""
+    print(print_text(format, values))

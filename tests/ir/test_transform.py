@@ -21,6 +21,7 @@ from msc.ir.rewrite import free_vars, regions, walk
 from msc.ir.transform import Copier, Interpreter, Transformer, close_module, close_regions
 from msc.ir.verify import verify
 from tests.codegen import assert_same, check_module
+from tests.frontend.test_control_if import Nested  # regions two deep, reading x and y
 from tests.ir import B, mod, t
 
 F = np.float32
@@ -140,22 +141,6 @@ class LoopReadsOuter(nn.Cell):
             s = s + scale * i
             i = i + 1
         return s, i
-
-
-class Nested(nn.Cell):
-    """Regions two deep: the inner branches read x and y of the entry graph."""
-
-    def construct(self, x, y):
-        if x.sum() > 0:
-            if y.sum() > 0:
-                z = x + y
-            else:
-                z = x - y
-            w = z * 2
-        else:
-            z = y
-            w = x
-        return z, w
 
 
 class Weights(nn.Cell):

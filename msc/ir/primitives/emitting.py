@@ -1,10 +1,9 @@
-"""Helpers the primitives' code emitters share.
+"""Helpers the primitives' lowerings share.
 
-Array emitters return one expression in numpy syntax that both targets accept (the
-numba target restricts itself to what Numba compiles quickly: contiguous reshapes,
-strided views, ``_rt_*`` runtime helpers). ``loops`` emitters, used by
-the numba target where they exist, return the lines of a loop nest that defines the
-result (reductions, row-wise kernels, gathers, integer contractions).
+``ArrayExpr`` emitters return one expression in numpy syntax (on the numba target only
+what Numba compiles quickly: contiguous reshapes, strided views, ``_rt_*`` runtime
+helpers). ``LoopNest`` emitters return the lines of a loop nest that defines the result
+(reductions, row-wise kernels, gathers, integer contractions), written with ``Loops``.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, we
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.lower import ModuleSpec, lower_module
 from msc.codegen.render import import_file, render
+from msc.codegen.targets import target_named
 from msc.frontend.api.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.source import is_msc_file
@@ -316,7 +317,7 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     if any(c.dtype.hasobject for c in constants):
         raise NotImplementedError("object constants")  # never made by lowering
     np.savez(tmp / CONSTANTS, **{f"c{i}": c for i, c in enumerate(constants)})
-    if spec.target == "numba":
+    if target_named(spec.target).numba:
         zeros = [np.zeros(p.shape, p.asnumpy().dtype) for p in built.weights]
         timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
                                              zeros + constants, built.deps.files)

@@ -14,6 +14,7 @@ from typing import Any
 from msc import context
 from msc._version import VERSION
 from msc.codegen.artifact import describe_spec
+from msc.codegen.targets import target_named
 from msc.frontend.paths import show, stable_print
 from msc.ir.types import TensorType
 
@@ -32,7 +33,7 @@ def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
                   "file": str(Path(fn.__code__.co_filename).resolve())},
         "inputs": [_spec_json(s) for s in specs],
     }
-    if target == "numba":
+    if target_named(target).numba:
         described["numba"] = _numba_host()
     text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32], described

@@ -28,6 +28,7 @@ import numpy as np
 from msc._version import VERSION
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file
+from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError, MscError
 from msc.ir.nodes import Const, Graph, Value
 from msc.ir.primitives import Op
@@ -88,7 +89,7 @@ def write_artifact(compiled: Any, out_dir: str | os.PathLike[str], *, entry_name
         stage[0] = f"writing {WEIGHTS}"
         _save_weights(tmp / WEIGHTS, spec.weights, arrays)
         timings["write"] = time.perf_counter() - start
-        if precompile and spec.target == "numba":
+        if precompile and target_named(spec.target).numba:
             stage[0] = "compiling with Numba"
             timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
                                                  files=compiled.deps.files)

@@ -29,13 +29,12 @@ from types import ModuleType
 from typing import Any
 
 from msc.codegen.lower import ModuleSpec
+from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError
 
-#: Per target: the file in ``msc/runtime`` its helpers come from.
-RUNTIME = {"numba": "numba_rt.py", "python": "numpy_rt.py"}
-#: Per target: runtime names its template reads itself when a kernel calls the matmul
-#: helpers (numba's ``_rt_jit`` names each kernel's cache after the ``_HAVE_BLAS`` probe).
-BLAS_NEEDS = {"numba": ("_HAVE_BLAS",), "python": ()}
+#: The runtime name a Numba template reads itself when a kernel calls the matmul helpers
+#: (``_rt_jit`` names each kernel's cache after the ``_HAVE_BLAS`` probe).
+BLAS_NEEDS = ("_HAVE_BLAS",)
 #: The names the target templates import; a runtime module may import nothing else at
 #: its top level (an import inside a copied statement, like SciPy's probe, travels with it).
 TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode"})
@@ -140,10 +139,11 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
 
 def runtime_source(spec: ModuleSpec) -> str:
     """The runtime statements ``spec``'s kernels need, transitively, in file order."""
-    filename = RUNTIME[spec.target]
+    target = target_named(spec.target)
+    filename = target.runtime
     snippets = runtime_snippets(filename)
     owner = {name: s for s in snippets for name in s.defines}
-    wanted = called_helpers(spec) | set(BLAS_NEEDS[spec.target] if spec.uses_blas else ())
+    wanted = called_helpers(spec) | set(BLAS_NEEDS if spec.uses_blas and target.numba else ())
     unknown = sorted(wanted - owner.keys())
     if unknown:
         raise InternalCompilerError(f"generated {spec.target} code calls {unknown}, which "

@@ -14,24 +14,29 @@ from msc.errors import InternalCompilerError
 
 @dataclass(frozen=True)
 class Target:
-    """``fuses``: runs of elementwise nodes over one shape become one loop nest.
+    """``runtime``: the file of ``msc/runtime`` its helpers are copied from.
+    ``numba``: Numba compiles its kernels (``msc compile`` compiles them ahead, the cache
+    key names Numba's version and CPU, the matmul helpers depend on SciPy's BLAS).
+    ``fuses``: runs of elementwise nodes over one shape become one loop nest.
     ``float16``: the target computes in float16 (Numba has no float16 arithmetic).
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels
     (see ``split.py``), because the target's compile time grows with function size.
     ``prologue``: a statement each kernel body runs inside (its lines are indented)."""
 
     name: str
+    runtime: str
+    numba: bool
     fuses: bool
     float16: bool
     splits: bool
     prologue: str | None = None
 
 
-NUMBA = Target("numba", fuses=True, float16=False, splits=True)
+NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=False, splits=True)
 #: Division by zero and overflow give inf/nan silently, as in eager mode (Numba's
 #: ``error_model="numpy"`` does the same).
-PYTHON = Target("python", fuses=False, float16=True, splits=False,
-                prologue='with np.errstate(all="ignore"):')
+PYTHON = Target("python", "numpy_rt.py", numba=False, fuses=False, float16=True,
+                splits=False, prologue='with np.errstate(all="ignore"):')
 
 TARGETS = {t.name: t for t in (NUMBA, PYTHON)}
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError
+from msc.errors import GraphTypeError, Loc, MscError
 from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op, Primitive
@@ -104,7 +104,9 @@ class GraphBuilder:
             return Const(x.asnumpy())
         if isinstance(x, (bool, int, float, np.ndarray, tuple)):
             return Const(x)
-        raise InternalCompilerError(f"cannot use {type(x).__name__} as an operand")
+        # NOTE: the user's operand (``x + "abc"``): the same TypeError eager mode raises
+        raise GraphTypeError(f"expected a Tensor or a number, but got {type(x).__name__}",
+                             self.loc)
 
     # --- state ------------------------------------------------------------------------
 

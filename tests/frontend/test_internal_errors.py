@@ -66,3 +66,19 @@ def test_the_users_own_type_error_stays_a_type_error() -> None:
     assert not isinstance(info.value, InternalCompilerError)
     with pytest.raises(GraphTypeError, match="must not be a bool Tensor"):
         ops.neg(ms.Tensor(np.ones(3, np.bool_)))
+
+
+def test_an_operand_of_the_wrong_kind_is_the_users_type_error_in_both_modes() -> None:
+    def add_text(x: Any) -> Any:
+        return x + "abc"  # the user's mistake
+
+    x = ms.Tensor(np.ones(3, np.float32))
+    lines, first = inspect.getsourcelines(add_text)
+    line = first + next(i for i, text in enumerate(lines) if '"abc"' in text)
+    with pytest.raises(GraphTypeError, match="expected a Tensor or a number, but got str") as g:
+        compile_entry(add_text, (arg_spec(x),))
+    with pytest.raises(GraphTypeError, match="expected a Tensor or a number, but got str") as e:
+        add_text(x)
+    for err in (g.value, e.value):
+        assert not isinstance(err, InternalCompilerError)
+        assert err.loc is not None and (err.loc.file, err.loc.line) == (__file__, line)

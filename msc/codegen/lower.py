@@ -263,6 +263,9 @@ class Lowerer(FusedLoops):
 
     def output_expr(self, v: Value, leaves: list[str]) -> str:
         """The ``run`` expression rebuilding the output structure from kernel results."""
+        if isinstance(v, Const) and isinstance(v.value, tuple):  # folded: arrays inside
+            return "(" + "".join(self.output_expr(Const(e), leaves) + ", "
+                                 for e in v.value) + ")"
         if isinstance(v, Const) and not isinstance(v.value, np.ndarray):
             return repr(v.value)
         if isinstance(v, Var):

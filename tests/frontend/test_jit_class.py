@@ -232,3 +232,34 @@ def test_the_example_prints_the_tutorials_results():
     assert lines[6].startswith("ValueError: ") and lines[6].endswith(
         "jit_class.py:112:15: MsClassObject: 'NoCall' has no __call__ function, please check "
         "the code.")
+
+
+@ms.jit_class
+class _Table:
+    def __init__(self) -> None:
+        self.codes = ms.Tensor(np.array([1, 2, 3], np.int32))
+
+
+class _ReturnsFoldedConstants(nn.Cell):
+    """A jit_class tensor attribute folds to a constant, alone and inside a tuple."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = _Table()
+
+    def construct(self, x):
+        return self.table.codes, x + 1, (self.table.codes * 2, 5)
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_folded_array_constants_in_returned_tuples_travel_as_constants(target: str) -> None:
+    x = ms.Tensor(np.arange(3, dtype=np.float32))
+    net = _ReturnsFoldedConstants()
+    got = compile_entry(net, (arg_spec(x),), target=target).run([x])
+    codes, y, (doubled, five) = got
+    np.testing.assert_array_equal(codes.asnumpy(), np.array([1, 2, 3], np.int32))
+    np.testing.assert_array_equal(y.asnumpy(), np.arange(3, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(doubled.asnumpy(), np.array([2, 4, 6], np.int32))
+    assert doubled.asnumpy().dtype == np.int32 and five == 5
+    eager = net(x)
+    np.testing.assert_array_equal(eager[2][0].asnumpy(), doubled.asnumpy())

@@ -54,7 +54,7 @@ def unary_float(x: Any, p: Any) -> Any:
             ops.relu(x), ops.exp(x), ops.log(p), ops.sqrt(p), ops.rsqrt(p),
             ops.reciprocal(p), ops.sin(x), ops.cos(x), ops.tanh(x), ops.sigmoid(x),
             ops.hardswish(x), ops.gelu(x, approximate="tanh"), ops.gelu(x, approximate="none"),
-            ops.log1p(p), p.log1p())
+            ops.log1p(p), p.log1p(), ops.erf(x), x.erf())
 
 
 def unary_float_expect(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -65,12 +65,14 @@ def unary_float_expect(x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...]:
             np.exp(x), np.log(p), np.sqrt(p), one / np.sqrt(p), one / p, np.sin(x),
             np.cos(x), np.tanh(x), one / (one + np.exp(-x)),
             x * np.clip(x + 3, 0, 6) / 6, x / 2 * (1 + np.tanh(tanh_in)),
-            (x / 2 * (1 + erf)).astype(x.dtype), np.log(one + p), np.log(one + p))
+            (x / 2 * (1 + erf)).astype(x.dtype), np.log(one + p), np.log(one + p),
+            np.vectorize(math.erf)(x.astype(np.float64)).astype(x.dtype),
+            np.vectorize(math.erf)(x.astype(np.float64)).astype(x.dtype))
 
 
 UNARY_FLOAT_OPS = frozenset({"Neg", "Abs", "Square", "Sign", "Floor", "Ceil", "ReLU", "Exp",
                              "Log", "Sqrt", "Rsqrt", "Reciprocal", "Sin", "Cos", "Tanh",
-                             "Sigmoid", "HSwish", "GeLU", "Log1p"})
+                             "Sigmoid", "HSwish", "GeLU", "Log1p", "Erf"})
 
 
 def unary_int(x: Any, y: Any) -> Any:

@@ -31,6 +31,7 @@ def run(params: tuple[Var, ...], b: Builder, output: Any, *inputs: np.ndarray) -
 # op, input shapes (broadcasting on purpose), attrs, a domain transform for the inputs
 CASES = [
     ("Neg", [(2, 3)], {}), ("Exp", [(2, 3)], {}), ("Log", [(2, 3)], {}), ("Log1p", [(3,)], {}),
+    ("Erf", [(3,)], {}),
     ("Sqrt", [(2, 3)], {}), ("Sin", [(3,)], {}), ("Cos", [(3,)], {}), ("Tanh", [(4,)], {}),
     ("Sigmoid", [(4,)], {}), ("Square", [(2, 2)], {}),
     ("Add", [(2, 3), (3,)], {}), ("Sub", [(2, 1), (1, 3)], {}), ("Mul", [(2, 3), (2, 1)], {}),

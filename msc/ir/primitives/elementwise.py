@@ -36,7 +36,9 @@ from msc.ir.primitives.rules import (
     vjp_sub,
 )
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
-from msc.runtime.numpy_rt import _rt_gelu, _rt_pow
+from msc.runtime.numpy_rt import _rt_erf, _rt_gelu, _rt_pow
+
+_TWO_BY_SQRT_PI = 1.1283791670955126  # d erf(x) / dx = 2 / sqrt(pi) * exp(-x * x)
 
 
 def _cast(values: tuple[Any, ...], dt: dtypes.DType) -> list[np.ndarray]:
@@ -77,11 +79,13 @@ _COMPUTE = {Result.SAME: Compute.OUT, Result.FLOAT: Compute.OUT,
 
 def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *,
            result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
-           vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
-           functions: tuple[str, ...] = (), methods: tuple[str, ...] = ()) -> Primitive:
+           scalar: str | None = None, vjp: Callable[..., Any] | None = None,
+           batch: Callable[..., Any] = batch_elementwise, functions: tuple[str, ...] = (),
+           methods: tuple[str, ...] = ()) -> Primitive:
     """A one-input elementwise op: ``ops.<functions>(input)``, ``ops.<name>()(input)`` and
     ``Tensor.<methods>()``. ``no_bool``: a bool input is a type error (negating a bool
-    tensor). It batches by broadcasting unless ``batch`` says otherwise."""
+    tensor); ``scalar``: the expression inside fused loops, where it differs from ``expr``.
+    It batches by broadcasting unless ``batch`` says otherwise."""
     def infer(input: Type) -> Type:
         t = want_tensor(input)
         if no_bool and t.dtype == dtypes.bool_:
@@ -93,10 +97,10 @@ def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *,
         src = t.dtype if result is not Result.LOGIC else None
         return _quiet(fn)(np.asarray(input, dtype=src and src.np))
 
+    lowering = Elementwise(expr, scalar=scalar, compute=_COMPUTE[result])
     return register(Primitive(
-        name, infer, impl, on_all_targets(Elementwise(expr, compute=_COMPUTE[result])),
-        elementwise=True, cost=cost, vjp=vjp, batch=batch,
-        public=Public(functions, (name,), methods)))
+        name, infer, impl, on_all_targets(lowering), elementwise=True, cost=cost, vjp=vjp,
+        batch=batch, public=Public(functions, (name,), methods)))
 
 
 def _hswish(x: np.ndarray) -> np.ndarray:
@@ -120,6 +124,10 @@ log = _unary("Log", np.log, "np.log({0})", result=Result.FLOAT, cost=4, function
 log1p = _unary("Log1p", np.log1p, "np.log1p({0})", result=Result.FLOAT, cost=4,
                functions=("log1p",), methods=("log1p",),
                vjp=lambda b, g, x, out: (b.div(g, b.add(x, 1.0)),))
+erf = _unary("Erf", lambda x: np.asarray(_rt_erf(x), np.float64), "_rt_erf({0})",
+             scalar="math.erf({0})", result=Result.FLOAT, cost=8, functions=("erf",),
+             methods=("erf",), vjp=lambda b, g, x, out: (
+                 b.mul(g, b.mul(b.exp(b.neg(b.square(x))), _TWO_BY_SQRT_PI)),))
 sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", result=Result.FLOAT, cost=2,
               functions=("sqrt",), methods=("sqrt",),
               vjp=lambda b, g, x, out: (b.div(g, b.mul(out, 2.0)),))

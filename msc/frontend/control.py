@@ -11,12 +11,13 @@ both types and the line.
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Any, Callable
 
 import numpy as np
 
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value
@@ -24,7 +25,38 @@ from msc.ir.primitives import Op
 from msc.ir.rewrite import substitute_graph
 from msc.ir.types import MonadType, TensorType, tensor_of
 
-_NO_RETURN = object()
+
+class Raised(Exception):
+    """A ``raise`` was reached inside a region: it happens at run time (a ``Raise`` node),
+    and the rest of the branch never runs."""
+
+
+#: What a branch that raised gives for each value the other branch merges.
+FILL = object()
+
+
+def raise_at_run_time(builder: GraphBuilder, exc: BaseException) -> None:
+    """Emit ``Raise`` for ``exc`` (a built-in exception with a constant message) in
+    program order, and end the branch."""
+    kind = type(exc)
+    if getattr(builtins, kind.__name__, None) is not kind:
+        raise UnsupportedSyntaxError(f"only built-in exceptions can be raised under a tensor "
+                                     f"condition, not {kind.__name__}")
+    if any(isinstance(a, (SymTensor, Parameter)) for a in exc.args):
+        raise UnsupportedSyntaxError("an exception raised under a tensor condition takes a "
+                                     "constant message, not a tensor")
+    message = str(exc.args[0]) if len(exc.args) == 1 else str(exc) if exc.args else ""
+    builder.effect(Op.Raise, (), {"exception": kind.__name__, "message": message})
+    raise Raised()
+
+
+class Unmerged:
+    """A variable a tensor ``if`` cannot merge (assigned in one branch only, or an object
+    other than a tensor or number that differs between the branches). Python would know
+    at run time which one it is; a graph does not, so using it afterwards is an error."""
+
+    def __init__(self, message: str):
+        self.message = message
 
 
 class RegionBuilder(GraphBuilder):
@@ -72,8 +104,8 @@ def truth(cond: SymTensor) -> SymTensor:
 
 
 def branch(ev: Any, name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
-    """Run one branch into a region of its own: (its builder, what ``run`` returned, or
-    the value of a ``return`` inside it)."""
+    """Run one branch into a region of its own: (its builder, what ``run`` returned,
+    ``("return", value)`` for a ``return`` inside it, or ``Raised`` if it raises)."""
     from msc.frontend.evaluator import _Return
 
     outer = ev.builder
@@ -85,13 +117,18 @@ def branch(ev: Any, name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, A
                 result = run()
             except _Return as r:
                 result = ("return", r.value)
+            except Raised:
+                result = Raised
     finally:
         ev.builder = ev.calls.builder = outer
     return region, result
 
 
 def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
-    """``if`` on a tensor: both branches become regions of one ``If`` node."""
+    """``if`` on a tensor: both branches become regions of one ``If`` node. A branch that
+    raises gives no values: the ``If`` takes the other branch's (see ``FILL``)."""
+    from msc.frontend.evaluator import _Return
+
     test = truth(cond)
     before = dict(ev.scope.names)
     scopes = []
@@ -101,32 +138,59 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
         region, result = branch(ev, name, lambda body=body: ev.run_body(body))
         regions.append((region, result))
         scopes.append(dict(ev.scope.names))
-    returned = [isinstance(r, tuple) and r[:1] == ("return",) for _, r in regions]
+    raised = [result is Raised for _, result in regions]
+    if all(raised):  # the If raises whichever way it goes: nothing after it runs
+        emit_if(ev, test, [(region, []) for region, _ in regions], [])
+        ev.scope.names = before
+        if isinstance(ev.builder, RegionBuilder):
+            raise Raised()
+        return
+    live = raised.index(False)
+    scopes = [scopes[live] if r else sc for r, sc in zip(raised, scopes)]
+    results = [regions[live][1] if r else result for r, (_, result) in zip(raised, regions)]
+
+    def given(i: int, values: list[Any]) -> tuple[RegionBuilder, list[Any]]:
+        return regions[i][0], [FILL] * len(values) if raised[i] else values
+
+    returned = [isinstance(r, tuple) and r[:1] == ("return",) for r in results]
     if any(returned) and not all(returned):
         raise UnsupportedSyntaxError("a 'return' in only one branch of a tensor if is not "
                                      "supported yet: assign a variable in both branches and "
                                      "return it after the if")
     if all(returned):
-        values = emit_if(ev, test, [(reg, [r[1]]) for reg, r in regions],
+        values = emit_if(ev, test, [given(i, [r[1]]) for i, r in enumerate(results)],
                          ["the returned value"])
-        from msc.frontend.evaluator import _Return
-
         raise _Return(values[0])
     then_names, else_names = scopes
-    merged = [n for n in then_names if n in else_names and
-              (then_names[n] is not before.get(n) or else_names[n] is not before.get(n))]
-    keep = {n: v for n, v in before.items() if n in then_names and n in else_names}
+    keep: dict[str, Any] = {}
     to_merge = []
-    for n in merged:
-        a, b = then_names[n], else_names[n]
-        if not _is_tensor(a) and not _is_tensor(b) and type(a) is type(b) and _same(a, b):
+    for n in dict.fromkeys([*then_names, *else_names]):
+        a, b = then_names.get(n, Unmerged), else_names.get(n, Unmerged)
+        if a is b:
             keep[n] = a
-        else:
+        elif a is Unmerged or b is Unmerged:
+            keep[n] = Unmerged(f"variable '{n}' is assigned in only one branch of the tensor "
+                               f"if at line {node.lineno}: assign it before the if or in both "
+                               "branches to use it after")
+        elif not _is_tensor(a) and not _is_tensor(b) and type(a) is type(b) and _same(a, b):
+            keep[n] = a
+        elif _mergeable(a) and _mergeable(b):
             to_merge.append(n)
-    values = emit_if(ev, test, [(regions[0][0], [then_names[n] for n in to_merge]),
-                                (regions[1][0], [else_names[n] for n in to_merge])],
+        else:
+            keep[n] = Unmerged(f"variable '{n}' differs between the branches of the tensor if "
+                               f"at line {node.lineno} ({type(a).__name__} and "
+                               f"{type(b).__name__}): only tensors and numbers (or tuples of "
+                               "them) can, so it cannot be used after the if")
+    values = emit_if(ev, test, [given(0, [then_names[n] for n in to_merge]),
+                                given(1, [else_names[n] for n in to_merge])],
                      [f"variable '{n}'" for n in to_merge])
     ev.scope.names = {**keep, **dict(zip(to_merge, values))}
+
+
+def _mergeable(v: Any) -> bool:
+    if isinstance(v, (tuple, list)):
+        return all(_mergeable(x) for x in v)
+    return isinstance(v, (SymTensor, Tensor, Parameter, bool, int, float, np.generic))
 
 
 def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
@@ -153,7 +217,12 @@ def emit_if(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[A
 
 def _flatten(a: Any, b: Any, what: str, out_a: list[Any], out_b: list[Any],
              out_what: list[str]) -> Any:
-    """Leaves of two same-shaped values; returns the shape (an int count or a leaf marker)."""
+    """Leaves of two same-shaped values; returns the shape (an int count or a leaf marker).
+    ``FILL`` stands for a value shaped like the other one."""
+    if a is FILL and isinstance(b, (tuple, list)):
+        a = _fill_like(b)
+    if b is FILL and isinstance(a, (tuple, list)):
+        b = _fill_like(a)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         if len(a) != len(b):
             raise GraphTypeError(f"{what} is a tuple of {len(a)} in the if branch but of "
@@ -166,6 +235,10 @@ def _flatten(a: Any, b: Any, what: str, out_a: list[Any], out_b: list[Any],
     return None
 
 
+def _fill_like(v: Any) -> Any:
+    return tuple(_fill_like(x) for x in v) if isinstance(v, (tuple, list)) else FILL
+
+
 def _rebuild(shape: Any, results: Any) -> Any:
     if shape is None:
         return next(results)
@@ -175,10 +248,15 @@ def _rebuild(shape: Any, results: Any) -> Any:
 def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
                what: list[str]) -> list[Any]:
     outer = ev.builder
-    outputs = []
-    for region, values in branches:
+    outputs: list[list[Value]] = [[], []]
+    filled = [any(v is FILL for v in values) for _, values in branches]
+    for i in sorted(range(2), key=lambda i: filled[i]):
+        region, values = branches[i]
+        if filled[i]:  # this branch raised: any value of the right type will do
+            outputs[i] = [o if isinstance(o, Const) else _zeros(o.type) for o in outputs[1 - i]]
+            continue
         with region:
-            outputs.append([_value(region, v, w) for v, w in zip(values, what)])
+            outputs[i] = [_value(region, v, w) for v, w in zip(values, what)]
     wrote = any(region.wrote for region, _ in branches)
     if wrote:  # the state after the If is whichever branch's ran: merged like a variable
         for (region, _), outs in zip(branches, outputs):
@@ -202,9 +280,17 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
     return results
 
 
+def _zeros(t: Any) -> Const:
+    tt = tensor_of(t)
+    assert isinstance(tt, TensorType), t
+    return Const(np.zeros(tt.shape, tt.dtype.np))
+
+
 def _value(builder: GraphBuilder, v: Any, what: str) -> Value:
     """An IR value for a variable an ``If`` merges or a ``While`` carries: tensors as they
     are, numbers as 0-d tensors."""
+    if isinstance(v, Unmerged):
+        raise UnsupportedSyntaxError(v.message)
     if isinstance(v, (SymTensor, Parameter, Tensor)):
         operand = builder.operand(v)
         if isinstance(operand, Const) or tensor_of(operand.type) is not None:
@@ -270,16 +356,19 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     with cond_region:
         cond_out = cond_region.operand(truth(test) if isinstance(test, SymTensor)
                                        else Tensor(bool(test)))
-    body_region, _ = region("body", lambda: _run_loop_body(ev, node.body))
+    body_region, result = region("body", lambda: _run_loop_body(ev, node.body))
     after = dict(ev.scope.names)
     for n, shape in zip(carried, shapes):
-        if _structure(after[n]) != shape:
+        if result is not Raised and _structure(after[n]) != shape:
             raise GraphTypeError(f"loop variable '{n}' changes its tuple structure in the "
                                  "loop body; a tensor while loop needs the same structure on "
                                  "every iteration")
-    with body_region:
-        outs = [_value(body_region, v, f"loop variable '{n}'")
-                for n, v in zip(names, _leaves([after[n] for n in carried]))]
+    if result is Raised:  # an iteration always raises: what it carries does not matter
+        outs: list[Value] = [_zeros(t) for t in types]
+    else:
+        with body_region:
+            outs = [_value(body_region, v, f"loop variable '{n}'")
+                    for n, v in zip(names, _leaves([after[n] for n in carried]))]
     for n, t, v in zip(names, types, outs):
         if v.type != t:
             raise GraphTypeError(f"loop variable '{n}' is {_show(t)} before the loop but "
@@ -300,7 +389,6 @@ def tensor_while(ev: Any, node: ast.While) -> None:
         outer.advance(results.pop().var)
         outer.wrote = True
     ev.scope.names = {**before, **bind(results)}
-    ev.run_body(node.orelse)
 
 
 def _without_state(region: Graph, state: Value) -> Graph:
@@ -326,13 +414,10 @@ def _leaves(values: list[Any]) -> list[Any]:
 
 
 def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:
-    from msc.frontend.evaluator import _Break, _Continue, _Return
+    from msc.frontend.evaluator import _Return
 
     try:
         ev.run_body(body)
-    except (_Break, _Continue):
-        raise UnsupportedSyntaxError("'break' and 'continue' in a tensor while loop are not "
-                                     "supported yet") from None
     except _Return:
         raise UnsupportedSyntaxError("'return' inside a tensor while loop is not supported: "
                                      "return after the loop") from None
@@ -358,50 +443,93 @@ def _assigned(body: list[ast.stmt]) -> list[str]:
 
 # --- break and continue ---------------------------------------------------------------------
 
-_BREAK, _CONTINUE = "__msc_break", "__msc_continue"
 
+class LoopFlags:
+    """The two flags that stand for one loop's ``break`` and ``continue``.
 
-def with_flags(node: ast.While) -> ast.While | None:
-    """``node`` with ``break``/``continue`` turned into flags, or None if it has neither.
-
-    ``break`` sets a flag the loop carries and the condition tests; ``continue`` sets a
-    flag cleared at the start of each iteration; the statements after one that may set a
-    flag run under ``if not (break or continue)``. Tensor ifs then merge the flags like
-    any other variable.
+    A ``break`` under a tensor condition cannot stop the graph being built, so every
+    ``break``/``continue`` of the loop sets a flag instead, and the statements that may
+    follow one run under ``if not (break or continue)``. While the conditions are Python
+    constants the flags are Python bools and everything folds as before; a tensor
+    condition makes them bool tensors, merged by tensor ifs like any variable. An
+    unrolled loop then runs each later iteration under ``if not break``; a ``while``
+    continues as a ``While`` node whose test also checks the flag. The names carry the
+    loop's position, so nested loops keep their own flags.
     """
-    if not _jumps(node.body):
-        return None
-    if node.orelse:
-        raise UnsupportedSyntaxError("'while ... else' with 'break' in a tensor while loop is "
-                                     "not supported")
-    reset = _at(ast.Assign([_name(_CONTINUE, ast.Store())], ast.Constant(False)), node)
-    test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), _name(_BREAK)), node.test])
-    loop = ast.While(_at(test, node.test), [reset] + _guarded(node.body), [])
-    return _at(loop, node)
+
+    def __init__(self, loop: ast.For | ast.While):
+        tag = f"{loop.lineno}_{loop.col_offset}"
+        self.brk, self.cont = f"__msc_break_{tag}", f"__msc_continue_{tag}"
+        self.loop = loop
+
+    @classmethod
+    def of(cls, loop: ast.For | ast.While) -> LoopFlags | None:
+        """The flags of ``loop``, or None if its body has no ``break``/``continue``."""
+        return cls(loop) if _jumps(loop.body) else None
+
+    def body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        """``body`` with jumps as flags; the continue flag is cleared first."""
+        return [self._set(self.cont, False, self.loop)] + self._guarded(body)
+
+    def test(self, test: ast.expr) -> ast.expr:
+        """A ``while`` test that is false once the loop broke."""
+        return _at(_call(both, _call(negate, _name(self.brk)), test), test)
+
+    def unless_broken(self, body: list[ast.stmt], at: ast.AST) -> ast.If:
+        """``if not break: body`` (an iteration of an unrolled loop, or the ``else``)."""
+        return _at(ast.If(_call(negate, _name(self.brk)), body, []), at)
+
+    def _set(self, flag: str, value: bool, at: ast.AST) -> ast.stmt:
+        return _at(ast.Assign([_name(flag, ast.Store())], ast.Constant(value)), at)
+
+    def _guarded(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, (ast.Break, ast.Continue)):
+                flag = self.brk if isinstance(stmt, ast.Break) else self.cont
+                out.append(self._set(flag, True, stmt))
+                return out  # what follows never runs
+            if isinstance(stmt, ast.If) and _jumps([stmt]):
+                out.append(_at(ast.If(stmt.test, self._guarded(stmt.body),
+                                      self._guarded(stmt.orelse)), stmt))
+                rest = body[i + 1:]
+                if rest:
+                    going = _call(negate, _call(either, _name(self.brk), _name(self.cont)))
+                    out.append(_at(ast.If(_at(going, stmt), self._guarded(rest), []), stmt))
+                return out
+            out.append(stmt)
+        return out
+
+    def forget(self, ev: Any) -> None:
+        for flag in (self.brk, self.cont):
+            ev.scope.names.pop(flag, None)
 
 
-def break_flag_statement(node: ast.While) -> ast.stmt:
-    """``__msc_break = False``, run before the rewritten loop."""
-    return _at(ast.Assign([_name(_BREAK, ast.Store())], ast.Constant(False)), node)
+def negate(flag: Any) -> Any:
+    """``not flag`` for a flag that is a Python bool or a bool tensor."""
+    return apply(Op.LogicalNot, truth(flag)) if isinstance(flag, SymTensor) else not flag
 
 
-def _guarded(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, (ast.Break, ast.Continue)):
-            flag = _BREAK if isinstance(stmt, ast.Break) else _CONTINUE
-            out.append(_at(ast.Assign([_name(flag, ast.Store())], ast.Constant(True)), stmt))
-            return out  # what follows never runs
-        if isinstance(stmt, ast.If) and _jumps([stmt]):
-            out.append(_at(ast.If(stmt.test, _guarded(stmt.body), _guarded(stmt.orelse)), stmt))
-            rest = body[i + 1:]
-            if rest:
-                going = ast.UnaryOp(ast.Not(), ast.BoolOp(ast.Or(), [_name(_BREAK),
-                                                                   _name(_CONTINUE)]))
-                out.append(_at(ast.If(_at(going, stmt), _guarded(rest), []), stmt))
-            return out
-        out.append(stmt)
-    return out
+def either(a: Any, b: Any) -> Any:
+    """``a or b`` for flags (Python bools or bool tensors), folded where one is known."""
+    return _fold(a, b, True)
+
+
+def both(a: Any, b: Any) -> Any:
+    """``a and b`` for a flag and a loop test, folded where one is known."""
+    return _fold(a, b, False)
+
+
+def _fold(a: Any, b: Any, is_or: bool) -> Any:
+    known = [v for v in (a, b) if not isinstance(v, SymTensor)]
+    if any(bool(v) == is_or for v in known):
+        return is_or  # decides alone
+    tensors = [truth(v) for v in (a, b) if isinstance(v, SymTensor)]
+    if not tensors:
+        return not is_or
+    if len(tensors) == 1:
+        return tensors[0]
+    return apply(Op.LogicalOr if is_or else Op.LogicalAnd, *tensors)
 
 
 def _jumps(body: list[ast.stmt]) -> bool:
@@ -412,6 +540,11 @@ def _jumps(body: list[ast.stmt]) -> bool:
         if isinstance(stmt, ast.If) and (_jumps(stmt.body) or _jumps(stmt.orelse)):
             return True
     return False
+
+
+def _call(fn: Callable[..., Any], *args: ast.expr) -> ast.Call:
+    """A call of one of msc's own functions, which the evaluator runs natively."""
+    return ast.Call(ast.Constant(fn), list(args), [])
 
 
 def _name(name: str, ctx: ast.expr_context | None = None) -> ast.Name:
@@ -428,8 +561,6 @@ def _at(new: Any, old: ast.AST) -> Any:
 
 # --- for over range(tensor) -----------------------------------------------------------------
 
-_COUNTER, _STOP = "__msc_counter", "__msc_stop"
-
 
 def tensor_range_for(ev: Any, node: ast.For, bounds: list[Any]) -> None:
     """``for i in range(n)`` with a tensor bound: a counting ``while`` loop (the counter
@@ -439,15 +570,14 @@ def tensor_range_for(ev: Any, node: ast.For, bounds: list[Any]) -> None:
     if isinstance(step, SymTensor) or not isinstance(step, int) or step <= 0:
         raise UnsupportedSyntaxError("a range over a tensor bound needs a positive constant "
                                      f"step, not {step!r}")
-    if node.orelse:
-        raise UnsupportedSyntaxError("'for ... else' over a tensor range is not supported")
-    ev.scope.names[_COUNTER] = start
-    ev.scope.names[_STOP] = stop
-    counter = _name(_COUNTER)
-    body = [_at(ast.Assign([node.target], _name(_COUNTER)), node),
-            _at(ast.AugAssign(_name(_COUNTER, ast.Store()), ast.Add(), ast.Constant(step)), node),
+    tag = f"{node.lineno}_{node.col_offset}"
+    counter, limit = f"__msc_counter_{tag}", f"__msc_stop_{tag}"
+    ev.scope.names[counter] = start
+    ev.scope.names[limit] = stop
+    body = [_at(ast.Assign([node.target], _name(counter)), node),
+            _at(ast.AugAssign(_name(counter, ast.Store()), ast.Add(), ast.Constant(step)), node),
             *node.body]
-    test = ast.Compare(counter, [ast.Lt()], [_name(_STOP)])
-    ev.visit(_at(ast.While(_at(test, node.iter), body, []), node))
-    for temp in (_COUNTER, _STOP, _BREAK, _CONTINUE):
+    test = ast.Compare(_name(counter), [ast.Lt()], [_name(limit)])
+    ev.visit(_at(ast.While(_at(test, node.iter), body, node.orelse), node))
+    for temp in (counter, limit):
         ev.scope.names.pop(temp, None)

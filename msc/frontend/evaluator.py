@@ -72,14 +72,6 @@ def _returns(node: ast.stmt) -> bool:
     return False
 
 
-class _Break(Exception):
-    pass
-
-
-class _Continue(Exception):
-    pass
-
-
 class Scope:
     """Local variables, chained to the enclosing scope (nested ``def``/lambda) and,
     at the end, to the function's globals and closure."""
@@ -97,7 +89,10 @@ class Scope:
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
-                return scope.names[name]
+                value = scope.names[name]
+                if isinstance(value, control.Unmerged):
+                    raise UnsupportedSyntaxError(value.message)
+                return value
             if name in scope.closure:
                 return ctx.deps.read_closure(scope.function, name, scope.closure[name])
             scope = scope.parent
@@ -164,7 +159,7 @@ class Evaluator(ast.NodeVisitor):
         self.builder.loc = loc
         try:
             return super().visit(node)
-        except (_Return, _Break, _Continue):
+        except (_Return, control.Raised):
             raise
         except MscError as e:
             raise e.with_loc(loc)
@@ -303,8 +298,9 @@ class Evaluator(ast.NodeVisitor):
     def condition(self, test: ast.expr) -> bool:
         value = self.visit(test)
         if isinstance(value, SymTensor):
-            raise UnsupportedSyntaxError("a while loop on a tensor condition is not "
-                                         "supported yet")
+            raise UnsupportedSyntaxError("a comprehension's 'if' on a tensor is not "
+                                         "supported: the number of items would depend on "
+                                         "run-time values")
         return bool(self.guarded(bool, value))
 
     def visit_For(self, node: ast.For) -> None:
@@ -321,47 +317,73 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(iterable, SymTensor):
             iterable = [iterable[i] for i in range(len(iterable))]
         items = self.guarded(list, iterable)
+        flags = control.LoopFlags.of(node)
+        if flags is None:
+            for item in items:
+                self.assign(node.target, item)
+                self.run_body(node.body)
+            self.run_body(node.orelse)
+            return
+        # unrolled with flags: each iteration runs unless a break so far says otherwise
+        item_name = f"{flags.brk}_item"
+        body = [control._at(ast.Assign([node.target], control._name(item_name)), node),
+                *flags.body(node.body)]
+        self.scope.names[flags.brk] = False
         for item in items:
-            self.assign(node.target, item)
-            if self.loop_body(node.body):
-                return
-        self.run_body(node.orelse)
+            if self.scope.names[flags.brk] is True:
+                break
+            self.scope.names[item_name] = item
+            self.visit(flags.unless_broken(body, node))
+        self.visit(flags.unless_broken(node.orelse, node))
+        flags.forget(self)
+        self.scope.names.pop(item_name, None)
 
     def visit_While(self, node: ast.While) -> None:
+        flags = control.LoopFlags.of(node)
+        body = node.body if flags is None else flags.body(node.body)
+        if flags is not None:
+            self.scope.names[flags.brk] = False
         for _ in range(MAX_UNROLL):
-            value = self.visit(node.test)
+            broke = False if flags is None else self.scope.names[flags.brk]
+            if broke is True:
+                break
+            value = broke if isinstance(broke, SymTensor) else self.visit(node.test)
             if isinstance(value, SymTensor):  # the rest of the loop runs as a While node
-                flagged = control.with_flags(node)
-                if flagged is not None:
-                    self.visit(control.break_flag_statement(node))
-                control.tensor_while(self, flagged or node)
-                return
+                test = node.test if flags is None else flags.test(node.test)
+                control.tensor_while(self, control._at(ast.While(test, body, []), node))
+                break
             if not self.guarded(bool, value):
-                self.run_body(node.orelse)
-                return
-            if self.loop_body(node.body):
-                return
-        raise UnsupportedSyntaxError(f"a Python-constant while loop ran {MAX_UNROLL} times; "
-                                     "it would unroll into too large a graph")
-
-    def loop_body(self, body: list[ast.stmt]) -> bool:
-        """Run one unrolled iteration; True if it ended with ``break``."""
-        try:
+                break
             self.run_body(body)
-        except _Break:
-            return True
-        except _Continue:
-            pass
-        return False
+        else:
+            raise UnsupportedSyntaxError(f"a Python-constant while loop ran {MAX_UNROLL} "
+                                         "times; it would unroll into too large a graph")
+        if flags is None:
+            self.run_body(node.orelse)
+            return
+        self.visit(flags.unless_broken(node.orelse, node))
+        flags.forget(self)
 
     def visit_Break(self, node: ast.Break) -> None:
-        raise _Break()
+        raise UnsupportedSyntaxError("'break' outside a loop (or inside a statement msc "
+                                     "cannot run it from)")
 
     def visit_Continue(self, node: ast.Continue) -> None:
-        raise _Continue()
+        raise UnsupportedSyntaxError("'continue' outside a loop (or inside a statement msc "
+                                     "cannot run it from)")
 
     def visit_Assert(self, node: ast.Assert) -> None:
-        if not self.condition(node.test):
+        value = self.visit(node.test)
+        if isinstance(value, SymTensor):  # checked at run time: a Raise under a tensor if
+            failed = f"__msc_assert_{node.lineno}_{node.col_offset}"
+            self.scope.names[failed] = control.negate(value)
+            error = ast.Call(ast.Constant(AssertionError), [] if node.msg is None
+                             else [node.msg], [])
+            self.visit(control._at(ast.If(control._name(failed), [ast.Raise(error, None)], []),
+                                   node))
+            self.scope.names.pop(failed, None)
+            return
+        if not self.guarded(bool, value):
             msg = self.visit(node.msg) if node.msg is not None else "assertion failed"
             raise GraphTypeError(f"AssertionError: {msg}")
 
@@ -369,10 +391,12 @@ class Evaluator(ast.NodeVisitor):
         exc = self.visit(node.exc) if node.exc is not None else RuntimeError("re-raise")
         if isinstance(exc, type):
             exc = exc()
-        if isinstance(exc, BaseException):
-            exc.add_note(f"raised while building the graph, at {self.loc}")
-            raise exc
-        raise GraphTypeError("exceptions must derive from BaseException")
+        if not isinstance(exc, BaseException):
+            raise GraphTypeError("exceptions must derive from BaseException")
+        if isinstance(self.builder, control.RegionBuilder):  # reached under a tensor test
+            control.raise_at_run_time(self.builder, exc)
+        exc.add_note(f"raised while building the graph, at {self.loc}")
+        raise exc
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         if node.decorator_list:

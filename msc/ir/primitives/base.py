@@ -33,7 +33,7 @@ class Effect(Enum):
     NONE = "none"  # pure: may be dropped, merged, folded and reordered
     READ = "read"  # reads a weight in a state (Load): equal nodes are equal reads
     MEMORY = "memory"  # writes a weight in place
-    IO = "io"  # prints
+    IO = "io"  # prints or raises: runs in program order, never merged or dropped
 
 
 class Compute(Enum):

@@ -7,7 +7,8 @@ threads that token through every effect in program order, so two ``Load``s of on
 are equal nodes exactly when no write lies between them. ``Depend(a, b)`` is ``a``,
 ordered after ``b``. ``TensorMove(x)`` copies ``x``: the load-elimination pass inserts it
 where a loaded value must outlive a later write (generated code reads a weight without
-copying it). ``Print(x..., u)`` prints at run time.
+copying it). ``Print(x..., u)`` prints at run time; ``Raise(u)`` raises a built-in
+exception at run time (a ``raise`` or a failed ``assert`` under a tensor condition).
 
 The numpy implementations define the meaning every target must match: a ``Load`` is a
 snapshot of the weight, whatever happens to the weight later.
@@ -15,6 +16,7 @@ snapshot of the weight, whatever happens to the weight later.
 
 from __future__ import annotations
 
+import builtins
 import string
 from typing import Any
 
@@ -183,6 +185,28 @@ def _print_objmode(args: list[str], node: Any, out: str) -> list[str]:
     return ["with objmode():", *("    " + line for line in _print_call(args, node, out))]
 
 
+# --- Raise ---------------------------------------------------------------------------------
+
+
+def _raise_infer(u: Type, *, exception: str, message: str) -> Type:
+    _want_monad(u)
+    if not isinstance(getattr(builtins, exception, None), type) or \
+            not issubclass(getattr(builtins, exception), BaseException):
+        raise GraphTypeError(f"only built-in exceptions can be raised at run time, not "
+                             f"{exception}")
+    return MonadType()
+
+
+def _raise_impl(u: Any, *, exception: str, message: str) -> Any:
+    raise getattr(builtins, exception)(message)
+
+
+def _raise_statement(args: list[str], node: Any, out: str) -> list[str]:
+    """A plain ``raise``: the name is a built-in (``infer`` checked), so the generated
+    module needs no import for it, and Numba raises it from compiled code."""
+    return [f"raise {node.attr['exception']}({node.attr['message']!r})"]
+
+
 # --- the table -------------------------------------------------------------------------------
 
 _NONE = on_all_targets(Alias(0))
@@ -201,3 +225,6 @@ register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
 register(Primitive("Print", _print_infer, _print_impl,
                    {"numba": Statements(_print_objmode), "python": Statements(_print_call)},
                    attrs=(Attr("format", types=(str,)),), effect=Effect.IO))
+register(Primitive("Raise", _raise_infer, _raise_impl, on_all_targets(Statements(_raise_statement)),
+                   attrs=(Attr("exception", types=(str,)), Attr("message", types=(str,))),
+                   effect=Effect.IO))

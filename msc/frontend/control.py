@@ -388,7 +388,10 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     if body_region.wrote:
         outer.advance(results.pop().var)
         outer.wrote = True
-    ev.scope.names = {**before, **bind(results)}
+    local = {n: Unmerged(f"variable '{n}' is first assigned inside the tensor while loop at "
+                         f"line {node.lineno}: assign it before the loop to use it after")
+             for n in _assigned(node.body) if n not in before}
+    ev.scope.names = {**before, **local, **bind(results)}
 
 
 def _without_state(region: Graph, state: Value) -> Graph:

@@ -336,3 +336,22 @@ def test_a_variable_set_in_one_branch_is_an_error_only_where_it_is_used():
     with pytest.raises(UnsupportedSyntaxError, match="'y' is assigned in only one branch") as err:
         compile_entry(OneBranch(), [arg_spec(np.ones(2, F)), True], store=None, target="python")
     assert err.value.loc.line == OneBranch.construct.__code__.co_firstlineno + 5
+
+
+y = "a global the loop's local must not fall back to"
+
+
+class LoopLocal(nn.Cell):
+    def construct(self, x, n):
+        i = 0
+        while i < n:
+            y = x * i
+            i = i + 1
+        return y
+
+
+def test_a_variable_first_set_in_a_tensor_while_is_an_error_after_it():
+    with pytest.raises(UnsupportedSyntaxError, match="'y' is first assigned inside") as err:
+        compile_entry(LoopLocal(), [arg_spec(np.ones(2, F)), arg_spec(np.array(2))],
+                      store=None, target="python")
+    assert err.value.loc.line == LoopLocal.construct.__code__.co_firstlineno + 5

@@ -1,6 +1,6 @@
 """msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype, lazy_inline."""
 
-from msc import dtype
+from msc.common import dtype
 from msc.frontend.api.lazy_inline import lazy_inline
 from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
 

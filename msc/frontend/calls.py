@@ -25,7 +25,7 @@ from msc.errors import (
 from msc.frontend.api.effects import print_in_graph
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.frontend.api.jit_class import is_jit_class
-from msc.frontend.api.tensor import SymTensor, Tensor
+from msc.frontend.api.tensor import SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
@@ -35,6 +35,38 @@ from msc.ir.types import MonadType, TupleType
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200
+
+
+def _graph_type(args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """``type(x)`` of a graph tensor is ``Tensor``, as in MindSpore (so that
+    ``isinstance(self.weight, type(x))`` holds for a Parameter)."""
+    return Tensor if len(args) == 1 and not kwargs and isinstance(args[0], SymTensor) else None
+
+
+def _graph_extreme(op: Any) -> Any:
+    """``max``/``min`` with graph tensors: of one tensor, its largest (smallest) element;
+    of several one-element tensors (or a tuple of them), the first largest one, chosen
+    at run time. A larger tensor has no truth value, as in Python."""
+    from msc.frontend.control import truth
+
+    def run(args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if kwargs:
+            return None
+        items = args[0] if len(args) == 1 else args
+        if isinstance(items, SymTensor):
+            return apply(Op.ReduceMax if op is Op.Greater else Op.ReduceMin, items)
+        items = list(items) if isinstance(items, (tuple, list)) else None
+        if not items or not any(isinstance(v, SymTensor) for v in items):
+            return None
+        best = items[0]
+        for v in items[1:]:
+            best = apply(Op.Select, truth(apply(op, v, best)), v, best)
+        return best
+    return run
+
+
+_GRAPH_BUILTINS = {type: _graph_type, max: _graph_extreme(Op.Greater),
+                   min: _graph_extreme(Op.Less)}
 
 
 def _is_user_function(fn: Any) -> bool:
@@ -152,6 +184,10 @@ class Calls:
             return self.new_object(fn, args, kwargs)
         if _is_user_class(type(fn)):
             return self.call_object(fn, args, kwargs, ev)
+        if fn is type or fn is max or fn is min:
+            result = _GRAPH_BUILTINS[fn](args, kwargs)
+            if result is not None:
+                return result
         return self.native(fn, args, kwargs)
 
     # --- HyperMap -------------------------------------------------------------------------

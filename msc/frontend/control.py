@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import GraphTypeError, UnsupportedSyntaxError
+from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
@@ -98,7 +98,7 @@ def truth(cond: SymTensor) -> SymTensor:
     from msc.frontend.api import functional as F
 
     if cond.type.size != 1:
-        raise GraphTypeError(f"the truth value of a tensor with {cond.type.size} elements is "
+        raise GraphValueError(f"the truth value of a tensor with {cond.type.size} elements is "
                              "ambiguous: reduce it (e.g. with .all() or .any()) first")
     return cond if cond.type.dtype == dtypes.bool_ else F.cast(cond, dtypes.bool_)
 
@@ -168,6 +168,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
         a, b = then_names.get(n, Unmerged), else_names.get(n, Unmerged)
         if a is b:
             keep[n] = a
+        elif n == RETURN_VALUE:  # read only where RETURNED says a return set it
+            to_merge.append(n)
         elif a is Unmerged or b is Unmerged:
             keep[n] = Unmerged(f"variable '{n}' is assigned in only one branch of the tensor "
                                f"if at line {node.lineno}: assign it before the if or in both "
@@ -181,8 +183,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
                                f"at line {node.lineno} ({type(a).__name__} and "
                                f"{type(b).__name__}): only tensors and numbers (or tuples of "
                                "them) can, so it cannot be used after the if")
-    values = emit_if(ev, test, [given(0, [then_names[n] for n in to_merge]),
-                                given(1, [else_names[n] for n in to_merge])],
+    values = emit_if(ev, test, [given(0, [then_names.get(n, FILL) for n in to_merge]),
+                                given(1, [else_names.get(n, FILL) for n in to_merge])],
                      [f"variable '{n}'" for n in to_merge])
     ev.scope.names = {**keep, **dict(zip(to_merge, values))}
 
@@ -200,6 +202,17 @@ def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
     orelse = branch(ev, "else", lambda: ev.visit(node.orelse))
     return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])],
                    ["the conditional expression"])[0]
+
+
+def tensor_boolop(ev: Any, left: SymTensor, right: ast.expr, is_and: bool) -> Any:
+    """``left and right`` / ``left or right`` with Python's meaning: the value of one
+    operand, chosen by ``left``'s truth, and ``right`` evaluated only when it is chosen."""
+    test = truth(left)
+    other = branch(ev, "then" if is_and else "else", lambda: ev.visit(right))
+    itself = branch(ev, "else" if is_and else "then", lambda: left)
+    then, orelse = (other, itself) if is_and else (itself, other)
+    what = "the 'and' expression" if is_and else "the 'or' expression"
+    return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])], [what])[0]
 
 
 def emit_if(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
@@ -248,15 +261,14 @@ def _rebuild(shape: Any, results: Any) -> Any:
 def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],
                what: list[str]) -> list[Any]:
     outer = ev.builder
-    outputs: list[list[Value]] = [[], []]
-    filled = [any(v is FILL for v in values) for _, values in branches]
-    for i in sorted(range(2), key=lambda i: filled[i]):
-        region, values = branches[i]
-        if filled[i]:  # this branch raised: any value of the right type will do
-            outputs[i] = [o if isinstance(o, Const) else _zeros(o.type) for o in outputs[1 - i]]
-            continue
+    outputs: list[list[Any]] = [[], []]
+    for (region, values), outs in zip(branches, outputs):
         with region:
-            outputs[i] = [_value(region, v, w) for v, w in zip(values, what)]
+            outs += [FILL if v is FILL else _value(region, v, w) for v, w in zip(values, what)]
+    for outs, others in ((outputs[0], outputs[1]), (outputs[1], outputs[0])):
+        for k, (o, other) in enumerate(zip(outs, others)):
+            if o is FILL:  # never read where this branch ran: any value of the type will do
+                outs[k] = other if isinstance(other, Const) else _zeros(other.type)
     wrote = any(region.wrote for region, _ in branches)
     if wrote:  # the state after the If is whichever branch's ran: merged like a variable
         for (region, _), outs in zip(branches, outputs):
@@ -278,6 +290,17 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
         outer.advance(results.pop().var)
         outer.wrote = True
     return results
+
+
+def _zeros_like(v: Any) -> Any:
+    """A constant of ``v``'s type (tuples element by element) with zero values."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_zeros_like(x) for x in v)
+    if isinstance(v, (SymTensor, Tensor)):
+        return Tensor(np.zeros(v.shape, v.dtype.np))
+    if isinstance(v, (bool, int, float, np.generic)):
+        return type(v)(0)
+    raise UnsupportedSyntaxError(f"a tensor while loop cannot return a {type(v).__name__}")
 
 
 def _zeros(t: Any) -> Const:
@@ -346,6 +369,14 @@ def tensor_while(ev: Any, node: ast.While) -> None:
             return run()
         return branch(ev, name, enter)
 
+    if RETURN_VALUE in _assigned(node.body) and RETURN_VALUE not in before:
+        # the returned value is carried like a variable: build the body once to learn
+        # its type, start it as zeros (read only once RETURNED is set), and build again
+        region("probe", lambda: _run_loop_body(ev, node.body))
+        probed = ev.scope.names.get(RETURN_VALUE)
+        ev.scope.names = {**before, RETURN_VALUE: _zeros_like(probed)}
+        tensor_while(ev, node)
+        return
     outer = ev.builder
     cond_region, test = region("cond", lambda: ev.visit(node.test))
     if isinstance(test, tuple):
@@ -447,6 +478,11 @@ def _assigned(body: list[ast.stmt]) -> list[str]:
 # --- break and continue ---------------------------------------------------------------------
 
 
+#: A ``return`` inside a loop sets this flag and this slot, then leaves the loop(s); the
+#: function returns the slot after the outermost loop if the flag is set.
+RETURNED, RETURN_VALUE = "__msc_returned", "__msc_return_value"
+
+
 class LoopFlags:
     """The two flags that stand for one loop's ``break`` and ``continue``.
 
@@ -457,7 +493,8 @@ class LoopFlags:
     condition makes them bool tensors, merged by tensor ifs like any variable. An
     unrolled loop then runs each later iteration under ``if not break``; a ``while``
     continues as a ``While`` node whose test also checks the flag. The names carry the
-    loop's position, so nested loops keep their own flags.
+    loop's position, so nested loops keep their own flags. A ``return`` is a break that
+    also sets ``RETURNED`` and ``RETURN_VALUE`` (and breaks the loops around it).
     """
 
     def __init__(self, loop: ast.For | ast.While):
@@ -467,8 +504,14 @@ class LoopFlags:
 
     @classmethod
     def of(cls, loop: ast.For | ast.While) -> LoopFlags | None:
-        """The flags of ``loop``, or None if its body has no ``break``/``continue``."""
+        """The flags of ``loop``, or None if its body cannot leave an iteration early."""
         return cls(loop) if _jumps(loop.body) else None
+
+    def start(self, ev: Any) -> None:
+        """Set the flags before the loop runs."""
+        ev.scope.names[self.brk] = False
+        if returns_in(self.loop.body):
+            ev.scope.names.setdefault(RETURNED, False)
 
     def body(self, body: list[ast.stmt]) -> list[ast.stmt]:
         """``body`` with jumps as flags; the continue flag is cleared first."""
@@ -492,20 +535,43 @@ class LoopFlags:
                 flag = self.brk if isinstance(stmt, ast.Break) else self.cont
                 out.append(self._set(flag, True, stmt))
                 return out  # what follows never runs
+            if isinstance(stmt, ast.Return):
+                value = stmt.value if stmt.value is not None else ast.Constant(None)
+                out += [_at(ast.Assign([_name(RETURN_VALUE, ast.Store())], value), stmt),
+                        self._set(RETURNED, True, stmt), self._set(self.brk, True, stmt)]
+                return out
             if isinstance(stmt, ast.If) and _jumps([stmt]):
                 out.append(_at(ast.If(stmt.test, self._guarded(stmt.body),
                                       self._guarded(stmt.orelse)), stmt))
-                rest = body[i + 1:]
-                if rest:
-                    going = _call(negate, _call(either, _name(self.brk), _name(self.cont)))
-                    out.append(_at(ast.If(_at(going, stmt), self._guarded(rest), []), stmt))
-                return out
-            out.append(stmt)
+            elif isinstance(stmt, (ast.For, ast.While)) and returns_in([stmt]):
+                out.append(stmt)  # it returned: leave this loop too
+                out.append(_at(ast.If(_name(RETURNED), [self._set(self.brk, True, stmt)], []),
+                               stmt))
+            else:
+                out.append(stmt)
+                continue
+            rest = body[i + 1:]
+            if rest:
+                going = _call(negate, _call(either, _name(self.brk), _name(self.cont)))
+                out.append(_at(ast.If(_at(going, stmt), self._guarded(rest), []), stmt))
+            return out
         return out
 
     def forget(self, ev: Any) -> None:
         for flag in (self.brk, self.cont):
             ev.scope.names.pop(flag, None)
+
+
+def returns_in(body: list[ast.stmt]) -> bool:
+    """Whether a ``return`` of the function occurs in ``body`` (not in nested functions)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Return):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def negate(flag: Any) -> Any:
@@ -536,13 +602,14 @@ def _fold(a: Any, b: Any, is_or: bool) -> Any:
 
 
 def _jumps(body: list[ast.stmt]) -> bool:
-    """Whether ``break``/``continue`` of this loop occur (not those of inner loops)."""
+    """Whether this loop's ``break``/``continue`` occur (not those of inner loops), or a
+    ``return`` (anywhere in it)."""
     for stmt in body:
         if isinstance(stmt, (ast.Break, ast.Continue)):
             return True
         if isinstance(stmt, ast.If) and (_jumps(stmt.body) or _jumps(stmt.orelse)):
             return True
-    return False
+    return returns_in(body)
 
 
 def _call(fn: Callable[..., Any], *args: ast.expr) -> ast.Call:

@@ -148,6 +148,7 @@ class Evaluator(ast.NodeVisitor):
         self.file = file
         self.deps = deps
         self.calls = calls
+        self.loops = 0  # how many loops of this function are running
 
     # --- driver ---------------------------------------------------------------------
 
@@ -184,6 +185,24 @@ class Evaluator(ast.NodeVisitor):
                                                     (stmt.orelse or []) + rest), stmt))
                 return
             self.visit(stmt)
+            if isinstance(stmt, (ast.For, ast.While)) and not self.loops and \
+                    control.RETURNED in self.scope.names:
+                self.return_after_loop(stmt, body[i + 1:])
+                return
+
+    def return_after_loop(self, loop: ast.stmt, rest: list[ast.stmt]) -> None:
+        """After an outermost loop that may have returned (``control.LoopFlags``): return
+        its value if it did, else run the rest of the body."""
+        returned = self.scope.names.pop(control.RETURNED)
+        if returned is True:
+            raise _Return(self.scope.names.pop(control.RETURN_VALUE))
+        if returned is False:
+            self.run_body(rest)
+            return
+        value = control._name(control.RETURN_VALUE)
+        self.scope.names[control.RETURNED] = returned
+        self.visit(control._at(ast.If(control._name(control.RETURNED),
+                                      [control._at(ast.Return(value), loop)], rest), loop))
 
     @property
     def loc(self) -> Loc | None:
@@ -328,12 +347,14 @@ class Evaluator(ast.NodeVisitor):
         item_name = f"{flags.brk}_item"
         body = [control._at(ast.Assign([node.target], control._name(item_name)), node),
                 *flags.body(node.body)]
-        self.scope.names[flags.brk] = False
+        flags.start(self)
+        self.loops += 1
         for item in items:
             if self.scope.names[flags.brk] is True:
                 break
             self.scope.names[item_name] = item
             self.visit(flags.unless_broken(body, node))
+        self.loops -= 1
         self.visit(flags.unless_broken(node.orelse, node))
         flags.forget(self)
         self.scope.names.pop(item_name, None)
@@ -342,7 +363,8 @@ class Evaluator(ast.NodeVisitor):
         flags = control.LoopFlags.of(node)
         body = node.body if flags is None else flags.body(node.body)
         if flags is not None:
-            self.scope.names[flags.brk] = False
+            flags.start(self)
+        self.loops += 1
         for _ in range(MAX_UNROLL):
             broke = False if flags is None else self.scope.names[flags.brk]
             if broke is True:
@@ -358,6 +380,7 @@ class Evaluator(ast.NodeVisitor):
         else:
             raise UnsupportedSyntaxError(f"a Python-constant while loop ran {MAX_UNROLL} "
                                          "times; it would unroll into too large a graph")
+        self.loops -= 1
         if flags is None:
             self.run_body(node.orelse)
             return
@@ -435,7 +458,7 @@ class Evaluator(ast.NodeVisitor):
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.visit(node.operand)
         if isinstance(node.op, ast.Not):
-            return apply(Op.LogicalNot, value) if isinstance(value, SymTensor) \
+            return control.negate(value) if isinstance(value, SymTensor) \
                 else not self.guarded(bool, value)
         op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
         return self.guarded(op[type(node.op)], value)
@@ -445,8 +468,7 @@ class Evaluator(ast.NodeVisitor):
         value = self.visit(node.values[0])
         for operand in node.values[1:]:
             if isinstance(value, SymTensor):
-                rhs = self.visit(operand)
-                value = apply(Op.LogicalAnd if is_and else Op.LogicalOr, value, rhs)
+                value = control.tensor_boolop(self, value, operand, is_and)
                 continue
             if bool(self.guarded(bool, value)) != is_and:
                 return value

@@ -10,6 +10,7 @@ type of its category (``int32 * 2.5`` is float32, ``bool + 1`` is int64).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -74,6 +75,28 @@ def from_numpy(dt: np.dtype | type) -> DType:
         raise TypeError(f"unsupported tensor dtype {name}")
     _FROM_NUMPY[dt] = _BY_NP[name]
     return _BY_NP[name]
+
+
+_PYTHON_TYPES = {bool: bool_, int: int64, float: float64}
+
+
+def coerce(dt: Any) -> Any:
+    """The msc dtype of any spelling MindSpore accepts for one: an msc dtype, a numpy
+    dtype or scalar type (``np.float32``), its name (``"float32"``; ``"float"`` and
+    ``float`` are float64, as in MindSpore's ``astype``), or Python's ``bool``/``int``. Anything else comes back as
+    it is, for the caller's type rule to reject with its own message."""
+    if isinstance(dt, DType):
+        return dt
+    if isinstance(dt, type) and dt in _PYTHON_TYPES:
+        return _PYTHON_TYPES[dt]
+    if isinstance(dt, str):
+        name = {"float": "float64", "int": "int64", "bool_": "bool", "half": "float16",
+                "single": "float32", "double": "float64"}.get(dt.lower(), dt.lower())
+        return _BY_NP.get(name, dt)
+    try:
+        return from_numpy(dt)
+    except TypeError:
+        return dt
 
 
 def from_short(name: str) -> DType:

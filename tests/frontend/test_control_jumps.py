@@ -184,6 +184,88 @@ def nested_ranges_numpy(x, n, m):
     return s
 
 
+class ForReturn(nn.Cell):
+    def construct(self, x):
+        for _ in range(4):
+            x = x * 2
+            if x.sum() > 10:
+                return x - 1
+        return x + 100
+
+
+def for_return_numpy(x):
+    for _ in range(4):
+        x = x * F(2)
+        if x.sum() > 10:
+            return x - F(1)
+    return x + F(100)
+
+
+class WhileReturn(nn.Cell):
+    """A return inside a tensor while loop: the value is carried, the loop stops."""
+
+    def construct(self, x, n):
+        i = 0
+        while i < n:
+            x = x + 1
+            if x.max() > 5:
+                return x * 10
+            i = i + 1
+        return x
+
+
+def while_return_numpy(x, n):
+    for _ in range(int(n)):
+        x = x + F(1)
+        if x.max() > 5:
+            return x * F(10)
+    return x
+
+
+class NestedReturn(nn.Cell):
+    """A return in an inner tensor while leaves the outer unrolled loop too."""
+
+    def construct(self, x):
+        for i in range(3):
+            j = 0
+            while j < 3:
+                x = x + j
+                if x.sum() > 20:
+                    return x + i
+                j += 1
+        return x * 0
+
+
+def nested_return_numpy(x):
+    for i in range(3):
+        for j in range(3):
+            x = x + F(j)
+            if x.sum() > 20:
+                return x + F(i)
+    return x * F(0)
+
+
+class WhileTrue(nn.Cell):
+    def construct(self, x):
+        while True:
+            x = x * 2
+            if x.sum() > 50:
+                break
+            if x.sum() < -50:
+                return -x
+        return x
+
+
+def while_true_numpy(x):
+    while True:
+        x = x * F(2)
+        if x.sum() > 50:
+            break
+        if x.sum() < -50:
+            return -x
+    return x
+
+
 rs = np.random.RandomState(15874)
 ISSUE_INPUTS = [(rs.randn(2, 3) * 1.5).astype(F) for _ in range(3)]
 CASES = {
@@ -197,6 +279,12 @@ CASES = {
     "cells": (Cells, cells_numpy, [[np.linspace(-1, 1, 4).astype(F)], [np.full(3, 2, F)]]),
     "constant-while": (ConstantWhileTensorBreak, constant_while_numpy,
                        [ISSUE_INPUTS, [x * 0.1 for x in ISSUE_INPUTS]]),
+    "for-return": (ForReturn, for_return_numpy, [[np.ones(2, F)], [np.full(2, 0.1, F)]]),
+    "while-return": (WhileReturn, while_return_numpy,
+                     [[np.ones(2, F), np.array(3)], [np.ones(2, F), np.array(10)]]),
+    "nested-return": (NestedReturn, nested_return_numpy,
+                      [[np.ones(2, F)], [np.full(2, 5, F)], [np.full(2, 30, F)]]),
+    "while-true": (WhileTrue, while_true_numpy, [[np.ones(2, F)], [-np.ones(2, F)]]),
     "nested-ranges": (NestedTensorRanges, nested_ranges_numpy,
                       [[np.ones(2, F), np.array(3), np.array(2)],
                        [np.ones(2, F), np.array(0), np.array(4)]]),

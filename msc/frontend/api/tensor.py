@@ -88,7 +88,11 @@ def _to_array(data: Any, dtype: dtypes.DType | None) -> np.ndarray:
     if arr.dtype.kind not in "biuf":
         raise GraphTypeError(f"cannot make a Tensor from {type(data).__name__} data")
     if dtype is not None:
-        arr = arr.astype(dtype.np)
+        dt = dtypes.coerce(dtype)
+        if not isinstance(dt, dtypes.DType):
+            raise GraphTypeError(f"dtype must be an msc dtype (msc.float32, ...), but got "
+                                 f"{dtype!r}")
+        arr = arr.astype(dt.np)
     dtypes.from_numpy(arr.dtype)  # rejects dtypes msc does not support
     return arr
 

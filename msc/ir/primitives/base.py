@@ -52,12 +52,14 @@ REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
 
 @dataclass(frozen=True)
 class Attr:
-    """One attribute of an op: its name, default (``REQUIRED`` when it has none) and the
-    Python types it accepts (``None``: checked by the type rule)."""
+    """One attribute of an op: its name, default (``REQUIRED`` when it has none), the
+    Python types it accepts (``None``: checked by the type rule), and ``convert``, which
+    maps the other spellings users write to the one the rules expect (dtypes)."""
 
     name: str
     default: Any = REQUIRED
     types: tuple[type, ...] | None = None
+    convert: Callable[[Any], Any] | None = None
 
 
 # --- lowerings: how generated code computes an op, one record per target ---------------
@@ -181,6 +183,8 @@ class Primitive:
             value = attrs.get(a.name, a.default)
             if value is REQUIRED:
                 raise InternalCompilerError(f"'{self.name}' needs the attribute {a.name!r}")
+            if a.convert is not None:
+                value = a.convert(value)
             if a.types is not None and not _is_instance(value, a.types):
                 raise GraphTypeError(f"For '{self.name}', {a.name} must be "
                                      f"{' or '.join(t.__name__ for t in a.types)}, but got "

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError
+from msc.ir import dtypes
 from msc.ir.dtypes import DType
 from msc.ir.primitives.base import (
     ArrayExpr,
@@ -87,7 +88,7 @@ def _emit_full(value: Any) -> ArrayExpr:
     return ArrayExpr(emit)
 
 
-_SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype"))
+_SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype", convert=dtypes.coerce))
 register(Primitive("Zeros", _const_infer, _zeros_impl, on_all_targets(_emit_full(0)),
                    attrs=_SHAPE, cost=0))
 register(Primitive("Ones", _const_infer, _ones_impl, on_all_targets(_emit_full(1)),

@@ -289,4 +289,5 @@ def _cast_impl(x: Any, *, dtype: dtypes.DType) -> Any:
 
 cast = register(Primitive(
     "Cast", _cast_infer, _cast_impl, on_all_targets(Elementwise("{0}", compute=Compute.NONE)),
-    attrs=(Attr("dtype"),), elementwise=True, vjp=vjp_cast, batch=batch_elementwise))
+    attrs=(Attr("dtype", convert=dtypes.coerce),), elementwise=True, vjp=vjp_cast,
+    batch=batch_elementwise))

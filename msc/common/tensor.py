@@ -1,0 +1,5 @@
+"""``mindspore.common.tensor``: ``Tensor``."""
+
+from msc.frontend.api.tensor import Tensor
+
+__all__ = ["Tensor"]

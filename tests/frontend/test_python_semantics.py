@@ -1,0 +1,145 @@
+"""Python's own meaning of Python syntax on tensors, in graphs as in eager mode:
+``and``/``or``/``not`` choose operands (they are not element-wise logic), and every
+spelling of a dtype MindSpore accepts works."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import Parameter, Tensor, nn, ops
+from tests.codegen import check_all
+
+F = np.float32
+
+
+class BoolOps(nn.Cell):
+    def construct(self, x, y):
+        return x and y, x or y, (x and y) or x
+
+
+class Not(nn.Cell):
+    def construct(self, x):
+        return not x
+
+
+@pytest.mark.parametrize("x, y", [(1.5, 0.0), (0.0, 2.0), (3.0, 4.0), (0.0, 0.0)])
+def test_and_or_choose_an_operand(x, y, tmp_path):
+    a, b = np.array([x], F), np.array([y], F)
+    first = a if not x else b
+    check_all(BoolOps(), [a, b], tmp_path, expect=(first, a if x else b, first if x and y else a))
+
+
+@pytest.mark.parametrize("x", [0.0, 2.0])
+def test_not_is_the_negated_truth_value(x):
+    """Eager ``not`` gives a Python bool; a graph gives it as a bool tensor."""
+    assert Not()(Tensor(np.array([x], F))) is (not x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    got = Not()(Tensor(np.array([x], F))).asnumpy()
+    assert got.dtype == np.bool_ and got.size == 1 and bool(got.reshape(())) is (not x)
+
+
+class ShortCircuit(nn.Cell):
+    """The right operand runs only when it is the result: its write happens only then."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = Parameter(Tensor(np.zeros(1, F)), name="calls")
+
+    def bump(self, x):
+        ops.assign_add(self.calls, Tensor(np.ones(1, F)))
+        return x * 10
+
+    def construct(self, x):
+        return x or self.bump(x)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_the_right_operand_is_evaluated_only_when_chosen(mode):
+    ms.set_context(mode=mode)
+    net = ShortCircuit()
+    assert net(Tensor(np.array([2.0], F))).asnumpy().tolist() == [2.0]
+    assert net.calls.asnumpy().tolist() == [0.0]
+    assert net(Tensor(np.array([0.0], F))).asnumpy().tolist() == [0.0]
+    assert net.calls.asnumpy().tolist() == [1.0]
+
+
+class Ambiguous(nn.Cell):
+    def construct(self, x):
+        return x and x + 1
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_a_multi_element_truth_value_is_a_value_error(mode):
+    ms.set_context(mode=mode)
+    with pytest.raises(ValueError, match="ambiguous"):
+        Ambiguous()(Tensor(np.ones(3, F)))
+
+
+# --- dtype spellings -----------------------------------------------------------------------
+
+
+class Casts(nn.Cell):
+    def construct(self, x):
+        return (x.astype(np.int32), x.astype("int16"), ops.cast(x, np.float64),
+                ops.cast(x, ms.int64), x.astype(bool), ops.zeros((2,), "int32"),
+                ops.ones((1,), np.float64))
+
+
+def test_every_dtype_spelling_in_a_graph_and_eagerly(tmp_path):
+    x = np.array([0.0, 1.5, -2.0], F)
+    expect = (x.astype(np.int32), x.astype(np.int16), x.astype(np.float64),
+              x.astype(np.int64), x.astype(bool), np.zeros(2, np.int32), np.ones(1))
+    check_all(Casts(), [x], tmp_path, expect=expect)
+
+
+@pytest.mark.parametrize("spelling, want", [(np.int32, np.int32), ("float16", np.float16),
+                                            (np.dtype("float64"), np.float64),
+                                            (ms.uint8, np.uint8), (float, np.float64),
+                                            ("float", np.float64)])
+def test_tensor_takes_every_dtype_spelling(spelling, want):
+    """MindSpore 2.10's ``astype`` takes them all; msc also takes them in ``Tensor`` and
+    ``tensor`` (MindSpore raises TypeError there: a documented difference)."""
+    assert Tensor([1.5, 2.0]).astype(spelling).asnumpy().dtype == want
+    assert Tensor([1, 2], dtype=spelling).asnumpy().dtype == want
+    assert ms.tensor([1, 2], spelling).asnumpy().dtype == want
+
+
+def test_an_unknown_dtype_is_the_users_type_error():
+    with pytest.raises(TypeError, match="dtype must be"):
+        Tensor([1.0]).astype("complex-ish")
+
+
+# --- built-ins on graph tensors ------------------------------------------------------------
+
+
+class Builtins(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.ones(2, F)), name="w")
+
+    def construct(self, x, a, b):
+        is_tensor = isinstance(self.w, type(x)) and isinstance(x, (int, Tensor))
+        return max(x), min(x), max(a, b), min((a, b)), max([b, a, b]), x * is_tensor
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 2.0), (2.0, 1.0), (3.0, 3.0)])
+def test_max_min_type_and_isinstance_on_graph_tensors(a, b, tmp_path):
+    x = np.array([1.0, 4.0, -2.0], F)
+    ta, tb = np.array([a], F), np.array([b], F)
+    expect = (np.array(4.0, F), np.array(-2.0, F), max(ta, tb), min(ta, tb), max(tb, ta),
+              x)
+    check_all(Builtins(), [x, ta, tb], tmp_path, expect=expect)
+
+
+class TwoBig(nn.Cell):
+    def construct(self, x, y):
+        return max(x, y)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_max_of_multi_element_tensors_is_a_value_error(mode):
+    ms.set_context(mode=mode)
+    with pytest.raises(ValueError):
+        TwoBig()(Tensor(np.ones(2, F)), Tensor(np.zeros(2, F)))

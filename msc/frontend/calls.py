@@ -22,6 +22,7 @@ from msc.errors import (
     MscError,
     UnsupportedSyntaxError,
 )
+from msc.frontend import control
 from msc.frontend.api.effects import print_in_graph
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.frontend.api.jit_class import is_jit_class
@@ -156,6 +157,8 @@ class Calls:
 
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, control.Choice):
+            return control.call_choice(ev, fn, args, kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs}, ev)
         if isinstance(fn, MultitypeFuncGraph):

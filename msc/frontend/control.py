@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -178,6 +179,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
             keep[n] = a
         elif _mergeable(a) and _mergeable(b):
             to_merge.append(n)
+        elif _is_function(a) and _is_function(b):
+            keep[n] = Choice(test, a, b)
         else:
             keep[n] = Unmerged(f"variable '{n}' differs between the branches of the tensor if "
                                f"at line {node.lineno} ({type(a).__name__} and "
@@ -187,6 +190,60 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
                                 given(1, [else_names.get(n, FILL) for n in to_merge])],
                      [f"variable '{n}'" for n in to_merge])
     ev.scope.names = {**keep, **dict(zip(to_merge, values))}
+
+
+class Choice:
+    """One of two functions (or Cells), chosen at run time by a tensor condition: a
+    variable bound to different functions in the branches of a tensor ``if``, or an item
+    of a tuple or CellList indexed by a tensor. Calling it (``call_choice``) calls each
+    function in a branch of one ``If`` and merges their results."""
+
+    def __init__(self, test: SymTensor, then: Any, orelse: Any):
+        self.test, self.then, self.orelse = test, then, orelse
+
+
+def call_choice(ev: Any, choice: Choice, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    runs = [branch(ev, name, lambda fn=fn: ev.calls.call(fn, list(args), kwargs, ev))
+            for name, fn in (("then", choice.then), ("else", choice.orelse))]
+    if all(result is Raised for _, result in runs):
+        emit_if(ev, choice.test, [(region, []) for region, _ in runs], [])
+        raise Raised()
+    return emit_if(ev, choice.test, [(region, [FILL if result is Raised else result])
+                                     for region, result in runs],
+                   ["the chosen function's result"])[0]
+
+
+def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
+    """``items[index]`` for a tensor index (negative counts from the end): a ``Choice``
+    among functions, or the chosen value among values of one type. An index out of
+    range gives the last item."""
+    t = index.type
+    if not t.dtype.is_int or t.size != 1:
+        raise GraphTypeError(f"a tuple or CellList index must be one integer, not {_show(t)}")
+    if not items:
+        raise GraphValueError("cannot index an empty sequence with a tensor")
+    n = len(items)
+    index = apply(Op.Select, index < 0, index + n, index)
+    chosen = items[-1]
+    for k in range(n - 2, -1, -1):
+        test = truth(index == k)
+        if _is_function(items[k]) and _is_function(chosen):
+            chosen = Choice(test, items[k], chosen)
+        elif ev is None:
+            raise GraphTypeError("only functions and Cells can be chosen by a tensor index here")
+        else:
+            a, b = items[k], chosen
+            then, orelse = branch(ev, "then", lambda: a), branch(ev, "else", lambda: b)
+            chosen = emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])],
+                             ["the indexed item"])[0]
+    return chosen
+
+
+def _is_function(v: Any) -> bool:
+    from msc.frontend.api.cell import Cell
+    from msc.frontend.evaluator import Closure
+
+    return isinstance(v, (Closure, Choice, Cell, types.FunctionType, types.MethodType))
 
 
 def _mergeable(v: Any) -> bool:

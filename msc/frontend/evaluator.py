@@ -443,7 +443,10 @@ class Evaluator(ast.NodeVisitor):
         return self.calls.get_attribute(self.visit(node.value), node.attr)
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
-        return self.guarded(operator.getitem, self.visit(node.value), self.visit(node.slice))
+        container, index = self.visit(node.value), self.visit(node.slice)
+        if isinstance(index, SymTensor) and isinstance(container, (tuple, list)):
+            return control.choose(self, index, list(container))  # chosen at run time
+        return self.guarded(operator.getitem, container, index)
 
     def visit_Slice(self, node: ast.Slice) -> slice:
         parts = (node.lower, node.upper, node.step)

@@ -88,7 +88,13 @@ def is_msc_file(path: str) -> bool:
 
 
 def user_loc() -> Loc | None:
-    """The innermost stack position outside msc: where an eager op was called."""
+    """The innermost stack position outside msc: where an eager op was called. While a
+    graph is being built, the stack holds msc's evaluator, not the user's code: None, and
+    the evaluator attaches the line of the statement it runs."""
+    from msc.frontend.builder import current_builder
+
+    if current_builder() is not None:
+        return None
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and is_msc_file(frame.f_code.co_filename):
         frame = frame.f_back

@@ -143,3 +143,44 @@ def test_max_of_multi_element_tensors_is_a_value_error(mode):
     ms.set_context(mode=mode)
     with pytest.raises(ValueError):
         TwoBig()(Tensor(np.ones(2, F)), Tensor(np.zeros(2, F)))
+
+
+# --- functions and items chosen by a tensor -------------------------------------------------
+
+
+class ChosenLambda(nn.Cell):
+    def scale(self, v):
+        return v * 3
+
+    def construct(self, x):
+        if x.sum() > 0:
+            f = lambda v: v * 2  # noqa: E731
+        else:
+            f = self.scale
+        return f(x) + 1
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_function_chosen_by_a_tensor_if_is_called_in_both_branches(sign, tmp_path):
+    x = np.array([sign, 2 * sign], F)
+    check_all(ChosenLambda(), [x], tmp_path, expect=x * (2 if sign > 0 else 3) + 1)
+
+
+class SwitchLayer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellList([nn.ReLU(), nn.Tanh(), nn.Sigmoid()])
+
+    def construct(self, x, i):
+        return self.layers[i](x) + (x, x * 2, x * 3)[i]
+
+
+@pytest.mark.parametrize("i", [0, 1, 2, -1, -3])
+def test_a_cell_list_and_a_tuple_indexed_by_a_tensor(i):
+    """MindSpore's switch_layer: graph mode only (eager indexing needs a Python int)."""
+    x = np.array([-1.0, 0.5], F)
+    layers = [lambda v: np.maximum(v, 0), np.tanh, lambda v: 1 / (1 + np.exp(-v))]
+    want = layers[i](x) + (x, x * 2, x * 3)[i]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    got = SwitchLayer()(Tensor(x), Tensor(np.array(i))).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

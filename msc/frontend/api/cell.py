@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from msc.errors import GraphTypeError
-from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
+from msc.frontend.api.tensor import Parameter, ParameterTuple, SymTensor, Tensor
 from msc.frontend.source import user_loc
 
 
@@ -456,6 +456,10 @@ class CellList(_CellSeq):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return CellList(self._children()[index])
+        if isinstance(index, SymTensor):  # in a graph: chosen at run time (switch_layer)
+            from msc.frontend.control import choose
+
+            return choose(None, index, self._children())
         return self._children()[self._index(index)]
 
     def extend(self, cells: Any) -> CellList:

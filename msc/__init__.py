@@ -33,6 +33,7 @@ from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor, tensor  #
 from msc import nn, ops, common  # noqa: F401,E402
 from msc.frontend.api.initializer import set_seed  # noqa: F401,E402
 from msc.frontend.api.lazy_inline import lazy_inline  # noqa: F401,E402
+from msc.frontend.api.constants import mutable  # noqa: F401,E402
 from msc.frontend.api.jit_class import jit_class, ms_class  # noqa: F401,E402
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 

@@ -44,7 +44,7 @@ from msc.codegen.targets import target_named
 from msc.frontend.api.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.source import is_msc_file
-from msc.frontend.specialize import entry_function, specialize
+from msc.frontend.specialize import ListSpec, entry_function, specialize
 from msc.ir.nodes import Module
 from msc.optimizer.pipeline import PassReport, passes, run_pipeline
 
@@ -380,7 +380,9 @@ def arg_spec(value: Any) -> Any:
         return value.type
     if isinstance(value, np.ndarray):
         return Tensor(value).type
-    if isinstance(value, (tuple, list)):
+    if isinstance(value, list):
+        return ListSpec(arg_spec(v) for v in value)
+    if isinstance(value, tuple):
         return tuple(arg_spec(v) for v in value)
     return value
 

@@ -98,6 +98,23 @@ class GraphIndexError(MscError, IndexError):
     """An index out of range (MindSpore raises IndexError)."""
 
 
+class GraphKeyError(MscError, KeyError):
+    """A missing key of a dict the graph reads."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return MscError.__str__(self)
+
+
+def as_user_error(e: Exception, message: str) -> MscError:
+    """The msc error of the same built-in kind as ``e`` (a Python-level operation the
+    user's graph code ran failed): IndexError stays an IndexError, and so on."""
+    for kind, error in ((IndexError, GraphIndexError), (KeyError, GraphKeyError),
+                        (ValueError, GraphValueError), (AttributeError, GraphAttributeError)):
+        if isinstance(e, kind):
+            return error(message)
+    return GraphTypeError(message)
+
+
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""
 

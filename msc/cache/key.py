@@ -16,6 +16,7 @@ from msc._version import VERSION
 from msc.codegen.artifact import describe_spec
 from msc.codegen.targets import target_named
 from msc.frontend.paths import show, stable_print
+from msc.frontend.specialize import ListSpec
 from msc.ir.types import TensorType
 
 
@@ -43,7 +44,8 @@ def _spec_json(spec: Any) -> Any:
     if isinstance(spec, TensorType):
         return describe_spec(spec)
     if isinstance(spec, (tuple, list)):
-        return {"tuple": [_spec_json(s) for s in spec]}
+        kind = "list" if isinstance(spec, ListSpec) else "tuple"
+        return {kind: [_spec_json(s) for s in spec]}
     return {"constant": stable_print(spec), "shown": show(spec)}
 
 

@@ -102,7 +102,7 @@ class GraphBuilder:
             return self.weight(x).var
         if isinstance(x, Tensor):
             return Const(x.asnumpy())
-        if isinstance(x, (bool, int, float, np.ndarray, tuple)):
+        if isinstance(x, (bool, int, float, np.ndarray, np.generic, tuple)):
             return Const(x)
         # NOTE: the user's operand (``x + "abc"``): the same TypeError eager mode raises
         raise GraphTypeError(f"expected a Tensor or a number, but got {type(x).__name__}",

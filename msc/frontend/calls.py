@@ -21,6 +21,7 @@ from msc.errors import (
     GraphValueError,
     MscError,
     UnsupportedSyntaxError,
+    as_user_error,
 )
 from msc.frontend import control
 from msc.frontend.api.effects import print_in_graph
@@ -305,7 +306,7 @@ class Calls:
             raise
         except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError) as e:
             name = getattr(fn, "__qualname__", type(fn).__name__)
-            raise GraphTypeError(f"{type(e).__name__} in {name}(): {e}") from None
+            raise as_user_error(e, f"{type(e).__name__} in {name}(): {e}") from None
 
     def zero_arg_super(self, ev: Evaluator) -> Any:
         scope: Scope | None = ev.scope

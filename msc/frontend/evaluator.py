@@ -23,13 +23,15 @@ from msc.errors import (
     MscError,
     SideEffectWarning,
     UnsupportedSyntaxError,
+    as_user_error,
 )
 from msc.frontend import control
-from msc.frontend.api import effects
+from msc.frontend.api import effects, indexing
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op
+from msc.ir.types import RefType
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -216,7 +218,7 @@ class Evaluator(ast.NodeVisitor):
             raise
         except (TypeError, ValueError, AttributeError, IndexError, KeyError,
                 ZeroDivisionError) as e:
-            raise GraphTypeError(f"{type(e).__name__}: {e}") from None
+            raise as_user_error(e, f"{type(e).__name__}: {e}") from None
 
     # --- statements -----------------------------------------------------------------
 
@@ -261,9 +263,9 @@ class Evaluator(ast.NodeVisitor):
             self.assign_unpack(target.elts, value)
         elif isinstance(target, ast.Subscript):
             container = self.visit(target.value)
-            if isinstance(container, (SymTensor, Tensor)):
-                raise UnsupportedSyntaxError("item assignment of a tensor is not supported "
-                                             "in a graph; build a new tensor instead")
+            if isinstance(container, Tensor):
+                self.assign_item(target, container, value)
+                return
             self.guarded(operator.setitem, container, self.visit(target.slice), value)
         elif isinstance(target, ast.Attribute):
             owner = self.visit(target.value)
@@ -276,6 +278,26 @@ class Evaluator(ast.NodeVisitor):
                                 "and use ops.assign)")
         else:
             raise UnsupportedSyntaxError(f"cannot assign to {type(target).__name__}")
+
+    def assign_item(self, target: ast.Subscript, tensor: Tensor, value: Any) -> None:
+        """``x[key] = value``: a Parameter is written in place; a local tensor is rebound
+        to the updated copy, which is what Python shows unless another name holds the
+        same tensor (then an error: that name would keep the old values)."""
+        new = indexing.setitem(tensor, self.visit(target.slice), value)
+        if isinstance(tensor, Parameter) or _is_ref(tensor):
+            effects.assign(tensor, new)
+            return
+        if not isinstance(target.value, ast.Name):
+            raise UnsupportedSyntaxError("item assignment in a graph updates a local tensor "
+                                         "variable or a Parameter; assign this tensor to a "
+                                         "name first")
+        name = target.value.id
+        for other, held in self.scope.names.items():
+            if other != name and _holds(held, tensor):
+                raise UnsupportedSyntaxError(f"'{name}' is also '{other}': a graph updates a "
+                                             f"tensor by rebinding '{name}', so '{other}' "
+                                             "would keep the old values; copy it first")
+        self.scope.names[name] = new
 
     def warn_no_effect(self, message: str) -> None:
         """A write the compiled graph cannot perform, reported at the user's line."""
@@ -590,6 +612,21 @@ class Evaluator(ast.NodeVisitor):
             self.assign(gen.target, item)
             if all(self.condition(c) for c in gen.ifs):
                 self._comprehend(rest, emit)
+
+
+def _holds(value: Any, tensor: Any) -> bool:
+    """Whether ``value`` is ``tensor`` or a tuple, list or dict that contains it."""
+    if value is tensor:
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds(v, tensor) for v in value)
+    if isinstance(value, dict):
+        return any(_holds(v, tensor) for v in value.values())
+    return False
+
+
+def _is_ref(x: Any) -> bool:
+    return isinstance(x, SymTensor) and isinstance(x.var.type, RefType)
 
 
 def _as_load(target: ast.expr) -> ast.expr:

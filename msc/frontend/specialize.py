@@ -87,6 +87,20 @@ def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> S
     return Specialized(Module((graph, *shared), graph.name), weights, deps)
 
 
+class ListSpec(tuple):  # type: ignore[type-arg]
+    """The signature of a list argument: the graph sees a list (``append``, ``pop``),
+    and it never shares a compile with an equal tuple."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is ListSpec and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(("list", tuple(self)))
+
+
 def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
     if isinstance(spec, TensorType):
         return builder.add_input(spec, hint)
@@ -94,7 +108,8 @@ def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
         arr = np.asarray(spec)
         return builder.add_input(Tensor(arr).type, hint)
     if isinstance(spec, tuple):
-        return tuple(_make_input(builder, s, f"{hint}_{i}") for i, s in enumerate(spec))
+        items = [_make_input(builder, s, f"{hint}_{i}") for i, s in enumerate(spec)]
+        return items if isinstance(spec, ListSpec) else tuple(items)
     return spec
 
 
@@ -104,6 +119,8 @@ def to_output(builder: GraphBuilder, value: Any) -> Value:
         return builder.operand(value)
     if isinstance(value, Tensor):
         return Const(value.asnumpy())
+    if isinstance(value, np.ndarray):  # a numpy constant: returned as a Tensor
+        return Const(value)
     if isinstance(value, (tuple, list)):
         items = tuple(to_output(builder, v) for v in value)
         return builder.emit(Op.MakeTuple, items)

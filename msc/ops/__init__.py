@@ -12,7 +12,8 @@ from msc.frontend.api.prim_classes import __all__ as _classes_all
 from msc.frontend.api.effects import *  # noqa: F401,F403,E402
 from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
-from msc.ops import composite, functional  # noqa: F401,E402
+from msc.frontend.api.constants import constexpr  # noqa: E402
+from msc.ops import composite, functional, primitive  # noqa: F401,E402
 
 __all__ = [*_functional_all, *_classes_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
-           "composite", "functional"]
+           "composite", "functional", "constexpr"]

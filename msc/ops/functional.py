@@ -2,7 +2,24 @@
 ``F.reshape``, ``F.shape``, ...) and the side-effect ops (``F.assign``, ``F.depend``, ...).
 """
 
-from msc.frontend.api.functional import *  # noqa: F401,F403
-from msc.frontend.api.functional import __all__  # noqa: F401
+from typing import Any
+
+from msc.errors import GraphValueError
 from msc.frontend.api.effects import assign, assign_add, assign_sub, depend, print_  # noqa: F401
+from msc.frontend.api.functional import *  # noqa: F401,F403
+from msc.frontend.api.functional import (
+    __all__,  # noqa: F401
+    select,
+)
 from msc.frontend.api.hypermap import partial  # noqa: E402,F401
+from msc.frontend.api.tensor import Tensor
+
+
+def switch(cond: Any, true_branch: Any, false_branch: Any) -> Any:
+    """``F.switch``: ``true_branch`` if ``cond`` else ``false_branch``; a one-element
+    tensor ``cond`` chooses at run time."""
+    if not isinstance(cond, Tensor):
+        return true_branch if cond else false_branch
+    if cond.size != 1:
+        raise GraphValueError(f"F.switch needs a one-element condition, not {cond.shape}")
+    return select(cond, true_branch, false_branch)

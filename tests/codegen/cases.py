@@ -16,6 +16,7 @@ from msc import nn, ops
 STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call"}  # test_control_*, test_calls
 EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
            "Print"}  # test_effects.py
+RAISES = {"Raise"}  # tests/frontend/test_control_jumps.py
 
 
 @dataclass(frozen=True)

@@ -184,3 +184,165 @@ def test_a_cell_list_and_a_tuple_indexed_by_a_tensor(i):
     ms.set_context(mode=ms.GRAPH_MODE)
     got = SwitchLayer()(Tensor(x), Tensor(np.array(i))).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# --- item assignment -------------------------------------------------------------------------
+
+
+class ItemAssign(nn.Cell):
+    def construct(self, x, t):
+        for i in range(3):
+            x[i] = x[i] * 2
+        x[0:2] = 5.0
+        x[t] = -1
+        x[..., 1:3] += 10
+        x[t, ::2] = x[0, 1:]
+        return x
+
+
+def item_assign_numpy(x, t):
+    x = x.copy()
+    for i in range(3):
+        x[i] = x[i] * 2
+    x[0:2] = 5.0
+    x[t] = -1
+    x[..., 1:3] += 10
+    x[t, ::2] = x[0, 1:]
+    return x
+
+
+@pytest.mark.parametrize("t", [2, -1, -4])
+def test_item_assignment_rebinds_the_tensor(t, tmp_path):
+    x = np.arange(12, dtype=F).reshape(4, 3)
+    check_all(ItemAssign(), [x, np.array(t)], tmp_path, expect=item_assign_numpy(x, t))
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_an_assigned_tensor_index_out_of_range_raises_index_error(target, tmp_path):
+    from msc.driver import arg_spec, compile_entry
+    from tests.codegen import build
+
+    x = np.ones((4, 3), F)
+    c = compile_entry(ItemAssign(), [arg_spec(x), arg_spec(np.array(0))], store=None,
+                      target=target)
+    run = build(c.module, target, tmp_path)
+    with pytest.raises(IndexError):
+        run(x, np.array(4))
+    with pytest.raises(IndexError):
+        ItemAssign()(Tensor(x), Tensor(np.array(-5)))
+
+
+class WeightItem(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.zeros((2, 3), F)), name="w")
+
+    def construct(self, x, t):
+        self.w[t, 1:] = x
+        return self.w * 1
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_item_assignment_of_a_parameter_writes_it(mode):
+    ms.set_context(mode=mode)
+    net = WeightItem()
+    out = net(Tensor(np.array([7, 8], F)), Tensor(np.array(1)))
+    want = np.array([[0, 0, 0], [0, 7, 8]], F)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    np.testing.assert_array_equal(net.w.asnumpy(), want)
+
+
+class Aliased(nn.Cell):
+    def construct(self, x):
+        y = x
+        x[0] = 5
+        return y
+
+
+def test_item_assignment_of_an_aliased_tensor_is_refused():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match="'x' is also 'y'"):
+        Aliased()(Tensor(np.ones(2, F)))
+
+
+def test_a_tensor_owns_its_data_and_from_numpy_shares_it():
+    a = np.zeros(3, F)
+    owned, shared = Tensor(a), Tensor.from_numpy(a)
+    owned[0] = 1
+    shared[1] = 2
+    assert a.tolist() == [0, 2, 0] and owned.asnumpy().tolist() == [1, 0, 0]
+
+
+# --- graph-level Python: numpy constants, lists, constexpr, switch, mutable --------------------
+
+
+class NumpyConstants(nn.Cell):
+    def construct(self, x):
+        a = np.array([1.0, 2.0], np.float32)
+        b = np.sum(a) * 2  # a numpy scalar, folded while the graph is built
+        return x + Tensor(a) + b, np.ones(2)
+
+
+def test_numpy_on_constants_folds_and_an_ndarray_result_is_a_tensor(tmp_path):
+    x = np.ones(2, F)
+    want = (np.array([8.0, 9.0], F), np.ones(2))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    got = NumpyConstants()(Tensor(x))
+    np.testing.assert_array_equal(got[0].asnumpy(), want[0])
+    assert isinstance(got[1], Tensor)  # MindSpore gives the ndarray itself: a difference
+    np.testing.assert_array_equal(got[1].asnumpy(), want[1])
+
+
+@ms.jit
+def list_argument(xs, y):
+    xs.append(y)
+    first = xs.pop(0)
+    xs.insert(0, first * 10)
+    return first + len(xs), xs[0]
+
+
+@ms.jit
+def bad_pop(xs):
+    return xs.pop(5)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_a_list_argument_stays_a_list(mode):
+    ms.set_context(mode=mode)
+    total, head = list_argument([Tensor(1.0), Tensor(2.0)], Tensor(5.0))
+    assert float(total.asnumpy()) == 4.0 and float(head.asnumpy()) == 10.0
+    with pytest.raises(IndexError):
+        bad_pop([Tensor(1.0)])
+
+
+@ops.constexpr
+def doubled(n):
+    return n * 2
+
+
+class ConstexprAndSwitch(nn.Cell):
+    def construct(self, x, pair):
+        scale = doubled(x.shape[0])
+        chosen = ops.functional.switch(x.sum() > 0, x, -x)
+        return chosen * scale + pair[0] * pair[1]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_constexpr_switch_and_mutable(sign, tmp_path):
+    x = np.array([sign, 2 * sign], F)
+    pair = (np.array(2.0, F), np.array(3.0, F))
+    want = np.abs(x) * 4 + 6
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        out = ConstexprAndSwitch()(Tensor(x), ms.mutable(tuple(Tensor(p) for p in pair)))
+        np.testing.assert_array_equal(out.asnumpy(), want)
+
+
+def test_a_constexpr_function_refuses_graph_tensors():
+    class Bad(nn.Cell):
+        def construct(self, x):
+            return doubled(x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(TypeError, match="constexpr function 'doubled' takes constants"):
+        Bad()(Tensor(np.ones(2, F)))

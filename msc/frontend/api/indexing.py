@@ -101,6 +101,64 @@ def getitem(x: Any, key: Any) -> Any:
     return out
 
 
+def setitem(x: Any, key: Any, value: Any) -> Any:
+    """``x[key] = value`` as a new tensor (graphs update tensors by rebinding them).
+
+    The key may hold ints, slices, ``...`` and one 0-d integer tensor. It is built from
+    ops every target has: a constant map from each element of ``x`` to the element of
+    ``value`` (broadcast to the indexed shape) that replaces it, a ``Gather`` through that
+    map, and a ``Select`` under the mask of replaced elements; a tensor index adds an
+    ``Equal`` of its axis' positions to the mask (its ``Gather`` from those positions
+    wraps a negative index and raises IndexError for one out of range, as eager does).
+    """
+    from msc.frontend.api.functional import _as_tensor, _checking
+
+    x = _as_tensor(x, "setitem")
+    items = key if isinstance(key, tuple) else (key,)
+    with _checking("setitem"):
+        if any(item is None for item in items):
+            raise GraphTypeError("None (a new axis) cannot be part of an assigned index")
+        index: list[Any] = []
+        dynamic: tuple[int, Tensor] | None = None
+        for axis, item in enumerate(_expand_ellipsis(items, x.ndim)):
+            indices = _index_tensor(item)
+            if indices is None:
+                index.append(_basic_entry(item, x.shape[axis], axis))
+                continue
+            if dynamic is not None or indices.ndim != 0:
+                raise GraphTypeError("an assigned index may hold one integer tensor with a "
+                                     "single element (x[i] = v); use ops.select for masks")
+            dynamic = (axis, indices)
+            index.append(canonical_slice(builtins.slice(None), x.shape[axis]))
+        numpy_key = tuple(e if isinstance(e, int) else builtins.slice(*e) for e in index)
+        positions = np.arange(x.size).reshape(x.shape)[numpy_key]
+        region = positions.shape  # the shape ``value`` broadcasts to
+        if dynamic is not None:  # value has no dimension for the tensor-indexed axis
+            kept = builtins.sum(1 for e in index[:dynamic[0]] if not isinstance(e, int))
+            region = region[:kept] + region[kept + 1:]
+        value = apply(Op.Cast, _as_tensor(value, "setitem") if isinstance(value, Tensor)
+                      else Tensor(np.asarray(value, x.dtype.np)), dtype=x.dtype)
+        if np.broadcast_shapes(value.shape, region) != region:
+            raise ShapeError(f"a value of shape {value.shape} cannot be assigned to a "
+                             f"selection of shape {region}")
+        if dynamic is not None:
+            value = apply(Op.ExpandDims, value, axis=kept)
+        source = np.full(x.size, -1, np.int64)
+        source[positions.ravel()] = np.arange(positions.size)
+        flat = apply(Op.Reshape, apply(Op.BroadcastTo, value, shape=positions.shape),
+                     shape=(positions.size,))
+        replaced = apply(Op.Reshape, apply(Op.Gather, flat, Tensor(np.maximum(source, 0)),
+                                           axis=0), shape=x.shape)
+        mask: Any = Tensor(source.reshape(x.shape) >= 0)
+        if dynamic is not None:
+            axis, i = dynamic
+            n = x.shape[axis]
+            i = apply(Op.Gather, Tensor(np.arange(n)), i, axis=0)  # checks and wraps it
+            along = np.arange(n).reshape([n if a == axis else 1 for a in range(x.ndim)])
+            mask = apply(Op.LogicalAnd, mask, apply(Op.Equal, Tensor(along), i))
+    return apply(Op.Select, mask, replaced, x)
+
+
 def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: int = 0,
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                   shrink_axis_mask: int = 0) -> Any:

@@ -80,7 +80,7 @@ def _to_array(data: Any, dtype: dtypes.DType | None) -> np.ndarray:
     if isinstance(data, Tensor):
         arr = data.asnumpy()
     elif isinstance(data, (np.ndarray, np.generic)):
-        arr = np.asarray(data)
+        arr = np.array(data, copy=True)  # a Tensor owns its data (``from_numpy`` shares)
     else:
         arr = np.asarray(data)
         if arr.dtype.kind in "biuf":
@@ -129,6 +129,15 @@ class Tensor:
         t = object.__new__(cls)
         t._data = array
         return t
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> Tensor:
+        """A Tensor that shares ``array``'s memory (the constructor copies), as in
+        MindSpore: writes through either one show in both."""
+        if not isinstance(array, np.ndarray):
+            raise GraphTypeError(f"from_numpy takes a numpy array, not {type(array).__name__}")
+        dtypes.from_numpy(array.dtype)
+        return Tensor.wrap(array)
 
     # --- data and metadata --------------------------------------------------------------
 

@@ -145,7 +145,7 @@ class Lowerer(FusedLoops):
     def needs(self) -> tuple[str, ...]:
         """The constants this kernel takes: its own and its callees', in table order."""
         names = set(self.const_names.values())
-        for node in self.graph.nodes:
+        for node in walk(self.graph):
             if (g := callee(node)) is not None:
                 names.update(self.shared.needs[g.name])
         order = list(self.shared.consts.values())
@@ -377,7 +377,7 @@ def _callees_first(graph: Graph) -> list[Graph]:
     done: dict[str, Graph] = {}
 
     def visit(g: Graph) -> None:
-        for node in g.nodes:
+        for node in walk(g):  # calls inside If and While regions too
             c = callee(node)
             if c is not None and c.name not in done:
                 visit(c)

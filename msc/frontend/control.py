@@ -167,10 +167,18 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
     to_merge = []
     for n in dict.fromkeys([*then_names, *else_names]):
         a, b = then_names.get(n, Unmerged), else_names.get(n, Unmerged)
-        if a is b:
+        if any(raised):  # only the live branch goes on: its values, its tensors via the If
+            changed = a is not before.get(n, Unmerged)
+            if changed and _mergeable(a) and _holds_tensor(a):
+                to_merge.append(n)
+            else:
+                keep[n] = a
+        elif a is b:
             keep[n] = a
         elif n == RETURN_VALUE:  # read only where RETURNED says a return set it
             to_merge.append(n)
+        elif isinstance(a, Unmerged) or isinstance(b, Unmerged):
+            keep[n] = a if isinstance(a, Unmerged) else b  # unusable either way
         elif a is Unmerged or b is Unmerged:
             keep[n] = Unmerged(f"variable '{n}' is assigned in only one branch of the tensor "
                                f"if at line {node.lineno}: assign it before the if or in both "
@@ -244,6 +252,12 @@ def _is_function(v: Any) -> bool:
     from msc.frontend.evaluator import Closure
 
     return isinstance(v, (Closure, Choice, Cell, types.FunctionType, types.MethodType))
+
+
+def _holds_tensor(v: Any) -> bool:
+    if isinstance(v, (tuple, list)):
+        return any(_holds_tensor(x) for x in v)
+    return isinstance(v, SymTensor)
 
 
 def _mergeable(v: Any) -> bool:
@@ -429,11 +443,17 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     if RETURN_VALUE in _assigned(node.body) and RETURN_VALUE not in before:
         # the returned value is carried like a variable: build the body once to learn
         # its type, start it as zeros (read only once RETURNED is set), and build again
-        region("probe", lambda: _run_loop_body(ev, node.body))
+        reuse, ev.calls.reuse = ev.calls.reuse, None  # the probe leaves no shared graphs
+        try:
+            region("probe", lambda: _run_loop_body(ev, node.body))
+        finally:
+            ev.calls.reuse = reuse
         probed = ev.scope.names.get(RETURN_VALUE)
-        ev.scope.names = {**before, RETURN_VALUE: _zeros_like(probed)}
-        tensor_while(ev, node)
-        return
+        ev.scope.names = dict(before)
+        if probed is not None:  # (None: no return is reached, under constant conditions)
+            ev.scope.names[RETURN_VALUE] = _zeros_like(probed)
+            tensor_while(ev, node)
+            return
     outer = ev.builder
     cond_region, test = region("cond", lambda: ev.visit(node.test))
     if isinstance(test, tuple):
@@ -515,12 +535,16 @@ def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:
 
 
 def _assigned(body: list[ast.stmt]) -> list[str]:
-    """Names the statements assign, in order (not inside nested functions)."""
+    """Names the statements assign or update by item, in order (not inside nested
+    functions)."""
     names: list[str] = []
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                isinstance(node.value, ast.Name) and node.value.id not in names:
+            names.append(node.value.id)  # ``x[i] = v`` rebinds ``x``
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and \
                 node.id not in names:
             names.append(node.id)

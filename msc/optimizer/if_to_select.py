@@ -87,7 +87,8 @@ class _Rewrite(Transformer):
             finals.append(branch.final)
         cond = node.inputs[0]
         selects = [_select(self.b, cond, a, b) for a, b in zip(*results)]
-        if writes.state is not None:  # the If's last result is the state after it
+        carries_state = bool(selects) and isinstance(selects[-1].type, MonadType)
+        if carries_state:  # a branch writes: the If's last result is the state after it
             refs = list(dict.fromkeys([*finals[0], *finals[1]]))
             pairs = [[f.get(r) or writes.load(r) for f in finals] for r in refs]
             selects[-1] = writes.store(refs, [_select(self.b, cond, *p) for p in pairs])

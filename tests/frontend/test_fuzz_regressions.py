@@ -1,0 +1,126 @@
+"""Programs the differential fuzzer (``python -m msc.fuzz``) found msc getting wrong,
+shrunk, one test each: compiled (both targets, interpreter) == eager == numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import msc as ms
+from msc import Parameter, Tensor, nn, ops
+from tests.codegen import check_all
+
+F = np.float32
+
+
+class ReadOnlyBranch(nn.Cell):
+    """A cheap tensor if whose branch reads a Parameter: if_to_select took the If's last
+    result for the state token (there is none when no branch writes) and replaced it."""
+
+    def __init__(self):
+        super().__init__()
+        self.p0 = Parameter(Tensor(np.array([-2.0, 1.0], F)), name="p0")
+
+    def construct(self, x):
+        y = x * 2
+        if x.sum() > 0:
+            y = self.p0 + 1
+        return y, x
+
+
+def test_a_selected_branch_that_reads_a_parameter(tmp_path):
+    for x in (np.array([1.0, 2.0], F), np.array([-1.0, -2.0], F)):
+        want = (np.array([-1.0, 2.0], F) if x.sum() > 0 else x * 2, x)
+        check_all(ReadOnlyBranch(), [x], tmp_path, expect=want)
+
+
+class ParameterInLoopTest(nn.Cell):
+    """``and`` in a tensor while test whose right side reads a Parameter (an If with a
+    Load inside the loop's condition region)."""
+
+    def __init__(self):
+        super().__init__()
+        self.p0 = Parameter(Tensor(np.array([[2.5], [3.0]], F)), name="p0")
+
+    def construct(self, x):
+        c = ops.zeros((), ms.int32)
+        while (c < 2) and (self.p0.sum() + x.sum() > 6.25):
+            c = c + 1
+            x = x - 1
+        return x
+
+
+def test_and_in_a_while_test_reads_a_parameter(tmp_path):
+    for x in (np.array([3.0], F), np.array([0.0], F)):
+        want = x - 2 if x.sum() + 5.5 - 1 > 6.25 else (x - 1 if x.sum() + 5.5 > 6.25 else x)
+        check_all(ParameterInLoopTest(), [x], tmp_path, expect=want)
+
+
+class RaiseOrRebind(nn.Cell):
+    """A branch that raises and one that rebinds: the rebound tensor left its region
+    without going through the If ("a tensor of one graph is used inside another")."""
+
+    def construct(self, x, y):
+        s = x * 1
+        for _ in range(3):
+            if y.sum() < -0.75:
+                raise ValueError("too large")
+            else:
+                s = ops.abs(s) + s
+        return s
+
+
+def test_a_value_rebound_next_to_a_raising_branch(tmp_path):
+    x = np.array([-1.0, 2.0], F)
+    check_all(RaiseOrRebind(), [x, np.ones(2, F)], tmp_path, expect=np.array([0, 16], F))
+
+
+class ItemInWhile(nn.Cell):
+    """``s[0] = v`` in a tensor while body: the loop did not carry ``s``."""
+
+    def construct(self, x, n):
+        s = x * 1
+        c = 0
+        while c < n:
+            c = c + 1
+            s[0] = s[0] + 10
+        return s
+
+
+def test_item_assignment_in_a_tensor_while_is_carried(tmp_path):
+    x = np.array([1.0, 2.0], F)
+    check_all(ItemInWhile(), [x, np.array(3)], tmp_path, expect=np.array([31, 2], F))
+
+
+class Block(nn.Cell):
+    @ms.lazy_inline
+    def __init__(self):
+        super().__init__()
+
+    def construct(self, a):
+        return ops.sin(a) * 2
+
+
+class SharedCallInNestedRegion(nn.Cell):
+    """A shared (lazy_inline) graph called only inside an If inside a While: code
+    generation looked for calls in top-level nodes only (KeyError)."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def construct(self, x):
+        c = 0
+        while c < 3:
+            c = c + 1
+            if (x.sum() > 5) or (self.block(x).sum() > 0.5):
+                x = x - 1
+        return x
+
+
+def test_a_shared_graph_called_inside_nested_regions(tmp_path):
+    for x in (np.array([1.0, 2.0], F), np.array([-1.0, -2.0], F)):
+        want = x
+        for _ in range(3):
+            if want.sum() > 5 or (np.sin(want) * 2).sum() > 0.5:
+                want = want - 1
+        check_all(SharedCallInNestedRegion(), [x], tmp_path, expect=want, rtol=1e-5)

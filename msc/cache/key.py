@@ -1,9 +1,10 @@
 """The entry key of the compile cache: what a compile depends on that is known before
-parsing (msc's and Python's versions, target, layout, options, the entry's identity, the
-input signature, and for Numba its version and the CPU)."""
+parsing (msc's version and source, Python's version, target, layout, options, the entry's
+identity, the input signature, and for Numba its version and the CPU)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -27,7 +28,8 @@ def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
 
     owner = type(entry) if isinstance(entry, Cell) else fn
     described = {
-        "msc": VERSION, "python": list(sys.version_info[:2]), "target": target,
+        "msc": VERSION, "msc_source": msc_source_digest(),
+        "python": list(sys.version_info[:2]), "target": target,
         "layout": layout, "options": context.code_options(),
         "entry": {"kind": "Cell" if isinstance(entry, Cell) else "function",
                   "module": owner.__module__, "qualname": owner.__qualname__,
@@ -38,6 +40,18 @@ def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
         described["numba"] = _numba_host()
     text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32], described
+
+
+@functools.cache
+def msc_source_digest() -> str:
+    """A hash of msc's own modules and templates: an edited or patched install never
+    serves code that different compiler code generated under the same version."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".j2") and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _spec_json(spec: Any) -> Any:

@@ -276,7 +276,7 @@ class Lowerer(FusedLoops):
             if node is not None and node.op is Op.Depend:  # ordering only: the value
                 return self.output_expr(node.inputs[0], leaves)
         leaves.append(self.name_of(v))
-        return f"_r[{len(leaves) - 1}]" + (".copy()" if self.aliases_param(v) else "")
+        return _unpacked(f"_r[{len(leaves) - 1}]", v.type, self.aliases_param(v))
 
     def aliases_param(self, v: Value) -> bool:
         """Whether ``v`` may share memory with a constant, input or weight (views), or is
@@ -337,6 +337,15 @@ def _check_dtypes(graph: Graph, target: Target) -> None:
                     f"float16 tensors are not supported by the numba target (numba has no "
                     f"float16 arithmetic); compile with target 'python', or cast to float32 "
                     f"(found {t})", loc)
+
+
+def _unpacked(expr: str, t: Any, copy: bool) -> str:
+    """``expr`` rebuilt element by element when it is a tuple the kernel returns whole
+    (a call's or a branch's result), each array copied if it may be a view."""
+    if isinstance(t, TupleType):
+        return "(" + "".join(_unpacked(f"{expr}[{i}]", e, copy) + ", "
+                             for i, e in enumerate(t.elems)) + ")"
+    return expr + (".copy()" if copy else "")
 
 
 def _tensor_types(t: Any) -> list[TensorType]:

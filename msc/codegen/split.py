@@ -50,6 +50,10 @@ class _Split(Transformer):
         self.pending: list[Node] = []
         self.seen = 0  # how many of the graph's nodes the walk has passed
 
+    def graph(self, graph: Graph) -> Graph:
+        """Regions stay as they are: their nodes go into a part with their If or While."""
+        return super().graph(graph) if graph is self.source else graph
+
     def node(self, node: Node) -> Value | None:
         self.seen += 1
         if node.out not in self.keep:

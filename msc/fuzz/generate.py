@@ -352,7 +352,9 @@ class Gen:
             return f"ops.zeros({shape!r}, {_DTYPES[dtype]})"
         same = [v for v in fits if v.dtype == dtype]
         v = rng.choice(same if same and rng.random() < 0.8 else fits)
-        text = v.name
+        # a Parameter is read by value: a variable bound to the Parameter itself would see
+        # later writes in eager mode, but not once a tensor if merged it (docs/fuzzing.md)
+        text = f"({v.name} * 1)" if v.name.startswith("self.") else v.name
         if v.dtype != dtype:
             text = f"ops.cast({text}, {_DTYPES[dtype]})"
         if v.shape != shape:

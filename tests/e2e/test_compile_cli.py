@@ -159,7 +159,8 @@ def test_generated_module_never_imports_msc(built, name, target):
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
     # scipy is optional: the numba target uses BLAS through it when it is installed
-    allowed = {"os", "sys", "math", "numpy"} | ({"numba", "scipy"} if target == "numba" else set())
+    allowed = {"os", "sys", "math", "types", "numpy"} | \
+        ({"numba", "scipy"} if target == "numba" else set())
     assert imported <= allowed, imported
 
 

@@ -124,3 +124,25 @@ def test_a_shared_graph_called_inside_nested_regions(tmp_path):
             if want.sum() > 5 or (np.sin(want) * 2).sum() > 0.5:
                 want = want - 1
         check_all(SharedCallInNestedRegion(), [x], tmp_path, expect=want, rtol=1e-5)
+
+
+class CallThenBranches(nn.Cell):
+    """An entry that calls a shared graph is split into parts for Numba: the If nodes
+    after the call lost their regions' nodes, and a part returning the whole output
+    tuple was indexed as one array."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def construct(self, x):
+        y = self.block(x)
+        for _ in range(2):
+            if y.sum() > 100:
+                raise ValueError("too large")
+        return (ops.zeros((2,), ms.float64),)
+
+
+def test_branches_after_a_shared_call_on_the_split_numba_entry(tmp_path):
+    check_all(CallThenBranches(), [np.array([1.0, 2.0], F)], tmp_path,
+              expect=(np.zeros(2),))

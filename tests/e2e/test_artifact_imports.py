@@ -1,0 +1,58 @@
+"""Every common way to import an artifact works, each in a fresh process: by name from
+``sys.path``, ``importlib.import_module``, by file path with and without registering it
+in ``sys.modules``, and ``runpy.run_path``; all give the same result."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from .cases.models import CASES, run_msc
+
+WAYS = {
+    "import": "sys.path.insert(0, folder); import MLP_construct as m; forward = m.forward",
+    "import_module": "sys.path.insert(0, folder); "
+                     "forward = importlib.import_module('MLP_construct').forward",
+    "path, registered": "spec = importlib.util.spec_from_file_location('any', path); "
+                        "m = importlib.util.module_from_spec(spec); sys.modules['any'] = m; "
+                        "spec.loader.exec_module(m); forward = m.forward",
+    "path, unregistered": "spec = importlib.util.spec_from_file_location('other', path); "
+                          "m = importlib.util.module_from_spec(spec); "
+                          "spec.loader.exec_module(m); forward = m.forward",
+    "runpy": "forward = runpy.run_path(path)['forward']",
+}
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory):
+    folders = {}
+    for target in ("numba", "python"):
+        out = tmp_path_factory.mktemp(f"mlp-{target}")
+        proc = run_msc(*CASES["mlp"].compile_args(target, out, "--quiet"))
+        assert proc.returncode == 0, proc.stderr
+        folders[target] = out
+    return folders
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_every_way_of_importing_gives_the_same_result(artifacts, target, tmp_path):
+    folder = artifacts[target]
+    x = np.random.default_rng(0).normal(size=(32, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    results = {}
+    for way, code in WAYS.items():
+        script = (f"import importlib, importlib.util, runpy, sys\nimport numpy as np\n"
+                  f"folder, path = {str(folder)!r}, {str(folder / 'MLP_construct.py')!r}\n"
+                  f"{code}\n"
+                  f"out = forward(np.load({str(tmp_path / 'x.npy')!r}))\n"
+                  f"np.save({str(tmp_path / 'out.npy')!r}, np.asarray(out[0]))\n")
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, f"{way}: {proc.stderr}"
+        results[way] = np.load(tmp_path / "out.npy")
+    first = results["import"]
+    for way, got in results.items():
+        np.testing.assert_array_equal(got, first, err_msg=way)

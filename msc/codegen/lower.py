@@ -17,8 +17,8 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.names import Namespace
 from msc.codegen.split import needs_split, split_entry
-from msc.codegen.targets import Target, target_named
-from msc.errors import GraphTypeError, InternalCompilerError
+from msc.codegen.targets import PYTHON, Target, target_named
+from msc.errors import InternalCompilerError
 from msc.ir.dtypes import float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
@@ -325,18 +325,13 @@ def _copy(name: str, v: Value) -> str:
     return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
 
 
-def _check_dtypes(graph: Graph, target: Target) -> None:
-    """numba has no float16 arithmetic: say so before numba fails with a typing error."""
-    if target.float16:
-        return
-    values = [(p, None) for p in graph.params] + [(n.out, n.loc) for n in graph.nodes]
-    for v, loc in values:
-        for t in _tensor_types(v.type):
-            if t.dtype == float16:
-                raise GraphTypeError(
-                    f"float16 tensors are not supported by the numba target (numba has no "
-                    f"float16 arithmetic); compile with target 'python', or cast to float32 "
-                    f"(found {t})", loc)
+def uses_float16(module: Module) -> bool:
+    """Whether any value of ``module`` is a float16 tensor."""
+    for g in module.graphs:
+        values = [p.type for p in g.params] + [n.out.type for n in walk(g)]
+        if any(t.dtype == float16 for v in values for t in _tensor_types(v)):
+            return True
+    return False
 
 
 def _unpacked(expr: str, t: Any, copy: bool) -> str:
@@ -357,9 +352,14 @@ def _tensor_types(t: Any) -> list[TensorType]:
 
 def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
-    ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
+    ``Call`` (shared graphs, lowered callees first) and the entry's kernel. A target
+    without float16 arithmetic hands a module that uses float16 to the python target."""
     graph = module.entry_graph
     spec_target, target = target, target_named(target)
+    if not target.float16 and uses_float16(module):
+        # no float16 arithmetic: the module is the python target's, whose numpy code
+        # computes each float16 op in float32 and rounds it, as eager mode does
+        spec_target, target = PYTHON.name, PYTHON
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
@@ -367,7 +367,6 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     shared = Shared()
     names = Namespace()
     for g in order + [graph]:
-        _check_dtypes(g, target)
         shared.kernels[g.name] = names.fresh(g.name)
     callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
     kernel, output = Lowerer(graph, target, shared).lower()

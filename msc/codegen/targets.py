@@ -18,7 +18,8 @@ class Target:
     ``numba``: Numba compiles its kernels (``msc compile`` compiles them ahead, the cache
     key names Numba's version and CPU, the matmul helpers depend on SciPy's BLAS).
     ``fuses``: runs of elementwise nodes over one shape become one loop nest.
-    ``float16``: the target computes in float16 (Numba has no float16 arithmetic).
+    ``float16``: the target computes float16 (Numba has none: a module that uses float16
+    is generated for the python target instead, see ``lower_module``).
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels
     (see ``split.py``), because the target's compile time grows with function size.
     ``prologue``: a statement each kernel body runs inside (its lines are indented)."""

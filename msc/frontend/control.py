@@ -419,7 +419,8 @@ def tensor_while(ev: Any, node: ast.While) -> None:
     """``while`` on a tensor condition: one ``While`` node whose regions take the loop-
     carried variables (those the body assigns that exist before the loop) as parameters.
     Their dtypes and shapes must not change from one iteration to the next."""
-    carried = [n for n in _assigned(node.body) if n in ev.scope.names]
+    carried = [n for n in _assigned(node.body)  # (an Unmerged name has no value to carry)
+               if n in ev.scope.names and not isinstance(ev.scope.names[n], Unmerged)]
     before = dict(ev.scope.names)
     shapes = [_structure(before[n]) for n in carried]  # tuples carry their elements
     names = [n for n, shape in zip(carried, shapes) for _ in range(_count(shape))]

@@ -146,3 +146,28 @@ class CallThenBranches(nn.Cell):
 def test_branches_after_a_shared_call_on_the_split_numba_entry(tmp_path):
     check_all(CallThenBranches(), [np.array([1.0, 2.0], F)], tmp_path,
               expect=(np.zeros(2),))
+
+
+class TempInRepeatedWhile(nn.Cell):
+    """A temporary first assigned inside a tensor while that an unrolled loop runs twice:
+    the second while tried to carry the first one's unusable temporary."""
+
+    def construct(self, x):
+        for _ in range(3):
+            c = ops.zeros((), ms.int32)
+            while (c < 2) and (x.sum() < 10):
+                c = c + 1
+                t = x * 2
+                x = t - 1
+        return x
+
+
+def test_a_loop_temporary_in_a_repeated_tensor_while(tmp_path):
+    for x in (np.array([1.0, 2.0], F), np.array([9.0, 2.0], F)):
+        want = x.copy()
+        for _ in range(3):
+            for _ in range(2):
+                if want.sum() >= 10:
+                    break
+                want = want * 2 - 1
+        check_all(TempInRepeatedWhile(), [x], tmp_path, expect=want)

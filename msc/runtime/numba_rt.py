@@ -88,3 +88,29 @@ def print_text(format, values):  # noqa: A002 - MindSpore's name
 def _rt_print(format, *values):  # noqa: A002
     """``Print``: kernels call it inside ``with objmode():``, so it runs as Python."""
     print(print_text(format, values))
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_cumsum(x, axis, exclusive, reverse):
+    """Running sums along ``axis`` in x's dtype, as numpy's ``cumsum`` (see numpy_rt)."""
+    shape = x.shape
+    before, after = 1, 1
+    for d in range(axis):
+        before *= shape[d]
+    for d in range(axis + 1, len(shape)):
+        after *= shape[d]
+    n = shape[axis]
+    a = np.ascontiguousarray(x).reshape((before, n, after))
+    out = np.empty_like(a)
+    for i in range(before):
+        for k in range(after):
+            total = a.dtype.type(0)
+            for step in range(n):
+                j = n - 1 - step if reverse else step
+                if exclusive:
+                    out[i, j, k] = total
+                    total += a[i, j, k]
+                else:
+                    total += a[i, j, k]
+                    out[i, j, k] = total
+    return out.reshape(shape)

@@ -59,6 +59,18 @@ def _rt_logsumexp(x, axes, keep_dims):
     return np.asarray(out if keep_dims else out.squeeze(axis=axes), dtype=x.dtype)
 
 
+def _rt_cumsum(x, axis, exclusive, reverse):
+    """Running sums along ``axis`` in x's dtype, accumulated in order (``exclusive``: each
+    leaves its own element out; ``reverse``: from the end)."""
+    x = np.asarray(x)
+    a = np.flip(x, axis) if reverse else x
+    out = np.cumsum(a, axis=axis, dtype=x.dtype)
+    if exclusive and x.shape[axis]:
+        head = np.zeros_like(np.take(out, [0], axis))
+        out = np.concatenate((head, np.take(out, range(x.shape[axis] - 1), axis)), axis)
+    return np.ascontiguousarray(np.flip(out, axis) if reverse else out)
+
+
 def _rt_layer_norm(x, gamma, beta, begin, eps):
     """Normalise over the axes from ``begin`` on (negative counts from the end), then
     scale and shift. eps, gamma and beta take x's dtype: float32 stays float32."""

@@ -428,6 +428,31 @@ def softmaxes_expect(x: np.ndarray, d: np.ndarray, s: np.ndarray) -> tuple[np.nd
             np.zeros((), np.float32))
 
 
+def cumsums(x: Any, i: Any) -> Any:
+    return (ops.cumsum(x, 1), ops.CumSum(exclusive=True)(x, -1), ops.CumSum(False, True)(i, 0),
+            ops.CumSum(True, True)(x, 0), i.cumsum(), ops.cumsum(i, 1, ms.float64))
+
+
+def cumsums_expect(x: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Independent of the runtime: explicit running sums in each direction."""
+    def running(a: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
+        a = np.moveaxis(a, axis, -1)
+        out = np.empty_like(a)
+        total = np.zeros(a.shape[:-1], a.dtype)
+        order = range(a.shape[-1] - 1, -1, -1) if reverse else range(a.shape[-1])
+        for j in order:
+            if exclusive:
+                out[..., j] = total
+                total = total + a[..., j]
+            else:
+                total = total + a[..., j]
+                out[..., j] = total
+        return np.moveaxis(out, -1, axis)
+    return (running(x, 1, False, False), running(x, 2, True, False), running(i, 0, False, True),
+            running(x, 0, True, True), running(i.reshape(-1), 0, False, False),
+            running(i.astype(np.float64), 1, False, False))
+
+
 def logsumexps(x: Any, d: Any, s: Any) -> Any:
     big = x * 100.0  # exp overflows float32: the shift by the maximum must hold
     return (ops.logsumexp(x, 1), ops.logsumexp(x, (0, 2), keep_dims=True), ops.logsumexp(big, -1),
@@ -551,6 +576,8 @@ CASES = (
     Case("softmax", softmaxes,
          lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5)), f32(r)],
          frozenset({"Softmax", "LogSoftmax"}), softmaxes_expect),
+    Case("cumsum", cumsums, lambda r: [f32(r, 2, 3, 4), ints(r, -9, 9, 3, 4)],
+         frozenset({"CumSum"}), cumsums_expect),
     Case("logsumexp", logsumexps,
          lambda r: [f32(r, 2, 3, 4, lo=-5, hi=5), r.normal(0, 3, (3, 5)), f32(r)],
          frozenset({"LogSumExp"}), logsumexps_expect),

@@ -40,6 +40,9 @@ CASES = [
     ("Flatten", [(2, 3, 2)], {}), ("Transpose", [(2, 3, 4)], {"perm": (2, 0, 1)}),
     ("ReduceSum", [(2, 3, 4)], {"axis": (0, 2), "keep_dims": False}),
     ("ReduceSum", [(2, 3)], {"axis": (), "keep_dims": True}),
+    ("CumSum", [(2, 3)], {"axis": 1, "exclusive": False, "reverse": False}),
+    ("CumSum", [(3, 2)], {"axis": 0, "exclusive": False, "reverse": True}),
+    ("CumSum", [(4,)], {"axis": 0, "exclusive": True, "reverse": False}),
 ]
 
 

@@ -211,6 +211,12 @@ def amin(input: Any, axis: Any = None, keepdims: bool = False, *, initial: Any =
     return _extreme(Op.ReduceMin, Op.Minimum, input, axis, keepdims, initial, where)
 
 
+def cumsum(x: Any, axis: int, dtype: dtypes.DType | None = None) -> Any:
+    """Running sums along ``axis``, in x's dtype (or ``dtype``: x is cast first)."""
+    x = _as_tensor(x, Op.CumSum)
+    return apply(Op.CumSum, x if dtype is None else cast(x, dtype), axis=axis)
+
+
 def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Any:
     """Index (int64) of the maximum; ``dim=None`` indexes the flattened tensor."""
     return apply(Op.Argmax, input, axis=dim, keep_dims=keepdim and dim is not None)
@@ -488,7 +494,7 @@ def _generate() -> list[str]:
 
 __all__ = _generate() + [
     "div", "remainder", "gelu", "select", "where", "clip_by_value", "clamp", "clip", "cast",
-    "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin",
+    "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum",
     "matmul", "bmm", "batch_matmul", "dense",
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",

@@ -87,6 +87,15 @@ class ReduceProd(_Reduce):
     prim = Op.ReduceProd
 
 
+class CumSum(Primitive):
+    def __init__(self, exclusive: bool = False, reverse: bool = False):
+        super().__init__(exclusive=exclusive, reverse=reverse)
+        self.exclusive, self.reverse = exclusive, reverse
+
+    def __call__(self, x: Any, axis: int) -> Any:
+        return apply(Op.CumSum, x, axis=axis, exclusive=self.exclusive, reverse=self.reverse)
+
+
 class Argmax(Primitive):
     """Index of the maximum along ``axis``; ``output_type`` is int32 by default."""
 
@@ -333,7 +342,7 @@ def _generate() -> list[str]:
 
 __all__ = _generate() + [
     "Primitive", "GeLU", "Cast", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-    "ReduceProd", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
+    "ReduceProd", "CumSum", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
     "BatchMatMul", "Dense", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten",
     "Concat", "Stack", "Split", "Gather", "StridedSlice", "Slice", "BroadcastTo", "Tile",
     "Zeros", "Ones", "Fill", "Softmax", "LogSoftmax", "LayerNorm",

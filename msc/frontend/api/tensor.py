@@ -244,6 +244,11 @@ class Tensor:
         out = F.sum(self, axis, keepdims)
         return out if dtype is None else F.cast(out, dtype)
 
+    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
+        """Running sums along ``axis`` (None: of the flattened tensor)."""
+        x = self if axis is not None else F.reshape(self, (-1,))
+        return F.cumsum(x, 0 if axis is None else axis, dtype)
+
     def mean(self, axis: Any = None, keep_dims: bool = False) -> Any:
         return F.mean(self, axis, keep_dims)
 

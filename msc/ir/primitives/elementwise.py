@@ -210,7 +210,7 @@ mul = _binary("Mul", np.multiply, "({0} * {1})", functions=("mul",), vjp=vjp_mul
 div = _binary("Div", np.true_divide, "({0} / {1})", result=Result.FLOAT, cost=2,
               classes=("RealDiv",), vjp=vjp_div)  # ops.div takes a rounding mode
 floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2,
-                    functions=("floor_div",), args=("x", "y"))
+                    functions=("floor_div", "floor_divide"), args=("x", "y"))
 mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2,
               functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
 pow_ = _binary("Pow", _rt_pow, "_rt_pow({0}, {1})", cost=4, functions=("pow",),

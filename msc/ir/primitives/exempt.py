@@ -43,5 +43,6 @@ NO_BATCH: dict[str, str] = {
                      "LayerNorm", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                      "ReduceProd", "Argmax", "Argmin", "Reshape", "Transpose", "ExpandDims",
                      "Squeeze", "Flatten", "Concat", "Stack", "Split", "Gather",
-                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp"), _BATCH_LATER),
+                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp",
+                     "CumSum"), _BATCH_LATER),
 }

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import ShapeError
+from msc.errors import GraphTypeError, ShapeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
 from msc.ir.primitives.base import (
@@ -23,6 +23,7 @@ from msc.ir.primitives.base import (
     Primitive,
     norm_axes,
     norm_axis,
+    on_all_targets,
     register,
     want_bool,
     want_int,
@@ -31,6 +32,7 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
 from msc.ir.primitives.rules import vjp_reduce_sum
 from msc.ir.types import TensorType, Type
+from msc.runtime.numpy_rt import _rt_cumsum
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -223,6 +225,42 @@ reduce_mean = _reduction("ReduceMean", "mean", _mean, _mean_dtype)
 reduce_max = _reduction("ReduceMax", "max", _max, _same, nonempty=True)
 reduce_min = _reduction("ReduceMin", "min", _min, _same, nonempty=True)
 reduce_prod = _reduction("ReduceProd", "prod", _prod, _widen_int)
+
+
+# --- CumSum: running sums along one axis ---------------------------------------------------
+
+
+def _cumsum_infer(x: Type, *, axis: int, exclusive: bool, reverse: bool) -> Type:
+    t = want_tensor(x)
+    if t.ndim == 0 or t.dtype == dtypes.bool_:
+        raise GraphTypeError(f"the input must be a numeric tensor of rank 1 or more, but got {x}")
+    norm_axes((want_int(axis, "axis"),), t.ndim)
+    want_bool(exclusive, "exclusive")
+    want_bool(reverse, "reverse")
+    return t
+
+
+def _cumsum_impl(x: Any, *, axis: int, exclusive: bool, reverse: bool) -> Any:
+    arr = np.asarray(x)
+    return _rt_cumsum(arr, axis % arr.ndim, bool(exclusive), bool(reverse))
+
+
+def _emit_cumsum(a: list[str], node: Any) -> str:
+    axis = node.attr["axis"] % node.inputs[0].type.ndim
+    return f"_rt_cumsum({a[0]}, {axis}, {bool(node.attr['exclusive'])}, " \
+        f"{bool(node.attr['reverse'])})"
+
+
+def _vjp_cumsum(b: Any, g: Any, x: Any, *, out: Any, axis: int, exclusive: bool,
+                reverse: bool) -> tuple[Any]:
+    """Each input element reaches the sums after it (before it, reversed): the cotangent
+    summed the other way."""
+    return (b.emit(cumsum, g, axis=axis, exclusive=exclusive, reverse=not reverse),)
+
+
+cumsum = register(Primitive("CumSum", _cumsum_infer, _cumsum_impl, on_all_targets(ArrayExpr(_emit_cumsum)),
+                   attrs=(Attr("axis"), Attr("exclusive", False), Attr("reverse", False)),
+                   cost=2, vjp=_vjp_cumsum))
 
 
 # --- Argmax / Argmin ------------------------------------------------------------------

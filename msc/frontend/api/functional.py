@@ -217,6 +217,30 @@ def cumsum(x: Any, axis: int, dtype: dtypes.DType | None = None) -> Any:
     return apply(Op.CumSum, x if dtype is None else cast(x, dtype), axis=axis)
 
 
+def one_hot(indices: Any, depth: int, on_value: Any = 1, off_value: Any = 0,
+            axis: int = -1) -> Any:
+    """``on_value`` where an index meets its position along the new ``axis`` of size
+    ``depth``, ``off_value`` elsewhere (an index out of range gives a row of
+    ``off_value``); in ``on_value``'s dtype. Built from Equal and Select."""
+    indices = _as_tensor(indices, "one_hot")
+    with _checking("one_hot"):
+        if not indices.dtype.is_int:
+            raise GraphTypeError(f"indices must be an integer tensor, but got {indices.dtype}")
+        depth = builtins.int(want_int(depth, "depth"))
+        if depth < 0:
+            raise GraphValueError(f"depth must be non-negative, but got {depth}")
+        ndim = indices.ndim + 1
+        axis = want_int(axis, "axis")
+        if not -ndim <= axis < ndim:
+            raise GraphValueError(f"axis must be in [{-ndim}, {ndim - 1}], but got {axis}")
+    axis %= ndim
+    on = on_value if isinstance(on_value, Tensor) else Tensor(on_value)
+    off = cast(off_value if isinstance(off_value, Tensor) else Tensor(off_value), on.dtype)
+    positions = np.arange(depth).reshape([depth if d == axis else 1 for d in range(ndim)])
+    hit = apply(Op.Equal, expand_dims(indices, axis), Tensor(positions))
+    return apply(Op.Select, hit, on, off)
+
+
 def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Any:
     """Index (int64) of the maximum; ``dim=None`` indexes the flattened tensor."""
     return apply(Op.Argmax, input, axis=dim, keep_dims=keepdim and dim is not None)
@@ -495,6 +519,7 @@ def _generate() -> list[str]:
 __all__ = _generate() + [
     "div", "remainder", "gelu", "select", "where", "clip_by_value", "clamp", "clip", "cast",
     "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum",
+    "one_hot",
     "matmul", "bmm", "batch_matmul", "dense",
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",

@@ -87,6 +87,15 @@ class ReduceProd(_Reduce):
     prim = Op.ReduceProd
 
 
+class OneHot(Primitive):
+    def __init__(self, axis: int = -1):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, indices: Any, depth: int, on_value: Any, off_value: Any) -> Any:
+        return F.one_hot(indices, depth, on_value, off_value, self.axis)
+
+
 class CumSum(Primitive):
     def __init__(self, exclusive: bool = False, reverse: bool = False):
         super().__init__(exclusive=exclusive, reverse=reverse)
@@ -342,7 +351,7 @@ def _generate() -> list[str]:
 
 __all__ = _generate() + [
     "Primitive", "GeLU", "Cast", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-    "ReduceProd", "CumSum", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
+    "ReduceProd", "CumSum", "OneHot", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
     "BatchMatMul", "Dense", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten",
     "Concat", "Stack", "Split", "Gather", "StridedSlice", "Slice", "BroadcastTo", "Tile",
     "Zeros", "Ones", "Fill", "Softmax", "LogSoftmax", "LayerNorm",

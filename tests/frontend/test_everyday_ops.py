@@ -1,0 +1,47 @@
+"""Everyday ops ordinary programs use: ``one_hot``/``OneHot``, ``floor_divide``, and the
+public forms of ``cumsum``: compiled == eager == numpy written independently."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import Tensor, nn, ops
+from tests.codegen import check_all
+
+
+class OneHots(nn.Cell):
+    def construct(self, i):
+        return (ops.one_hot(i, 4, Tensor(1.0, ms.float32), Tensor(0.0, ms.float32)),
+                ops.OneHot(axis=0)(i, 3, Tensor(5, ms.int32), Tensor(-1, ms.int32)),
+                ops.one_hot(i, 3))
+
+
+def test_one_hot(tmp_path):
+    i = np.array([0, 3, -1, 2], np.int64)
+    eye4, eye3 = np.eye(4, dtype=np.float32), np.eye(3, dtype=np.int64)
+    first = np.stack([eye4[k] if 0 <= k < 4 else np.zeros(4, np.float32) for k in i])
+    rows = np.stack([eye3[k] if 0 <= k < 3 else np.zeros(3, np.int64) for k in i])
+    expect = (first, np.where(rows.T == 1, 5, -1).astype(np.int32), rows)
+    check_all(OneHots(), [i], tmp_path, expect=expect)
+
+
+def test_one_hot_errors():
+    with pytest.raises(TypeError, match="integer"):
+        ops.one_hot(Tensor(np.array([0.5])), 3)
+    with pytest.raises(ValueError, match="axis"):
+        ops.one_hot(Tensor(np.array([1])), 3, axis=2)
+
+
+class Divides(nn.Cell):
+    def construct(self, x, y):
+        return ops.floor_divide(x, y), x // 3, x.cumsum(0), ops.cumsum(x, 1, ms.float32)
+
+
+def test_floor_divide_and_cumsum_forms(tmp_path):
+    x = np.array([[7, -7, 5], [-3, 9, 0]], np.int32)
+    y = np.array([2, 3, -4], np.int32)
+    expect = (x // y, x // 3, np.add.accumulate(x, 0).astype(np.int32),
+              np.add.accumulate(x.astype(np.float32), 1))
+    check_all(Divides(), [x, y], tmp_path, expect=expect)

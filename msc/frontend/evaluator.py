@@ -62,18 +62,6 @@ class _Return(Exception):
         self.value = value
 
 
-def _returns(node: ast.stmt) -> bool:
-    """Whether a ``return`` of this function occurs inside ``node``."""
-    stack: list[ast.AST] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Return):
-            return True
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
-    return False
-
-
 class Scope:
     """Local variables, chained to the enclosing scope (nested ``def``/lambda) and,
     at the end, to the function's globals and closure."""
@@ -179,7 +167,7 @@ class Evaluator(ast.NodeVisitor):
 
     def run_body(self, body: list[ast.stmt]) -> None:
         for i, stmt in enumerate(body):
-            if isinstance(stmt, ast.If) and i + 1 < len(body) and _returns(stmt):
+            if isinstance(stmt, ast.If) and i + 1 < len(body) and control.returns_in([stmt]):
                 # ``if c: return a`` then more code: the code after the if belongs to every
                 # branch that falls through, so a tensor if sees both branches return.
                 rest = body[i + 1:]

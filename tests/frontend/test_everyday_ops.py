@@ -45,3 +45,25 @@ def test_floor_divide_and_cumsum_forms(tmp_path):
     expect = (x // y, x // 3, np.add.accumulate(x, 0).astype(np.int32),
               np.add.accumulate(x.astype(np.float32), 1))
     check_all(Divides(), [x, y], tmp_path, expect=expect)
+
+
+class Primitives(nn.Cell):
+    def construct(self, x, b, m):
+        return (ops.ReduceAll(keep_dims=True)(x > 0, 1), ops.ReduceAny()(x > 2), x.all(),
+                (x * 0).any(0), ops.AddN()((x, x, b[0])), ops.BiasAdd()(m, b),
+                ops.TensorAdd()(x, 1.0), m.bmm(ops.transpose(m, (0, 2, 1))))
+
+
+def test_primitive_forms_of_mindspore_tests(tmp_path):
+    x = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]], np.float32)
+    b = np.array([0.5, -1.0, 2.0], np.float32)
+    m = np.arange(18, dtype=np.float32).reshape(2, 3, 3) / 10
+    expect = ((x > 0).all(1, keepdims=True), np.array((x > 2).any()), np.array(x.all()),
+              (x * 0).any(0), x + x + b[0], m + b.reshape(1, 3, 1), x + 1,
+              m @ m.transpose(0, 2, 1))
+    check_all(Primitives(), [x, b, m], tmp_path, expect=expect)
+
+
+def test_reductions_of_empty_tensors():
+    assert ops.ReduceAll()(Tensor(np.zeros((0,), bool))).asnumpy().tolist() is True
+    assert ops.ReduceAny()(Tensor(np.zeros((0,), bool))).asnumpy().tolist() is False

@@ -185,6 +185,54 @@ def prod(input: Any, axis: Any = None, keep_dims: bool = False) -> Any:
                  keep_dims=keep_dims)
 
 
+def all(input: Any, axis: Any = (), keep_dims: bool = False) -> Any:  # noqa: A001
+    """Whether every element is true (along ``axis``): the minimum of the truth values."""
+    return _truth_reduce(Op.ReduceMin, input, axis, keep_dims)
+
+
+def any(input: Any, axis: Any = (), keep_dims: bool = False) -> Any:  # noqa: A001
+    """Whether some element is true (along ``axis``): the maximum of the truth values."""
+    return _truth_reduce(Op.ReduceMax, input, axis, keep_dims)
+
+
+def _truth_reduce(prim: Primitive, x: Any, axis: Any, keep_dims: bool) -> Any:
+    x = _as_tensor(x, prim)
+    if x.size == 0:  # an empty all() is True, an empty any() False
+        return full(_reduced(x, axis, keep_dims), prim is Op.ReduceMin, dtype=dtypes.bool_)
+    truth = cast(cast(x, dtypes.bool_), dtypes.int8)
+    out = apply(prim, truth, axis=_reduce_axes(truth, axis, prim), keep_dims=keep_dims)
+    return cast(out, dtypes.bool_)
+
+
+def _reduced(x: Any, axis: Any, keep_dims: bool) -> tuple[int, ...]:
+    axes = norm_axes(tuple(_axis_attr(axis)) or tuple(builtins.range(x.ndim)), x.ndim)
+    return tuple(1 if d in axes else n for d, n in enumerate(x.shape) if keep_dims or
+                 d not in axes)
+
+
+def addn(x: Any) -> Any:
+    """The sum of a tuple or list of tensors of one shape (``ops.AddN``)."""
+    items = list(x)
+    if not items:
+        raise GraphValueError("addn needs at least one tensor")
+    total = items[0]
+    for item in items[1:]:
+        total = apply(Op.Add, total, item)
+    return total
+
+
+def bias_add(input_x: Any, bias: Any, data_format: str = "NCHW") -> Any:
+    """``input_x + bias`` with the 1-d bias along the channel axis (1 for NCHW/NCDHW,
+    the last for NHWC)."""
+    x, b = _as_tensor(input_x, "bias_add"), _as_tensor(bias, "bias_add")
+    channel = x.ndim - 1 if data_format == "NHWC" else 1
+    if b.ndim != 1 or x.ndim < 2 or b.shape[0] != x.shape[channel]:
+        raise ShapeError(f"For 'BiasAdd', the bias must be 1-d with {x.shape[channel]} "
+                         f"elements (input shape {x.shape}), but got {b.shape}")
+    shape = tuple(b.shape[0] if d == channel else 1 for d in builtins.range(x.ndim))
+    return apply(Op.Add, x, reshape(b, shape))
+
+
 def _masked(input: Any, initial: Any, where: Any, op: Primitive | str) -> Any:
     if where is None:
         return input
@@ -519,7 +567,7 @@ def _generate() -> list[str]:
 __all__ = _generate() + [
     "div", "remainder", "gelu", "select", "where", "clip_by_value", "clamp", "clip", "cast",
     "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "cumsum",
-    "one_hot",
+    "one_hot", "all", "any", "addn", "bias_add",
     "matmul", "bmm", "batch_matmul", "dense",
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",

@@ -87,6 +87,41 @@ class ReduceProd(_Reduce):
     prim = Op.ReduceProd
 
 
+class ReduceAll(Primitive):
+    def __init__(self, keep_dims: bool = False):
+        super().__init__(keep_dims=keep_dims)
+        self.keep_dims = keep_dims
+
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        return F.all(x, axis, self.keep_dims)
+
+
+class ReduceAny(ReduceAll):
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        return F.any(x, axis, self.keep_dims)
+
+
+class AddN(Primitive):
+    def __call__(self, inputs: Any) -> Any:
+        return F.addn(inputs)
+
+
+class BiasAdd(Primitive):
+    def __init__(self, data_format: str = "NCHW"):
+        super().__init__(data_format=data_format)
+        self.data_format = data_format
+
+    def __call__(self, input_x: Any, bias: Any) -> Any:
+        return F.bias_add(input_x, bias, self.data_format)
+
+
+class TensorAdd(Primitive):
+    """MindSpore's old name of ``Add``."""
+
+    def __call__(self, x: Any, y: Any) -> Any:
+        return apply(Op.Add, x, y)
+
+
 class OneHot(Primitive):
     def __init__(self, axis: int = -1):
         super().__init__(axis=axis)
@@ -351,7 +386,8 @@ def _generate() -> list[str]:
 
 __all__ = _generate() + [
     "Primitive", "GeLU", "Cast", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-    "ReduceProd", "CumSum", "OneHot", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
+    "ReduceProd", "CumSum", "OneHot", "ReduceAll", "ReduceAny", "AddN", "BiasAdd",
+    "TensorAdd", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue", "MatMul",
     "BatchMatMul", "Dense", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten",
     "Concat", "Stack", "Split", "Gather", "StridedSlice", "Slice", "BroadcastTo", "Tile",
     "Zeros", "Ones", "Fill", "Softmax", "LogSoftmax", "LayerNorm",

@@ -244,6 +244,15 @@ class Tensor:
         out = F.sum(self, axis, keepdims)
         return out if dtype is None else F.cast(out, dtype)
 
+    def all(self, axis: Any = (), keep_dims: bool = False) -> Any:
+        return F.all(self, axis, keep_dims)
+
+    def any(self, axis: Any = (), keep_dims: bool = False) -> Any:
+        return F.any(self, axis, keep_dims)
+
+    def bmm(self, mat2: Any) -> Any:
+        return F.bmm(self, mat2)
+
     def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
         """Running sums along ``axis`` (None: of the flattened tensor)."""
         x = self if axis is not None else F.reshape(self, (-1,))

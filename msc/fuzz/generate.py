@@ -127,7 +127,7 @@ class Gen:
         params = [Var(f"self.p{i}", "float32", p.shape) for i, p in enumerate(self.params)]
         self.state = [Var(f"s{k}", rng.choice(self.dtypes), shape if k == 0 else
                           self.sub_shape(shape)) for k in range(rng.randint(1, 3))]
-        body = [Stmt(f"{v.name} = {self.expr(v.dtype, v.shape, scope + params, 1)}")
+        body = [Stmt(f"{v.name} = {self.value(v.dtype, v.shape, scope + params, 1)}")
                 for v in self.state]
         scope += self.state
         body += self.block(scope + params, rng.randint(2, 7), depth=0)
@@ -183,12 +183,12 @@ class Gen:
         if kind == "temp":
             dtype, shape = rng.choice(self.dtypes), rng.choice(_SHAPES)
             v = Var(f"t{self.fresh()}", dtype, shape)
-            stmt = Stmt(f"{v.name} = {self.expr(dtype, shape, scope, 3)}")
+            stmt = Stmt(f"{v.name} = {self.value(dtype, shape, scope, 3)}")
             scope.append(v)
             return stmt
         if kind == "state":
             v = rng.choice(self.state)
-            return Stmt(f"{v.name} = {self.expr(v.dtype, v.shape, scope, 3)}")
+            return Stmt(f"{v.name} = {self.value(v.dtype, v.shape, scope, 3)}")
         if kind == "item":
             v = rng.choice(self.state)
             if not v.shape:
@@ -254,6 +254,13 @@ class Gen:
         return self.count
 
     # --- expressions of an exact type ---------------------------------------------------------
+
+    def value(self, dtype: str, shape: tuple[int, ...], scope: list[Var], depth: int) -> str:
+        """An expression to bind to a variable: never another variable itself, whose
+        tensor item assignment would then update in eager mode but not in a graph (a
+        graph updates by rebinding, as MindSpore's does; README, differences)."""
+        text = self.expr(dtype, shape, scope, depth)
+        return f"ops.cast({text}, {_DTYPES[dtype]})" if text.isidentifier() else text
 
     def expr(self, dtype: str, shape: tuple[int, ...], scope: list[Var], depth: int) -> str:
         rng = self.rng

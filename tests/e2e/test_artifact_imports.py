@@ -31,7 +31,7 @@ def artifacts(tmp_path_factory):
     folders = {}
     for target in ("numba", "python"):
         out = tmp_path_factory.mktemp(f"mlp-{target}")
-        proc = run_msc(*CASES["mlp"].compile_args(target, out, "--quiet"))
+        proc = run_msc(*CASES["mlp"].compile_args(target, out, "--quiet", "--no-cache"))
         assert proc.returncode == 0, proc.stderr
         folders[target] = out
     return folders

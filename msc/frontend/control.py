@@ -543,6 +543,8 @@ def _assigned(body: list[ast.stmt]) -> list[str]:
     def visit(node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return
+        if isinstance(node, ast.Return):  # (in an inner loop: it sets these when it runs)
+            names.extend(n for n in (RETURN_VALUE, RETURNED) if n not in names)
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
                 isinstance(node.value, ast.Name) and node.value.id not in names:
             names.append(node.value.id)  # ``x[i] = v`` rebinds ``x``

@@ -171,3 +171,33 @@ def test_a_loop_temporary_in_a_repeated_tensor_while(tmp_path):
                     break
                 want = want * 2 - 1
         check_all(TempInRepeatedWhile(), [x], tmp_path, expect=want)
+
+
+class ReturnInForInWhile(nn.Cell):
+    """A return in an unrolled for inside a tensor while: the while did not carry the
+    returned flag and value (the inner loop's return is not an assignment yet when the
+    while's carried variables are found), so the function fell through."""
+
+    def construct(self, x):
+        c = ops.zeros((), ms.int32)
+        while (c < 2) and (x.sum() < 5):
+            c = c + 1
+            for _ in range(2):
+                if x.max() > 1:
+                    return x * 10
+                x = x + 1
+        return x - 100
+
+
+def test_a_return_in_a_for_inside_a_tensor_while(tmp_path):
+    def reference(x):
+        for _ in range(2):
+            if x.sum() >= 5:
+                break
+            for _ in range(2):
+                if x.max() > 1:
+                    return x * 10
+                x = x + 1
+        return x - 100
+    for x in (np.array([0.5, 0.25], F), np.array([3.0, 4.0], F), np.array([-5.0, -4.0], F)):
+        check_all(ReturnInForInWhile(), [x], tmp_path, expect=reference(x))

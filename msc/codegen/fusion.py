@@ -5,7 +5,8 @@ become one explicit loop nest whose intermediates are scalars.
 emits it when a node that cannot join arrives (``flush``). Numba compiles one loop nest
 much faster than a chain of array expressions, keeps intermediates in registers and
 allocates only the results something outside the run uses. A result assigned whole to a
-weight is stored straight into it when that is safe (see ``assigned_weight``).
+weight is stored straight into it when that is safe (see ``assigned_weight``). On a target
+that holds float16 as bits, loads, float16 results and stores convert (see ``half.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from msc.ir.dtypes import DType, bool_
+from msc.codegen.half import rounded, to_half
+from msc.codegen.targets import Float16
+from msc.ir.dtypes import DType, bool_, float16, float32
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
@@ -47,6 +50,18 @@ class FusedLoops:
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
 
+    @property
+    def half(self) -> bool:
+        """Whether float16 values are float32 scalars rounded to float16, stored as bits."""
+        return self.target.float16 is Float16.BITS  # type: ignore[no-any-return]
+
+    def is_half(self, dt: DType | None) -> bool:
+        return self.half and dt == float16
+
+    def storage(self, dt: DType) -> str:
+        """The dtype of the arrays holding ``dt`` values."""
+        return "np.uint16" if self.is_half(dt) else dtype_ref(dt)
+
     def lowering(self, node_or_op: Node | Primitive) -> Elementwise:
         op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
         lowering = op.lowering[self.target.name]
@@ -71,9 +86,14 @@ class FusedLoops:
         out = []
         for i, (v, (text, have)) in enumerate(zip(node.inputs, loaded)):
             if isinstance(v, Const) and isinstance(v.type, ScalarType):
-                out.append(literal(v.value, None if i in lowering.keep else dt))
+                if i not in lowering.keep and self.is_half(dt):  # numpy makes it float16
+                    out.append(literal(to_half(v.value), float32))
+                else:
+                    out.append(literal(v.value, None if i in lowering.keep else dt))
             elif dt is None or have == dt or i in lowering.keep:
                 out.append(text)
+            elif scalar and self.is_half(dt):
+                out.append(f"_rt_f16_round({text})")
             elif scalar:
                 out.append(f"{dtype_ref(dt)}({text})")
             else:
@@ -83,6 +103,8 @@ class FusedLoops:
     def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
         lowering = self.lowering(node)
         template = lowering.scalar or lowering.expr if scalar else lowering.expr
+        if scalar and self.is_half(node.out.type.dtype):  # type: ignore[union-attr]
+            return rounded(template, operands, node.attr)
         return template.format(*operands, **node.attr)
 
     def elementwise_array(self, node: Node, args: list[str], lowering: Elementwise) -> str:
@@ -110,7 +132,7 @@ class FusedLoops:
             self.env[n.out] = self.ns.fresh("v")
             locs = loc_comment(n)
             self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
-                              f"{dtype_ref(n.out.type.dtype)}){locs}")  # type: ignore
+                              f"{self.storage(n.out.type.dtype)}){locs}")  # type: ignore
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
         for k, (i, d) in enumerate(zip(idx, shape)):
@@ -121,17 +143,25 @@ class FusedLoops:
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
             text = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
-            self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){loc_comment(n)}")
+            if not self.is_half(dt):  # (a float16 result is rounded already)
+                text = f"{dtype_ref(dt)}({text})"
+            self.lines.append(f"{pad}{t} = {text}{loc_comment(n)}")
             scalars[n.out] = (t, dt)
             if n in outs and n.out not in inplace:
-                self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {t}")
+                self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {self.stored(t, dt)}")
         for v, w in inplace.items():  # last: every read of the weight's element came before
             element, t = f"{self.env[v]}[{index(idx)}]", scalars[v][0]
             update = before.op.update  # type: ignore[union-attr]
+            wt = w.type.tensor.dtype  # type: ignore[union-attr]
             if update is not None:  # AssignAdd adds, AssignSub subtracts
-                combined = self.lowering(update).expr.format(element, t)
-                t = f"{dtype_ref(w.type.tensor.dtype)}{combined}"  # type: ignore[union-attr]
-            self.lines.append(f"{pad}{element} = {t}")
+                old = f"_rt_f16_to_f32({element})" if self.is_half(wt) else element
+                combined = self.lowering(update).expr.format(old, t)
+                t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
+            self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
+
+    def stored(self, t: str, dt: DType) -> str:
+        """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""
+        return f"_rt_f32_to_f16({t})" if self.is_half(dt) else t
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
         """The weight the group may compute ``n`` straight into (or add it to, subtract it
@@ -193,7 +223,10 @@ class FusedLoops:
         parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
                  for k, d in enumerate(t.shape)]
         name = self.ns.fresh("a")
-        self.lines.append(f"{pad}{name} = {self.name_of(v)}[{index(parts)}]")
+        element = f"{self.name_of(v)}[{index(parts)}]"
+        if self.is_half(t.dtype):
+            element = f"_rt_f16_to_f32({element})"
+        self.lines.append(f"{pad}{name} = {element}")
         scalars[v] = (name, t.dtype)
         return scalars[v]
 

@@ -3,7 +3,8 @@
 Each graph becomes one kernel function taking (inputs, weights, constants) as arrays.
 For the numba target, runs of elementwise nodes over one output shape are fused into
 one explicit loop nest whose intermediates are scalars (``fusion.py``); everything else
-is one array-level statement per node, written by the primitive's own emitter.
+is one array-level statement per node, written by the primitive's own emitter. A target
+that holds float16 as bit patterns converts around them (``half.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
+from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.names import Namespace
 from msc.codegen.split import needs_split, split_entry
-from msc.codegen.targets import PYTHON, Target, target_named
+from msc.codegen.targets import Float16, Target, target_named
 from msc.errors import InternalCompilerError
-from msc.ir.dtypes import float16
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.primitives.base import Alias, ArrayExpr, Elementwise, LoopNest, Statements
+from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
 from msc.ir.rewrite import callee, regions, tuple_parts, walk
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 
@@ -48,7 +49,9 @@ class KernelSpec:
 
 @dataclass(frozen=True)
 class ModuleSpec:
-    """What a target template needs; ``constants`` travel as hidden trailing arguments."""
+    """What a target template needs; ``constants`` travel as hidden trailing arguments.
+    ``half_args``: the positions of ``run``'s float16 arguments, which the kernel takes as
+    their bits (``half.py``)."""
 
     target: str
     header: str
@@ -58,6 +61,7 @@ class ModuleSpec:
     constants: tuple[np.ndarray, ...] = field(compare=False)
     output: str  # a Python expression over ``_r``, the kernel's tuple of results
     callees: tuple[KernelSpec, ...] = ()  # shared graphs' kernels, callees before callers
+    half_args: tuple[int, ...] = ()
 
     @property
     def uses_blas(self) -> bool:
@@ -83,7 +87,7 @@ class Shared:
         return self.consts[c]
 
 
-class Lowerer(FusedLoops):
+class Lowerer(FusedLoops, HalfNodes):
     """One graph to one kernel function; ``entry`` says whether it is the module's entry
     (whose results ``run`` unpacks) or a shared graph called from other kernels."""
 
@@ -177,13 +181,22 @@ class Lowerer(FusedLoops):
             return  # only the output uses it: ``run`` rebuilds the structure itself
         out = self.ns.fresh("v")
         self.env[node.out] = out
+        # tuples and calls pass float16's bits on, and views only re-index memory
+        widen = self.half and not isinstance(lowering, Builtin) and \
+            not (node.op.view and not node.op.writes) and involves_half(node)
         if isinstance(lowering, Statements):  # writes and prints
             args = [self.name_of(v) for v in node.inputs]
             if node.op.writes and node.inputs[1] in self.written:  # see fusion.flush
                 self.env[node.out] = args[0]
                 return
+            if widen:
+                self.half_node(node, out, loc_comment(node))
+                return
             lines = lowering.emit(args, node, out)
             self.lines += [lines[0] + loc_comment(node), *lines[1:]]
+            return
+        if widen:
+            self.half_node(node, out, loc_comment(node))
             return
         loops = None
         if isinstance(lowering, LoopNest):
@@ -249,6 +262,10 @@ class Lowerer(FusedLoops):
         if (g := callee(node)) is not None:
             args += self.shared.needs[g.name]
             return f"{self.shared.kernels[g.name]}({', '.join(args)})"
+        return self.lowered_expr(node, args)
+
+    def lowered_expr(self, node: Node, args: list[str]) -> str:
+        """The expression the primitive's lowering writes for ``node`` on ``args``."""
         lowering = node.op.lowering[self.target.name]
         if isinstance(lowering, LoopNest):  # the loop nest declined
             lowering = lowering.otherwise  # type: ignore[assignment]
@@ -276,7 +293,7 @@ class Lowerer(FusedLoops):
             if node is not None and node.op is Op.Depend:  # ordering only: the value
                 return self.output_expr(node.inputs[0], leaves)
         leaves.append(self.name_of(v))
-        return _unpacked(f"_r[{len(leaves) - 1}]", v.type, self.aliases_param(v))
+        return _unpacked(f"_r[{len(leaves) - 1}]", v.type, self.aliases_param(v), self.half)
 
     def aliases_param(self, v: Value) -> bool:
         """Whether ``v`` may share memory with a constant, input or weight (views), or is
@@ -325,41 +342,22 @@ def _copy(name: str, v: Value) -> str:
     return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
 
 
-def uses_float16(module: Module) -> bool:
-    """Whether any value of ``module`` is a float16 tensor."""
-    for g in module.graphs:
-        values = [p.type for p in g.params] + [n.out.type for n in walk(g)]
-        if any(t.dtype == float16 for v in values for t in _tensor_types(v)):
-            return True
-    return False
-
-
-def _unpacked(expr: str, t: Any, copy: bool) -> str:
+def _unpacked(expr: str, t: Any, copy: bool, half: bool) -> str:
     """``expr`` rebuilt element by element when it is a tuple the kernel returns whole
-    (a call's or a branch's result), each array copied if it may be a view."""
+    (a call's or a branch's result), each array copied if it may be a view; with ``half``,
+    float16 results (bits in the kernel) are viewed as float16."""
     if isinstance(t, TupleType):
-        return "(" + "".join(_unpacked(f"{expr}[{i}]", e, copy) + ", "
+        return "(" + "".join(_unpacked(f"{expr}[{i}]", e, copy, half) + ", "
                              for i, e in enumerate(t.elems)) + ")"
-    return expr + (".copy()" if copy else "")
-
-
-def _tensor_types(t: Any) -> list[TensorType]:
-    if isinstance(t, TupleType):
-        return [x for e in t.elems for x in _tensor_types(e)]
-    tt = tensor_of(t)
-    return [tt] if tt is not None else []
+    expr += ".copy()" if copy and tensor_of(t) is not None else ""  # (None, numbers: no)
+    return viewed(expr, t) if half else expr
 
 
 def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
-    ``Call`` (shared graphs, lowered callees first) and the entry's kernel. A target
-    without float16 arithmetic hands a module that uses float16 to the python target."""
+    ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
     graph = module.entry_graph
     spec_target, target = target, target_named(target)
-    if not target.float16 and uses_float16(module):
-        # no float16 arithmetic: the module is the python target's, whose numpy code
-        # computes each float16 op in float32 and rounds it, as eager mode does
-        spec_target, target = PYTHON.name, PYTHON
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
@@ -376,8 +374,13 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
         tuple(f"__const{i}" for i in range(len(shared.arrays)))
+    half_args: tuple[int, ...] = ()
+    if target.float16 is Float16.BITS:
+        half_args = tuple(i for i, p in enumerate(graph.params) if has_half(p.type)) + \
+            tuple(len(graph.params) + i for i, a in enumerate(shared.arrays)
+                  if a.dtype == np.float16)
     return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
-                      output, callees)
+                      output, callees, half_args)
 
 
 def _callees_first(graph: Graph) -> list[Graph]:

@@ -8,8 +8,18 @@ names. A new target (cuda) is one more object here, a lowering per op, and a tem
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from msc.errors import InternalCompilerError
+
+
+class Float16(Enum):
+    """How a target's kernels hold and compute float16 tensors."""
+
+    NATIVE = "native"  # numpy float16 arrays: numpy computes each op in float32 and rounds
+    #: uint16 arrays of the bit patterns (Numba has no float16): kernels compute in float32
+    #: and round as numpy does, see ``half.py``
+    BITS = "bits"
 
 
 @dataclass(frozen=True)
@@ -18,8 +28,7 @@ class Target:
     ``numba``: Numba compiles its kernels (``msc compile`` compiles them ahead, the cache
     key names Numba's version and CPU, the matmul helpers depend on SciPy's BLAS).
     ``fuses``: runs of elementwise nodes over one shape become one loop nest.
-    ``float16``: the target computes float16 (Numba has none: a module that uses float16
-    is generated for the python target instead, see ``lower_module``).
+    ``float16``: how its kernels hold float16 tensors (``Float16``).
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels
     (see ``split.py``), because the target's compile time grows with function size.
     ``prologue``: a statement each kernel body runs inside (its lines are indented)."""
@@ -28,15 +37,16 @@ class Target:
     runtime: str
     numba: bool
     fuses: bool
-    float16: bool
+    float16: Float16
     splits: bool
     prologue: str | None = None
 
 
-NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=False, splits=True)
+NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=Float16.BITS,
+               splits=True)
 #: Division by zero and overflow give inf/nan silently, as in eager mode (Numba's
 #: ``error_model="numpy"`` does the same).
-PYTHON = Target("python", "numpy_rt.py", numba=False, fuses=False, float16=True,
+PYTHON = Target("python", "numpy_rt.py", numba=False, fuses=False, float16=Float16.NATIVE,
                 splits=False, prologue='with np.errstate(all="ignore"):')
 
 TARGETS = {t.name: t for t in (NUMBA, PYTHON)}

@@ -114,3 +114,140 @@ def _rt_cumsum(x, axis, exclusive, reverse):
                     total += a[i, j, k]
                     out[i, j, k] = total
     return out.reshape(shape)
+
+
+# --- float16 ---
+# Numba has no float16: kernels hold float16 tensors as uint16 arrays of their bit patterns,
+# load them as float32, round every float16 result to float16's precision and store bits,
+# computing as numpy computes float16 (see msc/codegen/half.py). The conversions are
+# bit-exact: round half to even, subnormals, overflow to inf, NaN payloads as numpy casts.
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_to_f32(h):
+    """The float32 equal to the float16 whose bits are ``h`` (NaN payloads kept)."""
+    h = np.int64(h)
+    sign = (h & 0x8000) << 16
+    exp = (h >> 10) & 0x1F
+    man = h & 0x3FF
+    if exp == 0 and man != 0:  # subnormal: man * 2**-24, exact in float32
+        value = np.float32(man) * np.float32(5.9604644775390625e-08)
+        return -value if sign else value
+    if exp == 0x1F:  # inf and NaN
+        bits = sign | 0x7F800000 | (man << 13)
+    elif exp == 0:
+        bits = sign
+    else:
+        bits = sign | ((exp + 112) << 23) | (man << 13)
+    return np.uint32(bits).view(np.float32)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_rounded(sign, e, man, drop):
+    """The float16 bits of ``sign`` (0 or 0x8000) and 1.``man`` * 2**(e - 15), where ``man``
+    has ``drop`` bits more than float16's 10: rounded half to even, to a subnormal when
+    e <= 0, to inf when it overflows."""
+    if e >= 31:
+        return np.uint16(sign | 0x7C00)
+    if e <= 0:  # the implicit bit joins ``man``, and 1 - e more bits go
+        shift = drop + 1 - e
+        if shift > drop + 11:  # below half the smallest subnormal
+            return np.uint16(sign)
+        man |= np.int64(1) << (drop + 10)
+        drop = shift
+        q = man >> drop
+    else:
+        q = (e << 10) | (man >> drop)
+    rest = man & ((np.int64(1) << drop) - 1)
+    half = np.int64(1) << (drop - 1)
+    if rest > half or (rest == half and q & 1):
+        q += 1  # a carry into the exponent is right, up to inf
+    return np.uint16(sign | q)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_from_bits(sign, exp, man, top, drop):
+    """The float16 bits of a float's ``sign`` (0 or 0x8000), biased exponent ``exp`` (``top``
+    for inf and NaN) and mantissa ``man`` of 10 + ``drop`` bits. A NaN keeps the top of its
+    payload and stays a NaN, as in numpy's casts."""
+    if exp == top:
+        return np.uint16(sign | 0x7C00 | (max(man >> drop, 1) if man else 0))
+    return _rt_f16_rounded(sign, exp - (top >> 1) + 15, man, drop)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f32_to_f16(x):
+    """The bits of the float16 nearest ``x`` (float32, float64, int or bool), as numpy's
+    ``astype(np.float16)``: a value float32 holds exactly is rounded from its float32 bits,
+    any other from its float64 bits, once (never float64 -> float32 -> float16)."""
+    f = np.float32(x)
+    if np.float64(f).view(np.int64) == np.float64(x).view(np.int64):
+        b = np.int64(f.view(np.uint32))
+        if 6.103515625e-05 <= abs(f) < 65520:  # a normal float16: round the bits, rebias
+            r = (((b & 0x7FFFFFFF) + 0xFFF + ((b >> 13) & 1)) >> 13) - 0x1C000
+            return np.uint16(((b >> 16) & 0x8000) | r)
+        return _rt_f16_from_bits((b >> 16) & 0x8000, (b >> 23) & 0xFF, b & 0x7FFFFF, 0xFF, 13)
+    b = np.float64(x).view(np.int64)
+    return _rt_f16_from_bits((b >> 48) & 0x8000, (b >> 52) & 0x7FF, b & 0xFFFFFFFFFFFFF,
+                             0x7FF, 42)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_round(x):
+    """``x`` rounded to float16's precision, as a float32: a float16 op's result. Values
+    float32 holds, in float16's range, round in float32 arithmetic: to a multiple of 2**-24
+    by adding and taking away 0.5 (subnormals), else to 10 mantissa bits on the bits."""
+    f = np.float32(x)
+    if f == x:
+        a = abs(f)
+        if a < 6.103515625e-05:
+            return np.float32(math.copysign((a + np.float32(0.5)) - np.float32(0.5), f))
+        if a < 65520:
+            b = np.int64(f.view(np.uint32))
+            b = (b + 0xFFF + ((b >> 13) & 1)) & 0xFFFFE000
+            return np.uint32(b).view(np.float32)
+    return _rt_f16_to_f32(_rt_f32_to_f16(x))  # NaN, inf, overflow, other float64 values
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_widen(a):
+    """A new float32 array of the float16 values whose bits the uint16 array ``a`` holds."""
+    out = np.empty(a.shape, np.float32)
+    flat = out.reshape(out.size)
+    src = np.ascontiguousarray(a).reshape(a.size)
+    for i in range(a.size):
+        flat[i] = _rt_f16_to_f32(src[i])
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_narrow_into(a, out):
+    """Write into the uint16 array ``out`` the float16 bits of the values of ``a``."""
+    flat = out.reshape(out.size)
+    src = np.ascontiguousarray(a).reshape(a.size)
+    for i in range(a.size):
+        flat[i] = _rt_f32_to_f16(src[i])
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_f16_narrow(a):
+    """A new uint16 array of the float16 bits of the values of ``a`` (float32 or float64,
+    an array or a number)."""
+    a = np.asarray(a)
+    out = np.empty(a.shape, np.uint16)
+    _rt_f16_narrow_into(a, out)
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_gelu_f16(x, approximate):
+    """``_rt_gelu`` of the float16 value ``x`` (held in float32) as numpy computes it on
+    float16 arrays: each operation rounded to float16, the constants float16 too; erf is
+    computed in float64 and its product rounded once, as ``_rt_erf`` gives float64."""
+    r = _rt_f16_round
+    if approximate == "tanh":
+        inner = r(x + r(np.float32(0.044708251953125) * r(x ** np.float32(3.0))))
+        t = r(np.tanh(r(np.float32(0.7978515625) * inner)))
+        return r(r(np.float32(0.5) * x) * r(np.float32(1.0) + t))
+    e = math.erf(np.float64(r(x / np.float32(1.4140625))))
+    return r(np.float64(r(np.float32(0.5) * x)) * (1.0 + e))

@@ -4,6 +4,7 @@ in ``sys.modules``, and ``runpy.run_path``; all give the same result."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -56,3 +57,56 @@ def test_every_way_of_importing_gives_the_same_result(artifacts, target, tmp_pat
     first = results["import"]
     for way, got in results.items():
         np.testing.assert_array_equal(got, first, err_msg=way)
+
+
+PRINTING = """
+import numpy as np
+from msc import nn, ops, Tensor, Parameter
+
+
+class Stateful(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mean = Parameter(Tensor(np.zeros(3, np.float32)), name="mean")
+
+    def construct(self, x):
+        old = self.mean * 1
+        ops.assign(self.mean, old * 0.5 + x * 0.5)
+        ops.print_("mean", self.mean)
+        return old
+"""
+
+
+@pytest.fixture(scope="module")
+def printing_artifact(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("printing")
+    (folder / "model.py").write_text(PRINTING)
+    proc = run_msc("compile", "model.py", "Stateful", "--input", "f32[3]", "-o", "art",
+                   "--target", "numba", "--quiet", "--no-cache", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    return folder / "art"
+
+
+def _run_way(way: str, folder, cwd) -> str:
+    script = (f"import importlib, importlib.util, runpy, sys\nimport numpy as np\n"
+              f"folder, path = {str(folder)!r}, {str(folder / 'Stateful_construct.py')!r}\n"
+              f"{WAYS[way].replace('MLP_construct', 'Stateful_construct')}\n"
+              f"for k in range(2):\n    print(forward(np.full(3, 2.0 ** k, np.float32)))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+    assert proc.returncode == 0, f"{way}: {proc.stderr}"
+    return proc.stdout
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_the_first_import_compiling_leaves_a_cache_every_way_loads(printing_artifact, way,
+                                                                   tmp_path):
+    """Without Numba's cache (another machine, another Numba), the first import compiles
+    and writes the cache; the kernels must be compiled in the module's own globals (a
+    print finds its helper) under the name the next process imports them by."""
+    folder = tmp_path / "art"
+    shutil.copytree(printing_artifact, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    first = _run_way(way, folder, tmp_path)
+    assert (folder / "__pycache__").is_dir()
+    assert "mean" in first and first == _run_way("import", folder, tmp_path)
+    assert first == _run_way("path, unregistered", folder, tmp_path)

@@ -21,6 +21,8 @@ After::
 
 from __future__ import annotations
 
+from typing import Callable
+
 from msc.ir.builder import Builder, make_node
 from msc.ir.nodes import Graph, Node, Value, Var
 from msc.ir.primitives import Op
@@ -69,7 +71,7 @@ class _Split(Transformer):
     def flush(self, end: int) -> None:
         run, self.pending = self.pending, []
         if run:
-            self.env.update(_part(self.source, run, end, Builder(None, self.nodes)))
+            self.env.update(_part(self.source, run, end, Builder(None, self.nodes), self.read))
 
 
 def _orchestrated(graph: Graph) -> set[Var]:
@@ -96,9 +98,11 @@ def _orchestrated(graph: Graph) -> set[Var]:
     return keep - set(graph.params)
 
 
-def _part(graph: Graph, run: list[Node], end: int, b: Builder) -> dict[Var, Value]:
-    """Calls one part (with ``b``): the call, then one TupleGetItem per value the rest of
-    the graph uses; those values mapped to their new names."""
+def _part(graph: Graph, run: list[Node], end: int, b: Builder,
+          read: Callable[[Value], Value]) -> dict[Var, Value]:
+    """Calls one part (with ``b``) on its inputs' current values (``read``: an earlier
+    part may have made them): the call, then one TupleGetItem per value the rest of the
+    graph uses; those values mapped to their new names."""
     members = {n.out for n in run}
     later = {v for n in graph.nodes[end:] for v in _reads(n)} | {graph.output}
     live_out = [n.out for n in run if n.out in later]
@@ -111,7 +115,7 @@ def _part(graph: Graph, run: list[Node], end: int, b: Builder) -> dict[Var, Valu
     params = tuple(Var(v.type, v.hint) for v in live_in)
     part = Graph(f"{graph.name}_part{len(b.nodes)}", params, tuple(body), output, REUSABLE)
     part = substitute_graph(part, dict(zip(live_in, params)))
-    call = b.emit(Op.Call, *live_in, graph=part)
+    call = b.emit(Op.Call, *map(read, live_in), graph=part)
     if len(live_out) == 1:
         return {live_out[0]: call}
     return {v: b.append(make_node(Op.TupleGetItem, (call,), {"index": k}, None, v.hint))

@@ -71,6 +71,9 @@ def assert_same(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
         for i, (g, w) in enumerate(zip(got, want)):
             assert_same(g, w, f"{what}[{i}]", rtol, atol)
         return
+    if want is None:
+        assert got is None, f"{what}: expected None, got {got!r}"
+        return
     assert isinstance(got, np.ndarray), f"{what}: expected an array, got {type(got)}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
@@ -128,4 +131,4 @@ def check_module(module: Module, inputs: Sequence[np.ndarray], folder: pathlib.P
 def leaves(value: Any) -> list[np.ndarray]:
     if isinstance(value, tuple):
         return [x for v in value for x in leaves(v)]
-    return [value]
+    return [] if value is None else [value]

@@ -148,6 +148,51 @@ def test_branches_after_a_shared_call_on_the_split_numba_entry(tmp_path):
               expect=(np.zeros(2),))
 
 
+
+class ValueOfAnEarlierPart(nn.Cell):
+    """A value one part of the split numba entry computes (a Parameter's Load) read by a
+    later part (a branch calling the shared graph): the later part's call took the
+    value's old name (KeyError while generating code)."""
+
+    def __init__(self):
+        super().__init__()
+        self.p0 = Parameter(Tensor(np.array([1.0, -0.5], F)), name="p0")
+        self.block = Block()
+
+    def construct(self, x):
+        y = self.block(self.p0 * 1)
+        if x.sum() <= 0:
+            y = self.block(0.5 - self.p0)
+        return y
+
+
+def test_a_later_part_reads_a_value_of_an_earlier_part(tmp_path):
+    p0 = np.array([1.0, -0.5], F)
+    for x in (np.array([1.0, 2.0], F), np.array([-1.0, -2.0], F)):
+        want = np.sin(p0 if x.sum() > 0 else 0.5 - p0) * 2
+        check_all(ValueOfAnEarlierPart(), [x], tmp_path, expect=want, rtol=1e-6)
+
+
+class WriteOnlyAfterCall(nn.Cell):
+    """A construct that calls a shared graph and returns nothing: on the split numba
+    entry its None came out of a part and was copied like an array."""
+
+    def __init__(self):
+        super().__init__()
+        self.p0 = Parameter(Tensor(np.array([1.0, -0.5], F)), name="p0")
+        self.block = Block()
+
+    def construct(self, x):
+        self.p0[1] = self.block(x)[0]
+
+
+def test_a_construct_returning_nothing_after_a_shared_call(tmp_path):
+    x = np.array([0.25, 2.0], F)
+    _, built = check_all(WriteOnlyAfterCall(), [x], tmp_path)  # None on every way
+    for target, run in built.items():
+        assert run(x) is None, target
+        assert run.extra[0][1] == np.float32(np.sin(F(0.25)) * 2), target
+
 class TempInRepeatedWhile(nn.Cell):
     """A temporary first assigned inside a tensor while that an unrolled loop runs twice:
     the second while tried to carry the first one's unusable temporary."""

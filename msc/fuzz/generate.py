@@ -1,380 +1,557 @@
 """Random well-typed programs, written as the source text of a MindSpore-style module.
 
-Every program has the same frame: state variables ``s0..sK`` of fixed dtypes and shapes
-(made from the inputs at the top, returned at the bottom), which every construct may
-rebind with a value of the same type, so tensor ``if``/``while`` merges, loop-carried
-values and early ``return``s always agree on types; temporaries ``tN`` feed them.
-The generator tracks each variable's dtype and shape and builds an expression of an
-exact type (``Gen.expr``), choosing among the ops and Python forms MindSpore users write.
-Values stay bounded (``clip``, ``tanh``, ``abs() + 1`` before ``log``/division) so a
-disagreement is a real one, not float overflow in a different order.
+A program is a module with ``class Net(nn.Cell)`` (Parameters, sub-Cells, a HyperMap in
+``__init__``; ``construct`` over input tensors), plus module-level helper functions and
+sub-Cell classes created on demand. ``construct`` starts by binding *state* variables
+``s0..sK`` (tensors of fixed types), maybe a tuple ``u0`` and a Python int ``n0``; every
+construct may rebind them with values of the same type, so tensor ``if``/``while`` merges,
+loop-carried values and early ``return``s always agree on types. Temporaries ``tN``
+feed them and are never used outside the block that made them. ``generate(seed)`` is a
+pure function of the seed and the features.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
-#: Constructs the generator may use; ``--without`` removes some (``FEATURES - {...}``).
-FEATURES = frozenset({"tensor-if", "const-if", "for", "while", "tensor-break", "return",
-                      "raise", "parameter", "helper", "subcell", "lazy-inline", "hypermap",
-                      "matmul", "shape-ops", "int", "bool", "float64", "float16",
-                      "scalar-mix", "boolop", "item-assign"})
+from msc.fuzz.exprs import Exprs
+from msc.fuzz.types import (
+    MS_DTYPE,
+    PYFLOAT,
+    PYINT,
+    SHAPES,
+    TT,
+    Tup,
+    Var,
+    array_literal,
+    literal_source,
+    sub_shape,
+)
 
-_DTYPES = {"float32": "ms.float32", "float64": "ms.float64", "float16": "ms.float16",
-           "int32": "ms.int32", "int64": "ms.int64", "bool": "ms.bool_"}
-_SHAPES = [(), (1,), (3,), (2, 3), (1, 3), (2, 1), (4, 1, 2)]
+#: Constructs the generator may use; ``--without`` removes some (``FEATURES - {...}``).
+FEATURES = frozenset({
+    "float64", "float16", "int", "bool", "scalar-mix", "promotion", "reduce", "shape-ops",
+    "index", "matmul", "tuple", "prim-class", "const-if", "tensor-if", "elif", "for",
+    "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
+    "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
+    "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint",
+})
+#: Features that exercise compiler bugs being fixed now (``--without known-bugs``).
+KNOWN_BUGS = frozenset({"tensor-break", "raise", "float16"})
 
 
 @dataclass
 class Stmt:
-    """One statement: its first lines and, for a compound one, its bodies (an ``if``'s
-    second body renders after ``else:``)."""
+    """One statement: its first lines and, for a compound one, its bodies (rendered after
+    ``heads[i]``: ``else:``, ``elif c:``)."""
 
     head: str
     bodies: list[list[Stmt]] = field(default_factory=list)
-    keep: bool = False  # the shrinker never deletes it (a while loop's counter step)
+    heads: list[str] = field(default_factory=list)
 
     def lines(self, indent: int) -> list[str]:
-        out = ["    " * indent + line for line in self.head.split("\n")]
+        pad = "    " * indent
+        out = [pad + line for line in self.head.split("\n")]
         for i, body in enumerate(self.bodies):
             if i:
-                out.append("    " * indent + "else:")
-            out += [line for s in body for line in s.lines(indent + 1)] or \
-                ["    " * (indent + 1) + "pass"]
+                out.append(pad + (self.heads[i - 1] if i - 1 < len(self.heads) else "else:"))
+            out += [line for s in body for line in s.lines(indent + 1)] or [pad + "    pass"]
         return out
 
 
 @dataclass
 class Program:
-    """A generated module: ``Net``'s construct body, its inputs and Parameter values."""
+    """A generated module, the inputs of ``Net``'s construct, and whether float16 results
+    went through a reduction or matmul (then compared to a tolerance, else exactly)."""
 
+    source: str
     inputs: list[np.ndarray]
-    params: list[np.ndarray]
-    body: list[Stmt]
-    features: frozenset[str]
-
-    def source(self) -> str:
-        args = ", ".join(f"x{i}" for i in range(len(self.inputs)))
-        lazy = "    @lazy_inline\n" if "lazy-inline" in self.features else ""
-        params = "".join(
-            f"        self.p{i} = Parameter(Tensor(np.array({p.tolist()!r}, np.{p.dtype})), "
-            f"name='p{i}')\n" for i, p in enumerate(self.params))
-        body = "\n".join(line for s in self.body for line in s.lines(2))
-        return f'''import numpy as np
-import msc as ms
-from msc import Parameter, Tensor, lazy_inline, nn, ops
+    approx_half: bool = False
+    seed: int | None = None
 
 
-def helper(a, b):
-    return ops.tanh(a) * 0.5 + b
+@dataclass
+class Frame:
+    """The function being generated: its rebindable variables, the text of its final
+    ``return``, its loops (innermost last: "for", "while") and its ``self`` Parameters."""
+
+    kind: str  # "construct", "helper", "nested", "cell"
+    state: list[Var]
+    ret: Callable[[list[Var]], str]
+    params: list[Var] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)
 
 
-class Block(nn.Cell):
-{lazy}    def __init__(self, scale):
-        super().__init__()
-        self.scale = scale
+@dataclass
+class Callee:
+    """A helper function, nested function or sub-Cell class made on demand."""
 
-    def construct(self, a):
-        return ops.sin(a) * self.scale - 0.25
-
-
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-{params}        self.block0 = Block(2.0)
-        self.block1 = Block(0.5)
-        self.hypermap = ops.HyperMap()
-
-    def construct(self, {args}):
-{body}
-'''
-
-
-@dataclass(frozen=True)
-class Var:
     name: str
-    dtype: str
-    shape: tuple[int, ...]
+    args: tuple[TT, ...]
+    result: TT
+    lines: list[str]
+    instances: tuple[str, ...] = ()  # sub-Cells: the attributes of Net holding them
 
 
-class Gen:
+class Gen(Exprs):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
     def __init__(self, rng: random.Random, features: frozenset[str]):
         self.rng, self.features = rng, features
-        self.count = 0
-        self.loop_depth = 0
         self.dtypes = ["float32"] + [d for d in ("float64", "float16") if d in features] + \
-            ([] if "int" not in features else ["int32", "int64"]) + \
+            (["int32", "int64"] if "int" in features else []) + \
             (["bool"] if "bool" in features else [])
+        self.approx_half = False
+        self.count = 0
+        self.helpers: list[Callee] = []
+        self.nested: list[Callee] = []
+        self.cells: list[Callee] = []
+        self.limit = 10**9  # callees a body being generated may call (no recursion)
+        self.frame: Frame | None = None
+        self.net_init: list[str] = []
+        self.init_phase = False
 
-    # --- the program ----------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def on(self, feature: str, p: float = 1.0) -> bool:
+        return feature in self.features and self.rng.random() < p
+
+    def tensor_type(self, shape: tuple[int, ...] | None = None) -> TT:
+        return TT(self.rng.choice(self.dtypes), self.rng.choice(SHAPES) if shape is None
+                  else shape)
+
+    # --- the program -----------------------------------------------------------------------
 
     def program(self) -> Program:
         rng = self.rng
-        shape = rng.choice(_SHAPES)
-        inputs = []
+        base = rng.choice(SHAPES)
+        inputs: list[np.ndarray] = []
         scope: list[Var] = []
         for i in range(rng.randint(1, 3)):
-            dtype = rng.choice(self.dtypes)
-            s = self.sub_shape(shape)
-            inputs.append(self.array(dtype, s))
-            scope.append(Var(f"x{i}", dtype, s))
-        self.params = [self.array("float32", shape)] if "parameter" in self.features else []
-        params = [Var(f"self.p{i}", "float32", p.shape) for i, p in enumerate(self.params)]
-        self.state = [Var(f"s{k}", rng.choice(self.dtypes), shape if k == 0 else
-                          self.sub_shape(shape)) for k in range(rng.randint(1, 3))]
-        body = [Stmt(f"{v.name} = {self.value(v.dtype, v.shape, scope + params, 1)}")
-                for v in self.state]
-        scope += self.state
-        body += self.block(scope + params, rng.randint(2, 7), depth=0)
-        body.append(Stmt(f"return {self.result()}"))
-        return Program(inputs, self.params, body, self.features)
+            t = TT(rng.choice(self.dtypes), sub_shape(rng, base))
+            inputs.append(array_literal(rng, t))
+            scope.append(Var(f"x{i}", t))
+        params = self.parameters(base)
+        state = [Var(f"s{k}", TT(rng.choice(self.dtypes), base if k == 0 else
+                                 sub_shape(rng, base)), mutable=True)
+                 for k in range(rng.randint(1, 3))]
+        if self.on("tuple", 0.35):
+            state.append(Var("u0", Tup((self.tensor_type(), self.tensor_type()))))
+        if self.on("pyint", 0.3):
+            state.append(Var("n0", PYINT))
+        ret = self.return_form(state)
+        self.frame = Frame("construct", state, lambda _scope: ret, params)
+        self.init_phase = True  # nested functions are defined after these lines
+        init = [Stmt(f"{v.name} = {self.init_value(v, scope + params)}") for v in state]
+        self.init_phase = False
+        scope = scope + params + state
+        body = self.block(scope, rng.randint(3, 8), 0)
+        body.append(Stmt(f"return {ret}"))
+        lines = [line for s in init for line in s.lines(2)]
+        lines += [line for c in self.nested for line in c.lines]
+        lines += [line for s in body for line in s.lines(2)]
+        args = ", ".join(f"x{i}" for i in range(len(inputs)))
+        return Program(self.module_source(args, lines), inputs, self.approx_half)
 
-    def result(self) -> str:
-        return "(" + ", ".join(v.name for v in self.state) + ",)"
-
-    def array(self, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-        """Small values, half-integers for floats: most arithmetic on them is exact."""
-        values = np.array([self.rng.randint(-6, 6) / 2 for _ in range(int(np.prod(shape)))])
-        if dtype == "bool":
-            return (values > 0).reshape(shape)
-        return values.reshape(shape).astype(dtype)
-
-    def sub_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
-        """A shape that broadcasts to ``shape``."""
-        r = self.rng.random()
-        if r < 0.5:
-            return shape
-        if r < 0.7:
-            return ()
-        return tuple(1 if self.rng.random() < 0.5 else d for d in shape)
-
-    # --- statements -----------------------------------------------------------------------
-
-    def block(self, scope: list[Var], n: int, depth: int) -> list[Stmt]:
-        scope = list(scope)
+    def parameters(self, base: tuple[int, ...]) -> list[Var]:
+        if not self.on("parameter", 0.6):
+            return []
         out = []
-        for _ in range(n):
-            out.append(self.statement(scope, depth))
+        for i in range(self.rng.randint(1, 2)):
+            t = TT("float32", base if i == 0 else self.rng.choice(SHAPES))
+            self.net_init.append(f"self.p{i} = Parameter(Tensor("
+                                 f"{literal_source(array_literal(self.rng, t))}), name='p{i}')")
+            out.append(Var(f"self.p{i}", t))
+        if self.on("int", 0.3):
+            self.net_init.append("self.q0 = Parameter(Tensor(np.array(0, np.int32)), "
+                                 "name='q0')")
+            out.append(Var("self.q0", TT("int32", ())))
         return out
 
+    def init_value(self, v: Var, scope: list[Var]) -> str:
+        if v.type == PYINT:
+            return str(self.rng.randint(0, 3))
+        if isinstance(v.type, Tup):
+            return "(" + ", ".join(self.fresh_value(t, scope, 2) for t in v.type.items) + ")"
+        assert isinstance(v.type, TT)
+        return self.fresh_value(v.type, scope, 2)
+
+    def return_form(self, state: list[Var]) -> str:
+        names = [v.name for v in state]
+        if len(names) == 1 and self.rng.random() < 0.5:
+            return names[0]
+        if len(names) >= 3 and self.rng.random() < 0.4:
+            return f"({names[0]}, ({', '.join(names[1:])}))"
+        return "(" + ", ".join(names) + ",)"
+
+    def module_source(self, args: str, construct: list[str]) -> str:
+        head = ("import numpy as np\nimport msc as ms\n"
+                "from msc import Parameter, Tensor, lazy_inline, nn, ops\n\nK = 2\n")
+        parts = [head] + ["\n".join(c.lines) for c in self.helpers + self.cells]
+        init = [f"        {line}" for line in self.net_init]
+        for c in self.cells:
+            init += [f"        self.{name} = {c.name}({scale})"
+                     for name, scale in zip(c.instances, ("2.0", "0.5", "-1.5"))]
+        init.append("        self.flag = True")
+        if "hypermap" in self.features:
+            init.append("        self.hypermap = ops.HyperMap()")
+        net = ["class Net(nn.Cell):", "    def __init__(self):", "        super().__init__()",
+               *init, "", f"    def construct(self, {args}):", *construct]
+        return "\n\n".join(parts + ["\n".join(net)]) + "\n"
+
+    # --- statements -------------------------------------------------------------------------
+
+    def block(self, scope: list[Var], n: int, depth: int) -> list[Stmt]:
+        scope = list(scope)  # temporaries made here stay here
+        return [self.statement(scope, depth) for _ in range(n)]
+
     def statement(self, scope: list[Var], depth: int) -> Stmt:
-        rng, f = self.rng, self.features
-        kinds = ["temp", "temp", "state", "state"]
+        frame = self.frame
+        assert frame is not None
+        kinds: dict[str, float] = {"temp": 3, "state": 4}
+        f = self.features
+        tensors = [v for v in frame.state if isinstance(v.type, TT)]
+        if "aug-assign" in f and any(v.mutable and v.type.dtype != "bool"  # type: ignore
+                                     for v in tensors):
+            kinds["aug"] = 1
+        if "item-assign" in f and any(v.mutable and v.type.ndim for v in tensors):  # type: ignore
+            kinds["item"] = 1
+        if "tuple" in f:
+            kinds["tuple"] = 1
+        if any(v.type == PYINT for v in frame.state):
+            kinds["pyint"] = 0.7
+        if frame.params:
+            kinds["assign"] = 1.5
         if depth < 2:
-            kinds += [k for k, need in (("tensor-if", "tensor-if"), ("const-if", "const-if"),
-                                        ("for", "for"), ("while", "while"))
-                      if need in f]
-        if self.params and "parameter" in f:
-            kinds.append("assign")
-        if "item-assign" in f:
-            kinds.append("item")
-        if self.loop_depth and "tensor-break" in f:
-            kinds += ["jump", "jump"]
-        if "return" in f and depth > 0:
-            kinds.append("return")
-        if "raise" in f and depth > 0:
-            kinds.append("raise")
-        kind = rng.choice(kinds)
-        if kind == "temp":
-            dtype, shape = rng.choice(self.dtypes), rng.choice(_SHAPES)
-            v = Var(f"t{self.fresh()}", dtype, shape)
-            stmt = Stmt(f"{v.name} = {self.value(dtype, shape, scope, 3)}")
-            scope.append(v)
-            return stmt
-        if kind == "state":
-            v = rng.choice(self.state)
-            return Stmt(f"{v.name} = {self.value(v.dtype, v.shape, scope, 3)}")
-        if kind == "item":
-            v = rng.choice(self.state)
-            if not v.shape:
-                return Stmt(f"{v.name} = {self.expr(v.dtype, v.shape, scope, 2)}")
-            i = rng.randrange(-v.shape[0], v.shape[0])
-            return Stmt(f"{v.name}[{i}] = {self.expr(v.dtype, v.shape[1:], scope, 2)}")
-        if kind == "assign":
-            p = Var("self.p0", "float32", self.params[0].shape)
-            value = self.expr("float32", p.shape, scope, 2)
-            op = rng.choice(["ops.assign", "ops.assign_add"])
-            if rng.random() < 0.5:
-                s = self.state[0]
-                return Stmt(f"{s.name} = ops.depend({s.name}, {op}(self.p0, "
-                            f"ops.clip_by_value({value}, -50.0, 50.0)))")
-            return Stmt(f"{op}(self.p0, ops.clip_by_value({value}, -50.0, 50.0))")
-        if kind == "tensor-if":
-            then = self.block(scope, rng.randint(1, 3), depth + 1)
-            orelse = self.block(scope, rng.randint(0, 2), depth + 1)
-            return Stmt(f"if {self.condition(scope)}:", [then, orelse] if orelse else [then])
-        if kind == "const-if":
-            test = rng.choice(["True", "False", "2 > 1", "len((1, 2)) == 3"])
-            return Stmt(f"if {test}:", [self.block(scope, rng.randint(1, 2), depth + 1)])
-        if kind == "for":
-            self.loop_depth += 1
-            i = f"i{self.fresh()}"
-            inner = scope + [Var(i, "int", ())]
-            body = self.block(inner, rng.randint(1, 3), depth + 1)
-            self.loop_depth -= 1
-            return Stmt(f"for {i} in range({rng.randint(1, 4)}):", [body])
-        if kind == "while":
-            self.loop_depth += 1
-            c = f"c{self.fresh()}"
-            body = [Stmt(f"{c} = {c} + 1", keep=True)] + \
-                self.block(scope, rng.randint(1, 3), depth + 1)
-            self.loop_depth -= 1
-            bound = rng.randint(1, 4)
-            test = f"{c} < {bound}" if rng.random() < 0.6 else \
-                f"({c} < {bound}) and ({self.condition(scope)})"
-            return Stmt(f"{c} = ops.zeros((), ms.int32)\nwhile {test}:", [body])
-        if kind == "jump":
-            word = rng.choice(["break", "continue"])
-            return Stmt(f"if {self.condition(scope)}:", [[Stmt(word)]])
-        if kind == "return":
-            return Stmt(f"if {self.condition(scope)}:", [[Stmt(f"return {self.result()}")]])
-        return Stmt(f"if {self.condition(scope)}:", [[Stmt("raise ValueError('too large')")]])
+            for k, w in (("tensor-if", 2), ("const-if", 0.7), ("for", 1.2), ("for-tuple", 0.5),
+                         ("while", 0.8), ("const-while", 0.3)):
+                if k in f:
+                    kinds[k] = w
+        if frame.loops:
+            if "const-break" in f and frame.loops[-1].startswith("for:"):
+                kinds["const-jump"] = 1
+            if ("tensor-break" in f and frame.loops[-1].startswith("for")) or \
+                    ("while-break" in f and frame.loops[-1] == "while"):
+                kinds["jump"] = 1.5
+        if depth > 0 and "return" in f:
+            kinds["return"] = 0.6
+        if "raise" in f:
+            kinds["raise"] = 0.2
+        kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
+        return getattr(self, "_s_" + kind.replace("-", "_"))(scope, depth)
 
-    def condition(self, scope: list[Var]) -> str:
-        """A one-element bool tensor: a reduction compared with a constant."""
-        rng = self.rng
-        shape = rng.choice(_SHAPES)
-        value = self.expr(rng.choice([d for d in self.dtypes if d != "bool"] or ["float32"]),
-                          shape, scope, 2)
-        reduce = rng.choice(["sum", "max", "min"])
-        test = f"{value}.{reduce}() {rng.choice(['>', '<', '>=', '<='])} " \
-            f"{rng.randint(-8, 8) + 0.25}"
-        if "boolop" in self.features and rng.random() < 0.2:
-            other = self.expr("float32", (), scope, 1)
-            test = f"({test}) {rng.choice(['and', 'or'])} ({other} > 0.5)"
-        return test
+    def _s_temp(self, scope: list[Var], depth: int) -> Stmt:
+        t = self.tensor_type()
+        v = Var(self.fresh("t"), t)
+        text = self.expr(t, scope, 3)
+        scope.append(v)
+        return Stmt(f"{v.name} = {text}")
 
-    def fresh(self) -> int:
-        self.count += 1
-        return self.count
+    def _state(self, pred: Callable[[Var], bool]) -> Var | None:
+        assert self.frame is not None
+        found = [v for v in self.frame.state if pred(v)]
+        return self.rng.choice(found) if found else None
 
-    # --- expressions of an exact type ---------------------------------------------------------
+    def _s_state(self, scope: list[Var], depth: int) -> Stmt:
+        v = self._state(lambda v: True)
+        assert v is not None
+        if v.type == PYINT:
+            return self._s_pyint(scope, depth)
+        if isinstance(v.type, Tup):
+            items = ", ".join(self.fresh_value(t, scope, 2) for t in v.type.items)
+            if len(set(v.type.items)) == 1 and self.rng.random() < 0.4:
+                items = f"{v.name}[1], {v.name}[0]"
+            return Stmt(f"{v.name} = ({items})")
+        assert isinstance(v.type, TT)
+        return Stmt(f"{v.name} = {self.fresh_value(v.type, scope, 3)}")
 
-    def value(self, dtype: str, shape: tuple[int, ...], scope: list[Var], depth: int) -> str:
-        """An expression to bind to a variable: never another variable itself, whose
-        tensor item assignment would then update in eager mode but not in a graph (a
-        graph updates by rebinding, as MindSpore's does; README, differences)."""
-        text = self.expr(dtype, shape, scope, depth)
-        return f"ops.cast({text}, {_DTYPES[dtype]})" if text.isidentifier() else text
+    def _s_aug(self, scope: list[Var], depth: int) -> Stmt:
+        v = self._state(lambda v: v.mutable and isinstance(v.type, TT) and v.type.dtype != "bool")
+        assert v is not None and isinstance(v.type, TT)
+        t = v.type.with_shape(sub_shape(self.rng, v.type.shape))
+        e = self.expr(t, scope, 2)
+        e = f"ops.tanh({e})" if t.floating else f"ops.clip_by_value({e}, -3, 3)"
+        return Stmt(f"{v.name} {self.rng.choice(['+=', '-='])} {e}")
 
-    def expr(self, dtype: str, shape: tuple[int, ...], scope: list[Var], depth: int) -> str:
-        rng = self.rng
-        if depth <= 0 or rng.random() < 0.25:
-            return self.leaf(dtype, shape, scope)
-        if dtype == "bool":
-            return self.bool_expr(shape, scope, depth)
-        floating = dtype.startswith("float")
-        choices = ["unary", "binary", "binary", "reduce", "select", "scalar"]
-        if "shape-ops" in self.features:
-            choices += ["reshape", "index", "concat"]
-        if floating and "matmul" in self.features and len(shape) == 2:
-            choices.append("matmul")
-        if floating and "helper" in self.features and dtype == "float32":
-            choices.append("helper")
-        if floating and "subcell" in self.features and dtype == "float32":
-            choices.append("block")
-        if floating and "hypermap" in self.features and dtype == "float32":
-            choices.append("hypermap")
-        kind = rng.choice(choices)
-        sub = lambda d=dtype, s=shape: self.expr(d, s, scope, depth - 1)  # noqa: E731
-        if kind == "unary":
-            a = sub()
-            if not floating:
-                return rng.choice([f"(-{a})", f"ops.abs({a})", f"({a} % 5)", f"({a} // 3)"])
-            return rng.choice([
-                f"ops.tanh({a})", f"ops.sin({a})", f"ops.abs({a})", f"(-{a})", f"ops.relu({a})",
-                f"ops.exp(ops.clip_by_value({a}, -4.0, 4.0))", f"ops.sqrt(ops.abs({a}) + 1.0)",
-                f"ops.log(ops.abs({a}) + 1.0)", f"ops.sigmoid({a})", f"ops.floor({a})",
-                f"ops.square(ops.clip_by_value({a}, -10.0, 10.0))",
-            ])
-        if kind == "binary":
-            a, b = sub(), sub()
-            if floating:
-                return rng.choice([
-                    f"({a} + {b})", f"({a} - {b})", f"ops.clip_by_value({a} * {b}, -100.0, 100.0)",
-                    f"({a} / (ops.abs({b}) + 1.0))", f"ops.maximum({a}, {b})",
-                    f"ops.minimum({a}, {b})"])
-            return rng.choice([f"({a} + {b})", f"({a} - {b})",
-                               f"ops.clip_by_value({a} * {b}, -1000, 1000)",
-                               f"ops.maximum({a}, {b})"])
-        if kind == "scalar" and "scalar-mix" in self.features:
-            a = sub()
-            k = rng.randint(-3, 3) + (0.5 if floating else 0)
-            return rng.choice([f"({a} * {k})", f"({a} + {k})", f"({k} - {a})"])
-        if kind == "reduce":
-            axis = rng.randint(0, len(shape))
-            source = shape[:axis] + (rng.randint(2, 3),) + shape[axis:]
-            op = rng.choice(["sum", "max", "min"] + (["mean"] if floating else []))
-            if dtype.startswith("int") and op == "sum":
-                return f"ops.cast({self.expr(dtype, source, scope, depth - 1)}.sum(axis={axis})" \
-                    f", ms.{dtype})"
-            return f"{self.expr(dtype, source, scope, depth - 1)}.{op}(axis={axis})"
-        if kind == "select":
-            return f"ops.select({self.bool_expr(shape, scope, depth - 1)}, {sub()}, {sub()})"
-        if kind == "reshape" and len(shape) >= 1:
-            size = int(np.prod(shape))
-            return f"ops.reshape({sub(dtype, (size,))}, {shape!r})"
-        if kind == "index":
-            n = rng.randint(2, 3)
-            return f"{sub(dtype, (n,) + shape)}[{rng.randrange(-n, n)}]"
-        if kind == "concat" and shape and shape[0] >= 2:
-            k = rng.randint(1, shape[0] - 1)
-            first, second = (k,) + shape[1:], (shape[0] - k,) + shape[1:]
-            return f"ops.concat(({sub(dtype, first)}, {sub(dtype, second)}), 0)"
-        if kind == "matmul":
-            k = rng.randint(1, 3)
-            a, b = sub(dtype, (shape[0], k)), sub(dtype, (k, shape[1]))
-            return f"ops.clip_by_value(ops.matmul({a}, {b}), -100.0, 100.0)"
-        if kind == "helper":
-            return f"helper({sub()}, {sub()})"
-        if kind == "block":
-            return f"self.block{rng.randint(0, 1)}({sub()})"
-        if kind == "hypermap":
-            return f"self.hypermap(ops.tanh, ({sub()}, {sub()}))[{rng.randint(0, 1)}]"
-        return self.leaf(dtype, shape, scope)
-
-    def bool_expr(self, shape: tuple[int, ...], scope: list[Var], depth: int) -> str:
-        rng = self.rng
-        numeric = [d for d in self.dtypes if d != "bool"]
-        d = rng.choice(numeric)
-        a, b = self.expr(d, shape, scope, depth - 1), self.expr(d, shape, scope, depth - 1)
-        test = f"({a} {rng.choice(['>', '<', '>=', '<=', '==', '!='])} {b})"
+    def _s_item(self, scope: list[Var], depth: int) -> Stmt:
+        v = self._state(lambda v: v.mutable and isinstance(v.type, TT) and v.type.ndim > 0)
+        assert v is not None and isinstance(v.type, TT)
+        shape, rng = v.type.shape, self.rng
+        kind = rng.choice(["int", "slice", "col", "ellipsis"])
+        if kind == "slice":
+            start = rng.randrange(shape[0])
+            key, rest = f"{start}:", (shape[0] - start,) + shape[1:]
+        elif kind == "col" and len(shape) >= 2:
+            key, rest = f":, {rng.randrange(-shape[1], shape[1])}", (shape[0],) + shape[2:]
+        elif kind == "ellipsis":
+            key, rest = "...", shape
+        else:
+            key, rest = str(rng.randrange(-shape[0], shape[0])), shape[1:]
         if rng.random() < 0.3:
-            other = self.expr("bool", shape, scope, depth - 1)
-            test = rng.choice([f"ops.logical_and({test}, {other})",
-                               f"ops.logical_or({test}, {other})",
-                               f"ops.logical_not({test})"])
-        return test
+            value = self.scalar(v.type)
+        else:
+            value = self.expr(v.type.with_shape(sub_shape(rng, rest)), scope, 2)
+        return Stmt(f"{v.name}[{key}] = {value}")
 
-    def leaf(self, dtype: str, shape: tuple[int, ...], scope: list[Var]) -> str:
-        """A variable of the type: broadcast, cast or reduced to it as needed."""
+    def _s_tuple(self, scope: list[Var], depth: int) -> Stmt:
+        items = tuple(self.tensor_type() for _ in range(self.rng.randint(2, 3)))
+        if self.rng.random() < 0.5:  # unpack into temporaries
+            names = [self.fresh("t") for _ in items]
+            values = [self.expr(t, scope, 2) for t in items]
+            source = "(" + ", ".join(values) + ")" if self.rng.random() < 0.5 else \
+                ", ".join(values)
+            scope += [Var(n, t) for n, t in zip(names, items)]
+            return Stmt(f"{', '.join(names)} = {source}")
+        v = Var(self.fresh("t"), Tup(items))
+        text = "(" + ", ".join(self.fresh_value(t, scope, 2) for t in items) + ")"
+        scope.append(v)
+        return Stmt(f"{v.name} = {text}")
+
+    def _s_pyint(self, scope: list[Var], depth: int) -> Stmt:
+        ints = [v.name for v in scope if v.type == PYINT and v.name != "n0"]
+        step = self.rng.choice(ints + ["1", "2"])
+        return Stmt(f"n0 = (n0 + {step}) % 5")
+
+    def _s_assign(self, scope: list[Var], depth: int) -> Stmt:
+        assert self.frame is not None
+        p = self.rng.choice(self.frame.params)
+        assert isinstance(p.type, TT)
         rng = self.rng
-        fits = [v for v in scope if v.dtype != "int" and _broadcasts(v.shape, shape)]
-        if not fits:
-            return f"ops.zeros({shape!r}, {_DTYPES[dtype]})"
-        same = [v for v in fits if v.dtype == dtype]
-        v = rng.choice(same if same and rng.random() < 0.8 else fits)
-        # a Parameter is read by value: a variable bound to the Parameter itself would see
-        # later writes in eager mode, but not once a tensor if merged it (docs/fuzzing.md)
-        text = f"({v.name} * 1)" if v.name.startswith("self.") else v.name
-        if v.dtype != dtype:
-            text = f"ops.cast({text}, {_DTYPES[dtype]})"
-        if v.shape != shape:
-            text = f"ops.broadcast_to({text}, {shape!r})"
-        return text
+        if p.type.dtype == "int32":
+            return Stmt(rng.choice([f"ops.assign_add({p.name}, 1)",
+                                    f"ops.assign_add({p.name}, ops.ones((), ms.int32))"]))
+        if p.type.shape and rng.random() < 0.2:
+            value = self.expr(p.type.with_shape(sub_shape(rng, p.type.shape[1:])), scope, 2)
+            return Stmt(f"{p.name}[{rng.randrange(p.type.shape[0])}] = "
+                        f"ops.clip_by_value({value}, -50.0, 50.0)")
+        value = self.expr(p.type.with_shape(sub_shape(rng, p.type.shape)), scope, 2)
+        value = f"ops.clip_by_value({value}, -50.0, 50.0)"
+        op = rng.choice(["ops.assign", "ops.assign_add", "ops.assign_sub",
+                         "ops.AssignAdd()", "ops.Assign()"])
+        write = f"{op}({p.name}, {value})"
+        s = self._state(lambda v: isinstance(v.type, TT))
+        if s is not None and rng.random() < 0.5:
+            return Stmt(f"{s.name} = ops.depend({s.name}, {write})")
+        return Stmt(write)
 
+    def _s_tensor_if(self, scope: list[Var], depth: int) -> Stmt:
+        bodies = [self.block(scope, self.rng.randint(1, 3), depth + 1)]
+        heads = []
+        while self.on("elif", 0.3) and len(bodies) < 3:
+            heads.append(f"elif {self.condition(scope, 2)}:")
+            bodies.append(self.block(scope, self.rng.randint(1, 2), depth + 1))
+        if self.rng.random() < 0.6:
+            heads.append("else:")
+            bodies.append(self.block(scope, self.rng.randint(1, 2), depth + 1))
+        return Stmt(f"if {self.condition(scope, 2)}:", bodies, heads)
 
-def _broadcasts(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
-    if len(src) > len(dst):
-        return False
-    return all(s in (1, d) for s, d in zip(reversed(src), reversed(dst)))
+    def _s_const_if(self, scope: list[Var], depth: int) -> Stmt:
+        tests = ["True", "False", "K > 1", "K == 3"]
+        if self.frame is not None and self.frame.kind == "construct":
+            tests += ["self.flag", "not self.flag"]
+        tensors = [v for v in scope if isinstance(v.type, TT)]
+        if tensors:
+            v = self.rng.choice(tensors)
+            tests += [f"{v.name}.ndim > 1", f"{v.name}.shape == {v.type.shape!r}"]  # type: ignore
+        bodies = [self.block(scope, self.rng.randint(1, 2), depth + 1)]
+        heads = []
+        if self.on("elif", 0.3):
+            heads.append(f"elif {self.rng.choice(tests)}:")
+            bodies.append(self.block(scope, 1, depth + 1))
+        if self.rng.random() < 0.4:
+            heads.append("else:")
+            bodies.append(self.block(scope, 1, depth + 1))
+        return Stmt(f"if {self.rng.choice(tests)}:", bodies, heads)
+
+    def _loop(self, kind: str, scope: list[Var], depth: int, n: int) -> list[Stmt]:
+        assert self.frame is not None
+        self.frame.loops.append(kind)
+        try:
+            return self.block(scope, n, depth + 1)
+        finally:
+            self.frame.loops.pop()
+
+    def _s_for(self, scope: list[Var], depth: int) -> Stmt:
+        i = self.fresh("i")
+        n = self.rng.randint(1, 4)
+        body = self._loop(f"for:{i}:{n}", scope + [Var(i, PYINT)], depth, self.rng.randint(1, 3))
+        rng = f"range({n})" if self.rng.random() < 0.7 else f"range(1, {n + 1})"
+        return Stmt(f"for {i} in {rng}:", [body])
+
+    def _s_for_tuple(self, scope: list[Var], depth: int) -> Stmt:
+        t = self.tensor_type()
+        v = self.fresh("v")
+        items = ", ".join(self.fresh_value(t, scope, 2) for _ in range(self.rng.randint(1, 3)))
+        body = self._loop("for", scope + [Var(v, t)], depth, self.rng.randint(1, 3))
+        return Stmt(f"for {v} in ({items},):", [body])
+
+    def _s_while(self, scope: list[Var], depth: int) -> Stmt:
+        c = self.fresh("c")
+        bound = self.rng.randint(1, 4)
+        # the counter steps first, so a ``continue`` never skips it
+        body = [Stmt(f"{c} = {c} + 1")] + self._loop("while", scope, depth,
+                                                     self.rng.randint(1, 3))
+        test = f"{c} < {bound}"
+        if self.rng.random() < 0.4:
+            test = f"({test}) and ({self.condition(scope, 2)})"
+        init = self.rng.choice(["ops.zeros((), ms.int32)", "Tensor(0, ms.int32)",
+                                "ops.zeros((), ms.int64)"])
+        return Stmt(f"{c} = {init}\nwhile {test}:", [body])
+
+    def _s_const_while(self, scope: list[Var], depth: int) -> Stmt:
+        k = self.fresh("k")
+        body = [Stmt(f"{k} = {k} + 1")] + self._loop("const-while", scope + [Var(k, PYINT)],
+                                                     depth, self.rng.randint(1, 2))
+        return Stmt(f"{k} = 0\nwhile {k} < {self.rng.randint(1, 3)}:", [body])
+
+    def _s_const_jump(self, scope: list[Var], depth: int) -> Stmt:
+        assert self.frame is not None
+        _, i, n = self.frame.loops[-1].split(":")
+        word = self.rng.choice(["break", "continue"])
+        return Stmt(f"if {i} {self.rng.choice(['==', '>=', '<'])} {self.rng.randrange(int(n))}:",
+                    [[Stmt(word)]])
+
+    def _s_jump(self, scope: list[Var], depth: int) -> Stmt:
+        word = self.rng.choice(["break", "continue"])
+        return Stmt(f"if {self.condition(scope, 2)}:", [[Stmt(word)]])
+
+    def _s_return(self, scope: list[Var], depth: int) -> Stmt:
+        assert self.frame is not None
+        return Stmt(f"if {self.condition(scope, 2)}:",
+                    [[Stmt(f"return {self.frame.ret(scope)}")]])
+
+    def _s_raise(self, scope: list[Var], depth: int) -> Stmt:
+        cond = self.condition(scope, 2)
+        if self.rng.random() < 0.3:
+            return Stmt(f"assert not ({cond}), 'fuzz assertion'")
+        kind = self.rng.choice(["ValueError", "RuntimeError", "TypeError"])
+        return Stmt(f"if {cond}:", [[Stmt(f"raise {kind}('fuzz: {kind}')")]])
+
+    # --- helpers, nested functions, sub-Cells, HyperMap ---------------------------------------
+
+    def callee_body(self, kind: str, args: list[Var], result: TT, extra: list[Var]
+                    ) -> list[Stmt]:
+        """The body of a helper/nested function/sub-Cell construct: a local ``h`` bound
+        first, a few statements, ``return h`` (early returns give a fresh value)."""
+        outer = self.frame
+        h = Var(self.fresh("h"), result, mutable=True)
+        scope = args + extra
+        self.frame = Frame(kind, [h], lambda sc: self.fresh_value(result, sc, 2),
+                           [v for v in extra if v.name.startswith("self.w")])
+        try:
+            body = [Stmt(f"{h.name} = {self.fresh_value(result, scope, 2)}")]
+            body += self.block(scope + [h], self.rng.randint(0, 3), 1)
+            body.append(Stmt(f"return {h.name}"))
+        finally:
+            self.frame = outer
+        return body
+
+    def call_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        assert self.frame is not None
+        nested_ok = self.frame.kind == "construct" and "nested-def" in self.features and \
+            not self.init_phase
+        pool = [c for c in self.helpers[:self.limit] if c.result == t]
+        if nested_ok:
+            pool += [c for c in self.nested if c.result == t]
+        if not pool or (self.rng.random() < 0.3 and len(self.helpers) + len(self.nested) < 4):
+            made = self.new_callee(t, nested_ok and self.rng.random() < 0.4)
+            if made is None:
+                return None
+            pool = [made]
+        c = self.rng.choice(pool)
+        return f"{c.name}({', '.join(self.sub(a, scope, depth) for a in c.args)})"
+
+    def new_callee(self, t: TT, nested: bool) -> Callee | None:
+        if self.limit < len(self.helpers):
+            return None
+        args = [Var("a", t if self.rng.random() < 0.6 else self.tensor_type())]
+        if self.rng.random() < 0.5:
+            args.append(Var("b", self.tensor_type()))
+        extra: list[Var] = []
+        if nested and "closure" in self.features and self.frame is not None:
+            extra = [v for v in self.frame.state if isinstance(v.type, TT)][:1]
+        saved, self.limit = self.limit, len(self.helpers)
+        try:
+            body = self.callee_body("nested" if nested else "helper", args, t, extra)
+        finally:
+            self.limit = saved
+        name = self.fresh("inner" if nested else "helper")
+        indent = 2 if nested else 0
+        lines = ["    " * indent + f"def {name}({', '.join(a.name for a in args)}):"]
+        lines += [line for s in body for line in s.lines(indent + 1)]
+        c = Callee(name, tuple(a.type for a in args), t, lines)  # type: ignore[misc]
+        (self.nested if nested else self.helpers).append(c)
+        return c
+
+    def subcell_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        found = [c for c in self.cells if c.result == t]
+        if not found:
+            if len(self.cells) >= 2 or not t.floating or self.frame is None \
+                    or self.frame.kind != "construct":
+                return None
+            found = [self.new_cell(t)]
+        if self.frame is None or self.frame.kind != "construct":
+            return None
+        c = self.rng.choice(found)
+        return f"self.{self.rng.choice(c.instances)}({self.sub(c.args[0], scope, depth)})"
+
+    def new_cell(self, t: TT) -> Callee:
+        name = f"Sub{len(self.cells)}"
+        arg = Var("a", t if self.rng.random() < 0.7 else self.tensor_type())
+        extra = [Var("scale_t", t), Var("self.scale", PYFLOAT)]
+        init = ["        super().__init__()", "        self.scale = scale"]
+        if self.on("parameter", 0.5):
+            w = TT("float32", sub_shape(self.rng, t.shape))
+            init.append(f"        self.w = Parameter(Tensor({literal_source(array_literal(self.rng, w))}"
+                        "), name='w')")
+            extra.append(Var("self.w", w))
+        saved, self.limit = self.limit, len(self.helpers)
+        try:
+            body = self.callee_body("cell", [arg], t, extra)
+        finally:
+            self.limit = saved
+        lazy = ["    @lazy_inline"] if self.on("lazy-inline", 0.6) else []
+        lines = [f"class {name}(nn.Cell):", *lazy, "    def __init__(self, scale):", *init, "",
+                 "    def construct(self, a):",
+                 f"        scale_t = ops.full({t.shape!r}, self.scale, "
+                 f"dtype={MS_DTYPE[t.dtype]})"]
+        lines += [line for s in body for line in s.lines(2)]
+        n = self.rng.randint(1, 3)
+        instances = tuple(f"{name.lower()}_{i}" for i in range(n))
+        c = Callee(name, (arg.type,), t, lines, instances)  # type: ignore[arg-type]
+        self.cells.append(c)
+        return c
+
+    def hypermap_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if self.frame is None or self.frame.kind != "construct":
+            return None
+        rng = self.rng
+        other = TT(t.dtype, sub_shape(rng, t.shape)) if rng.random() < 0.5 else t
+        k = rng.randint(0, 1)
+        items = [t, other] if k == 0 else [other, t]
+        if rng.random() < 0.5 and t.dtype != "bool":
+            fn = rng.choice(["ops.tanh", "ops.sin", "ops.sigmoid"] if t.floating
+                            else ["ops.abs", "ops.neg"])
+            if rng.random() < 0.3 and t.floating:
+                fn = "ops.partial(ops.mul, 0.5)"
+            first = ", ".join(self.sub(i, scope, depth) for i in items)
+            return f"self.hypermap({fn}, ({first}))[{k}]"
+        if t.dtype == "bool":
+            return None
+        a = ", ".join(self.sub(i, scope, depth) for i in items)
+        b = ", ".join(self.sub(i, scope, depth) for i in items)
+        fn = rng.choice(["ops.add", "ops.maximum", "ops.minimum"])
+        return f"self.hypermap({fn}, ({a}), ({b}))[{k}]"
 
 
 def generate(seed: int, features: frozenset[str] = FEATURES) -> Program:
     """The program of ``seed``: the same seed and features give the same program."""
-    return Gen(random.Random(seed), features).program()
+    program = Gen(random.Random(seed), features).program()
+    program.seed = seed
+    return program

@@ -1,12 +1,12 @@
-"""Run one generated program every way msc can, and compare each run with eager mode.
+"""Run one generated program every way msc can.
 
-The ways: eager (PyNative), the reference interpreter on the optimized IR, GRAPH_MODE on
-each in-process target, and an artifact written by ``msc compile`` and run in a fresh
-process. A way agrees when it returns the same structure, shapes, dtypes and values
-(floats to a tolerance of their dtype, everything else exactly), leaves the Parameters
-with the same values, or raises the same built-in kind of exception. A clear msc error
-where eager mode runs is a *rejection*, counted but not a disagreement; an
-``InternalCompilerError`` or any other exception from the compiler is a finding.
+The ways: eager (PyNative), the reference interpreter on the optimized IR, each
+in-process target (the Cell's graph-mode path: ``compile_entry`` then the compiled code),
+and an artifact written by ``msc compile`` and imported in a fresh Python process. Every
+way builds a fresh ``Net`` (so its Parameters start from the same values) and gets fresh
+copies of the inputs. An ``Outcome`` records the result and the Parameters after the call,
+or the exception and the phase that raised it: an ``MscError`` while compiling is msc
+refusing the program ("rejected"), an ``InternalCompilerError`` anywhere is msc's bug.
 """
 
 from __future__ import annotations
@@ -19,71 +19,19 @@ import subprocess
 import sys
 import threading
 import warnings
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 import msc as ms
 from msc.errors import InternalCompilerError, MscError
-from msc.fuzz.generate import Program
 
-#: (rtol, atol) per float dtype: numba computes float32 transcendentals in float64.
-TOLERANCE = {"float16": (2e-3, 2e-3), "float32": (1e-4, 1e-5), "float64": (1e-9, 1e-12)}
-_BUILTIN_KINDS = (IndexError, KeyError, ZeroDivisionError, AttributeError, NameError,
-                  ValueError, TypeError, RuntimeError, AssertionError)
-
-
-@dataclass
-class Outcome:
-    """What one way of running gave: ``kind`` is "ok" (``value``: outputs and
-    Parameters), "raised" (the user's exception), "rejected" (msc's own clear error)
-    or "internal" (a compiler bug); ``error`` names the exception."""
-
-    kind: str
-    value: Any = None
-    error: str = ""
-
-
-def load(program: Program, folder: Path, name: str) -> Any:
-    """Write the program's module and import it (registered, as msc reads its source)."""
-    path = folder / f"{name}.py"
-    path.write_text(program.source())
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _kind(e: BaseException) -> str:
-    """The built-in exception kind a user's ``except`` would name."""
-    return next((k.__name__ for k in _BUILTIN_KINDS if isinstance(e, k)), type(e).__name__)
-
-
-def _capture(run: Any, compiled: bool) -> Outcome:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return Outcome("ok", run())
-    except InternalCompilerError as e:
-        return Outcome("internal", error=f"InternalCompilerError: {e}")
-    except MscError as e:
-        # msc's clear errors: at compile time a rejection, at run time the user's error
-        return Outcome("rejected" if compiled and _compile_time(e) else "raised",
-                       error=f"{_kind(e)}: {e}")
-    except (MemoryError, KeyboardInterrupt, _Timeout):
-        raise
-    except BaseException as e:  # noqa: BLE001 - anything else the program raised
-        return Outcome("raised", error=f"{_kind(e)}: {e}")
-
-
-def _compile_time(e: MscError) -> bool:
-    """An msc error with a location is one the frontend or a pass raised: the program
-    was refused; run-time errors come from generated code (eager ones have a loc too)."""
-    return e.loc is not None
+#: Built-in kinds an ``except`` clause would name, most specific first.
+_KINDS = (ZeroDivisionError, IndexError, KeyError, AssertionError, NotImplementedError,
+          ValueError, TypeError, NameError, AttributeError, RuntimeError, ArithmeticError)
 
 
 @dataclass
@@ -95,194 +43,274 @@ class Leaf:
     tensor: bool = True
 
 
-def _values(out: Any, params: list[Any]) -> tuple[Any, tuple[np.ndarray, ...]]:
-    def norm(v: Any) -> Any:
-        if isinstance(v, (tuple, list)):
-            return tuple(norm(x) for x in v)
-        if isinstance(v, ms.Tensor):
-            return Leaf(v.asnumpy().copy())
-        if isinstance(v, np.ndarray):
-            return Leaf(v.copy())
-        return Leaf(np.asarray(v), tensor=False)
-    return (norm(out), tuple(np.array(p, copy=True) for p in params))
+@dataclass
+class Outcome:
+    """What one way of running gave. ``kind``: "ok" (``value``: the outputs as nested
+    tuples of ``Leaf``; ``params``: Parameter name -> value after the call), "raised" (the
+    program's exception, ``error`` "Kind: message"), "rejected" (msc's own clear error
+    while compiling), "internal" (``InternalCompilerError``), "timeout" or "invalid"
+    (the source does not even import)."""
+
+    kind: str
+    value: Any = None
+    params: dict[str, np.ndarray] | None = None
+    error: str = ""
+    some_params: bool = False  # ``params`` holds only the Parameters the code uses
+    phase: str = ""  # "compile" or "run", for errors
+
+    @property
+    def exception(self) -> str:
+        return self.error.split(":", 1)[0]
+
+
+def kind_of(e: BaseException) -> str:
+    """The built-in exception kind a user's ``except`` would name."""
+    return next((k.__name__ for k in _KINDS if isinstance(e, k)), type(e).__name__)
+
+
+def first_line(e: BaseException) -> str:
+    text = e.message if isinstance(e, MscError) else str(e)
+    return (text.strip().splitlines() or [""])[0][:300]
 
 
 class _Timeout(BaseException):
     pass
 
 
-def run_eager(module: Any, program: Program, seconds: float = 20.0) -> Outcome:
-    """Eager mode, given up after ``seconds`` (a shrunk program may never stop): then
-    the outcome is "timeout" and no other way runs it."""
-    def go() -> Any:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-        net = module.Net()
-        out = net(*[ms.Tensor(x) for x in program.inputs])
-        return _values(out, [p.asnumpy() for p in _params(net)])
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise ``_Timeout`` after ``seconds`` (main thread only; Numba's compiled loops
+    cannot be interrupted, Python-level ones can)."""
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+        return
 
     def expire(*_: Any) -> None:
         raise _Timeout()
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return _capture(go, compiled=False)
-    except _Timeout:
-        return Outcome("timeout", error=f"eager mode ran longer than {seconds:g} s")
+        yield
     finally:
-        if main:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
-def run_graph(module: Any, program: Program, target: str) -> Outcome:
-    def go() -> Any:
-        ms.set_context(mode=ms.GRAPH_MODE, jit_target=target, enable_compile_cache=False)
-        net = module.Net()
-        out = net(*[ms.Tensor(x) for x in program.inputs])
-        return _values(out, [p.asnumpy() for p in _params(net)])
-    try:
-        return _capture(go, compiled=True)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE, jit_target="numba", enable_compile_cache=None)
+def load(source: str, folder: Path, name: str) -> Any:
+    """Write the program's module and import it (registered: msc reads its source)."""
+    path = folder / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def run_interpreter(module: Any, program: Program) -> Outcome:
-    from msc.compiler import arg_spec, compile_entry
-    from msc.ir.interpret import interpret
-
-    def go() -> Any:
-        ms.set_context(mode=ms.GRAPH_MODE)
-        net = module.Net()
-        compiled = compile_entry(net, [arg_spec(x) for x in program.inputs], store=None,
-                                 target="python")
-        assert compiled.module is not None
-        weights = [np.array(p.asnumpy(), copy=True) for p in compiled.weights]
-        out = interpret(compiled.module, [np.array(x, copy=True) for x in program.inputs],
-                        weights)
-        by_id = {id(p): w for p, w in zip(compiled.weights, weights)}
-        return _values(out, [by_id.get(id(p), p.asnumpy()) for p in _params(net)])
-    try:
-        return _capture(go, compiled=True)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+def leaves(out: Any) -> Any:
+    if isinstance(out, (tuple, list)):
+        return tuple(leaves(x) for x in out)
+    if isinstance(out, ms.Tensor):
+        return Leaf(out.asnumpy().copy())
+    if isinstance(out, np.ndarray):
+        return Leaf(out.copy())
+    return Leaf(np.asarray(out), tensor=False)
 
 
-_ARTIFACT_RUNNER = """
+def parameters(net: Any) -> dict[str, np.ndarray]:
+    return {name: p.asnumpy().copy() for name, p in net.parameters_and_names()}
+
+
+def tensors(inputs: list[np.ndarray]) -> list[Any]:
+    return [ms.Tensor(np.array(x, copy=True)) for x in inputs]
+
+
+@dataclass
+class Ways:
+    """The ways of running one loaded program module on ``inputs``."""
+
+    module: Any
+    inputs: list[np.ndarray]
+    seconds: float = 20.0
+    quiet: bool = True
+    phase: list[str] = field(default_factory=lambda: ["compile"])
+
+    def _capture(self, go: Callable[[], Outcome], graph: bool) -> Outcome:
+        self.phase[0] = "compile" if graph else "run"  # ``go`` moves it on to "run"
+        try:
+            with warnings.catch_warnings(), time_limit(self.seconds):
+                warnings.simplefilter("ignore")
+                return go()
+        except _Timeout:
+            return Outcome("timeout", error=f"ran longer than {self.seconds:g} s",
+                           phase=self.phase[0])
+        except InternalCompilerError as e:
+            return Outcome("internal", error=f"InternalCompilerError: {first_line(e)}",
+                           phase=self.phase[0])
+        except MscError as e:
+            rejected = graph and self.phase[0] == "compile"
+            return Outcome("rejected" if rejected else "raised",
+                           error=f"{kind_of(e)}: {first_line(e)}", phase=self.phase[0])
+        except (KeyboardInterrupt, MemoryError):
+            raise
+        except BaseException as e:  # noqa: BLE001 - whatever the program (or msc) raised
+            return Outcome("raised", error=f"{kind_of(e)}: {first_line(e)}",
+                           phase=self.phase[0])
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE, jit_target="numba")
+
+    def eager(self) -> Outcome:
+        def go() -> Outcome:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            net = self.module.Net()
+            out = net(*tensors(self.inputs))
+            return Outcome("ok", leaves(out), parameters(net))
+        return self._capture(go, graph=False)
+
+    def graph(self, ways: list[str]) -> dict[str, Outcome]:
+        """The interpreter and the in-process targets in ``ways``, from one build (the
+        frontend and passes do not depend on the target): each way starts from the
+        Parameters' initial values and fresh inputs. A failing build fails every way."""
+        from msc.compiler import arg_spec, build
+
+        built: list[Any] = []
+
+        def compile_it() -> Outcome:
+            ms.set_context(mode=ms.GRAPH_MODE)
+            net = self.module.Net()
+            built[:] = [net, build(net, [arg_spec(x) for x in self.inputs])]
+            return Outcome("ok")
+        made = self._capture(compile_it, graph=True)
+        if made.kind != "ok":
+            return {way: made for way in ways}
+        net, result = built
+        initial = [(p, p.asnumpy().copy()) for _, p in net.parameters_and_names()]
+        out = {}
+        for way in ways:
+            for p, value in initial:
+                p.set_data(value)
+            run = self._interpret if way == "interpreter" else self._target
+            out[way] = self._capture(lambda w=way: run(net, result, w), graph=True)
+        return out
+
+    def _target(self, net: Any, built: Any, target: str) -> Outcome:
+        """The Cell's GRAPH_MODE path (``jit.CompileCache.call``) after the build: code
+        generation, then the compiled code on the call's tensors."""
+        from msc.compiler import generate, runnable
+
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+        compiled = runnable(built, generate(built, target, "jit"))
+        compiled.load()
+        self.phase[0] = "run"  # Numba compiles on the first call: an error there is a bug
+        out = compiled.run(tensors(self.inputs))
+        return Outcome("ok", leaves(out), parameters(net))
+
+    def _interpret(self, net: Any, built: Any, _way: str) -> Outcome:
+        """The reference interpreter on the optimized IR, weights as fresh arrays."""
+        from msc.ir.interpret import interpret
+
+        self.phase[0] = "run"
+        weights = [np.array(p.asnumpy(), copy=True) for p in built.weights]
+        out = interpret(built.module, [np.array(x, copy=True) for x in self.inputs], weights)
+        by_id = {id(p): w for p, w in zip(built.weights, weights)}
+        params = {n: by_id.get(id(p), p.asnumpy()).copy() for n, p in net.parameters_and_names()}
+        return Outcome("ok", leaves(out), params)
+
+
+# --- artifacts, in a fresh process -------------------------------------------------------
+
+_ARTIFACT_RUNNER = r"""
 import importlib.util, json, sys
 import numpy as np
-spec = importlib.util.spec_from_file_location("fuzz_artifact", sys.argv[1])
+path, inputs_file, out_file = sys.argv[1:4]
+name = path.rsplit("/", 1)[-1][:-3]
+spec = importlib.util.spec_from_file_location(name, path)
 module = importlib.util.module_from_spec(spec)
-sys.modules["fuzz_artifact"] = module
+sys.modules[name] = module
 spec.loader.exec_module(module)
-inputs = np.load(sys.argv[2])
+with np.load(inputs_file) as f:
+    inputs = [f[f"x{i}"] for i in range(len(f.files))]
 try:
-    out = module.forward(*[inputs[f"x{i}"] for i in range(len(inputs.files))])
+    out = module.forward(*inputs)
 except Exception as e:
-    print(json.dumps({"raised": type(e).__name__ + ": " + str(e)}))
+    print(json.dumps({"raised": type(e).__name__, "kinds": [k.__name__ for k in type(e).__mro__],
+                      "message": str(e).splitlines()[0] if str(e) else ""}))
     sys.exit(0)
-flat = out if isinstance(out, tuple) else (out,)
-np.savez(sys.argv[3], *[np.asarray(v) for v in flat])
-print(json.dumps({"ok": len(flat), "tuple": isinstance(out, tuple)}))
+arrays = {}
+def walk(v):
+    if isinstance(v, tuple):
+        return [walk(x) for x in v]
+    key = f"o{len(arrays)}"
+    arrays[key] = np.asarray(v)
+    if arrays[key].dtype.hasobject:
+        arrays[key] = np.array(repr(v))
+    return [key, isinstance(v, np.ndarray)]
+structure = walk(out)
+for n, w in zip(module.WEIGHTS, module.load_weights()):
+    arrays["w:" + n] = w
+np.savez(out_file, **arrays)
+print(json.dumps({"ok": structure}))
 """
 
 
-def run_artifact(program: Program, folder: Path, target: str) -> Outcome:
-    """``msc compile`` into a folder, then the artifact in a fresh Python without msc's
-    frontend (outputs only: the artifact keeps its weights to itself)."""
-    source = folder / "artifact_model.py"
-    source.write_text(program.source())
+def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
+             seconds: float = 300.0) -> Outcome:
+    """``msc compile`` into a folder, then ``forward`` in a fresh Python that never imports
+    msc; the Parameters are the artifact's weights after the call."""
+    model = folder / "artifact_model.py"
+    model.write_text(source)
     out_dir = folder / f"artifact_{target}"
-    specs = [f"{_short(x.dtype)}[{','.join(map(str, x.shape))}]" for x in program.inputs]
-    args = [sys.executable, "-m", "msc", "compile", str(source), "Net", "--target", target,
+    args = [sys.executable, "-m", "msc", "compile", str(model), "Net", "--target", target,
             "-o", str(out_dir), "--quiet", "--no-cache"]
-    for s in specs:
-        args += ["--input", s]
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    for x in inputs:
+        args += ["--input", f"{_short(x.dtype)}[{','.join(map(str, x.shape))}]"]
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return Outcome("timeout", error="msc compile timed out", phase="compile")
     if proc.returncode != 0:
-        text = proc.stderr.strip().splitlines()
-        last = text[-1] if text else "msc compile failed"
-        kind = "internal" if "InternalCompilerError" in proc.stderr or "Traceback" in \
-            proc.stderr else "rejected"
-        return Outcome(kind, error=last)
-    np.savez(folder / "inputs.npz", **{f"x{i}": x for i, x in enumerate(program.inputs)})
+        return _compile_failure(proc.stderr)
+    np.savez(folder / "inputs.npz", **{f"x{i}": x for i, x in enumerate(inputs)})
     module = next(p for p in out_dir.glob("*.py") if p.name != "__init__.py")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", _ARTIFACT_RUNNER, str(module),
-                           str(folder / "inputs.npz"), str(folder / "outputs.npz")],
-                          capture_output=True, text=True, timeout=600, env=env,
-                          cwd=str(folder))
+    try:
+        proc = subprocess.run([sys.executable, "-c", _ARTIFACT_RUNNER, str(module),
+                               str(folder / "inputs.npz"), str(folder / "outputs.npz")],
+                              capture_output=True, text=True, timeout=seconds, env=env,
+                              cwd=str(folder))
+    except subprocess.TimeoutExpired:
+        return Outcome("timeout", error="the artifact timed out", phase="run")
     if proc.returncode != 0:
-        return Outcome("internal", error=proc.stderr.strip().splitlines()[-1])
+        last = (proc.stderr.strip().splitlines() or ["the artifact crashed"])[-1]
+        return Outcome("internal", error=f"artifact crashed: {last}", phase="run")
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     if "raised" in report:
-        return Outcome("raised", error=report["raised"])
+        kind = next((k.__name__ for k in _KINDS if k.__name__ in report["kinds"]),
+                    report["raised"])
+        return Outcome("raised", error=f"{kind}: {report['message']}", phase="run")
     with np.load(folder / "outputs.npz") as f:
-        flat = tuple(Leaf(f[f"arr_{i}"]) for i in range(report["ok"]))
-    return Outcome("ok", (flat if report["tuple"] else flat[0], None))
+        def build(node: Any) -> Any:
+            if isinstance(node, list) and len(node) == 2 and isinstance(node[0], str):
+                return Leaf(f[node[0]], tensor=bool(node[1]))
+            return tuple(build(x) for x in node)
+        value = build(report["ok"])
+        params = {k[2:]: f[k] for k in f.files if k.startswith("w:") and
+                  not k.startswith("w:__const")}
+    return Outcome("ok", value, params, some_params=True)
+
+
+def _compile_failure(stderr: str) -> Outcome:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    text = next((line for line in lines if ": " in line and not line.startswith(" ")),
+                lines[-1] if lines else "msc compile failed")
+    if "Traceback" in stderr or "InternalCompilerError" in stderr or \
+            "internal compiler error" in stderr.lower():
+        return Outcome("internal", error=f"msc compile: {lines[-1] if lines else ''}"[:300],
+                       phase="compile")
+    return Outcome("rejected", error=f"msc compile: {text}"[:300], phase="compile")
 
 
 def _short(dtype: np.dtype) -> str:
     return {"float16": "f16", "float32": "f32", "float64": "f64", "int32": "i32",
-            "int64": "i64", "bool": "bool", "uint8": "u8"}[np.dtype(dtype).name]
-
-
-def _params(net: Any) -> list[Any]:
-    return [getattr(net, n) for n in sorted(vars(net)) if n.startswith("p") and n[1:].isdigit()] \
-        if hasattr(net, "p0") else []
-
-
-# --- comparing ---------------------------------------------------------------------------------
-
-
-def disagreement(eager: Outcome, other: Outcome) -> str | None:
-    """Why ``other`` does not agree with eager mode, or None."""
-    if other.kind == "internal":
-        return f"internal error: {other.error.splitlines()[0][:300]}"
-    if other.kind == "rejected":
-        return None  # counted apart: msc refuses the program with a clear error
-    if eager.kind == "raised" or other.kind == "raised":
-        if eager.kind == other.kind == "raised":
-            same = eager.error.split(":")[0] == other.error.split(":")[0]
-            return None if same else f"raised {other.error[:200]!r}, eager " \
-                f"{eager.error[:200]!r}"
-        if eager.kind == "raised":
-            return f"returned a value where eager raised {eager.error[:200]!r}"
-        return f"raised {other.error[:300]!r} where eager returned a value"
-    if eager.kind != "ok":
-        return None
-    out, params = other.value
-    want_out, want_params = eager.value
-    problem = _compare(out, want_out, "output")
-    if problem is None and params is not None:
-        problem = _compare(tuple(Leaf(p) for p in params), tuple(Leaf(p) for p in want_params),
-                           "parameter")
-    return problem
-
-
-def _compare(got: Any, want: Any, where: str) -> str | None:
-    if isinstance(want, tuple):
-        if not isinstance(got, tuple) or len(got) != len(want):
-            return f"{where}: structure differs"
-        for i, (g, w) in enumerate(zip(got, want)):
-            problem = _compare(g, w, f"{where}[{i}]")
-            if problem:
-                return problem
-        return None
-    if not isinstance(got, Leaf):
-        return f"{where}: structure differs"
-    g, w = got.array, want.array
-    if got.tensor and want.tensor and g.dtype != w.dtype:
-        return f"{where}: dtype {g.dtype} != eager's {w.dtype}"
-    if g.shape != w.shape:
-        return f"{where}: shape {g.shape} != eager's {w.shape}"
-    if w.dtype.kind == "f" or g.dtype.kind == "f":
-        rtol, atol = TOLERANCE.get(str(w.dtype), TOLERANCE["float32"])
-        ok = np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol,
-                         equal_nan=True)
-    else:
-        ok = np.array_equal(g, w)
-    if not ok:
-        return f"{where}: values differ: {g.ravel()[:6]} vs eager's {w.ravel()[:6]}"
-    return None
+            "int64": "i64", "bool": "bool"}[np.dtype(dtype).name]

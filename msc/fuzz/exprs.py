@@ -1,0 +1,568 @@
+"""Expressions of an exact tensor type, from the op table's public MindSpore names.
+
+``Exprs.expr(t, scope, depth)`` returns source text whose eager value has dtype and shape
+``t``. Each form is a method ``_f_<name>(t, scope, depth)`` that returns None where it does
+not apply to ``t``; ``FORMS`` weighs them and names the feature that enables each. Values
+stay bounded: products and exponentials are clipped, ``log``/``sqrt``/division take
+``abs() + 1``, float-to-int casts clip first.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from msc.fuzz.types import (
+    FLOATS,
+    INTS,
+    MS_DTYPE,
+    PYFLOAT,
+    PYINT,
+    TT,
+    Tup,
+    Var,
+    array_literal,
+    broadcasts,
+    literal_source,
+    sub_shape,
+)
+
+#: (form, weight, feature that enables it or None).
+FORMS: tuple[tuple[str, float, str | None], ...] = (
+    ("unary", 3, None), ("binary", 4, None), ("scalar", 2, "scalar-mix"),
+    ("mixed", 1, "promotion"), ("compare", 4, None), ("logic", 2, None),
+    ("reduce", 2.5, "reduce"), ("argmax", 0.5, "reduce"), ("softmax", 1, "reduce"),
+    ("cumsum", 0.5, "reduce"), ("select", 1.5, None), ("ternary", 0.7, "tensor-if"),
+    ("clip", 1, None), ("cast", 1.5, None), ("reshape", 1, "shape-ops"),
+    ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
+    ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
+    ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("tuple_item", 1, "tuple"),
+    ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
+    ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
+)
+
+_FLOAT_UNARY = (
+    "ops.tanh({0})", "ops.sin({0})", "ops.cos({0})", "ops.abs({0})", "(-{0})", "ops.neg({0})",
+    "ops.relu({0})", "ops.sigmoid({0})", "ops.floor({0})", "ops.ceil({0})", "ops.sign({0})",
+    "ops.exp(ops.clip_by_value({0}, -4.0, 4.0))", "ops.sqrt(ops.abs({0}) + 1.0)",
+    "ops.log(ops.abs({0}) + 1.0)", "ops.log1p(ops.abs({0}))", "ops.rsqrt(ops.abs({0}) + 1.0)",
+    "ops.reciprocal(ops.abs({0}) + 1.0)", "ops.square(ops.clip_by_value({0}, -8.0, 8.0))",
+    "ops.erf({0})", "ops.gelu({0})", "ops.hardswish({0})", "{0}.abs()", "{0}.tanh()",
+    "{0}.sigmoid()", "{0}.exp().clip(-50.0, 50.0)", "ops.pow(ops.abs({0}) + 1.0, 2)",
+    "(ops.tanh({0}) ** 2)",
+)
+_INT_UNARY = ("(-{0})", "ops.abs({0})", "({0} % 5)", "({0} // 3)", "ops.neg({0})",
+              "ops.square(ops.clip_by_value({0}, -30, 30))", "ops.sign({0})", "{0}.abs()")
+_FLOAT_BINARY = (
+    "({0} + {1})", "({0} - {1})", "ops.add({0}, {1})", "ops.sub({0}, {1})",
+    "ops.clip_by_value({0} * {1}, -100.0, 100.0)", "ops.mul(ops.tanh({0}), {1})",
+    "({0} / (ops.abs({1}) + 1.0))", "ops.div({0}, ops.abs({1}) + 1.0)",
+    "ops.maximum({0}, {1})", "ops.minimum({0}, {1})", "({0} // (ops.abs({1}) + 1.0))",
+    "({0} % (ops.abs({1}) + 1.0))", "ops.floor_mod({0}, ops.abs({1}) + 0.5)",
+)
+_INT_BINARY = (
+    "({0} + {1})", "({0} - {1})", "ops.add({0}, {1})", "ops.maximum({0}, {1})",
+    "ops.minimum({0}, {1})", "ops.clip_by_value({0} * {1}, -1000, 1000)",
+    "({0} // (ops.abs({1}) + 1))", "({0} % (ops.abs({1}) + 1))",
+    "ops.floor_div({0}, ops.abs({1}) + 2)",
+)
+_COMPARE = ("({0} > {1})", "({0} < {1})", "({0} >= {1})", "({0} <= {1})", "({0} == {1})",
+            "({0} != {1})", "ops.equal({0}, {1})", "ops.greater({0}, {1})", "ops.le({0}, {1})",
+            "ops.ne({0}, {1})")
+_LOGIC = ("ops.logical_and({0}, {1})", "ops.logical_or({0}, {1})", "({0} & {1})",
+          "({0} | {1})")
+
+
+class Exprs:
+    """The expression half of the generator (``Gen`` supplies ``rng``, ``features``,
+    ``dtypes``, ``approx_half`` and the call sites)."""
+
+    rng: random.Random
+    features: frozenset[str]
+    dtypes: list[str]
+    approx_half: bool
+
+    # hooks ``Gen`` implements (helpers, sub-Cells, HyperMap need program-level state)
+    def call_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        raise NotImplementedError
+
+    def subcell_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        raise NotImplementedError
+
+    def hypermap_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        raise NotImplementedError
+
+    # --- the entry points ---------------------------------------------------------------
+
+    def expr(self, t: TT, scope: list[Var], depth: int) -> str:
+        """Source text of a value of exactly type ``t``."""
+        if depth <= 0 or self.rng.random() < 0.22:
+            return self.leaf(t, scope)
+        forms = [(n, w) for n, w, need in FORMS if need is None or need in self.features]
+        for _ in range(6):
+            name = self.rng.choices([n for n, _ in forms], [w for _, w in forms])[0]
+            build: Callable[[TT, list[Var], int], str | None] = getattr(self, "_f_" + name)
+            text = build(t, scope, depth)
+            if text is not None:
+                return text
+        return self.leaf(t, scope)
+
+    def fresh_value(self, t: TT, scope: list[Var], depth: int) -> str:
+        """An expression to bind to a variable that may later be updated in place: never
+        another variable (or tuple item, or ``depend``'s result) itself, since an in-place
+        update of the one would show through the other in eager mode only."""
+        text = self.expr(t, scope, depth)
+        if text.replace(".", "_").isidentifier() or text.endswith("]") or \
+                text.startswith("ops.depend("):
+            return f"ops.cast({text}, {MS_DTYPE[t.dtype]})"
+        return text
+
+    def sub(self, t: TT, scope: list[Var], depth: int) -> str:
+        return self.expr(t, scope, depth - 1)
+
+    def numeric_dtype(self) -> str:
+        return self.rng.choice([d for d in self.dtypes if d != "bool"])
+
+    def note_approx(self, dtype: str) -> None:
+        """A float16 reduction or matmul: compare float16 to a tolerance, not exactly."""
+        if dtype == "float16":
+            self.approx_half = True
+
+    # --- leaves ---------------------------------------------------------------------------
+
+    def leaf(self, t: TT, scope: list[Var]) -> str:
+        """A variable of the type, broadcast, cast or reduced to it; or a constant."""
+        rng = self.rng
+        tensors = [v for v in scope if isinstance(v.type, TT)]
+        if not tensors or rng.random() < 0.08:
+            return self.constant(t)
+        same = [v for v in tensors if v.type.dtype == t.dtype]  # type: ignore[union-attr]
+        v = rng.choice(same if same and rng.random() < 0.8 else tensors)
+        vt = v.type
+        assert isinstance(vt, TT)
+        text = v.name
+        if vt.shape != t.shape:
+            if broadcasts(vt.shape, t.shape):
+                text = f"ops.broadcast_to({text}, {t.shape!r})"
+            elif t.shape == () or rng.random() < 0.5:
+                if t.shape == ():
+                    text = f"{text}.max()" if vt.dtype != "bool" else f"{text}.any()"
+                else:
+                    text = f"ops.broadcast_to({text}.max(), {t.shape!r})" \
+                        if vt.dtype != "bool" else f"ops.broadcast_to({text}.any(), {t.shape!r})"
+            else:
+                return self.constant(t)
+        if vt.dtype != t.dtype:
+            if vt.floating and t.integral:
+                text = f"ops.clip_by_value({text}, -100.0, 100.0)"
+            text = f"ops.cast({text}, {MS_DTYPE[t.dtype]})"
+        return text
+
+    def constant(self, t: TT) -> str:
+        rng, d = self.rng, MS_DTYPE[t.dtype]
+        r = rng.random()
+        if r < 0.25:
+            return f"ops.zeros({t.shape!r}, {d})"
+        if r < 0.45:
+            return f"ops.ones({t.shape!r}, {d})"
+        if r < 0.6 and t.dtype != "bool":
+            value = rng.randint(-3, 3) + (0.5 if t.floating else 0)
+            return f"ops.full({t.shape!r}, {value}, dtype={d})"
+        return f"Tensor({literal_source(array_literal(rng, t))})"
+
+    def scalar(self, t: TT) -> str:
+        """A Python number to combine with a ``t`` tensor (keeps its dtype)."""
+        if t.floating:
+            return repr(self.rng.choice([0.5, 1.5, 2.0, -1.0, 0.25, 3]))
+        return repr(self.rng.randint(-3, 3))
+
+    def scalar_in(self, t: TT, scope: list[Var]) -> str:
+        """A Python number, sometimes a Python-int variable in scope (a loop index)."""
+        ints = [v.name for v in scope if v.type == PYINT or (t.floating and v.type == PYFLOAT)]
+        if ints and self.rng.random() < 0.5:
+            return self.rng.choice(ints)
+        return self.scalar(t)
+
+    # --- element-wise ---------------------------------------------------------------------
+
+    def _f_unary(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype == "bool":
+            return f"ops.logical_not({self.sub(t, scope, depth)})"
+        form = self.rng.choice(_FLOAT_UNARY if t.floating else _INT_UNARY)
+        return form.format(self.sub(t, scope, depth))
+
+    def _f_binary(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype == "bool":
+            return None
+        a, b = self._two(t, scope, depth)
+        form = self.rng.choice(_FLOAT_BINARY if t.floating else _INT_BINARY)
+        return form.format(a, b)
+
+    def _two(self, t: TT, scope: list[Var], depth: int) -> tuple[str, str]:
+        """Two operands that broadcast to ``t`` (one of them has ``t``'s shape)."""
+        other = t.with_shape(sub_shape(self.rng, t.shape))
+        a, b = self.sub(t, scope, depth), self.sub(other, scope, depth)
+        return (a, b) if self.rng.random() < 0.5 else (b, a)
+
+    def _f_scalar(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype == "bool":
+            return None
+        a, k = self.sub(t, scope, depth), self.scalar_in(t, scope)
+        forms = [f"({a} * {k})", f"({a} + {k})", f"({k} - {a})", f"({k} + {a})"]
+        if t.floating:
+            forms += [f"({a} / 2)", f"(({k} + 1) * {a})"]
+        return self.rng.choice(forms)
+
+    def _f_mixed(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """Tensors of two dtypes: the result takes the wider (float over int over bool)."""
+        if t.dtype == "bool" or t.dtype == "int32":
+            return None
+        lower = [d for d in self.dtypes if d == "bool" or (t.floating and d in INTS) or
+                 (t.dtype == "int64" and d == "int32")]
+        if t.dtype == "float32" and "float16" in self.dtypes:
+            lower.append("float16")
+        if not lower:
+            return None
+        a = self.sub(t, scope, depth)
+        other = TT(self.rng.choice(lower), sub_shape(self.rng, t.shape))
+        b = self.sub(other, scope, depth)
+        if other.dtype in INTS and t.dtype == "float32" and self.rng.random() < 0.3:
+            return f"({b} * 0.5 + {a})"  # an int tensor times a Python float is float32
+        return f"({a} + {b})" if self.rng.random() < 0.5 else f"({b} + {a})"
+
+    def _f_compare(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype != "bool":
+            return None
+        d = TT(self.numeric_dtype(), t.shape)
+        if self.rng.random() < 0.3:  # a Python number, off the grid now and then
+            k = self.rng.randint(-3, 3)
+            a = self.sub(d, scope, depth)
+            b = repr(k + self.rng.choice([0, 0.5, 0.25])) if d.floating else repr(k)
+        else:
+            a, b = self._two(d, scope, depth)
+        return self.rng.choice(_COMPARE).format(a, b)
+
+    def _f_logic(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype != "bool":
+            return None
+        a, b = self._two(t, scope, depth)
+        return self.rng.choice(_LOGIC).format(a, b)
+
+    def _f_select(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        cond = self.sub(TT("bool", sub_shape(self.rng, t.shape)), scope, depth)
+        a, b = self.sub(t, scope, depth), self.sub(t, scope, depth)
+        return f"ops.{self.rng.choice(['select', 'where'])}({cond}, {a}, {b})"
+
+    def _f_ternary(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        a, b = self.sub(t, scope, depth), self.sub(t, scope, depth)
+        return f"({a} if {self.condition(scope, depth - 1)} else {b})"
+
+    def _f_clip(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype == "bool":
+            return None
+        a = self.sub(t, scope, depth)
+        lo, hi = (-1.5, 2.0) if t.floating else (-2, 3)
+        return self.rng.choice([f"ops.clip_by_value({a}, {lo}, {hi})",
+                                f"ops.clamp({a}, {lo}, {hi})", f"{a}.clip({lo}, {hi})",
+                                f"ops.clip_by_value({a}, {lo})"])
+
+    def _f_cast(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        src = TT(self.rng.choice(self.dtypes), t.shape)
+        a = self.sub(src, scope, depth)
+        if src.floating and t.integral:
+            a = f"ops.clip_by_value({a}, -100.0, 100.0)"
+        if src.dtype == "float64" and t.dtype == "float16":
+            return None  # double rounding through float32 is documented (README)
+        d = MS_DTYPE[t.dtype]
+        return f"ops.cast({a}, {d})" if self.rng.random() < 0.7 else f"{a}.astype({d})"
+
+    def _f_const(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        return self.constant(t)
+
+    # --- reductions -------------------------------------------------------------------------
+
+    def _f_reduce(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        rng = self.rng
+        keep = rng.random() < 0.3 and t.ndim > 0 and 1 in t.shape
+        if keep:
+            axis = rng.choice([i for i, d in enumerate(t.shape) if d == 1])
+            src_shape = t.shape[:axis] + (rng.randint(2, 3),) + t.shape[axis + 1:]
+        else:
+            axis = rng.randint(0, t.ndim)
+            src_shape = t.shape[:axis] + (rng.randint(1, 3),) + t.shape[axis:]
+        ax = axis - len(src_shape) if rng.random() < 0.3 else axis
+        ops_ok = self._reducers(t)
+        if not ops_ok:
+            return None
+        op, src_dtype = rng.choice(ops_ok)
+        a = self.sub(TT(src_dtype, src_shape), scope, depth)
+        self.note_approx(src_dtype)
+        if rng.random() < 0.2 and t.shape == () and not keep:
+            return {"sum": f"{a}.sum()", "mean": f"ops.mean({a})", "amax": f"{a}.max()",
+                    "amin": f"{a}.min()", "prod": f"ops.prod(ops.clip_by_value({a}, -2, 2))",
+                    "all": f"{a}.all()", "any": f"{a}.any()"}[op]
+        k = ", keepdims=True" if keep else ""
+        kd = ", keep_dims=True" if keep else ""
+        forms = {
+            "sum": [f"ops.sum({a}, {ax}{', keepdim=True' if keep else ''})",
+                    f"{a}.sum(axis={ax}{k})", f"ops.ReduceSum({keep})({a}, {ax})"],
+            "mean": [f"ops.mean({a}, {ax}{kd})", f"{a}.mean({ax}{kd})",
+                     f"ops.ReduceMean({keep})({a}, {ax})"],
+            "amax": [f"ops.amax({a}, {ax}{k})", f"{a}.max(axis={ax}{k})",
+                     f"ops.max({a}, {ax}{k})[0]", f"ops.ReduceMax({keep})({a}, {ax})"],
+            "amin": [f"ops.amin({a}, {ax}{k})", f"{a}.min(axis={ax}{k})",
+                     f"ops.ReduceMin({keep})({a}, {ax})"],
+            "prod": [f"ops.prod(ops.clip_by_value({a}, -2, 2), {ax}{kd})"],
+            "all": [f"ops.all({a}, {ax}{kd})", f"{a}.all({ax}{kd})"],
+            "any": [f"ops.any({a}, {ax}{kd})", f"{a}.any({ax}{kd})"],
+        }[op]
+        return rng.choice(forms)
+
+    def _reducers(self, t: TT) -> list[tuple[str, str]]:
+        """(reduction, source dtype) pairs whose result has ``t``'s dtype."""
+        d = t.dtype
+        if d == "bool":
+            return [("all", "bool"), ("any", "bool"), ("amax", "bool")]
+        out = [(op, d) for op in ("amax", "amin")]
+        if t.floating:
+            out += [("sum", d), ("mean", d), ("prod", d)]
+        if d == "int64":
+            out += [(op, s) for op in ("sum", "prod") for s in self.dtypes
+                    if s in INTS or s == "bool"]
+        if d == "float32":
+            out += [("mean", s) for s in self.dtypes if s in INTS]
+        return out
+
+    def _f_argmax(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype != "int64":
+            return None
+        axis = self.rng.randint(0, t.ndim)
+        src = TT(self.rng.choice([d for d in self.dtypes if d != "bool"]),
+                 t.shape[:axis] + (self.rng.randint(2, 3),) + t.shape[axis:])
+        a = self.sub(src, scope, depth)
+        op = self.rng.choice(["argmax", "argmin"])
+        return self.rng.choice([f"ops.{op}({a}, {axis})", f"{a}.{op}(axis={axis})"])
+
+    def _f_softmax(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if not t.floating or t.ndim == 0:
+            return None
+        self.note_approx(t.dtype)
+        axis = self.rng.randint(-t.ndim, t.ndim - 1)
+        a = self.sub(t, scope, depth)
+        if self.rng.random() < 0.3:  # logsumexp reduces: the source has one more axis
+            pos = self.rng.randint(0, t.ndim)
+            src = t.with_shape(t.shape[:pos] + (2,) + t.shape[pos:])
+            return f"ops.logsumexp({self.sub(src, scope, depth)}, {pos})"
+        return self.rng.choice([f"ops.softmax({a}, {axis})", f"ops.log_softmax({a}, {axis})",
+                                f"ops.Softmax({axis})({a})"])
+
+    def _f_cumsum(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.ndim == 0 or t.dtype not in ("float32", "float64", "int32", "int64", "float16"):
+            return None
+        self.note_approx(t.dtype)
+        return f"ops.cumsum({self.sub(t, scope, depth)}, {self.rng.randrange(t.ndim)})"
+
+    def _f_matmul(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.dtype == "bool" or t.ndim > 3:
+            return None
+        self.note_approx(t.dtype)
+        k = self.rng.randint(1, 3)
+        rng = self.rng
+        if t.ndim == 0:
+            a, b = t.with_shape((k,)), t.with_shape((k,))
+        elif t.ndim == 1:
+            a, b = t.with_shape((k,)), t.with_shape((k, t.shape[0]))
+        elif t.ndim == 2:
+            a, b = t.with_shape((t.shape[0], k)), t.with_shape((k, t.shape[1]))
+        else:
+            a = t.with_shape((t.shape[0], t.shape[1], k))
+            b = t.with_shape((t.shape[0], k, t.shape[2]))
+        x, y = self.sub(a, scope, depth), self.sub(b, scope, depth)
+        lo, hi = ("-100.0", "100.0") if t.floating else ("-1000", "1000")
+        if t.integral:
+            x, y = f"ops.clip_by_value({x}, -9, 9)", f"ops.clip_by_value({y}, -9, 9)"
+        call = f"ops.matmul({x}, {y})"
+        if t.ndim == 3 and rng.random() < 0.5:
+            call = f"ops.bmm({x}, {y})"
+        elif t.ndim == 2 and rng.random() < 0.3:
+            call = f"ops.MatMul()({x}, {y})"
+        return f"ops.clip_by_value({call}, {lo}, {hi})"
+
+    # --- shapes -----------------------------------------------------------------------------
+
+    def _f_reshape(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        rng = self.rng
+        sizes = {(): [(1,), (1, 1)], (1,): [(), (1, 1)], (2,): [(2, 1), (1, 2)],
+                 (3,): [(1, 3), (3, 1)], (4,): [(2, 2)], (6,): [(2, 3), (3, 2), (6, 1)],
+                 (1, 1): [(1,), ()], (2, 1): [(2,)], (1, 3): [(3,)], (2, 3): [(6,), (3, 2)],
+                 (2, 2): [(4,)], (3, 1, 2): [(6,), (3, 2)]}
+        choices = sizes.get(t.shape) or [(t.size,)]
+        src = rng.choice(choices)
+        a = self.sub(t.with_shape(src), scope, depth)
+        shape = list(t.shape)
+        if shape and rng.random() < 0.3:
+            shape[rng.randrange(len(shape))] = -1
+        target = tuple(shape)
+        return rng.choice([f"ops.reshape({a}, {target!r})", f"{a}.reshape({target!r})"])
+
+    def _f_transpose(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.ndim < 2:
+            return None
+        perm = list(range(t.ndim))
+        self.rng.shuffle(perm)
+        # result dim i is source dim perm[i]: the source shape inverts the permutation
+        src = [0] * t.ndim
+        for i, p in enumerate(perm):
+            src[p] = t.shape[i]
+        a = self.sub(t.with_shape(tuple(src)), scope, depth)
+        if t.ndim == 2 and perm == [1, 0] and self.rng.random() < 0.3:
+            return f"{a}.T"
+        return self.rng.choice([f"ops.transpose({a}, {tuple(perm)!r})",
+                                f"ops.permute({a}, {tuple(perm)!r})",
+                                f"{a}.transpose({tuple(perm)!r})"])
+
+    def _f_expand(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        ones = [i for i, d in enumerate(t.shape) if d == 1]
+        if not ones:
+            return None
+        axis = self.rng.choice(ones)
+        a = self.sub(t.with_shape(t.shape[:axis] + t.shape[axis + 1:]), scope, depth)
+        if axis == 0 and self.rng.random() < 0.25:
+            return f"{a}[None]"
+        return self.rng.choice([f"ops.expand_dims({a}, {axis})", f"ops.unsqueeze({a}, {axis})",
+                                f"{a}.expand_dims({axis})"])
+
+    def _f_squeeze(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        axis = self.rng.randint(0, t.ndim)
+        src = t.with_shape(t.shape[:axis] + (1,) + t.shape[axis:])
+        a = self.sub(src, scope, depth)
+        if 1 not in t.shape and self.rng.random() < 0.4:
+            return f"ops.squeeze({a})" if self.rng.random() < 0.5 else f"{a}.squeeze()"
+        return f"ops.squeeze({a}, {axis})"
+
+    def _f_concat(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        axes = [i for i, d in enumerate(t.shape) if d >= 2]
+        if not axes:
+            return None
+        axis = self.rng.choice(axes)
+        k = self.rng.randint(1, t.shape[axis] - 1)
+        first = t.with_shape(t.shape[:axis] + (k,) + t.shape[axis + 1:])
+        second = t.with_shape(t.shape[:axis] + (t.shape[axis] - k,) + t.shape[axis + 1:])
+        a, b = self.sub(first, scope, depth), self.sub(second, scope, depth)
+        fn = self.rng.choice(["concat", "cat"])
+        return f"ops.{fn}(({a}, {b}), {axis})"
+
+    def _f_stack(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        axes = [i for i, d in enumerate(t.shape) if d in (1, 2, 3)]
+        if not axes:
+            return None
+        axis = self.rng.choice(axes)
+        item = t.with_shape(t.shape[:axis] + t.shape[axis + 1:])
+        parts = ", ".join(self.sub(item, scope, depth) for _ in range(t.shape[axis]))
+        return f"ops.stack(({parts},), {axis})"
+
+    def _f_tile(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.ndim == 0:
+            return None
+        mult = tuple(d if d > 1 and self.rng.random() < 0.5 else 1 for d in t.shape)
+        src = t.with_shape(tuple(d // m for d, m in zip(t.shape, mult)))
+        return f"ops.tile({self.sub(src, scope, depth)}, {mult!r})"
+
+    def _f_index(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """``t`` as an item, a slice, a column or a strided view of a bigger tensor."""
+        rng = self.rng
+        n = rng.randint(1, 3)
+        kind = rng.choice(["int", "pair", "ellipsis"] + (["slice", "col", "step"] * 2
+                                                           if t.ndim else []))
+        if kind == "int":
+            src, key = (n,) + t.shape, str(rng.randrange(-n, n))
+        elif kind == "pair":
+            m = rng.randint(1, 2)
+            src, key = (n, m) + t.shape, f"{rng.randrange(n)}, {rng.randrange(-m, m)}"
+        elif kind == "ellipsis":
+            src, key = t.shape + (n,), f"..., {rng.randrange(-n, n)}"
+        elif kind == "col":
+            src, key = (t.shape[0], n) + t.shape[1:], f":, {rng.randrange(n)}"
+        elif kind == "step":
+            m = t.shape[0]
+            length, key = rng.choice([(2 * m, "::2"), (2 * m - 1, "::2"), (m, "::-1"),
+                                      (m + 1, "1::1"), (2 * m, "-1::-2")])
+            src = (length,) + t.shape[1:]
+        else:
+            m, start = t.shape[0], rng.randint(0, 2)
+            length = start + m + rng.randint(0, 1)
+            stop = start + m
+            key = rng.choice([f"{start}:{stop}", f"{start}:{stop - length}" if stop < length
+                              else f"{start}:", f"{start - length}:{stop}"])
+            if start == 0 and stop == length:
+                key = rng.choice([":", f":{stop}", "0:"])
+            src = (length,) + t.shape[1:]
+        return f"{self.sub(t.with_shape(src), scope, depth)}[{key}]"
+
+    # --- tuples, calls ----------------------------------------------------------------------
+
+    def _f_tuple_item(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        found = [(v.name, i) for v in scope if isinstance(v.type, Tup)
+                 for i, item in enumerate(v.type.items) if item == t]
+        if found and self.rng.random() < 0.8:
+            name, i = self.rng.choice(found)
+            n = len(next(v.type.items for v in scope if v.name == name))  # type: ignore
+            return f"{name}[{i - n if self.rng.random() < 0.3 else i}]"
+        other = self.sub(TT(self.rng.choice(self.dtypes), sub_shape(self.rng, t.shape)),
+                         scope, depth)
+        mine = self.sub(t, scope, depth)
+        return f"({other}, {mine})[1]" if self.rng.random() < 0.5 else f"({mine}, {other})[0]"
+
+    def _f_call(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        return self.call_form(t, scope, depth)
+
+    def _f_subcell(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        return self.subcell_form(t, scope, depth)
+
+    def _f_hypermap(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        return self.hypermap_form(t, scope, depth)
+
+    def _f_prim_class(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        if t.floating:
+            name = self.rng.choice(["Tanh", "Sin", "Abs", "Exp", "Sigmoid", "ReLU"])
+            a = self.sub(t, scope, depth)
+            if name == "Exp":
+                a = f"ops.clip_by_value({a}, -4.0, 4.0)"
+            return f"ops.{name}()({a})"
+        if t.integral:
+            a, b = self._two(t, scope, depth)
+            return f"ops.{self.rng.choice(['Add', 'Sub', 'Maximum', 'Minimum'])}()({a}, {b})"
+        return None
+
+    # --- conditions -------------------------------------------------------------------------
+
+    def condition(self, scope: list[Var], depth: int) -> str:
+        """A tensor condition: one element, compared with a constant off the grid of the
+        inputs' half-integers (an exact tie would make rounding decide)."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.15:
+            shape = rng.choice([(), (1,), (1, 1)])
+            return self.expr(TT("bool", shape), scope, max(depth, 1))
+        if r < 0.3:
+            a = self.expr(TT("bool", rng.choice([(3,), (2, 3), (2,)])), scope, max(depth, 1))
+            return f"{a}.{rng.choice(['any', 'all'])}()"
+        d = TT(self.numeric_dtype(), rng.choice([(), (3,), (2, 3), (1,), (2, 1)]))
+        value = self.expr(d, scope, max(depth, 1))
+        self.note_approx(d.dtype)
+        reduce = rng.choice(["sum", "max", "min", "mean"]) if d.ndim else \
+            rng.choice(["sum", "max", ""])
+        test = f"{value}.{reduce}()" if reduce else value
+        c = rng.randint(-8, 8) + rng.choice([0.25, 0.75, 0.375])
+        test = f"{test} {rng.choice(['>', '<', '>=', '<='])} {c}"
+        if "boolop" in self.features and rng.random() < 0.25:
+            other = self.condition(scope, depth - 1) if depth > 1 else \
+                f"{self.expr(TT('float32', ()), scope, 1)} > 0.25"
+            word = rng.choice(["and", "or"])
+            test = f"({test}) {word} ({other})"
+        elif "boolop" in self.features and rng.random() < 0.1:
+            test = f"not ({test})"
+        return test
+
+
+__all__ = ["Exprs", "FLOATS"]

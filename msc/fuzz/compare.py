@@ -6,8 +6,9 @@ float16 exactly unless the program reduced or multiplied matrices in float16), t
 Parameter values after the call; or, when eager mode raised, an exception of the same
 built-in kind, or any exception the program raises while its graph is built (a ``raise``
 that graph building reaches unconditionally happens at compile time, before the run-time
-checks that raised first in eager mode, as in MindSpore's graph mode). A program msc refuses with its own clear error is not a disagreement (the
-campaign counts those apart); an ``InternalCompilerError`` always is.
+checks that raised first in eager mode, as in MindSpore's graph mode). A program msc
+refuses with its own clear error is not a disagreement (the campaign counts those apart);
+an ``InternalCompilerError`` always is.
 """
 
 from __future__ import annotations

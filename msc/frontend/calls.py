@@ -355,10 +355,21 @@ class Calls:
         try:
             if isinstance(node, ast.Lambda):
                 return ev.visit(node.body)
-            ev.run_body(node.body)
+            ev.run_body(_with_final_return(node.body))
             return None
         except _Return as r:
             return r.value
         finally:
             self.depth -= 1
 
+
+def _with_final_return(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` ending in an explicit ``return None`` where it can fall off its end: a
+    branch that returns under a tensor condition then merges with that None (and a tensor
+    against None is a clear error, as in MindSpore)."""
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return body
+    end = ast.Return(ast.Constant(None))
+    ast.copy_location(end, last)
+    return [*body, end]

@@ -391,6 +391,10 @@ def _value(builder: GraphBuilder, v: Any, what: str) -> Value:
             return operand
     if isinstance(v, (bool, int, float, np.generic)):
         return Const(np.asarray(Tensor(v).asnumpy()))
+    if v is None and what == "the returned value":
+        raise UnsupportedSyntaxError("the function returns a value on one path of this tensor "
+                                     "if and None on another (it ends without a return): "
+                                     "return a value on every path")
     raise UnsupportedSyntaxError(f"{what} is a {type(v).__name__}: only tensors and numbers "
                                  "(or tuples of them) can differ between the branches of a "
                                  "tensor if or change in a tensor while loop")
@@ -415,11 +419,13 @@ def _show(t: Any) -> str:
 # --- while ----------------------------------------------------------------------------------
 
 
-def tensor_while(ev: Any, node: ast.While) -> None:
+def tensor_while(ev: Any, node: ast.While, unreached: frozenset[str] = frozenset()) -> None:
     """``while`` on a tensor condition: one ``While`` node whose regions take the loop-
     carried variables (those the body assigns that exist before the loop) as parameters.
-    Their dtypes and shapes must not change from one iteration to the next."""
-    carried = [n for n in _assigned(node.body)  # (an Unmerged name has no value to carry)
+    Their dtypes and shapes must not change from one iteration to the next. ``unreached``:
+    names the body assigns only in statements that constant conditions skip."""
+    assigned = [n for n in _assigned(node.body) if n not in unreached]
+    carried = [n for n in assigned  # (an Unmerged name has no value to carry)
                if n in ev.scope.names and not isinstance(ev.scope.names[n], Unmerged)]
     before = dict(ev.scope.names)
     shapes = [_structure(before[n]) for n in carried]  # tuples carry their elements
@@ -441,7 +447,7 @@ def tensor_while(ev: Any, node: ast.While) -> None:
             return run()
         return branch(ev, name, enter)
 
-    if RETURN_VALUE in _assigned(node.body) and RETURN_VALUE not in before:
+    if RETURN_VALUE in assigned and RETURN_VALUE not in before:
         # the returned value is carried like a variable: build the body once to learn
         # its type, start it as zeros (read only once RETURNED is set), and build again
         reuse, ev.calls.reuse = ev.calls.reuse, None  # the probe leaves no shared graphs
@@ -451,10 +457,12 @@ def tensor_while(ev: Any, node: ast.While) -> None:
             ev.calls.reuse = reuse
         probed = ev.scope.names.get(RETURN_VALUE)
         ev.scope.names = dict(before)
-        if probed is not None:  # (None: no return is reached, under constant conditions)
-            ev.scope.names[RETURN_VALUE] = _zeros_like(probed)
-            tensor_while(ev, node)
+        if probed is None:  # no return is reached, under constant conditions
+            tensor_while(ev, node, unreached | {RETURN_VALUE, RETURNED})
             return
+        ev.scope.names[RETURN_VALUE] = _zeros_like(probed)
+        tensor_while(ev, node, unreached)
+        return
     outer = ev.builder
     cond_region, test = region("cond", lambda: ev.visit(node.test))
     if isinstance(test, tuple):
@@ -499,7 +507,7 @@ def tensor_while(ev: Any, node: ast.While) -> None:
         outer.wrote = True
     local = {n: Unmerged(f"variable '{n}' is first assigned inside the tensor while loop at "
                          f"line {node.lineno}: assign it before the loop to use it after")
-             for n in _assigned(node.body) if n not in before}
+             for n in assigned if n not in before}
     ev.scope.names = {**before, **local, **bind(results)}
 
 

@@ -43,9 +43,24 @@ _BINOPS = {
 _CMPOPS = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
-    ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
+    ast.IsNot: operator.is_not, ast.In: lambda a, b: _contains(b, a),
+    ast.NotIn: lambda a, b: control.negate(_contains(b, a)),
 }
+
+
+def _contains(seq: Any, item: Any) -> Any:
+    """``item in seq``. For a graph tensor in a tuple or list, MindSpore's graph-mode
+    answer: a bool tensor, true where an element of the same dtype and shape equals it in
+    every position (other elements never match; none left: False)."""
+    from msc.frontend.api.functional import all as all_of
+
+    if not (isinstance(item, SymTensor) and isinstance(seq, (tuple, list))):
+        return item in seq
+    found: Any = False
+    for e in seq:
+        if isinstance(e, Tensor) and (e.dtype, e.shape) == (item.dtype, item.shape):
+            found = control.either(found, all_of(apply(Op.Equal, item, e)))
+    return found
 _UNSUPPORTED = {
     "Try": "try/except", "TryStar": "try/except*", "With": "with", "AsyncWith": "async with",
     "AsyncFor": "async for", "AsyncFunctionDef": "async def", "Await": "await",
@@ -189,10 +204,13 @@ class Evaluator(ast.NodeVisitor):
         if returned is False:
             self.run_body(rest)
             return
-        value = control._name(control.RETURN_VALUE)
-        self.scope.names[control.RETURNED] = returned
-        self.visit(control._at(ast.If(control._name(control.RETURNED),
-                                      [control._at(ast.Return(value), loop)], rest), loop))
+        # the flag and value under this loop's own names: loops in ``rest`` start afresh
+        tag = f"{loop.lineno}_{loop.col_offset}"
+        flag, slot = f"{control.RETURNED}_{tag}", f"{control.RETURN_VALUE}_{tag}"
+        self.scope.names[flag] = returned
+        self.scope.names[slot] = self.scope.names.pop(control.RETURN_VALUE)
+        self.visit(control._at(ast.If(control._name(flag), [control._at(
+            ast.Return(control._name(slot)), loop)], rest), loop))
 
     @property
     def loc(self) -> Loc | None:

@@ -16,21 +16,19 @@ from pathlib import Path
 from typing import Sequence
 
 from msc.fuzz.campaign import Options, Report, fuzz, program_seed
-from msc.fuzz.generate import FEATURES, KNOWN_BUGS, Program, generate
+from msc.fuzz.generate import FEATURES, Program, generate
 
-__all__ = ["FEATURES", "KNOWN_BUGS", "Options", "Program", "Report", "fuzz", "generate",
+__all__ = ["FEATURES", "Options", "Program", "Report", "fuzz", "generate",
            "main", "program_seed"]
 
 
 def features_without(text: str) -> frozenset[str]:
-    """``FEATURES`` less a comma-separated list (``known-bugs`` stands for ``KNOWN_BUGS``)."""
+    """``FEATURES`` less a comma-separated list."""
     names = {n.strip() for n in text.split(",") if n.strip()}
-    if "known-bugs" in names:
-        names = (names - {"known-bugs"}) | KNOWN_BUGS
     unknown = names - FEATURES
     if unknown:
         raise ValueError(f"unknown features: {', '.join(sorted(unknown))} "
-                         f"(known: {', '.join(sorted(FEATURES))}, known-bugs)")
+                         f"(known: {', '.join(sorted(FEATURES))})")
     return FEATURES - names
 
 
@@ -50,8 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--without", default="", metavar="FEATURES",
                         help="constructs not to generate, comma-separated, of: "
-                        f"{', '.join(sorted(FEATURES))}; known-bugs = "
-                        f"{','.join(sorted(KNOWN_BUGS))}")
+                        f"{', '.join(sorted(FEATURES))}")
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"),
                         help="where shrunk programs are written (default: fuzz-findings)")
     parser.add_argument("--shrink-seconds", type=float, default=60.0,

@@ -40,8 +40,6 @@ FEATURES = frozenset({
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint",
 })
-#: Features that exercise compiler bugs being fixed now (``--without known-bugs``).
-KNOWN_BUGS = frozenset({"tensor-break", "raise", "float16"})
 
 
 @dataclass

@@ -21,6 +21,20 @@ def _rt_pow(x, y):
 
 
 @njit(cache=True, error_model="numpy")
+def _rt_fmod(x, y):
+    """C's remainder of two scalars (the sign of ``x``, as ``np.fmod``, whose Numba version
+    is wrong for signed integers); an integer divided by zero gives 0, as in numpy."""
+    if isinstance(x, (float, np.float32, np.float64)):
+        return np.fmod(x, y)
+    if y == 0:
+        return x - x
+    r = x % y  # Python's sign: the divisor's
+    if r != 0 and (r < 0) != (x < 0):
+        r -= y
+    return r
+
+
+@njit(cache=True, error_model="numpy")
 def _rt_gelu(x, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1.0 + math.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))

@@ -266,6 +266,48 @@ def while_true_numpy(x):
     return x
 
 
+
+class ReturnThenLoops(nn.Cell):
+    """A loop that may return, then more loops: they are the fall-through path only."""
+
+    def construct(self, x):
+        for _ in range(2):
+            if x.sum() < -5:
+                return x * 3
+            x = x - 1
+        for i in range(2):
+            x = x + i
+        return x
+
+
+def return_then_loops_numpy(x):
+    for _ in range(2):
+        if x.sum() < -5:
+            return x * F(3)
+        x = x - F(1)
+    return x + F(1)
+
+
+class UnreachedReturnInWhile(nn.Cell):
+    """A return in a tensor while under a condition that folds to False."""
+
+    def construct(self, x):
+        c = ms.Tensor(0, ms.int32)
+        while (c < 2) and (x.sum() > 0):
+            c = c + 1
+            if ops.zeros((1,), ms.float32).sum() > 1:
+                return x * 0
+            x = x - 1
+        return x
+
+
+def unreached_return_numpy(x):
+    for _ in range(2):
+        if not x.sum() > 0:
+            break
+        x = x - F(1)
+    return x
+
 rs = np.random.RandomState(15874)
 ISSUE_INPUTS = [(rs.randn(2, 3) * 1.5).astype(F) for _ in range(3)]
 CASES = {
@@ -284,6 +326,10 @@ CASES = {
                      [[np.ones(2, F), np.array(3)], [np.ones(2, F), np.array(10)]]),
     "nested-return": (NestedReturn, nested_return_numpy,
                       [[np.ones(2, F)], [np.full(2, 5, F)], [np.full(2, 30, F)]]),
+    "return-then-loops": (ReturnThenLoops, return_then_loops_numpy,
+                          [[np.ones(2, F)], [np.full(2, -4, F)]]),
+    "unreached-return": (UnreachedReturnInWhile, unreached_return_numpy,
+                         [[np.ones(2, F)], [np.full(2, 0.75, F)], [-np.ones(2, F)]]),
     "while-true": (WhileTrue, while_true_numpy, [[np.ones(2, F)], [-np.ones(2, F)]]),
     "nested-ranges": (NestedTensorRanges, nested_ranges_numpy,
                       [[np.ones(2, F), np.array(3), np.array(2)],
@@ -443,3 +489,4 @@ def test_a_variable_first_set_in_a_tensor_while_is_an_error_after_it():
         compile_entry(LoopLocal(), [arg_spec(np.ones(2, F)), arg_spec(np.array(2))],
                       store=None, target="python")
     assert err.value.loc.line == LoopLocal.construct.__code__.co_firstlineno + 5
+

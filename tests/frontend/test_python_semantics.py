@@ -346,3 +346,44 @@ def test_a_constexpr_function_refuses_graph_tensors():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(TypeError, match="constexpr function 'doubled' takes constants"):
         Bad()(Tensor(np.ones(2, F)))
+
+
+# --- membership and C's remainder -----------------------------------------------------------
+
+
+class Membership(nn.Cell):
+    def construct(self, x, y, z, i):
+        found = x in (y, z)
+        if x not in [y]:
+            x = x * 2
+        return found, x, x in (i,), i in (1, 2)
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+@pytest.mark.parametrize("y", [[1.0, 2.0], [1.0, 3.0]])
+def test_a_tensor_in_a_tuple_is_a_bool_tensor_as_in_mindspore_graphs(target, y):
+    """Equal to an element of the same dtype and shape in every position; an element of
+    another dtype or shape never matches (MindSpore's eager mode, like Python, asks a
+    multi-element tensor for one truth value and raises instead)."""
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    x = np.array([1.0, 2.0], F)
+    found, out, other, number = Membership()(Tensor(x), Tensor(np.array(y, F)),
+                                             Tensor(np.array([[1.0, 2.0]], F)),
+                                             Tensor(np.array([1, 2], np.int32)))
+    same = bool((x == np.array(y, F)).all())
+    assert found.dtype == ms.bool_ and found.shape == () and bool(found.asnumpy()) == same
+    np.testing.assert_array_equal(out.asnumpy(), x if same else x * 2)
+    assert other is False and number is False
+
+
+class Remainders(nn.Cell):
+    def construct(self, x, y, i, j):
+        return ops.Mod()(x, y), ops.fmod(x, 3.0), x % y, ops.Mod()(i, j), i % j
+
+
+def test_mod_takes_the_dividends_sign_and_percent_the_divisors(tmp_path):
+    x, y = np.array([7.25, -5.5, 1e-20, -3.0], F), np.array([2.0, 3.0, 3.0, -2.0], F)
+    i, j = np.array([7, -7, 5, -7], np.int32), np.array([3, 3, -2, -3], np.int32)
+    check_all(Remainders(), [x, y, i, j], tmp_path,
+              expect=(np.fmod(x, y), np.fmod(x, F(3)), np.mod(x, y), np.fmod(i, j),
+                      np.mod(i, j)))

@@ -32,6 +32,7 @@ from msc.ir.primitives.rules import (
     vjp_cast,
     vjp_div,
     vjp_mul,
+    vjp_remainder,
     vjp_select,
     vjp_sub,
 )
@@ -176,7 +177,7 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *
             result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
             vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
             functions: tuple[str, ...] = (), classes: tuple[str, ...] = (),
-            args: tuple[str, ...] | None = None) -> Primitive:
+            args: tuple[str, ...] | None = None, scalar: str | None = None) -> Primitive:
     """A two-input elementwise op over broadcast operands (one may be a Python number):
     ``ops.<functions>(input, other)`` (or ``args``) and ``ops.<name>()(input, other)``
     (and ``classes``). ``no_bool``: two bool operands are a type error (bool subtraction
@@ -199,7 +200,7 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *
         return _quiet(fn)(*_cast((input, other), dt))
 
     return register(Primitive(
-        name, infer, impl, on_all_targets(Elementwise(expr, compute=_COMPUTE[result])),
+        name, infer, impl, on_all_targets(Elementwise(expr, scalar, _COMPUTE[result])),
         elementwise=True, cost=cost, vjp=vjp, batch=batch,
         public=Public(functions, (name,) + classes, (), args)))
 
@@ -211,8 +212,11 @@ div = _binary("Div", np.true_divide, "({0} / {1})", result=Result.FLOAT, cost=2,
               classes=("RealDiv",), vjp=vjp_div)  # ops.div takes a rounding mode
 floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2,
                     functions=("floor_div", "floor_divide"), args=("x", "y"))
-mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2,
+mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2, vjp=vjp_remainder,
               functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
+#: C's remainder: the sign of the dividend (``ops.Mod``, ``ops.fmod``), where ``%`` floors.
+fmod = _binary("Mod", np.fmod, "np.fmod({0}, {1})", scalar="_rt_fmod({0}, {1})", cost=2,
+               vjp=vjp_remainder, functions=("fmod",), args=("input", "other"))
 pow_ = _binary("Pow", _rt_pow, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
                args=("input", "exponent"))
 maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",))

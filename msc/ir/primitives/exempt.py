@@ -24,7 +24,7 @@ NO_VJP: dict[str, str] = {
                      "Raise"), _EFFECT),
     **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
     **dict.fromkeys(("Abs", "ReLU", "Rsqrt", "Reciprocal", "HSwish", "GeLU", "Pow", "Maximum",
-                     "Minimum", "ClipByValue", "FloorMod", "TensorMove", "MatMul", "BatchMatMul", "Dense",
+                     "Minimum", "ClipByValue", "TensorMove", "MatMul", "BatchMatMul", "Dense",
                      "Softmax", "LogSoftmax", "LayerNorm", "ReduceMean", "ReduceMax",
                      "ReduceMin", "ReduceProd", "Concat", "Stack", "Split", "Gather",
                      "StridedSlice", "BroadcastTo", "Tile", "LogSumExp"), _LATER),

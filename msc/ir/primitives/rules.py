@@ -46,6 +46,13 @@ def vjp_div(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
             unbroadcast(b, b.neg(b.div(b.mul(g, out), y)), y))
 
 
+def vjp_remainder(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    """out = x - y*q with q = (x - out)/y constant almost everywhere (truncated or floored
+    x/y): dx = g, dy = -g*q."""
+    q = b.div(b.sub(x, out), y)
+    return unbroadcast(b, g, x), unbroadcast(b, b.neg(b.mul(g, q)), y)
+
+
 def vjp_select(b: Any, g: Any, cond: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
     zero = b.zeros_like(g)
     return (None, unbroadcast(b, b.select(cond, g, zero), x),

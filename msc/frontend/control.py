@@ -226,6 +226,9 @@ def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
     among functions, or the chosen value among values of one type. An index out of
     range gives the last item."""
     t = index.type
+    if t.dtype == dtypes.bool_ and t.size == 1:  # (a, b)[flag]: False is 0, True is 1
+        index = apply(Op.Cast, index, dtype=dtypes.int32)
+        t = index.type
     if not t.dtype.is_int or t.size != 1:
         raise GraphTypeError(f"a tuple or CellList index must be one integer, not {_show(t)}")
     if not items:

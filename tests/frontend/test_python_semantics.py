@@ -387,3 +387,25 @@ def test_mod_takes_the_dividends_sign_and_percent_the_divisors(tmp_path):
     check_all(Remainders(), [x, y, i, j], tmp_path,
               expect=(np.fmod(x, y), np.fmod(x, F(3)), np.mod(x, y), np.fmod(i, j),
                       np.mod(i, j)))
+
+
+@ms.jit_class
+class Scaled:
+    def __init__(self, v, k=2.0):
+        self.v = v * k
+
+    def plus(self, y):
+        return self.v + y
+
+
+class MakesJitClass(nn.Cell):
+    def construct(self, x):
+        box = Scaled(Tensor(np.full(2, 2.0, np.float32)), 0.5)  # (not from graph tensors)
+        pair = (x - 1, x + 1)[x.sum() > 0]  # a bool tensor index chooses at run time
+        return box.plus(pair) * isinstance(box, Scaled) * isinstance(x, (int, Tensor))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_jit_class_made_in_a_graph_and_a_bool_index(sign, tmp_path):
+    x = np.array([1.0, 2.5], F) * F(sign)
+    check_all(MakesJitClass(), [x], tmp_path, expect=1 + (x + 1 if x.sum() > 0 else x - 1))

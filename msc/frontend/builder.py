@@ -20,13 +20,16 @@ from msc.errors import GraphTypeError, Loc, MscError
 from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op, Primitive
+from msc.ir.primitives.base import operand_dtype
 from msc.ir.types import (
     MonadType,
     RefType,
+    ScalarType,
     TensorType,
     TupleType,
     Type,
     U,
+    tensor_of,
     type_of_value,
 )
 
@@ -164,8 +167,14 @@ class GraphBuilder:
 
     def apply(self, prim: Primitive, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         """Emit ``prim`` on ``inputs``; tuple results come back as tuples of tensors."""
-        from msc.frontend.api.tensor import SymTensor
+        from msc.frontend.api.tensor import SymTensor, Tensor, WeakNumber
 
+        weak = [isinstance(x, WeakNumber) for x in inputs]
+        if any(weak) and prim.elementwise and len(inputs) == 2:
+            if all(w or not isinstance(x, Tensor) for w, x in zip(weak, inputs)):
+                var = self.emit(prim, tuple(self.operand(x) for x in inputs), attrs)
+                return WeakNumber(var, self, tensor_of(var.type).dtype.category)  # type: ignore
+            inputs = _as_weak_scalars(self, inputs)
         var = self.emit(prim, tuple(self.operand(x) for x in inputs), attrs)
         return self.unpack(var) if isinstance(var.type, TupleType) else SymTensor(var, self)
 
@@ -183,6 +192,18 @@ class GraphBuilder:
         output = self.seal(output)
         weights = tuple(var for _, var in self.weights.values())
         return Graph(self.name, tuple(self.inputs) + weights, tuple(self.nodes), output, flags)
+
+
+def _as_weak_scalars(builder: GraphBuilder, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each weak number among a binary op's ``inputs`` cast to the dtype the op would
+    compute in were it the Python number (next to a real tensor, that tensor's dtype)."""
+    from msc.frontend.api.tensor import WeakNumber, apply
+
+    types = tuple(ScalarType(x.category) if isinstance(x, WeakNumber)
+                  else builder.operand(x).type for x in inputs)
+    dt = operand_dtype(types)
+    return tuple(apply(Op.Cast, x, dtype=dt) if isinstance(x, WeakNumber) and x.dtype != dt
+                 else x for x in inputs)
 
 
 def _is_ref(x: Any) -> bool:

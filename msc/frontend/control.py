@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
+from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value
@@ -363,7 +363,19 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
     if wrote:
         outer.advance(results.pop().var)
         outer.wrote = True
-    return results
+    return [_weak_merge(a, b, r) for a, b, r in zip(branches[0][1], branches[1][1], results)]
+
+
+def _weak_merge(a: Any, b: Any, result: SymTensor) -> Any:
+    """The If's result for values ``a`` and ``b``: a weak number where both are numbers."""
+    numbers = [v for v in (a, b) if v is not FILL]
+    if numbers and all(isinstance(v, (bool, int, float, WeakNumber)) for v in numbers):
+        return WeakNumber.like(max(numbers, key=_category), result)
+    return result
+
+
+def _category(v: Any) -> int:
+    return v.category if isinstance(v, WeakNumber) else dtypes.scalar_category(v)
 
 
 def _zeros_like(v: Any) -> Any:
@@ -439,7 +451,8 @@ def tensor_while(ev: Any, node: ast.While, unreached: frozenset[str] = frozenset
 
     def bind(values: list[Any]) -> dict[str, Any]:
         it = iter(values)
-        return {n: _rebuild(shape, it) for n, shape in zip(carried, shapes)}
+        return {n: WeakNumber.like(before[n], _rebuild(shape, it))
+                for n, shape in zip(carried, shapes)}
 
     def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
         def enter() -> Any:

@@ -434,9 +434,17 @@ class Evaluator(ast.NodeVisitor):
                                    node))
             self.scope.names.pop(failed, None)
             return
-        if not self.guarded(bool, value):
-            msg = self.visit(node.msg) if node.msg is not None else "assertion failed"
-            raise GraphTypeError(f"AssertionError: {msg}")
+        if not self.guarded(bool, value):  # fails whenever it is reached: a raise
+            exc = AssertionError(*(() if node.msg is None else (self.visit(node.msg),)))
+            self.raise_(exc)
+
+    def raise_(self, exc: BaseException) -> None:
+        """Raise ``exc`` where graph building reached it: at run time under a tensor
+        condition (a ``Raise`` node), now otherwise."""
+        if isinstance(self.builder, control.RegionBuilder):
+            control.raise_at_run_time(self.builder, exc)
+        exc.add_note(f"raised while building the graph, at {self.loc}")
+        raise exc
 
     def visit_Raise(self, node: ast.Raise) -> None:
         exc = self.visit(node.exc) if node.exc is not None else RuntimeError("re-raise")
@@ -444,10 +452,7 @@ class Evaluator(ast.NodeVisitor):
             exc = exc()
         if not isinstance(exc, BaseException):
             raise GraphTypeError("exceptions must derive from BaseException")
-        if isinstance(self.builder, control.RegionBuilder):  # reached under a tensor test
-            control.raise_at_run_time(self.builder, exc)
-        exc.add_note(f"raised while building the graph, at {self.loc}")
-        raise exc
+        self.raise_(exc)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         if node.decorator_list:

@@ -39,6 +39,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
+    ("builtin", 0.6, "builtins"),
 )
 
 _FLOAT_UNARY = (
@@ -140,7 +141,9 @@ class Exprs:
         v = rng.choice(same if same and rng.random() < 0.8 else tensors)
         vt = v.type
         assert isinstance(vt, TT)
-        text = v.name
+        # a Parameter is read by value: a name bound to the Parameter itself and merged by
+        # a tensor if holds its value at the if, not later writes (a listed difference)
+        text = f"({v.name} * 1)" if v.name.startswith("self.") else v.name
         if vt.shape != t.shape:
             if broadcasts(vt.shape, t.shape):
                 text = f"ops.broadcast_to({text}, {t.shape!r})"
@@ -280,6 +283,19 @@ class Exprs:
         return self.constant(t)
 
     # --- reductions -------------------------------------------------------------------------
+
+    def _f_builtin(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """Python's ``max``/``min``: over a 1-D tensor's elements, or choosing among
+        one-element tensors (``max(a, b)``, ``min((a, b, c))``)."""
+        if t.dtype == "bool" or t.shape not in ((), (1,)):
+            return None
+        fn = self.rng.choice(["max", "min"])
+        if t.shape == () and self.rng.random() < 0.5:
+            return f"{fn}({self.sub(TT(t.dtype, (self.rng.randint(1, 4),)), scope, depth)})"
+        items = [self.sub(t, scope, depth) for _ in range(self.rng.randint(2, 3))]
+        if self.rng.random() < 0.5:
+            return f"{fn}({', '.join(items)})"
+        return f"{fn}(({', '.join(items)},))"
 
     def _f_reduce(self, t: TT, scope: list[Var], depth: int) -> str | None:
         rng = self.rng

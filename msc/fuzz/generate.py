@@ -38,7 +38,8 @@ FEATURES = frozenset({
     "index", "matmul", "tuple", "prim-class", "const-if", "tensor-if", "elif", "for",
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
-    "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint",
+    "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
+    "while-true",
 })
 
 
@@ -281,8 +282,10 @@ class Gen(Exprs):
         v = self._state(lambda v: v.mutable and isinstance(v.type, TT) and v.type.ndim > 0)
         assert v is not None and isinstance(v.type, TT)
         shape, rng = v.type.shape, self.rng
-        kind = rng.choice(["int", "slice", "col", "ellipsis"])
-        if kind == "slice":
+        kind = rng.choice(["int", "slice", "col", "ellipsis", "tensor"])
+        if kind == "tensor":  # an integer tensor index, checked at run time
+            key, rest = f"Tensor({rng.randrange(-shape[0], shape[0])}, ms.int32)", shape[1:]
+        elif kind == "slice":
             start = rng.randrange(shape[0])
             key, rest = f"{start}:", (shape[0] - start,) + shape[1:]
         elif kind == "col" and len(shape) >= 2:
@@ -400,6 +403,10 @@ class Gen(Exprs):
             test = f"({test}) and ({self.condition(scope, 2)})"
         init = self.rng.choice(["ops.zeros((), ms.int32)", "Tensor(0, ms.int32)",
                                 "ops.zeros((), ms.int64)"])
+        if "while-true" in self.features and self.rng.random() < 0.3:
+            # ``while True`` left by a tensor break right after the counter steps
+            body.insert(1, Stmt(f"if not ({test}):", [[Stmt("break")]]))
+            return Stmt(f"{c} = {init}\nwhile True:", [body])
         return Stmt(f"{c} = {init}\nwhile {test}:", [body])
 
     def _s_const_while(self, scope: list[Var], depth: int) -> Stmt:

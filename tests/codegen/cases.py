@@ -134,7 +134,8 @@ def binary_int(a: Any, b: Any, c: Any) -> Any:
     return (a + b, a - c, a * b, a / b, ops.floor_div(a, b), ops.floor_mod(a, b),
             ops.pow(a, ops.abs(b)), ops.pow(b, a), a * 2.5, a + 2, a // 2, a % 3, a ** 2,
             ops.maximum(a, c), ops.minimum(a, b), a == b, a < c, a >= 3, c / 4, 7 - c,
-            ops.floor_div(c, -3), ops.floor_mod(-7, b), a > b, a <= c, a != 2)
+            ops.floor_div(c, -3), ops.floor_mod(-7, b), a > b, a <= c, a != 2, ops.fmod(a, b),
+            ops.Mod()(c, -4))
 
 
 def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -147,7 +148,8 @@ def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.n
     return (a + b, a - c, a * b, (a / b).astype(f), a // b, a % b, power(a, np.abs(b)),
             power(b, a), a.astype(f) * f(2.5), a + i32(2), a // i32(2), a % i32(3),
             a * a, np.maximum(a, c), np.minimum(a, b), a == b, a < c, a >= 3,
-            (c / 4).astype(f), 7 - c, c // -3, np.int32(-7) % b, a > b, a <= c, a != 2)
+            (c / 4).astype(f), 7 - c, c // -3, np.int32(-7) % b, a > b, a <= c, a != 2,
+            np.fmod(a, b), np.fmod(c, -4))
 
 
 def small_ints(a: Any, b: Any, c: Any, z: Any) -> Any:
@@ -522,7 +524,7 @@ CASES = (
     Case("binary_int", binary_int,
          lambda r: [ints(r, -7, 8, 3, 4), nonzero(r, -3, 4, 4),
                     ints(r, -9, 10, 3, 1, dtype=np.int64)],
-         BINARY_OPS, binary_int_expect),
+         BINARY_OPS | {"Mod"}, binary_int_expect),
     Case("small_ints", small_ints,
          lambda r: [ints(r, 0, 256, 3, 4, dtype=np.uint8), ints(r, -128, 128, 3, 4, dtype=np.int8),
                     ints(r, -300, 300, 4, dtype=np.int16), ints(r, 0, 3, 3, 4, dtype=np.uint8)],

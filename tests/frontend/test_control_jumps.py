@@ -490,3 +490,32 @@ def test_a_variable_first_set_in_a_tensor_while_is_an_error_after_it():
                       store=None, target="python")
     assert err.value.loc.line == LoopLocal.construct.__code__.co_firstlineno + 5
 
+
+
+class FailsAlways(nn.Cell):
+    def construct(self, x):
+        assert x.shape[0] == 3, "three rows"
+        return x
+
+
+def test_an_assert_that_fails_on_constants_is_an_assertion_error():
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        with pytest.raises(AssertionError, match="three rows"):
+            FailsAlways()(ms.Tensor(np.ones(2, F)))
+
+
+class FailsInABranch(nn.Cell):
+    def construct(self, x):
+        if x.sum() > 0:
+            assert x.shape[0] == 3, "three rows"
+        return x * 2
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_an_assert_failing_on_constants_under_a_tensor_if_raises_only_there(target):
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    net = FailsInABranch()
+    np.testing.assert_array_equal(net(ms.Tensor(-np.ones(2, F))).asnumpy(), -2 * np.ones(2, F))
+    with pytest.raises(AssertionError, match="three rows"):
+        net(ms.Tensor(np.ones(2, F)))

@@ -409,3 +409,27 @@ class MakesJitClass(nn.Cell):
 def test_a_jit_class_made_in_a_graph_and_a_bool_index(sign, tmp_path):
     x = np.array([1.0, 2.5], F) * F(sign)
     check_all(MakesJitClass(), [x], tmp_path, expect=1 + (x + 1 if x.sum() > 0 else x - 1))
+
+
+# --- numbers merged by a tensor if or carried by a tensor while -------------------------------
+
+
+class MergedNumbers(nn.Cell):
+    def construct(self, x, n):
+        k = 2
+        if x.sum() > 0:
+            k = k + 1
+        i = 0
+        while i < n:
+            i = i + 1
+        return x + k, x * i, x * (k + i) - 0.5 * k
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_merged_python_number_keeps_the_tensors_dtype(sign, tmp_path):
+    """A number a tensor if merges (or a while carries) is a 0-d tensor in the graph, but
+    combines with tensors as the Python number does: int32 + k is int32, not int64."""
+    x = np.array([1, 2], np.int32) * sign
+    k = 3 if x.sum() > 0 else 2
+    want = (x + k, x * 4, (x * (k + 4) - 0.5 * k).astype(F))
+    check_all(MergedNumbers(), [x, np.array(4, np.int32)], tmp_path, expect=want)

@@ -360,6 +360,29 @@ class SymTensor(Tensor):
     __str__ = __repr__
 
 
+class WeakNumber(SymTensor):
+    """A Python number a tensor ``if`` merged or a tensor ``while`` carried: a 0-d tensor
+    in the graph that combines with tensors as the number would, weakly typed (``x_int32 +
+    n`` stays int32, see ``dtypes.promote_weak``); arithmetic among such numbers gives one
+    again. ``category``: 0 bool, 1 int, 2 float."""
+
+    def __init__(self, var: Var, builder: GraphBuilder, category: int):  # noqa: D107
+        super().__init__(var, builder)
+        self.category = category
+
+    @classmethod
+    def like(cls, before: Any, value: Any) -> Any:
+        """``value`` (a graph tensor standing for ``before``) as a weak number if ``before``
+        was a Python number; tuples element by element."""
+        if isinstance(before, (tuple, list)) and isinstance(value, tuple):
+            return tuple(cls.like(b, v) for b, v in zip(before, value))
+        if isinstance(before, (bool, int, float, WeakNumber)) and isinstance(value, SymTensor):
+            category = before.category if isinstance(before, WeakNumber) else \
+                dtypes.scalar_category(before)
+            return cls(value.var, value.builder, category)
+        return value
+
+
 class Parameter(Tensor):
     """A named, trainable weight. Inside a graph it is an input of reference type.
 

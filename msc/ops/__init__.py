@@ -13,7 +13,8 @@ from msc.frontend.api.effects import *  # noqa: F401,F403,E402
 from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
 from msc.frontend.api.constants import constexpr  # noqa: E402
+from msc.frontend.api.grad import GradOperation, grad, value_and_grad  # noqa: E402
 from msc.ops import composite, functional, primitive  # noqa: F401,E402
 
 __all__ = [*_functional_all, *_classes_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
-           "composite", "functional", "constexpr"]
+           "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad"]

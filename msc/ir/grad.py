@@ -1,0 +1,320 @@
+"""Reverse-mode automatic differentiation of a graph: ``grad_graph``.
+
+The differentiated graph runs the forward computation once (its writes and prints
+happen once, in program order) and then the backward one: cotangents flow from the
+output back to the parameters through each primitive's ``vjp`` rule, summed where a
+value has several users. Calls are inlined first and regions closed over the values
+they read (``close_regions``), so every value a region uses is one of its parameters.
+
+A tensor ``If`` is split in two, as JAX splits ``cond``::
+
+    forward:  r = If(c, x...; then=T', else=E')     # T' returns (outs..., res_T, 0s)
+    backward: dx = If(c, res_T, res_E, ct(outs); then=dT, else=dE)
+
+``T'`` computes what ``T`` did and also returns its residuals (the intermediate values
+its backward reads; each branch returns zeros in place of the other branch's), and
+``dT`` is ``T``'s backward reading them. Nothing is computed twice. Gradients through a
+tensor ``While`` are not supported yet (a clear error at its line); unrolled loops are
+straight-line code and need nothing special.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from msc.errors import Loc, UnsupportedSyntaxError
+from msc.ir.builder import Builder, make_node
+from msc.ir.nodes import Graph, Node, Value, Var
+from msc.ir.primitives import Op
+from msc.ir.primitives.exempt import NO_VJP
+from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple_parts
+from msc.ir.transform import Transformer, close_regions
+from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
+
+#: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
+Cotangent = Any
+
+
+def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
+    """``graph`` differentiated: the same parameters (with ``sens``, the cotangent of the
+    output as one more input after the tensor inputs), and the output
+    ``(value, (d inputs...), (d weights...), state)``: the forward result, the gradients
+    of the tensor inputs and of the weights in parameter order (zeros where no gradient
+    flows, in the parameter's dtype), and the state after the forward's effects. The
+    output's cotangent is ``sens`` or ones; with ``aux`` the output is ``(out, aux...)``
+    and only ``out`` is differentiated."""
+    g = close_regions(_inline_calls(graph))
+    value, state = _unsealed(g)
+    nodes: list[Node] = []
+    forward = _Forward(nodes)
+    forward.run(g.nodes)
+    value, state = forward.read(value), forward.read(state)
+    inputs = [p for p in g.params if not isinstance(p.type, RefType)]
+    weights = [p for p in g.params if isinstance(p.type, RefType)]
+    params = list(g.params)
+    b = Builder(None, nodes)
+    if sens:  # after the tensor inputs, before the state and the weights
+        seed: Cotangent = Var(value.type, "sens")
+        params.insert(next(i for i, p in enumerate(params)
+                           if isinstance(p.type, (MonadType, RefType))), seed)
+    else:
+        seed = _ones(b, value.type)
+    if aux:
+        if not isinstance(value.type, TupleType) or not value.type.elems:
+            raise UnsupportedSyntaxError("has_aux=True needs a function returning a tuple "
+                                         "(out, aux...)")
+        seed = [_split(b, seed, value.type)[0]] + [None] * (len(value.type.elems) - 1)
+    back = _Backward(nodes, forward.ifs)
+    back.add(value, seed)
+    back.run(list(nodes))
+    d_inputs = [back.total(p) for p in inputs if tensor_of(p.type) is not None]
+    d_weights = [back.total(p) for p in weights]
+    output = b.tuple(value, b.tuple(*d_inputs), b.tuple(*d_weights), state)
+    return Graph(f"{graph.name}_grad", tuple(params), tuple(nodes), output)
+
+
+# --- preparing the forward graph -----------------------------------------------------------
+
+
+class _Inline(Transformer):
+    """Every ``Call`` replaced by a copy of its callee (itself inlined first)."""
+
+    def node(self, node: Node) -> Value | None:
+        g = callee(node)
+        return None if g is None else self.splice(_inline_calls(g), node.inputs)
+
+
+def _inline_calls(graph: Graph) -> Graph:
+    return _Inline().graph(graph)
+
+
+def _unsealed(graph: Graph) -> tuple[Value, Value]:
+    """(the graph's result, its final state): a graph that writes ends in
+    ``Depend(result, state)``; one that does not ends with the state it was given."""
+    made = next((n for n in graph.nodes if n.out is graph.output), None)
+    if made is not None and made.op is Op.Depend and isinstance(made.inputs[1].type, MonadType):
+        return made.inputs[0], made.inputs[1]
+    state = next((p for p in graph.params if isinstance(p.type, MonadType)), None)
+    if state is None:
+        raise UnsupportedSyntaxError("internal: a differentiated graph takes the state")
+    return graph.output, state
+
+
+# --- forward ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SplitIf:
+    """A forward ``If`` that also returns residuals, and its branches' backward regions."""
+
+    outputs: int  # how many results the original If had
+    residuals: int  # how many residuals follow them
+    backward: tuple[Graph, Graph]  # (then, else): (res_T, res_E, cts) -> d operands
+
+
+class _Forward:
+    """Copies forward nodes into ``nodes``, splitting each tensor ``If`` (``_SplitIf``)."""
+
+    def __init__(self, nodes: list[Node]):
+        self.nodes = nodes
+        self.env: dict[Var, Value] = {}
+        self.ifs: dict[Var, _SplitIf] = {}
+
+    def read(self, v: Value) -> Value:
+        return self.env.get(v, v) if isinstance(v, Var) else v
+
+    def run(self, nodes: tuple[Node, ...]) -> None:
+        for node in nodes:
+            node = substitute(node, self.env)
+            if node.op is Op.If:
+                self.env[node.out] = self.split_if(node)
+            else:
+                self.nodes.append(node)
+
+    def split_if(self, node: Node) -> Var:
+        then, orelse = _Region(node.attr["then"]), _Region(node.attr["orelse"])
+        res_t, res_e = then.residuals, orelse.residuals
+        regions = {"then": then.forward(res_t, (), res_e),
+                   "orelse": orelse.forward(res_e, res_t, ())}
+        split = make_node(Op.If, node.inputs, regions, node.loc)
+        self.nodes.append(split)
+        count = len(_tuple_type(node.out.type).elems)
+        backward = (then.backward(res_t, (), res_e), orelse.backward(res_e, res_t, ()))
+        self.ifs[split.out] = _SplitIf(count, len(res_t) + len(res_e), backward)
+        return split.out
+
+
+def _tuple_type(t: Type) -> TupleType:
+    if not isinstance(t, TupleType):
+        raise UnsupportedSyntaxError(f"internal: an If result of type {t}")
+    return t
+
+
+class _Region:
+    """One branch of an ``If``: its forward nodes (nested ``If`` split too), the backward
+    nodes reading them, and the residuals: the forward values the backward reads."""
+
+    def __init__(self, region: Graph):
+        self.region = region
+        self.nodes: list[Node] = []
+        forward = _Forward(self.nodes)
+        forward.run(region.nodes)
+        self.output = forward.read(region.output)
+        parts = tuple_parts(self.nodes, self.output)
+        if parts is None:
+            raise UnsupportedSyntaxError("internal: an If region without a result tuple")
+        self.parts = parts
+        self.cts = [None if isinstance(p.type, MonadType) else Var(p.type, "ct")
+                    for p in parts]
+        self.back_nodes: list[Node] = []
+        back = _Backward(self.back_nodes, forward.ifs)
+        back.add(self.output, list(self.cts))
+        back.run(list(self.nodes))
+        grads = [back.total(p) for p in region.params if not isinstance(p.type, MonadType)]
+        self.grads = Builder(None, self.back_nodes).tuple(*grads)
+        defined = set(region.params) | {n.out for n in self.nodes}
+        reads = captures(Graph("backward", tuple(c for c in self.cts if c is not None),
+                               tuple(self.back_nodes), self.grads))
+        self.residuals = tuple(v for v in reads if v in defined)
+
+    def forward(self, mine: tuple[Var, ...], before: tuple[Var, ...],
+                after: tuple[Var, ...]) -> Graph:
+        """The branch returning its results, then zeros for ``before``, its residuals
+        ``mine``, and zeros for ``after`` (the other branch's residuals)."""
+        nodes = list(self.nodes)
+        b = Builder(None, nodes)
+        zeros_before = [_zeros(b, v.type) for v in before]
+        zeros_after = [_zeros(b, v.type) for v in after]
+        out = b.tuple(*self.parts, *zeros_before, *mine, *zeros_after)
+        return Graph(f"{self.region.name}_fwd", self.region.params, tuple(nodes), out)
+
+    def backward(self, mine: tuple[Var, ...], before: tuple[Var, ...],
+                 after: tuple[Var, ...]) -> Graph:
+        """``(res before, res mine, res after, cts) -> d operands``, reading its own."""
+        fresh = {v: Var(v.type, v.hint) for v in (*before, *mine, *after)}
+        cts = [Var(p.type, "ct") for p in self.parts if not isinstance(p.type, MonadType)]
+        env: dict[Var, Value] = {v: fresh[v] for v in mine}
+        env.update((c, new) for c, new in zip((c for c in self.cts if c is not None), cts))
+        params = tuple(fresh[v] for v in (*before, *mine, *after)) + tuple(cts)
+        body = Graph(f"{self.region.name}_bwd", params, tuple(self.back_nodes), self.grads)
+        return substitute_graph(body, env)
+
+
+# --- backward --------------------------------------------------------------------------------
+
+
+class _Backward:
+    """Accumulates cotangents (``ct``) and emits the backward nodes into ``nodes``."""
+
+    def __init__(self, nodes: list[Node], ifs: dict[Var, _SplitIf]):
+        self.nodes = nodes
+        self.ifs = ifs
+        self.ct: dict[Var, Cotangent] = {}
+
+    def b(self, loc: Loc | None) -> Builder:
+        return Builder(loc, self.nodes)
+
+    def add(self, v: Value, c: Cotangent) -> None:
+        """Add ``c`` to the cotangent of ``v`` (nothing for constants and the state)."""
+        if c is None or not isinstance(v, Var) or isinstance(v.type, MonadType):
+            return
+        self.ct[v] = _plus(self.b(None), v.type, self.ct.get(v), c)
+
+    def total(self, v: Var) -> Value:
+        """The cotangent of ``v`` as one IR value (zeros if none arrived)."""
+        return _value(self.b(None), v.type, self.ct.get(v))
+
+    def run(self, forward: list[Node]) -> None:
+        for node in reversed(forward):
+            g = self.ct.get(node.out)
+            if g is not None:
+                self.node(node, g)
+
+    def node(self, node: Node, g: Cotangent) -> None:
+        op, b = node.op, self.b(node.loc)
+        if op is Op.MakeTuple:
+            for v, c in zip(node.inputs, g):
+                self.add(v, c)
+        elif op is Op.TupleGetItem:
+            whole = node.inputs[0]
+            parts: list[Cotangent] = [None] * len(_tuple_type(whole.type).elems)
+            parts[node.attr["index"]] = g
+            self.add(whole, parts)
+        elif op in (Op.Depend, Op.Load):  # a value, or a weight's value: to that input
+            self.add(node.inputs[0], g)
+        elif op is Op.If:
+            self.backward_if(node, g, b)
+        elif op is Op.While:
+            raise UnsupportedSyntaxError("gradients through a tensor while loop are not "
+                                         "supported yet (a loop over a constant range is "
+                                         "unrolled and differentiates)", node.loc)
+        elif op.vjp is not None:
+            ct = _value(b, node.out.type, g)
+            cts = op.vjp(b, ct, *node.inputs, out=node.out, **node.attr)
+            for v, c in zip(node.inputs, cts):
+                self.add(v, c)
+        elif NO_VJP.get(op.name, "").startswith("not yet"):
+            raise UnsupportedSyntaxError(f"no gradient rule for '{op.name}' yet", node.loc)
+
+    def backward_if(self, node: Node, g: Cotangent, b: Builder) -> None:
+        split = self.ifs[node.out]
+        elems = _tuple_type(node.out.type).elems
+        cts = [_value(b, t, g[i]) for i, t in enumerate(elems[:split.outputs])
+               if not isinstance(t, MonadType)]
+        res = [b.getitem(node.out, split.outputs + k) for k in range(split.residuals)]
+        then, orelse = split.backward
+        grads = b.append(make_node(Op.If, (node.inputs[0], *res, *cts),
+                                   {"then": then, "orelse": orelse}, node.loc))
+        operands = [v for v in node.inputs[1:] if not isinstance(v.type, MonadType)]
+        for k, v in enumerate(operands):
+            self.add(v, b.getitem(grads, k))
+
+
+# --- cotangent values ------------------------------------------------------------------------
+
+
+def _plus(b: Builder, t: Type, x: Cotangent, y: Cotangent) -> Cotangent:
+    if x is None:
+        return y
+    if y is None:
+        return x
+    if isinstance(t, TupleType):
+        return [_plus(b, e, p, q) for e, p, q in zip(t.elems, _split(b, x, t), _split(b, y, t))]
+    return b.add(x, y)
+
+
+def _split(b: Builder, c: Cotangent, t: TupleType) -> list[Cotangent]:
+    """A tuple cotangent as a list of its elements' cotangents."""
+    if isinstance(c, list):
+        return c
+    return [b.getitem(c, i) for i in range(len(t.elems))]
+
+
+def _value(b: Builder, t: Type, c: Cotangent) -> Value:
+    """A cotangent of type ``t`` as one value: zeros for None, a tuple for a list."""
+    if isinstance(t, TupleType):
+        if c is None or isinstance(c, list):
+            parts = c or [None] * len(t.elems)
+            return b.tuple(*(_value(b, e, p) for e, p in zip(t.elems, parts)))
+        return c
+    return _zeros(b, t) if c is None else c
+
+
+def _zeros(b: Builder, t: Type) -> Value:
+    if isinstance(t, TupleType):
+        return b.tuple(*(_zeros(b, e) for e in t.elems))
+    tt = tensor_of(t)
+    if not isinstance(tt, TensorType):
+        raise UnsupportedSyntaxError(f"cannot differentiate through a value of type {t}")
+    return b.emit(Op.Zeros, shape=tt.shape, dtype=tt.dtype)
+
+
+def _ones(b: Builder, t: Type) -> Value:
+    """The default cotangent of a result: ones of each tensor's type."""
+    if isinstance(t, TupleType):
+        return b.tuple(*(_ones(b, e) for e in t.elems))
+    tt = tensor_of(t)
+    if not isinstance(tt, TensorType):
+        raise UnsupportedSyntaxError(f"a differentiated function must return tensors, not {t}")
+    return b.emit(Op.Ones, shape=tt.shape, dtype=tt.dtype)

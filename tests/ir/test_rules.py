@@ -4,7 +4,7 @@ the broadcasting batch rule against a loop over the batch."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -14,7 +14,7 @@ from msc.ir.builder import Builder
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Graph, Module, Var
 from msc.ir.primitives import PRIMITIVES, Op
-from msc.ir.types import TensorType
+from msc.ir.types import TensorType, TupleType
 
 F64 = dtypes.float64
 
@@ -28,8 +28,38 @@ def run(params: tuple[Var, ...], b: Builder, output: Any, *inputs: np.ndarray) -
     return interpret(Module((graph,), "g"), list(inputs))
 
 
-# op, input shapes (broadcasting on purpose), attrs, a domain transform for the inputs
-CASES = [
+#: makes an input's values from a random generator and its shape
+Domain = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+
+
+def signed(lo: float = 0.5, hi: float = 2.0) -> Domain:
+    """Magnitudes in [lo, hi) with random signs: both sides of a kink at 0, kept lo away."""
+    return lambda rng, shape: rng.uniform(lo, hi, shape) * rng.choice((-1.0, 1.0), shape)
+
+
+def pieces(*intervals: tuple[float, float]) -> Domain:
+    """Values from the given intervals, each element from a random one of them."""
+    def make(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        which = rng.integers(len(intervals), size=shape)
+        lo, hi = np.array(intervals).T
+        return rng.uniform(lo[which], hi[which])
+    return make
+
+
+def fixed(value: Any) -> Domain:
+    """This array (integer indices, zeros in chosen places), whatever the shape says."""
+    return lambda rng, shape: np.asarray(value)
+
+
+def matrix(rows: int, cols: int, transposed: bool) -> tuple[int, int]:
+    """The shape of a contraction operand that is (rows, cols) after its transpose flag."""
+    return (cols, rows) if transposed else (rows, cols)
+
+# op, input shapes (broadcasting on purpose), attrs, and optionally one domain per input:
+# None for uniform in (0.5, 2.0) (positive: log, sqrt, div; away from the kinks at 0),
+# a Domain, or a Python number, which is then the operand itself (it gets no cotangent).
+# An integer or bool input gets no cotangent either.
+CASES: list[tuple[Any, ...]] = [
     ("Neg", [(2, 3)], {}), ("Exp", [(2, 3)], {}), ("Log", [(2, 3)], {}), ("Log1p", [(3,)], {}),
     ("Erf", [(3,)], {}),
     ("Sqrt", [(2, 3)], {}), ("Sin", [(3,)], {}), ("Cos", [(3,)], {}), ("Tanh", [(4,)], {}),
@@ -44,34 +74,220 @@ CASES = [
     ("CumSum", [(2, 3)], {"axis": 1, "exclusive": False, "reverse": False}),
     ("CumSum", [(3, 2)], {"axis": 0, "exclusive": False, "reverse": True}),
     ("CumSum", [(4,)], {"axis": 0, "exclusive": True, "reverse": False}),
+    # elementwise ops with kinks: inputs on both sides, never on a kink
+    ("Abs", [(2, 3)], {}, [signed()]), ("ReLU", [(2, 3)], {}, [signed()]),
+    ("HSwish", [(3, 4)], {}, [pieces((-5, -3.2), (-2.8, 2.8), (3.2, 5))]),
+    ("Rsqrt", [(2, 3)], {}), ("Reciprocal", [(2, 3)], {}, [signed()]),
+    ("GeLU", [(2, 3)], {"approximate": "tanh"}, [signed(0.1, 3.0)]),
+    ("GeLU", [(2, 3)], {"approximate": "none"}, [signed(0.1, 3.0)]),
+    ("Pow", [(2, 3), (3,)], {}), ("Pow", [(2, 3), ()], {}, [None, 3.0]),
+    ("Pow", [(2, 3), ()], {}, [signed(), 2]), ("Pow", [(), (2, 3)], {}, [2.5, signed()]),
+    ("Pow", [(4,), ()], {}, [fixed([0.0, 0.0, 1.5, -0.7]), 3]),
+    ("Maximum", [(2, 3), (3,)], {}), ("Maximum", [(2, 1), ()], {}, [None, 1.25]),
+    ("Minimum", [(1, 3), (2, 1)], {}), ("Minimum", [(), (2, 3)], {}, [1.25, None]),
+    ("ClipByValue", [(3, 4), (4,), (3, 1)], {}, [signed(0.0, 3.0), signed(0.0, 1.5), None]),
+    ("ClipByValue", [(3, 4), (), ()], {}, [signed(0.0, 3.0), -1.0, 1.0]),
+    # reductions and normalisations
+    ("ReduceMean", [(2, 3, 4)], {"axis": (0, -1), "keep_dims": False}),
+    ("ReduceMean", [(2, 3)], {"axis": (), "keep_dims": True}),
+    ("ReduceMean", [(2, 3)], {"axis": -1, "keep_dims": False}),
+    ("ReduceMean", [()], {"axis": 0, "keep_dims": False}),
+    ("ReduceMax", [(2, 3, 4)], {"axis": (1,), "keep_dims": True}, [signed()]),
+    ("ReduceMax", [(2, 3)], {"axis": (), "keep_dims": False}, [signed()]),
+    ("ReduceMin", [(2, 3, 4)], {"axis": (-1, 0), "keep_dims": False}, [signed()]),
+    ("ReduceProd", [(2, 3, 4)], {"axis": (1, 2), "keep_dims": False}, [signed()]),
+    ("ReduceProd", [(3, 4)], {"axis": -1, "keep_dims": True},  # rows with 0, 1, 2 zeros
+     [fixed([[0.5, -1.5, 2.0, 1.25], [0.0, 1.5, -2.0, 0.75], [1.0, 0.0, 0.0, 2.0]])]),
+    ("ReduceProd", [(2, 3)], {"axis": (), "keep_dims": False}),
+    ("Softmax", [(2, 3, 4)], {"axis": (-1,)}, [signed()]),
+    ("Softmax", [(2, 3, 4)], {"axis": (0, 2)}, [signed()]),
+    ("Softmax", [()], {"axis": (-1,)}),
+    ("LogSoftmax", [(3, 4)], {"axis": -1}, [signed()]),
+    ("LogSoftmax", [(3, 4)], {"axis": 0}, [signed()]),
+    ("LogSumExp", [(2, 3, 4)], {"axis": (1, -1), "keep_dims": False}, [signed()]),
+    ("LogSumExp", [(2, 3)], {"axis": (), "keep_dims": True}, [signed()]),
+    ("LayerNorm", [(2, 3, 4), (3, 4), (3, 4)],
+     {"begin_norm_axis": 1, "begin_params_axis": 1, "epsilon": 1e-7}, [signed()] * 3),
+    ("LayerNorm", [(2, 3, 4), (4,), (4,)],
+     {"begin_norm_axis": -1, "begin_params_axis": -1, "epsilon": 1e-5}, [signed()] * 3),
+    ("LayerNorm", [(2, 3, 4), (4,), (4,)],  # normalised over more dims than gamma spans
+     {"begin_norm_axis": 1, "begin_params_axis": 2, "epsilon": 1e-3}, [signed()] * 3),
+    ("LayerNorm", [(2, 3, 4), (3, 4), (3, 4)],  # and over fewer
+     {"begin_norm_axis": 2, "begin_params_axis": 1, "epsilon": 0.0}, [signed()] * 3),
+    # contractions and copies
+    ("TensorMove", [(2, 3)], {}),
+    *(("MatMul", [matrix(3, 2, ta), matrix(2, 4, tb)], {"transpose_a": ta, "transpose_b": tb},
+       [signed()] * 2) for ta in (False, True) for tb in (False, True)),
+    *(("BatchMatMul", [(2, 1) + matrix(3, 2, ta), (3,) + matrix(2, 4, tb)],
+       {"transpose_a": ta, "transpose_b": tb}, [signed()] * 2)
+      for ta in (False, True) for tb in (False, True)),
+    ("BatchMatMul", [(3, 2), (2, 2, 4)], {"transpose_a": False, "transpose_b": False}),
+    ("BatchMatMul", [(1, 3, 2), (2, 2, 4)], {"transpose_a": False, "transpose_b": False}),
+    ("Dense", [(5, 3), (4, 3), (4,)], {}, [signed()] * 3),
+    ("Dense", [(2, 5, 3), (4, 3)], {}, [signed()] * 2),
+    ("Dense", [(3,), (4, 3), ()], {}, [signed()] * 3),
+    ("Dense", [(2, 3), (3,), ()], {}, [signed()] * 3),
+    # data movement
+    ("Concat", [(2, 3), (2, 1), (2, 4)], {"axis": -1}),
+    ("Concat", [(1, 3), (2, 3)], {"axis": 0}),
+    ("Concat", [(2, 3), (2, 2)], {"axis": 1}, [None, fixed(np.ones((2, 2), np.int32))]),
+    ("Stack", [(2, 3), (2, 3), (2, 3)], {"axis": 1}),
+    ("Stack", [(2,), (2,)], {"axis": -1}),
+    ("Split", [(2, 6)], {"axis": 1, "output_num": 3}),
+    ("Split", [(4, 3)], {"axis": -2, "output_num": 2}),
+    ("Gather", [(5, 3), (4,)], {"axis": 0}, [None, fixed(np.array([4, 0, -1, 2], np.int64))]),
+    ("Gather", [(2, 4, 3), (2, 3)], {"axis": 1},  # repeated and negative indices sum
+     [None, fixed(np.array([[0, 3, -1], [3, 0, 1]], np.int32))]),
+    ("Gather", [(2, 4), ()], {"axis": -1}, [None, fixed(np.array(-2, np.int64))]),
+    ("StridedSlice", [(4, 5)], {"index": ((1, 3, 1), (0, 5, 2))}),
+    ("StridedSlice", [(4, 5, 3)], {"index": (2, None, (4, None, -2), (0, 3, 1))}),
+    ("StridedSlice", [(3, 4)], {"index": ((2, None, -1), None, 1)}),
+    ("StridedSlice", [(3, 4)], {"index": ((0, 0, 1), (0, 4, 1))}),
+    ("StridedSlice", [(2, 3)], {"index": (1, 2)}),
+    ("BroadcastTo", [(3, 1)], {"shape": (2, 3, 4)}),
+    ("BroadcastTo", [(1, 4)], {"shape": (-1, 4)}),
+    ("Tile", [(2, 3)], {"multiples": (2, 1, 3)}),
+    ("Tile", [(2, 1, 3)], {"multiples": (2, 2)}),
+    ("Tile", [(2, 3)], {"multiples": (1, 1)}),
 ]
 
 
-@pytest.mark.parametrize("name, shapes, attrs", CASES, ids=[c[0] for c in CASES])
-def test_vjp_matches_finite_differences(name: str, shapes: list[tuple[int, ...]],
-                                        attrs: dict[str, Any]) -> None:
+def flat(value: Any) -> list[np.ndarray]:
+    """The arrays of a result that may be a tuple (Split)."""
+    return [a for v in value for a in flat(v)] if isinstance(value, tuple) else [value]
+
+
+def random_like(rng: np.random.Generator, t: Any) -> Any:
+    if isinstance(t, TupleType):
+        return tuple(random_like(rng, e) for e in t.elems)
+    return rng.standard_normal(t.shape)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_vjp_matches_finite_differences(case: tuple[Any, ...]) -> None:
+    name, shapes, attrs = case[:3]
+    domains = case[3] if len(case) > 3 else [None] * len(shapes)
     prim = PRIMITIVES[name]
     rng = np.random.default_rng(0)
-    xs = [rng.uniform(0.5, 2.0, s) for s in shapes]  # positive: log, sqrt, div
-    params = tuple(Var(t(*s), f"x{i}") for i, s in enumerate(shapes))
+    operands: list[Any] = []
+    params: list[Var] = []
+    xs: list[np.ndarray] = []
+    for i, (s, dom) in enumerate(zip(shapes, domains)):
+        if isinstance(dom, (int, float)):
+            operands.append(dom)
+            continue
+        x = rng.uniform(0.5, 2.0, s) if dom is None else dom(rng, s)
+        params.append(Var(TensorType(dtypes.from_numpy(x.dtype), x.shape), f"x{i}"))
+        operands.append(params[-1])
+        xs.append(x)
     b = Builder()
-    out = b.emit(prim, *params, **attrs)
+    out = b.emit(prim, *operands, **attrs)
     g = Var(out.type, "g")
-    cts = prim.vjp(b, g, *params, out=out, **attrs)
-    got = run(params + (g,), b, b.tuple(*cts), *xs, gv := rng.standard_normal(out.type.shape))
+    cts = prim.vjp(b, g, *b.nodes[-1].inputs, out=out, **attrs)
+    assert len(cts) == len(operands)
+    for op, ct in zip(operands, cts):
+        if not isinstance(op, Var) or not op.type.dtype.is_float:
+            assert ct is None, (op, ct)
+    wrt = [i for i, op in enumerate(operands) if isinstance(op, Var) and op.type.dtype.is_float]
+    gv = random_like(rng, out.type)
+    got = run(tuple(params) + (g,), b, b.tuple(*(cts[i] for i in wrt)), *xs, gv)
 
-    def f(*values: np.ndarray) -> np.ndarray:
+    def f(*values: np.ndarray) -> Any:
         fb = Builder()
-        return run(params, fb, fb.emit(prim, *params, **attrs), *values)
+        return run(tuple(params), fb, fb.emit(prim, *operands, **attrs), *values)
 
     eps = 1e-6
-    for i, (x, ct) in enumerate(zip(xs, got)):
+    for i, ct in zip(wrt, got):
+        k = params.index(operands[i])
+        x = xs[k]
         assert ct.shape == x.shape and ct.dtype == x.dtype
         d = rng.standard_normal(x.shape)
-        plus = [v + eps * d if j == i else v for j, v in enumerate(xs)]
-        minus = [v - eps * d if j == i else v for j, v in enumerate(xs)]
-        numeric = np.sum(gv * (f(*plus) - f(*minus))) / (2 * eps)
+        plus = [v + eps * d if j == k else v for j, v in enumerate(xs)]
+        minus = [v - eps * d if j == k else v for j, v in enumerate(xs)]
+        numeric = sum(np.sum(w * (p - m)) for w, p, m in
+                      zip(flat(gv), flat(f(*plus)), flat(f(*minus)))) / (2 * eps)
         np.testing.assert_allclose(np.sum(ct * d), numeric, rtol=1e-6, atol=1e-8)
+
+
+def cotangents(name: str, values: list[Any], g: Any = None, **attrs: Any) -> list[Any]:
+    """The op's vjp rule run on these operands (arrays, or Python numbers) and cotangent
+    ``g`` (ones by default): one array, or None, per operand."""
+    prim = PRIMITIVES[name]
+    params = [Var(TensorType(dtypes.from_numpy(v.dtype), v.shape), f"x{i}")
+              for i, v in enumerate(values) if isinstance(v, np.ndarray)]
+    it = iter(params)
+    operands = [next(it) if isinstance(v, np.ndarray) else v for v in values]
+    b = Builder()
+    out = b.emit(prim, *operands, **attrs)
+    gvar = Var(out.type, "g")
+    node = b.nodes[-1]
+    cts = prim.vjp(b, gvar, *node.inputs, out=out, **node.attr)  # attrs complete, as in a graph
+    got = iter(run(tuple(params) + (gvar,), b, b.tuple(*(c for c in cts if c is not None)),
+                   *(v for v in values if isinstance(v, np.ndarray)),
+                   np.ones(out.type.shape, out.type.dtype.np) if g is None else g))
+    return [None if c is None else next(got) for c in cts]
+
+
+def test_kinks_and_ties_follow_the_documented_conventions() -> None:
+    """Abs and ReLU have slope 0 at 0; Maximum and Minimum give a tie to their first
+    operand; ClipByValue passes the gradient to x on the bounds; HSwish takes its outer
+    pieces at -3 and 3; ReduceMax and ReduceMin split it equally among tied extremes."""
+    x = np.array([-1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(cotangents("Abs", [x])[0], [-1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(cotangents("ReLU", [x])[0], [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(cotangents("HSwish", [np.array([-3.0, 0.0, 3.0])])[0],
+                                  [0.0, 0.5, 1.0])
+    y = np.array([0.0, 0.0, 0.0])
+    for name in ("Maximum", "Minimum"):
+        dx, dy = cotangents(name, [x, y])
+        np.testing.assert_array_equal(dx + dy, np.ones(3))
+        assert dx[1] == 1.0 and dy[1] == 0.0, name
+    dx, dlo, dhi = cotangents("ClipByValue", [np.array([-2.0, -1.0, 0.0, 1.0, 2.0]), -1.0,
+                                              np.full(5, 1.0)])
+    np.testing.assert_array_equal(dx, [0.0, 1.0, 1.0, 1.0, 0.0])
+    assert dlo is None and list(dhi) == [0.0, 0.0, 0.0, 0.0, 1.0]
+    m = np.array([[1.0, 3.0, 3.0, 3.0], [2.0, -1.0, 0.0, 2.0]])
+    np.testing.assert_allclose(cotangents("ReduceMax", [m], np.array([3.0, 4.0]), axis=(1,),
+                                          keep_dims=False)[0],
+                               [[0.0, 1.0, 1.0, 1.0], [2.0, 0.0, 0.0, 2.0]])
+    np.testing.assert_allclose(cotangents("ReduceMin", [m], np.array(6.0), axis=(),
+                                          keep_dims=False)[0],
+                               [[0.0, 0.0, 0.0, 0.0], [0.0, 6.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("name, values, attrs", [
+    ("MatMul", [np.ones((2, 3), np.float32), np.ones((3, 2))], {}),
+    ("BatchMatMul", [np.ones((4, 2, 3), np.float32), np.ones((3, 2), np.float16)], {}),
+    ("Dense", [np.ones((2, 3)), np.ones((4, 3), np.float32), np.ones(4, np.float16)], {}),
+    ("Concat", [np.ones((2, 3), np.float32), np.ones((2, 1))], {"axis": 1}),
+    ("Stack", [np.ones(3, np.float16), np.ones(3, np.float32)], {"axis": 0}),
+    ("LayerNorm", [np.ones((2, 3)), np.ones(3, np.float32), np.ones(3, np.float16)], {}),
+    ("ClipByValue", [np.ones(3, np.float32), np.zeros(3), np.full(3, 2.0, np.float16)], {}),
+    ("Maximum", [np.ones((2, 3), np.float32), np.ones(3)], {}),
+    ("Pow", [np.ones(3, np.float32), np.ones((2, 3))], {}),
+    ("Gather", [np.ones((3, 2), np.float32), np.array([0, 2, 2], np.int8)], {"axis": 0}),
+])
+def test_each_cotangent_has_its_operands_type(name: str, values: list[np.ndarray],
+                                              attrs: dict[str, Any]) -> None:
+    """Mixed dtypes compute in the promoted one; each cotangent comes back in its
+    operand's dtype and shape (an integer operand gets none)."""
+    for v, ct in zip(values, cotangents(name, values, **attrs)):
+        if v.dtype.kind != "f":
+            assert ct is None
+        else:
+            assert ct.dtype == v.dtype and ct.shape == v.shape, (v.dtype, ct.dtype)
+
+
+def test_pow_gives_the_exponent_no_gradient_where_the_base_is_zero() -> None:
+    """0^y is 0 for every y > 0, so dy is 0 there, not 0 * log(0) = nan."""
+    x, y = Var(t(3), "x"), Var(t(3), "y")
+    b = Builder()
+    out = b.pow(x, y)
+    g = Var(out.type, "g")
+    _, dy = Op.Pow.vjp(b, g, x, y, out=out)
+    got = run((x, y, g), b, dy, np.array([0.0, 2.0, 0.0]),
+              np.array([1.5, 2.0, 0.5]), np.ones(3))
+    np.testing.assert_allclose(got, [0.0, 4 * np.log(2.0), 0.0])
 
 
 def test_a_python_number_operand_gets_no_cotangent() -> None:

@@ -221,7 +221,8 @@ register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, on_all_targets(
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
-                   on_all_targets(ArrayExpr(lambda a, node: f"{a[0]}.copy()"))))
+                   on_all_targets(ArrayExpr(lambda a, node: f"{a[0]}.copy()")),
+                   vjp=lambda b, g, x, out: (g,)))  # a copy: the identity
 register(Primitive("Print", _print_infer, _print_impl,
                    {"numba": Statements(_print_objmode), "python": Statements(_print_call)},
                    attrs=(Attr("format", types=(str,)),), effect=Effect.IO))

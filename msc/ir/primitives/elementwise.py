@@ -6,6 +6,7 @@ Python scalars included), so eager numpy results carry MindSpore's dtypes.
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import Any, Callable
 
@@ -28,6 +29,8 @@ from msc.ir.primitives.base import (
 )
 from msc.ir.primitives.rules import (
     batch_elementwise,
+    cotangent,
+    is_float_tensor,
     vjp_add,
     vjp_cast,
     vjp_div,
@@ -40,6 +43,10 @@ from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
 from msc.runtime.numpy_rt import _rt_erf, _rt_gelu, _rt_pow
 
 _TWO_BY_SQRT_PI = 1.1283791670955126  # d erf(x) / dx = 2 / sqrt(pi) * exp(-x * x)
+_SQRT_2_BY_PI = 0.7978845608028654  # GeLU's tanh form: tanh(sqrt(2/pi) * (x + a*x^3))
+_GELU_CUBIC = 0.044715  # its a
+_INV_SQRT_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327  # the standard normal density at 0
 
 
 def _cast(values: tuple[Any, ...], dt: dtypes.DType) -> list[np.ndarray]:
@@ -108,16 +115,26 @@ def _hswish(x: np.ndarray) -> np.ndarray:
     return x * np.clip(x + 3, 0, 6) / 6
 
 
+def _vjp_hswish(b: Any, g: Any, x: Any, out: Any) -> tuple[Any]:
+    """0 for x <= -3, 1 for x >= 3, (2x + 3) / 6 between (MindSpore's HSwishGrad picks
+    the outer pieces at the two kinks)."""
+    inner = b.add(b.div(x, 3.0), 0.5)
+    slope = b.select(b.greater(x, -3.0), b.select(b.less(x, 3.0), inner, 1.0), 0.0)
+    return (b.mul(g, slope),)
+
+
 neg = _unary("Neg", np.negative, "(-{0})", no_bool=True, functions=("neg",),
              vjp=lambda b, g, x, out: (b.neg(g),))
-abs_ = _unary("Abs", np.abs, "np.abs({0})", functions=("abs",), methods=("abs",))
+abs_ = _unary("Abs", np.abs, "np.abs({0})", functions=("abs",), methods=("abs",),
+              vjp=lambda b, g, x, out: (b.mul(g, b.sign(x)),))  # 0 at 0
 square = _unary("Square", np.square, "({0} * {0})", functions=("square",),
                 vjp=lambda b, g, x, out: (b.mul(g, b.mul(x, 2.0)),))
 sign = _unary("Sign", np.sign, "np.sign({0})", functions=("sign",))
 floor = _unary("Floor", np.floor, "np.floor({0})", functions=("floor",))
 ceil = _unary("Ceil", np.ceil, "np.ceil({0})", functions=("ceil",))
 relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), "np.maximum({0}, 0)",
-              functions=("relu",))
+              functions=("relu",),  # 0 at 0
+              vjp=lambda b, g, x, out: (b.select(b.greater(x, 0), g, 0.0),))
 exp = _unary("Exp", np.exp, "np.exp({0})", result=Result.FLOAT, cost=4, functions=("exp",),
              methods=("exp",), vjp=lambda b, g, x, out: (b.mul(g, out),))
 log = _unary("Log", np.log, "np.log({0})", result=Result.FLOAT, cost=4, functions=("log",),
@@ -133,9 +150,11 @@ sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", result=Result.FLOAT, cost=2,
               functions=("sqrt",), methods=("sqrt",),
               vjp=lambda b, g, x, out: (b.div(g, b.mul(out, 2.0)),))
 rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), "(1 / np.sqrt({0}))", result=Result.FLOAT,
-               cost=2, functions=("rsqrt",))
+               cost=2, functions=("rsqrt",),
+               vjp=lambda b, g, x, out: (b.mul(g, b.mul(b.mul(out, b.square(out)), -0.5)),))
 reciprocal = _unary("Reciprocal", lambda x: 1 / x, "(1 / {0})", result=Result.FLOAT,
-                    functions=("reciprocal",))
+                    functions=("reciprocal",),
+                    vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.square(out))),))
 sin = _unary("Sin", np.sin, "np.sin({0})", result=Result.FLOAT, cost=4, functions=("sin",),
              vjp=lambda b, g, x, out: (b.mul(g, b.cos(x)),))
 cos = _unary("Cos", np.cos, "np.cos({0})", result=Result.FLOAT, cost=4, functions=("cos",),
@@ -147,7 +166,7 @@ sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), "(1 / (1 + np.exp(-{
                  result=Result.FLOAT, cost=4, functions=("sigmoid",), methods=("sigmoid",),
                  vjp=lambda b, g, x, out: (b.mul(g, b.mul(out, b.sub(1.0, out))),))
 hswish = _unary("HSwish", _hswish, "({0} * np.minimum(np.maximum({0} + 3, 0), 6) / 6)",
-                result=Result.FLOAT, cost=2, functions=("hardswish", "hswish"))
+                result=Result.FLOAT, cost=2, functions=("hardswish", "hswish"), vjp=_vjp_hswish)
 logical_not = _unary("LogicalNot", np.logical_not, "np.logical_not({0})", result=Result.LOGIC,
                      functions=("logical_not",))
 
@@ -164,9 +183,24 @@ def _gelu_impl(x: Any, *, approximate: str) -> Any:
     return _quiet(_rt_gelu)(np.asarray(x, dtype=t.dtype.np), approximate)
 
 
+def _vjp_gelu(b: Any, g: Any, x: Any, *, out: Any, approximate: str) -> tuple[Any]:
+    """x * Phi(x) gives Phi(x) + x * phi(x); the tanh form differentiates its own formula
+    0.5 * x * (1 + tanh(u)), u = c * (x + a * x^3)."""
+    if approximate == "tanh":
+        x2 = b.square(x)
+        t = b.tanh(b.mul(b.mul(x, b.add(b.mul(x2, _GELU_CUBIC), 1.0)), _SQRT_2_BY_PI))
+        du = b.mul(b.add(b.mul(x2, 3 * _GELU_CUBIC), 1.0), _SQRT_2_BY_PI)
+        slope = b.mul(b.add(b.add(t, 1.0), b.mul(b.mul(x, b.sub(1.0, b.square(t))), du)), 0.5)
+    else:
+        cdf = b.mul(b.add(b.erf(b.mul(x, _INV_SQRT_2)), 1.0), 0.5)
+        pdf = b.mul(b.exp(b.mul(b.square(x), -0.5)), _INV_SQRT_2PI)
+        slope = b.add(cdf, b.mul(x, pdf))
+    return (b.mul(g, slope),)
+
+
 gelu = register(Primitive(
     "GeLU", _gelu_infer, _gelu_impl, on_all_targets(Elementwise("_rt_gelu({0}, {approximate!r})")),
-    attrs=(Attr("approximate", "tanh", (str,)),), elementwise=True, cost=6,
+    attrs=(Attr("approximate", "tanh", (str,)),), elementwise=True, cost=6, vjp=_vjp_gelu,
     batch=batch_elementwise))
 
 
@@ -217,10 +251,40 @@ mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2, vjp=vjp_remainder,
 #: C's remainder: the sign of the dividend (``ops.Mod``, ``ops.fmod``), where ``%`` floors.
 fmod = _binary("Mod", np.fmod, "np.fmod({0}, {1})", scalar="_rt_fmod({0}, {1})", cost=2,
                vjp=vjp_remainder, functions=("fmod",), args=("input", "other"))
+
+
+def _vjp_pow(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    """d(x^y) = y * x^(y-1) dx + x^y * log(x) dy; log(x) counts as 0 where x is 0 (as in
+    JAX), so 0^y with y > 0 gives y no gradient rather than nan."""
+    dx = dy = None
+    if is_float_tensor(x):
+        y_less = y.value - 1 if tensor_of(y.type) is None else b.sub(y, 1)
+        dx = cotangent(b, b.mul(g, b.mul(b.pow(x, y_less), y)), x)
+    if is_float_tensor(y):
+        if tensor_of(x.type) is None:
+            log_x = math.log(x.value) if x.value > 0 else 0.0 if x.value == 0 else math.nan
+        else:
+            log_x = b.log(b.select(b.equal(x, 0), 1.0, x))
+        dy = cotangent(b, b.mul(g, b.mul(out, log_x)), y)
+    return dx, dy
+
+
+def _vjp_extremum(first: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
+    """Maximum (``first`` is greater_equal) and Minimum (less_equal): the gradient goes to
+    the operand that was picked, and all of it to ``x`` where the two are equal."""
+    def vjp(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+        pick_x = first(b)(x, y)
+        return (cotangent(b, b.select(pick_x, g, 0.0), x),
+                cotangent(b, b.select(pick_x, 0.0, g), y))
+    return vjp
+
+
 pow_ = _binary("Pow", _rt_pow, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
-               args=("input", "exponent"))
-maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",))
-minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})", functions=("minimum",))
+               args=("input", "exponent"), vjp=_vjp_pow)
+maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",),
+                  vjp=_vjp_extremum(lambda b: b.greater_equal))
+minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})", functions=("minimum",),
+                  vjp=_vjp_extremum(lambda b: b.less_equal))
 equal = _binary("Equal", np.equal, "({0} == {1})", result=Result.BOOL,
                 functions=("equal", "eq"))
 not_equal = _binary("NotEqual", np.not_equal, "({0} != {1})", result=Result.BOOL,
@@ -275,10 +339,24 @@ def _clip_impl(x: Any, lo: Any, hi: Any) -> Any:
     return np.minimum(np.maximum(x, lo), hi)
 
 
+def _vjp_clip(b: Any, g: Any, x: Any, lo: Any, hi: Any, out: Any) -> tuple[Any, ...]:
+    """The Maximum and Minimum rules through ``min(max(x, lo), hi)``: ``x`` gets the
+    gradient where lo <= x <= hi, ``lo`` where x < lo <= hi, ``hi`` where max(x, lo) > hi
+    (so when lo > hi, ``hi`` gets it all, as the result is ``hi``)."""
+    dt = tensor_of(x.type).dtype  # the bounds compute in x's dtype, as ``impl`` has it
+    low, high = (b.cast(v, dtype=dt) if tensor_of(v.type) is not None and
+                 tensor_of(v.type).dtype != dt else v for v in (lo, hi))
+    in_hi = b.less_equal(b.maximum(x, low), high)
+    from_x = b.logical_and(b.greater_equal(x, low), in_hi)
+    return (cotangent(b, b.select(from_x, g, 0.0), x),
+            cotangent(b, b.select(b.logical_and(b.less(x, low), in_hi), g, 0.0), lo),
+            cotangent(b, b.select(in_hi, 0.0, g), hi))
+
+
 clip_by_value = register(Primitive(
     "ClipByValue", _clip_infer, _clip_impl,
     on_all_targets(Elementwise("np.minimum(np.maximum({0}, {1}), {2})")),
-    elementwise=True, batch=batch_elementwise))
+    elementwise=True, vjp=_vjp_clip, batch=batch_elementwise))
 
 
 def _cast_infer(x: Type, *, dtype: dtypes.DType) -> Type:

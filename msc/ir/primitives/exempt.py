@@ -2,7 +2,7 @@
 
 ``grad`` and ``vmap`` name the reason in their error when a program needs a missing
 rule; ``tests/ir/test_table.py`` checks that every op has each rule or is listed here,
-and never both. "not yet" entries are work for the autodiff and vmap issues.
+and never both. "not yet" entries are work for the vmap issue.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ _INTEGER = "its result is an integer or bool tensor: no gradient flows through i
 _CONST = "it has no tensor input"
 _EFFECT = "a side effect: the grad transform orders it through the state token"
 _REGIONS = "structural: the transform differentiates its regions or callee itself"
-_LATER = "not yet: a vjp rule comes with the autodiff issue"
 
 #: op name -> why it has no ``vjp`` rule.
 NO_VJP: dict[str, str] = {
@@ -23,11 +22,6 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Print",
                      "Raise"), _EFFECT),
     **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
-    **dict.fromkeys(("Abs", "ReLU", "Rsqrt", "Reciprocal", "HSwish", "GeLU", "Pow", "Maximum",
-                     "Minimum", "ClipByValue", "TensorMove", "MatMul", "BatchMatMul", "Dense",
-                     "Softmax", "LogSoftmax", "LayerNorm", "ReduceMean", "ReduceMax",
-                     "ReduceMin", "ReduceProd", "Concat", "Stack", "Split", "Gather",
-                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp"), _LATER),
 }
 
 _BATCH_LATER = "not yet: a batching rule comes with the vmap issue"

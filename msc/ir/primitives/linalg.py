@@ -9,7 +9,7 @@ nominal 64 so cost models never mistake a contraction for a cheap elementwise op
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -35,7 +35,8 @@ from msc.ir.primitives.emitting import (
     out_type,
     reshape,
 )
-from msc.ir.types import TensorType, Type, type_of_value
+from msc.ir.primitives.rules import cotangent, is_float_tensor
+from msc.ir.types import TensorType, Type, tensor_of, type_of_value
 
 _CONTRACTION_COST = 64.0
 
@@ -236,18 +237,65 @@ def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | N
     return loops.lines
 
 
+# --- gradients -------------------------------------------------------------------------
+
+
+def _vjp_contraction(product: Callable[[Any], Callable[..., Any]]) -> Callable[..., Any]:
+    """MatMul and BatchMatMul. With a = x or x^T and c = y or y^T (the transposes), out =
+    a @ c gives da = g @ c^T and dc = a^T @ g; each is written as one product of the
+    operands as they are, so no transpose is materialised. BatchMatMul's products have
+    the broadcast batch dims, which ``cotangent`` sums back to each operand's own."""
+    def vjp(b: Any, g: Any, x: Any, y: Any, *, out: Any, transpose_a: bool,
+            transpose_b: bool) -> tuple[Any, ...]:
+        def mm(p: Any, q: Any, tp: bool, tq: bool) -> Any:
+            return product(b)(p, q, transpose_a=tp, transpose_b=tq)
+        dx = dy = None
+        if is_float_tensor(x):
+            dx = mm(y, g, transpose_b, True) if transpose_a else mm(g, y, False, not transpose_b)
+            dx = cotangent(b, dx, x)
+        if is_float_tensor(y):
+            dy = mm(g, x, True, transpose_a) if transpose_b else mm(x, g, not transpose_a, False)
+            dy = cotangent(b, dy, y)
+        return dx, dy
+    return vjp
+
+
+def _vjp_dense(b: Any, g: Any, x: Any, w: Any, *bias: Any, out: Any) -> tuple[Any, ...]:
+    """out = x @ w.T + bias over rows: flattened to (rows, in) and (outs, in) matrices
+    (a 1-D w is one output feature), dx = g @ w, dw = g.T @ x, and the bias sums g over
+    the rows (over everything, for a 0-d bias)."""
+    xt, wt = tensor_of(x.type), tensor_of(w.type)
+    rows, outs = math.prod(xt.shape[:-1]), math.prod(wt.shape[:-1])
+    g2 = b.reshape(g, shape=(rows, outs))
+    dx = dw = None
+    if is_float_tensor(x):
+        dx = b.matmul(g2, b.reshape(w, shape=(outs, xt.shape[-1])))
+        dx = cotangent(b, b.reshape(dx, shape=xt.shape), x)
+    if is_float_tensor(w):
+        dw = b.matmul(g2, b.reshape(x, shape=(rows, xt.shape[-1])), transpose_a=True)
+        dw = cotangent(b, b.reshape(dw, shape=wt.shape), w)
+    if not bias:
+        return dx, dw
+    db = None
+    if is_float_tensor(bias[0]):
+        db = cotangent(b, b.reduce_sum(g2, axis=() if tensor_of(bias[0].type).ndim == 0
+                                        else (0,), keep_dims=False), bias[0])
+    return dx, dw, db
+
+
 # --- the table -----------------------------------------------------------------------------
 
 _TRANSPOSES = (Attr("transpose_a", False), Attr("transpose_b", False))
 matmul = register(Primitive(
     "MatMul", _matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul)),
-     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST))
+     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
+    vjp=_vjp_contraction(lambda b: b.matmul)))
 batch_matmul = register(Primitive(
     "BatchMatMul", _batch_matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_batch_matmul), "python": ArrayExpr(_emit_batch_matmul)},
-    attrs=_TRANSPOSES, cost=_CONTRACTION_COST))
+    attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul)))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
     {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense)),
-     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST))
+     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense))

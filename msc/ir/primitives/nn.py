@@ -30,7 +30,8 @@ from msc.ir.primitives.base import (
 )
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
 from msc.ir.primitives.reduce import reduced_shape
-from msc.ir.types import TensorType, Type
+from msc.ir.primitives.rules import cotangent, unreduce
+from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_layer_norm, _rt_logsumexp, _rt_softmax
 
 
@@ -252,6 +253,55 @@ def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     return loops.lines
 
 
+# --- gradients -------------------------------------------------------------------------
+
+
+def _vjp_softmax(b: Any, g: Any, x: Any, *, out: Any, axis: Any) -> tuple[Any]:
+    """s * (g - sum(g * s)) over the normalised axes."""
+    ndim = tensor_of(x.type).ndim
+    axes = _softmax_axes(axis, ndim) if ndim else ()
+    dot = b.reduce_sum(b.mul(g, out), axis=axes, keep_dims=True)
+    return (b.mul(out, b.sub(g, dot)),)
+
+
+def _vjp_log_softmax(b: Any, g: Any, x: Any, *, out: Any, axis: int) -> tuple[Any]:
+    """g - softmax * sum(g) along the axis (softmax is exp(out))."""
+    ndim = tensor_of(x.type).ndim
+    axes = (axis % ndim,) if ndim else ()
+    total = b.reduce_sum(g, axis=axes, keep_dims=True)
+    return (b.sub(g, b.mul(b.exp(out), total)),)
+
+
+def _vjp_logsumexp(b: Any, g: Any, x: Any, *, out: Any, axis: tuple[int, ...],
+                   keep_dims: bool) -> tuple[Any]:
+    """g times the softmax of x over the reduced axes, exp(x - out)."""
+    axes = _logsumexp_axes(axis, tensor_of(x.type).ndim)
+    soft = b.exp(b.sub(x, unreduce(b, out, x, axes)))
+    return (b.mul(unreduce(b, g, x, axes), soft),)
+
+
+def _vjp_layer_norm(b: Any, g: Any, x: Any, gamma: Any, beta: Any, *, out: Any,
+                    begin_norm_axis: int, begin_params_axis: int,
+                    epsilon: float) -> tuple[Any, ...]:
+    """With xhat = (x - mean) * r, r = 1/sqrt(var + eps) over the normalised axes and
+    dxhat = g * gamma: dx = r * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat));
+    gamma and beta sum g * xhat and g over the dims before ``begin_params_axis``."""
+    xt = tensor_of(x.type)
+    axes = tuple(range(begin_norm_axis % xt.ndim, xt.ndim))
+    # impl computes with gamma in x's dtype
+    gamma_x = gamma if tensor_of(gamma.type).dtype == xt.dtype else \
+        b.cast(gamma, dtype=xt.dtype)
+    centred = b.sub(x, b.reduce_mean(x, axis=axes, keep_dims=True))
+    var = b.reduce_mean(b.square(centred), axis=axes, keep_dims=True)
+    r = b.rsqrt(b.add(var, epsilon))
+    xhat = b.mul(centred, r)
+    dxhat = b.mul(g, gamma_x)
+    dx = b.mul(r, b.sub(b.sub(dxhat, b.reduce_mean(dxhat, axis=axes, keep_dims=True)),
+                        b.mul(xhat, b.reduce_mean(b.mul(dxhat, xhat), axis=axes,
+                                                  keep_dims=True))))
+    return (dx, cotangent(b, b.mul(g, xhat), gamma), cotangent(b, g, beta))
+
+
 # --- the table -----------------------------------------------------------------------------
 
 
@@ -261,14 +311,15 @@ def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
 
 register(Primitive("Softmax", _softmax_infer, _softmax_impl,
                    _lowering(_emit_softmax(False), _loops_softmax(False)),
-                   attrs=(Attr("axis", (-1,)),), cost=6))
+                   attrs=(Attr("axis", (-1,)),), cost=6, vjp=_vjp_softmax))
 register(Primitive("LogSoftmax", _log_softmax_infer, _log_softmax_impl,
                    _lowering(_emit_softmax(True), _loops_softmax(True)),
-                   attrs=(Attr("axis", -1),), cost=6))
+                   attrs=(Attr("axis", -1),), cost=6, vjp=_vjp_log_softmax))
 register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl,
                    _lowering(_emit_layer_norm, _loops_layer_norm),
                    attrs=(Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1),
-                          Attr("epsilon", 1e-7)), cost=8))
+                          Attr("epsilon", 1e-7)), cost=8, vjp=_vjp_layer_norm))
 register(Primitive("LogSumExp", _logsumexp_infer, _logsumexp_impl,
                    _lowering(_emit_logsumexp, _loops_logsumexp),
-                   attrs=(Attr("axis", ()), Attr("keep_dims", False)), cost=6))
+                   attrs=(Attr("axis", ()), Attr("keep_dims", False)), cost=6,
+                   vjp=_vjp_logsumexp))

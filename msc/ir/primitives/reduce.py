@@ -30,8 +30,8 @@ from msc.ir.primitives.base import (
     want_tensor,
 )
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
-from msc.ir.primitives.rules import vjp_reduce_sum
-from msc.ir.types import TensorType, Type
+from msc.ir.primitives.rules import is_float_tensor, unreduce, vjp_reduce_sum
+from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_cumsum
 
 
@@ -220,11 +220,49 @@ def _prod(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.nd
     return np.prod(a, axis=axes, keepdims=keep, dtype=out.np)
 
 
+def _vjp_mean(b: Any, g: Any, x: Any, *, out: Any, axis: Any, keep_dims: bool) -> tuple[Any]:
+    """The sum's rule on ``g`` divided by the number of elements each mean averages."""
+    if not is_float_tensor(x):
+        return (None,)
+    shape = tensor_of(x.type).shape
+    count = math.prod(shape[a] for a in _axes(axis, len(shape)))
+    return vjp_reduce_sum(b, b.div(g, float(count)), x, out, axis=axis, keep_dims=keep_dims)
+
+
+def _vjp_extremum(b: Any, g: Any, x: Any, *, out: Any, axis: Any,
+                  keep_dims: bool) -> tuple[Any]:
+    """ReduceMax/ReduceMin: the gradient is split equally among the elements equal to the
+    extreme (as MindSpore's and JAX's rules do), so ties share it and it sums to ``g``."""
+    if not is_float_tensor(x):
+        return (None,)
+    xt = tensor_of(x.type)
+    axes = _axes(axis, xt.ndim)
+    hit = b.cast(b.equal(x, unreduce(b, out, x, axes)), dtype=xt.dtype)
+    count = b.reduce_sum(hit, axis=axes, keep_dims=True)
+    return (b.mul(hit, b.div(unreduce(b, g, x, axes), count)),)
+
+
+def _vjp_prod(b: Any, g: Any, x: Any, *, out: Any, axis: Any, keep_dims: bool) -> tuple[Any]:
+    """d prod / dx_i is the product of the other elements. Not ``out / x``, which is nan
+    where x_i is 0: with no zero it is that; with one zero the zero's own entry is the
+    product of the nonzero elements and the others are 0; with two or more, all are 0."""
+    if not is_float_tensor(x):
+        return (None,)
+    axes = _axes(axis, tensor_of(x.type).ndim)
+    zero = b.equal(x, 0)
+    safe = b.select(zero, 1.0, x)
+    rest = b.reduce_prod(safe, axis=axes, keep_dims=True)  # the product of the nonzeros
+    zeros = b.reduce_sum(b.cast(zero, dtype=dtypes.int32), axis=axes, keep_dims=True)
+    others = b.select(b.equal(zeros, 0), b.div(rest, safe),
+                      b.select(b.logical_and(zero, b.equal(zeros, 1)), rest, 0.0))
+    return (b.mul(unreduce(b, g, x, axes), others),)
+
+
 reduce_sum = _reduction("ReduceSum", "sum", _sum, _widen_int, vjp=vjp_reduce_sum)
-reduce_mean = _reduction("ReduceMean", "mean", _mean, _mean_dtype)
-reduce_max = _reduction("ReduceMax", "max", _max, _same, nonempty=True)
-reduce_min = _reduction("ReduceMin", "min", _min, _same, nonempty=True)
-reduce_prod = _reduction("ReduceProd", "prod", _prod, _widen_int)
+reduce_mean = _reduction("ReduceMean", "mean", _mean, _mean_dtype, vjp=_vjp_mean)
+reduce_max = _reduction("ReduceMax", "max", _max, _same, nonempty=True, vjp=_vjp_extremum)
+reduce_min = _reduction("ReduceMin", "min", _min, _same, nonempty=True, vjp=_vjp_extremum)
+reduce_prod = _reduction("ReduceProd", "prod", _prod, _widen_int, vjp=_vjp_prod)
 
 
 # --- CumSum: running sums along one axis ---------------------------------------------------

@@ -28,6 +28,24 @@ def unbroadcast(b: Any, g: Any, x: Any) -> Any:
     return g if tensor_of(g.type).dtype == xt.dtype else b.cast(g, dtype=xt.dtype)
 
 
+def is_float_tensor(x: Any) -> bool:
+    t = tensor_of(x.type)
+    return t is not None and t.dtype.is_float
+
+
+def cotangent(b: Any, g: Any, x: Any) -> Any:
+    """``unbroadcast(g, x)`` where ``x`` is a float tensor; None where it is an integer or
+    bool tensor or a number, which carry no gradient."""
+    return unbroadcast(b, g, x) if is_float_tensor(x) else None
+
+
+def unreduce(b: Any, v: Any, x: Any, axes: Sequence[int]) -> Any:
+    """``v``, a reduction of ``x`` over ``axes`` (non-negative; kept dims or not), with a
+    size-1 dim at each of them, so that it broadcasts against ``x``."""
+    xt = tensor_of(x.type)
+    return b.reshape(v, shape=tuple(1 if i in axes else d for i, d in enumerate(xt.shape)))
+
+
 def vjp_add(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
     return unbroadcast(b, g, x), unbroadcast(b, g, y)
 
@@ -78,7 +96,7 @@ def vjp_reduce_sum(b: Any, g: Any, x: Any, out: Any, *, axis: Any,
                    keep_dims: bool) -> tuple[Any]:
     """``g`` broadcast back over the summed axes (kept as size-1 dims first)."""
     xt = tensor_of(x.type)
-    axes = range(xt.ndim) if axis in ((), None) else \
+    axes = () if xt.ndim == 0 else range(xt.ndim) if axis in ((), None) else \
         [a % xt.ndim for a in ((axis,) if isinstance(axis, int) else axis)]
     kept = tuple(1 if i in axes else d for i, d in enumerate(xt.shape))
     g = b.broadcast_to(b.reshape(g, shape=kept), shape=xt.shape)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
+from msc.ir import dtypes
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
@@ -42,8 +43,13 @@ from msc.ir.primitives.emitting import (
     out_type,
     reshape,
 )
-from msc.ir.primitives.rules import vjp_reshape, vjp_transpose
-from msc.ir.types import TensorType, TupleType, Type, type_of_value
+from msc.ir.primitives.rules import (
+    cotangent,
+    is_float_tensor,
+    vjp_reshape,
+    vjp_transpose,
+)
+from msc.ir.types import TensorType, TupleType, Type, tensor_of, type_of_value
 
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
 
@@ -463,6 +469,126 @@ def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     return loops.lines
 
 
+# --- gradients: each op's cotangent moves g back to where the data came from --------------
+
+
+def _full_slices(shape: tuple[int, ...]) -> list[SliceEntry]:
+    return [canonical_slice(slice(None), d) for d in shape]
+
+
+def _vjp_concat(b: Any, g: Any, *xs: Any, out: Any, axis: int) -> tuple[Any, ...]:
+    """Each input's part of g: a slice along the axis, in the input's dtype."""
+    shape = tensor_of(g.type).shape
+    a = axis % len(shape)
+    cts, start = [], 0
+    for x in xs:
+        size = tensor_of(x.type).shape[a]
+        if is_float_tensor(x):
+            index = _full_slices(shape)
+            index[a] = canonical_slice(slice(start, start + size), shape[a])
+            cts.append(cotangent(b, b.strided_slice(g, index=tuple(index)), x))
+        else:
+            cts.append(None)
+        start += size
+    return tuple(cts)
+
+
+def _vjp_stack(b: Any, g: Any, *xs: Any, out: Any, axis: int) -> tuple[Any, ...]:
+    """Input k's cotangent is g at k along the stacked axis."""
+    shape = tensor_of(g.type).shape
+    a = axis % len(shape)
+    cts = []
+    for k, x in enumerate(xs):
+        index = _full_slices(shape)
+        index[a] = k
+        cts.append(cotangent(b, b.strided_slice(g, index=tuple(index)), x)
+                   if is_float_tensor(x) else None)
+    return tuple(cts)
+
+
+def _vjp_split(b: Any, g: Any, x: Any, *, out: Any, axis: int, output_num: int) -> tuple[Any]:
+    """``g`` is the tuple of the parts' cotangents: joined again along the axis."""
+    if not is_float_tensor(x):
+        return (None,)
+    return (b.concat(*(b.getitem(g, k) for k in range(output_num)), axis=axis),)
+
+
+def _vjp_gather(b: Any, g: Any, params: Any, indices: Any, *, out: Any,
+                axis: int) -> tuple[Any, ...]:
+    """The scatter-add of g into params' shape, written as a product with the one-hot
+    (dim, k) matrix of the k indices, so repeated indices sum. NOTE: its cost is dim * k
+    per element of the other axes, which a segment-sum op would bring down to k."""
+    if not is_float_tensor(params):
+        return None, None
+    pt, it = tensor_of(params.type), tensor_of(indices.type)
+    a = axis % pt.ndim
+    dim, k = pt.shape[a], it.size
+    before, after = math.prod(pt.shape[:a]), math.prod(pt.shape[a + 1:])
+    idx = b.reshape(indices, shape=(1, k))
+    if it.dtype != dtypes.int64:
+        idx = b.cast(idx, dtype=dtypes.int64)
+    idx = b.select(b.less(idx, 0), b.add(idx, dim), idx)  # negative indices count from the end
+    rows = b.cumsum(b.ones(shape=(dim, 1), dtype=dtypes.int64), axis=0, exclusive=True)
+    one_hot = b.cast(b.equal(rows, idx), dtype=tensor_of(g.type).dtype)
+    if before == 1:
+        scattered = b.matmul(one_hot, b.reshape(g, shape=(k, after)))
+    else:
+        scattered = b.batch_matmul(one_hot, b.reshape(g, shape=(before, k, after)))
+    return cotangent(b, b.reshape(scattered, shape=pt.shape), params), None
+
+
+def _vjp_strided_slice(b: Any, g: Any, x: Any, *, out: Any,
+                       index: tuple[SliceEntry, ...]) -> tuple[Any]:
+    """g put back where the slice read it, zeros elsewhere, one dim at a time: a dim read
+    with step 1 is padded with zeros on either side; any other step gathers from g with
+    one zero appended, each position of the dim picking its element of g or the zero."""
+    if not is_float_tensor(x):
+        return (None,)
+    xt = tensor_of(x.type)
+    # ints read one element and drop the dim, and None adds one: as slices of x's dims
+    slices = [(e, e + 1, 1) if isinstance(e, int) else e for e in index if e is not None]
+    reads = [range(start, -1 if stop is None else stop, step) for start, stop, step in slices]
+    shape = [len(r) for r in reads]
+    if tuple(shape) != tensor_of(g.type).shape:
+        g = b.reshape(g, shape=tuple(shape))
+    for d, (read, size) in enumerate(zip(reads, xt.shape)):
+        if len(read) == size and read.step == 1:
+            continue
+        if read.step == 1:
+            before, after = read.start, size - read.start - len(read)
+            parts = [_zeros_along(b, shape, d, n, xt.dtype) if n else None
+                     for n in (before, after)]
+            g = b.concat(*(p for p in (parts[0], g, parts[1]) if p is not None), axis=d)
+        else:
+            pick = np.full(size, len(read), np.int64)
+            pick[list(read)] = np.arange(len(read))
+            g = b.gather(b.concat(g, _zeros_along(b, shape, d, 1, xt.dtype), axis=d), pick,
+                         axis=d)
+        shape[d] = size
+    return (g,)
+
+
+def _zeros_along(b: Any, shape: list[int], d: int, n: int, dt: dtypes.DType) -> Any:
+    """Zeros of ``shape`` but ``n`` long in dim ``d``."""
+    return b.zeros(shape=tuple(shape[:d]) + (n,) + tuple(shape[d + 1:]), dtype=dt)
+
+
+def _vjp_tile(b: Any, g: Any, x: Any, *, out: Any, multiples: tuple[int, ...]) -> tuple[Any]:
+    """Each output dim is (repeat, dim) in row-major order: g reshaped so, summed over
+    the repeats."""
+    if not is_float_tensor(x):
+        return (None,)
+    xt = tensor_of(x.type)
+    n = max(len(multiples), xt.ndim)
+    reps = (1,) * (n - len(multiples)) + tuple(multiples)
+    src = (1,) * (n - xt.ndim) + xt.shape
+    axes = tuple(2 * i for i, r in enumerate(reps) if r != 1)
+    if axes:
+        split = tuple(v for r, d in zip(reps, src) for v in (r, d))
+        g = b.reduce_sum(b.reshape(g, shape=split), axis=axes, keep_dims=False)
+    return (b.reshape(g, shape=xt.shape),)
+
+
 # --- the table -----------------------------------------------------------------------------
 
 _RESHAPE = on_all_targets(ArrayExpr(_emit_reshape))
@@ -489,16 +615,19 @@ register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, _RESHAPE,
                    attrs=(Attr("axis", ()),), cost=0, view=True, vjp=vjp_reshape))
 register(Primitive("Flatten", _flatten_infer, _flatten_impl, _RESHAPE, cost=0, view=True,
                    vjp=vjp_reshape))
-register(Primitive("Concat", _concat_infer, _concat_impl, _array(_emit_concat), attrs=_AXIS))
-register(Primitive("Stack", _stack_infer, _stack_impl, _array(_emit_stack), attrs=_AXIS))
+register(Primitive("Concat", _concat_infer, _concat_impl, _array(_emit_concat), attrs=_AXIS,
+                   vjp=_vjp_concat))
+register(Primitive("Stack", _stack_infer, _stack_impl, _array(_emit_stack), attrs=_AXIS,
+                   vjp=_vjp_stack))
 register(Primitive("Split", _split_infer, _split_impl, _array(_emit_split),
-                   attrs=_AXIS + (Attr("output_num", 1),), view=True))
+                   attrs=_AXIS + (Attr("output_num", 1),), view=True, vjp=_vjp_split))
 register(Primitive("Gather", _gather_infer, _gather_impl, _loops(_loops_gather, _emit_gather),
-                   attrs=_AXIS))
+                   attrs=_AXIS, vjp=_vjp_gather))
 register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl,
                    _array(_emit_strided_slice), attrs=(Attr("index", types=(tuple,)),),
-                   view=True))
+                   view=True, vjp=_vjp_strided_slice))
 register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl,
-                   _array(_emit_broadcast_to), attrs=(Attr("shape", types=(tuple,)),), view=True))
+                   _array(_emit_broadcast_to), attrs=(Attr("shape", types=(tuple,)),), view=True,
+                   vjp=lambda b, g, x, out, shape: (cotangent(b, g, x),)))  # sums the copies
 register(Primitive("Tile", _tile_infer, _tile_impl, _loops(_loops_tile, _emit_tile),
-                   attrs=(Attr("multiples", types=(tuple,)),)))
+                   attrs=(Attr("multiples", types=(tuple,)),), vjp=_vjp_tile))

@@ -17,10 +17,14 @@ from msc.frontend.api.layers import (
     Tanh,
     get_activation,
 )
+from msc.frontend.api.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
+from msc.frontend.api.train import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 
 __all__ = [
     "Cell", "CellList", "SequentialCell",
     "Dense", "LayerNorm", "Dropout", "Flatten", "Identity",
     "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "HSwish", "Softmax", "LogSoftmax",
     "get_activation",
+    "Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay",
+    "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad",
 ]

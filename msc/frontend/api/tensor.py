@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import GraphTypeError, InternalCompilerError, MscError
+from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
@@ -430,7 +430,17 @@ class ParameterTuple(tuple):  # type: ignore[type-arg]
         return super().__new__(cls, items)
 
     def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
-        return ParameterTuple(p.clone(prefix) for p in self)
+        """Copies named ``prefix.name``: of the same data, or zeros or ones (``init``), as
+        optimizers make their moments."""
+        if init not in ("same", "zeros", "ones"):
+            raise GraphValueError(f"ParameterTuple.clone: init must be 'same', 'zeros' or "
+                                  f"'ones', but got {init!r}")
+        copies = [p.clone(prefix) for p in self]
+        for c in copies:
+            if init != "same":
+                c.set_data(Tensor((np.zeros if init == "zeros" else np.ones)(c.shape,
+                                                                            c.dtype.np)))
+        return ParameterTuple(copies)
 
 
 def tensor(input_data: Any = None, dtype: dtypes.DType | None = None, **kwargs: Any) -> Tensor:

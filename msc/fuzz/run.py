@@ -136,10 +136,12 @@ class Ways:
     quiet: bool = True
     phase: list[str] = field(default_factory=lambda: ["compile"])
 
-    def _capture(self, go: Callable[[], Outcome], graph: bool) -> Outcome:
+    def _capture(self, go: Callable[[], Outcome], graph: bool, limit: bool = True) -> Outcome:
+        """``go``'s outcome; with ``limit``, one that runs too long is stopped (not Numba:
+        an alarm inside its compiler corrupts its state for the rest of the process)."""
         self.phase[0] = "compile" if graph else "run"  # ``go`` moves it on to "run"
         try:
-            with warnings.catch_warnings(), time_limit(self.seconds):
+            with warnings.catch_warnings(), time_limit(self.seconds if limit else 0):
                 warnings.simplefilter("ignore")
                 return go()
         except _Timeout:
@@ -191,7 +193,8 @@ class Ways:
             for p, value in initial:
                 p.set_data(value)
             run = self._interpret if way == "interpreter" else self._target
-            out[way] = self._capture(lambda w=way: run(net, result, w), graph=True)
+            out[way] = self._capture(lambda w=way: run(net, result, w), graph=True,
+                                     limit=way != "numba")
         return out
 
     def _target(self, net: Any, built: Any, target: str) -> Outcome:

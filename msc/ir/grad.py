@@ -13,9 +13,15 @@ A tensor ``If`` is split in two, as JAX splits ``cond``::
 
 ``T'`` computes what ``T`` did and also returns its residuals (the intermediate values
 its backward reads; each branch returns zeros in place of the other branch's), and
-``dT`` is ``T``'s backward reading them. Nothing is computed twice. Gradients through a
-tensor ``While`` are not supported yet (a clear error at its line); unrolled loops are
-straight-line code and need nothing special.
+``dT`` is ``T``'s backward reading them. Nothing is computed twice.
+
+A tensor ``While`` also counts its iterations, N. Its backward is a ``While`` from
+j = N-1 down to 0 that recomputes the carried values of iteration j from the initial
+ones (an inner loop of j steps) and applies the body's backward to them: no memory
+grows with N, at the price of O(N^2) body evaluations (as recomputation-based
+checkpointing trades). A loop body that writes a Parameter cannot be recomputed: its
+gradient is a clear error. Unrolled loops are straight-line code and need nothing
+special.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from msc.errors import Loc, UnsupportedSyntaxError
 from msc.ir.builder import Builder, make_node
-from msc.ir.nodes import Graph, Node, Value, Var
+from msc.ir.dtypes import int64
+from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.exempt import NO_VJP
 from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple_parts
-from msc.ir.transform import Transformer, close_regions
+from msc.ir.transform import Copier, Transformer, close_regions
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
 #: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
@@ -65,7 +74,7 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
             raise UnsupportedSyntaxError("has_aux=True needs a function returning a tuple "
                                          "(out, aux...)")
         seed = [_split(b, seed, value.type)[0]] + [None] * (len(value.type.elems) - 1)
-    back = _Backward(nodes, forward.ifs)
+    back = _Backward(nodes, forward)
     back.add(value, seed)
     back.run(list(nodes))
     d_inputs = [back.total(p) for p in inputs if tensor_of(p.type) is not None]
@@ -120,6 +129,7 @@ class _Forward:
         self.nodes = nodes
         self.env: dict[Var, Value] = {}
         self.ifs: dict[Var, _SplitIf] = {}
+        self.whiles: dict[Var, Graph] = {}  # counting While -> the body it counts
 
     def read(self, v: Value) -> Value:
         return self.env.get(v, v) if isinstance(v, Var) else v
@@ -129,8 +139,26 @@ class _Forward:
             node = substitute(node, self.env)
             if node.op is Op.If:
                 self.env[node.out] = self.split_if(node)
+            elif node.op is Op.While:
+                self.env[node.out] = self.counting_while(node)
             else:
                 self.nodes.append(node)
+
+    def counting_while(self, node: Node) -> Var:
+        """``node`` carrying one more value: how many iterations ran (after the others,
+        so the original results keep their positions)."""
+        cond, body = node.attr["cond"], node.attr["body"]
+        count = Var(TensorType(int64, ()), "n")
+        body_nodes = list(body.nodes)
+        b = Builder(node.loc, body_nodes)
+        parts = [b.getitem(body.output, i) for i in range(len(body.params))]
+        out = b.tuple(*parts, b.add(count, 1))
+        regions = {"cond": Graph(cond.name, cond.params + (count,), cond.nodes, cond.output),
+                   "body": Graph(body.name, body.params + (count,), tuple(body_nodes), out)}
+        loop = make_node(Op.While, (*node.inputs, Const(np.int64(0))), regions, node.loc)
+        self.nodes.append(loop)
+        self.whiles[loop.out] = body
+        return loop.out
 
     def split_if(self, node: Node) -> Var:
         then, orelse = _Region(node.attr["then"]), _Region(node.attr["orelse"])
@@ -165,10 +193,10 @@ class _Region:
         if parts is None:
             raise UnsupportedSyntaxError("internal: an If region without a result tuple")
         self.parts = parts
-        self.cts = [None if isinstance(p.type, MonadType) else Var(p.type, "ct")
+        self.cts = [None if isinstance(p.type, MonadType) else Var(_ct_type(p.type), "ct")
                     for p in parts]
         self.back_nodes: list[Node] = []
-        back = _Backward(self.back_nodes, forward.ifs)
+        back = _Backward(self.back_nodes, forward)
         back.add(self.output, list(self.cts))
         back.run(list(self.nodes))
         grads = [back.total(p) for p in region.params if not isinstance(p.type, MonadType)]
@@ -193,7 +221,8 @@ class _Region:
                  after: tuple[Var, ...]) -> Graph:
         """``(res before, res mine, res after, cts) -> d operands``, reading its own."""
         fresh = {v: Var(v.type, v.hint) for v in (*before, *mine, *after)}
-        cts = [Var(p.type, "ct") for p in self.parts if not isinstance(p.type, MonadType)]
+        cts = [Var(_ct_type(p.type), "ct") for p in self.parts
+               if not isinstance(p.type, MonadType)]
         env: dict[Var, Value] = {v: fresh[v] for v in mine}
         env.update((c, new) for c, new in zip((c for c in self.cts if c is not None), cts))
         params = tuple(fresh[v] for v in (*before, *mine, *after)) + tuple(cts)
@@ -207,9 +236,9 @@ class _Region:
 class _Backward:
     """Accumulates cotangents (``ct``) and emits the backward nodes into ``nodes``."""
 
-    def __init__(self, nodes: list[Node], ifs: dict[Var, _SplitIf]):
+    def __init__(self, nodes: list[Node], forward: _Forward):
         self.nodes = nodes
-        self.ifs = ifs
+        self.ifs, self.whiles = forward.ifs, forward.whiles
         self.ct: dict[Var, Cotangent] = {}
 
     def b(self, loc: Loc | None) -> Builder:
@@ -246,9 +275,7 @@ class _Backward:
         elif op is Op.If:
             self.backward_if(node, g, b)
         elif op is Op.While:
-            raise UnsupportedSyntaxError("gradients through a tensor while loop are not "
-                                         "supported yet (a loop over a constant range is "
-                                         "unrolled and differentiates)", node.loc)
+            self.backward_while(node, g, b)
         elif op.vjp is not None:
             ct = _value(b, node.out.type, g)
             cts = op.vjp(b, ct, *node.inputs, out=node.out, **node.attr)
@@ -272,6 +299,73 @@ class _Backward:
 
 
 # --- cotangent values ------------------------------------------------------------------------
+
+
+    def backward_while(self, node: Node, g: Cotangent, b: Builder) -> None:
+        """``for j = N-1 .. 0: ct = body's backward at (body^j)(init)`` as a ``While``
+        carrying ``(j, ct..., init...)``; the final ``ct`` is the initial values'."""
+        body = self.whiles[node.out]
+        n = len(body.params)
+        init = node.inputs[:n]
+        if any(isinstance(v.type, MonadType) for v in init):
+            raise UnsupportedSyntaxError("gradients through a tensor while loop that writes "
+                                         "a Parameter or prints are not supported",
+                                         node.loc)
+        cts = [_value(b, v.type, g[i]) for i, v in enumerate(init)]
+        step = _vjp_of(body, n)  # (s..., ct...) -> ct before the iteration
+        j = b.sub(b.getitem(node.out, n), 1)
+        carried = (j, *cts, *init)
+        loop = b.append(make_node(Op.While, carried, {
+            "cond": _counting_down(carried), "body": _step_back(carried, body, step, n)},
+            node.loc))
+        for k, v in enumerate(init):
+            self.add(v, b.getitem(loop, 1 + k))
+
+
+def _vjp_of(body: Graph, n: int) -> Graph:
+    """``(s..., ct...) -> ct of s``: ``body`` (its first ``n`` parameters carried, its
+    result their next values) recomputed and differentiated in one graph."""
+    region = _Region(body)
+    graph = Graph(f"{body.name}_vjp", body.params + tuple(c for c in region.cts if c),
+                  tuple(region.nodes) + tuple(region.back_nodes), region.grads)
+    return Copier().graph(graph)  # fresh values: the forward body is used elsewhere
+
+
+def _counting_down(carried: tuple[Value, ...]) -> Graph:
+    params = tuple(Var(v.type, getattr(v, 'hint', '')) for v in carried)
+    b = Builder()
+    test = b.greater_equal(params[0], 0)
+    return Graph("grad_cond", params, tuple(b.nodes), test)
+
+
+def _step_back(carried: tuple[Value, ...], body: Graph, step: Graph, n: int) -> Graph:
+    """One backward iteration: the values of iteration j (``body`` applied j times to
+    the initial ones, by an inner ``While``), then ``step`` on them."""
+    params = tuple(Var(v.type, getattr(v, 'hint', '')) for v in carried)
+    j, cts, init = params[0], params[1:1 + n], params[1 + n:]
+    nodes: list[Node] = []
+    b = Builder(None, nodes)
+    inner = (Const(np.int64(0)), j, *init)
+    inner_params = tuple(Var(v.type, getattr(v, 'hint', '')) for v in inner)
+    ib = Builder()
+    test = ib.less(inner_params[0], inner_params[1])
+    cond = Graph("recompute_cond", inner_params, tuple(ib.nodes), test)
+    bb_nodes: list[Node] = []
+    bb = Builder(None, bb_nodes)
+    after = Copier(bb_nodes).run(body, inner_params[2:])
+    body_out = bb.tuple(bb.add(inner_params[0], 1), inner_params[1],
+                        *(bb.getitem(after, k) for k in range(n)))
+    recompute = Graph("recompute_body", inner_params, tuple(bb_nodes), body_out)
+    values = b.append(make_node(Op.While, inner, {"cond": cond, "body": recompute}))
+    state = [b.getitem(values, 2 + k) for k in range(n)]
+    before = Copier(nodes).run(step, [*state, *cts])
+    out = b.tuple(b.sub(j, 1), *(b.getitem(before, k) for k in range(n)), *init)
+    return Graph("grad_body", params, tuple(nodes), out)
+
+
+def _ct_type(t: Type) -> Type:
+    """The type of a cotangent of a ``t`` value (a weight's is a tensor)."""
+    return t.tensor if isinstance(t, RefType) else t
 
 
 def _plus(b: Builder, t: Type, x: Cotangent, y: Cotangent) -> Cotangent:

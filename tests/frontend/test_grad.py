@@ -166,15 +166,51 @@ def test_grad_positions_aux_and_value(mode, graph_mode):
     np.testing.assert_allclose(grads.asnumpy(), dy, rtol=1e-5)
 
 
-def test_a_tensor_while_is_a_clear_error_at_its_line(graph_mode):
-    def doubling(x):
+def doubling(x, y):
+    i = 0
+    while x.sum() < 10:
+        x = x * 2 + ops.sin(y)
+        i = i + 1
+    return (x * x).sum()
+
+
+def doubling_numpy(x, y):
+    while x.sum() < 10:
+        x = x * 2 + np.sin(y)
+    return (x * x).sum()
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0], [0.1, 0.2], [20.0, 1.0]])
+def test_gradients_through_a_tensor_while(x, graph_mode):
+    """0, a few and many iterations; against central differences of the numpy loop."""
+    x, y = np.array(x, np.float64), np.array([0.5, -0.3], np.float64)
+    gx, gy = ms.grad(doubling, (0, 1))(Tensor(x.astype(np.float32)),
+                                       Tensor(y.astype(np.float32)))
+    eps, eye = 1e-6, np.eye(2)
+    want_x = [(doubling_numpy(x + eps * e, y) - doubling_numpy(x - eps * e, y)) / (2 * eps)
+              for e in eye]
+    want_y = [(doubling_numpy(x, y + eps * e) - doubling_numpy(x, y - eps * e)) / (2 * eps)
+              for e in eye]
+    np.testing.assert_allclose(gx.asnumpy(), want_x, rtol=1e-4)
+    np.testing.assert_allclose(gy.asnumpy(), want_y, rtol=1e-4, atol=1e-6)
+
+
+class WritesInLoop(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.count = Parameter(Tensor(np.float32(0)), name="count")
+
+    def construct(self, x):
         while x.sum() < 10:
             x = x * 2
+            ops.assign_add(self.count, 1.0)
         return x.sum()
 
-    with pytest.raises(UnsupportedSyntaxError, match="tensor while") as err:
-        ms.grad(doubling)(Tensor(np.array([1.0, 2.0], np.float32)))
-    assert err.value.loc.line == doubling.__code__.co_firstlineno + 1
+
+def test_a_while_that_writes_is_a_clear_error_at_its_line(graph_mode):
+    with pytest.raises(UnsupportedSyntaxError, match="writes a Parameter") as err:
+        C.GradOperation()(WritesInLoop())(Tensor(np.array([1.0, 2.0], np.float32)))
+    assert err.value.loc.line == WritesInLoop.construct.__code__.co_firstlineno + 1
 
 
 def test_bad_arguments_are_mindspores_errors():

@@ -32,6 +32,10 @@ class Raised(Exception):
     and the rest of the branch never runs."""
 
 
+#: Set on an exception a user's ``raise`` (or failing ``assert``) threw while a graph was
+#: built: under a tensor condition it happens at run time instead, wherever it came from.
+USER_RAISE = "_msc_user_raise"
+
 #: What a branch that raised gives for each value the other branch merges.
 FILL = object()
 
@@ -120,6 +124,13 @@ def branch(ev: Any, name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, A
                 result = ("return", r.value)
             except Raised:
                 result = Raised
+            except Exception as e:  # a user's raise reached while building a callee
+                if not getattr(e, USER_RAISE, False):
+                    raise
+                try:
+                    raise_at_run_time(region, e)
+                except Raised:
+                    result = Raised
     finally:
         ev.builder = ev.calls.builder = outer
     return region, result

@@ -444,6 +444,7 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(self.builder, control.RegionBuilder):
             control.raise_at_run_time(self.builder, exc)
         exc.add_note(f"raised while building the graph, at {self.loc}")
+        setattr(exc, control.USER_RAISE, True)
         raise exc
 
     def visit_Raise(self, node: ast.Raise) -> None:

@@ -4,6 +4,7 @@ shrunk, one test each: compiled (both targets, interpreter) == eager == numpy.""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
@@ -246,3 +247,41 @@ def test_a_return_in_a_for_inside_a_tensor_while(tmp_path):
         return x - 100
     for x in (np.array([0.5, 0.25], F), np.array([3.0, 4.0], F), np.array([-5.0, -4.0], F)):
         check_all(ReturnInForInWhile(), [x], tmp_path, expect=reference(x))
+
+
+def always_fails(a):
+    raise ValueError("not this way")
+
+
+class Refusing(nn.Cell):
+    @ms.lazy_inline
+    def __init__(self):
+        super().__init__()
+
+    def construct(self, a):
+        return always_fails(a)
+
+
+class CallsARaisingBlock(nn.Cell):
+    """A shared block that always raises, called in one branch of a tensor if: the raise
+    happened while its graph was built, whichever way the branch went."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = Refusing()
+
+    def construct(self, x):
+        if x.sum() > 0:
+            x = x * 2
+        else:
+            x = self.block(x)
+        return x
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_a_raise_in_a_callee_under_a_tensor_if_happens_at_run_time(target):
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    net = CallsARaisingBlock()
+    np.testing.assert_array_equal(net(Tensor(np.ones(2, F))).asnumpy(), np.full(2, 2, F))
+    with pytest.raises(ValueError, match="not this way"):
+        net(Tensor(-np.ones(2, F)))

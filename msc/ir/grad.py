@@ -37,7 +37,7 @@ from msc.ir.dtypes import int64
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.exempt import NO_VJP
-from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple_parts
+from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple_parts, walk
 from msc.ir.transform import Copier, Transformer, close_regions
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
@@ -56,7 +56,7 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
     g = close_regions(_inline_calls(graph))
     value, state = _unsealed(g)
     nodes: list[Node] = []
-    forward = _Forward(nodes)
+    forward = _Forward(nodes, any(n.op.writes for n in walk(g)))
     forward.run(g.nodes)
     value, state = forward.read(value), forward.read(state)
     inputs = [p for p in g.params if not isinstance(p.type, RefType)]
@@ -125,11 +125,12 @@ class _SplitIf:
 class _Forward:
     """Copies forward nodes into ``nodes``, splitting each tensor ``If`` (``_SplitIf``)."""
 
-    def __init__(self, nodes: list[Node]):
+    def __init__(self, nodes: list[Node], writes: bool):
         self.nodes = nodes
         self.env: dict[Var, Value] = {}
         self.ifs: dict[Var, _SplitIf] = {}
         self.whiles: dict[Var, Graph] = {}  # counting While -> the body it counts
+        self.writes = writes  # whether the differentiated function writes Parameters
 
     def read(self, v: Value) -> Value:
         return self.env.get(v, v) if isinstance(v, Var) else v
@@ -161,7 +162,8 @@ class _Forward:
         return loop.out
 
     def split_if(self, node: Node) -> Var:
-        then, orelse = _Region(node.attr["then"]), _Region(node.attr["orelse"])
+        then = _Region(node.attr["then"], self.writes)
+        orelse = _Region(node.attr["orelse"], self.writes)
         res_t, res_e = then.residuals, orelse.residuals
         regions = {"then": then.forward(res_t, (), res_e),
                    "orelse": orelse.forward(res_e, res_t, ())}
@@ -183,10 +185,10 @@ class _Region:
     """One branch of an ``If``: its forward nodes (nested ``If`` split too), the backward
     nodes reading them, and the residuals: the forward values the backward reads."""
 
-    def __init__(self, region: Graph):
+    def __init__(self, region: Graph, writes: bool):
         self.region = region
         self.nodes: list[Node] = []
-        forward = _Forward(self.nodes)
+        forward = _Forward(self.nodes, writes)
         forward.run(region.nodes)
         self.output = forward.read(region.output)
         parts = tuple_parts(self.nodes, self.output)
@@ -238,7 +240,7 @@ class _Backward:
 
     def __init__(self, nodes: list[Node], forward: _Forward):
         self.nodes = nodes
-        self.ifs, self.whiles = forward.ifs, forward.whiles
+        self.ifs, self.whiles, self.writes = forward.ifs, forward.whiles, forward.writes
         self.ct: dict[Var, Cotangent] = {}
 
     def b(self, loc: Loc | None) -> Builder:
@@ -307,25 +309,31 @@ class _Backward:
         body = self.whiles[node.out]
         n = len(body.params)
         init = node.inputs[:n]
-        if any(isinstance(v.type, MonadType) for v in init):
+        if any(n.op.writes or n.op is Op.Print for n in walk(body)):
             raise UnsupportedSyntaxError("gradients through a tensor while loop that writes "
                                          "a Parameter or prints are not supported",
                                          node.loc)
-        cts = [_value(b, v.type, g[i]) for i, v in enumerate(init)]
-        step = _vjp_of(body, n)  # (s..., ct...) -> ct before the iteration
+        if self.writes and any(isinstance(v.type, MonadType) for v in init):
+            # the recomputation reads the weights again: they must not have changed
+            raise UnsupportedSyntaxError("gradients through a tensor while loop that reads a "
+                                         "Parameter are not supported in a function that "
+                                         "also writes Parameters", node.loc)
+        diff = [k for k, v in enumerate(init) if not isinstance(v.type, MonadType)]
+        cts = [_value(b, init[k].type, g[k]) for k in diff]
+        step = _vjp_of(body, self.writes)  # (s..., ct...) -> ct before the iteration
         j = b.sub(b.getitem(node.out, n), 1)
         carried = (j, *cts, *init)
         loop = b.append(make_node(Op.While, carried, {
-            "cond": _counting_down(carried), "body": _step_back(carried, body, step, n)},
-            node.loc))
-        for k, v in enumerate(init):
-            self.add(v, b.getitem(loop, 1 + k))
+            "cond": _counting_down(carried),
+            "body": _step_back(carried, body, step, len(cts))}, node.loc))
+        for pos, k in enumerate(diff):
+            self.add(init[k], b.getitem(loop, 1 + pos))
 
 
-def _vjp_of(body: Graph, n: int) -> Graph:
+def _vjp_of(body: Graph, writes: bool) -> Graph:
     """``(s..., ct...) -> ct of s``: ``body`` (its first ``n`` parameters carried, its
     result their next values) recomputed and differentiated in one graph."""
-    region = _Region(body)
+    region = _Region(body, writes)
     graph = Graph(f"{body.name}_vjp", body.params + tuple(c for c in region.cts if c),
                   tuple(region.nodes) + tuple(region.back_nodes), region.grads)
     return Copier().graph(graph)  # fresh values: the forward body is used elsewhere
@@ -338,11 +346,13 @@ def _counting_down(carried: tuple[Value, ...]) -> Graph:
     return Graph("grad_cond", params, tuple(b.nodes), test)
 
 
-def _step_back(carried: tuple[Value, ...], body: Graph, step: Graph, n: int) -> Graph:
-    """One backward iteration: the values of iteration j (``body`` applied j times to
-    the initial ones, by an inner ``While``), then ``step`` on them."""
+def _step_back(carried: tuple[Value, ...], body: Graph, step: Graph, m: int) -> Graph:
+    """One backward iteration over ``(j, m cotangents, the initial values)``: the values
+    of iteration j (``body`` applied j times to the initial ones, by an inner ``While``),
+    then ``step`` on them."""
     params = tuple(Var(v.type, getattr(v, 'hint', '')) for v in carried)
-    j, cts, init = params[0], params[1:1 + n], params[1 + n:]
+    j, cts, init = params[0], params[1:1 + m], params[1 + m:]
+    n = len(init)
     nodes: list[Node] = []
     b = Builder(None, nodes)
     inner = (Const(np.int64(0)), j, *init)
@@ -359,7 +369,7 @@ def _step_back(carried: tuple[Value, ...], body: Graph, step: Graph, n: int) -> 
     values = b.append(make_node(Op.While, inner, {"cond": cond, "body": recompute}))
     state = [b.getitem(values, 2 + k) for k in range(n)]
     before = Copier(nodes).run(step, [*state, *cts])
-    out = b.tuple(b.sub(j, 1), *(b.getitem(before, k) for k in range(n)), *init)
+    out = b.tuple(b.sub(j, 1), *(b.getitem(before, k) for k in range(m)), *init)
     return Graph("grad_body", params, tuple(nodes), out)
 
 

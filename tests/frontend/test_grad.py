@@ -220,3 +220,22 @@ def test_bad_arguments_are_mindspores_errors():
         ms.grad(loss, grad_position="x")
     with pytest.raises(TypeError):
         C.GradOperation(get_by_list=True)(loss)
+
+
+class ReadsInLoopThenWrites(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([0.5, 0.5], np.float32)), name="w")
+
+    def construct(self, x):
+        while x.sum() < 10:
+            x = x * 2 + self.w
+        ops.assign(self.w, self.w * 0)
+        return x.sum()
+
+
+def test_a_loop_reading_a_weight_the_function_later_writes_is_refused(graph_mode):
+    """Its backward recomputes the loop, which would read the weight's new value."""
+    with pytest.raises(UnsupportedSyntaxError, match="also writes") as err:
+        C.GradOperation()(ReadsInLoopThenWrites())(Tensor(np.array([1.0, 2.0], np.float32)))
+    assert err.value.loc.line == ReadsInLoopThenWrites.construct.__code__.co_firstlineno + 1

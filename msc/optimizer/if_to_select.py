@@ -113,7 +113,7 @@ def _select(b: Builder, cond: Value, x: Value, y: Value) -> Value:
         return x
     t = tensor_of(x.type)
     if t is not None and t.ndim < tensor_of(cond.type).ndim:  # type: ignore[union-attr]
-        cond = b.emit(Op.Reshape, cond, shape=t.shape)  # a (1,) condition
+        cond = b.emit(Op.Reshape, cond, shape=())  # one element, broadcast by Select
     return b.emit(Op.Select, cond, x, y)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from msc.errors import InternalCompilerError, MscError
+from msc.errors import GraphTypeError, InternalCompilerError, MscError, ShapeError
 from msc.ir.nodes import Module
 from msc.ir.printer import print_module
 from msc.ir.rewrite import all_graphs, walk
@@ -146,7 +146,10 @@ def _run_one(name: str, fn: Pass, module: Module,
         notes.append(f"passes run before it: {', '.join(done)}")
     try:
         return fn(module)
-    except MscError as e:
+    except (ShapeError, GraphTypeError) as e:  # the IR was typed: re-typing it cannot fail
+        raise InternalCompilerError(f"{type(e).__name__}: {e.message}", e.loc,
+                                    tuple(notes)) from None
+    except MscError as e:  # (a constant fold can raise what eager mode raises)
         for note in notes:
             e.add_note_line(note)
         raise

@@ -285,3 +285,20 @@ def test_a_raise_in_a_callee_under_a_tensor_if_happens_at_run_time(target):
     np.testing.assert_array_equal(net(Tensor(np.ones(2, F))).asnumpy(), np.full(2, 2, F))
     with pytest.raises(ValueError, match="not this way"):
         net(Tensor(-np.ones(2, F)))
+
+
+class WideConditionNarrowValue(nn.Cell):
+    """A cheap tensor if on a (1, 1) condition choosing a (2,) value: if_to_select
+    reshaped the condition to the value's shape (a compile error on a valid program)."""
+
+    def construct(self, x):
+        y = x * 2
+        if (x.sum() > 0).reshape((1, 1)):
+            y = x - 1
+        return y
+
+
+def test_a_two_dimensional_condition_selecting_a_vector(tmp_path):
+    for x in (np.array([1.0, 2.0], F), np.array([-1.0, -2.0], F)):
+        check_all(WideConditionNarrowValue(), [x], tmp_path,
+                  expect=x - 1 if x.sum() > 0 else x * 2)

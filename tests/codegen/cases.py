@@ -198,12 +198,12 @@ def select_clip_expect(cond: np.ndarray, x: np.ndarray, y: np.ndarray, n: np.nda
 
 def creation_like(x: Any, n: Any, b: Any) -> Any:
     return (ops.zeros_like(x), ops.ones_like(n), ops.ones_like(b), ops.zeros_like(b) + x,
-            ops.ones_like(x) * 3)
+            ops.ones_like(x) * 3, ops.stop_gradient(n), ops.stop_gradient(x * 2))
 
 
 def creation_like_expect(x: np.ndarray, n: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
     return (np.zeros_like(x), np.ones_like(n), np.ones_like(b), x.copy(),
-            np.full_like(x, 3))
+            np.full_like(x, 3), n.copy(), x * 2)
 
 
 CAST_DTYPES = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.float32,
@@ -540,7 +540,7 @@ CASES = (
          frozenset({"Select", "ClipByValue", "Maximum", "Minimum"}), select_clip_expect),
     Case("creation_like", creation_like,
          lambda r: [f32(r, 3, 4), ints(r, -5, 5, 3, 4), r.random((3, 4)) < 0.5],
-         frozenset({"ZerosLike", "OnesLike"}), creation_like_expect),
+         frozenset({"ZerosLike", "OnesLike", "StopGradient"}), creation_like_expect),
     Case("cast_all", cast_all, cast_inputs, frozenset({"Cast"}), cast_all_expect),
     Case("cast_signed", cast_signed, lambda r: [f32(r, 2, 5, lo=-100, hi=100)],
          frozenset({"Cast"}), cast_signed_expect),

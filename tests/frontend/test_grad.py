@@ -239,3 +239,16 @@ def test_a_loop_reading_a_weight_the_function_later_writes_is_refused(graph_mode
     with pytest.raises(UnsupportedSyntaxError, match="also writes") as err:
         C.GradOperation()(ReadsInLoopThenWrites())(Tensor(np.array([1.0, 2.0], np.float32)))
     assert err.value.loc.line == ReadsInLoopThenWrites.construct.__code__.co_firstlineno + 1
+
+
+def stopped(x, y):
+    return (x * ops.stop_gradient(x * y)).sum()
+
+
+@pytest.mark.parametrize("mode", [ms.GRAPH_MODE, ms.PYNATIVE_MODE])
+def test_stop_gradient_ends_the_path(mode, graph_mode):
+    ms.set_context(mode=mode)
+    x, y = np.array([1.0, 2.0], np.float32), np.array([3.0, -1.0], np.float32)
+    gx, gy = ms.grad(stopped, (0, 1))(Tensor(x), Tensor(y))
+    np.testing.assert_allclose(gx.asnumpy(), x * y)  # d/dx of x * c, c = x * y held fixed
+    np.testing.assert_array_equal(gy.asnumpy(), np.zeros(2, np.float32))

@@ -22,6 +22,7 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Print",
                      "Raise"), _EFFECT),
     **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
+    "StopGradient": "it ends a gradient path: no gradient flows through it, by definition",
 }
 
 _BATCH_LATER = "not yet: a batching rule comes with the vmap issue"

@@ -4,7 +4,8 @@
 ``TupleGetItem`` reads one element with a constant index; ``If`` runs one of two
 regions on a tensor condition, ``While`` runs its body region while its condition
 region holds, and ``Call`` calls another graph. Code generators and the interpreter
-handle these themselves (``Builtin``); their ``impl`` is never called.
+handle these themselves (``Builtin``); their ``impl`` is never called. ``StopGradient``
+is its input (no code): only differentiation sees it, as the end of a gradient path.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ from typing import Any
 
 from msc.errors import GraphIndexError, GraphTypeError
 from msc.ir.dtypes import bool_
-from msc.ir.primitives.base import Attr, Builtin, Primitive, on_all_targets, register
+from msc.ir.primitives.base import (
+    Alias,
+    Attr,
+    Builtin,
+    Primitive,
+    Public,
+    on_all_targets,
+    register,
+)
+from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import TupleType, Type, tensor_of
 
 
@@ -99,3 +109,15 @@ def _call_infer(*args: Type, graph: Any) -> Type:
 
 call = register(Primitive("Call", _call_infer, _region_only, _BUILTIN, attrs=(Attr("graph"),),
                           cost=0))
+
+
+def _stop_gradient_infer(value: Type) -> Type:
+    if tensor_of(value) is None:
+        raise GraphTypeError(f"stop_gradient takes a Tensor, but got {value}")
+    return value
+
+
+stop_gradient = register(Primitive(
+    "StopGradient", _stop_gradient_infer, lambda value: value, on_all_targets(Alias(0)),
+    cost=0, view=True, batch=batch_elementwise,
+    public=Public(functions=("stop_gradient",), classes=("StopGradient",))))

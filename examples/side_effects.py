@@ -14,10 +14,11 @@ default) only the hazardous ones, 2 first moves reads above the write, 3 never c
 
 For each level the script compiles the tutorial's ``ForwardNet`` (3 ``Assign``s,
 3 ``Load``s, result 3 at every level) and prints its optimized IR. Only level 0 copies
-here: each loaded value is used before the next write. (The tutorial's IR is the
-gradient's, which sums the three loaded values after the last write, so MindSpore
-copies all three at levels 0-2.) Then two small patterns that differ in *when* the
-weight is read:
+here: each loaded value is used before the next write. Then the tutorial's
+``BackwardNet``, its gradient, which sums the three loaded values after the last write:
+``(Tensor(3),)`` at levels 0-2 (two copies at levels 1 and 2: the last value read needs
+none, where MindSpore copies all three) and 6, wrong, at level 3, as the tutorial warns.
+Then two small patterns that differ in *when* the weight is read:
 
 - ``a = self.w * 1; ops.assign(self.w, x); return a + self.w`` reads the old value
   after the write: [11 22] at levels 0-2, [20 40] (wrong) at level 3;
@@ -36,6 +37,7 @@ import msc as ms
 from msc import Parameter, Tensor, nn, ops
 from msc.driver import arg_spec, compile_entry
 from msc.ir.printer import print_module
+from msc.ops import composite as C
 from msc.ops import functional as F
 
 
@@ -54,6 +56,25 @@ class ForwardNet(nn.Cell):
             out = x * self.weight + out
             i = i + 1
         return out
+
+
+class BackwardNet(nn.Cell):
+    """The tutorial's gradient of ForwardNet: the backward sums the three loaded values
+    after the last write, so each Load must be copied before the next Assign."""
+
+    def __init__(self, net):
+        super(BackwardNet, self).__init__(auto_prefix=False)  # noqa: UP008
+        self.forward_net = net
+        self.grad = C.GradOperation(get_all=True)
+
+    def construct(self, *inputs):
+        grads = self.grad(self.forward_net)(*inputs)
+        return grads
+
+
+def tutorial_backward_net() -> nn.Cell:
+    """The tutorial's gradient network (a Cell factory for ``msc compile``)."""
+    return BackwardNet(ForwardNet())
 
 
 class ReadCopy(nn.Cell):
@@ -99,6 +120,12 @@ def main() -> None:
               f"{ops_.count('Load')} Load, {ops_.count('TensorMove')} TensorMove")
         if not args.no_ir:
             print(print_module(compiled.module, locs=False))
+    print()
+    for level in range(4):
+        ms.set_context(side_effect_load_elim=level)
+        compiled, grads = compile_and_run(BackwardNet(ForwardNet()), x, args.target)
+        moves = [n.op.name for n in compiled.module.entry_graph.nodes].count("TensorMove")
+        print(f"level {level}: BackwardNet gradient {grads}, {moves} TensorMove")
     print()
     for level in range(4):
         ms.set_context(side_effect_load_elim=level)

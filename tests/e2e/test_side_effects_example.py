@@ -11,6 +11,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEADER = re.compile(r"^level (\d): result (-?\d+), (\d+) Assign, (\d+) Load, (\d+) TensorMove$",
                     re.MULTILINE)
+GRADIENT = re.compile(r"^level (\d): BackwardNet gradient \(Tensor\(shape=\[\], dtype=Int32, "
+                      r"value=(\d+)\),\), (\d+) TensorMove$", re.MULTILINE)
 PATTERN = re.compile(r"^level (\d): a = self\.w \* 1 -> (\[.*?\]); a = self\.w -> (\[.*?\])$",
                      re.MULTILINE)
 
@@ -25,7 +27,7 @@ def run_example(*args: str) -> str:
 def ir_dumps(out: str) -> dict[int, str]:
     """Each level's IR dump: the text from its header line to the next header."""
     heads = list(HEADER.finditer(out))
-    ends = [h.start() for h in heads[1:]] + [out.index("\nlevel 0: a = self.w")]
+    ends = [h.start() for h in heads[1:]] + [out.index("\nlevel 0: BackwardNet")]
     return {int(h.group(1)): out[h.end():end] for h, end in zip(heads, ends)}
 
 
@@ -50,6 +52,11 @@ def test_example_prints_the_tutorials_results_copies_and_ir_at_every_level():
     assert len(moves) == 3 and sorted(moves) == sorted(loads)  # one copy per Load
     for level in (1, 2, 3):
         assert "TensorMove(" not in dumps[level]
+
+    gradients = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
+                 for m in GRADIENT.finditer(out)}
+    # the tutorial: (Tensor(3),) at levels 0, 1 and 2; level 3 inserts no copy and is wrong
+    assert gradients == {0: (3, 3), 1: (3, 2), 2: (3, 2), 3: (6, 0)}
 
     patterns = {int(m.group(1)): (m.group(2), m.group(3)) for m in PATTERN.finditer(out)}
     # MindSpore 2.10 CPU gives [11 22] / [20 40] at levels 1 and 3 for the first pattern;

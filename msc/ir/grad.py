@@ -406,19 +406,19 @@ def _value(b: Builder, t: Type, c: Cotangent) -> Value:
 
 
 def _zeros(b: Builder, t: Type) -> Value:
-    if isinstance(t, TupleType):
-        return b.tuple(*(_zeros(b, e) for e in t.elems))
-    tt = tensor_of(t)
-    if not isinstance(tt, TensorType):
-        raise UnsupportedSyntaxError(f"cannot differentiate through a value of type {t}")
-    return b.emit(Op.Zeros, shape=tt.shape, dtype=tt.dtype)
+    return _filled(b, t, Op.Zeros)
 
 
 def _ones(b: Builder, t: Type) -> Value:
     """The default cotangent of a result: ones of each tensor's type."""
+    return _filled(b, t, Op.Ones)
+
+
+def _filled(b: Builder, t: Type, op: Any) -> Value:
+    """``op`` (Zeros or Ones) of type ``t``; a tuple element by element."""
     if isinstance(t, TupleType):
-        return b.tuple(*(_ones(b, e) for e in t.elems))
+        return b.tuple(*(_filled(b, e, op) for e in t.elems))
     tt = tensor_of(t)
     if not isinstance(tt, TensorType):
-        raise UnsupportedSyntaxError(f"a differentiated function must return tensors, not {t}")
-    return b.emit(Op.Ones, shape=tt.shape, dtype=tt.dtype)
+        raise UnsupportedSyntaxError(f"a differentiated function must compute tensors, not {t}")
+    return b.emit(op, shape=tt.shape, dtype=tt.dtype)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import Loc, UnsupportedSyntaxError
+from msc.errors import InternalCompilerError, Loc, UnsupportedSyntaxError
 from msc.ir.builder import Builder, make_node
 from msc.ir.dtypes import int64
 from msc.ir.nodes import Const, Graph, Node, Value, Var
@@ -106,7 +106,7 @@ def _unsealed(graph: Graph) -> tuple[Value, Value]:
         return made.inputs[0], made.inputs[1]
     state = next((p for p in graph.params if isinstance(p.type, MonadType)), None)
     if state is None:
-        raise UnsupportedSyntaxError("internal: a differentiated graph takes the state")
+        raise InternalCompilerError("a differentiated graph takes the state")
     return graph.output, state
 
 
@@ -177,7 +177,7 @@ class _Forward:
 
 def _tuple_type(t: Type) -> TupleType:
     if not isinstance(t, TupleType):
-        raise UnsupportedSyntaxError(f"internal: an If result of type {t}")
+        raise InternalCompilerError(f"an If result of type {t}")
     return t
 
 
@@ -193,7 +193,7 @@ class _Region:
         self.output = forward.read(region.output)
         parts = tuple_parts(self.nodes, self.output)
         if parts is None:
-            raise UnsupportedSyntaxError("internal: an If region without a result tuple")
+            raise InternalCompilerError("an If region without a result tuple")
         self.parts = parts
         self.cts = [None if isinstance(p.type, MonadType) else Var(_ct_type(p.type), "ct")
                     for p in parts]

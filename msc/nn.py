@@ -17,6 +17,13 @@ from msc.frontend.api.layers import (
     Tanh,
     get_activation,
 )
+from msc.frontend.api.loss import (
+    L1Loss,
+    LossBase,
+    MSELoss,
+    SmoothL1Loss,
+    SoftmaxCrossEntropyWithLogits,
+)
 from msc.frontend.api.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from msc.frontend.api.train import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 
@@ -25,6 +32,7 @@ __all__ = [
     "Dense", "LayerNorm", "Dropout", "Flatten", "Identity",
     "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "HSwish", "Softmax", "LogSoftmax",
     "get_activation",
+    "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits",
     "Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay",
     "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad",
 ]

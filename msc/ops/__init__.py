@@ -14,7 +14,8 @@ from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
 from msc.frontend.api.constants import constexpr  # noqa: E402
 from msc.frontend.api.grad import GradOperation, grad, value_and_grad  # noqa: E402
+from msc.frontend.api.loss import l1_loss, mse_loss  # noqa: E402
 from msc.ops import composite, functional, primitive  # noqa: F401,E402
 
 __all__ = [*_functional_all, *_classes_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
-           "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad"]
+           "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad", "l1_loss", "mse_loss"]

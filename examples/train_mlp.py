@@ -4,7 +4,7 @@
     python examples/train_mlp.py --steps 100 --target python
 
 The model, loss, optimizer and train step are written as for MindSpore: ``nn.Dense``
-layers, a loss Cell, ``nn.WithLossCell``, ``nn.Momentum`` and ``nn.TrainOneStepCell``. The
+layers, ``nn.SoftmaxCrossEntropyWithLogits``, ``nn.WithLossCell``, ``nn.Momentum`` and ``nn.TrainOneStepCell``. The
 script trains the same seeded model twice — in PyNative mode and in GRAPH_MODE, where
 the whole step (forward, backward, update) is one compiled graph — prints both loss
 curves side by side, checks they agree, and prints the median time per step.
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 import msc as ms
-from msc import Tensor, nn, ops
+from msc import Tensor, nn
 
 FEATURES, HIDDEN, CLASSES, BATCH = 16, 32, 4, 64
 
@@ -38,20 +38,13 @@ class MLP(nn.Cell):
         return self.out(self.hidden(x))
 
 
-class CrossEntropy(nn.Cell):
-    """Mean softmax cross-entropy of logits against integer class labels."""
-
-    def construct(self, logits, labels):
-        onehot = ops.one_hot(labels, CLASSES, Tensor(1.0, ms.float32), Tensor(0.0, ms.float32))
-        return -(onehot * ops.log_softmax(logits, -1)).sum(-1).mean()
-
-
 def train_step() -> nn.Cell:
     """The seeded model wrapped into one training step (a Cell factory for msc compile)."""
     ms.set_seed(0)
     net = MLP()
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
-    return nn.TrainOneStepCell(nn.WithLossCell(net, CrossEntropy()), optimizer)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer)
 
 
 def data() -> tuple[np.ndarray, np.ndarray]:

@@ -18,9 +18,12 @@ from msc.frontend.api.layers import (
     get_activation,
 )
 from msc.frontend.api.loss import (
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
     L1Loss,
     LossBase,
     MSELoss,
+    NLLLoss,
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
@@ -33,6 +36,7 @@ __all__ = [
     "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "HSwish", "Softmax", "LogSoftmax",
     "get_activation",
     "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits",
+    "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
     "Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay",
     "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad",
 ]

@@ -111,3 +111,98 @@ def test_a_loss_trains_through_train_one_step_cell():
         nn.Momentum(net.trainable_params(), 0.5, 0.9))
     losses = [float(step(Tensor(X), Tensor(LABELS)).asnumpy()) for _ in range(5)]
     assert losses[-1] < losses[0]
+
+
+# --- cross-entropy, NLL and BCE with logits ------------------------------------------------
+
+Z = np.array([[1.0, 2.0, 0.5], [0.1, -1.0, 2.0], [0.3, 0.2, 0.1]], np.float32)
+T = np.array([2, 0, 1], np.int32)
+W = np.array([0.5, 1.0, 2.0], np.float32)
+P = np.exp(log_softmax(np.array([[0.5, 1.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.2, 0.6]])))
+B = np.array([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]], np.float32)
+
+
+def class_loss(logp, weight=None, ignore=-100, reduction="mean", eps=0.0):
+    """PyTorch's and MindSpore's formula, sample by sample."""
+    w = np.ones(3) if weight is None else weight.astype(np.float64)
+    losses, taken = [], []
+    for i, t in enumerate(T):
+        if t == ignore:
+            losses.append(0.0)
+            taken.append(0.0)
+            continue
+        nll = -logp[i, t] * w[t]
+        smooth = -(logp[i] * w).sum() / 3
+        losses.append((1 - eps) * nll + eps * smooth)
+        taken.append(w[t])
+    losses = np.array(losses)
+    return losses.sum() / sum(taken) if reduction == "mean" else reduce(losses, reduction)
+
+
+CLASS_CASES = {
+    "plain": ({}, {}),
+    "weight": ({"weight": W}, {"weight": W}),
+    "ignore": ({"ignore_index": 0}, {"ignore": 0}),
+    "smoothing": ({"label_smoothing": 0.1}, {"eps": 0.1}),
+    "sum": ({"reduction": "sum", "weight": W}, {"reduction": "sum", "weight": W}),
+    "none": ({"reduction": "none", "weight": W}, {"reduction": "none", "weight": W}),
+}
+
+
+class CrossEntropies(nn.Cell):
+    def __init__(self, kwargs):
+        super().__init__()
+        self.kwargs = kwargs
+        ce_kwargs = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        nll_kwargs = {k: v for k, v in ce_kwargs.items() if k != "label_smoothing"}
+        self.ce = nn.CrossEntropyLoss(**ce_kwargs)
+        self.nll = nn.NLLLoss(**nll_kwargs)
+        self.fn_kwargs = ce_kwargs
+
+    def construct(self, z, t, p):
+        return (self.ce(z, t), ops.cross_entropy(z, t, **self.fn_kwargs), self.nll(
+            ops.log_softmax(z, -1), t), self.ce(z, p))
+
+
+@pytest.mark.parametrize("mode, target", MODES)
+@pytest.mark.parametrize("case", CLASS_CASES)
+def test_cross_entropy_and_nll(case, mode, target):
+    ms.set_context(mode=mode, jit_target=target)
+    kwargs, ref = CLASS_CASES[case]
+    ce, fn, nll, prob = CrossEntropies(kwargs)(Tensor(Z), Tensor(T), Tensor(P.astype(np.float32)))
+    lp = log_softmax(Z.astype(np.float64))
+    want = class_loss(lp, **ref)
+    np.testing.assert_allclose(ce.asnumpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(fn.asnumpy(), want, rtol=1e-5)
+    if "eps" not in ref:
+        np.testing.assert_allclose(nll.asnumpy(), want, rtol=1e-5)
+    w = np.ones(3) if "weight" not in ref else ref["weight"]
+    eps = ref.get("eps", 0.0)
+    probs = -((P * (1 - eps) + eps / 3) * lp * w).sum(-1)
+    np.testing.assert_allclose(prob.asnumpy(), reduce(probs, ref.get("reduction", "mean")),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode, target", MODES)
+def test_bce_with_logits(mode, target):
+    ms.set_context(mode=mode, jit_target=target)
+    pw = np.array([1.0, 2.0, 0.5], np.float32)
+    plain = nn.BCEWithLogitsLoss()
+    weighted = nn.BCEWithLogitsLoss("none", Tensor(W), Tensor(pw))
+
+    @ms.jit
+    def both(z, b):
+        return plain(z, b), weighted(z, b), ops.binary_cross_entropy_with_logits(
+            z, b, reduction="sum")
+
+    got = both(Tensor(Z), Tensor(B)) if mode == ms.GRAPH_MODE else (
+        plain(Tensor(Z), Tensor(B)), weighted(Tensor(Z), Tensor(B)),
+        ops.binary_cross_entropy_with_logits(Tensor(Z), Tensor(B), reduction="sum"))
+    z = Z.astype(np.float64)
+    log_s, log_1s = -np.log1p(np.exp(-z)), -np.log1p(np.exp(z))
+    np.testing.assert_allclose(got[0].asnumpy(), (-(B * log_s + (1 - B) * log_1s)).mean(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got[1].asnumpy(), -W * (pw * B * log_s + (1 - B) * log_1s),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got[2].asnumpy(), (-(B * log_s + (1 - B) * log_1s)).sum(),
+                               rtol=1e-5)

@@ -3,8 +3,11 @@
 The differentiated graph runs the forward computation once (its writes and prints
 happen once, in program order) and then the backward one: cotangents flow from the
 output back to the parameters through each primitive's ``vjp`` rule, summed where a
-value has several users. Calls are inlined first and regions closed over the values
-they read (``close_regions``), so every value a region uses is one of its parameters.
+value has several users. Regions are closed over the values they read
+(``close_regions``), so every value a region uses is one of its parameters. A shared
+graph (a ``lazy_inline`` block) that writes nothing is differentiated once, into a
+forward graph that also returns its residuals and a backward graph over them, both
+shared by every call (``_Shared``); other calls are inlined first.
 
 A tensor ``If`` is split in two, as JAX splits ``cond``::
 
@@ -26,7 +29,8 @@ special.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +45,8 @@ from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple
 from msc.ir.transform import Copier, Transformer, close_regions
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
+#: The flag of a shared graph (the inline pass keeps its calls).
+REUSABLE = "reusable"
 #: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
 Cotangent = Any
 
@@ -56,7 +62,7 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
     g = close_regions(_inline_calls(graph))
     value, state = _unsealed(g)
     nodes: list[Node] = []
-    forward = _Forward(nodes, any(n.op.writes for n in walk(g)))
+    forward = _Forward(nodes, any(n.op.writes for n in walk(g)), _Shared())
     forward.run(g.nodes)
     value, state = forward.read(value), forward.read(state)
     inputs = [p for p in g.params if not isinstance(p.type, RefType)]
@@ -87,11 +93,18 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
 
 
 class _Inline(Transformer):
-    """Every ``Call`` replaced by a copy of its callee (itself inlined first)."""
+    """Every ``Call`` replaced by a copy of its callee (itself inlined first), except
+    calls of shared graphs that write nothing: those are differentiated once (``_Shared``)."""
 
     def node(self, node: Node) -> Value | None:
         g = callee(node)
-        return None if g is None else self.splice(_inline_calls(g), node.inputs)
+        if g is None or _shareable(g):
+            return None
+        return self.splice(_inline_calls(g), node.inputs)
+
+
+def _shareable(g: Graph) -> bool:
+    return REUSABLE in g.flags and not any(n.op.writes or n.op is Op.Print for n in walk(g))
 
 
 def _inline_calls(graph: Graph) -> Graph:
@@ -122,11 +135,48 @@ class _SplitIf:
     backward: tuple[Graph, Graph]  # (then, else): (res_T, res_E, cts) -> d operands
 
 
+@dataclass(frozen=True)
+class _SharedGrad:
+    """A shared graph's forward (its result, then its residuals) and backward
+    ((residuals..., ct of the result) -> ct of each parameter but the state)."""
+
+    forward: Graph
+    backward: Graph
+    residuals: int
+
+
+class _Shared:
+    """Each shared graph differentiated once, however often it is called."""
+
+    names = itertools.count()
+
+    def __init__(self) -> None:
+        self.done: dict[int, _SharedGrad] = {}
+
+    def of(self, g: Graph, writes: bool) -> _SharedGrad:
+        if id(g) not in self.done:
+            closed = close_regions(_inline_calls(g))
+            nodes = list(closed.nodes)
+            out = Builder(None, nodes).tuple(closed.output)  # a result tuple, as regions give
+            region = _Region(Graph(g.name, closed.params, tuple(nodes), out), writes, self)
+            res, k = region.residuals, next(self.names)
+            # fresh values: the module keeps the original graph too, and a value is
+            # defined once in a module
+            fwd = replace(Copier().graph(region.forward(res, (), ())),
+                          name=f"{g.name}_fwd{k}", flags=frozenset({REUSABLE}))
+            bwd = replace(Copier().graph(region.backward(res, (), ())),
+                          name=f"{g.name}_bwd{k}", flags=frozenset({REUSABLE}))
+            self.done[id(g)] = _SharedGrad(fwd, bwd, len(res))
+        return self.done[id(g)]
+
+
 class _Forward:
     """Copies forward nodes into ``nodes``, splitting each tensor ``If`` (``_SplitIf``)."""
 
-    def __init__(self, nodes: list[Node], writes: bool):
+    def __init__(self, nodes: list[Node], writes: bool, shared: _Shared):
         self.nodes = nodes
+        self.shared = shared
+        self.calls: dict[Var, _SharedGrad] = {}  # forward Call -> its shared graphs
         self.env: dict[Var, Value] = {}
         self.ifs: dict[Var, _SplitIf] = {}
         self.whiles: dict[Var, Graph] = {}  # counting While -> the body it counts
@@ -142,8 +192,19 @@ class _Forward:
                 self.env[node.out] = self.split_if(node)
             elif node.op is Op.While:
                 self.env[node.out] = self.counting_while(node)
+            elif callee(node) is not None:
+                self.env[node.out] = self.split_call(node)
             else:
                 self.nodes.append(node)
+
+    def split_call(self, node: Node) -> Value:
+        """A call of the shared graph's forward, which also returns its residuals; the
+        result is the call's first element."""
+        shared = self.shared.of(callee(node), self.writes)  # type: ignore[arg-type]
+        call = make_node(Op.Call, node.inputs, {"graph": shared.forward}, node.loc)
+        self.nodes.append(call)
+        self.calls[call.out] = shared
+        return Builder(node.loc, self.nodes).getitem(call.out, 0)
 
     def counting_while(self, node: Node) -> Var:
         """``node`` carrying one more value: how many iterations ran (after the others,
@@ -162,8 +223,8 @@ class _Forward:
         return loop.out
 
     def split_if(self, node: Node) -> Var:
-        then = _Region(node.attr["then"], self.writes)
-        orelse = _Region(node.attr["orelse"], self.writes)
+        then = _Region(node.attr["then"], self.writes, self.shared)
+        orelse = _Region(node.attr["orelse"], self.writes, self.shared)
         res_t, res_e = then.residuals, orelse.residuals
         regions = {"then": then.forward(res_t, (), res_e),
                    "orelse": orelse.forward(res_e, res_t, ())}
@@ -185,10 +246,10 @@ class _Region:
     """One branch of an ``If``: its forward nodes (nested ``If`` split too), the backward
     nodes reading them, and the residuals: the forward values the backward reads."""
 
-    def __init__(self, region: Graph, writes: bool):
+    def __init__(self, region: Graph, writes: bool, shared: _Shared):
         self.region = region
         self.nodes: list[Node] = []
-        forward = _Forward(self.nodes, writes)
+        forward = _Forward(self.nodes, writes, shared)
         forward.run(region.nodes)
         self.output = forward.read(region.output)
         parts = tuple_parts(self.nodes, self.output)
@@ -241,6 +302,7 @@ class _Backward:
     def __init__(self, nodes: list[Node], forward: _Forward):
         self.nodes = nodes
         self.ifs, self.whiles, self.writes = forward.ifs, forward.whiles, forward.writes
+        self.calls, self.shared = forward.calls, forward.shared
         self.ct: dict[Var, Cotangent] = {}
 
     def b(self, loc: Loc | None) -> Builder:
@@ -278,6 +340,8 @@ class _Backward:
             self.backward_if(node, g, b)
         elif op is Op.While:
             self.backward_while(node, g, b)
+        elif op is Op.Call:
+            self.backward_call(node, g, b)
         elif op.vjp is not None:
             ct = _value(b, node.out.type, g)
             cts = op.vjp(b, ct, *node.inputs, out=node.out, **node.attr)
@@ -303,6 +367,17 @@ class _Backward:
 # --- cotangent values ------------------------------------------------------------------------
 
 
+    def backward_call(self, node: Node, g: Cotangent, b: Builder) -> None:
+        """A call of the shared graph's backward on the forward call's residuals."""
+        shared = self.calls[node.out]
+        result = _tuple_type(node.out.type).elems[0]
+        res = [b.getitem(node.out, 1 + k) for k in range(shared.residuals)]
+        grads = b.append(make_node(Op.Call, (*res, _value(b, result, g[0])),
+                                   {"graph": shared.backward}, node.loc))
+        operands = [v for v in node.inputs if not isinstance(v.type, MonadType)]
+        for k, v in enumerate(operands):
+            self.add(v, b.getitem(grads, k))
+
     def backward_while(self, node: Node, g: Cotangent, b: Builder) -> None:
         """``for j = N-1 .. 0: ct = body's backward at (body^j)(init)`` as a ``While``
         carrying ``(j, ct..., init...)``; the final ``ct`` is the initial values'."""
@@ -320,7 +395,7 @@ class _Backward:
                                          "also writes Parameters", node.loc)
         diff = [k for k, v in enumerate(init) if not isinstance(v.type, MonadType)]
         cts = [_value(b, init[k].type, g[k]) for k in diff]
-        step = _vjp_of(body, self.writes)  # (s..., ct...) -> ct before the iteration
+        step = _vjp_of(body, self.writes, self.shared)  # (s..., ct...) -> ct before it
         j = b.sub(b.getitem(node.out, n), 1)
         carried = (j, *cts, *init)
         loop = b.append(make_node(Op.While, carried, {
@@ -330,10 +405,10 @@ class _Backward:
             self.add(init[k], b.getitem(loop, 1 + pos))
 
 
-def _vjp_of(body: Graph, writes: bool) -> Graph:
+def _vjp_of(body: Graph, writes: bool, shared: _Shared) -> Graph:
     """``(s..., ct...) -> ct of s``: ``body`` (its first ``n`` parameters carried, its
     result their next values) recomputed and differentiated in one graph."""
-    region = _Region(body, writes)
+    region = _Region(body, writes, shared)
     graph = Graph(f"{body.name}_vjp", body.params + tuple(c for c in region.cts if c),
                   tuple(region.nodes) + tuple(region.back_nodes), region.grads)
     return Copier().graph(graph)  # fresh values: the forward body is used elsewhere

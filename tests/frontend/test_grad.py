@@ -9,6 +9,7 @@ import pytest
 import msc as ms
 from msc import Parameter, ParameterTuple, Tensor, nn, ops
 from msc.errors import UnsupportedSyntaxError
+from msc.ir.rewrite import all_graphs
 from msc.ops import composite as C
 from msc.ops import functional as F
 
@@ -252,3 +253,62 @@ def test_stop_gradient_ends_the_path(mode, graph_mode):
     gx, gy = ms.grad(stopped, (0, 1))(Tensor(x), Tensor(y))
     np.testing.assert_allclose(gx.asnumpy(), x * y)  # d/dx of x * c, c = x * y held fixed
     np.testing.assert_array_equal(gy.asnumpy(), np.zeros(2, np.float32))
+
+
+class Scaled(nn.Cell):
+    @ms.lazy_inline
+    def __init__(self, k):
+        super().__init__()
+        self.w = Parameter(Tensor(np.full(3, 0.5 + 0.1 * k, np.float32)), name="w")
+
+    def construct(self, x):
+        if x.sum() > 0:
+            x = ops.tanh(x * self.w) + x
+        else:
+            x = ops.sin(x) - self.w
+        return x
+
+
+class Stack(nn.Cell):
+    def __init__(self, n):
+        super().__init__()
+        self.blocks = nn.CellList([Scaled(k) for k in range(n)])
+
+    def construct(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return (x * x).sum()
+
+
+def stack_module(n, reuse):
+    from msc.driver import arg_spec, compile_entry
+
+    ms.set_context(reuse=reuse)
+    net = Stack(n)
+    grad = C.GradOperation(get_by_list=True)(net, ParameterTuple(net.trainable_params()))
+
+    @ms.jit
+    def step(x):
+        return grad(x)
+
+    x = Tensor(np.array([0.3, -0.2, 0.4], np.float32))
+    compiled = compile_entry(step, [arg_spec(x)], store=None, target="python")
+    return compiled.module, [g.asnumpy() for g in compiled.run([x])]
+
+
+def test_a_lazy_inline_blocks_backward_is_one_shared_graph():
+    """Two and six blocks: one forward and one backward graph for the block, called from
+    the entry; the entry grows by a fixed number of nodes per block; the gradients equal
+    those with every block inlined."""
+    sizes = {}
+    for n in (2, 6):
+        module, grads = stack_module(n, "lazy_inline")
+        names = [g.name for g in all_graphs(module)[1:]]
+        assert sum("_bwd" in name for name in names) == 1, names
+        assert sum("_fwd" in name for name in names) == 1, names
+        sizes[n] = len(module.entry_graph.nodes)
+        _, inlined = stack_module(n, "off")
+        for a, b in zip(grads, inlined):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    per_block = (sizes[6] - sizes[2]) / 4
+    assert per_block < 20, sizes  # calls and plumbing, not the block's own nodes

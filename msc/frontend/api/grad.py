@@ -94,6 +94,7 @@ class _Differentiated:
         sub = GraphBuilder(self.__name__)
         sub.calls = inner = Calls(sub, outer.calls.deps if outer.calls else Deps())
         inner.depth = outer.calls.depth if outer.calls else 0
+        inner.reuse = outer.calls.reuse if outer.calls else None  # shared blocks stay shared
         tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
         with sub:
             sub.loc = outer.loc

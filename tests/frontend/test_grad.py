@@ -312,3 +312,22 @@ def test_a_lazy_inline_blocks_backward_is_one_shared_graph():
             np.testing.assert_allclose(a, b, rtol=1e-6)
     per_block = (sizes[6] - sizes[2]) / 4
     assert per_block < 20, sizes  # calls and plumbing, not the block's own nodes
+
+
+class JitConstruct(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="w")
+
+    @ms.jit
+    def construct(self, x, y):
+        return (x * y * self.w).sum()
+
+
+def test_a_jit_construct_differentiated_from_pynative():
+    """The jit notebook's case: PyNative mode, a Cell whose construct is @jit."""
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    x, y = np.array([1.0, 2.0], np.float32), np.array([0.5, 4.0], np.float32)
+    dx, dy = C.GradOperation(get_all=True)(JitConstruct())(Tensor(x), Tensor(y))
+    np.testing.assert_allclose(dx.asnumpy(), y * [2.0, 3.0])
+    np.testing.assert_allclose(dy.asnumpy(), x * [2.0, 3.0])

@@ -12,7 +12,6 @@ source line and a caret, and exit with status 1; no traceback unless MSC_DEBUG=1
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import os
 import re
@@ -23,6 +22,7 @@ from types import ModuleType
 from typing import Any, Sequence
 
 from msc._version import VERSION
+from msc.codegen.render import import_file
 from msc.errors import GraphTypeError, MscError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
@@ -54,12 +54,7 @@ def load_model_file(path: str) -> ModuleType:
     path = os.path.abspath(path)
     name = os.path.splitext(os.path.basename(path))[0]
     sys.path.insert(0, os.path.dirname(path))
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, name)
 
 
 def find_entry(module: ModuleType, name: str | None) -> Any:

@@ -11,7 +11,6 @@ refusing the program ("rejected"), an ``InternalCompilerError`` anywhere is msc'
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -27,6 +26,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 import msc as ms
+from msc.codegen.render import import_file
 from msc.errors import InternalCompilerError, MscError
 
 #: Built-in kinds an ``except`` clause would name, most specific first.
@@ -100,12 +100,7 @@ def load(source: str, folder: Path, name: str) -> Any:
     """Write the program's module and import it (registered: msc reads its source)."""
     path = folder / f"{name}.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(str(path), name)
 
 
 def leaves(out: Any) -> Any:

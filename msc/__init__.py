@@ -37,5 +37,6 @@ from msc.frontend.api.constants import mutable  # noqa: F401,E402
 from msc.frontend.api.jit_class import jit_class, ms_class  # noqa: F401,E402
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 from msc.frontend.api.grad import grad, value_and_grad  # noqa: F401,E402
+from msc.frontend.api.vmap import vmap  # noqa: F401,E402
 
 from msc._version import VERSION as __version__  # noqa: E402

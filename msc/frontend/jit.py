@@ -51,6 +51,15 @@ class JitFunction:
         return self.cache.call(self, args)
 
 
+def entry_function(transformed: Any) -> Callable[..., Any]:
+    """A plain function calling ``transformed`` (a gradient or vmap of a function), so
+    that calling it eagerly compiles it as a ``@jit`` function would be."""
+    def entry(*args: Any) -> Any:
+        return transformed(*args)
+    entry.__name__ = transformed.__name__
+    return entry
+
+
 def _call_bound(jf: JitFunction, obj: Any, *args: Any, **kwargs: Any) -> Any:
     from msc.frontend.api.cell import Cell
 

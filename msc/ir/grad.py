@@ -41,7 +41,15 @@ from msc.ir.dtypes import int64
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.exempt import NO_VJP
-from msc.ir.rewrite import callee, captures, substitute, substitute_graph, tuple_parts, walk
+from msc.ir.rewrite import (
+    callee,
+    captures,
+    result_and_state,
+    substitute,
+    substitute_graph,
+    tuple_parts,
+    walk,
+)
 from msc.ir.transform import Copier, Transformer, close_regions
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
@@ -60,7 +68,7 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
     output's cotangent is ``sens`` or ones; with ``aux`` the output is ``(out, aux...)``
     and only ``out`` is differentiated."""
     g = close_regions(_inline_calls(graph))
-    value, state = _unsealed(g)
+    value, state = result_and_state(g)
     nodes: list[Node] = []
     forward = _Forward(nodes, any(n.op.writes for n in walk(g)), _Shared())
     forward.run(g.nodes)
@@ -109,18 +117,6 @@ def _shareable(g: Graph) -> bool:
 
 def _inline_calls(graph: Graph) -> Graph:
     return _Inline().graph(graph)
-
-
-def _unsealed(graph: Graph) -> tuple[Value, Value]:
-    """(the graph's result, its final state): a graph that writes ends in
-    ``Depend(result, state)``; one that does not ends with the state it was given."""
-    made = next((n for n in graph.nodes if n.out is graph.output), None)
-    if made is not None and made.op is Op.Depend and isinstance(made.inputs[1].type, MonadType):
-        return made.inputs[0], made.inputs[1]
-    state = next((p for p in graph.params if isinstance(p.type, MonadType)), None)
-    if state is None:
-        raise InternalCompilerError("a differentiated graph takes the state")
-    return graph.output, state
 
 
 # --- forward ---------------------------------------------------------------------------------

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Mapping, Sequence
 
+from msc.errors import InternalCompilerError
 from msc.ir.nodes import Graph, Module, Node, Value, Var
 from msc.ir.primitives import Effect, Op
+from msc.ir.types import MonadType
 
 
 def tuple_parts(nodes: Sequence[Node], value: Value) -> tuple[Value, ...] | None:
@@ -208,3 +210,15 @@ def map_graphs(module: Module, fn: Callable[[Graph], Graph]) -> Module:
     for g in _callees_first(module):
         done[g.name] = fn(rebind_calls(g, done))
     return Module(tuple(done[g.name] for g in module.graphs), module.entry)
+
+
+def result_and_state(graph: Graph) -> tuple[Value, Value]:
+    """(the graph's result, its final state): a graph that writes ends in
+    ``Depend(result, state)``; one that does not ends with the state it was given."""
+    made = next((n for n in graph.nodes if n.out is graph.output), None)
+    if made is not None and made.op is Op.Depend and isinstance(made.inputs[1].type, MonadType):
+        return made.inputs[0], made.inputs[1]
+    state = next((p for p in graph.params if isinstance(p.type, MonadType)), None)
+    if state is None:
+        raise InternalCompilerError("a transformed graph takes the state")
+    return graph.output, state

@@ -14,6 +14,7 @@ from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
 from msc.frontend.api.constants import constexpr  # noqa: E402
 from msc.frontend.api.grad import GradOperation, grad, value_and_grad  # noqa: E402
+from msc.frontend.api.vmap import vmap  # noqa: E402
 from msc.frontend.api.loss import (  # noqa: E402
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -24,5 +25,5 @@ from msc.frontend.api.loss import (  # noqa: E402
 from msc.ops import composite, functional, primitive  # noqa: F401,E402
 
 __all__ = [*_functional_all, *_classes_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
-           "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad", "l1_loss", "mse_loss",
+           "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad", "vmap", "l1_loss", "mse_loss",
            "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"]

@@ -75,8 +75,8 @@ class _Differentiated:
         builder = current_builder()
         if builder is None:  # eagerly: compiled as a @jit function of the same arguments
             if self._compiled is None:
-                from msc.frontend.jit import JitFunction
-                self._compiled = JitFunction(_as_function(self))
+                from msc.frontend.jit import JitFunction, entry_function
+                self._compiled = JitFunction(entry_function(self))
             return self._compiled(*args)
         return self.build(builder, list(args))
 
@@ -134,14 +134,6 @@ def _zeros_like(p: Parameter) -> Any:
     """The gradient of a weight the function never reads."""
     from msc.frontend.api import functional as F
     return F.zeros_like(p)
-
-
-def _as_function(diff: _Differentiated) -> Callable[..., Any]:
-    """A plain function for ``JitFunction`` (a graph entry) calling ``diff``."""
-    def differentiated(*args: Any) -> Any:
-        return diff(*args)
-    differentiated.__name__ = diff.__name__
-    return differentiated
 
 
 def _weights(weights: Any) -> tuple[tuple[Parameter, ...] | None, bool]:

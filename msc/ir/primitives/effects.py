@@ -37,6 +37,7 @@ from msc.ir.primitives.base import (
     register,
 )
 from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 from msc.runtime.numpy_rt import print_text
 
@@ -222,7 +223,7 @@ register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
                    on_all_targets(ArrayExpr(lambda a, node: f"{a[0]}.copy()")),
-                   vjp=lambda b, g, x, out: (g,)))  # a copy: the identity
+                   vjp=lambda b, g, x, out: (g,), batch=batch_elementwise))  # a copy
 register(Primitive("Print", _print_infer, _print_impl,
                    {"numba": Statements(_print_objmode), "python": Statements(_print_call)},
                    attrs=(Attr("format", types=(str,)),), effect=Effect.IO))

@@ -2,7 +2,7 @@
 
 ``grad`` and ``vmap`` name the reason in their error when a program needs a missing
 rule; ``tests/ir/test_table.py`` checks that every op has each rule or is listed here,
-and never both. "not yet" entries are work for the vmap issue.
+and never both.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ NO_VJP: dict[str, str] = {
     "StopGradient": "it ends a gradient path: no gradient flows through it, by definition",
 }
 
-_BATCH_LATER = "not yet: a batching rule comes with the vmap issue"
-
 #: op name -> why it has no ``batch`` rule.
 NO_BATCH: dict[str, str] = {
     **dict.fromkeys(("Zeros", "Ones", "Fill"), _CONST + ": its result is never batched"),
@@ -34,10 +32,4 @@ NO_BATCH: dict[str, str] = {
                      "UpdateState"), "structural: the vmap transform batches it itself"),
     **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "Print", "Raise"),
                     "a side effect: the vmap transform checks what is batched and orders it"),
-    **dict.fromkeys(("TensorMove", "MatMul", "BatchMatMul", "Dense", "Softmax", "LogSoftmax",
-                     "LayerNorm", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                     "ReduceProd", "Argmax", "Argmin", "Reshape", "Transpose", "ExpandDims",
-                     "Squeeze", "Flatten", "Concat", "Stack", "Split", "Gather",
-                     "StridedSlice", "BroadcastTo", "Tile", "LogSumExp",
-                     "CumSum"), _BATCH_LATER),
 }

@@ -35,7 +35,16 @@ from msc.ir.primitives.emitting import (
     out_type,
     reshape,
 )
-from msc.ir.primitives.rules import cotangent, is_float_tensor
+from msc.ir.primitives.rules import (
+    aligned,
+    batch_elementwise,
+    batch_size,
+    batched_front,
+    cotangent,
+    example_ndim,
+    is_float_tensor,
+    move_to_front,
+)
 from msc.ir.types import TensorType, Type, tensor_of, type_of_value
 
 _CONTRACTION_COST = 64.0
@@ -283,6 +292,52 @@ def _vjp_dense(b: Any, g: Any, x: Any, w: Any, *bias: Any, out: Any) -> tuple[An
     return dx, dw, db
 
 
+# --- batching ------------------------------------------------------------------------------
+
+
+def _batch_matmul_2d(b: Any, prim: Any, args: Any, dims: Any, *, transpose_a: bool,
+                     transpose_b: bool) -> tuple[Any, int]:
+    """A batched left operand against a shared right one is one (N*m, k) @ (k, n)
+    product; otherwise a BatchMatMul, which broadcasts an unbatched operand."""
+    (x, y), (dx, dy) = args, dims
+    if dy is None and not transpose_a:
+        x = move_to_front(b, x, dx)
+        n, m, k = tensor_of(x.type).shape
+        out = b.emit(prim, b.reshape(x, shape=(n * m, k)), y, transpose_b=transpose_b)
+        return b.reshape(out, shape=(n, m, tensor_of(out.type).shape[1])), 0
+    x = x if dx is None else move_to_front(b, x, dx)
+    y = y if dy is None else move_to_front(b, y, dy)
+    return b.batch_matmul(x, y, transpose_a=transpose_a, transpose_b=transpose_b), 0
+
+
+def _batch_dense(b: Any, prim: Any, args: Any, dims: Any) -> tuple[Any, int]:
+    """Shared weights: Dense on the batched rows as they are. Per-example weights: a
+    BatchMatMul of each example's rows with its own (out, in) matrix (a product and a
+    sum for a 1-D w). A per-example bias is added after."""
+    (x, w), (dx, dw) = args[:2], dims[:2]
+    size = batch_size(args, dims)
+    x = batched_front(b, x, dx, size)
+    if dw is None:
+        out = b.emit(prim, x, w, *args[2:]) if tuple(dims[2:]) in ((), (None,)) else \
+            b.emit(prim, x, w)
+    else:
+        xt, w = tensor_of(x.type), move_to_front(b, w, dw)
+        lead, k = xt.shape[1:-1], xt.shape[-1]
+        x3 = b.reshape(x, shape=(size, math.prod(lead), k))
+        if tensor_of(w.type).ndim == 3:
+            out = b.batch_matmul(x3, w, transpose_b=True)
+            out = b.reshape(out, shape=(size,) + lead + tensor_of(w.type).shape[1:2])
+        else:
+            out = b.reduce_sum(b.mul(x3, b.reshape(w, shape=(size, 1, k))), axis=(2,),
+                               keep_dims=False)
+            out = b.reshape(out, shape=(size,) + lead)
+    if args[2:] and (dw is not None or dims[2] is not None):
+        bias, db = args[2], dims[2]
+        bias = bias if db is None else aligned(b, bias, db, example_ndim(out, 0))
+        out = b.add(out, bias)
+    return out, 0
+
+
 # --- the table -----------------------------------------------------------------------------
 
 _TRANSPOSES = (Attr("transpose_a", False), Attr("transpose_b", False))
@@ -290,12 +345,14 @@ matmul = register(Primitive(
     "MatMul", _matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul)),
      "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
-    vjp=_vjp_contraction(lambda b: b.matmul)))
+    vjp=_vjp_contraction(lambda b: b.matmul), batch=_batch_matmul_2d))
 batch_matmul = register(Primitive(
     "BatchMatMul", _batch_matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_batch_matmul), "python": ArrayExpr(_emit_batch_matmul)},
-    attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul)))
+    attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul),
+    batch=batch_elementwise))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
     {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense)),
-     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense))
+     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
+    batch=_batch_dense))

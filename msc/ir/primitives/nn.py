@@ -30,7 +30,16 @@ from msc.ir.primitives.base import (
 )
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
 from msc.ir.primitives.reduce import reduced_shape
-from msc.ir.primitives.rules import cotangent, unreduce
+from msc.ir.primitives.rules import (
+    aligned,
+    batch_size,
+    batched_front,
+    cotangent,
+    example_ndim,
+    move_to_front,
+    on_rows,
+    unreduce,
+)
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_layer_norm, _rt_logsumexp, _rt_softmax
 
@@ -302,6 +311,55 @@ def _vjp_layer_norm(b: Any, g: Any, x: Any, gamma: Any, beta: Any, *, out: Any,
     return (dx, cotangent(b, b.mul(g, xhat), gamma), cotangent(b, g, beta))
 
 
+# --- batching ------------------------------------------------------------------------------
+
+
+def _batch_softmax(b: Any, prim: Any, args: Any, dims: Any, *, axis: Any) -> tuple[Any, int]:
+    """The example's axes, one further right past the batch axis."""
+    x, d = args[0], dims[0]
+    ndim = example_ndim(x, d)
+    if ndim == 0:
+        return on_rows(b, prim, x, d, axis=(1,) if isinstance(axis, tuple) else 1)
+    if isinstance(axis, tuple):
+        shifted: Any = tuple(a + 1 for a in _softmax_axes(axis, ndim))
+    else:
+        shifted = norm_axis(axis, ndim) + 1
+    return b.emit(prim, move_to_front(b, x, d), axis=shifted), 0
+
+
+def _batch_logsumexp(b: Any, prim: Any, args: Any, dims: Any, *, axis: tuple[int, ...],
+                     keep_dims: bool) -> tuple[Any, int]:
+    x, d = args[0], dims[0]
+    ndim = example_ndim(x, d)
+    if ndim == 0:
+        return on_rows(b, prim, x, d, axis=(1,), keep_dims=False)
+    axes = tuple(a + 1 for a in _logsumexp_axes(axis, ndim))
+    return b.emit(prim, move_to_front(b, x, d), axis=axes, keep_dims=keep_dims), 0
+
+
+def _batch_layer_norm(b: Any, prim: Any, args: Any, dims: Any, *, begin_norm_axis: int,
+                      begin_params_axis: int, epsilon: float) -> tuple[Any, int]:
+    """Axes shifted past the batch axis; per-example gamma or beta scale and shift the
+    output normalised with ones and zeros."""
+    (x, gamma, beta), (dx, dg, db) = args, dims
+    ndim = example_ndim(x, dx)
+    x = batched_front(b, x, dx, batch_size(args, dims))
+    axes = {"begin_norm_axis": norm_axis(begin_norm_axis, ndim) + 1,
+            "begin_params_axis": norm_axis(begin_params_axis, ndim) + 1, "epsilon": epsilon}
+    if dg is None and db is None:
+        return b.emit(prim, x, gamma, beta, **axes), 0
+    xt = tensor_of(x.type)
+    params = xt.shape[axes["begin_params_axis"]:]
+    y = b.emit(prim, x, b.ones(shape=params, dtype=xt.dtype),
+               b.zeros(shape=params, dtype=xt.dtype), **axes)
+
+    def per_example(p: Any, d: Any) -> Any:
+        p = p if d is None else aligned(b, p, d, ndim)
+        return p if tensor_of(p.type).dtype == xt.dtype else b.cast(p, dtype=xt.dtype)
+
+    return b.add(b.mul(y, per_example(gamma, dg)), per_example(beta, db)), 0
+
+
 # --- the table -----------------------------------------------------------------------------
 
 
@@ -311,15 +369,18 @@ def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
 
 register(Primitive("Softmax", _softmax_infer, _softmax_impl,
                    _lowering(_emit_softmax(False), _loops_softmax(False)),
-                   attrs=(Attr("axis", (-1,)),), cost=6, vjp=_vjp_softmax))
+                   attrs=(Attr("axis", (-1,)),), cost=6, vjp=_vjp_softmax,
+                   batch=_batch_softmax))
 register(Primitive("LogSoftmax", _log_softmax_infer, _log_softmax_impl,
                    _lowering(_emit_softmax(True), _loops_softmax(True)),
-                   attrs=(Attr("axis", -1),), cost=6, vjp=_vjp_log_softmax))
+                   attrs=(Attr("axis", -1),), cost=6, vjp=_vjp_log_softmax,
+                   batch=_batch_softmax))
 register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl,
                    _lowering(_emit_layer_norm, _loops_layer_norm),
                    attrs=(Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1),
-                          Attr("epsilon", 1e-7)), cost=8, vjp=_vjp_layer_norm))
+                          Attr("epsilon", 1e-7)), cost=8, vjp=_vjp_layer_norm,
+                   batch=_batch_layer_norm))
 register(Primitive("LogSumExp", _logsumexp_infer, _logsumexp_impl,
                    _lowering(_emit_logsumexp, _loops_logsumexp),
                    attrs=(Attr("axis", ()), Attr("keep_dims", False)), cost=6,
-                   vjp=_vjp_logsumexp))
+                   vjp=_vjp_logsumexp, batch=_batch_logsumexp))

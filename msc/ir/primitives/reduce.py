@@ -30,7 +30,14 @@ from msc.ir.primitives.base import (
     want_tensor,
 )
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
-from msc.ir.primitives.rules import is_float_tensor, unreduce, vjp_reduce_sum
+from msc.ir.primitives.rules import (
+    example_ndim,
+    is_float_tensor,
+    move_to_front,
+    on_rows,
+    unreduce,
+    vjp_reduce_sum,
+)
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_cumsum
 
@@ -176,8 +183,7 @@ _REDUCE_ATTRS = (Attr("axis", ()), Attr("keep_dims", False))
 
 def _reduction(name: str, kind: str, fn: Callable[..., Any],
                out_dtype: Callable[[DType], DType], *, nonempty: bool = False,
-               vjp: Callable[..., Any] | None = None,
-               batch: Callable[..., Any] | None = None) -> Primitive:
+               vjp: Callable[..., Any] | None = None) -> Primitive:
     """``fn(array, axes, keepdims, out_dtype)`` computes the numpy reduction; ``kind`` is
     its numpy name, which the lowerings use."""
     def infer(x: Type, *, axis: Any, keep_dims: bool) -> Type:
@@ -194,7 +200,19 @@ def _reduction(name: str, kind: str, fn: Callable[..., Any],
         return fn(arr, _axes(axis, arr.ndim), bool(keep_dims), out)
 
     return register(Primitive(name, infer, impl, _lowering(kind), attrs=_REDUCE_ATTRS, vjp=vjp,
-                              batch=batch))
+                              batch=batch_reduction))
+
+
+def batch_reduction(b: Any, prim: Any, args: Any, dims: Any, *, axis: Any,
+                    keep_dims: bool) -> tuple[Any, int]:
+    """The example's axes, one further right past the batch axis (a 0-d example reduces
+    nothing: ``on_rows``)."""
+    x, d = args[0], dims[0]
+    ndim = example_ndim(x, d)
+    if ndim == 0:
+        return on_rows(b, prim, x, d, axis=(1,), keep_dims=False)
+    axes = tuple(a + 1 for a in _axes(axis, ndim))
+    return b.emit(prim, move_to_front(b, x, d), axis=axes, keep_dims=keep_dims), 0
 
 
 def _sum(a: np.ndarray, axes: tuple[int, ...], keep: bool, out: DType) -> np.ndarray:
@@ -296,9 +314,19 @@ def _vjp_cumsum(b: Any, g: Any, x: Any, *, out: Any, axis: int, exclusive: bool,
     return (b.emit(cumsum, g, axis=axis, exclusive=exclusive, reverse=not reverse),)
 
 
+def _batch_cumsum(b: Any, prim: Any, args: Any, dims: Any, *, axis: int, exclusive: bool,
+                  reverse: bool) -> tuple[Any, int]:
+    x, d = args[0], dims[0]
+    ndim = example_ndim(x, d)
+    if ndim == 0:
+        return on_rows(b, prim, x, d, axis=1, exclusive=exclusive, reverse=reverse)
+    return b.emit(prim, move_to_front(b, x, d), axis=norm_axis(axis, ndim) + 1,
+                  exclusive=exclusive, reverse=reverse), 0
+
+
 cumsum = register(Primitive("CumSum", _cumsum_infer, _cumsum_impl, on_all_targets(ArrayExpr(_emit_cumsum)),
                    attrs=(Attr("axis"), Attr("exclusive", False), Attr("reverse", False)),
-                   cost=2, vjp=_vjp_cumsum))
+                   cost=2, vjp=_vjp_cumsum, batch=_batch_cumsum))
 
 
 # --- Argmax / Argmin ------------------------------------------------------------------
@@ -322,13 +350,29 @@ def _arg_infer(x: Type, *, axis: Any, keep_dims: bool) -> Type:
     return TensorType(dtypes.int64, reduced_shape(t.shape, axes, keep))
 
 
+def _batch_arg(b: Any, prim: Any, args: Any, dims: Any, *, axis: Any,
+               keep_dims: bool) -> tuple[Any, int]:
+    """The example's axis past the batch axis; with no axis, over each flattened example."""
+    x, d = args[0], dims[0]
+    ndim = example_ndim(x, d)
+    x = move_to_front(b, x, d)
+    a = _arg_axis(axis, ndim)
+    if a is not None:
+        return b.emit(prim, x, axis=a + 1, keep_dims=keep_dims), 0
+    shape = tensor_of(x.type).shape
+    flat = b.reshape(x, shape=(shape[0], math.prod(shape[1:])))
+    out = b.emit(prim, flat, axis=1, keep_dims=False)
+    return (b.reshape(out, shape=shape[:1] + (1,) * ndim) if keep_dims else out), 0
+
+
 def _arg(name: str, kind: str, fn: Callable[..., np.ndarray]) -> Primitive:
     def impl(x: Any, *, axis: Any, keep_dims: bool) -> Any:
         arr = np.asarray(x)
         return fn(arr, axis=_arg_axis(axis, arr.ndim), keepdims=bool(keep_dims))
 
     return register(Primitive(name, _arg_infer, impl, _lowering(kind),
-                              attrs=(Attr("axis", None), Attr("keep_dims", False))))
+                              attrs=(Attr("axis", None), Attr("keep_dims", False)),
+                              batch=_batch_arg))
 
 
 argmax = _arg("Argmax", "argmax", np.argmax)

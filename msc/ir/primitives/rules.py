@@ -115,17 +115,60 @@ def batch_elementwise(b: Any, prim: Any, args: Sequence[Any], dims: Sequence[int
                       **attrs: Any) -> tuple[Any, int]:
     """Broadcasting: each batched operand's batch axis moves to the front, and unit dims
     after it align its example with the others' (right-aligned) example shapes."""
-    def example_rank(a: Any, d: int | None) -> int:
-        t = tensor_of(a.type)
-        return 0 if t is None else t.ndim - (d is not None)
-
-    rank = max(example_rank(a, d) for a, d in zip(args, dims))
-    new = []
-    for a, d in zip(args, dims):
-        if d is not None:
-            a = move_to_front(b, a, d)
-            shape = tensor_of(a.type).shape
-            if len(shape) - 1 < rank:
-                a = b.reshape(a, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
-        new.append(a)
+    rank = max(example_ndim(a, d) for a, d in zip(args, dims))
+    new = [a if d is None else aligned(b, a, d, rank) for a, d in zip(args, dims)]
     return b.emit(prim, *new, **attrs), 0
+
+
+def aligned(b: Any, x: Any, dim: int, rank: int) -> Any:
+    """Batched ``x`` with its batch axis first and unit dims after it, so that its example
+    has ``rank`` dims and broadcasts against unbatched operands of that rank."""
+    x = move_to_front(b, x, dim)
+    shape = tensor_of(x.type).shape
+    if len(shape) - 1 < rank:
+        x = b.reshape(x, shape=shape[:1] + (1,) * (rank + 1 - len(shape)) + shape[1:])
+    return x
+
+
+# --- batching helpers ------------------------------------------------------------------------
+
+
+def example_ndim(x: Any, dim: int | None) -> int:
+    """The rank of one example of ``x`` (batched along ``dim`` or not)."""
+    t = tensor_of(x.type)
+    return 0 if t is None else t.ndim - (dim is not None)
+
+
+def batch_size(args: Sequence[Any], dims: Sequence[Any]) -> int:
+    """The batch size, read off the first batched operand."""
+    for a, d in zip(args, dims):
+        if isinstance(d, int):
+            return tensor_of(a.type).shape[d]
+    raise ValueError("no batched operand")
+
+
+def batched_front(b: Any, x: Any, dim: int | None, size: int) -> Any:
+    """``x`` batched along axis 0: moved there, or broadcast to ``size`` rows."""
+    if dim is not None:
+        return move_to_front(b, x, dim)
+    t = tensor_of(x.type)
+    return b.broadcast_to(b.reshape(x, shape=(1,) + t.shape), shape=(size,) + t.shape)
+
+
+def batch_reshape_like(b: Any, prim: Any, args: Sequence[Any], dims: Sequence[int | None],
+                       **attrs: Any) -> tuple[Any, int]:
+    """Ops that only change the shape (Reshape, ExpandDims, Squeeze, Flatten): the batched
+    operand reshaped to the batch size followed by one example's result shape."""
+    x = move_to_front(b, args[0], dims[0])
+    t = tensor_of(x.type)
+    example = prim.infer(type(t)(t.dtype, t.shape[1:]), **attrs)
+    return b.reshape(x, shape=t.shape[:1] + example.shape), 0
+
+
+def on_rows(b: Any, prim: Any, x: Any, dim: int | None, **attrs: Any) -> tuple[Any, int]:
+    """``prim`` on ``x`` whose examples are 0-d: applied to (N, 1) along axis 1, so the
+    op's axes stay valid, and reshaped back to (N,)."""
+    x = move_to_front(b, x, dim)
+    n = tensor_of(x.type).shape[0]
+    out = b.emit(prim, b.reshape(x, shape=(n, 1)), **attrs)
+    return b.reshape(out, shape=(n,)), 0

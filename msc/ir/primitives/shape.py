@@ -44,8 +44,13 @@ from msc.ir.primitives.emitting import (
     reshape,
 )
 from msc.ir.primitives.rules import (
+    batch_reshape_like,
+    batch_size,
+    batched_front,
     cotangent,
+    example_ndim,
     is_float_tensor,
+    move_to_front,
     vjp_reshape,
     vjp_transpose,
 )
@@ -599,35 +604,123 @@ def _array(emit: Any) -> dict[str, Lowering]:
     return on_all_targets(ArrayExpr(emit))
 
 
+# --- batching ------------------------------------------------------------------------------
+
+
+def _batch_transpose(b: Any, prim: Any, args: Any, dims: Any, *,
+                     perm: tuple[int, ...]) -> tuple[Any, int]:
+    return b.transpose(move_to_front(b, args[0], dims[0]),
+                       perm=(0,) + tuple(p + 1 for p in perm)), 0
+
+
+def _batch_joined(stack: bool) -> Any:
+    """Concat and Stack: every operand batched along axis 0 (unbatched ones broadcast),
+    joined along the example's axis one further right."""
+    def rule(b: Any, prim: Any, args: Any, dims: Any, *, axis: int) -> tuple[Any, int]:
+        size = batch_size(args, dims)
+        items = [batched_front(b, x, d, size) for x, d in zip(args, dims)]
+        ndim = example_ndim(items[0], 0) + stack
+        return b.emit(prim, *items, axis=norm_axis(axis, ndim) + 1), 0
+    return rule
+
+
+def _batch_split(b: Any, prim: Any, args: Any, dims: Any, *, axis: int,
+                 output_num: int) -> tuple[Any, tuple[int, ...]]:
+    x, d = args[0], dims[0]
+    out = b.emit(prim, move_to_front(b, x, d), axis=_axis(axis, example_ndim(x, d)) + 1,
+                 output_num=output_num)
+    return out, (0,) * output_num
+
+
+def _batch_gather(b: Any, prim: Any, args: Any, dims: Any, *, axis: int) -> tuple[Any, int]:
+    """Batched params gather along the axis past the batch axis; batched indices put the
+    batch axis where the indices sit in the result. Both batched: one gather from every
+    example's rows stacked along axis 0, each example's indices offset to its own rows
+    (an index out of range still raises: it is sent past the end, not into another row)."""
+    (p, i), (dp, di) = args, dims
+    a = _axis(axis, example_ndim(p, dp))
+    if di is None:
+        return b.emit(prim, move_to_front(b, p, dp), i, axis=a + 1), 0
+    if dp is None:
+        return b.emit(prim, p, move_to_front(b, i, di), axis=a), a
+    p, i = move_to_front(b, p, dp), move_to_front(b, i, di)
+    pt, it = tensor_of(p.type), tensor_of(i.type)
+    n, rows = pt.shape[0], pt.shape[1 + a]
+    others = tuple(k for k in range(1, pt.ndim) if k != 1 + a)
+    stacked = b.reshape(b.transpose(p, perm=(0, 1 + a) + others),
+                        shape=(n * rows,) + tuple(pt.shape[k] for k in others))
+    wrapped = b.select(b.less(i, 0), b.add(i, rows), i)
+    offset = np.arange(n, dtype=it.dtype.np).reshape((n,) + (1,) * (it.ndim - 1)) * rows
+    valid = b.logical_and(b.greater_equal(wrapped, 0), b.less(wrapped, rows))
+    flat = b.select(valid, b.add(wrapped, offset), np.asarray(n * rows, it.dtype.np))
+    out = b.emit(prim, stacked, flat, axis=0)  # (N, indices..., before..., after...)
+    ni, before = it.ndim - 1, a
+    perm = (0,) + tuple(range(it.ndim, it.ndim + before)) + tuple(range(1, it.ndim)) + \
+        tuple(range(it.ndim + before, tensor_of(out.type).ndim))
+    return b.transpose(out, perm=perm) if ni and before else out, 0
+
+
+def _batch_strided_slice(b: Any, prim: Any, args: Any, dims: Any, *,
+                         index: tuple[SliceEntry, ...]) -> tuple[Any, int]:
+    x = move_to_front(b, args[0], dims[0])
+    whole = canonical_slice(slice(None), tensor_of(x.type).shape[0])
+    return b.emit(prim, x, index=(whole,) + index), 0
+
+
+def _batch_broadcast_to(b: Any, prim: Any, args: Any, dims: Any, *,
+                        shape: tuple[int, ...]) -> tuple[Any, int]:
+    """Unit dims after the batch axis up to the target's rank, then the target shape."""
+    x = move_to_front(b, args[0], dims[0])
+    t = tensor_of(x.type)
+    target = prim.infer(TensorType(t.dtype, t.shape[1:]), shape=shape).shape
+    x = b.reshape(x, shape=t.shape[:1] + (1,) * (len(target) - t.ndim + 1) + t.shape[1:])
+    return b.emit(prim, x, shape=t.shape[:1] + target), 0
+
+
+def _batch_tile(b: Any, prim: Any, args: Any, dims: Any, *,
+                multiples: tuple[int, ...]) -> tuple[Any, int]:
+    x = move_to_front(b, args[0], dims[0])
+    t = tensor_of(x.type)
+    rank = max(len(multiples), t.ndim - 1)
+    x = b.reshape(x, shape=t.shape[:1] + (1,) * (rank - t.ndim + 1) + t.shape[1:])
+    return b.emit(prim, x, multiples=(1,) * (1 + rank - len(multiples)) + multiples), 0
+
+
 def _loops(loops: Any, array: Any) -> dict[str, Lowering]:
     return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
 
 
 register(Primitive("Reshape", _reshape_infer, _reshape_impl, _RESHAPE,
-                   attrs=(Attr("shape", types=(tuple,)),), cost=0, view=True, vjp=vjp_reshape))
+                   attrs=(Attr("shape", types=(tuple,)),), cost=0, view=True, vjp=vjp_reshape,
+                   batch=batch_reshape_like))
 register(Primitive("Transpose", _transpose_infer, _transpose_impl,
                    {"numba": _emit_transpose(True), "python": _emit_transpose(False)},
                    attrs=(Attr("perm", types=(tuple,)),), cost=1, view=True,
-                   vjp=vjp_transpose))
+                   vjp=vjp_transpose, batch=_batch_transpose))
 register(Primitive("ExpandDims", _expand_dims_infer, _expand_dims_impl, _RESHAPE,
-                   attrs=(Attr("axis"),), cost=0, view=True, vjp=vjp_reshape))
+                   attrs=(Attr("axis"),), cost=0, view=True, vjp=vjp_reshape,
+                   batch=batch_reshape_like))
 register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, _RESHAPE,
-                   attrs=(Attr("axis", ()),), cost=0, view=True, vjp=vjp_reshape))
+                   attrs=(Attr("axis", ()),), cost=0, view=True, vjp=vjp_reshape,
+                   batch=batch_reshape_like))
 register(Primitive("Flatten", _flatten_infer, _flatten_impl, _RESHAPE, cost=0, view=True,
-                   vjp=vjp_reshape))
+                   vjp=vjp_reshape, batch=batch_reshape_like))
 register(Primitive("Concat", _concat_infer, _concat_impl, _array(_emit_concat), attrs=_AXIS,
-                   vjp=_vjp_concat))
+                   vjp=_vjp_concat, batch=_batch_joined(stack=False)))
 register(Primitive("Stack", _stack_infer, _stack_impl, _array(_emit_stack), attrs=_AXIS,
-                   vjp=_vjp_stack))
+                   vjp=_vjp_stack, batch=_batch_joined(stack=True)))
 register(Primitive("Split", _split_infer, _split_impl, _array(_emit_split),
-                   attrs=_AXIS + (Attr("output_num", 1),), view=True, vjp=_vjp_split))
+                   attrs=_AXIS + (Attr("output_num", 1),), view=True, vjp=_vjp_split,
+                   batch=_batch_split))
 register(Primitive("Gather", _gather_infer, _gather_impl, _loops(_loops_gather, _emit_gather),
-                   attrs=_AXIS, vjp=_vjp_gather))
+                   attrs=_AXIS, vjp=_vjp_gather, batch=_batch_gather))
 register(Primitive("StridedSlice", _strided_slice_infer, _strided_slice_impl,
                    _array(_emit_strided_slice), attrs=(Attr("index", types=(tuple,)),),
-                   view=True, vjp=_vjp_strided_slice))
+                   view=True, vjp=_vjp_strided_slice, batch=_batch_strided_slice))
 register(Primitive("BroadcastTo", _broadcast_to_infer, _broadcast_to_impl,
                    _array(_emit_broadcast_to), attrs=(Attr("shape", types=(tuple,)),), view=True,
-                   vjp=lambda b, g, x, out, shape: (cotangent(b, g, x),)))  # sums the copies
+                   vjp=lambda b, g, x, out, shape: (cotangent(b, g, x),),  # sums the copies
+                   batch=_batch_broadcast_to))
 register(Primitive("Tile", _tile_infer, _tile_impl, _loops(_loops_tile, _emit_tile),
-                   attrs=(Attr("multiples", types=(tuple,)),), vjp=_vjp_tile))
+                   attrs=(Attr("multiples", types=(tuple,)),), vjp=_vjp_tile,
+                   batch=_batch_tile))

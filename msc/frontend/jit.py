@@ -36,6 +36,8 @@ class JitFunction:
         self.input_signature = input_signature
         self.cache = CompileCache()
         self.positional = _positional_count(fn)  # fast path: exactly these, no kwargs
+        self.varargs_only = [p.kind for p in inspect.signature(fn).parameters.values()] \
+            == [inspect.Parameter.VAR_POSITIONAL]  # (*args): any positional call binds as is
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -46,7 +48,7 @@ class JitFunction:
         builder = current_builder()
         if builder is not None:  # reached from native code while building a graph
             return builder.calls.call(self.fn, list(args), kwargs, None)
-        if kwargs or len(args) != self.positional:
+        if kwargs or not (self.varargs_only or len(args) == self.positional):
             args = bind_args(self.fn, args, kwargs, skip_self=False)
         return self.cache.call(self, args)
 

@@ -388,6 +388,36 @@ def _emit_stack(a: list[str], node: Any) -> str:
     return f"np.concatenate(({parts}), {axis})"
 
 
+#: Above this many operands the numba target copies each into place with its own loop:
+#: Numba's typing of ``np.concatenate`` over a long tuple grows much faster than linearly
+#: (100 operands: minutes; 100 copy loops: seconds).
+_MANY_OPERANDS = 8
+
+
+def _loops_joined(stack: bool) -> Any:
+    """Concat/Stack as one copy loop nest per operand into the preallocated result."""
+    def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+        o = out_type(node)
+        if len(a) <= _MANY_OPERANDS or o.dtype == dtypes.float16:
+            return None
+        axis, offset, loops = node.attr["axis"] % o.ndim, 0, Loops(fresh)
+        loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+        for i, x in enumerate(a):
+            t = in_type(node, i)
+            names = loops.open(t.shape, range(t.ndim))
+            src = [names[d] for d in range(t.ndim)]
+            at = str(i) if stack else f"{offset} + {src[axis]}"
+            dst = src[:axis] + [at] + src[axis + (not stack):]
+            value = f"{x}[{index(src)}]"
+            if t.dtype != o.dtype:
+                value = f"{dtype_ref(o.dtype)}({value})"
+            loops.add(f"{out}[{index(dst)}] = {value}")
+            loops.close(names)
+            offset += 0 if stack else t.shape[axis]
+        return loops.lines
+    return emit
+
+
 def _emit_split(a: list[str], node: Any) -> str:
     x = in_type(node)
     axis = node.attr["axis"] % x.ndim
@@ -705,9 +735,13 @@ register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, _RESHAPE,
                    batch=batch_reshape_like))
 register(Primitive("Flatten", _flatten_infer, _flatten_impl, _RESHAPE, cost=0, view=True,
                    vjp=vjp_reshape, batch=batch_reshape_like))
-register(Primitive("Concat", _concat_infer, _concat_impl, _array(_emit_concat), attrs=_AXIS,
+register(Primitive("Concat", _concat_infer, _concat_impl,
+                   {"numba": LoopNest(_loops_joined(False), ArrayExpr(_emit_concat)),
+                    "python": ArrayExpr(_emit_concat)}, attrs=_AXIS,
                    vjp=_vjp_concat, batch=_batch_joined(stack=False)))
-register(Primitive("Stack", _stack_infer, _stack_impl, _array(_emit_stack), attrs=_AXIS,
+register(Primitive("Stack", _stack_infer, _stack_impl,
+                   {"numba": LoopNest(_loops_joined(True), ArrayExpr(_emit_stack)),
+                    "python": ArrayExpr(_emit_stack)}, attrs=_AXIS,
                    vjp=_vjp_stack, batch=_batch_joined(stack=True)))
 register(Primitive("Split", _split_infer, _split_impl, _array(_emit_split),
                    attrs=_AXIS + (Attr("output_num", 1),), view=True, vjp=_vjp_split,

@@ -67,3 +67,24 @@ def test_primitive_forms_of_mindspore_tests(tmp_path):
 def test_reductions_of_empty_tensors():
     assert ops.ReduceAll()(Tensor(np.zeros((0,), bool))).asnumpy().tolist() is True
     assert ops.ReduceAny()(Tensor(np.zeros((0,), bool))).asnumpy().tolist() is False
+
+
+class ManyJoined(nn.Cell):
+    """More operands than the numba target joins with ``np.concatenate``: each is copied
+    into place by its own loop (int32 operands promoted to float32 by Concat)."""
+
+    def construct(self, x, i):
+        rows = [x[k] * k for k in range(12)]
+        return (ops.stack(rows), ops.stack(rows, axis=1),
+                ops.concat([x] * 9 + [i.astype(ms.float32)], axis=1),
+                ops.concat([i] * 10, axis=0))
+
+
+def test_stack_and_concat_of_many_operands(tmp_path):
+    x = np.random.default_rng(0).standard_normal((12, 3)).astype(np.float32)
+    i = np.arange(36, dtype=np.int32).reshape(12, 3)
+    rows = [x[k] * np.float32(k) for k in range(12)]
+    expect = (np.stack(rows), np.stack(rows, axis=1),
+              np.concatenate([x] * 9 + [i.astype(np.float32)], axis=1),
+              np.concatenate([i] * 10, axis=0))
+    check_all(ManyJoined(), [x, i], tmp_path, expect=expect)

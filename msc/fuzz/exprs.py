@@ -39,7 +39,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
-    ("builtin", 0.6, "builtins"),
+    ("builtin", 0.6, "builtins"), ("vmap", 0.4, "vmap"),
 )
 
 _FLOAT_UNARY = (
@@ -91,6 +91,9 @@ class Exprs:
         raise NotImplementedError
 
     def hypermap_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        raise NotImplementedError
+
+    def vmap_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
         raise NotImplementedError
 
     # --- the entry points ---------------------------------------------------------------
@@ -537,6 +540,9 @@ class Exprs:
 
     def _f_hypermap(self, t: TT, scope: list[Var], depth: int) -> str | None:
         return self.hypermap_form(t, scope, depth)
+
+    def _f_vmap(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        return self.vmap_form(t, scope, depth)
 
     def _f_prim_class(self, t: TT, scope: list[Var], depth: int) -> str | None:
         if t.floating:

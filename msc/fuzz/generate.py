@@ -39,7 +39,7 @@ FEATURES = frozenset({
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
-    "while-true",
+    "while-true", "vmap",
 })
 
 
@@ -553,6 +553,32 @@ class Gen(Exprs):
         b = ", ".join(self.sub(i, scope, depth) for i in items)
         fn = rng.choice(["ops.add", "ops.maximum", "ops.minimum"])
         return f"self.hypermap({fn}, ({a}), ({b}))[{k}]"
+
+    def vmap_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """``ops.vmap`` of a new helper whose result is ``t`` without its axis ``o``: the
+        first argument batched, the others batched or shared, axes at random positions
+        (negative ones too). Eager mode runs the helper example by example instead
+        (``run.loop_vmap``), an independent reference for the batching transform."""
+        if not t.shape or self.frame is None or self.init_phase:
+            return None
+        rng = self.rng
+        o = rng.randrange(len(t.shape))
+        size = t.shape[o]
+        callee = self.new_callee(TT(t.dtype, t.shape[:o] + t.shape[o + 1:]), nested=False)
+        if callee is None:
+            return None
+        axes, args = [], []
+        for i, a in enumerate(callee.args):
+            if i and rng.random() < 0.4:
+                axes.append("None")
+                args.append(self.sub(a, scope, depth))
+                continue
+            d = rng.randint(0, len(a.shape))
+            args.append(self.sub(TT(a.dtype, a.shape[:d] + (size,) + a.shape[d:]), scope, depth))
+            axes.append(str(d - len(a.shape) - 1 if rng.random() < 0.3 else d))
+        out = o - len(t.shape) if rng.random() < 0.3 else o
+        return (f"ops.vmap({callee.name}, in_axes=({', '.join(axes)},), out_axes={out})"
+                f"({', '.join(args)})")
 
 
 def generate(seed: int, features: frozenset[str] = FEATURES) -> Program:

@@ -39,4 +39,25 @@ from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 from msc.frontend.api.grad import grad, value_and_grad  # noqa: F401,E402
 from msc.frontend.api.vmap import vmap  # noqa: F401,E402
 
+from msc.frontend.api.checkpoint import (  # noqa: F401,E402
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+)
+from msc.frontend.api.initializer import get_seed  # noqa: F401,E402
+
 from msc._version import VERSION as __version__  # noqa: E402
+
+_LAZY_SUBMODULES = ("amp", "train")  # imported on first use
+
+
+def __getattr__(name: str) -> object:
+    """``ms.amp`` / ``ms.train`` on first use; a MindSpore name msc lacks raises msc's
+    "not supported yet" error."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"msc.{name}")
+    from msc.api_names import missing_attribute
+
+    raise missing_attribute("msc", ("top",), name)

@@ -1,6 +1,10 @@
 """``from msc import nn``: MindSpore's ``mindspore.nn`` names (Cell, containers, layers)."""
 
 from msc.frontend.api.cell import Cell, CellList, SequentialCell
+from msc.frontend.api.activations import *  # noqa: F401,F403
+from msc.frontend.api.activations import __all__ as _activations_all
+from msc.frontend.api.conv_layers import *  # noqa: F401,F403
+from msc.frontend.api.conv_layers import __all__ as _conv_layers_all
 from msc.frontend.api.layers import (
     GELU,
     Dense,
@@ -8,7 +12,6 @@ from msc.frontend.api.layers import (
     Flatten,
     HSwish,
     Identity,
-    LayerNorm,
     LogSoftmax,
     ReLU,
     ReLU6,
@@ -39,4 +42,29 @@ __all__ = [
     "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
     "Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay",
     "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad",
-]
+] + _conv_layers_all + _activations_all
+
+from msc.nn import dynamic_lr, learning_rate_schedule, optim  # noqa: E402
+from msc.nn.dynamic_lr import *  # noqa: F401,F403,E402
+from msc.nn.learning_rate_schedule import *  # noqa: F401,F403,E402
+
+__all__ += [*dynamic_lr.__all__, *learning_rate_schedule.__all__]
+
+from msc.frontend.api.embedding import Embedding, EmbeddingLookup  # noqa: E402
+from msc.frontend.api.norm import (  # noqa: E402
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    GroupNorm,
+    LayerNorm,  # MindSpore's independent begin_norm_axis and begin_params_axis
+)
+
+__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "Embedding",
+            "EmbeddingLookup"]
+
+
+def __getattr__(name: str) -> object:
+    """A MindSpore ``nn`` name msc lacks: msc's "not supported yet" error."""
+    from msc.api_names import missing_attribute
+
+    raise missing_attribute("msc.nn", ("nn",), name)

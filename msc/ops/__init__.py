@@ -9,6 +9,8 @@ from msc.frontend.api.functional import *  # noqa: F401,F403
 from msc.frontend.api.functional import __all__ as _functional_all
 from msc.frontend.api.prim_classes import *  # noqa: F401,F403
 from msc.frontend.api.prim_classes import __all__ as _classes_all
+from msc.frontend.api.functional_math import *  # noqa: F401,F403,E402
+from msc.frontend.api.functional_math import __all__ as _math_all  # noqa: E402
 from msc.frontend.api.effects import *  # noqa: F401,F403,E402
 from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
@@ -22,8 +24,28 @@ from msc.frontend.api.loss import (  # noqa: E402
     mse_loss,
     nll_loss,
 )
+from msc.frontend.api.conv import *  # noqa: F401,F403,E402
+from msc.frontend.api.conv import __all__ as _conv_all  # noqa: E402
+from msc.frontend.api.functional_array import *  # noqa: F401,F403,E402
+from msc.frontend.api.functional_array import __all__ as _array_all  # noqa: E402
+from msc.frontend.api.array_classes import *  # noqa: F401,F403,E402
+from msc.frontend.api.array_classes import __all__ as _array_classes_all  # noqa: E402
 from msc.ops import composite, functional, primitive  # noqa: F401,E402
 
-__all__ = [*_functional_all, *_classes_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
+__all__ = [*_functional_all, *_classes_all, *_math_all, *_effects_all, "HyperMap", "MultitypeFuncGraph", "partial",
            "composite", "functional", "constexpr", "GradOperation", "grad", "value_and_grad", "vmap", "l1_loss", "mse_loss",
-           "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"]
+           "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", *_array_all,
+           *_array_classes_all]
+
+from msc.frontend.api.embedding import EmbeddingLookupPrim as EmbeddingLookup  # noqa: E402
+from msc.frontend.api.norm import BatchNorm, batch_norm, group_norm  # noqa: E402
+
+__all__ += ["BatchNorm", "batch_norm", "group_norm", "EmbeddingLookup"]
+__all__ += _conv_all
+
+
+def __getattr__(name: str) -> object:
+    """A MindSpore ``ops`` name msc lacks: msc's "not supported yet" error."""
+    from msc.api_names import missing_attribute
+
+    raise missing_attribute("msc.ops", ("ops_functions", "ops_classes"), name)

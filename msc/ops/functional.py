@@ -23,3 +23,14 @@ def switch(cond: Any, true_branch: Any, false_branch: Any) -> Any:
     if cond.size != 1:
         raise GraphValueError(f"F.switch needs a one-element condition, not {cond.shape}")
     return select(cond, true_branch, false_branch)
+
+
+def __getattr__(name: str) -> Any:
+    """The rest of ``msc.ops``'s functions (``F.make_range``, ``F.conv2d``, ...): MindSpore's
+    functional namespace has them too. Looked up on use, as ``msc.ops`` imports this module."""
+    import msc.ops as ops
+
+    value = getattr(ops, name)
+    if isinstance(value, type) or name.startswith("_"):
+        raise AttributeError(f"module 'msc.ops.functional' has no attribute '{name}'")
+    return value

@@ -1,8 +1,7 @@
 """``from msc.ops import operations as P`` (``mindspore.ops.operations``): the primitive
-classes, ``P.Add()(x, y)``."""
+classes of ``msc.ops`` (``P.Add()(x, y)``, ``P.Conv2D(...)``), every one it has."""
 
-from msc.frontend.api.effects import Assign, AssignAdd, AssignSub, Depend, Print  # noqa: F401
-from msc.frontend.api.prim_classes import *  # noqa: F401,F403
-from msc.frontend.api.prim_classes import __all__ as _classes_all
+import msc.ops as _ops
 
-__all__ = [*_classes_all, "Assign", "AssignAdd", "AssignSub", "Depend", "Print"]
+__all__ = [name for name in _ops.__all__ if isinstance(getattr(_ops, name), type)]
+globals().update((name, getattr(_ops, name)) for name in __all__)

@@ -12,6 +12,32 @@ import math
 import numpy as np
 
 _rt_erf = np.frompyfunc(math.erf, 1, 1)  # math.erf per element (numpy has no erf)
+_rt_erfc = np.frompyfunc(math.erfc, 1, 1)  # 1 - erf, without its cancellation for large x
+
+#: erfinv's first guess (M. Giles' polynomials in w = -log(1 - y*y), shifted), which two
+#: Newton steps on erf then refine to double precision.
+_rt_erfinv_central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                      0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_rt_erfinv_tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _rt_erfinv(y):
+    """The inverse of erf, in float64: inf at 1, -inf at -1, nan outside [-1, 1]."""
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        central, tail = w < 5.0, np.sqrt(w) - 3.0
+        w = np.where(central, w - 2.5, tail)
+        p = np.zeros_like(y)
+        for c, t in zip(_rt_erfinv_central, _rt_erfinv_tail):
+            p = p * w + np.where(central, c, t)
+        x = np.where(np.abs(y) < 1.0, p * y, 0.0)
+        for _ in range(2):
+            erf = np.asarray(_rt_erf(x), dtype=np.float64)
+            x = x - (erf - y) / (1.1283791670955126 * np.exp(-x * x))
+        edge = np.where(y == 1.0, np.inf, np.where(y == -1.0, -np.inf, np.nan))
+        return np.where(np.abs(y) < 1.0, x, edge)
 
 
 def _rt_pow(x, y):
@@ -80,6 +106,171 @@ def _rt_layer_norm(x, gamma, beta, begin, eps):
     var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
     y = (x - mean) / np.sqrt(var + np.asarray(eps, dtype=x.dtype))
     return y * np.asarray(gamma, dtype=x.dtype) + np.asarray(beta, dtype=x.dtype)
+
+
+def _rt_window(tap, dilation, stride, size):
+    """The slices of a padded input that one kernel tap reads for every output position
+    (``size`` of them per spatial dim), batch and channel dims whole."""
+    return (slice(None), slice(None)) + tuple(
+        slice(t * d, t * d + s * (n - 1) + 1, s) for t, d, s, n in zip(tap, dilation, stride, size))
+
+
+def _rt_pad_spatial(x, pad, value):
+    """x with ``pad`` (lo, hi per spatial dim) of ``value`` around its spatial dims."""
+    pairs = [(0, 0), (0, 0)] + [(pad[2 * i], pad[2 * i + 1]) for i in range(x.ndim - 2)]
+    return np.pad(x, pairs, constant_values=value)
+
+
+def _rt_conv(x, w, stride, dilation, pad, groups):
+    """Grouped N-d cross-correlation, NC* layout: one batched matmul per kernel tap of the
+    (groups, out/groups, in/groups) weight slice with the input positions it reads."""
+    x, w = np.asarray(x), np.asarray(w)
+    xp = _rt_pad_spatial(x, pad, 0)
+    n, c, o, kernel = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
+    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
+                 for i, k in enumerate(kernel))
+    wg = w.reshape((groups, o // groups, c // groups) + kernel)
+    acc = np.zeros((n, groups, o // groups, math.prod(size)), x.dtype)
+    for tap in np.ndindex(*kernel):
+        seen = xp[_rt_window(tap, dilation, stride, size)].reshape(n, groups, c // groups, -1)
+        acc += np.matmul(wg[(slice(None),) * 3 + tap], seen)
+    return acc.reshape((n, o) + size)
+
+
+def _rt_conv_transpose(dy, w, stride, dilation, pad, groups, size):
+    """The adjoint of ``_rt_conv`` in its input: each kernel tap scatters its weight slice
+    times ``dy`` back to the positions it read; the result has spatial shape ``size``."""
+    dy, w = np.asarray(dy), np.asarray(w)
+    n, o, kernel, cg = dy.shape[0], dy.shape[1], w.shape[2:], w.shape[1]
+    out = dy.shape[2:]
+    padded = tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(size))
+    xp = np.zeros((n, groups * cg) + padded, dy.dtype)
+    wg = np.swapaxes(w.reshape((groups, o // groups, cg) + kernel), 1, 2)
+    dyg = dy.reshape(n, groups, o // groups, -1)
+    for tap in np.ndindex(*kernel):
+        back = np.matmul(wg[(slice(None),) * 3 + tap], dyg)
+        xp[_rt_window(tap, dilation, stride, out)] += back.reshape((n, groups * cg) + out)
+    crop = tuple(slice(pad[2 * i], pad[2 * i] + s) for i, s in enumerate(size))
+    return np.ascontiguousarray(xp[(slice(None), slice(None)) + crop])
+
+
+def _rt_max_pool(x, kernel, stride, dilation, pad):
+    """The maximum of each window (padding is -inf; a NaN in a window wins, as in numpy)."""
+    x = np.asarray(x)
+    xp = _rt_pad_spatial(x, pad, -np.inf)
+    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
+                 for i, k in enumerate(kernel))
+    best = None
+    for tap in np.ndindex(*kernel):
+        seen = xp[_rt_window(tap, dilation, stride, size)]
+        best = seen.copy() if best is None else np.maximum(best, seen)
+    return best
+
+
+def _rt_max_pool_grad(x, g, kernel, stride, dilation, pad):
+    """``g`` routed to the first maximum of each window (taps in row-major order; a NaN
+    beats any number), summed where windows overlap."""
+    x, g = np.asarray(x), np.asarray(g)
+    xp = _rt_pad_spatial(x, pad, -np.inf)
+    size = g.shape[2:]
+    windows = [_rt_window(tap, dilation, stride, size) for tap in np.ndindex(*kernel)]
+    best, arg = xp[windows[0]], np.zeros(g.shape, np.int64)
+    for i, window in enumerate(windows[1:], 1):
+        seen = xp[window]
+        take = (seen > best) | (np.isnan(seen) & ~np.isnan(best))
+        best, arg = np.where(take, seen, best), np.where(take, i, arg)
+    dxp = np.zeros(xp.shape, g.dtype)
+    for i, window in enumerate(windows):
+        dxp[window] += np.where(arg == i, g, 0).astype(g.dtype)
+    crop = tuple(slice(pad[2 * i], pad[2 * i] + s) for i, s in enumerate(x.shape[2:]))
+    return np.ascontiguousarray(dxp[(slice(None), slice(None)) + crop])
+
+
+def _rt_sort(x, axis, descending):
+    """(values, int32 indices) sorted along ``axis``, stably in both directions: equal
+    elements keep their order (descending: a stable ascending sort of the reversed row,
+    read backwards)."""
+    x = np.asarray(x)
+    if descending:
+        flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        order = x.shape[axis] - 1 - np.flip(flipped, axis)
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    return np.take_along_axis(x, order, axis), order.astype(np.int32)
+
+
+def _rt_cumprod(x, axis, exclusive, reverse):
+    """Running products along ``axis`` in x's dtype (``exclusive``: each leaves its own
+    element out; ``reverse``: from the end)."""
+    x = np.asarray(x)
+    a = np.flip(x, axis) if reverse else x
+    out = np.cumprod(a, axis=axis, dtype=x.dtype)
+    if exclusive and x.shape[axis]:
+        head = np.ones_like(np.take(out, [0], axis))
+        out = np.concatenate((head, np.take(out, range(x.shape[axis] - 1), axis)), axis)
+    return np.ascontiguousarray(np.flip(out, axis) if reverse else out)
+
+
+def _rt_cumextreme(x, axis, largest, index_dtype):
+    """(running maximum or minimum along ``axis``, the index where it was last reached).
+    An element equal to the running extreme is where it was reached, the latest such."""
+    x = np.asarray(x)
+    values = (np.maximum if largest else np.minimum).accumulate(x, axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    at = np.where(x == values, np.arange(x.shape[axis]).reshape(shape), 0)
+    return values, np.maximum.accumulate(at, axis=axis).astype(index_dtype)
+
+
+def _rt_wrap_index(idx, dim):
+    """Indices counted from the end made non-negative; IndexError out of range."""
+    idx = np.asarray(idx)
+    if ((idx < -dim) | (idx >= dim)).any():
+        raise IndexError(f"an index is out of range for a dim of size {dim}")
+    return np.where(idx < 0, idx + dim, idx)
+
+
+def _rt_gather_d(x, axis, idx):
+    """``out[..., j, ...] = x[..., idx[..., j, ...], ...]`` along ``axis``."""
+    return np.take_along_axis(x, _rt_wrap_index(idx, x.shape[axis]), axis)
+
+
+def _rt_scatter_d(x, axis, idx, updates, add):
+    """x with each update written (or added) at its index along ``axis``; repeated
+    indices: the last write wins, adds sum."""
+    out = np.array(x, copy=True)
+    at = list(np.indices(np.shape(idx), sparse=True))
+    at[axis] = _rt_wrap_index(idx, x.shape[axis])
+    if add:
+        np.add.at(out, tuple(at), updates)
+    else:
+        out[tuple(at)] = updates
+    return out
+
+
+def _rt_index_tuples(x, idx):
+    """Index tuples (the last axis of ``idx``) as one index array per leading dim of x;
+    IndexError where one is out of range (negative included)."""
+    idx = np.asarray(idx)
+    for d in range(idx.shape[-1]):
+        if ((idx[..., d] < 0) | (idx[..., d] >= x.shape[d])).any():
+            raise IndexError(f"an index is out of range for dim {d} of size {x.shape[d]}")
+    return tuple(np.moveaxis(idx, -1, 0))
+
+
+def _rt_gather_nd(x, idx):
+    return np.array(x[_rt_index_tuples(x, idx)])
+
+
+def _rt_scatter_nd(x, idx, updates, add):
+    """x with each update written (or added) at its index tuple."""
+    out = np.array(x, copy=True)
+    at = _rt_index_tuples(x, idx)
+    if add:
+        np.add.at(out, at, updates)
+    else:
+        out[at] = updates
+    return out
 
 
 def print_text(format, values):  # noqa: A002 - MindSpore's name

@@ -12,6 +12,7 @@ import numpy as np
 
 import msc as ms
 from msc import nn, ops
+from tests.codegen.cases_conv import CONV_OPS, conv_pool, conv_pool_expect, conv_pool_inputs
 
 STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call"}  # test_control_*, test_calls
 EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
@@ -587,6 +588,13 @@ CASES = (
          lambda r: [f32(r, 2, 3, 4), f32(r, 3, 4), f32(r, 3, 4), f32(r, 4), f32(r, 4),
                     r.normal(0, 2, (3, 5))],
          frozenset({"LayerNorm", "ReduceMean"}), layer_norms_expect),
+    Case("conv_pool", conv_pool, conv_pool_inputs, CONV_OPS, conv_pool_expect),
 )
 
 
+
+from tests.codegen.cases_math import MATH_CASES  # noqa: E402  (it imports Case from here)
+
+CASES += MATH_CASES
+from tests.codegen.array_cases import ARRAY_CASES  # noqa: E402
+CASES += ARRAY_CASES

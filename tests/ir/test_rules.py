@@ -1,6 +1,6 @@
-"""Gradient and batching rules, written with the IR builder, checked by running the
-nodes they emit in the reference interpreter: vjps against central finite differences,
-the broadcasting batch rule against a loop over the batch."""
+"""Gradient rules, written with the IR builder, checked by running the nodes they emit
+in the reference interpreter against central finite differences (batching rules:
+``test_batch_rules.py``, on these cases too)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,72 @@ def fixed(value: Any) -> Domain:
 def matrix(rows: int, cols: int, transposed: bool) -> tuple[int, int]:
     """The shape of a contraction operand that is (rows, cols) after its transpose flag."""
     return (cols, rows) if transposed else (rows, cols)
+
+#: convolutions (1-3 spatial dims, strides, dilations, uneven padding, groups) and max
+#: pooling (random inputs have no ties, so each window's maximum is unique)
+CONV_CASES: list[tuple[Any, ...]] = [
+    ("Conv", [(2, 4, 5), (6, 2, 3)],
+     {"stride": (2,), "dilation": (1,), "pad": (1, 2), "groups": 2}, [signed()] * 2),
+    ("Conv", [(2, 3, 5, 4), (4, 3, 2, 3)],
+     {"stride": (1, 2), "dilation": (2, 1), "pad": (0, 1, 1, 0), "groups": 1}, [signed()] * 2),
+    ("Conv", [(1, 2, 3, 4, 3), (2, 2, 2, 2, 1)],
+     {"stride": (1, 1, 2), "dilation": (1, 1, 1), "pad": (1, 0, 0, 1, 0, 0), "groups": 1}),
+    ("ConvTranspose", [(2, 6, 3), (6, 2, 3)],
+     {"stride": (2,), "dilation": (1,), "pad": (1, 2), "groups": 2, "input_size": (5,)},
+     [signed()] * 2),
+    ("ConvTranspose", [(2, 4, 4, 2), (4, 3, 2, 3)],
+     {"stride": (1, 2), "dilation": (2, 1), "pad": (0, 1, 1, 0), "groups": 1,
+      "input_size": (5, 4)}, [signed()] * 2),
+    ("MaxPool", [(2, 3, 5, 6)],
+     {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)}, [signed()]),
+    ("MaxPool", [(2, 2, 7)],
+     {"kernel": (3,), "stride": (2,), "dilation": (2,), "pad": (2, 2)}, [signed()]),
+]
+
+#: sorting, running products and extremes (random inputs have no ties), gathers and
+#: scatters (repeated indices only where they add)
+ARRAY_CASES: list[tuple[Any, ...]] = [
+    ("Sort", [(3, 4)], {"axis": -1, "descending": False}),
+    ("Sort", [(4, 3)], {"axis": 0, "descending": True}),
+    ("CumProd", [(2, 4)], {"axis": 1, "exclusive": False, "reverse": False},
+     [fixed([[0.5, 0.0, 1.5, -2.0], [1.5, -0.5, 2.0, 0.75]])]),
+    ("CumProd", [(4, 2)], {"axis": 0, "exclusive": True, "reverse": False}),
+    ("CumProd", [(2, 4)], {"axis": -1, "exclusive": False, "reverse": True},
+     [fixed([[0.0, 1.5, 0.0, -2.0], [1.5, -0.5, 2.0, 0.0]])]),
+    ("CumProd", [(3,)], {"axis": 0, "exclusive": True, "reverse": True}),
+    ("Cummax", [(2, 5)], {"axis": 1}, [signed()]),
+    ("Cummin", [(4, 2)], {"axis": 0}, [signed()]),
+    ("GatherD", [(3, 4), (3, 2)], {"dim": 1},
+     [None, fixed(np.array([[0, 3], [1, 1], [-1, 2]], np.int32))]),
+    ("GatherD", [(3, 2), (4, 2)], {"dim": 0},
+     [None, fixed(np.array([[0, 2], [2, 2], [1, 0], [-3, 1]], np.int64))]),
+    ("TensorScatterElements", [(3, 4), (3, 2), (3, 2)], {"axis": 1, "reduction": "add"},
+     [None, fixed(np.array([[0, 0], [3, 1], [-1, 2]], np.int32)), None]),
+    ("TensorScatterElements", [(4, 2), (2, 2), (2, 2)], {"axis": 0, "reduction": "none"},
+     [None, fixed(np.array([[0, 3], [2, 1]], np.int64)), None]),
+    ("GatherNd", [(3, 4, 2), (2, 2)], {}, [None, fixed(np.array([[0, 3], [2, 1]], np.int32))]),
+    ("GatherNd", [(3, 4), (2, 2, 1)], {}, [None, fixed(np.array([[[2], [0]], [[2], [1]]]))]),
+    ("TensorScatterAdd", [(3, 4), (3, 1), (3, 4)], {},
+     [None, fixed(np.array([[2], [0], [2]], np.int32)), None]),
+    ("TensorScatterUpdate", [(3, 4), (2, 2), (2,)], {},
+     [None, fixed(np.array([[2, 3], [0, 1]], np.int64)), None]),
+]
+
+#: special functions and parametric activations (inverse trigonometry near, not at, +-1)
+MATH_CASES: list[tuple[Any, ...]] = [
+    ("Erfc", [(3,)], {}, [signed()]), ("Erfinv", [(2, 3)], {}, [signed(0.05, 0.9)]),
+    ("Expm1", [(2, 3)], {}, [signed()]), ("Log2", [(3,)], {}), ("Log10", [(3,)], {}),
+    ("Exp2", [(3,)], {}, [signed()]), ("Tan", [(3,)], {}, [signed(0.1, 1.2)]),
+    ("Asin", [(3,)], {}, [signed(0.1, 0.9)]), ("ACos", [(3,)], {}, [signed(0.1, 0.9)]),
+    ("Atan", [(3,)], {}, [signed()]), ("Sinh", [(3,)], {}, [signed()]),
+    ("Cosh", [(3,)], {}, [signed()]), ("Asinh", [(3,)], {}, [signed()]),
+    ("Acosh", [(3,)], {}, [pieces((1.2, 3.0))]), ("Atanh", [(3,)], {}, [signed(0.1, 0.9)]),
+    ("Atan2", [(2, 3), (3,)], {}, [signed(), signed()]),
+    ("Atan2", [(2, 3), ()], {}, [signed(), -0.5]),
+    ("Hypot", [(2, 1), (1, 3)], {}, [signed(), signed()]),
+    ("Elu", [(2, 3)], {"alpha": 0.7}, [signed()]),
+    ("Softplus", [(3, 4)], {"beta": 2.0, "threshold": 3.0}, [pieces((-3, 1.4), (1.6, 4))]),
+]
 
 # op, input shapes (broadcasting on purpose), attrs, and optionally one domain per input:
 # None for uniform in (0.5, 2.0) (positive: log, sqrt, div; away from the kinks at 0),
@@ -149,6 +215,10 @@ CASES: list[tuple[Any, ...]] = [
     ("Tile", [(2, 3)], {"multiples": (2, 1, 3)}),
     ("Tile", [(2, 1, 3)], {"multiples": (2, 2)}),
     ("Tile", [(2, 3)], {"multiples": (1, 1)}),
+    # convolution and pooling
+    *CONV_CASES,
+    *ARRAY_CASES,
+    *MATH_CASES,
 ]
 
 
@@ -296,34 +366,6 @@ def test_a_python_number_operand_gets_no_cotangent() -> None:
     out = b.mul(x, 2.0)
     cts = Op.Mul.vjp(b, Var(out.type, "g"), x, b.nodes[-1].inputs[1], out=out)
     assert cts[1] is None and cts[0].type == x.type
-
-
-@pytest.mark.parametrize("name", ["Add", "Mul", "Maximum", "Less", "Select"])
-def test_elementwise_batch_rule_matches_a_loop(name: str) -> None:
-    """x batched along its axis 1, y unbatched with a shorter example shape."""
-    prim = PRIMITIVES[name]
-    rng = np.random.default_rng(1)
-    n = 4
-    if name == "Select":
-        args = [Var(TensorType(dtypes.bool_, (3, n, 2)), "c"), Var(t(3, n, 2), "x"),
-                Var(t(2,), "y")]
-        values = [rng.standard_normal((3, n, 2)) > 0, rng.standard_normal((3, n, 2)),
-                  rng.standard_normal(2)]
-        dims = [1, 1, None]
-    else:
-        args = [Var(t(3, n, 2), "x"), Var(t(2,), "y")]
-        values = [rng.standard_normal((3, n, 2)), rng.standard_normal(2)]
-        dims = [1, None]
-    b = Builder()
-    out, out_dim = prim.batch(b, prim, args, dims)
-    got = run(tuple(args), b, out, *values)
-    for k in range(n):
-        example = [np.take(v, k, axis=d) if d is not None else v for v, d in zip(values, dims)]
-        params = tuple(Var(TensorType(a.type.dtype, e.shape), "e") for a, e in
-                       zip(args, example))
-        eb = Builder()
-        want = run(params, eb, eb.emit(prim, *params), *example)
-        np.testing.assert_array_equal(np.take(got, k, axis=out_dim), want)
 
 
 def test_builder_names_ops_in_any_case_and_fills_defaults() -> None:

@@ -180,8 +180,8 @@ class Cell:
         owned = _OWNERS.get(param) is self
         self._params[name] = param
         if not owned and _OWNERS.claim(param, self):
-            self._param_keys[name] = param.name
-            param.name = self._prefix + param.name
+            self._param_keys[name] = param.name  # MindSpore prefixes it only when this
+            # cell is next placed in another (so a late addition keeps its bare name)
 
     def _add_cell(self, name: str, cell: Cell) -> None:
         before = self._first_keys()
@@ -195,8 +195,8 @@ class Cell:
     def _rename(self, prefix: str) -> None:
         """Rename everything this cell owns, recursively, under namespace ``prefix``."""
         object.__setattr__(self, "_prefix", prefix)
-        for attr, local in self._param_keys.items():
-            self._params[attr].name = prefix + local
+        for attr, local in self._param_keys.items():  # MindSpore: named by attribute once
+            self._params[attr].name = prefix + (attr if prefix else local)  # placed in a cell
         self._rename_children()
 
     def _first_keys(self) -> dict[int, str]:
@@ -309,6 +309,24 @@ class Cell:
 
     def parameters_dict(self, recurse: bool = True) -> OrderedDict[str, Parameter]:
         return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
+        """{param: its initialised Parameter}: msc's weights hold data from the start, so
+        each maps to itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
+
+    def to_float(self, dst_type: Any) -> Cell:
+        """Run this cell in ``dst_type``: float32 (the default precision) is supported;
+        float16/bfloat16 computation is not yet."""
+        from msc.api_names import UnsupportedApiError
+        from msc.ir import dtypes
+
+        if dtypes.coerce(dst_type) not in (dtypes.float16, dtypes.float32):
+            raise GraphTypeError("For 'to_float', the argument 'dst_type' should be "
+                                  f"float32 or float16, but got {dst_type}.")
+        if dtypes.coerce(dst_type) != dtypes.float32:
+            raise UnsupportedApiError("Cell.to_float(float16) is not supported by msc yet.")
+        return self
 
     # --- modes and flags ----------------------------------------------------------
 
@@ -429,13 +447,37 @@ class _CellSeq(Cell):
         self._reset([c for _, c in keep], named)
 
     def append(self, cell: Cell) -> None:
+        prefix = self._appended_prefix()
         self._add_cell(str(len(self._cells)), self._check(cell))
+        self._rename_from(len(self._cells) - 1, prefix)
+
+    def _appended_prefix(self) -> str:
+        """The namespace MindSpore 2.10 gives an appended or inserted cell: read back from
+        the name of the first parameter of the children, '' when they have none. So cells
+        added to a container that was empty when it was placed in the top-level cell get
+        no container prefix (``0.weight``), as in MindSpore."""
+        for key, child in self._cells.items():
+            first = next(child.get_parameters(), None) if child is not None else None
+            if first is not None:
+                parts = (first.name or "").split(".")
+                return "".join(p + "." for p in parts[:parts.index(key)]) if key in parts \
+                    else ""
+        return ""
+
+    def _rename_from(self, start: int, prefix: str) -> None:
+        """Name the children from position ``start`` on under ``prefix`` (from
+        ``_appended_prefix``) where it differs from this container's namespace."""
+        if self._auto_prefix and prefix != self._prefix:
+            for key, child in list(self._cells.items())[start:]:
+                if _OWNERS.get(child) is self:
+                    child._rename(prefix + key + ".")
 
     def insert(self, index: int, cell: Cell) -> None:
-        cells, keys = self._children(), list(self._cells)
+        cells, keys, prefix = self._children(), list(self._cells), self._appended_prefix()
         cells.insert(index, self._check(cell))
         keys.insert(index, str(len(keys)))
         self._reset(cells, keys if self._named else None)
+        self._rename_from(next(i for i, c in enumerate(cells) if c is cell), prefix)
 
 
 class CellList(_CellSeq):

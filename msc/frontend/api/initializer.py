@@ -77,16 +77,28 @@ def _gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 class Initializer:
-    """Fills a new array of a given shape; subclasses override ``sample``."""
+    """Fills a new array of a given shape. Subclasses override ``sample(shape)`` (return
+    the values) or, as MindSpore's protocol has it, ``_initialize(arr)`` (fill ``arr``, a
+    zeroed array of the target dtype, in place)."""
+
+    def __init__(self, **kwargs: Any):
+        self._kwargs = kwargs
 
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
         raise NotImplementedError
 
+    def _initialize(self, arr: np.ndarray) -> None:
+        arr[...] = self.sample(arr.shape)
+
     def __call__(self, shape: tuple[int, ...], dtype: dtypes.DType) -> np.ndarray:
-        return np.asarray(self.sample(tuple(shape))).astype(dtype.np)
+        if type(self)._initialize is Initializer._initialize:
+            return np.asarray(self.sample(tuple(shape))).astype(dtype.np)
+        arr = np.zeros(tuple(shape), dtype.np)
+        self._initialize(arr)
+        return arr
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
 
 

@@ -207,52 +207,6 @@ class Dense(Cell):
         return s
 
 
-class LayerNorm(Cell):
-    """Normalises the trailing ``normalized_shape`` axes to zero mean and unit variance,
-    then scales by ``gamma`` and shifts by ``beta`` (both of shape ``normalized_shape``).
-
-    ``begin_norm_axis`` must name the first of those axes, as MindSpore requires
-    (``x.shape[begin_norm_axis:] == normalized_shape``).
-
-    Example:
-        >>> ln = nn.LayerNorm((4,))
-        >>> ln(ms.Tensor(np.arange(8, dtype=np.float32).reshape(2, 4))).shape
-        (2, 4)
-    """
-
-    def __init__(self, normalized_shape: Any, begin_norm_axis: int = -1,
-                 begin_params_axis: int = -1, gamma_init: Any = "ones", beta_init: Any = "zeros",
-                 epsilon: float = 1e-7, dtype: dtypes.DType = dtypes.float32):
-        super().__init__()
-        if not isinstance(normalized_shape, (tuple, list)):
-            raise GraphTypeError("For 'LayerNorm', the type of 'normalized_shape' should be "
-                                 f"tuple[int] or list[int], but got {normalized_shape!r} and "
-                                 f"the type is {type(normalized_shape).__name__}.", user_loc())
-        self.normalized_shape = tuple(normalized_shape)
-        self.begin_norm_axis = _int(begin_norm_axis, "begin_norm_axis", self.cls_name)
-        self.begin_params_axis = _int(begin_params_axis, "begin_params_axis", self.cls_name)
-        self.epsilon = _float(epsilon, "epsilon", self.cls_name)
-        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype),
-                               name="gamma")
-        self.beta = Parameter(initializer(beta_init, self.normalized_shape, dtype), name="beta")
-
-    def construct(self, input_x: Any) -> Any:
-        _check_norm_axis(input_x.shape, self.begin_norm_axis, self.normalized_shape)
-        return F.layer_norm(input_x, self.normalized_shape, self.gamma, self.beta,
-                            self.epsilon)
-
-    def extend_repr(self) -> str:
-        return (f"normalized_shape={self.normalized_shape}, begin_norm_axis="
-                f"{self.begin_norm_axis}, begin_params_axis={self.begin_params_axis}, "
-                f"gamma={self.gamma}, beta={self.beta}")
-
-
-def _check_norm_axis(shape: tuple[int, ...], axis: int, normalized: tuple[int, ...]) -> None:
-    if not -len(shape) <= axis < len(shape) or tuple(shape[axis:]) != normalized:
-        raise ShapeError(f"For 'LayerNorm', the input shape {tuple(shape)} from "
-                         f"begin_norm_axis {axis} must equal normalized_shape {normalized}.")
-
-
 # --- shape and regularisation ----------------------------------------------------------
 
 

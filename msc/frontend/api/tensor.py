@@ -139,6 +139,13 @@ class Tensor:
         dtypes.from_numpy(array.dtype)
         return Tensor.wrap(array)
 
+    def __getattr__(self, name: str) -> Any:
+        """Reached only for a name Tensor lacks: a MindSpore Tensor method msc does not
+        have yet raises msc's "not supported yet" error (an AttributeError)."""
+        from msc.api_names import missing_attribute
+
+        raise missing_attribute("Tensor", ("tensor",), name)
+
     # --- data and metadata --------------------------------------------------------------
 
     def asnumpy(self) -> np.ndarray:
@@ -410,6 +417,15 @@ class Parameter(Tensor):
     def value(self) -> Tensor:
         return Tensor(self._data.copy())
 
+    @property
+    def data(self) -> Parameter:
+        """The Parameter itself, as MindSpore's ``param.data`` is."""
+        return self
+
+    def init_data(self, layout: Any = None, set_sliced: bool = False) -> Parameter:
+        """msc initialises every Parameter when it is made: the Parameter itself."""
+        return self
+
     def clone(self, prefix: str = "") -> Parameter:
         return Parameter(self._data.copy(), f"{prefix}.{self.name}" if prefix else self.name,
                          self.requires_grad)
@@ -457,3 +473,15 @@ for _prim in Op:
             raise InternalCompilerError(f"Tensor.{_name} is both written and generated")
         setattr(Tensor, _name, public_function(_prim, _name, f"``Tensor.{_name}()``: the "
                 f"{_prim.name} primitive on this tensor.", globals(), method=True))
+
+# The Tensor methods of the composed math functions (``x.frac()``, ``x.xlogy(y)``).
+from msc.frontend.api.functional_math import METHODS as _MATH_METHODS  # noqa: E402
+
+for _name, _method in _MATH_METHODS.items():
+    if _name in vars(Tensor):
+        raise InternalCompilerError(f"Tensor.{_name} is defined twice")
+    setattr(Tensor, _name, _method)
+
+from msc.frontend.api.array_classes import install_tensor_methods  # noqa: E402
+
+install_tensor_methods(Tensor)  # sort, topk, tril, flip, std, ... (functional_array)

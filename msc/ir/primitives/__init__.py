@@ -6,13 +6,18 @@ file readable.
 """
 
 from msc.ir.primitives import (  # noqa: F401  (registration)
+    activation,
+    conv,
     creation,
     effects,
     elementwise,
     linalg,
     nn,
     reduce,
+    scatter,
     shape,
+    sorting,
+    special,
     structural,
 )
 from msc.ir.primitives.base import (

@@ -23,6 +23,12 @@ NO_VJP: dict[str, str] = {
                      "Raise"), _EFFECT),
     **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
     "StopGradient": "it ends a gradient path: no gradient flows through it, by definition",
+    **dict.fromkeys(("IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor"),
+                    _INTEGER),
+    **dict.fromkeys(("Trunc", "Round"),
+                    "piecewise constant: the grad transform gives zeros without a rule"),
+    "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
+                   "linear in the cotangent, routed by the arg-max of each window)",
 }
 
 #: op name -> why it has no ``batch`` rule.

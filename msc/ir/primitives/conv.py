@@ -1,0 +1,424 @@
+"""Convolution and max pooling over 1 to 3 spatial dims, NC* layout (NCW, NCHW, NCDHW).
+
+``Conv`` is a grouped cross-correlation with a stride, a dilation and explicit padding
+(``pad`` is (lo, hi) per spatial dim, flattened: MindSpore's (top, bottom, left, right)).
+``ConvTranspose`` is its adjoint in the input (MindSpore's Conv2DBackpropInput): it takes
+the input's spatial shape as an attribute, since strides make it ambiguous. The weight
+gradient is a ``Conv`` of the input with the output gradient (stride and dilation swap
+roles), so it needs no primitive of its own. ``MaxPool`` pads with -inf; its gradient
+``MaxPoolGrad`` routes each window's gradient to the window's first maximum (taps in
+row-major order; a NaN beats any number). Average pooling is a depthwise ``Conv`` in the
+frontend; adaptive pooling and resizing are products with constant matrices there.
+
+Code generation: the python target calls numpy helpers that loop over kernel taps only
+(one batched matmul per tap); the numba target writes one loop nest per op with the taps
+and channels innermost, each output element accumulated in a float64 register.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError, GraphValueError, ShapeError
+from msc.ir.primitives.base import (
+    ArrayExpr,
+    Attr,
+    LoopNest,
+    Lowering,
+    Primitive,
+    register,
+    want_float_tensor,
+    want_int,
+)
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
+from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
+from msc.ir.types import TensorType, Type, tensor_of
+from msc.runtime.numpy_rt import (
+    _rt_conv,
+    _rt_conv_transpose,
+    _rt_max_pool,
+    _rt_max_pool_grad,
+)
+
+_CONV_COST = 64.0
+
+
+# --- attributes and shapes ------------------------------------------------------------
+
+
+def _spatial(t: TensorType, what: str) -> int:
+    """The number of spatial dims of an NC* tensor (1 to 3)."""
+    if not 3 <= t.ndim <= 5:
+        raise ShapeError(f"the {what} must be 3-D, 4-D or 5-D (N, C and 1 to 3 spatial "
+                         f"dims), but got shape {t.shape}")
+    return t.ndim - 2
+
+
+def _ints(value: Any, count: int, what: str, least: int) -> tuple[int, ...]:
+    if not isinstance(value, tuple) or len(value) != count:
+        raise GraphValueError(f"{what} must be a tuple of {count} ints, but got {value!r}")
+    out = tuple(want_int(v, what) for v in value)
+    if any(v < least for v in out):
+        raise GraphValueError(f"every item of {what} must be at least {least}, but got {out}")
+    return out
+
+
+def window_count(size: int, lo: int, hi: int, kernel: int, stride: int,
+                 dilation: int) -> int:
+    """How many windows of a dilated ``kernel`` fit a dim of ``size`` padded by lo, hi."""
+    return (size + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _windows(shape: tuple[int, ...], kernel: tuple[int, ...], stride: Any, dilation: Any,
+             pad: Any) -> tuple[int, ...]:
+    """The output's spatial shape for input spatial ``shape``, after checking the attrs."""
+    nd = len(shape)
+    stride = _ints(stride, nd, "stride", 1)
+    dilation = _ints(dilation, nd, "dilation", 1)
+    pad = _ints(pad, 2 * nd, "pad", 0)
+    out = tuple(window_count(s, pad[2 * i], pad[2 * i + 1], kernel[i], stride[i], dilation[i])
+                for i, s in enumerate(shape))
+    if any(o < 1 for o in out):
+        raise ShapeError(f"the kernel {kernel} (dilation {dilation}) does not fit the padded "
+                         f"input of spatial shape {shape} (padding {pad})")
+    return out
+
+
+def _check_conv(x: Type, w: Type, groups: int) -> tuple[TensorType, TensorType]:
+    xt, wt = want_float_tensor(x, "x"), want_float_tensor(w, "weight")
+    _spatial(xt, "x")
+    if wt.ndim != xt.ndim:
+        raise ShapeError(f"the weight must have the rank of x, {xt.ndim}, but got shape "
+                         f"{wt.shape}")
+    if xt.dtype != wt.dtype:
+        raise GraphTypeError(f"x and weight must have the same dtype, but got {xt.dtype} "
+                             f"and {wt.dtype}")
+    if want_int(groups, "groups") < 1 or wt.shape[0] % groups:
+        raise GraphValueError(f"groups must be positive and divide the weight's out "
+                              f"channels {wt.shape[0]}, but got {groups}")
+    return xt, wt
+
+
+def _conv_infer(x: Type, w: Type, *, stride: Any, dilation: Any, pad: Any,
+                groups: int) -> Type:
+    xt, wt = _check_conv(x, w, groups)
+    if wt.shape[1] * groups != xt.shape[1]:
+        raise ShapeError(f"x has {xt.shape[1]} channels, but the weight {wt.shape} with "
+                         f"groups={groups} takes {wt.shape[1] * groups}")
+    out = _windows(xt.shape[2:], wt.shape[2:], stride, dilation, pad)
+    return TensorType(xt.dtype, (xt.shape[0], wt.shape[0]) + out)
+
+
+def _conv_impl(x: Any, w: Any, *, stride: Any, dilation: Any, pad: Any, groups: int) -> Any:
+    return _rt_conv(x, w, stride, dilation, pad, groups)
+
+
+def _conv_transpose_infer(dy: Type, w: Type, *, stride: Any, dilation: Any, pad: Any,
+                          groups: int, input_size: Any) -> Type:
+    dyt, wt = _check_conv(dy, w, groups)
+    if wt.shape[0] != dyt.shape[1]:
+        raise ShapeError(f"the input has {dyt.shape[1]} channels, but the weight {wt.shape} "
+                         f"gives {wt.shape[0]}")
+    size = _ints(input_size, dyt.ndim - 2, "input_size", 1)
+    produced = _windows(size, wt.shape[2:], stride, dilation, pad)
+    if produced != dyt.shape[2:]:
+        raise ShapeError(f"a convolution of spatial shape {size} gives {produced}, not the "
+                         f"input's spatial shape {dyt.shape[2:]}")
+    return TensorType(dyt.dtype, (dyt.shape[0], wt.shape[1] * groups) + size)
+
+
+def _conv_transpose_impl(dy: Any, w: Any, *, stride: Any, dilation: Any, pad: Any,
+                         groups: int, input_size: Any) -> Any:
+    return _rt_conv_transpose(dy, w, stride, dilation, pad, groups, input_size)
+
+
+def _pool_infer(x: Type, *, kernel: Any, stride: Any, dilation: Any, pad: Any) -> Type:
+    xt = want_float_tensor(x)
+    nd = _spatial(xt, "input")
+    kernel = _ints(kernel, nd, "kernel", 1)
+    return TensorType(xt.dtype, xt.shape[:2] + _windows(xt.shape[2:], kernel, stride,
+                                                        dilation, pad))
+
+
+def _pool_impl(x: Any, *, kernel: Any, stride: Any, dilation: Any, pad: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return _rt_max_pool(x, kernel, stride, dilation, pad)
+
+
+def _pool_grad_infer(x: Type, g: Type, *, kernel: Any, stride: Any, dilation: Any,
+                     pad: Any) -> Type:
+    out = _pool_infer(x, kernel=kernel, stride=stride, dilation=dilation, pad=pad)
+    if tensor_of(g) != out:
+        raise ShapeError(f"the gradient must be {out}, but got {g}")
+    return tensor_of(x)
+
+
+def _pool_grad_impl(x: Any, g: Any, *, kernel: Any, stride: Any, dilation: Any,
+                    pad: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return _rt_max_pool_grad(x, g, kernel, stride, dilation, pad)
+
+
+# --- code generation: python (numpy helpers) ----------------------------------------------
+
+
+def _args(node: Any, *names: str) -> str:
+    return ", ".join(repr(tuple(node.attr[n]) if isinstance(node.attr[n], tuple)
+                          else node.attr[n]) for n in names)
+
+
+def _emit_conv(a: list[str], node: Any) -> str:
+    return f"_rt_conv({a[0]}, {a[1]}, {_args(node, 'stride', 'dilation', 'pad', 'groups')})"
+
+
+def _emit_conv_transpose(a: list[str], node: Any) -> str:
+    attrs = _args(node, "stride", "dilation", "pad", "groups", "input_size")
+    return f"_rt_conv_transpose({a[0]}, {a[1]}, {attrs})"
+
+
+def _emit_pool(a: list[str], node: Any) -> str:
+    return f"_rt_max_pool({a[0]}, {_args(node, 'kernel', 'stride', 'dilation', 'pad')})"
+
+
+def _emit_pool_grad(a: list[str], node: Any) -> str:
+    attrs = _args(node, "kernel", "stride", "dilation", "pad")
+    return f"_rt_max_pool_grad({a[0]}, {a[1]}, {attrs})"
+
+
+# --- code generation: numba (loop nests) ---------------------------------------------------
+
+
+def _open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, str],
+               size: tuple[int, ...]) -> tuple[dict[int, str], list[str]]:
+    """Loops over the kernel taps, each guarded to read inside the unpadded input: for
+    output position ``at[d]`` along spatial dim d the input index is
+    ``at * stride - lo + tap * dilation``. Returns the taps and the input indices."""
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    taps, where = {}, []
+    for d, k in enumerate(kernel):
+        taps.update(loops.open(kernel, (d,), "k"))
+        i = loops.fresh(f"i{d}")
+        loops.add(f"{i} = {at[d]} * {stride[d]} - {pad[2 * d]} + {taps[d]} * {dilation[d]}")
+        loops.add(f"if 0 <= {i} < {size[d]}:")
+        loops.depth += 1
+        where.append(i)
+    return taps, where
+
+
+def _close_taps(loops: Loops, taps: dict[int, str]) -> None:
+    loops.depth -= 2 * len(taps)
+
+
+def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """out[n, o, p...] = sum over the group's channels c and the taps k of
+    x[n, group * cg + c, p * stride - lo + k * dilation] * w[o, c, k]."""
+    x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    nd, cg, og = x.ndim - 2, w.shape[1], o.shape[1] // node.attr["groups"]
+    acc, c = fresh("acc"), fresh("c")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(o.shape, range(o.ndim), "p")
+    at = {d: lead[d + 2] for d in range(nd)}
+    loops.add(f"{acc} = 0.0")
+    taps, where = _open_taps(loops, node, w.shape[2:], at, x.shape[2:])
+    loops.add(f"for {c} in range({cg}):")
+    xs = index([lead[0], f"{lead[1]} // {og} * {cg} + {c}", *where])
+    ws = index([lead[1], c, *taps.values()])
+    loops.add(f"    {acc} += {a[0]}[{xs}] * {a[1]}[{ws}]")
+    _close_taps(loops, taps)
+    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({acc})")
+    loops.close(lead)
+    return loops.lines
+
+
+def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """The adjoint, gathered: out[n, c, i...] sums dy[n, o, p] * w[o, c % cg, k] over the
+    group's out channels o and the taps k with p * stride - lo + k * dilation == i."""
+    dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    cg, og = w.shape[1], dy.shape[1] // node.attr["groups"]
+    acc, oc = fresh("acc"), fresh("o")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(o.shape, range(o.ndim), "p")
+    loops.add(f"{acc} = 0.0")
+    taps, where = {}, []
+    for d, k in enumerate(w.shape[2:]):
+        taps.update(loops.open(w.shape[2:], (d,), "k"))
+        t, p = fresh(f"t{d}"), fresh(f"q{d}")
+        loops.add(f"{t} = {lead[d + 2]} + {pad[2 * d]} - {taps[d]} * {dilation[d]}")
+        loops.add(f"{p} = {t} // {stride[d]}")
+        loops.add(f"if {t} >= 0 and {t} % {stride[d]} == 0 and {p} < {dy.shape[2 + d]}:")
+        loops.depth += 1
+        where.append(p)
+    loops.add(f"for {oc} in range({og}):")
+    ch = f"{lead[1]} // {cg} * {og} + {oc}"
+    loops.add(f"    {acc} += {a[0]}[{index([lead[0], ch, *where])}] * "
+              f"{a[1]}[{index([ch, f'{lead[1]} % {cg}', *taps.values()])}]")
+    _close_taps(loops, taps)
+    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({acc})")
+    loops.close(lead)
+    return loops.lines
+
+
+def _scan_window(loops: Loops, node: Any, src: str, lead: dict[int, str],
+                 shape: tuple[int, ...]) -> tuple[str, list[str], dict[int, str]]:
+    """Lines scanning the window of output position ``lead`` for its first maximum (a NaN
+    beats any number and stays); the names of the maximum and of its input indices."""
+    nd = len(shape) - 2
+    best, v, found = loops.fresh("best"), loops.fresh("v"), loops.fresh("found")
+    at = [loops.fresh(f"at{d}") for d in range(nd)]
+    loops.add(f"{best} = -np.inf")
+    loops.add(f"{found} = False")
+    for name in at:
+        loops.add(f"{name} = 0")
+    taps, where = _open_taps(loops, node, node.attr["kernel"],
+                             {d: lead[d + 2] for d in range(nd)}, shape[2:])
+    loops.add(f"{v} = {src}[{index([lead[0], lead[1], *where])}]")
+    loops.add(f"if not {found} or {v} > {best} or ({v} != {v} and {best} == {best}):")
+    loops.add(f"    {found} = True")
+    loops.add(f"    {best} = {v}")
+    for name, i in zip(at, where):
+        loops.add(f"    {name} = {i}")
+    _close_taps(loops, taps)
+    return best, at, taps
+
+
+def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    x, o = in_type(node), out_type(node)
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(o.shape, range(o.ndim), "p")
+    best, _, _ = _scan_window(loops, node, a[0], lead, x.shape)
+    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({best})")
+    loops.close(lead)
+    return loops.lines
+
+
+def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    x, g = in_type(node, 0), in_type(node, 1)
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.zeros({x.shape!r}, {dtype_ref(x.dtype)})")
+    lead = loops.open(g.shape, range(g.ndim), "p")
+    _, at, _ = _scan_window(loops, node, a[0], lead, x.shape)
+    loops.add(f"{out}[{index([lead[0], lead[1], *at])}] += {a[1]}[{index(list(lead.values()))}]")
+    loops.close(lead)
+    return loops.lines
+
+
+def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
+    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+
+
+# --- gradients ----------------------------------------------------------------------------
+
+
+def _conv_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    return {k: attrs[k] for k in ("stride", "dilation", "pad", "groups")}
+
+
+def filter_grad(b: Any, x: Any, dy: Any, kernel: tuple[int, ...], *, stride: Any,
+                dilation: Any, pad: Any, groups: int) -> Any:
+    """The weight's cotangent of ``Conv(x, w)`` given the output's ``dy``: a Conv whose
+    batch is the input channels of a group, whose channels are (group, example) and
+    whose kernel is ``dy`` (stride and dilation swap roles), cut to ``kernel``."""
+    xt, gt = tensor_of(x.type), tensor_of(dy.type)
+    n, c, nd = xt.shape[0], xt.shape[1], xt.ndim - 2
+    cg, og = c // groups, gt.shape[1] // groups
+    spatial = tuple(range(3, 3 + nd))
+    xs = b.reshape(x, shape=(n, groups, cg) + xt.shape[2:])
+    xs = b.reshape(b.transpose(xs, perm=(2, 1, 0) + spatial),
+                   shape=(cg, groups * n) + xt.shape[2:])
+    ks = b.reshape(dy, shape=(n, groups, og) + gt.shape[2:])
+    ks = b.reshape(b.transpose(ks, perm=(1, 2, 0) + spatial),
+                   shape=(groups * og, n) + gt.shape[2:])
+    full = b.conv(xs, ks, stride=dilation, dilation=stride, pad=pad, groups=groups)
+    got = tensor_of(full.type).shape[2:]
+    if got != kernel:
+        full = b.strided_slice(full, index=((0, cg, 1), (0, groups * og, 1)) +
+                               tuple((0, k, 1) for k in kernel))
+    return b.transpose(full, perm=(1, 0) + tuple(range(2, 2 + nd)))
+
+
+def _vjp_conv(b: Any, g: Any, x: Any, w: Any, *, out: Any, **attrs: Any) -> tuple[Any, Any]:
+    attrs = _conv_attrs(attrs)
+    size = tensor_of(x.type).shape[2:]
+    dx = b.conv_transpose(g, w, input_size=size, **attrs)
+    return dx, filter_grad(b, x, g, tensor_of(w.type).shape[2:], **attrs)
+
+
+def _vjp_conv_transpose(b: Any, g: Any, dy: Any, w: Any, *, out: Any,
+                        **attrs: Any) -> tuple[Any, Any]:
+    """ConvTranspose is linear in dy with Conv as its adjoint; its weight cotangent is
+    Conv's with the roles of input (here ``g``) and output gradient (``dy``)."""
+    attrs = _conv_attrs(attrs)
+    return b.conv(g, w, **attrs), filter_grad(b, g, dy, tensor_of(w.type).shape[2:], **attrs)
+
+
+def _vjp_pool(b: Any, g: Any, x: Any, *, out: Any, **attrs: Any) -> tuple[Any]:
+    return (b.max_pool_grad(x, g, **attrs),)
+
+
+# --- batching ------------------------------------------------------------------------------
+
+
+def _folded(b: Any, x: Any, dim: int | None, size: int) -> Any:
+    """Batched ``x`` (N, C, ...) per example as one (B*N, C, ...) batch."""
+    x = batched_front(b, x, dim, size)
+    shape = tensor_of(x.type).shape
+    return b.reshape(x, shape=(shape[0] * shape[1],) + shape[2:])
+
+
+def _unfolded(b: Any, y: Any, size: int) -> tuple[Any, int]:
+    shape = tensor_of(y.type).shape
+    return b.reshape(y, shape=(size, shape[0] // size) + shape[1:]), 0
+
+
+def _batch_conv(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
+    """A shared weight: the examples' batches as one batch. Per-example weights: the
+    examples side by side as groups (B*C channels against B*O filters, groups*B groups),
+    so each example's channels meet only its own filters."""
+    (x, w), (dx, dw) = args, dims
+    size = batch_size(args, dims)
+    if dw is None:
+        return _unfolded(b, b.emit(prim, _folded(b, x, dx, size), w, **attrs), size)
+    x = batched_front(b, x, dx, size)
+    xt = tensor_of(x.type)
+    x = b.transpose(x, perm=(1, 0) + tuple(range(2, xt.ndim)))
+    x = b.reshape(x, shape=(xt.shape[1], size * xt.shape[2]) + xt.shape[3:])
+    w = move_to_front(b, w, dw)
+    wt = tensor_of(w.type)
+    w = b.reshape(w, shape=(size * wt.shape[1],) + wt.shape[2:])
+    y = b.emit(prim, x, w, **{**attrs, "groups": attrs["groups"] * size})
+    yt = tensor_of(y.type)
+    return b.reshape(y, shape=(yt.shape[0], size, yt.shape[1] // size) + yt.shape[2:]), 1
+
+
+def _batch_pool(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
+    """Pooling is per channel: the examples' batches as one batch."""
+    size = batch_size(args, dims)
+    folded = [_folded(b, a, d, size) for a, d in zip(args, dims)]
+    return _unfolded(b, b.emit(prim, *folded, **attrs), size)
+
+
+# --- the table -----------------------------------------------------------------------------
+
+_WINDOW = (Attr("stride", types=(tuple,)), Attr("dilation", types=(tuple,)),
+           Attr("pad", types=(tuple,)))
+_POOL = (Attr("kernel", types=(tuple,)),) + _WINDOW
+
+register(Primitive("Conv", _conv_infer, _conv_impl, _lowering(_emit_conv, _loops_conv),
+                   attrs=_WINDOW + (Attr("groups", 1, (int,)),), cost=_CONV_COST,
+                   vjp=_vjp_conv, batch=_batch_conv))
+register(Primitive("ConvTranspose", _conv_transpose_infer, _conv_transpose_impl,
+                   _lowering(_emit_conv_transpose, _loops_conv_transpose),
+                   attrs=_WINDOW + (Attr("groups", 1, (int,)),
+                                    Attr("input_size", types=(tuple,))),
+                   cost=_CONV_COST, vjp=_vjp_conv_transpose, batch=_batch_conv))
+register(Primitive("MaxPool", _pool_infer, _pool_impl, _lowering(_emit_pool, _loops_pool),
+                   attrs=_POOL, cost=8, vjp=_vjp_pool, batch=_batch_pool))
+register(Primitive("MaxPoolGrad", _pool_grad_infer, _pool_grad_impl,
+                   _lowering(_emit_pool_grad, _loops_pool_grad), attrs=_POOL, cost=8,
+                   batch=_batch_pool))

@@ -1,0 +1,249 @@
+"""Sorting and running products and extremes along one axis: Sort, CumProd, Cummax,
+Cummin.
+
+Sort is stable in both directions (equal elements keep their order; MindSpore's CPU
+kernel makes no promise), and its indices are int32 as MindSpore's are. TopK, argsort
+and msort are Sort in the frontend. Cummax's indices are int64 and Cummin's int32, as
+MindSpore 2.10 gives them; a tie takes the later index. The numba target runs explicit
+loops over the other axes (Numba's stable ``argsort`` sorts each row); the python
+target calls the numpy helpers of ``msc/runtime/numpy_rt.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from msc.errors import GraphTypeError, ShapeError
+from msc.ir import dtypes
+from msc.ir.primitives.base import (
+    ArrayExpr,
+    Attr,
+    LoopNest,
+    Op,
+    Primitive,
+    norm_axis,
+    register,
+    want_bool,
+    want_int,
+    want_tensor,
+)
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index
+from msc.ir.primitives.rules import example_ndim, is_float_tensor, move_to_front
+from msc.ir.types import TensorType, TupleType, Type, tensor_of
+from msc.runtime.numpy_rt import _rt_cumextreme, _rt_cumprod, _rt_sort
+
+
+def _along(x: Type, axis: Any) -> TensorType:
+    """A numeric tensor of rank 1 or more and a valid ``axis`` of it."""
+    t = want_tensor(x)
+    if t.ndim == 0:
+        raise ShapeError(f"the input must have rank 1 or more, but got {x}")
+    if t.dtype == dtypes.bool_:
+        raise GraphTypeError(f"the input must be a numeric tensor, but got {x}")
+    norm_axis(want_int(axis, "axis"), t.ndim)
+    return t
+
+
+def _row_loops(loops: Loops, x: TensorType, axis: int) -> tuple[dict[int, str],
+                                                                 Callable[[str], str]]:
+    """Loops over every axis but ``axis``; and the subscript of position ``j`` along it."""
+    kept = loops.open(x.shape, [d for d in range(x.ndim) if d != axis])
+    return kept, lambda j: index([kept.get(d, j) for d in range(x.ndim)])
+
+
+def _batch_along(b: Any, prim: Any, args: Any, dims: Any, *, axis: int,
+                 **attrs: Any) -> tuple[Any, Any]:
+    """The example's axis one further right, past the batch axis at the front."""
+    x, d = args[0], dims[0]
+    out = b.emit(prim, move_to_front(b, x, d), axis=norm_axis(axis, example_ndim(x, d)) + 1,
+                 **attrs)
+    return out, ((0, 0) if isinstance(out.type, TupleType) else 0)
+
+
+# --- Sort ------------------------------------------------------------------------------------
+
+
+def _sort_infer(x: Type, *, axis: int, descending: bool) -> Type:
+    t = _along(x, axis)
+    want_bool(descending, "descending")
+    return TupleType((t, TensorType(dtypes.int32, t.shape)))
+
+
+def _sort_impl(x: Any, *, axis: int, descending: bool) -> Any:
+    arr = np.asarray(x)
+    return _rt_sort(arr, axis % arr.ndim, bool(descending))
+
+
+def _emit_sort(a: list[str], node: Any) -> str:
+    axis = node.attr["axis"] % in_type(node).ndim
+    return f"_rt_sort({a[0]}, {axis}, {bool(node.attr['descending'])})"
+
+
+def _loops_sort(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """Each row copied out (reversed when descending, so that a stable ascending sort
+    read backwards keeps equal elements in order) and sorted by ``argsort``."""
+    x = in_type(node)
+    axis, desc = node.attr["axis"] % x.ndim, bool(node.attr["descending"])
+    n, last = x.shape[axis], x.shape[axis] - 1
+    values, idx, row, order, j = (fresh(h) for h in ("values", "idx", "row", "order", "j"))
+    loops = Loops(fresh)
+    loops.add(f"{values} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
+    loops.add(f"{idx} = np.empty({x.shape!r}, np.int32)")
+    kept, at = _row_loops(loops, x, axis)
+    loops.add(f"{row} = np.empty({n}, {dtype_ref(x.dtype)})")
+    loops.add(f"for {j} in range({n}):")
+    loops.add(f"    {row}[{j}] = {a[0]}[{at(f'{last} - {j}' if desc else j)}]")
+    loops.add(f"{order} = np.argsort({row}, kind='mergesort')")
+    pick = f"{order}[{last} - {j}]" if desc else f"{order}[{j}]"
+    loops.add(f"for {j} in range({n}):")
+    loops.add(f"    {values}[{at(j)}] = {row}[{pick}]")
+    loops.add(f"    {idx}[{at(j)}] = {f'{last} - {pick}' if desc else pick}")
+    loops.close(kept)
+    loops.add(f"{out} = ({values}, {idx})")
+    return loops.lines
+
+
+def _vjp_sort(b: Any, g: Any, x: Any, *, out: Any, axis: int,
+              descending: bool) -> tuple[Any]:
+    """Each sorted value's cotangent goes back to where it came from: gathered through
+    the inverse permutation (the indices sorted give it)."""
+    if not is_float_tensor(x):
+        return (None,)
+    a = axis % tensor_of(x.type).ndim
+    inverse = b.getitem(b.emit(sort, b.getitem(out, 1), axis=a, descending=False), 1)
+    return (b.emit(Op.GatherD, b.getitem(g, 0), inverse, dim=a),)
+
+
+# --- CumProd ------------------------------------------------------------------------------
+
+
+def _cumprod_infer(x: Type, *, axis: int, exclusive: bool, reverse: bool) -> Type:
+    t = _along(x, axis)
+    want_bool(exclusive, "exclusive")
+    want_bool(reverse, "reverse")
+    return t
+
+
+def _cumprod_impl(x: Any, *, axis: int, exclusive: bool, reverse: bool) -> Any:
+    arr = np.asarray(x)
+    return _rt_cumprod(arr, axis % arr.ndim, bool(exclusive), bool(reverse))
+
+
+def _emit_cumprod(a: list[str], node: Any) -> str:
+    axis = node.attr["axis"] % in_type(node).ndim
+    return f"_rt_cumprod({a[0]}, {axis}, {bool(node.attr['exclusive'])}, " \
+        f"{bool(node.attr['reverse'])})"
+
+
+def _loops_cumprod(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    x = in_type(node)
+    axis = node.attr["axis"] % x.ndim
+    n, kind = x.shape[axis], dtype_ref(x.dtype)
+    acc, j = fresh("acc"), fresh("j")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({x.shape!r}, {kind})")
+    kept, at = _row_loops(loops, x, axis)
+    loops.add(f"{acc} = {kind}(1)")
+    loops.add(f"for {j} in range({n}):")
+    pos = at(f"{n - 1} - {j}" if node.attr["reverse"] else j)
+    if node.attr["exclusive"]:
+        loops.add(f"    {out}[{pos}] = {acc}")
+        loops.add(f"    {acc} = {kind}({acc} * {a[0]}[{pos}])")
+    else:
+        loops.add(f"    {acc} = {kind}({acc} * {a[0]}[{pos}])")
+        loops.add(f"    {out}[{pos}] = {acc}")
+    loops.close(kept)
+    return loops.lines
+
+
+def _vjp_cumprod(b: Any, g: Any, x: Any, *, out: Any, axis: int, exclusive: bool,
+                 reverse: bool) -> tuple[Any]:
+    """d out_j / d x_i is the product over out_j's window without x_i, which holds where
+    x has zeros (``out / x`` does not). Pairs (i, j) get two adjacent axes: row i is x
+    with x_i replaced by 1, whose running product (the op itself) gives those products;
+    the window mask keeps the pairs where x_i is a factor of out_j. Costs n^2 per row."""
+    if not is_float_tensor(x):
+        return (None,)
+    xt = tensor_of(x.type)
+    a = axis % xt.ndim
+    n = xt.shape[a]
+    trailing = (1,) * (xt.ndim - a - 1)
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    inside = (j > i if exclusive else j >= i) if not reverse else (j < i if exclusive else j <= i)
+    pairs = b.broadcast_to(b.expand_dims(x, axis=a), shape=xt.shape[:a] + (n,) + xt.shape[a:])
+    rows = b.select((i == j).reshape((n, n) + trailing), 1.0, pairs)
+    partial = b.emit(cumprod, rows, axis=a + 1, exclusive=exclusive, reverse=reverse)
+    terms = b.select(inside.reshape((n, n) + trailing),
+                     b.mul(b.expand_dims(g, axis=a), partial), 0.0)
+    return (b.reduce_sum(terms, axis=(a + 1,), keep_dims=False),)
+
+
+# --- Cummax / Cummin ------------------------------------------------------------------------
+
+
+def _extreme(name: str, largest: bool, index_dtype: dtypes.DType) -> Primitive:
+    def infer(x: Type, *, axis: int) -> Type:
+        t = _along(x, axis)
+        return TupleType((t, TensorType(index_dtype, t.shape)))
+
+    def impl(x: Any, *, axis: int) -> Any:
+        arr = np.asarray(x)
+        return _rt_cumextreme(arr, axis % arr.ndim, largest, index_dtype.np)
+
+    def emit(a: list[str], node: Any) -> str:
+        axis = node.attr["axis"] % in_type(node).ndim
+        return f"_rt_cumextreme({a[0]}, {axis}, {largest}, {dtype_ref(index_dtype)})"
+
+    def loops_emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+        """The running extreme and where it was last reached (``>=``: ties move on)."""
+        x = in_type(node)
+        axis = node.attr["axis"] % x.ndim
+        values, idx, best, at_best, v, j = (fresh(h) for h in
+                                            ("values", "idx", "best", "at", "v", "j"))
+        loops = Loops(fresh)
+        loops.add(f"{values} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
+        loops.add(f"{idx} = np.empty({x.shape!r}, {dtype_ref(index_dtype)})")
+        if x.size:
+            kept, at = _row_loops(loops, x, axis)
+            loops.add(f"{best}, {at_best} = {a[0]}[{at('0')}], 0")
+            loops.add(f"for {j} in range({x.shape[axis]}):")
+            loops.add(f"    {v} = {a[0]}[{at(j)}]")
+            loops.add(f"    if {v} {'>=' if largest else '<='} {best}:")
+            loops.add(f"        {best}, {at_best} = {v}, {j}")
+            loops.add(f"    {values}[{at(j)}] = {best}")
+            loops.add(f"    {idx}[{at(j)}] = {at_best}")
+            loops.close(kept)
+        loops.add(f"{out} = ({values}, {idx})")
+        return loops.lines
+
+    return register(Primitive(name, infer, impl,
+                              {"numba": LoopNest(loops_emit), "python": ArrayExpr(emit)},
+                              attrs=(Attr("axis"),), cost=2, vjp=_vjp_cumextreme,
+                              batch=_batch_along))
+
+
+def _vjp_cumextreme(b: Any, g: Any, x: Any, *, out: Any, axis: int) -> tuple[Any]:
+    """Each running extreme's cotangent goes to the element it was taken from, summed."""
+    if not is_float_tensor(x):
+        return (None,)
+    a = axis % tensor_of(x.type).ndim
+    return (b.emit(Op.TensorScatterElements, b.zeros_like(x), b.getitem(out, 1),
+                   b.getitem(g, 0), axis=a, reduction="add"),)
+
+
+def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
+    return {"numba": LoopNest(loops), "python": ArrayExpr(emit)}
+
+
+sort = register(Primitive("Sort", _sort_infer, _sort_impl, _lowering(_loops_sort, _emit_sort),
+                          attrs=(Attr("axis", -1), Attr("descending", False)), cost=4,
+                          vjp=_vjp_sort, batch=_batch_along))
+cumprod = register(Primitive("CumProd", _cumprod_infer, _cumprod_impl,
+                             _lowering(_loops_cumprod, _emit_cumprod),
+                             attrs=(Attr("axis"), Attr("exclusive", False),
+                                    Attr("reverse", False)),
+                             cost=2, vjp=_vjp_cumprod, batch=_batch_along))
+cummax = _extreme("Cummax", True, dtypes.int64)
+cummin = _extreme("Cummin", False, dtypes.int32)

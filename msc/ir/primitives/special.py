@@ -1,0 +1,183 @@
+"""Elementwise math beyond the basic family: inverse and hyperbolic trigonometry, erf's
+kin, base-2 and base-10 logs and powers, rounding, float class tests, atan2, hypot and
+the bitwise operators.
+
+Each is one ``_unary``/``_binary`` entry of ``elementwise``: it fuses into loops on the
+numba target and batches by broadcasting. The float functions give float32 for integer
+and bool inputs, as the rest of the family does. What MindSpore composes from these
+(``frac``, ``xlogy``, ``logaddexp``, ``nan_to_num``, ...) is composed in the frontend.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from msc.errors import GraphTypeError
+from msc.ir import dtypes
+from msc.ir.primitives.base import (
+    Compute,
+    Elementwise,
+    Primitive,
+    Public,
+    on_all_targets,
+    operand_dtype,
+    operand_shape,
+    register,
+    want_tensor,
+)
+from msc.ir.primitives.elementwise import Result, _binary, _unary
+from msc.ir.primitives.rules import batch_elementwise, cotangent
+from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
+from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
+
+_TWO_BY_SQRT_PI = 1.1283791670955126
+_SQRT_PI_BY_TWO = 0.8862269254527579
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _float64(helper: Any) -> Any:
+    """A runtime helper that returns Python floats (``np.frompyfunc``) as float64."""
+    return lambda x: np.asarray(helper(x), np.float64)
+
+
+# --- erf's kin, logs and powers of 2 and 10 -----------------------------------------------
+
+erfc = _unary("Erfc", _float64(_rt_erfc), "_rt_erfc({0})", scalar="math.erfc({0})",
+              result=Result.FLOAT, cost=8, functions=("erfc",), methods=("erfc",),
+              vjp=lambda b, g, x, out: (
+                  b.mul(g, b.mul(b.exp(b.neg(b.square(x))), -_TWO_BY_SQRT_PI)),))
+erfinv = _unary("Erfinv", _rt_erfinv, "_rt_erfinv({0})", result=Result.FLOAT, cost=16,
+                functions=("erfinv",), methods=("erfinv",),
+                vjp=lambda b, g, x, out: (
+                    b.mul(g, b.mul(b.exp(b.square(out)), _SQRT_PI_BY_TWO)),))
+expm1 = _unary("Expm1", np.expm1, "np.expm1({0})", result=Result.FLOAT, cost=4,
+               functions=("expm1",), methods=("expm1",),
+               vjp=lambda b, g, x, out: (b.mul(g, b.exp(x)),))
+log2 = _unary("Log2", np.log2, "np.log2({0})", result=Result.FLOAT, cost=4,
+              functions=("log2",), methods=("log2",),
+              vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN2)),))
+log10 = _unary("Log10", np.log10, "np.log10({0})", result=Result.FLOAT, cost=4,
+               functions=("log10",), methods=("log10",),
+               vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN10)),))
+exp2 = _unary("Exp2", np.exp2, "np.exp2({0})", result=Result.FLOAT, cost=4,
+              functions=("exp2",), vjp=lambda b, g, x, out: (b.mul(g, b.mul(out, _LN2)),))
+
+# --- trigonometry -------------------------------------------------------------------------
+
+
+def _one_minus_square(b: Any, x: Any) -> Any:
+    return b.sub(1.0, b.square(x))
+
+
+tan = _unary("Tan", np.tan, "np.tan({0})", result=Result.FLOAT, cost=4, functions=("tan",),
+             methods=("tan",),
+             vjp=lambda b, g, x, out: (b.mul(g, b.add(b.square(out), 1.0)),))
+asin = _unary("Asin", np.arcsin, "np.arcsin({0})", result=Result.FLOAT, cost=4,
+              functions=("asin", "arcsin"), methods=("asin", "arcsin"),
+              vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(_one_minus_square(b, x))),))
+acos = _unary("ACos", np.arccos, "np.arccos({0})", result=Result.FLOAT, cost=4,
+              functions=("acos", "arccos"), methods=("acos", "arccos"),
+              vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.rsqrt(_one_minus_square(b, x)))),))
+atan = _unary("Atan", np.arctan, "np.arctan({0})", result=Result.FLOAT, cost=4,
+              functions=("atan", "arctan"), methods=("atan", "arctan"),
+              vjp=lambda b, g, x, out: (b.div(g, b.add(b.square(x), 1.0)),))
+sinh = _unary("Sinh", np.sinh, "np.sinh({0})", result=Result.FLOAT, cost=4,
+              functions=("sinh",), methods=("sinh",),
+              vjp=lambda b, g, x, out: (b.mul(g, b.cosh(x)),))
+cosh = _unary("Cosh", np.cosh, "np.cosh({0})", result=Result.FLOAT, cost=4,
+              functions=("cosh",), methods=("cosh",),
+              vjp=lambda b, g, x, out: (b.mul(g, b.sinh(x)),))
+asinh = _unary("Asinh", np.arcsinh, "np.arcsinh({0})", result=Result.FLOAT, cost=4,
+               functions=("asinh", "arcsinh"), methods=("asinh", "arcsinh"),
+               vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.add(b.square(x), 1.0))),))
+acosh = _unary("Acosh", np.arccosh, "np.arccosh({0})", result=Result.FLOAT, cost=4,
+               functions=("acosh", "arccosh"), methods=("acosh", "arccosh"),
+               vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.sub(b.square(x), 1.0))),))
+atanh = _unary("Atanh", np.arctanh, "np.arctanh({0})", result=Result.FLOAT, cost=4,
+               functions=("atanh", "arctanh"), methods=("atanh", "arctanh"),
+               vjp=lambda b, g, x, out: (b.div(g, _one_minus_square(b, x)),))
+
+
+def _vjp_atan2(b: Any, g: Any, y: Any, x: Any, out: Any) -> tuple[Any, ...]:
+    """atan2(y, x) = the angle of (x, y): d = (x dy - y dx) / (x^2 + y^2)."""
+    norm = b.add(_square(b, x), _square(b, y))
+    return (cotangent(b, b.div(b.mul(g, x), norm), y),
+            cotangent(b, b.neg(b.div(b.mul(g, y), norm)), x))
+
+
+def _square(b: Any, v: Any) -> Any:
+    """``v * v`` of a graph value or of a Python number operand."""
+    return b.square(v) if tensor_of(v.type) is not None else v.value * v.value
+
+
+def _vjp_hypot(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
+    return (cotangent(b, b.div(b.mul(g, x), out), x), cotangent(b, b.div(b.mul(g, y), out), y))
+
+
+atan2 = _binary("Atan2", np.arctan2, "np.arctan2({0}, {1})", result=Result.FLOAT, cost=4,
+                functions=("atan2", "arctan2"), args=("input", "other"), vjp=_vjp_atan2)
+hypot = _binary("Hypot", np.hypot, "np.hypot({0}, {1})", result=Result.FLOAT, cost=3,
+                functions=("hypot",), args=("input", "other"), vjp=_vjp_hypot)
+
+# --- rounding (piecewise constant: no vjp) ------------------------------------------------
+
+trunc = _unary("Trunc", np.trunc, "np.trunc({0})", functions=("trunc",), methods=("trunc",))
+#: half to even, as MindSpore's Round (and numpy's rint)
+round_ = _unary("Round", np.rint, "np.rint({0})", no_bool=True)
+
+# --- float class tests: bool results, any input dtype -----------------------------------------
+
+
+def _predicate(name: str, fn: Any, expr: str, functions: tuple[str, ...]) -> Primitive:
+    """``fn(input)`` as a bool tensor, read in the input's own dtype (integers and bools
+    are finite, never nan or inf)."""
+    def infer(input: Type) -> Type:
+        return TensorType(dtypes.bool_, want_tensor(input).shape)
+
+    def impl(input: Any) -> Any:
+        return fn(np.asarray(input))
+
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(expr, compute=Compute.OPERANDS)),
+        elementwise=True, batch=batch_elementwise, public=Public(functions, (name,),
+                                                                  functions)))
+
+
+isnan = _predicate("IsNan", np.isnan, "np.isnan({0})", ("isnan",))
+isinf = _predicate("IsInf", np.isinf, "np.isinf({0})", ("isinf",))
+isfinite = _predicate("IsFinite", np.isfinite, "np.isfinite({0})", ("isfinite",))
+
+# --- bitwise operators: integer and bool operands only ------------------------------------
+
+
+def _bitwise(name: str, fn: Any, symbol: str, function: str) -> Primitive:
+    """``input <symbol> other`` on integer or bool tensors (a Python int may stand for
+    one), in their common dtype."""
+    def infer(input: Type, other: Type) -> Type:
+        dt = operand_dtype((input, other))
+        if dt.is_float or any(tensor_of(t) is None and not _is_int_scalar(t)
+                              for t in (input, other)):
+            raise GraphTypeError(f"the inputs must be integer or bool Tensors, but got "
+                                 f"{input} and {other}")
+        return TensorType(dt, operand_shape((input, other)))
+
+    def impl(input: Any, other: Any) -> Any:
+        dt = infer(type_of_value(input), type_of_value(other)).dtype
+        return fn(np.asarray(input, dt.np), np.asarray(other, dt.np))
+
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(f"({{0}} {symbol} {{1}})")),
+        elementwise=True, batch=batch_elementwise,
+        public=Public((function,), (name,), (function,), ("input", "other"))))
+
+
+def _is_int_scalar(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.category in (0, 1)  # a Python bool or int
+
+
+bitwise_and = _bitwise("BitwiseAnd", np.bitwise_and, "&", "bitwise_and")
+bitwise_or = _bitwise("BitwiseOr", np.bitwise_or, "|", "bitwise_or")
+bitwise_xor = _bitwise("BitwiseXor", np.bitwise_xor, "^", "bitwise_xor")

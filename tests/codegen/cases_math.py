@@ -1,0 +1,116 @@
+"""Codegen cases of the special-function and activation primitives (``special.py``,
+``activation.py``), each against numpy written independently; ``cases.CASES`` includes
+``MATH_CASES``. Import this module through ``tests.codegen.cases``, which it extends."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from msc import ops
+from tests.codegen.cases import Case, f32, ints
+
+
+def erfinv_by_bisection(y: np.ndarray) -> np.ndarray:
+    """erf's inverse found by bisection on math.erf, in float64 (nan outside [-1, 1])."""
+    erf = np.vectorize(math.erf)
+    y = y.astype(np.float64)
+    lo, hi = np.full(y.shape, -6.0), np.full(y.shape, 6.0)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        below = erf(mid) < y
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    out = (lo + hi) / 2
+    out = np.where(y == 1, np.inf, np.where(y == -1, -np.inf, out))
+    return np.where(np.abs(y) > 1, np.nan, out)
+
+
+def special_float(x: Any, u: Any, p: Any) -> Any:
+    """x in (-2, 2), u in (-1, 1), p in (1, 3)."""
+    return (ops.erfc(x), ops.erfinv(u), ops.expm1(x), ops.log2(p), ops.log10(p), ops.exp2(x),
+            ops.tan(u), ops.asin(u), ops.acos(u), ops.atan(x), ops.sinh(x), ops.cosh(x),
+            ops.asinh(x), ops.acosh(p), ops.atanh(u), ops.atan2(x, u), ops.hypot(x, p),
+            ops.trunc(x * 3), ops.Round()(x * 3), x.erfc(), ops.arctan2(u, 0.5))
+
+
+def special_float_expect(x: np.ndarray, u: np.ndarray, p: np.ndarray) -> tuple[Any, ...]:
+    dt = x.dtype.type
+    erfc = np.vectorize(math.erfc)(x.astype(np.float64)).astype(x.dtype)
+    x3 = x * dt(3)
+    return (erfc, erfinv_by_bisection(u).astype(u.dtype), np.expm1(x), np.log2(p),
+            np.log10(p), np.exp2(x), np.tan(u), np.arcsin(u), np.arccos(u), np.arctan(x),
+            np.sinh(x), np.cosh(x), np.arcsinh(x), np.arccosh(p), np.arctanh(u),
+            np.arctan2(x, u), np.hypot(x, p), np.trunc(x3), np.round(x3), erfc,
+            np.arctan2(u, dt(0.5)))
+
+
+def special_int(i: Any, j: Any, b: Any) -> Any:
+    """Integers: the float functions give float32, rounding keeps the dtype; bitwise
+    operators on int32/int64 operands, bools and Python ints."""
+    return (ops.expm1(i), ops.atan(i), ops.trunc(i), ops.Round()(j), ops.isnan(i),
+            ops.isfinite(j), ops.bitwise_and(i, j), ops.bitwise_or(i, 6), ops.bitwise_xor(j, i),
+            ops.bitwise_and(b, ~b), ops.bitwise_or(b, True), ops.bitwise_xor(b, b), i.bitwise_or(j))
+
+
+def special_int_expect(i: np.ndarray, j: np.ndarray, b: np.ndarray) -> tuple[Any, ...]:
+    f = np.float32
+    return (np.expm1(i.astype(f)), np.arctan(i.astype(f)), i.copy(), j.copy(),
+            np.zeros(i.shape, bool), np.ones(j.shape, bool), i.astype(np.int64) & j,
+            i | np.int32(6), j ^ i.astype(np.int64), b & ~b, b | True, b ^ b,
+            i.astype(np.int64) | j)
+
+
+def float_classes(x: Any) -> Any:
+    return ops.isnan(x), ops.isinf(x), ops.isfinite(x), x.isnan(), ops.IsInf()(x * 2)
+
+
+def float_classes_expect(x: np.ndarray) -> tuple[Any, ...]:
+    return np.isnan(x), np.isinf(x), np.isfinite(x), np.isnan(x), np.isinf(x * 2)
+
+
+def with_special_values(rng: np.random.Generator) -> list[np.ndarray]:
+    x = f32(rng, 3, 4)
+    x[0, :3] = (np.nan, np.inf, -np.inf)
+    return [x]
+
+
+def parametric_activations(x: Any, y: Any) -> Any:
+    return (ops.elu(x), ops.elu(x, 0.5), ops.softplus(x), ops.softplus(x, 2, 3.5),
+            ops.Softplus()(y), ops.Elu(2.0)(y))
+
+
+def parametric_activations_expect(x: np.ndarray, y: np.ndarray) -> tuple[Any, ...]:
+    def elu(v: np.ndarray, a: float) -> np.ndarray:
+        return np.where(v > 0, v, a * (np.exp(v.astype(np.float64)) - 1)).astype(v.dtype)
+
+    def softplus(v: np.ndarray, beta: float, limit: float) -> np.ndarray:
+        w = v.astype(np.float64)
+        return np.where(beta * w > limit, w, np.log(1 + np.exp(beta * w)) / beta).astype(v.dtype)
+
+    return (elu(x, 1.0), elu(x, 0.5), softplus(x, 1, 20), softplus(x, 2, 3.5),
+            softplus(y, 1, 20), elu(y, 2.0))
+
+
+MATH_CASES = (
+    Case("special_f32", special_float,
+         lambda r: [f32(r, 3, 4), f32(r, 3, 4, lo=-0.95, hi=0.95), f32(r, 4, lo=1.1, hi=3)],
+         frozenset({"Erfc", "Erfinv", "Expm1", "Log2", "Log10", "Exp2", "Tan", "Asin", "ACos",
+                    "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Atan2", "Hypot",
+                    "Trunc", "Round"}), special_float_expect),
+    Case("special_f64", special_float,
+         lambda r: [r.uniform(-2, 2, (2, 3)), r.uniform(-0.99, 0.99, (2, 3)),
+                    r.uniform(1.1, 3, (3,))],
+         frozenset({"Erfc", "Erfinv", "Hypot", "Round"}), special_float_expect),
+    Case("special_int", special_int,
+         lambda r: [ints(r, -9, 9, 3, 4), ints(r, -9, 9, 4, dtype=np.int64),
+                    r.random((3, 4)) < 0.5],
+         frozenset({"Expm1", "Atan", "Trunc", "Round", "IsNan", "IsFinite", "BitwiseAnd",
+                    "BitwiseOr", "BitwiseXor"}), special_int_expect),
+    Case("float_classes", float_classes, with_special_values,
+         frozenset({"IsNan", "IsInf", "IsFinite"}), float_classes_expect),
+    Case("parametric_activations", parametric_activations,
+         lambda r: [f32(r, 3, 4, lo=-4, hi=4), r.uniform(-30, 30, (5,))],
+         frozenset({"Elu", "Softplus"}), parametric_activations_expect),
+)

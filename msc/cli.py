@@ -381,6 +381,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"{type(e).__name__}: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # the user's own raise, reached while building the graph
+        from msc.frontend.control import USER_RAISE
+
+        if not getattr(e, USER_RAISE, False) or os.environ.get("MSC_DEBUG"):
+            raise
+        print(f"{type(e).__name__}: {e}", *getattr(e, "__notes__", ()), sep="\n",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

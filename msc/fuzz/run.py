@@ -315,6 +315,8 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
 
 def _compile_failure(stderr: str) -> Outcome:
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    if len(lines) >= 2 and lines[-1].startswith("raised while building the graph"):
+        return Outcome("raised", error=lines[-2][:300], phase="compile")  # the user's raise
     text = next((line for line in lines if ": " in line and not line.startswith(" ")),
                 lines[-1] if lines else "msc compile failed")
     if "Traceback" in stderr or "InternalCompilerError" in stderr or \

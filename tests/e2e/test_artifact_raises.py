@@ -37,3 +37,27 @@ def test_a_model_that_raises_on_zeros_compiles_and_raises_at_run_time(target, tm
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["[2. 2.]", "raised the inputs sum to less than 1"]
+
+
+ALWAYS = """
+from msc import nn
+
+
+class Refused(nn.Cell):
+    def construct(self, x):
+        if x.shape[0] == 2:
+            raise RuntimeError("two rows are not supported")
+        return x
+"""
+
+
+def test_a_raise_reached_while_building_is_the_users_error_without_a_traceback(tmp_path):
+    (tmp_path / "model.py").write_text(ALWAYS)
+    proc = run_msc("compile", "model.py", "Refused", "--input", "f32[2]", "-o", "art",
+                   "--quiet", "--no-cache", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-2:] == [
+        "RuntimeError: two rows are not supported",
+        f"raised while building the graph, at {tmp_path / 'model.py'}:8:13"]
+    assert not (tmp_path / "art").exists()

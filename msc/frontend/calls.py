@@ -305,6 +305,8 @@ class Calls:
         except MscError:
             raise
         except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError) as e:
+            if getattr(e, control.USER_RAISE, False):
+                raise  # the user's own raise, in a function a native one (vmap) built
             name = getattr(fn, "__qualname__", type(fn).__name__)
             raise as_user_error(e, f"{type(e).__name__} in {name}(): {e}") from None
 

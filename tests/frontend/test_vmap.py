@@ -371,3 +371,17 @@ def test_the_batched_graph_does_not_grow_with_the_batch():
 def test_errors_are_runtime_errors_with_mindspores_wording(call, message):
     with pytest.raises(RuntimeError, match=message):
         call()
+
+
+def refuses(x):
+    raise TypeError("this function takes no tensors")
+
+
+def test_a_users_raise_inside_the_batched_function_is_the_users_exception():
+    @ms.jit
+    def batched(x):
+        return vmap(refuses)(x)
+
+    with pytest.raises(TypeError, match="^this function takes no tensors") as info:
+        batched(rand(3, 2))
+    assert str(info.value) == "this function takes no tensors"

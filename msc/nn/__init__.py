@@ -62,6 +62,43 @@ from msc.frontend.api.norm import (  # noqa: E402
 __all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "Embedding",
             "EmbeddingLookup"]
 
+from msc.frontend.api.transformer import *  # noqa: F401,F403,E402
+from msc.frontend.api.transformer import __all__ as _transformer_all  # noqa: E402
+
+__all__ += _transformer_all
+
+
+from msc.frontend.api.rnn import GRU, LSTM, RNN  # noqa: E402
+from msc.frontend.api.rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
+
+__all__ += ["RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"]
+
+from msc.frontend.api import misc_layers as _misc, resize as _resize  # noqa: E402
+from msc.frontend.api.misc_layers import CellDict, ClipByNorm, Unflatten  # noqa: E402
+from msc.frontend.api.resize import (  # noqa: E402
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    PixelShuffle,
+    PixelUnshuffle,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    Upsample,
+    ZeroPad2d,
+)
+from msc.frontend.api.resize import PadCell as Pad  # noqa: E402
+
+__all__ += [*_resize.NN, "Pad", *_misc.NN]
+
+from msc.frontend.api.coverage_classes import NN_CELLS as _coverage_cells  # noqa: E402
+
+globals().update(_coverage_cells)
+__all__ += list(_coverage_cells)
+
 
 def __getattr__(name: str) -> object:
     """A MindSpore ``nn`` name msc lacks: msc's "not supported yet" error."""

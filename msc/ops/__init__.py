@@ -43,6 +43,32 @@ from msc.frontend.api.norm import BatchNorm, batch_norm, group_norm  # noqa: E40
 __all__ += ["BatchNorm", "batch_norm", "group_norm", "EmbeddingLookup"]
 __all__ += _conv_all
 
+from msc.frontend.api import misc_layers as _misc, resize as _resize  # noqa: E402
+from msc.frontend.api.misc_layers import clip_by_global_norm, clip_by_norm, dropout, rand  # noqa: E402,E501
+from msc.frontend.api.resize import (  # noqa: E402
+    MirrorPad,
+    Pad,
+    ResizeBilinearV2,
+    ResizeNearestNeighbor,
+    interpolate,
+    pad,
+    padding,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+)
+
+__all__ += [*_resize.OPS, *_misc.OPS]
+
+from msc.frontend.api.coverage_forms import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_forms import __all__ as _coverage_all  # noqa: E402
+from msc.frontend.api.coverage_classes import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_classes import __all__ as _coverage_classes_all  # noqa: E402
+from msc.frontend.api.einsum import *  # noqa: F401,F403,E402
+from msc.frontend.api.einsum import __all__ as _einsum_all  # noqa: E402
+
+__all__ += [*_coverage_all, *_coverage_classes_all, *_einsum_all]
+
 
 def __getattr__(name: str) -> object:
     """A MindSpore ``ops`` name msc lacks: msc's "not supported yet" error."""

@@ -292,3 +292,11 @@ def _rt_gelu_f16(x, approximate):
         return r(r(np.float32(0.5) * x) * r(np.float32(1.0) + t))
     e = math.erf(np.float64(r(x / np.float32(1.4140625))))
     return r(np.float64(r(np.float32(0.5) * x)) * (1.0 + e))
+
+
+def _rt_uniform_real(size, seed, offset, _streams={}):  # noqa: B006 - the module's streams
+    """``UniformReal``: kernels call it inside ``with objmode(...)`` (see numpy_rt)."""
+    stream = _streams.get((seed, offset))
+    if stream is None:
+        stream = _streams[(seed, offset)] = np.random.default_rng((seed, offset))
+    return stream.random(size, dtype=np.float32)

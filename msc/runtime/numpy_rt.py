@@ -281,3 +281,12 @@ def print_text(format, values):  # noqa: A002 - MindSpore's name
 def _rt_print(format, *values):  # noqa: A002
     """``Print`` at run time."""
     print(print_text(format, values))
+
+
+def _rt_uniform_real(size, seed, offset, _streams={}):  # noqa: B006 - the module's streams
+    """``UniformReal``: ``size`` float32 draws in [0, 1) from the stream of ``(seed,
+    offset)``, created at its first draw and continued by later ones."""
+    stream = _streams.get((seed, offset))
+    if stream is None:
+        stream = _streams[(seed, offset)] = np.random.default_rng((seed, offset))
+    return stream.random(size, dtype=np.float32)

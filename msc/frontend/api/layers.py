@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError, ShapeError, UnsupportedSyntaxError
+from msc.errors import GraphTypeError, GraphValueError, ShapeError
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
 from msc.frontend.api.initializer import HeUniform, Uniform, generator, initializer
@@ -251,14 +251,15 @@ class Dropout(Cell):
 
 
 def _dropout_scale(x: Any, keep_prob: float) -> Tensor:
-    """0 or 1/keep_prob per element, drawn from the seeded generator."""
-    if isinstance(x, SymTensor):
-        raise UnsupportedSyntaxError("nn.Dropout in training mode cannot be compiled yet "
-                                     "(graphs have no random op); call set_train(False) "
-                                     "before compiling, or run in PYNATIVE_MODE")
+    """0 or 1/keep_prob per element, drawn from the seeded generator (in a graph, from a
+    ``UniformReal`` node: see ``misc_layers.uniform_draw``)."""
     if not x.dtype.is_float:
         raise GraphTypeError(f"For 'Dropout', the dtype of 'x' must be float16 or float32, "
                              f"but got {x.dtype}.", user_loc())
+    if isinstance(x, SymTensor):
+        from msc.frontend.api.misc_layers import uniform_draw
+
+        return F.cast(uniform_draw(x.shape) < keep_prob, x.dtype) / keep_prob
     keep = generator().random(x.shape) < keep_prob
     return Tensor((keep / keep_prob).astype(x.dtype.np))
 

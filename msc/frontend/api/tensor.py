@@ -485,3 +485,7 @@ for _name, _method in _MATH_METHODS.items():
 from msc.frontend.api.array_classes import install_tensor_methods  # noqa: E402
 
 install_tensor_methods(Tensor)  # sort, topk, tril, flip, std, ... (functional_array)
+
+from msc.frontend.api.coverage_methods import install as _install_coverage  # noqa: E402
+
+_install_coverage(Tensor)  # add, permute, float, median, ... (coverage_methods)

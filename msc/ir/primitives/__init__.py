@@ -13,6 +13,7 @@ from msc.ir.primitives import (  # noqa: F401  (registration)
     elementwise,
     linalg,
     nn,
+    random,
     reduce,
     scatter,
     shape,

@@ -212,23 +212,42 @@ def _close_taps(loops: Loops, taps: dict[int, str]) -> None:
 
 
 def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """out[n, o, p...] = sum over the group's channels c and the taps k of
-    x[n, group * cg + c, p * stride - lo + k * dilation] * w[o, c, k]."""
+    """out[n, o, p...] += x[n, group * cg + c, p * stride - lo + k * dilation] * w[o, c, k]
+    for each of the group's channels c and taps k, with the output's last axis innermost:
+    that loop walks both arrays contiguously over the range of positions whose input is
+    inside the unpadded image (computed, not tested per tap), so Numba vectorises it.
+    (Summing over channels innermost read strided memory: about 10x slower.)"""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     nd, cg, og = x.ndim - 2, w.shape[1], o.shape[1] // node.attr["groups"]
-    acc, c = fresh("acc"), fresh("c")
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, range(o.ndim), "p")
-    at = {d: lead[d + 2] for d in range(nd)}
-    loops.add(f"{acc} = 0.0")
-    taps, where = _open_taps(loops, node, w.shape[2:], at, x.shape[2:])
+    loops.add(f"{out} = np.zeros({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(o.shape, (0, 1), "p")
+    c, ch, wv = fresh("c"), fresh("ch"), fresh("wv")
     loops.add(f"for {c} in range({cg}):")
-    xs = index([lead[0], f"{lead[1]} // {og} * {cg} + {c}", *where])
-    ws = index([lead[1], c, *taps.values()])
-    loops.add(f"    {acc} += {a[0]}[{xs}] * {a[1]}[{ws}]")
-    _close_taps(loops, taps)
-    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({acc})")
+    loops.depth += 1
+    loops.add(f"{ch} = {lead[1]} // {og} * {cg} + {c}")
+    taps = loops.open(w.shape, range(2, w.ndim), "k")
+    loops.add(f"{wv} = {a[1]}[{index([lead[1], c, *taps.values()])}]")
+    where, opened = [], {}
+    for d in range(nd - 1):  # outer spatial axes: guard each input index
+        opened.update(loops.open(o.shape, (d + 2,), "p"))
+        i = fresh(f"i{d}")
+        loops.add(f"{i} = {opened[d + 2]} * {stride[d]} - {pad[2 * d]} + "
+                  f"{taps[d + 2]} * {dilation[d]}")
+        loops.add(f"if 0 <= {i} < {x.shape[d + 2]}:")
+        loops.depth += 1
+        where.append(i)
+    last, t, first, stop, q = nd - 1, fresh("t"), fresh("first"), fresh("stop"), fresh("q")
+    s, size = stride[last], x.shape[-1]
+    loops.add(f"{t} = {taps[w.ndim - 1]} * {dilation[last]} - {pad[2 * last]}")
+    loops.add(f"{first} = max(0, -({t} // {s}))")
+    loops.add(f"{stop} = min({o.shape[-1]}, ({size - 1} - {t}) // {s} + 1)")
+    loops.add(f"for {q} in range({first}, {stop}):")
+    dst = index([lead[0], lead[1], *opened.values(), q])
+    src = index([lead[0], ch, *where, f"{q} * {s} + {t}"])
+    loops.add(f"    {out}[{dst}] += {a[0]}[{src}] * {wv}")
+    loops.depth -= 2 * (nd - 1) + len(taps) + 1
     loops.close(lead)
     return loops.lines
 

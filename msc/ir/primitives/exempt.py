@@ -27,6 +27,7 @@ NO_VJP: dict[str, str] = {
                     _INTEGER),
     **dict.fromkeys(("Trunc", "Round"),
                     "piecewise constant: the grad transform gives zeros without a rule"),
+    "UniformReal": _CONST + ": a random draw, constant with respect to every input",
     "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
                    "linear in the cotangent, routed by the arg-max of each window)",
 }
@@ -38,4 +39,5 @@ NO_BATCH: dict[str, str] = {
                      "UpdateState"), "structural: the vmap transform batches it itself"),
     **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "Print", "Raise"),
                     "a side effect: the vmap transform checks what is batched and orders it"),
+    "UniformReal": _CONST + ": the vmap transform copies it, one draw shared by the batch",
 }

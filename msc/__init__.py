@@ -48,12 +48,12 @@ from msc.frontend.api.initializer import get_seed  # noqa: F401,E402
 
 from msc._version import VERSION as __version__  # noqa: E402
 
-_LAZY_SUBMODULES = ("amp", "train")  # imported on first use
+_LAZY_SUBMODULES = ("amp", "train", "numpy")  # imported on first use
 
 
 def __getattr__(name: str) -> object:
-    """``ms.amp`` / ``ms.train`` on first use; a MindSpore name msc lacks raises msc's
-    "not supported yet" error."""
+    """``ms.amp`` / ``ms.train`` / ``ms.numpy`` on first use; a MindSpore name msc lacks
+    raises msc's "not supported yet" error."""
     if name in _LAZY_SUBMODULES:
         import importlib
 

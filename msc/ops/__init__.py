@@ -66,8 +66,11 @@ from msc.frontend.api.coverage_classes import *  # noqa: F401,F403,E402
 from msc.frontend.api.coverage_classes import __all__ as _coverage_classes_all  # noqa: E402
 from msc.frontend.api.einsum import *  # noqa: F401,F403,E402
 from msc.frontend.api.einsum import __all__ as _einsum_all  # noqa: E402
+from msc.frontend.api.coverage_more import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_more import __all__ as _coverage_more_all  # noqa: E402
 
 __all__ += [*_coverage_all, *_coverage_classes_all, *_einsum_all]
+__all__ += _coverage_more_all
 
 
 def __getattr__(name: str) -> object:

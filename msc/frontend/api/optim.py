@@ -4,107 +4,351 @@
 Each is a Cell whose ``construct(gradients)`` maps one update function over the
 parameters, their state and the gradients with ``HyperMap``, writing every Parameter
 with ``ops.assign``, as MindSpore's optimizers do; in a graph the writes are effects in
-program order, so a train step updates the weights in place. Weight decay applies to
-every parameter whose name has neither "beta" nor "gamma" in it (MindSpore's default
-filter; normalisation scales and shifts are not decayed).
+program order, so a train step updates the weights in place.
+
+The learning rate is a number (held in the Parameter ``learning_rate``), a
+``LearningRateSchedule`` or a 1-D sequence of per-step rates; the last two are evaluated
+at ``global_step`` before the step increments it. ``params`` may be parameter groups
+(dicts with ``params``, ``lr``, ``weight_decay``, ``grad_centralization``, or one
+``order_params``): a group's keys override the optimizer's arguments for its parameters.
+Without groups, weight decay skips parameters whose name holds "beta" or "gamma"
+(normalisation scales and shifts); with groups, a parameter decays when its group's
+weight decay is not zero.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
-from msc.frontend.api.cell import Cell
+from msc.frontend.api.cell import Cell, CellList
 from msc.frontend.api.effects import assign, assign_add
 from msc.frontend.api.hypermap import HyperMap, partial
+from msc.frontend.api.lr_schedule import LearningRateSchedule
 from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay"]
 
-
-class Optimizer(Cell):
-    """The parts every optimizer shares: ``parameters``, ``learning_rate`` (a float or a
-    0-d Tensor, held in a Parameter so it can be changed between steps), ``weight_decay``
-    and ``loss_scale`` (gradients are divided by it), and a ``global_step`` counter."""
-
-    def __init__(self, learning_rate: Any, parameters: Any, weight_decay: float = 0.0,
-                 loss_scale: float = 1.0):
-        super().__init__(auto_prefix=False)
-        params = list(parameters)
-        if not params:
-            raise GraphValueError(f"For '{type(self).__name__}', the argument 'params' must "
-                                  "not be empty.")
-        if any(isinstance(p, dict) for p in params):
-            raise GraphTypeError("parameter groups (dicts) are not supported yet: pass the "
-                                 "Parameters")
-        if not all(isinstance(p, Parameter) for p in params):
-            raise GraphTypeError(f"For '{type(self).__name__}', the 'params' must be "
-                                 "Parameters.")
-        self.parameters = ParameterTuple(params)
-        self.learning_rate = Parameter(_learning_rate(learning_rate), name="learning_rate")
-        self.weight_decay = _non_negative(weight_decay, "weight_decay", type(self).__name__)
-        self.loss_scale = float(loss_scale)
-        if self.loss_scale <= 0:
-            raise GraphValueError(f"For '{type(self).__name__}', the 'loss_scale' must be "
-                                  f"greater than 0, but got {loss_scale}.")
-        self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name
-                                 for p in params)
-        self.global_step = Parameter(Tensor(np.array([0], np.int32)), name="global_step")
-        self.hyper_map = HyperMap()
-
-    def get_lr(self) -> Any:
-        return self.learning_rate * 1  # its value now, not the Parameter
-
-    def scaled(self, gradients: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Gradients divided by the loss scale."""
-        if self.loss_scale == 1.0:
-            return tuple(gradients)
-        return tuple(g / self.loss_scale for g in gradients)
-
-    def decayed(self, gradients: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Gradients plus ``weight_decay * weight`` where the filter allows (L2)."""
-        if self.weight_decay == 0.0:
-            return tuple(gradients)
-        return tuple(g + self.weight_decay * p if flag else g
-                     for g, p, flag in zip(gradients, self.parameters, self.decay_flags))
-
-    def step(self) -> None:
-        assign_add(self.global_step, Tensor(np.array([1], np.int32)))
+_GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
 
 
-def _learning_rate(value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise GraphValueError("a learning rate Tensor must be 0-d here (dynamic learning "
-                                  "rates are not supported yet)")
-        return Tensor(value.asnumpy().astype(np.float32))
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GraphTypeError(f"learning_rate must be a float or a Tensor, not "
-                             f"{type(value).__name__}")
-    return Tensor(np.float32(value))
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _non_negative(value: Any, arg: str, cls: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise GraphValueError(f"For '{cls}', the '{arg}' must be a float >= 0, but got "
-                              f"{value!r}.")
+    if not _is_number(value) or value < 0:
+        raise GraphValueError(f"For '{cls}', the '{arg}' must be float and must >= 0, but got "
+                              f"'{value}' with type '{type(value).__name__}'.")
     return float(value)
 
 
 def _in_unit(value: Any, arg: str, cls: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+    if not _is_number(value) or not 0 <= value < 1:
         raise GraphValueError(f"For '{cls}', the '{arg}' must be in range [0.0, 1.0), but "
                               f"got {value!r}.")
     return float(value)
 
 
+def _parameter_list(parameters: Any, what: str) -> list[Any]:
+    if parameters is None:
+        raise GraphValueError(f"For 'Optimizer', the argument {what} can not be None.")
+    if not isinstance(parameters, Iterable):
+        raise GraphTypeError(f"For 'Optimizer', the argument {what} must be Iterable type, "
+                             f"but got {type(parameters)}.")
+    params = list(parameters)
+    if not params:
+        raise GraphValueError(f"For 'Optimizer', the argument {what} must not be empty.")
+    return params
+
+
+class _ConstantLR(LearningRateSchedule):
+    """A fixed rate among dynamic group rates: the Parameter's value at every step."""
+
+    def __init__(self, learning_rate: Parameter):
+        super().__init__()
+        self.learning_rate = learning_rate
+
+    def construct(self, global_step: Any) -> Any:
+        return self.learning_rate + 0.0
+
+
+class _ListLR(LearningRateSchedule):
+    """Per-step rates: the rate of step i is ``rates[i]``; past the end is an error, as
+    MindSpore's gather of the step index is."""
+
+    def __init__(self, rates: Tensor, name: str):
+        super().__init__()
+        self.learning_rate = Parameter(rates, name)
+
+    def construct(self, global_step: Any) -> Any:
+        return F.gather(self.learning_rate, global_step, 0)
+
+
+class Optimizer(Cell):
+    """The parts every optimizer shares: ``parameters`` (or parameter groups),
+    ``learning_rate``, ``weight_decay`` (a number or a Cell of the step) and
+    ``loss_scale`` (gradients are divided by it), and the ``global_step`` counter."""
+
+    def __init__(self, learning_rate: Any, parameters: Any, weight_decay: Any = 0.0,
+                 loss_scale: float = 1.0):
+        super().__init__(auto_prefix=False)
+        params = _parameter_list(parameters, "parameters")
+        if not all(isinstance(p, Parameter) for p in params) and \
+                not all(isinstance(p, dict) for p in params):
+            raise GraphTypeError("For 'Optimizer', all elements of the argument 'parameters' "
+                                 "must be 'Parameter' or 'dict', please check the "
+                                 "'parameters'.")
+        if _is_number(loss_scale):
+            loss_scale = float(loss_scale)
+        if not isinstance(loss_scale, float):
+            raise GraphTypeError(f"For '{self.cls_name}', the type of 'loss_scale' should be "
+                                 f"'float', but got type '{type(loss_scale).__name__}'.")
+        if loss_scale <= 0:
+            raise GraphValueError(f"For '{self.cls_name}', the 'loss_scale' must be greater "
+                                  f"than 0, but got {loss_scale}.")
+        self.loss_scale = loss_scale
+        self.need_scale = loss_scale != 1.0
+        self.reciprocal_scale = 1.0 / loss_scale
+        self.dynamic_lr = self.dynamic_weight_decay = False
+        self.is_group = isinstance(params[0], dict)
+        self.is_group_lr = False
+        self.global_step = Parameter(Tensor(np.array([0], np.int32)), name="global_step")
+        self.global_step_increase_tensor = Tensor(np.array([1], np.int32))
+        lr = self._preprocess_lr(learning_rate)
+        if self.is_group:
+            params, lrs, decays, centralize = self._groups(params, lr, weight_decay)
+            self.decay_flags = tuple(isinstance(d, Cell) or d > 0 for d in decays)
+            self.grad_centralization_flags = tuple(centralize)
+            self.weight_decay = tuple(decays)
+            self.exec_weight_decay = any(self.decay_flags)
+        else:
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name
+                                     for p in params)
+            self.weight_decay = self._preprocess_weight_decay(weight_decay)
+            self.exec_weight_decay = self.dynamic_weight_decay or self.weight_decay > 0
+        if self.is_group_lr:
+            self.group_lr = lrs
+            self.learning_rate = CellList([_ConstantLR(x) if isinstance(x, Parameter) else x
+                                           for x in lrs], auto_prefix=False) \
+                if self.dynamic_lr else ParameterTuple(lrs)
+        else:
+            self.learning_rate = self._build_lr(lr, "learning_rate")
+        self.parameters = ParameterTuple(params)
+        self._parameters = self.parameters
+        self.param_length = len(params)
+        self.hyper_map = HyperMap()
+
+    @property
+    def cls_name(self) -> str:
+        return type(self).__name__
+
+    # --- arguments ----------------------------------------------------------------------
+
+    def _preprocess_lr(self, value: Any) -> Any:
+        """A float, a 0-d float32 Tensor (both fixed), a 1-D float32 Tensor of per-step
+        rates or a schedule (both dynamic: ``dynamic_lr`` is set)."""
+        if _is_number(value) or isinstance(value, bool):
+            return _non_negative(float(value), "learning rate", self.cls_name)
+        if isinstance(value, Tensor) and value.ndim == 0:
+            return Tensor(value.asnumpy().astype(np.float32))
+        if isinstance(value, LearningRateSchedule):
+            self.dynamic_lr = True
+            return value
+        if isinstance(value, str):
+            raise GraphTypeError(f"For 'Optimizer', the argument 'learning_rate' must be int, "
+                                 f"float, Tensor, Iterable or LearningRateSchedule, but got "
+                                 f"{type(value)}.")
+        if isinstance(value, (Tensor, np.ndarray)) or isinstance(value, Iterable):
+            rates = np.asarray(value.asnumpy() if isinstance(value, Tensor) else list(value),
+                               np.float32)
+            if rates.ndim != 1:
+                raise GraphValueError(f"For 'Optimizer', if 'learning_rate' is Tensor type, then "
+                                      f"the dimension of it should be 0 or 1, but got "
+                                      f"{rates.ndim}.")
+            self.dynamic_lr = True
+            return Tensor(rates)
+        raise GraphTypeError(f"For 'Optimizer', the argument 'learning_rate' must be int, "
+                             f"float, Tensor, Iterable or LearningRateSchedule, but got "
+                             f"{type(value)}.")
+
+    def _build_lr(self, lr: Any, name: str) -> Any:
+        """A fixed rate becomes a Parameter, per-step rates a ``_ListLR``."""
+        if isinstance(lr, float):
+            return Parameter(Tensor(np.float32(lr)), name)
+        if isinstance(lr, Tensor) and lr.ndim == 0:
+            return Parameter(lr, name)
+        if isinstance(lr, Tensor):
+            return _ListLR(lr, name)
+        return lr
+
+    def _preprocess_weight_decay(self, value: Any) -> Any:
+        """A float (times the loss scale, which the gradient scaling then divides out) or
+        a Cell of the step."""
+        if isinstance(value, Cell):
+            self.dynamic_weight_decay = True
+            return value
+        if not isinstance(value, (int, float)):
+            raise GraphTypeError("For 'Optimizer', the argument 'Weight_decay' must be int, "
+                                 f"float or Cell.but got {type(value)}")
+        return _non_negative(float(value), "weight_decay", self.cls_name) * self.loss_scale
+
+    def _groups(self, groups: list[dict], lr: Any,
+                weight_decay: Any) -> tuple[list, list, list, list]:
+        """The parameters of the groups in order, and each one's learning rate, weight
+        decay and gradient-centralisation flag."""
+        order = None
+        for group in groups:
+            unknown = [k for k in group if k not in _GROUP_KEYS]
+            if unknown:
+                raise KeyError(f"For 'Optimizer', the key in group params must be one of in "
+                               f"{list(_GROUP_KEYS)}, but got {unknown}.")
+            if "order_params" in group:
+                if len(group) > 1:
+                    raise GraphValueError("For 'Optimizer', the order params dict in group "
+                                          "parameters should only include the "
+                                          f"'order_params' key, but got {group.keys()}.")
+                if not isinstance(group["order_params"], Iterable):
+                    raise GraphTypeError("For 'Optimizer', the value of 'order_params' in "
+                                         "group parameters should be Iterable type, but got "
+                                         f"{type(group['order_params'])}.")
+                order = list(group["order_params"])
+                continue
+            for index, param in enumerate(_parameter_list(group["params"], "group `params`")):
+                if not isinstance(param, Parameter):
+                    raise GraphTypeError("For 'Optimizer', the element in group parameters "
+                                         f"must be Parameter type, but got {type(param)} at "
+                                         f"index {index}.")
+        group_rates = {i: self._preprocess_lr(g["lr"]) for i, g in enumerate(groups)
+                       if "lr" in g}
+        self.is_group_lr = bool(group_rates)
+        lengths = {r.size for r in [lr, *group_rates.values()]
+                   if isinstance(r, Tensor) and r.ndim == 1}
+        if len(lengths) > 1:
+            raise GraphValueError("For 'Optimizer', the Tensor type dynamic learning rate in "
+                                  "group must be the same size as the argument "
+                                  "'learning_rate'.")
+        default_lr = self._build_lr(lr, "learning_rate")
+        rows: list[tuple[Any, Any, Any, bool]] = []
+        for i, group in enumerate(groups):
+            if "order_params" in group:
+                continue
+            rate = self._build_lr(group_rates[i], f"learning_rate_group_{i}") \
+                if i in group_rates else default_lr
+            decay = self._preprocess_weight_decay(group.get("weight_decay", weight_decay))
+            centralize = group.get("grad_centralization", False)
+            if not isinstance(centralize, bool):
+                raise GraphTypeError("For 'Optimizer', the 'gradients_centralization' must be "
+                                     f"bool type, but got {type(centralize)}.")
+            for param in group["params"]:
+                if any(param.name == row[0].name for row in rows):
+                    raise RuntimeError(f"For 'Optimizer', the {param.name} parameter already "
+                                       "exists, it does not support repeated setting. Please "
+                                       "check whether the optimizer parameter has been set "
+                                       "multiple times.")
+                rows.append((param, rate, decay, centralize))
+        if order:
+            if len(order) != len(rows):
+                raise GraphValueError("For 'Optimizer',the length of order parameters must be "
+                                      "the same as the length of group parameters, but got "
+                                      f"order parameters' length {len(order)}, group "
+                                      f"parameters' length {len(rows)}.")
+            names = [p.name for p in order]
+            missing = [row[0].name for row in rows if row[0].name not in names]
+            if missing:
+                raise GraphValueError(f"'{missing[0]}' is not in list")
+            rows.sort(key=lambda row: names.index(row[0].name))
+        return [list(column) for column in zip(*rows)]
+
+    # --- what a construct calls -----------------------------------------------------------
+
+    def get_lr(self) -> Any:
+        """The learning rate of the current step: a Parameter (fixed) or the schedule's
+        value; with group rates, a tuple with one per parameter."""
+        if not self.dynamic_lr:
+            return self.learning_rate
+        if self.is_group_lr:
+            return tuple(rate(self.global_step).reshape(()) for rate in self.learning_rate)
+        return self.learning_rate(self.global_step).reshape(())
+
+    def get_weight_decay(self) -> Any:
+        """The weight decay of the current step (a tuple per parameter with groups)."""
+        if not self.dynamic_weight_decay:
+            return self.weight_decay
+        if self.is_group:
+            return tuple(d(self.global_step) * self.loss_scale if isinstance(d, Cell) else d
+                         for d in self.weight_decay)
+        return self.weight_decay(self.global_step) * self.loss_scale
+
+    def get_lr_parameter(self, param: Any) -> Any:
+        """The learning rate (Parameter, or schedule when dynamic) of ``param`` or of each
+        Parameter in a list."""
+        if not isinstance(param, (Parameter, list)):
+            raise GraphTypeError("For 'get_lr_parameter', the 'param' must be 'Parameter' or "
+                                 f"'list' type, but got {type(param)}.")
+        ids = [id(p) for p in self.parameters]
+        rates = []
+        for p in param if isinstance(param, list) else [param]:
+            if id(p) not in ids:
+                raise GraphValueError(f"For 'get_lr_parameter', the parameter {p.name} is not "
+                                      "in optimizer, please check whether the argument "
+                                      "'param' is correct.")
+            rate = self.learning_rate[ids.index(id(p))] if self.is_group_lr \
+                else self.learning_rate
+            rates.append(rate.learning_rate if isinstance(rate, (_ConstantLR, _ListLR))
+                         else rate)
+        return rates if isinstance(param, list) else rates[0]
+
+    def decay_weight(self, gradients: Any) -> tuple[Any, ...]:
+        """Gradients plus ``weight_decay * weight`` where the decay flags allow (L2)."""
+        if not self.exec_weight_decay:
+            return tuple(gradients)
+        decay = self.get_weight_decay()
+        decays = decay if self.is_group else (decay,) * self.param_length
+        return tuple(g + p * F.cast(d, p.dtype) if flag else g for g, p, d, flag
+                     in zip(gradients, self.parameters, decays, self.decay_flags))
+
+    def gradients_centralization(self, gradients: Any) -> tuple[Any, ...]:
+        """With a group's ``grad_centralization``: a gradient of rank >= 2 whose axis 1 is
+        a multiple of 16 less its mean over the axes after the first."""
+        if not self.is_group:
+            return tuple(gradients)
+        return tuple(g - g.mean(axis=tuple(range(1, g.ndim)), keep_dims=True)
+                     if flag and g.ndim > 1 and g.shape[1] % 16 == 0 else g
+                     for g, flag in zip(gradients, self.grad_centralization_flags))
+
+    def scale_grad(self, gradients: Any) -> tuple[Any, ...]:
+        """Gradients divided by the loss scale."""
+        if not self.need_scale:
+            return tuple(gradients)
+        return tuple(g * self.reciprocal_scale for g in gradients)
+
+    def flatten_gradients(self, gradients: Any) -> Any:
+        return gradients
+
+    def prepared(self, gradients: Any) -> tuple[Any, ...]:
+        """Decayed, centralised and unscaled gradients, in MindSpore's order."""
+        return self.scale_grad(self.gradients_centralization(self.decay_weight(gradients)))
+
+    def step(self) -> None:
+        assign_add(self.global_step, self.global_step_increase_tensor)
+
+    def map_update(self, update: Any, lr: Any, *columns: Any) -> Any:
+        """``update(lr, *row)`` for each parameter's row of ``columns``; ``lr`` is one per
+        parameter with group rates."""
+        if self.is_group_lr:
+            return self.hyper_map(update, lr, *columns)
+        return self.hyper_map(partial(update, lr), *columns)
+
+
 # --- SGD and Momentum ------------------------------------------------------------------------
 
 
-def _momentum_update(lr: Any, momentum: float, nesterov: bool, weight: Any, moment: Any,
+def _momentum_update(momentum: float, nesterov: bool, lr: Any, weight: Any, moment: Any,
                      grad: Any) -> Any:
     """v = momentum * v + g; w -= lr * v (Nesterov: w -= lr * (g + momentum * v))."""
     v = moment * momentum + grad
@@ -117,7 +361,7 @@ class Momentum(Optimizer):
     use_nesterov=False)``; its state: ``moments.<name>`` per parameter."""
 
     def __init__(self, params: Any, learning_rate: Any, momentum: float,
-                 weight_decay: float = 0.0, loss_scale: float = 1.0,
+                 weight_decay: Any = 0.0, loss_scale: float = 1.0,
                  use_nesterov: bool = False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _non_negative(momentum, "momentum", "Momentum")
@@ -125,13 +369,14 @@ class Momentum(Optimizer):
         self.moments = self.parameters.clone(prefix="moments", init="zeros")
 
     def construct(self, gradients: Any) -> Any:
-        grads = self.decayed(self.scaled(gradients))
+        grads = self.prepared(gradients)
+        lr = self.get_lr()
         self.step()
-        update = partial(_momentum_update, self.get_lr(), self.momentum, self.use_nesterov)
-        return self.hyper_map(update, self.parameters, self.moments, grads)
+        update = partial(_momentum_update, self.momentum, self.use_nesterov)
+        return self.map_update(update, lr, self.parameters, self.moments, grads)
 
 
-def _sgd_update(lr: Any, momentum: float, dampening: float, nesterov: bool, weight: Any,
+def _sgd_update(momentum: float, dampening: float, nesterov: bool, lr: Any, weight: Any,
                 accum: Any, stat: Any, grad: Any) -> Any:
     """With momentum: accum = g on the first step (``stat`` is 1), else
     momentum * accum + (1 - dampening) * g; w -= lr * accum (Nesterov: g + momentum *
@@ -150,7 +395,7 @@ class SGD(Optimizer):
     ``stat.<name>`` per parameter."""
 
     def __init__(self, params: Any, learning_rate: Any = 0.1, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+                 dampening: float = 0.0, weight_decay: Any = 0.0, nesterov: bool = False,
                  loss_scale: float = 1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _non_negative(momentum, "momentum", "SGD")
@@ -158,42 +403,47 @@ class SGD(Optimizer):
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise GraphValueError("For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 "
                                   "and 'dampening' must equal to 0.0")
+        if self.dynamic_weight_decay:
+            raise GraphTypeError("For 'SGD', dynamic weight decay is currently not supported, "
+                                 "the argument 'weight_decay' or 'weight_decay' set in grouped "
+                                 "'params' must be float or int type.")
         self.nesterov = bool(nesterov)
         self.accum = self.parameters.clone(prefix="accum", init="zeros")
         self.stat = self.parameters.clone(prefix="stat", init="ones")
 
     def construct(self, gradients: Any) -> Any:
-        grads = self.decayed(self.scaled(gradients))
+        grads = self.prepared(gradients)
+        lr = self.get_lr()
         self.step()
-        update = partial(_sgd_update, self.get_lr(), self.momentum, self.dampening,
-                         self.nesterov)
-        return self.hyper_map(update, self.parameters, self.accum, self.stat, grads)
+        update = partial(_sgd_update, self.momentum, self.dampening, self.nesterov)
+        return self.map_update(update, lr, self.parameters, self.accum, self.stat, grads)
 
 
 # --- Adam --------------------------------------------------------------------------------
 
 
-def _adam_update(lr: Any, beta1: float, beta2: float, eps: float, nesterov: bool,
-                 weight: Any, m: Any, v: Any, grad: Any) -> Any:
-    """m, v: moving averages of g and g*g; w -= lr * m / (sqrt(v) + eps), with ``lr``
-    already bias-corrected (Nesterov: ``beta1 * m + (1 - beta1) * g`` for ``m``)."""
+def _adam_update(beta1: float, beta2: float, eps: float, nesterov: bool, beta1_power: Any,
+                 beta2_power: Any, lr: Any, weight: Any, m: Any, v: Any, grad: Any) -> Any:
+    """m, v: moving averages of g and g*g; w -= lr' * m / (sqrt(v) + eps) with the
+    bias-corrected step size lr' = lr * sqrt(1 - beta2^t) / (1 - beta1^t) (Nesterov:
+    ``beta1 * m + (1 - beta1) * g`` for ``m``)."""
     m_new = m * beta1 + grad * (1 - beta1)
     v_new = v * beta2 + grad * grad * (1 - beta2)
     assign(m, m_new)
     assign(v, v_new)
+    step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
     top = m_new * beta1 + grad * (1 - beta1) if nesterov else m_new
-    return assign(weight, weight - lr * top / (F.sqrt(v_new) + eps))
+    return assign(weight, weight - step_size * top / (F.sqrt(v_new) + eps))
 
 
 class Adam(Optimizer):
     """``nn.Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: the
-    step size ``lr * sqrt(1 - beta2^t) / (1 - beta1^t)``; its state: ``moment1.<name>``,
-    ``moment2.<name>``, ``beta1_power``, ``beta2_power``."""
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``; its
+    state: ``moment1.<name>``, ``moment2.<name>``, ``beta1_power``, ``beta2_power``."""
 
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
-                 use_nesterov: bool = False, weight_decay: float = 0.0,
+                 use_nesterov: bool = False, weight_decay: Any = 0.0,
                  loss_scale: float = 1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.beta1, self.beta2 = _in_unit(beta1, "beta1", "Adam"), _in_unit(beta2, "beta2",
@@ -209,29 +459,28 @@ class Adam(Optimizer):
         self.beta2_power = Parameter(Tensor(np.float32(1.0)), name="beta2_power")
 
     def construct(self, gradients: Any) -> Any:
-        grads = self.decayed(self.scaled(gradients))
+        grads = self.prepared(gradients)
+        lr = self.get_lr()
         self.step()
         b1 = self.beta1_power * self.beta1
         b2 = self.beta2_power * self.beta2
         assign(self.beta1_power, b1)
         assign(self.beta2_power, b2)
-        lr = self.get_lr() * F.sqrt(1 - b2) / (1 - b1)
-        update = partial(_adam_update, lr, self.beta1, self.beta2, self.eps,
-                         self.use_nesterov)
-        return self.hyper_map(update, self.parameters, self.moment1, self.moment2, grads)
+        update = partial(_adam_update, self.beta1, self.beta2, self.eps, self.use_nesterov,
+                         b1, b2)
+        return self.map_update(update, lr, self.parameters, self.moment1, self.moment2, grads)
 
 
-def _adam_weight_decay_update(lr: Any, beta1: float, beta2: float, eps: float,
-                              decay: float, weight: Any, m: Any, v: Any, grad: Any,
-                              flag: bool) -> Any:
+def _adam_weight_decay_update(beta1: float, beta2: float, eps: float, lr: Any, decay: Any,
+                              weight: Any, m: Any, v: Any, grad: Any, flag: bool) -> Any:
     """No bias correction; the decay is added to the step, not to the gradient."""
     m_new = m * beta1 + grad * (1 - beta1)
     v_new = v * beta2 + grad * grad * (1 - beta2)
     assign(m, m_new)
     assign(v, v_new)
     step = m_new / (F.sqrt(v_new) + eps)
-    if flag and decay:
-        step = step + weight * decay
+    if flag:
+        step = step + weight * F.cast(decay, weight.dtype)
     return assign(weight, weight - lr * step)
 
 
@@ -241,7 +490,7 @@ class AdamWeightDecay(Optimizer):
     ``adam_v.<name>``."""
 
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
-                 beta2: float = 0.999, eps: float = 1e-6, weight_decay: float = 0.0):
+                 beta2: float = 0.999, eps: float = 1e-6, weight_decay: Any = 0.0):
         super().__init__(learning_rate, params, weight_decay)
         self.beta1 = _in_unit(beta1, "beta1", "AdamWeightDecay")
         self.beta2 = _in_unit(beta2, "beta2", "AdamWeightDecay")
@@ -250,9 +499,10 @@ class AdamWeightDecay(Optimizer):
         self.moments2 = self.parameters.clone(prefix="adam_v", init="zeros")
 
     def construct(self, gradients: Any) -> Any:
-        grads = self.scaled(gradients)
+        decay = self.get_weight_decay()
+        lr = self.get_lr()
         self.step()
-        update = partial(_adam_weight_decay_update, self.get_lr(), self.beta1, self.beta2,
-                         self.eps, self.weight_decay)
-        return self.hyper_map(update, self.parameters, self.moments1, self.moments2, grads,
-                              self.decay_flags)
+        decays = decay if self.is_group else (decay,) * self.param_length
+        update = partial(_adam_weight_decay_update, self.beta1, self.beta2, self.eps)
+        return self.map_update(update, lr, decays, self.parameters, self.moments1,
+                               self.moments2, gradients, self.decay_flags)

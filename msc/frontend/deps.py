@@ -27,8 +27,9 @@ def fingerprint(value: Any) -> Any:
 
     Numbers, strings and tuples compare by value, arrays and tensors by content;
     objects whose own attributes are read separately (Cells, modules, functions)
-    by identity; a bound method by its object and function (``obj.m`` makes a new
-    method object on every read).
+    by identity; a bound method by its object and function, a built-in one
+    (``out.append`` of a list) by its object and name: ``obj.m`` makes a new method
+    object on every read, and the graph it gave must not be recompiled for that.
     """
     from msc.frontend.api.tensor import Parameter, Tensor
 
@@ -46,6 +47,9 @@ def fingerprint(value: Any) -> Any:
         return ("dict", tuple((fingerprint(k), fingerprint(v)) for k, v in value.items()))
     if isinstance(value, types.MethodType):
         return ("method", id(value.__self__), id(value.__func__))
+    if isinstance(value, types.BuiltinMethodType) and not isinstance(
+            getattr(value, "__self__", None), types.ModuleType):
+        return ("builtin method", id(value.__self__), value.__name__)  # ``out.append``
     return ("object", type(value).__qualname__, id(value))
 
 

@@ -306,3 +306,19 @@ def test_set_train_after_compile_recompiles_native_layers():
     net.set_train(True)                  # Dropout now drops: a different graph
     out = net(ms.Tensor(np.ones((512, 2), np.float32))).asnumpy()
     assert set(np.unique(out / kept[0])) == {0.0, 2.0}
+
+
+def test_a_list_built_in_the_function_does_not_recompile_every_call():
+    """``output.append`` is a new built-in method object on every read: the recorded read
+    must compare it by its list and name, or each call recompiles (the tutorial's for loop)."""
+    @ms.jit
+    def stacked(xs):
+        output = []
+        for i in range(xs.shape[0]):
+            output.append(xs[i] * 2)
+        return ops.stack(output)
+
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+    for _ in range(3):
+        close(stacked(x), np.arange(6, dtype=np.float32).reshape(3, 2) * 2)
+    assert stacked.cache.compiles == 1

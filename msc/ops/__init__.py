@@ -72,6 +72,15 @@ from msc.frontend.api.coverage_more import __all__ as _coverage_more_all  # noqa
 __all__ += [*_coverage_all, *_coverage_classes_all, *_einsum_all]
 __all__ += _coverage_more_all
 
+from msc.frontend.api.coverage_extra import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_extra import __all__ as _coverage_extra_all  # noqa: E402
+from msc.frontend.api.coverage_layout import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_layout import __all__ as _coverage_layout_all  # noqa: E402
+from msc.frontend.api.coverage_random import *  # noqa: F401,F403,E402
+from msc.frontend.api.coverage_random import __all__ as _coverage_random_all  # noqa: E402
+
+__all__ += [*_coverage_extra_all, *_coverage_layout_all, *_coverage_random_all]
+
 
 def __getattr__(name: str) -> object:
     """A MindSpore ``ops`` name msc lacks: msc's "not supported yet" error."""

@@ -593,18 +593,8 @@ CASES = (
 
 
 
-from tests.codegen.cases_math import MATH_CASES  # noqa: E402  (it imports Case from here)
-
-CASES += MATH_CASES
+# families kept in files of their own (they import ``Case`` from here)
 from tests.codegen.array_cases import ARRAY_CASES  # noqa: E402
-CASES += ARRAY_CASES
+from tests.codegen.cases_math import MATH_CASES  # noqa: E402
 
-
-def uniform_draw(x: Any) -> Any:
-    """One ``UniformReal`` node with an explicit seed: its stream's first draw."""
-    return x * ops.rand(3, 4, seed=4)
-
-
-CASES += (Case("uniform_real", uniform_draw, lambda r: [f32(r, 3, 4)],
-               frozenset({"UniformReal"}),
-               lambda x: x * np.random.default_rng((4, 0)).random((3, 4), np.float32)),)
+CASES += MATH_CASES + ARRAY_CASES

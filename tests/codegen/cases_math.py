@@ -1,5 +1,6 @@
 """Codegen cases of the special-function and activation primitives (``special.py``,
-``activation.py``), each against numpy written independently; ``cases.CASES`` includes
+``activation.py``) and the seeded ``UniformReal``, each against numpy written independently;
+``cases.CASES`` includes
 ``MATH_CASES``. Import this module through ``tests.codegen.cases``, which it extends."""
 
 from __future__ import annotations
@@ -113,4 +114,7 @@ MATH_CASES = (
     Case("parametric_activations", parametric_activations,
          lambda r: [f32(r, 3, 4, lo=-4, hi=4), r.uniform(-30, 30, (5,))],
          frozenset({"Elu", "Softplus"}), parametric_activations_expect),
+    Case("uniform_real", lambda x: x * ops.rand(3, 4, seed=4), lambda r: [f32(r, 3, 4)],
+         frozenset({"UniformReal"}),  # a seeded node's first draw
+         lambda x: x * np.random.default_rng((4, 0)).random((3, 4), np.float32)),
 )

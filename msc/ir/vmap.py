@@ -422,13 +422,14 @@ def _to_out_axes(b: Builder, v: Value, dim: BDim, axes: Any, size: int) -> Value
         if isinstance(axes, (tuple, list)):
             if len(axes) != n:
                 raise VmapError(f"The size of vmap's 'out_axes' should be equal to the "
-                                f"number of results of 'fn': {n}, but got size: {len(axes)}.")
+                                f"result size: {n}, but got size: {len(axes)}.")
         else:
             axes = (axes,) * n
         return b.tuple(*(_to_out_axes(b, b.getitem(v, i), _at(dim, i), axes[i], size)
                          for i in range(n)))
     if isinstance(axes, (tuple, list)):
-        raise VmapError(f"vmap's 'out_axes' {axes!r} is a sequence for a single result")
+        raise VmapError(f"The size of vmap's 'out_axes' should be equal to the result size: "
+                        f"1, but got size: {len(axes)}.")
     if axes is None:
         if is_batched(dim):
             raise VmapError("vmap's 'out_axes' is None for a result that differs between "

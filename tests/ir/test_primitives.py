@@ -59,7 +59,7 @@ def test_every_required_op_is_registered_with_its_elementwise_flag() -> None:
 
 
 EFFECTS = {"Load": "read", "Assign": "memory", "AssignAdd": "memory", "AssignSub": "memory",
-           "Print": "io", "Raise": "io"}
+           "Print": "io", "Raise": "io", "UniformReal": "io"}  # a draw advances its stream
 
 
 def test_costs_are_numbers_and_rank_ops_sensibly() -> None:

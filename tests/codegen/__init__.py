@@ -92,6 +92,15 @@ def compile_fn(fn: Any, inputs: Sequence[np.ndarray], target: str = "python") ->
     return compile_entry(fn, [arg_spec(x) for x in inputs], target=target)
 
 
+def run_python_graph(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
+                     folder: pathlib.Path) -> Any:
+    """``fn`` compiled for the python target and run on copies of ``inputs``."""
+    compiled = compile_fn(fn, inputs)
+    weights = [p.asnumpy() for p in compiled.weights]
+    return to_numpy(build(compiled.module, "python", folder, weights)(
+        *[np.array(x, copy=True) for x in inputs]))
+
+
 def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
               folder: pathlib.Path, *, expect: Any = None, rtol: float = RTOL,
               atol: float = ATOL) -> tuple[Compiled, dict[str, Built]]:

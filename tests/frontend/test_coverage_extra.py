@@ -10,7 +10,7 @@ import pytest
 
 import msc as ms
 from msc import Tensor, ops
-from tests.codegen import assert_same, build, check_all, compile_fn, to_numpy
+from tests.codegen import assert_same, check_all, run_python_graph, to_numpy
 
 RNG = np.random.default_rng(11)
 F32, I32, I64 = np.float32, np.int32, np.int64
@@ -242,19 +242,12 @@ def _want(want):
     return want.astype(F32) if want.dtype == np.float64 else want
 
 
-def _graph_python(fn, inputs, folder):
-    compiled = compile_fn(fn, inputs)
-    weights = [p.asnumpy() for p in compiled.weights]
-    return to_numpy(build(compiled.module, "python", folder, weights)(
-        *[np.array(x, copy=True) for x in inputs]))
-
-
 @pytest.mark.parametrize("name,fn,inputs,want", CASES, ids=[c[0] for c in CASES])
 def test_eager_and_python_graph_match_numpy(name, fn, inputs, want, tmp_path):
     want = _want(want)
     eager = to_numpy(fn(*[Tensor(x) for x in inputs]))
     assert_same(eager, want, f"{name} eager", rtol=2e-5, atol=2e-5)
-    assert_same(_graph_python(fn, inputs, tmp_path), want, f"{name} graph", rtol=2e-5,
+    assert_same(run_python_graph(fn, inputs, tmp_path), want, f"{name} graph", rtol=2e-5,
                 atol=2e-5)
 
 
@@ -388,6 +381,6 @@ def test_random_ops_in_graphs(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         ms.set_seed(5)
-        builds.append(_graph_python(_draws, [x], tmp_path / folder))
+        builds.append(run_python_graph(_draws, [x], tmp_path / folder))
     for a, b in zip(*builds):
         np.testing.assert_array_equal(a, b)

@@ -10,7 +10,7 @@ import pytest
 
 import msc as ms
 from msc import Tensor, nn, ops
-from tests.codegen import assert_same, build, check_all, compile_fn, to_numpy
+from tests.codegen import assert_same, check_all, run_python_graph, to_numpy
 
 RNG = np.random.default_rng(11)
 F32 = np.float32
@@ -351,13 +351,6 @@ METHOD_CASES = [
 ]
 
 
-def _graph_python(fn, inputs, folder):
-    compiled = compile_fn(fn, inputs)
-    weights = [p.asnumpy() for p in compiled.weights]
-    return to_numpy(build(compiled.module, "python", folder, weights)(
-        *[np.array(x, copy=True) for x in inputs]))
-
-
 def _tol(want):
     leaves = want if isinstance(want, tuple) else (want,)
     low = any(np.asarray(w).dtype == np.float16 for w in leaves)
@@ -376,7 +369,7 @@ def test_eager_and_python_graph_match_numpy(name, fn, inputs, want, tmp_path):
     want = _as_arrays(want)
     eager = to_numpy(fn(*[Tensor(x) for x in inputs]))
     assert_same(eager, want, f"{name} eager", **_tol(want))
-    assert_same(_graph_python(fn, inputs, tmp_path), want, f"{name} graph", **_tol(want))
+    assert_same(run_python_graph(fn, inputs, tmp_path), want, f"{name} graph", **_tol(want))
 
 
 @pytest.mark.parametrize("name", ["einsum_three", "einsum_diag", "kron", "median", "DivNoNan",

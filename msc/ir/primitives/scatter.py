@@ -44,6 +44,14 @@ def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
     return {"numba": LoopNest(loops), "python": ArrayExpr(emit)}
 
 
+def _read_index(loops: Loops, k: str, source: str, dim: int, what: str) -> None:
+    """``k = source``, a negative index counted from the end, out of range an IndexError."""
+    loops.add(f"{k} = {source}")
+    loops.add(f"if {k} < 0:")
+    loops.add(f"    {k} += {dim}")
+    _raise_out_of_range(loops, k, dim, what)
+
+
 def _raise_out_of_range(loops: Loops, k: str, dim: int, what: str) -> None:
     loops.add(f"if {k} < 0 or {k} >= {dim}:")
     loops.add(f"    raise IndexError(\"{what}: an index is out of range for a dim of size "
@@ -96,10 +104,7 @@ def _loops_gather_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
     names = loops.open(o.shape, range(o.ndim))
     at = index(list(names.values()))
-    loops.add(f"{k} = {a[1]}[{at}]")
-    loops.add(f"if {k} < 0:")
-    loops.add(f"    {k} += {x.shape[axis]}")
-    _raise_out_of_range(loops, k, x.shape[axis], "GatherD")
+    _read_index(loops, k, f"{a[1]}[{at}]", x.shape[axis], "GatherD")
     loops.add(f"{out}[{at}] = {a[0]}[{index([k if d == axis else names[d] for d in names])}]")
     loops.close(names)
     return loops.lines
@@ -135,10 +140,7 @@ def _loops_scatter_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     loops.add(f"{out} = {a[0]}.copy()")
     names = loops.open(it.shape, range(it.ndim))
     at = index(list(names.values()))
-    loops.add(f"{k} = {a[1]}[{at}]")
-    loops.add(f"if {k} < 0:")
-    loops.add(f"    {k} += {x.shape[axis]}")
-    _raise_out_of_range(loops, k, x.shape[axis], "TensorScatterElements")
+    _read_index(loops, k, f"{a[1]}[{at}]", x.shape[axis], "TensorScatterElements")
     op = "+=" if node.attr["reduction"] == "add" else "="
     loops.add(f"{out}[{index([k if d == axis else names[d] for d in names])}] {op} "
               f"{a[2]}[{at}]")

@@ -47,6 +47,7 @@ from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, entry_function, specialize
 from msc.ir.nodes import Module
 from msc.optimizer.pipeline import PassReport, passes, run_pipeline
+from msc.tiering import NumbaTier, ready_file, warn_failed
 
 #: How many times this process parsed, optimized and generated code: a compile-cache hit
 #: adds to none of them (tests and benchmarks read this instead of timing).
@@ -100,7 +101,10 @@ class Compiled:
     entry_dir: Path | None = None  # the compile-cache entry holding the code
     manifest: dict[str, Any] = field(default_factory=dict)  # the cache entry's
     all_tensors: bool = False  # every argument of the signature is a plain Tensor
+    target: str = "numba"
     code: ModuleType | None = None
+    standby: Compiled | None = None  # the python tier while the numba tier compiles
+    numba_tier: NumbaTier | None = None
 
     @property
     def module(self) -> Module | None:
@@ -129,31 +133,68 @@ class Compiled:
 
     def call(self, arrays: list[np.ndarray]) -> Any:
         """The generated code on input arrays, with the weights' current values. Strided
-        views are copied first: another layout than C's would make Numba compile again. Numba
-        failing to compile the kernel (on its first call) is reported at the user's line."""
-        if self.code is None:
-            self.load()
+        views are copied first: another layout than C's would make Numba compile again."""
         arrays += [p._data for p in self.weights]
         arrays = [a if a.flags.c_contiguous else np.asarray(a, order="C") for a in arrays]
+        if self.code is None:
+            if self.standby is not None:
+                return self.call_tiered(arrays)
+            self.load()
+        return self.execute(arrays)
+
+    def execute(self, arrays: list[np.ndarray]) -> Any:
+        """The loaded code on prepared arrays. Numba failing to compile the kernel (on its
+        first call) is reported at the user's line."""
         try:
             return to_user(self.code.run(*arrays, *self.constants))  # type: ignore[union-attr]
         except Exception as e:
             raise_numba_failure(e, self.code.__file__, self.deps.files)  # type: ignore
             raise
 
+    def call_tiered(self, arrays: list[np.ndarray]) -> Any:
+        """The python tier (``standby``) runs the call until the numba tier, compiling in
+        the background since the first call, is loaded; then the numba tier takes over.
+        If Numba fails, a ``TierWarning`` says why and the python tier stays."""
+        assert self.standby is not None
+        tier = self.numba_tier
+        if tier is None:
+            self.standby.load()
+            self.numba_tier = NumbaTier(self.module_path(), [*arrays, *self.constants],
+                                        detach=self.entry_dir is not None)
+        elif tier.done.is_set():
+            if tier.module is not None:
+                self.code, self.standby, self.numba_tier = tier.module, None, None
+                return self.execute(arrays)
+            warn_failed(tier, self.build.module.entry if self.build else self.manifest["entry"])
+            self.code, self.constants = self.standby.code, self.standby.constants
+            self.target, self.standby, self.numba_tier = "python", None, None
+        return self.standby.execute(arrays) if self.standby else self.execute(arrays)
+
+    @property
+    def tier(self) -> str:
+        """Which tier runs the next call: "numba" or "python" (a target's own name when
+        the code is not tiered)."""
+        return "python" if self.standby is not None else self.target
+
     def load(self) -> None:
         """Import the generated module (Numba compiles the kernel on its first call, or
         loads it from its cache)."""
         if self.entry_dir is not None:
-            self.code = import_once(self.entry_dir / self.manifest["module"])
-            return
+            self.code = import_once(self.module_path())
+        else:
+            self.code = import_file(str(self.module_path()), self.module_path().stem)
+
+    def module_path(self) -> Path:
+        """The generated module's file: in the compile-cache entry, or written to this
+        process's folder of in-process modules."""
+        if self.entry_dir is not None:
+            return self.entry_dir / self.manifest["module"]
         assert self.generated is not None
         digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
-        name = f"_msc_jit_{self.generated.spec.kernel.name}_{digest}"
-        path = os.path.join(_module_dir(), name + ".py")
-        if not os.path.exists(path):
-            Path(path).write_text(self.source, encoding="utf-8")
-        self.code = import_file(path, name)
+        path = Path(_module_dir()) / f"_msc_jit_{self.generated.spec.kernel.name}_{digest}.py"
+        if not path.exists():
+            path.write_text(self.source, encoding="utf-8")
+        return path
 
 
 #: ``store`` default of ``compile_entry``: the cache the context (or environment) asks for.
@@ -169,12 +210,36 @@ def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None
     exported by ``msc compile`` under the entry's name); ``progress`` hears of Numba's
     compile (see ``artifact.Progress``)."""
     target = target or context.jit_target()
+    tiered = target == "numba" and layout == "jit" and context.jit_tier() != "numba"
+    if tiered and context.jit_tier() == "python":
+        target, tiered = "python", False
     if store is FROM_CONTEXT:
         store = context_store()
     if store is None:
         built = build(entry, specs)
-        return runnable(built, generate(built, target, layout))
-    return _compile_cached(store, entry, tuple(specs), target, layout, progress)
+        return with_standby(runnable(built, generate(built, target, layout)), tiered)
+    return _compile_cached(store, entry, tuple(specs), target, layout, progress, tiered)
+
+
+def with_standby(compiled: Compiled, tiered: bool, entry: Any = None,
+                 specs: Sequence[Any] = ()) -> Compiled:
+    """``compiled`` (the numba target's code) with the python tier that runs its calls
+    until Numba is ready (``tiering.py``), when ``tiered`` and Numba is not ready yet.
+    A compile-cache hit has no build: it builds one from ``entry`` and ``specs``."""
+    if not tiered or compiled.code is not None or _numba_ready(compiled):
+        return compiled
+    built = compiled.build or build(entry, specs)
+    compiled.standby = runnable(built, generate(built, "python", "jit"))
+    return compiled
+
+
+def _numba_ready(compiled: Compiled) -> bool:
+    """Whether Numba's cache beside a compile-cache entry's module holds its kernels:
+    compiled when the entry was stored, or by a background worker since."""
+    if compiled.entry_dir is None:
+        return False
+    return "numba" in compiled.manifest.get("timings", {}) or \
+        ready_file(compiled.module_path()).exists()
 
 
 def build(entry: Any, specs: Sequence[Any]) -> Build:
@@ -223,14 +288,14 @@ def runnable(built: Build, generated: Generated, timings: dict[str, float] | Non
     """The ``Compiled`` of a fresh compile (``cache``: its cache fields)."""
     timings = timings or {**built.timings, "codegen": generated.seconds}
     return Compiled(built.weights, built.deps, generated.constants, built, generated,
-                    timings, **cache)
+                    timings, target=generated.spec.target, **cache)
 
 
 # --- through the compile cache ---------------------------------------------------------
 
 
 def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], target: str,
-                    layout: str, progress: Progress | None) -> Compiled:
+                    layout: str, progress: Progress | None, tiered: bool) -> Compiled:
     """Each entry of the entry key (see ``cache/key.py``) holds the dependency record of
     its compile; the first whose record holds in this process is a hit. A miss while the
     key has entries is a dependency change, and the warning names what changed."""
@@ -239,23 +304,27 @@ def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], targe
     key, described = entry_key(entry, fn, specs, target, layout)
     found = _lookup(store, key, entry, fn, specs)
     if found.folder is not None:
-        return _from_entry(found, time.perf_counter() - start)
+        return with_standby(_from_entry(found, time.perf_counter() - start), tiered, entry,
+                            specs)
     if found.changed:
         warn(found.reason[len("miss: "):])
     with contextlib.ExitStack() as stack:
         try:
             stack.enter_context(store.lock(key))
         except OSError as e:
-            return _not_stored(build(entry, specs), target, layout, _unwritable(store, e), found)
+            return with_standby(_not_stored(build(entry, specs), target, layout,
+                                            _unwritable(store, e), found), tiered)
         again = _lookup(store, key, entry, fn, specs)  # built while we waited for the lock?
         if again.folder is not None:
-            return _from_entry(again, time.perf_counter() - start)
-        return _build_and_store(store, key, described, entry, fn, specs, progress, found)
+            return with_standby(_from_entry(again, time.perf_counter() - start), tiered,
+                                entry, specs)
+        return with_standby(_build_and_store(store, key, described, entry, fn, specs,
+                                             progress, found, tiered), tiered)
 
 
 def _build_and_store(store: CacheStore, key: str, described: dict[str, Any], entry: Any,
                      fn: Any, specs: tuple[Any, ...], progress: Progress | None,
-                     found: Lookup) -> Compiled:
+                     found: Lookup, tiered: bool) -> Compiled:
     target, layout = described["target"], described["layout"]
     built = build(entry, specs)
     try:
@@ -267,7 +336,7 @@ def _build_and_store(store: CacheStore, key: str, described: dict[str, Any], ent
     timings = {**built.timings, "codegen": generated.seconds}
 
     def fill(tmp: Path) -> dict[str, Any]:
-        return _fill_entry(tmp, built, generated, timings, specs, progress,
+        return _fill_entry(tmp, built, generated, timings, specs, progress, tiered,
                            {"entry_key": key, "key": full, "entry": described["entry"],
                             "target": target, "layout": layout, "deps": rec.as_json(),
                             "changed": found.changed})
@@ -300,14 +369,16 @@ def _from_entry(found: Lookup, seconds: float) -> Compiled:
         constants = tuple(f[f"c{i}"] for i in range(len(f.files)))
     return Compiled(tuple(found.weights), found.deps, constants,
                     timings={"cache": seconds}, cache="hit", cache_why=found.reason,
-                    entry_dir=found.folder, manifest=found.manifest)
+                    entry_dir=found.folder, manifest=found.manifest,
+                    target=found.manifest["target"])
 
 
 def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str, float],
-                specs: tuple[Any, ...], progress: Progress | None,
+                specs: tuple[Any, ...], progress: Progress | None, tiered: bool,
                 describe: dict[str, Any]) -> dict[str, Any]:
     """Write the module, the constants and (numba) Numba's cache into ``tmp``; returns
-    the entry's manifest (``timings`` gains the ``numba`` phase)."""
+    the entry's manifest (``timings`` gains the ``numba`` phase). A ``tiered`` entry's
+    Numba cache is filled later, by the background compile (``tiering.py``)."""
     spec, layout = generated.spec, describe["layout"]
     artifact = layout.startswith("artifact:")
     name = spec.kernel.name if artifact else f"_msc_{spec.kernel.name}_{describe['key'][:16]}"
@@ -317,7 +388,7 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     if any(c.dtype.hasobject for c in constants):
         raise NotImplementedError("object constants")  # never made by lowering
     np.savez(tmp / CONSTANTS, **{f"c{i}": c for i, c in enumerate(constants)})
-    if target_named(spec.target).numba:
+    if target_named(spec.target).numba and not tiered:
         zeros = [np.zeros(p.shape, p.asnumpy().dtype) for p in built.weights]
         timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
                                              zeros + constants, built.deps.files)

@@ -20,6 +20,7 @@ _DEFAULTS: dict[str, Any] = {
     "save_graphs": False,
     "save_graphs_path": ".",
     "jit_target": "numba",
+    "jit_tier": None,  # None: MSC_JIT_TIER, else "auto"
     "enable_compile_cache": None,  # None: MSC_COMPILER_CACHE_ENABLE decides
     "compile_cache_path": "",  # "": MSC_COMPILER_CACHE_PATH, else the per-user default
     "reuse": "lazy_inline",  # which Cells become shared graphs: lazy_inline, auto or off
@@ -35,7 +36,10 @@ def set_context(**kwargs: Any) -> None:
     """Set compile options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``save_graphs``
     (dump the IR after every pass), ``save_graphs_path``, ``device_target``,
     ``jit_target`` ("numba" or "python": the code in-process compiles run),
-    ``enable_compile_cache`` and ``compile_cache_path`` (the on-disk compile cache;
+    ``jit_tier`` (how the numba target's first calls run: "auto" runs the python tier
+until Numba, compiling in the background, is ready (``msc/tiering.py``); "numba" waits
+for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
+``enable_compile_cache`` and ``compile_cache_path`` (the on-disk compile cache;
     they win over MSC_COMPILER_CACHE_ENABLE and MSC_COMPILER_CACHE_PATH), and ``reuse``
     ("lazy_inline": ``@lazy_inline`` Cells are compiled once and called from every
     instance; "auto": any user Cell class with several instances too; "off"),
@@ -50,6 +54,8 @@ def set_context(**kwargs: Any) -> None:
     for key, value in kwargs.items():
         if key == "jit_target" and value not in ("numba", "python"):
             raise GraphValueError(f"jit_target must be 'numba' or 'python', got {value!r}")
+        if key == "jit_tier" and value not in ("auto", "numba", "python", None):
+            raise GraphValueError(f"jit_tier must be 'auto', 'numba' or 'python', got {value!r}")
         if key == "mode" and value not in (GRAPH_MODE, PYNATIVE_MODE):
             raise GraphValueError(f"mode must be GRAPH_MODE or PYNATIVE_MODE, got {value!r}")
         if key == "reuse" and value not in ("lazy_inline", "auto", "off"):
@@ -97,6 +103,20 @@ def load_elim_level() -> int:
 def jit_target() -> str:
     """The target of in-process compiles (read on every compiled call: kept cheap)."""
     return _context["jit_target"]  # type: ignore[no-any-return]
+
+
+def jit_key() -> tuple[Any, ...]:
+    """What of the context selects in-process code (read on every compiled call: cheap)."""
+    return (_context["jit_target"], _context["jit_tier"])
+
+
+def jit_tier() -> str:
+    """The tier policy of in-process numba compiles: the context's, else MSC_JIT_TIER's,
+    else "auto"."""
+    tier = _context["jit_tier"] or os.environ.get("MSC_JIT_TIER", "").strip() or "auto"
+    if tier not in ("auto", "numba", "python"):
+        raise GraphValueError(f"MSC_JIT_TIER must be auto, numba or python, got {tier!r}")
+    return tier  # type: ignore[no-any-return]
 
 
 def save_graphs_dir() -> str | None:

@@ -1,6 +1,8 @@
 """Shared fixtures: every test starts from the default context and an empty compile
 cache of its own (``msc compile`` uses one unless ``--no-cache``; module fixtures share
-the session's)."""
+the session's). In-process numba compiles wait for Numba (MSC_JIT_TIER=numba), so the
+numba target is what the tests of the numba target run; ``tests/e2e/test_tiering.py``
+tests the tiers."""
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ def _private_compile_cache(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("MSC_COMPILER_CACHE_PATH", str(tmp_path_factory.mktemp("compile-cache")))
     mp.delenv("MSC_COMPILER_CACHE_ENABLE", raising=False)
+    mp.setenv("MSC_JIT_TIER", "numba")
     yield
     mp.undo()
 

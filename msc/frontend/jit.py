@@ -139,7 +139,7 @@ class CompileCache:
     def call(self, entry: Any, args: tuple[Any, ...]) -> Any:
         from msc.compiler import arg_spec, compile_entry
 
-        key = (context.jit_target(),) + tuple(map(_arg_key, args))
+        key = context.jit_key() + tuple(map(_arg_key, args))
         compiled = self.entries.get(key)
         if compiled is None or (compiled.deps.reads and
                                 not compiled.deps.still_valid()):

@@ -1,0 +1,150 @@
+"""Tiered execution: in-process compiles answer at once from the python (numpy) tier
+while Numba compiles the numba tier out of the caller's way.
+
+Numba takes from half a second to minutes to compile a kernel; the numpy module of the
+same graph runs as soon as it is written. Under ``set_context(jit_tier="auto")`` (the
+default) the first call of a ``@jit`` function or GRAPH_MODE Cell runs the python tier
+and starts a ``NumbaTier``: a worker process (``codegen/numba_worker.py``) compiles the
+numba module into Numba's on-disk cache, then a thread of this process loads the
+compiled kernels from that cache. The caller checks ``NumbaTier.module`` on each call
+and switches when it is set, so it never waits for Numba and never sees a half-loaded
+kernel. Each call runs exactly one tier, so a Parameter write happens once per call.
+Both tiers come from the same optimized graph and agree (the test suites compare the
+targets op by op); transcendental functions may differ in the last bit between numpy's
+and Numba's implementations, as between the targets.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import threading
+import warnings
+import weakref
+from pathlib import Path
+from types import ModuleType
+from typing import Sequence
+
+import numpy as np
+
+from msc.codegen.render import import_file
+
+WORKER = Path(__file__).with_name("codegen") / "numba_worker.py"
+_RUNNING: weakref.WeakSet[NumbaTier] = weakref.WeakSet()
+
+
+class TierWarning(UserWarning):
+    """The numba tier failed to compile; calls stay on the python tier."""
+
+
+class NumbaTier:
+    """Numba compiling the generated module at ``path`` in a worker process, started on
+    ``arrays`` (the arguments of the first call, copied to a file for the worker).
+
+    ``module`` is None until the compiled module is loaded; ``error`` says why it never
+    will be. ``ready_file`` marks a finished compile (a later process may read it)."""
+
+    def __init__(self, path: Path, arrays: Sequence[np.ndarray], *, detach: bool = False):
+        self.path = path
+        self.ready_file = ready_file(path)
+        self.module: ModuleType | None = None
+        self.error: str | None = None
+        self.done = threading.Event()
+        fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **{f"a{i}": a for i, a in enumerate(arrays)})
+        self.errors = tempfile.TemporaryFile()  # a file, not a pipe: a detached worker
+        self.detach = detach                    # may outlive this process
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, str(WORKER), str(path), self.args_file, str(self.ready_file)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errors,
+                start_new_session=detach)
+        except OSError as e:
+            self.error = f"cannot start the compile worker: {e}"
+            os.unlink(self.args_file)
+            self.errors.close()
+            self.done.set()
+            return
+        _RUNNING.add(self)
+        threading.Thread(target=self._finish, name=f"msc-numba-tier-{path.stem}",
+                         daemon=True).start()
+
+    def _finish(self) -> None:
+        """Wait for the worker, then load its kernels from Numba's cache (in this thread:
+        Numba's first use in a process costs a few tenths of a second)."""
+        try:
+            self.process.wait()
+            if self.process.returncode != 0:
+                self.errors.seek(0)
+                lines = self.errors.read().decode(errors="replace").strip().splitlines()
+                self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
+                return
+            self.module = load_compiled(self.path)
+        except Exception as e:  # noqa: BLE001 - reported to the caller as a TierWarning
+            self.error = f"{type(e).__name__}: {e}"
+        finally:
+            self.errors.close()
+            self.done.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the compile finished (loaded or failed); False on timeout."""
+        return self.done.wait(timeout)
+
+    def stop(self) -> None:
+        """At exit: a worker writing into this process's temporary folder is stopped; a
+        detached one filling the compile cache finishes its work for the next process."""
+        if self.detach:
+            return
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        with contextlib.suppress(OSError):  # the worker removes it once read
+            os.unlink(self.args_file)
+
+
+def ready_file(module_path: Path) -> Path:
+    return module_path.with_name(module_path.stem + ".numba-ready")
+
+
+def load_compiled(path: Path) -> ModuleType:
+    """Import the module at ``path`` and load from Numba's cache every kernel signature
+    its worker compiled (no kernel runs, nothing compiles when the cache is intact)."""
+    with open(ready_file(path), "rb") as f:
+        signatures = pickle.load(f)
+    module = import_file(str(path), path.stem)
+    for name, sigs in signatures.items():
+        for sig in sigs:
+            getattr(module, name).compile(sig)
+    return module
+
+
+def warn_failed(tier: NumbaTier, label: str) -> None:
+    warnings.warn(f"the numba tier of {label} failed to compile; its calls run on the "
+                  f"python tier:\n{tier.error}", TierWarning, stacklevel=4)
+
+
+def wait_for_compiles(timeout: float | None = None) -> bool:
+    """Wait for every background Numba compile of this process to finish: after it, the
+    next call of each compiled function runs its numba tier. False if ``timeout`` (in
+    seconds) ran out first. Useful before timing steady-state calls.
+
+    Example:
+        >>> msc.wait_for_compiles()
+        True
+    """
+    for tier in list(_RUNNING):
+        if not tier.wait(timeout):
+            return False
+    return True
+
+
+@atexit.register
+def _stop_all() -> None:
+    for tier in list(_RUNNING):
+        tier.stop()

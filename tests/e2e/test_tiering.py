@@ -1,0 +1,189 @@
+"""Tiered execution (``msc/tiering.py``): the python tier answers while Numba compiles in a
+worker process; the numba tier takes over when loaded; each call runs one tier, so every
+Parameter write happens once per call; a process may exit while the worker runs."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+
+import msc as ms
+from msc import nn, ops
+from msc.tiering import NumbaTier, TierWarning, wait_for_compiles
+
+
+class Counter(nn.Cell):
+    """Writes a Parameter on every call and returns a value that depends on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = ms.Parameter(ms.Tensor(np.zeros(1, np.float32)), name="calls")
+        self.w = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)),
+                              name="w")
+
+    def construct(self, x):
+        ops.assign_add(self.calls, ops.ones((1,), ms.float32))
+        return ops.relu(ops.matmul(x, self.w)) * self.calls
+
+
+def reference(x, w, calls):
+    return np.maximum(x @ w, 0) * np.float32(calls)
+
+
+def compiled_of(net):
+    from msc.frontend.jit import cell_cache
+
+    (compiled,) = cell_cache(net).entries.values()
+    return compiled
+
+
+def test_calls_while_numba_compiles_apply_each_write_once():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
+    net = Counter()
+    x = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
+    tiers = []
+    for i in range(1, 40):
+        out = net(ms.Tensor(x))
+        tiers.append(compiled_of(net).tier)
+        np.testing.assert_array_equal(out.asnumpy(), reference(x, net.w.asnumpy(), i))
+        assert out.dtype == ms.float32
+    assert tiers[0] == "python"  # the first call did not wait for Numba
+    assert wait_for_compiles(timeout=300)
+    for i in range(40, 43):
+        out = net(ms.Tensor(x))
+        np.testing.assert_array_equal(out.asnumpy(), reference(x, net.w.asnumpy(), i))
+    assert compiled_of(net).tier == "numba"
+    assert net.calls.asnumpy()[0] == 42  # once per call, whichever tier ran it
+
+
+def test_python_tier_alone_never_starts_numba():
+    ms.set_context(jit_tier="python")
+
+    @ms.jit
+    def f(x):
+        return ops.exp(x) + 1
+
+    x = np.linspace(0, 1, 5, dtype=np.float32)
+    np.testing.assert_allclose(f(ms.Tensor(x)).asnumpy(), np.exp(x) + 1, rtol=1e-6)
+    (compiled,) = f.cache.entries.values()
+    assert (compiled.tier, compiled.numba_tier, compiled.standby) == ("python", None, None)
+
+
+def test_numba_tier_alone_waits_for_numba():
+    ms.set_context(jit_tier="numba")
+
+    @ms.jit
+    def f(x):
+        return x * 2 - 1
+
+    x = np.arange(4, dtype=np.int32)
+    np.testing.assert_array_equal(f(ms.Tensor(x)).asnumpy(), x * 2 - 1)
+    (compiled,) = f.cache.entries.values()
+    assert compiled.tier == "numba" and compiled.standby is None
+    assert compiled.code is not None and "@_rt_jit" in compiled.source
+
+
+def test_a_module_numba_cannot_compile_reports_the_failure(tmp_path):
+    module = tmp_path / "broken_kernel.py"
+    module.write_text(textwrap.dedent("""
+        from numba import njit
+
+        @njit(cache=True)
+        def k(x):
+            return x.no_such_method()
+
+        def run(x):
+            return k(x)
+    """))
+    tier = NumbaTier(module, [np.zeros(3)])
+    assert tier.wait(timeout=300)
+    assert tier.module is None and "no_such_method" in tier.error
+    assert not tier.ready_file.exists()
+
+
+def test_failed_numba_tier_warns_and_stays_on_python(monkeypatch):
+    """A worker that cannot run (here: an interpreter path that does not exist) is a failed
+    numba tier: one TierWarning, and the python tier keeps answering correctly."""
+    monkeypatch.setattr("msc.tiering.sys.executable", "/nonexistent/python")
+    ms.set_context(jit_tier="auto")
+
+    @ms.jit
+    def f(x):
+        return x + 1
+
+    x = np.arange(3, dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            np.testing.assert_array_equal(f(ms.Tensor(x)).asnumpy(), x + 1)
+    assert [w.category for w in caught] == [TierWarning]
+    assert "failed to compile" in str(caught[0].message)
+    (compiled,) = f.cache.entries.values()
+    assert compiled.tier == "python"
+
+
+SCRIPT = """
+import sys
+import numpy as np
+import msc as ms
+from msc.tiering import wait_for_compiles
+
+ms.set_context(jit_tier="auto", enable_compile_cache=True, compile_cache_path=sys.argv[1])
+
+@ms.jit
+def f(x, y):
+    out = x
+    for _ in range(5):
+        out = ops.tanh(out) * y + x
+    return out
+
+from msc import ops
+x = ms.Tensor(np.linspace(-2, 2, 7, dtype=np.float32))
+y = ms.Tensor(np.float32(0.5) * np.ones(7, np.float32))
+out = f(x, y)
+(compiled,) = f.cache.entries.values()
+print(compiled.cache, compiled.tier, out.asnumpy().tolist(), flush=True)
+if sys.argv[2] == "pid":
+    print(compiled.numba_tier.process.pid, flush=True)
+elif sys.argv[2] == "wait":
+    assert wait_for_compiles(timeout=300)
+    print(compiled.cache, f(x, y) is not None and compiled.tier, flush=True)
+"""
+
+
+def run_script(tmp_path, cache, mode):
+    env = {**os.environ, "MSC_JIT_TIER": ""}
+    proc = subprocess.run([sys.executable, str(tmp_path / "model.py"), str(cache), mode],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split("\n")
+
+
+def expected():
+    x = np.linspace(-2, 2, 7, dtype=np.float32)
+    out = x
+    for _ in range(5):
+        out = np.tanh(out) * np.float32(0.5) + x
+    return out
+
+
+def test_process_exiting_while_numba_compiles_leaves_a_sound_cache(tmp_path):
+    (tmp_path / "model.py").write_text(SCRIPT)
+    cache = tmp_path / "cache"
+    first = run_script(tmp_path, cache, "pid")
+    assert first[0].split(" ", 2)[:2] == ["miss", "python"]
+    os.kill(int(first[1]), signal.SIGKILL)  # the worker dies wherever it was
+    np.testing.assert_allclose(eval(first[0].split(" ", 2)[2]), expected(), rtol=1e-6)
+
+    second = run_script(tmp_path, cache, "wait")  # the entry is sound: a hit, Numba again
+    assert second[0].split(" ", 2)[:2] == ["hit", "python"]
+    np.testing.assert_allclose(eval(second[0].split(" ", 2)[2]), expected(), rtol=1e-6)
+    assert second[1] == "hit numba"
+
+    third = run_script(tmp_path, cache, "none")  # warm: the numba tier from the first call
+    assert third[0].split(" ", 2)[:2] == ["hit", "numba"]
+    np.testing.assert_allclose(eval(third[0].split(" ", 2)[2]), expected(), rtol=1e-6)

@@ -2,6 +2,11 @@
 
 The top level mirrors ``mindspore``: ``import msc as ms`` then ``ms.Tensor``,
 ``ms.Parameter``, ``ms.jit``, ``ms.set_context(mode=ms.GRAPH_MODE)``, dtypes.
+
+Importing msc loads only what a ``@jit`` model file needs at import time (Tensor,
+Parameter, jit, context, dtypes, errors); the layers (``ms.nn``), the ops namespace
+(``ms.ops``) and the rarer functions load on first use, so ``msc compile`` on a cache
+hit and short scripts do not pay for them.
 """
 
 from msc import context, dtype  # noqa: F401
@@ -30,34 +35,46 @@ from msc.errors import (  # noqa: F401
     UnsupportedSyntaxError,
 )
 from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
-from msc import nn, ops, common  # noqa: F401,E402
-from msc.frontend.api.initializer import set_seed  # noqa: F401,E402
-from msc.frontend.api.lazy_inline import lazy_inline  # noqa: F401,E402
-from msc.frontend.api.constants import mutable  # noqa: F401,E402
-from msc.frontend.api.jit_class import jit_class, ms_class  # noqa: F401,E402
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
-from msc.frontend.api.grad import grad, value_and_grad  # noqa: F401,E402
-from msc.frontend.api.vmap import vmap  # noqa: F401,E402
-
-from msc.frontend.api.checkpoint import (  # noqa: F401,E402
-    load_checkpoint,
-    load_param_into_net,
-    save_checkpoint,
-)
-from msc.frontend.api.initializer import get_seed  # noqa: F401,E402
 
 from msc._version import VERSION as __version__  # noqa: E402
 
-_LAZY_SUBMODULES = ("amp", "train", "numpy")  # imported on first use
+#: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
+_LAZY_SUBMODULES = ("amp", "common", "nn", "numpy", "ops", "train")
+
+#: Top-level names defined elsewhere, imported on first use: name -> module.
+_LAZY_NAMES = {
+    "set_seed": "msc.frontend.api.initializer",
+    "get_seed": "msc.frontend.api.initializer",
+    "lazy_inline": "msc.frontend.api.lazy_inline",
+    "mutable": "msc.frontend.api.constants",
+    "jit_class": "msc.frontend.api.jit_class",
+    "ms_class": "msc.frontend.api.jit_class",
+    "grad": "msc.frontend.api.grad",
+    "value_and_grad": "msc.frontend.api.grad",
+    "vmap": "msc.frontend.api.vmap",
+    "load_checkpoint": "msc.frontend.api.checkpoint",
+    "load_param_into_net": "msc.frontend.api.checkpoint",
+    "save_checkpoint": "msc.frontend.api.checkpoint",
+}
 
 
 def __getattr__(name: str) -> object:
-    """``ms.amp`` / ``ms.train`` / ``ms.numpy`` on first use; a MindSpore name msc lacks
-    raises msc's "not supported yet" error."""
-    if name in _LAZY_SUBMODULES:
-        import importlib
+    """A lazy submodule or name on first use (then cached as a global, so later reads
+    are plain attribute reads); a MindSpore name msc lacks raises msc's "not supported
+    yet" error."""
+    import importlib
 
+    if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"msc.{name}")
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
     from msc.api_names import missing_attribute
 
     raise missing_attribute("msc", ("top",), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_SUBMODULES, *_LAZY_NAMES})

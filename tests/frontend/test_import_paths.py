@@ -31,3 +31,23 @@ def test_dtype_conversions():
     assert mstype.pytype_to_dtype(int) is mstype.int64
     assert mstype.pytype_to_dtype(np.int32) is mstype.int32
     assert mstype.pytype_to_dtype(float) is mstype.float64
+
+
+def test_import_msc_loads_the_layers_ops_and_code_generators_on_first_use():
+    """``import msc`` stays cheap (a cache-hit ``msc compile`` is mostly start-up); the
+    lazily loaded names are the same objects as their modules' own."""
+    import subprocess
+    import sys
+
+    code = ("import sys, msc\n"
+            "heavy = ('msc.nn', 'msc.ops', 'msc.optimizer.pipeline', 'msc.codegen.lower', "
+            "'jinja2', 'numba', 'llvmlite')\n"
+            "print(sorted(m for m in heavy if m in sys.modules))\n"
+            "from msc import nn, ops\n"
+            "from msc.frontend.api import grad, vmap, checkpoint\n"
+            "print(msc.nn is nn, msc.ops is ops, msc.grad is grad.grad, "
+            "msc.vmap is vmap.vmap, msc.load_checkpoint is checkpoint.load_checkpoint, "
+            "'nn' in dir(msc) and 'set_seed' in dir(msc))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["[]", "True True True True True True"]

@@ -43,7 +43,7 @@ class KernelSpec:
 
     @property
     def uses_blas(self) -> bool:
-        """Whether the kernel calls the matmul helpers, whose code depends on SciPy."""
+        """Whether the kernel calls the matmul helpers, whose code depends on numpy's BLAS."""
         return any("_rt_matmul" in line for line in self.lines)
 
 

@@ -10,7 +10,7 @@ target's runtime module (``msc/runtime``) the top-level statements defining the
 ``ast``: ``_rt_matmul`` needs ``_rt_matmul_into``, ``_rt_dot_loops`` and the
 ``_HAVE_BLAS`` probe; ``_rt_print`` needs ``print_text``), in the runtime module's own
 order, so the output is deterministic and every name is defined before it is used.
-The runtime file is read, not imported: rendering never imports Numba or SciPy.
+The runtime file is read, not imported: rendering never imports Numba.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from msc.errors import InternalCompilerError
 #: (``_rt_jit`` names each kernel's cache after the ``_HAVE_BLAS`` probe).
 BLAS_NEEDS = ("_HAVE_BLAS",)
 #: The names the target templates import; a runtime module may import nothing else at
-#: its top level (an import inside a copied statement, like SciPy's probe, travels with it).
+#: its top level (an import inside a copied function, like the BLAS probe's, travels with it).
 TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode"})
 _HELPER = re.compile(r"\b_rt_\w+")
 

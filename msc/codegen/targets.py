@@ -26,7 +26,7 @@ class Float16(Enum):
 class Target:
     """``runtime``: the file of ``msc/runtime`` its helpers are copied from.
     ``numba``: Numba compiles its kernels (``msc compile`` compiles them ahead, the cache
-    key names Numba's version and CPU, the matmul helpers depend on SciPy's BLAS).
+    key names Numba's version and CPU, the matmul helpers depend on numpy's BLAS).
     ``fuses``: runs of elementwise nodes over one shape become one loop nest.
     ``float16``: how its kernels hold float16 tensors (``Float16``).
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels

@@ -4,9 +4,10 @@ themselves; these are the scalar functions and the matrix products.
 
 ``msc.codegen.render`` copies the top-level statements a module needs into it, in this
 file's order, so each statement must stand alone on ``math``, ``np`` and ``njit`` (the
-generated module's imports) and the statements before it. Numba's ``np.dot`` calls BLAS
-through SciPy; where SciPy is missing, loops stand in (chosen once, at import). The two
-flavours of the matmul helpers are separate definitions, so Numba caches them apart.
+generated module's imports) and the statements before it. Float matrix products call
+the BLAS that numpy itself bundles, by symbol name (``_rt_find_blas``); where there is
+none, loops stand in (chosen once, at import). The two flavours of the matmul helpers are
+separate definitions, so Numba caches them apart.
 """
 
 import math
@@ -68,11 +69,41 @@ def _rt_erfinv(y):
     return x
 
 
-try:  # Numba's np.dot calls BLAS through SciPy; where SciPy is missing, loops stand in
-    import scipy.linalg.cython_blas  # noqa: F401
-    _HAVE_BLAS = True
-except ImportError:
-    _HAVE_BLAS = False
+def _rt_find_blas():
+    """Make the C BLAS bundled in numpy's own wheel (OpenBLAS with 64-bit integers, in
+    ``numpy.libs`` or ``numpy/.dylibs``) callable from kernels, by name: its ``gemm``
+    functions are registered with LLVM as ``msc_cblas_sgemm64``/``msc_cblas_dgemm64``, so
+    a kernel holds a symbol name, not a pointer, and Numba can cache it. Opening the file
+    numpy already opened gives numpy's own copy: one BLAS, one thread pool (sized by
+    ``OPENBLAS_NUM_THREADS``). True where found; False where numpy ships no such library
+    or ``MSC_NUMBA_BLAS=0`` is set: then loops stand in. No SciPy involved."""
+    import ctypes
+    import glob
+    import os
+
+    from llvmlite import binding
+
+    if os.environ.get("MSC_NUMBA_BLAS", "1") == "0":
+        return False
+    root = os.path.dirname(os.path.abspath(np.__file__))
+    folders = (os.path.join(os.path.dirname(root), "numpy.libs"), os.path.join(root, ".dylibs"))
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "*openblas*"))):
+            try:
+                lib = ctypes.CDLL(path)  # RTLD_LOCAL: its other symbols stay private
+            except OSError:
+                continue
+            for prefix in ("scipy_cblas_", "cblas_"):  # numpy 2.x, numpy 1.x
+                names = [prefix + kind + "gemm64_" for kind in ("s", "d")]
+                if all(hasattr(lib, name) for name in names):
+                    for kind, name in zip(("s", "d"), names):
+                        address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+                        binding.add_symbol(f"msc_cblas_{kind}gemm64", address)
+                    return True
+    return False
+
+
+_HAVE_BLAS = _rt_find_blas()
 
 
 @njit(cache=True, error_model="numpy", fastmath=True)
@@ -95,14 +126,98 @@ def _rt_dot_loops(a, b, out):
                     out[i, j] += aip * b[p, j]
 
 
+def _rt_gemm_intrinsic():
+    """``_rt_gemm(a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc)``: one row-major
+    ``cblas_?gemm`` call, ``c = op(a) @ op(b)``, on the float32 or float64 arrays' data
+    in place (the caller has checked their strides). Written as an intrinsic so the
+    arrays themselves are the call's operands and stay alive through it."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.core.errors import TypingError
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def gemm(typingctx, a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc):
+        if not (a.dtype == b.dtype == c.dtype and a.dtype in (types.float32, types.float64)):
+            raise TypingError(f"gemm of {a.dtype}, {b.dtype} into {c.dtype}")
+        sig = types.void(a, b, c, types.boolean, types.boolean, *[types.int64] * 6)
+
+        def codegen(context, builder, sig, args):
+            data = [context.make_array(t)(context, builder, v).data
+                    for t, v in zip(sig.args[:3], args[:3])]
+            real = context.get_value_type(sig.args[0].dtype)
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            ptr = data[0].type
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i32, i64, i64, i64, real, ptr,
+                                                   i64, ptr, i64, real, ptr, i64])
+            kind = "s" if sig.args[0].dtype == types.float32 else "d"
+            fn = cgutils.get_or_insert_function(builder.module, fnty,
+                                                f"msc_cblas_{kind}gemm64")
+
+            def trans(flag):  # CblasTrans (112) or CblasNoTrans (111)
+                return builder.select(flag, i32(112), i32(111))
+
+            m_, n_, k_, lda_, ldb_, ldc_ = args[5:]
+            builder.call(fn, [i32(101), trans(args[3]), trans(args[4]), m_, n_, k_,  # RowMajor
+                              real(1.0), data[0], lda_, data[1], ldb_, real(0.0), data[2],
+                              ldc_])
+            return context.get_dummy_value()
+        return sig, codegen
+    return gemm
+
+
 if _HAVE_BLAS:
+    _rt_gemm = _rt_gemm_intrinsic()
+
+    @njit(cache=True, error_model="numpy")
+    def _rt_blas_layout(x):
+        """How BLAS reads the matrix ``x`` where it lies: (transposed, leading dimension),
+        row-major when its rows are contiguous, transposed when its columns are. The
+        leading dimension is 0 when neither is (a copy is needed); a dimension of length
+        1 may have any stride."""
+        rows, cols = x.shape
+        size = x.itemsize
+        s0, s1 = x.strides[0], x.strides[1]
+        if (cols == 1 or s1 == size) and (rows == 1 or (s0 % size == 0 and s0 >= cols * size)):
+            return False, s0 // size if rows > 1 else max(cols, 1)
+        if (rows == 1 or s0 == size) and (cols == 1 or (s1 % size == 0 and s1 >= rows * size)):
+            return True, s1 // size if cols > 1 else max(rows, 1)
+        return False, 0
+
     @njit(cache=True, error_model="numpy")
     def _rt_matmul_into(a, b, out):
-        """``out[...] = a @ b`` without an array assignment (costly for numba to compile)."""
-        if b.flags.f_contiguous:
-            np.dot(np.ascontiguousarray(a), np.asfortranarray(b), out)
+        """``out[...] = a @ b`` by one BLAS ``gemm`` call (float32 or float64, ``out`` not
+        overlapping ``a`` or ``b``). Operands are read where they lie, transposed views
+        included; only one whose rows and columns are both strided is copied first."""
+        m, k = a.shape
+        n = b.shape[1]
+        if m == 0 or n == 0:
+            return
+        if k == 0:
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = 0
+            return
+        ta, lda = _rt_blas_layout(a)
+        if lda == 0:
+            a = np.ascontiguousarray(a)
+            ta, lda = False, k
+        tb, ldb = _rt_blas_layout(b)
+        if ldb == 0:
+            b = np.ascontiguousarray(b)
+            tb, ldb = False, n
+        tc, ldc = _rt_blas_layout(out)
+        if ldc == 0:  # an output with strided rows and columns: through a buffer
+            buffer = np.empty((m, n), out.dtype)
+            _rt_gemm(a, b, buffer, ta, tb, m, n, k, lda, ldb, n)
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = buffer[i, j]
+        elif tc:  # a column-major output: its transpose, b.T @ a.T, is row-major
+            _rt_gemm(b, a, out, not tb, not ta, n, m, k, ldb, lda, ldc)
         else:
-            np.dot(np.ascontiguousarray(a), np.ascontiguousarray(b), out)
+            _rt_gemm(a, b, out, ta, tb, m, n, k, lda, ldb, ldc)
 
     @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):

@@ -63,18 +63,61 @@ def _spec_json(spec: Any) -> Any:
     return {"constant": stable_print(spec), "shown": show(spec)}
 
 
-_HOST: list[dict[str, str]] = []
-
-
+@functools.cache
 def _numba_host() -> dict[str, str]:
-    """Numba's version and the CPU it compiles for: its cache is valid only for both."""
-    if not _HOST:
-        from importlib.metadata import version
+    """Numba's and llvmlite's versions and the CPU Numba compiles for: its cache is valid
+    only for all three. Read without importing either (a cache hit of ``msc compile``
+    never needs them): versions from the installed distributions' folder names, the CPU
+    from what the kernel reports of it (``/proc/cpuinfo``: the same CPUID facts LLVM
+    reads), else from LLVM itself. NUMBA_CPU_NAME / NUMBA_CPU_FEATURES override, as
+    they do for Numba."""
+    cpu, features = os.environ.get("NUMBA_CPU_NAME"), os.environ.get("NUMBA_CPU_FEATURES")
+    if not (cpu and features):
+        found = _cpuinfo() or _llvm_host()
+        cpu, features = cpu or found[0], features or found[1]
+    return {"version": _dist_version("numba"), "llvmlite": _dist_version("llvmlite"),
+            "cpu": cpu, "features": hashlib.sha256(features.encode()).hexdigest()[:16]}
 
-        import llvmlite.binding as llvm
 
-        cpu = os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name()
-        features = os.environ.get("NUMBA_CPU_FEATURES") or llvm.get_host_cpu_features().flatten()
-        _HOST.append({"version": version("numba"), "cpu": cpu,
-                      "features": hashlib.sha256(features.encode()).hexdigest()[:16]})
-    return _HOST[0]
+_CPU_FACTS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+
+
+def _cpuinfo() -> tuple[str, str] | None:
+    """(model name, the identifying facts) of the first CPU in ``/proc/cpuinfo``; None
+    where there is none (not Linux) or it lacks the CPU's flags."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    facts: dict[str, str] = {}
+    for line in text.split("\n\n", 1)[0].splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() in _CPU_FACTS:
+            facts[name.strip()] = value.strip()
+    if "flags" not in facts:
+        return None
+    return facts.get("model name", "unknown"), json.dumps(facts, sort_keys=True)
+
+
+def _llvm_host() -> tuple[str, str]:
+    import llvmlite.binding as llvm
+
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def _dist_version(name: str) -> str:
+    """The installed version of ``name`` from its ``name-VERSION.dist-info`` folder beside
+    the package (what ``importlib.metadata`` reads, without its import cost), else from
+    ``importlib.metadata``."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is not None and spec.submodule_search_locations:
+        site = Path(list(spec.submodule_search_locations)[0]).parent
+        found = [d.name[len(name) + 1:-len(".dist-info")]
+                 for d in site.glob(f"{name}-*.dist-info")]
+        if len(found) == 1:
+            return found[0]
+    from importlib.metadata import version
+
+    return version(name)

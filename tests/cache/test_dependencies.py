@@ -156,17 +156,20 @@ def test_msc_compile_uses_the_cache_and_explains_misses(project):
     args = [sys.executable, "-m", "msc.cli", "compile", "cli_model.py", "func", "--input",
             "f32[3]", "--input", "f32[3]", "--cache-dir", str(cache), "--explain-cache"]
 
-    def compile_to(out: str) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(args + ["-o", out], cwd=project, capture_output=True, text=True,
-                              timeout=120)
+    def compile_to(out: str, *python: str) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(args[:1] + list(python) + args[1:] + ["-o", out], cwd=project,
+                              capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         return proc
 
     cold = compile_to("a")
     assert "cache: miss: no entry" in cold.stdout and "numba: compiling" in cold.stdout
-    warm = compile_to("b")
+    warm = compile_to("b", "-X", "importtime")
     assert "cache: hit" in warm.stdout and "numba: compiling" not in warm.stdout
     assert "parse" not in warm.stdout.split("phase")[1]
+    imported = {line.rsplit("|", 1)[1].strip() for line in warm.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert not imported & {"numba", "llvmlite", "jinja2"}  # a hit needs none of them
     probe = ("import json, sys, numpy as np; sys.path.insert(0, 'b'); import func as m; "
              "r = m.forward(np.ones(3, np.float32), np.arange(3, dtype=np.float32)); "
              "print(json.dumps([r.tolist(), len(m.func.stats.cache_misses)]))")
@@ -238,3 +241,17 @@ def test_a_read_the_cache_cannot_find_again_is_compiled_but_not_stored(tmp_path)
     compiled = next(iter(uses_hidden.cache.entries.values()))
     assert compiled.entry_dir is None and "not stored" in compiled.cache_why
     assert "not reachable" in compiled.cache_why
+
+
+def test_the_numba_part_of_the_key_names_both_versions_and_the_cpu(monkeypatch):
+    """Read without importing Numba or llvmlite; Numba's CPU overrides change it."""
+    from importlib.metadata import version
+
+    from msc.cache.key import _numba_host
+
+    host = _numba_host.__wrapped__()
+    assert host["version"] == version("numba") and host["llvmlite"] == version("llvmlite")
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "+sse2")
+    other = _numba_host.__wrapped__()
+    assert other["cpu"] == "generic" and other["features"] != host["features"]

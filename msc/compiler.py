@@ -41,6 +41,7 @@ from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.lower import ModuleSpec, lower_module
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
+from msc.frontend.api.arena import Binding
 from msc.frontend.api.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.source import is_msc_file
@@ -122,6 +123,11 @@ class Compiled:
     def source(self) -> str:
         return self.generated.source if self.generated else ""
 
+    def __post_init__(self) -> None:
+        #: the arenas holding the weights, as the generated ``run`` takes them; made now,
+        #: so the weights' buffers move (if they do) when the graph compiles
+        self.binding = Binding(self.weights)
+
     def run(self, args: Sequence[Any]) -> Any:
         """Run on the call's arguments (tensors anywhere, tuples nested, constants)."""
         return self.call([x._data if isinstance(x, Tensor) else np.asarray(x)
@@ -134,7 +140,7 @@ class Compiled:
     def call(self, arrays: list[np.ndarray]) -> Any:
         """The generated code on input arrays, with the weights' current values. Strided
         views are copied first: another layout than C's would make Numba compile again."""
-        arrays += [p._data for p in self.weights]
+        arrays += self.binding.current()  # the weights' arenas
         arrays = [a if a.flags.c_contiguous else np.asarray(a, order="C") for a in arrays]
         if self.code is None:
             if self.standby is not None:
@@ -153,22 +159,37 @@ class Compiled:
 
     def call_tiered(self, arrays: list[np.ndarray]) -> Any:
         """The python tier (``standby``) runs the call until the numba tier, compiling in
-        the background since the first call, is loaded; then the numba tier takes over.
-        If Numba fails, a ``TierWarning`` says why and the python tier stays."""
+        the background since the first call returned, is loaded; then the numba tier takes
+        over. If Numba fails, a ``TierWarning`` says why and the python tier stays."""
         assert self.standby is not None
         tier = self.numba_tier
         if tier is None:
             self.standby.load()
-            self.numba_tier = NumbaTier(self.module_path(), [*arrays, *self.constants],
+            start = [a.copy() for a in arrays]  # the state this call starts from
+            out = self.standby.execute(arrays)
+            self.numba_tier = NumbaTier(self.numba_module, start,
                                         detach=self.entry_dir is not None)
-        elif tier.done.is_set():
+            return out
+        if tier.done.is_set():
             if tier.module is not None:
-                self.code, self.standby, self.numba_tier = tier.module, None, None
+                self.code, self.constants = tier.module, tuple(tier.constants)
+                self.standby = self.numba_tier = None
                 return self.execute(arrays)
             warn_failed(tier, self.build.module.entry if self.build else self.manifest["entry"])
             self.code, self.constants = self.standby.code, self.standby.constants
             self.target, self.standby, self.numba_tier = "python", None, None
-        return self.standby.execute(arrays) if self.standby else self.execute(arrays)
+            return self.execute(arrays)
+        return self.standby.execute(arrays)
+
+    def numba_module(self) -> tuple[Path, tuple[np.ndarray, ...]]:
+        """(The numba module's file, its constants), generating the code first when the
+        compile made only the python tier's (this runs in the numba tier's thread)."""
+        if self.entry_dir is None and self.generated is None:
+            assert self.build is not None
+            self.generated = generate(self.build, "numba", "jit")
+            self.timings["codegen numba"] = self.generated.seconds
+        return self.module_path(), self.constants if self.generated is None \
+            else self.generated.constants
 
     @property
     def tier(self) -> str:
@@ -217,7 +238,10 @@ def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None
         store = context_store()
     if store is None:
         built = build(entry, specs)
-        return with_standby(runnable(built, generate(built, target, layout)), tiered)
+        if tiered:  # the numba tier's thread generates the numba code
+            return with_standby(Compiled(built.weights, built.deps, build=built,
+                                         timings=dict(built.timings)), tiered)
+        return runnable(built, generate(built, target, layout))
     return _compile_cached(store, entry, tuple(specs), target, layout, progress, tiered)
 
 

@@ -28,7 +28,7 @@ import warnings
 import weakref
 from pathlib import Path
 from types import ModuleType
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -43,53 +43,57 @@ class TierWarning(UserWarning):
 
 
 class NumbaTier:
-    """Numba compiling the generated module at ``path`` in a worker process, started on
-    ``arrays`` (the arguments of the first call, copied to a file for the worker).
+    """Numba compiling a generated module in a worker process, all of it in a thread of
+    this process: ``prepare()`` writes the module and returns its path and the constants
+    its ``run`` takes after ``arrays`` (the first call's inputs and weights, copied before
+    that call ran); a file hands them to the worker; the thread waits for it and loads.
 
-    ``module`` is None until the compiled module is loaded; ``error`` says why it never
-    will be. ``ready_file`` marks a finished compile (a later process may read it)."""
+    ``module`` (and ``constants``) are None until the compiled module is loaded;
+    ``error`` says why it never will be. A ``detach``-ed worker fills a compile-cache
+    entry and finishes its work even if this process exits first."""
 
-    def __init__(self, path: Path, arrays: Sequence[np.ndarray], *, detach: bool = False):
-        self.path = path
-        self.ready_file = ready_file(path)
+    def __init__(self, prepare: Callable[[], tuple[Path, Sequence[np.ndarray]]],
+                 arrays: Sequence[np.ndarray], *, detach: bool = False):
         self.module: ModuleType | None = None
+        self.constants: Sequence[np.ndarray] = ()
         self.error: str | None = None
         self.done = threading.Event()
-        fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{f"a{i}": a for i, a in enumerate(arrays)})
-        self.errors = tempfile.TemporaryFile()  # a file, not a pipe: a detached worker
-        self.detach = detach                    # may outlive this process
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, str(WORKER), str(path), self.args_file, str(self.ready_file)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errors,
-                start_new_session=detach)
-        except OSError as e:
-            self.error = f"cannot start the compile worker: {e}"
-            os.unlink(self.args_file)
-            self.errors.close()
-            self.done.set()
-            return
+        self.detach = detach
+        self.process: subprocess.Popen[bytes] | None = None
+        self.args_file = ""
+        self._lock = threading.Lock()  # no worker starts once ``stop`` ran
+        self._stopped = False
         _RUNNING.add(self)
-        threading.Thread(target=self._finish, name=f"msc-numba-tier-{path.stem}",
-                         daemon=True).start()
+        threading.Thread(target=self._work, args=(prepare, arrays), daemon=True,
+                         name="msc-numba-tier").start()
 
-    def _finish(self) -> None:
-        """Wait for the worker, then load its kernels from Numba's cache (in this thread:
-        Numba's first use in a process costs a few tenths of a second)."""
+    def _work(self, prepare: Callable[[], tuple[Path, Sequence[np.ndarray]]],
+              arrays: Sequence[np.ndarray]) -> None:
         try:
-            self.process.wait()
-            if self.process.returncode != 0:
-                self.errors.seek(0)
-                lines = self.errors.read().decode(errors="replace").strip().splitlines()
-                self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
-                return
-            self.module = load_compiled(self.path)
+            path, constants = prepare()
+            fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, **{f"a{i}": a for i, a in enumerate([*arrays, *constants])})
+            with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
+                with self._lock:                       # worker may outlive this process
+                    if self._stopped:
+                        os.unlink(self.args_file)
+                        return
+                    self.process = subprocess.Popen(
+                        [sys.executable, str(WORKER), str(path), self.args_file,
+                         str(ready_file(path))],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                        start_new_session=self.detach)
+                if self.process.wait() != 0:
+                    errors.seek(0)
+                    lines = errors.read().decode(errors="replace").strip().splitlines()
+                    self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
+                    return
+            self.constants = constants
+            self.module = load_compiled(path)  # Numba's first use here: a few tenths of a second
         except Exception as e:  # noqa: BLE001 - reported to the caller as a TierWarning
             self.error = f"{type(e).__name__}: {e}"
         finally:
-            self.errors.close()
             self.done.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -99,7 +103,9 @@ class NumbaTier:
     def stop(self) -> None:
         """At exit: a worker writing into this process's temporary folder is stopped; a
         detached one filling the compile cache finishes its work for the next process."""
-        if self.detach:
+        with self._lock:
+            self._stopped = True
+        if self.detach or self.process is None:
             return
         if self.process.poll() is None:
             self.process.kill()

@@ -35,7 +35,8 @@ _context: dict[str, Any] = dict(_DEFAULTS)
 def set_context(**kwargs: Any) -> None:
     """Set compile options: ``mode`` (GRAPH_MODE or PYNATIVE_MODE), ``save_graphs``
     (dump the IR after every pass), ``save_graphs_path``, ``device_target``,
-    ``jit_target`` ("numba" or "python": the code in-process compiles run),
+    ``jit_target`` ("numba", "python" or "cuda": the code in-process compiles run;
+    ``device_target="GPU"`` selects "cuda", "CPU" the default again),
     ``jit_tier`` (how the numba target's first calls run: "auto" runs the python tier
 until Numba, compiling in the background, is ready (``msc/tiering.py``); "numba" waits
 for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
@@ -52,8 +53,9 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
     """
     for key, value in kwargs.items():
-        if key == "jit_target" and value not in ("numba", "python"):
-            raise GraphValueError(f"jit_target must be 'numba' or 'python', got {value!r}")
+        if key == "jit_target" and value not in ("numba", "python", "cuda"):
+            raise GraphValueError(f"jit_target must be 'numba', 'python' or 'cuda', got "
+                                  f"{value!r}")
         if key == "jit_tier" and value not in ("auto", "numba", "python", None):
             raise GraphValueError(f"jit_tier must be 'auto', 'numba' or 'python', got {value!r}")
         if key == "mode" and value not in (GRAPH_MODE, PYNATIVE_MODE):
@@ -72,6 +74,10 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
             raise GraphValueError(f"unknown context option '{key}' "
                                   f"(known: {', '.join(sorted(_DEFAULTS))})")
         _context[key] = value
+        if key == "device_target" and "jit_target" not in kwargs:
+            on_gpu = value == "GPU"
+            if on_gpu or _context["jit_target"] == "cuda":
+                _context["jit_target"] = "cuda" if on_gpu else _DEFAULTS["jit_target"]
 
 
 def get_context(key: str) -> Any:

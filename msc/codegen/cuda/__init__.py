@@ -1,0 +1,1 @@
+"""The cuda target: host drivers around numba.cuda kernels (see ``lower.py``)."""

@@ -1,0 +1,143 @@
+"""Device lowerings of the op families with a kernel of their own in ``cuda_rt.py``: the
+driver line calling its helper, or None where the helper does not apply (the host runs
+the op then).
+
+Each helper views its operands as small row-major shapes decided here: a reduction,
+softmax or layer norm reads ``x`` as (outer, length, inner), so the axes it works along
+must be one run of adjacent axes; a matmul reads (batch, rows, cols), so a batch either
+matches the result's or is one matrix for all. Only float32 and float64 tensors are
+computed on the device (integer sums and products keep numpy's wrap-around on the host).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from msc.ir.dtypes import float32, float64
+from msc.ir.nodes import Node
+from msc.ir.primitives import Op
+from msc.ir.primitives.base import Primitive, norm_axes
+from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.types import TensorType, tensor_of
+
+
+def _float_tensors(node: Node) -> bool:
+    """Every operand and the result float32 or float64 tensors of one dtype."""
+    types = [tensor_of(v.type) for v in node.inputs] + [tensor_of(node.out.type)]
+    if any(t is None for t in types):
+        return False
+    dts = {t.dtype for t in types}  # type: ignore[union-attr]
+    return len(dts) == 1 and dts <= {float32, float64}
+
+
+def _rows(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """``shape`` as (outer, length, inner) around ``axes``, when they are adjacent."""
+    if not axes or list(axes) != list(range(axes[0], axes[-1] + 1)):
+        return None
+    return (math.prod(shape[:axes[0]]), math.prod(shape[axes[0]:axes[-1] + 1]),
+            math.prod(shape[axes[-1] + 1:]))
+
+
+def _reduce(kind: int) -> Callable[[list[str], Node], str | None]:
+    """ReduceSum (kind 0), ReduceMean (0, scaled), ReduceMax (1), ReduceMin (2)."""
+    def emit(a: list[str], node: Node) -> str | None:
+        x, out = tensor_of(node.inputs[0].type), tensor_of(node.out.type)
+        if not _float_tensors(node) or x is None or out is None or x.ndim == 0:
+            return None
+        axis = node.attr["axis"]
+        axes = norm_axes(axis if axis is None or isinstance(axis, tuple) else (axis,), x.ndim)
+        rows = _rows(x.shape, axes)
+        if rows is None or rows[1] == 0:
+            return None
+        scale = 1.0 / rows[1] if node.op is Op.ReduceMean else 1.0
+        return f"_rt_cuda_reduce({a[0]}, {rows!r}, {kind}, {scale!r}, {out.shape!r}, " \
+            f"{dtype_ref(out.dtype)})"
+    return emit
+
+
+def _softmax(log: bool) -> Callable[[list[str], Node], str | None]:
+    def emit(a: list[str], node: Node) -> str | None:
+        x = tensor_of(node.inputs[0].type)
+        if not _float_tensors(node) or x is None or x.ndim == 0:
+            return None
+        axis = node.attr["axis"]
+        rows = _rows(x.shape, norm_axes(axis if isinstance(axis, tuple) else (axis,), x.ndim))
+        if rows is None:
+            return None
+        return f"_rt_cuda_softmax({a[0]}, {rows!r}, {log})"
+    return emit
+
+
+def _layer_norm(a: list[str], node: Node) -> str | None:
+    x = tensor_of(node.inputs[0].type)
+    if not _float_tensors(node) or x is None:
+        return None
+    begin = node.attr["begin_norm_axis"] % x.ndim
+    rows = (math.prod(x.shape[:begin]), math.prod(x.shape[begin:]))
+    return f"_rt_cuda_layer_norm({a[0]}, {a[1]}, {a[2]}, {rows!r}, " \
+        f"{float(node.attr['epsilon'])!r})"
+
+
+def _batched(t: TensorType, batch: int) -> tuple[int, int, int] | None:
+    """``t`` (batch dims, rows, cols) as (batch, rows, cols): its batch must be the
+    result's (``batch`` matrices) or a single matrix."""
+    own = math.prod(t.shape[:-2])
+    if own not in (1, batch):
+        return None
+    return (own, t.shape[-2], t.shape[-1])
+
+
+def _matmul(a: list[str], node: Node) -> str | None:
+    """MatMul and BatchMatMul (whose batch dims must match the result's, or be absent or
+    all 1: other broadcasts run on the host)."""
+    if not _float_tensors(node):
+        return None
+    x, y, out = (tensor_of(v.type) for v in (*node.inputs, node.out))
+    assert x is not None and y is not None and out is not None
+    batch = math.prod(out.shape[:-2])
+    x3, y3 = _batched(x, batch), _batched(y, batch)
+    for t, t3 in ((x, x3), (y, y3)):
+        if t3 is None or (t3[0] > 1 and t.shape[:-2] != out.shape[:-2]):
+            return None
+    out3 = (batch, out.shape[-2], out.shape[-1])
+    return f"_rt_cuda_matmul({a[0]}, {a[1]}, None, {x3!r}, {y3!r}, {out3!r}, " \
+        f"{node.attr['transpose_a']}, {node.attr['transpose_b']}, {out.shape!r})"
+
+
+def _dense(a: list[str], node: Node) -> str | None:
+    """Dense: x (*, in) as one (rows, in) matrix times w (out, in) transposed, plus a
+    bias of shape (out,)."""
+    if not _float_tensors(node):
+        return None
+    x, w, out = tensor_of(node.inputs[0].type), tensor_of(node.inputs[1].type), \
+        tensor_of(node.out.type)
+    assert x is not None and w is not None and out is not None
+    if w.ndim != 2 or (len(a) == 3 and tensor_of(node.inputs[2].type).shape != (w.shape[0],)):
+        return None
+    rows = math.prod(x.shape[:-1])
+    bias = a[2] if len(a) == 3 else "None"
+    return f"_rt_cuda_matmul({a[0]}, {a[1]}, {bias}, {(1, rows, x.shape[-1])!r}, " \
+        f"{(1,) + w.shape!r}, {(1, rows, w.shape[0])!r}, False, True, {out.shape!r})"
+
+
+#: The device lowering of each op that has one (``emit(args, node)``).
+DEVICE_OPS: dict[Primitive, Callable[[list[str], Node], str | None]] = {
+    Op.ReduceSum: _reduce(0),
+    Op.ReduceMean: _reduce(0),
+    Op.ReduceMax: _reduce(1),
+    Op.ReduceMin: _reduce(2),
+    Op.Softmax: _softmax(False),
+    Op.LogSoftmax: _softmax(True),
+    Op.LayerNorm: _layer_norm,
+    Op.MatMul: _matmul,
+    Op.BatchMatMul: _matmul,
+    Op.Dense: _dense,
+    Op.TensorMove: lambda a, node: f"_rt_cuda_copy({a[0]})",
+}
+
+
+def device_call(node: Node, args: list[str]) -> str | None:
+    """The driver expression computing ``node`` on the device, or None."""
+    emit: Any = DEVICE_OPS.get(node.op)
+    return None if emit is None else emit(args, node)

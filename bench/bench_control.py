@@ -52,6 +52,7 @@ from bench_reuse import numba_compiles, numba_events
 
 CASES = {  # workload -> case -> (system, label)
     "nets": {"msc-if": ("msc", "msc `if_net`, if->select on (default)"),
+             "msc-if-tiered": ("msc", "msc `if_net`, tiered: the python tier answers first"),
              "msc-if-off": ("msc", "msc `if_net`, `if_to_select=False`"),
              "msc-select": ("msc", "msc `select_net`"),
              "ms-if": ("mindspore", "MindSpore `@ms.jit` `if_net`"),
@@ -59,6 +60,7 @@ CASES = {  # workload -> case -> (system, label)
              "jax-cond": ("jax", "JAX `jax.jit` `if_net` (`lax.cond` per iteration)"),
              "jax-where": ("jax", "JAX `jax.jit` `select_net` (`jnp.where`)")},
     "hypermap": {"msc-hypermap": ("msc", "msc `HyperMap`"),
+                 "msc-hypermap-tiered": ("msc", "msc `HyperMap`, tiered"),
                  "msc-loop": ("msc", "msc `for` loop"),
                  "ms-hypermap": ("mindspore", "MindSpore `HyperMap`"),
                  "ms-loop": ("mindspore", "MindSpore `for` loop"),
@@ -178,7 +180,8 @@ def setup_msc(case: str) -> Setup:
     from msc.ops import composite as C
     from msc.ops import functional as F
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="numba", enable_compile_cache=False,
-                   if_to_select=case != "msc-if-off")
+                   if_to_select=case != "msc-if-off",
+                   jit_tier="auto" if case.endswith("-tiered") else "numba")
     if WORKLOAD_OF[case] == "nets":
         ops = msc_ops
         fn = ms.jit(select_net if case == "msc-select" else if_net)
@@ -300,9 +303,15 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
         out = call()
         first_s = time.perf_counter() - t0
     err = check(case, to_np(out))
+    tiered = {}
+    if case.endswith("-tiered"):  # per call is the numba tier's, once it took over
+        from msc.tiering import wait_for_compiles
+
+        wait_for_compiles()
+        tiered = {"numba_after_s": time.perf_counter() - t0}
     per_call_s, n = time_per_call(call, batches, batch_s)
     check(case, to_np(call()))
-    result = {"first_s": first_s, "per_call_s": per_call_s,
+    result = {"first_s": first_s, "per_call_s": per_call_s, **tiered,
               "calls_per_batch": n, "max_abs_err": err, **info()}
     if system == "msc":
         result["numba"] = numba_compiles(events)
@@ -349,6 +358,8 @@ def table(workload: str, results: Results) -> str:
             cells += [str(r0[k]) for k in ("entry_nodes", "select", "if", "all_nodes")]
         else:
             cells += [str(r0["passes"][0]["nodes_after"]), str(r0["all_nodes"])]
+        if "numba_after_s" in r0:
+            label += f" (numba tier after {fmt_s(med(rows, lambda r: r['numba_after_s']))})"
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 

@@ -7,7 +7,8 @@ file's order, so each statement must stand alone on ``math``, ``np`` and ``njit`
 generated module's imports) and the statements before it. Float matrix products call
 the BLAS that numpy itself bundles, by symbol name (``_rt_find_blas``); where there is
 none, loops stand in (chosen once, at import). The two flavours of the matmul helpers are
-separate definitions, so Numba caches them apart.
+separate definitions (each flavour defines its own ``_rt_matmul*``), so Numba caches
+them apart.
 """
 
 import math
@@ -126,6 +127,14 @@ def _rt_dot_loops(a, b, out):
                     out[i, j] += aip * b[p, j]
 
 
+@njit(cache=True, error_model="numpy")
+def _rt_add_rows(out, row):
+    """``out += row`` on every row of the matrix ``out``."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] += row[j]
+
+
 def _rt_gemm_intrinsic():
     """``_rt_gemm(a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc)``: one row-major
     ``cblas_?gemm`` call, ``c = op(a) @ op(b)``, on the float32 or float64 arrays' data
@@ -224,6 +233,13 @@ if _HAVE_BLAS:
         out = np.empty((a.shape[0], b.shape[1]), a.dtype)
         _rt_matmul_into(a, b, out)
         return out
+
+    @njit(cache=True, error_model="numpy")
+    def _rt_matmul_bias(a, b, bias):
+        """``a @ b + bias`` (one bias per column), the sum taken in place: one array."""
+        out = _rt_matmul(a, b)
+        _rt_add_rows(out, bias)
+        return out
 else:
     @njit(cache=True, error_model="numpy")
     def _rt_matmul_into(a, b, out):
@@ -233,6 +249,12 @@ else:
     def _rt_matmul(a, b):
         out = np.empty((a.shape[0], b.shape[1]), a.dtype)
         _rt_matmul_into(a, b, out)
+        return out
+
+    @njit(cache=True, error_model="numpy")
+    def _rt_matmul_bias(a, b, bias):
+        out = _rt_matmul(a, b)
+        _rt_add_rows(out, bias)
         return out
 
 

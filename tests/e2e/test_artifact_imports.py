@@ -1,9 +1,11 @@
 """Every common way to import an artifact works, each in a fresh process: by name from
 ``sys.path``, ``importlib.import_module``, by file path with and without registering it
-in ``sys.modules``, and ``runpy.run_path``; all give the same result."""
+in ``sys.modules``, and ``runpy.run_path``; all give the same result. A numba artifact
+finds numpy's BLAS where neither msc nor SciPy is installed."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -11,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from .cases.models import CASES, run_msc
+from .cases.models import CASES, numpy_output, run_msc
 
 WAYS = {
     "import": "sys.path.insert(0, folder); import MLP_construct as m; forward = m.forward",
@@ -110,3 +112,38 @@ def test_the_first_import_compiling_leaves_a_cache_every_way_loads(printing_arti
     assert (folder / "__pycache__").is_dir()
     assert "mean" in first and first == _run_way("import", folder, tmp_path)
     assert first == _run_way("path, unregistered", folder, tmp_path)
+
+
+BLAS_PROBE = """
+import json, sys
+sys.modules["msc"] = sys.modules["scipy"] = None  # a machine with numpy and numba only
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import MLP_construct as m
+probs, shape = m.forward(np.load(sys.argv[2]))
+np.save(sys.argv[3], probs)
+kernels = [v for name, v in vars(m).items() if hasattr(v, "py_func")
+           and not name.startswith("_rt_")]  # the model's kernels, not the helpers
+print(json.dumps({"blas": m._HAVE_BLAS, "names": [k.py_func.__qualname__ for k in kernels],
+                  "hits": sum(len(k.stats.cache_hits) for k in kernels),
+                  "misses": sum(len(k.stats.cache_misses) for k in kernels)}))
+"""
+
+
+def test_a_numba_artifact_calls_numpys_blas_where_msc_is_absent(artifacts, tmp_path):
+    """The artifact finds the BLAS numpy bundles with neither msc nor SciPy importable,
+    its kernel (compiled by msc compile into the BLAS flavour) loads from the shipped
+    Numba cache in this fresh process, and the result is numpy's."""
+    folder = artifacts["numba"]
+    x = np.random.default_rng(5).normal(size=(32, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    proc = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(folder), str(tmp_path / "x.npy"),
+                           str(tmp_path / "out.npy")], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["blas"] is True
+    assert report["names"] and all(n.endswith("__blas") for n in report["names"])
+    assert (report["hits"], report["misses"]) == (len(report["names"]), 0)
+    want, _ = numpy_output(CASES["mlp"], folder / "weights.npz", [x])
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), want, rtol=1e-5, atol=1e-6)

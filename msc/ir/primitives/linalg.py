@@ -127,9 +127,10 @@ def _dense_impl(x: Any, w: Any, b: Any = None) -> Any:
 
 
 # --- code generation ---------------------------------------------------------------------
-# Float contractions go through np.dot (BLAS). Integer and bool ones have no BLAS (and
-# numba's np.dot is float-only): the numba target writes them as loop nests that read
-# transposed and broadcast operands by index; the python target uses np.matmul.
+# Float contractions are BLAS gemm calls: the numba target's ``_rt_matmul*`` helpers call
+# the OpenBLAS numpy bundles (msc/runtime/numba_rt.py), reading transposed operands in
+# place. Integer and bool ones have no BLAS: the numba target writes them as loop nests
+# that read transposed and broadcast operands by index; the python target uses np.matmul.
 
 
 def _operands(a: list[str], node: Any) -> list[str]:
@@ -163,16 +164,24 @@ def _emit_batch_matmul(a: list[str], node: Any) -> str:
     return _to_bool(f"np.matmul({x}, {y})", node)
 
 
-def _emit_dense(a: list[str], node: Any) -> str:
+def _emit_dense(a: list[str], node: Any, in_place_bias: bool = False) -> str:
+    """``in_place_bias``: a bias per output feature is added into the product's array
+    (``_rt_matmul_bias``) instead of into a new one; the sums are the same."""
     ops = _operands(a, node)
     x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
     rows = ops[0] if x.ndim == 2 else reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
     weight = f"{ops[1]}.T" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
     body = f"_rt_matmul({rows}, {weight})"
-    if len(ops) == 3:
+    if len(ops) == 3 and in_place_bias and w.ndim == 2 and in_type(node, 2).ndim == 1:
+        body = f"_rt_matmul_bias({rows}, {weight}, {ops[2]})"
+    elif len(ops) == 3:
         body = f"({body} + {ops[2]})"
     body = _to_bool(body, node)
     return body if (x.ndim, w.ndim) == (2, 2) else f"{body}.reshape({out.shape!r})"
+
+
+def _emit_dense_numba(a: list[str], node: Any) -> str:
+    return _emit_dense(a, node, in_place_bias=True)
 
 
 def _batch_index(t: TensorType, batch: tuple[int, ...], names: dict[int, str]) -> list[str]:
@@ -183,7 +192,7 @@ def _batch_index(t: TensorType, batch: tuple[int, ...], names: dict[int, str]) -
 
 
 def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """A loop over the batch; each step one np.dot (floats) or an integer loop nest."""
+    """A loop over the batch; each step one gemm (floats) or an integer loop nest."""
     xt, yt, o = in_type(node, 0), in_type(node, 1), out_type(node)
     batch = o.shape[:-2]
     loops = Loops(fresh)
@@ -222,7 +231,7 @@ def _int_dot(loops: Loops, fresh: Any, node: Any, dest: str, size: int, left: An
 
 def _loops_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
     if out_type(node).dtype.is_float:
-        return None  # one np.dot call: the array emitter
+        return None  # one gemm call: the array emitter
     return _loops_batch_matmul(a, node, out, fresh)
 
 
@@ -353,6 +362,6 @@ batch_matmul = register(Primitive(
     batch=batch_elementwise))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
-    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense)),
+    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba)),
      "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
     batch=_batch_dense))

@@ -1,0 +1,133 @@
+"""The numba target's matrix products against numpy: the BLAS helpers of numba_rt on
+every operand layout the lowering produces (transposed views, padded rows, batch slices,
+doubly strided views, empty and single-row/column matrices), and the loops flavour that
+stands in where numpy bundles no BLAS, switched on by ``MSC_NUMBA_BLAS=0`` in a fresh
+process. (Which flavour a kernel's Numba cache belongs to is tested in test_runtime.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+
+NUMPY_DIR = pathlib.Path(np.__file__).parent
+HAVE_NUMPY_BLAS = any(folder.glob("*openblas*") for folder in
+                      (NUMPY_DIR.parent / "numpy.libs", NUMPY_DIR / ".dylibs"))
+
+
+@pytest.fixture(scope="module")
+def nb() -> Any:
+    from msc.runtime import numba_rt
+    return numba_rt
+
+
+def strided(rng: np.random.Generator, shape: tuple[int, int], dtype: Any, how: str) -> Any:
+    """A matrix of ``shape`` laid out as ``how`` says: every layout but "c" is a
+    non-contiguous view, so one Numba specialisation (layout 'A') serves them all."""
+    rows, cols = shape
+    if how == "c":
+        return rng.standard_normal(shape).astype(dtype)
+    if how == "padded":  # contiguous rows, leading dimension > cols
+        return rng.standard_normal((rows, cols + 3)).astype(dtype)[:, :cols]
+    if how == "transposed":  # contiguous columns (a padded matrix's transpose)
+        return rng.standard_normal((cols, rows + 2)).astype(dtype)[:, :rows].T
+    if how == "both":  # neither rows nor columns contiguous: BLAS reads a copy
+        return rng.standard_normal((2 * rows, 2 * cols + 1)).astype(dtype)[::2, :2 * cols:2]
+    raise AssertionError(how)
+
+
+LAYOUTS = ("c", "padded", "transposed", "both")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matmul_into_reads_every_layout(nb: Any, dtype: Any) -> None:
+    rng = np.random.default_rng(1)
+    m, k, n = 5, 7, 4
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for how_a in LAYOUTS[1:]:
+        for how_b in LAYOUTS[1:]:
+            a = strided(rng, (m, k), dtype, how_a)
+            b = strided(rng, (k, n), dtype, how_b)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            for how_out in LAYOUTS[1:]:  # a column-major output is filled as its transpose
+                out = strided(rng, (m, n), dtype, how_out)
+                out[...] = np.nan
+                nb._rt_matmul_into(a, b, out)
+                np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-5,
+                                           err_msg=f"{how_a} @ {how_b} -> {how_out}")
+
+
+def test_matmul_edge_shapes(nb: Any) -> None:
+    """Empty products (k = 0 gives zeros), single rows and columns, and a batch slice
+    ``out[b]`` with a transposed operand, as BatchMatMul's loop passes them."""
+    rng = np.random.default_rng(2)
+    for m, k, n in [(0, 3, 2), (3, 0, 2), (3, 2, 0), (1, 6, 5), (6, 5, 1), (1, 1, 1), (1, 4, 1)]:
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        got = nb._rt_matmul(a, b)
+        assert got.shape == (m, n) and got.dtype == np.float32
+        np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    a = rng.standard_normal((3, 2, 4)).astype(np.float32)
+    b = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    out = np.full((3, 2, 5), np.nan, np.float32)
+    for i in range(3):
+        nb._rt_matmul_into(a[i], b[i].T, out[i])
+    np.testing.assert_allclose(out, np.matmul(a, np.swapaxes(b, 1, 2)), rtol=1e-5)
+
+
+def test_matmul_bias_adds_one_bias_per_column(nb: Any) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 6)).astype(np.float32)
+    bias = rng.standard_normal(3).astype(np.float32)
+    got = nb._rt_matmul_bias(x, w.T, bias)
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w.T + bias, rtol=1e-5)
+
+
+@pytest.mark.skipif(not HAVE_NUMPY_BLAS, reason="this numpy bundles no OpenBLAS")
+def test_the_blas_is_numpys_own_copy(nb: Any) -> None:
+    """Kernels call the gemm of the very library numpy loaded (opening its file again
+    gives the same copy), so numpy and kernels share one BLAS and one thread pool."""
+    import ctypes
+
+    from llvmlite import binding
+
+    assert nb._HAVE_BLAS is True
+    path = next(p for folder in (NUMPY_DIR.parent / "numpy.libs", NUMPY_DIR / ".dylibs")
+                for p in sorted(folder.glob("*openblas*")))
+    lib = ctypes.CDLL(str(path))
+    for kind in ("s", "d"):
+        symbol = next(getattr(lib, f"{prefix}cblas_{kind}gemm64_")
+                      for prefix in ("scipy_", "") if hasattr(lib, f"{prefix}cblas_{kind}gemm64_"))
+        want = ctypes.cast(symbol, ctypes.c_void_p).value
+        assert binding.address_of_symbol(f"msc_cblas_{kind}gemm64") == want
+
+
+FALLBACK = textwrap.dedent("""
+    import os, sys
+    os.environ["MSC_NUMBA_BLAS"] = "0"  # as on a machine whose numpy bundles no BLAS
+    import numpy as np
+    from msc.runtime import numba_rt as nb
+    assert nb._HAVE_BLAS is False and not hasattr(nb, "_rt_gemm")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    got = nb._rt_matmul_bias(a, b.T, bias)
+    want = a.astype(np.float64) @ b.T.astype(np.float64) + bias
+    print(float(np.max(np.abs(got - want))))
+""")
+
+
+def test_loops_stand_in_without_the_library(tmp_path: pathlib.Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout.strip().splitlines()[-1]) < 1e-5

@@ -193,10 +193,11 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
-        # copies: the run may write weights in place; and its prints are not the user's
-        weights = [a.copy() for a in (module.load_weights() if arrays is None else arrays)]
+        # packed copies: the run may write weights in place; and its prints are not the user's
+        values = module.load_weights() if arrays is None else arrays
+        arenas, _ = module.pack_weights(values[:len(module.SLOTS)])
         with contextlib.redirect_stdout(io.StringIO()):
-            module.run(*zeros, *weights)
+            module.run(*zeros, *arenas, *values[len(module.SLOTS):])
     except (MscError, OSError):
         raise
     except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug

@@ -30,7 +30,8 @@ RTOL, ATOL = 1e-5, 1e-6
 
 @dataclass
 class Built:
-    """One target's generated module and the arguments ``run`` takes after the inputs."""
+    """One target's generated module and the arguments ``run`` takes after the inputs
+    (the weights' arenas and the constants)."""
 
     target: str
     spec: ModuleSpec
@@ -51,8 +52,9 @@ def build(module: Module, target: str, folder: pathlib.Path,
     name = f"msc_test_{target}_{digest}"
     path = folder / f"{name}.py"
     path.write_text(source)
-    return Built(target, spec, source, import_file(str(path), name),
-                 tuple(weights) + tuple(spec.constants))
+    code = import_file(str(path), name)
+    arenas, _ = code.pack_weights(weights)  # copies: ``weights`` stay as they are
+    return Built(target, spec, source, code, tuple(arenas) + tuple(spec.constants))
 
 
 def to_numpy(value: Any) -> Any:

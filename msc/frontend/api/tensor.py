@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError
+from msc.frontend.api.arena import leave
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
@@ -400,6 +401,8 @@ class Parameter(Tensor):
     """
 
     __hash__ = object.__hash__
+    _arena: Any = None  # the weight arena holding the data (``arena.py``), if any
+    _offset = 0  # where in the arena's buffer
 
     def __init__(self, default_input: Any, name: str | None = None,
                  requires_grad: bool = True, layerwise_parallel: bool = False):
@@ -409,10 +412,33 @@ class Parameter(Tensor):
         self.name = name
         self.requires_grad = requires_grad
 
+    @property
+    def _data(self) -> np.ndarray:  # type: ignore[override]
+        return self._buf
+
+    @_data.setter
+    def _data(self, value: np.ndarray) -> None:
+        """A new buffer: the Parameter leaves its arena (compiled code re-binds)."""
+        leave(self)
+        self._buf = value
+
     def set_data(self, data: Any) -> Parameter:
-        """A new buffer with ``data``'s values (compiled code reads the buffer on each call)."""
-        self._data = np.array(_to_array(data, None), dtype=self._data.dtype, order="C")
+        """``data``'s values, converted to this Parameter's dtype: copied into its buffer
+        when the shape is the same (where compiled code reads them), else a new buffer."""
+        new = np.array(_to_array(data, None), dtype=self._buf.dtype, order="C")
+        if self._arena is not None and new.shape == self._buf.shape:
+            self._buf[...] = new
+        else:
+            self._data = new
         return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (``copy.deepcopy`` of a Cell) has its own buffer, in no arena."""
+        state = dict(self.__dict__)
+        state.pop("_arena", None)
+        state.pop("_offset", None)
+        state["_buf"] = np.array(self._buf, order="C")
+        return state
 
     def value(self) -> Tensor:
         return Tensor(self._data.copy())

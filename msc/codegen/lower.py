@@ -1,6 +1,9 @@
 """Lowering: an optimized IR module -> a render spec with every name and expression decided.
 
-Each graph becomes one kernel function taking (inputs, weights, constants) as arrays.
+Each graph becomes one kernel function taking (inputs, weights, constants) as arrays;
+the entry kernel takes its weights as arenas instead: per dtype one buffer and the
+offsets of the weights in it (``frontend/api/arena.py``), and slices out the weights
+it reads itself, so its argument count does not grow with the number of weights.
 For the numba target, runs of elementwise nodes over one output shape are fused into
 one explicit loop nest whose intermediates are scalars (``fusion.py``); everything else
 is one array-level statement per node, written by the primitive's own emitter. A target
@@ -50,6 +53,8 @@ class KernelSpec:
 @dataclass(frozen=True)
 class ModuleSpec:
     """What a target template needs; ``constants`` travel as hidden trailing arguments.
+    ``arenas``: the dtype of each weight arena ``run`` takes (a buffer and its offsets)
+    after the inputs; ``slots``: each weight's arena and shape, in ``weights`` order.
     ``half_args``: the positions of ``run``'s float16 arguments, which the kernel takes as
     their bits (``half.py``)."""
 
@@ -62,6 +67,8 @@ class ModuleSpec:
     output: str  # a Python expression over ``_r``, the kernel's tuple of results
     callees: tuple[KernelSpec, ...] = ()  # shared graphs' kernels, callees before callers
     half_args: tuple[int, ...] = ()
+    arenas: tuple[str, ...] = ()
+    slots: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def uses_blas(self) -> bool:
@@ -106,6 +113,11 @@ class Lowerer(FusedLoops, HalfNodes):
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
         self.written: set[Var] = set()
+        # the entry's weights: (arena, index among the arena's weights) of each, the
+        # names of each arena's buffer and offsets, and the weights sliced out so far
+        self.slots: dict[Var, tuple[int, int]] = {}
+        self.arenas: list[tuple[str, str]] = []
+        self.views: dict[Var, str] = {}
 
     # --- operands -------------------------------------------------------------------
 
@@ -113,6 +125,8 @@ class Lowerer(FusedLoops, HalfNodes):
         if isinstance(v.type, MonadType):
             return "0"  # the state token has no run-time value: a placeholder
         if isinstance(v, Var):
+            if v in self.slots and v not in self.views:
+                self.views[v] = self.env[v]
             return self.env[v]
         if isinstance(v.value, np.ndarray):
             self.const_names[v] = self.shared.const(v)
@@ -128,7 +142,10 @@ class Lowerer(FusedLoops, HalfNodes):
         params = []
         for p in self.graph.params:
             self.env[p] = self.ns.fresh(p.hint or "arg")
-            params.append(self.env[p])
+            if not (self.entry and isinstance(p.type, RefType)):
+                params.append(self.env[p])
+        if self.entry:
+            params += self.arena_params()
         for node in self.graph.nodes:
             self.node(node)
         self.flush()
@@ -140,11 +157,34 @@ class Lowerer(FusedLoops, HalfNodes):
         else:
             output, returns = "", self.name_of(self.graph.output)
             params += self.needs()
-        lines = self.lines
+        lines = self.weight_views() + self.lines
         if self.target.prologue is not None and lines:
             lines = [self.target.prologue] + ["    " + x for x in lines]
         name = self.shared.kernels[self.graph.name]
         return KernelSpec(name, tuple(params), tuple(lines), returns), output
+
+    def arena_params(self) -> list[str]:
+        """The entry's weight arguments: a buffer and its offsets per arena."""
+        dtypes, slots = arena_layout(self.graph)
+        for w, (k, j) in zip(self.graph.weights, slots):
+            self.slots[w] = (k, j)
+        self.arenas = [(self.ns.fresh(f"arena_{d}"), self.ns.fresh(f"offsets_{d}"))
+                       for d in dtypes]
+        return [name for pair in self.arenas for name in pair]
+
+    def weight_views(self) -> list[str]:
+        """The statements slicing each weight the kernel reads out of its arena."""
+        lines = []
+        for w in self.graph.weights:
+            if w in self.views:
+                k, j = self.slots[w]
+                buffer, offsets = self.arenas[k]
+                t = w.type.tensor  # type: ignore[union-attr]
+                view = f"{buffer}[{offsets}[{j}]:{offsets}[{j}] + {t.size}]"
+                if t.shape != (t.size,):
+                    view += f".reshape({t.shape!r})"
+                lines.append(f"{self.views[w]} = {view}")
+        return lines
 
     def needs(self) -> tuple[str, ...]:
         """The constants this kernel takes: its own and its callees', in table order."""
@@ -374,13 +414,34 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
         tuple(f"__const{i}" for i in range(len(shared.arrays)))
+    dtypes, slots = arena_layout(graph)
     half_args: tuple[int, ...] = ()
-    if target.float16 is Float16.BITS:
-        half_args = tuple(i for i, p in enumerate(graph.params) if has_half(p.type)) + \
-            tuple(len(graph.params) + i for i, a in enumerate(shared.arrays)
+    if target.float16 is Float16.BITS:  # inputs, arena buffers, constants
+        n = len(graph.inputs)
+        half_args = tuple(i for i, p in enumerate(graph.inputs) if has_half(p.type)) + \
+            tuple(n + 2 * k for k, d in enumerate(dtypes) if d == "float16") + \
+            tuple(n + 2 * len(dtypes) + i for i, a in enumerate(shared.arrays)
                   if a.dtype == np.float16)
+    shapes = tuple((k, w.type.tensor.shape) for w, (k, _) in zip(graph.weights, slots))
     return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
-                      output, callees, half_args)
+                      output, callees, half_args, dtypes, shapes)  # type: ignore[union-attr]
+
+
+def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:
+    """The dtypes of ``graph``'s weight arenas (in order of first appearance) and, for
+    each weight, its arena and its index among that arena's weights."""
+    dtypes: list[str] = []
+    counts: list[int] = []
+    slots = []
+    for w in graph.weights:
+        name = w.type.tensor.dtype.np_name  # type: ignore[union-attr]
+        if name not in dtypes:
+            dtypes.append(name)
+            counts.append(0)
+        k = dtypes.index(name)
+        slots.append((k, counts[k]))
+        counts[k] += 1
+    return tuple(dtypes), tuple(slots)
 
 
 def _callees_first(graph: Graph) -> list[Graph]:

@@ -154,6 +154,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if compiled.module is not None:
         say(describe_graphs(compiled))
         say(compiled.report.format())  # type: ignore[union-attr]
+        host_ops = getattr(compiled.spec, "host_ops", ())  # a device target's fallbacks
+        if host_ops:
+            say(f"on the host (operands copied there and back): {', '.join(host_ops)}")
     else:
         say(f"cache: hit, {compiled.entry_dir}: parse, optimize, codegen and Numba skipped")
     if compiled.entry_dir is not None:
@@ -338,8 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--input", action="append", default=[], metavar="SPEC",
                       help="one per positional input: f32[32,64], i64[], bool[3] ... "
                            "(default: the @jit function's input_signature)")
-    comp.add_argument("--target", choices=("numba", "python"), default="numba",
-                      help="numba (default): Numba-compiled kernels; python: numpy only")
+    comp.add_argument("--target", choices=("numba", "python", "cuda"), default="numba",
+                      help="numba (default): Numba-compiled kernels; python: numpy only; "
+                           "cuda: numba.cuda kernels and a host driver")
     comp.add_argument("-o", "--output", required=True, metavar="DIR",
                       help="the artifact folder (replaced if it holds an older artifact)")
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")

@@ -251,7 +251,7 @@ class Lowerer(FusedLoops, HalfNodes):
         """A Python ``if``/``else`` with each region's code inside (both targets)."""
         out = self.env[node.out] = self.ns.fresh("v")
         args = [self.name_of(v) for v in node.inputs[1:]]  # operands closure conversion made
-        self.lines.append(f"if {self.name_of(node.inputs[0])}.item():{loc_comment(node)}")
+        self.lines.append(f"if {self.truth(self.name_of(node.inputs[0]))}:{loc_comment(node)}")
         self.region(node.attr["then"], out, args)
         self.lines.append("else:")
         self.region(node.attr["orelse"], out, args)
@@ -261,18 +261,27 @@ class Lowerer(FusedLoops, HalfNodes):
         carried values are copied, so Numba types them alike on every iteration."""
         carried = [self.ns.fresh(p.hint or "c") for p in node.attr["body"].params]
         for name, v in zip(carried, node.inputs):
-            self.lines.append(f"{name} = {_copy(self.name_of(v), v)}{loc_comment(node)}")
+            self.lines.append(f"{name} = {self.copied(self.name_of(v), v)}{loc_comment(node)}")
         test = self.ns.fresh("go")
         self.lines.append("while True:")
         self.region(node.attr["cond"], test, carried)
-        self.lines.append(f"    if not {test}.item():")
+        self.lines.append(f"    if not {self.truth(test)}:")
         self.lines.append("        break")
         nxt = self.ns.fresh("nxt")
         self.region(node.attr["body"], nxt, carried)
         for i, (name, v) in enumerate(zip(carried, node.inputs)):
-            self.lines.append(f"    {name} = {_copy(f'{nxt}[{i}]', v)}")
+            self.lines.append(f"    {name} = {self.copied(f'{nxt}[{i}]', v)}")
         out = self.env[node.out] = self.ns.fresh("v")
         self.lines.append(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
+
+    def truth(self, name: str) -> str:
+        """A tensor condition as a Python bool."""
+        return f"{name}.item()"
+
+    def copied(self, name: str, v: Value) -> str:
+        """A loop-carried value's own copy (the state token's placeholder needs none, and a
+        weight closure conversion made a carried value must stay the weight itself)."""
+        return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
 
     def region(self, graph: Graph, out: str, params: list[str] = ()) -> None:  # type: ignore
         for p, name in zip(graph.params, params):
@@ -396,8 +405,11 @@ def _unpacked(expr: str, t: Any, copy: bool, half: bool) -> str:
 def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
     ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
-    graph = module.entry_graph
     spec_target, target = target, target_named(target)
+    if target.device:  # a GPU target: a host driver around kernels, lowered on its own
+        from msc.codegen.cuda.lower import lower_cuda_module
+        return lower_cuda_module(module, spec_target, header)
+    graph = module.entry_graph
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)

@@ -37,7 +37,7 @@ from msc.errors import InternalCompilerError
 BLAS_NEEDS = ("_HAVE_BLAS",)
 #: The names the target templates import; a runtime module may import nothing else at
 #: its top level (an import inside a copied function, like the BLAS probe's, travels with it).
-TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode"})
+TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode", "config", "cuda"})
 _HELPER = re.compile(r"\b_rt_\w+")
 
 _ENV: list[Any] = []
@@ -128,17 +128,12 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
     mentions one is not a call."""
     names: set[str] = set()
     for kernel in (*spec.callees, spec.kernel):
-        # NOTE: only the lines that mention a helper are lexed (lexing all took most of
-        # render's time on large kernels); a line not lexable alone counts every mention
-        for line in (*kernel.lines, kernel.returns):
-            if "_rt_" not in line:
-                continue
-            try:
-                names |= {t.string for t in
-                          tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
-                          if t.type == tokenize.NAME and t.string.startswith("_rt_")}
-            except (tokenize.TokenError, IndentationError):
-                names |= set(_HELPER.findall(line))
+        text = "\n".join((*kernel.lines, kernel.returns)) + "\n"
+        try:
+            names |= {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                      if t.type == tokenize.NAME and t.string.startswith("_rt_")}
+        except (tokenize.TokenError, IndentationError):  # not lexable alone: every mention
+            names |= set(_HELPER.findall(text))
     return names
 
 
@@ -147,6 +142,9 @@ def runtime_source(spec: ModuleSpec) -> str:
     target = target_named(spec.target)
     filename = target.runtime
     snippets = runtime_snippets(filename)
+    if target.fallback is not None:  # the host code of a device target's fallback ops
+        filename = f"{filename} and {target.fallback}"
+        snippets += runtime_snippets(target.fallback)
     owner = {name: s for s in snippets for name in s.defines}
     wanted = called_helpers(spec) | set(BLAS_NEEDS if spec.uses_blas and target.numba else ())
     unknown = sorted(wanted - owner.keys())

@@ -31,7 +31,10 @@ class Target:
     ``float16``: how its kernels hold float16 tensors (``Float16``).
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels
     (see ``split.py``), because the target's compile time grows with function size.
-    ``prologue``: a statement each kernel body runs inside (its lines are indented)."""
+    ``prologue``: a statement each kernel body runs inside (its lines are indented).
+    ``device``: a GPU target: its graphs become host drivers around device kernels, lowered
+    by ``msc/codegen/cuda`` (which also reads ``fallback``, the runtime file of the ops that
+    run on the host)."""
 
     name: str
     runtime: str
@@ -40,6 +43,8 @@ class Target:
     float16: Float16
     splits: bool
     prologue: str | None = None
+    device: bool = False
+    fallback: str | None = None
 
 
 NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=Float16.BITS,
@@ -49,7 +54,13 @@ NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=Float16.B
 PYTHON = Target("python", "numpy_rt.py", numba=False, fuses=False, float16=Float16.NATIVE,
                 splits=False, prologue='with np.errstate(all="ignore"):')
 
-TARGETS = {t.name: t for t in (NUMBA, PYTHON)}
+#: Kernels through numba.cuda; ops without a device lowering run on the host as the python
+#: target runs them (``msc/codegen/cuda/lower.py``), so their helpers come from numpy_rt.
+CUDA = Target("cuda", "cuda_rt.py", numba=False, fuses=True, float16=Float16.NATIVE,
+              splits=False, prologue='with np.errstate(all="ignore"):', device=True,
+              fallback="numpy_rt.py")
+
+TARGETS = {t.name: t for t in (NUMBA, PYTHON, CUDA)}
 
 
 def target_named(name: str) -> Target:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from msc.errors import GraphTypeError, InternalCompilerError, MscError, ShapeError
-from msc.ir.nodes import Module, Node
+from msc.ir.nodes import Module
 from msc.ir.printer import print_module
 from msc.ir.rewrite import all_graphs, walk
 from msc.ir.verify import verify
@@ -121,23 +121,20 @@ def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = No
     that is not an ``MscError`` becomes an ``InternalCompilerError`` naming the pass.
     """
     report = PassReport()
-    count = count_nodes(module)
-    report.add("parse", None, count, parse_seconds)
+    report.add("parse", None, count_nodes(module), parse_seconds)
     dumps = Path(dump_dir) if dump_dir is not None else None
     if dumps is not None:
         dumps.mkdir(parents=True, exist_ok=True)
-    typed: dict[int, Node] | None = {} if verify_each else None  # see ``verify``
-    _checkpoint(module, 0, "parse", dumps, typed, "the module given to the optimizer")
+    _checkpoint(module, 0, "parse", dumps, verify_each, "the module given to the optimizer")
     done: list[str] = []
     for i, (name, fn) in enumerate(passes, start=1):
-        before, start = count, time.perf_counter()
+        before = count_nodes(module)
+        start = time.perf_counter()
         result = _run_one(name, fn, module, done)
-        seconds = time.perf_counter() - start
         module, notes = result if isinstance(result, tuple) else (result, [])
-        count = count_nodes(module)
-        report.add(name, before, count, seconds)
+        report.add(name, before, count_nodes(module), time.perf_counter() - start)
         report.notes += [f"{name}: {note}" for note in notes]
-        _checkpoint(module, i, name, dumps, typed, f"the output of pass: {name}")
+        _checkpoint(module, i, name, dumps, verify_each, f"the output of pass: {name}")
         done.append(name)
     return module, report
 
@@ -161,13 +158,12 @@ def _run_one(name: str, fn: Pass, module: Module,
         raise err from (e if os.environ.get("MSC_DEBUG") == "1" else None)
 
 
-def _checkpoint(module: Module, index: int, name: str, dumps: Path | None,
-                typed: dict[int, Node] | None, what: str) -> None:
-    """Dump, then verify unless ``typed`` is None (the nodes already type-checked)."""
+def _checkpoint(module: Module, index: int, name: str, dumps: Path | None, check: bool,
+                what: str) -> None:
     if dumps is not None:  # NOTE: dump before verifying, so a bad IR can be inspected
         (dumps / f"{index:02d}_{name}.ir").write_text(print_module(module), encoding="utf-8")
-    if typed is not None:
+    if check:
         try:
-            verify(module, typed)
+            verify(module)
         except MscError as e:
             raise e.add_note_line(f"while verifying {what}")

@@ -1,5 +1,5 @@
 """The scalar expressions of elementwise ops inside CUDA kernels, derived from the numba
-target's: numba.cuda compiles ``math`` functions, ``libdevice`` and some numpy ufuncs on
+target's: numba.cuda compiles ``math`` functions, and some numpy ufuncs on
 scalars, but not every ufunc the numba target writes, and no call of a ``@njit`` helper.
 
 ``device_scalar`` rewrites a numba scalar template (``np.exp({0})`` -> ``math.exp({0})``);
@@ -20,8 +20,12 @@ from msc.ir.primitives.base import Elementwise, Primitive
 _MATH = {"exp": "math.exp", "log1p": "math.log1p", "expm1": "math.expm1",
          "sqrt": "math.sqrt", "abs": "abs", "tanh": "math.tanh", "isnan": "math.isnan",
          "isinf": "math.isinf", "isfinite": "math.isfinite"}
-#: numpy functions whose libdevice function has a float32 (``...f``) and a float64 form.
-_LIBDEVICE = frozenset({"floor", "ceil", "trunc", "rint", "exp2"})
+#: numpy functions written with ``math`` (whose floor, ceil and trunc return integers):
+#: beyond 2**52 (and for inf and nan) every float is integral; copysign keeps -0.0's sign.
+_INTEGRAL = "(math.copysign(math.{f}({{0}}), {{0}}) if abs({{0}}) < 4503599627370496.0 " \
+    "else {{0}})"
+_REWRITTEN = {"floor": _INTEGRAL.format(f="floor"), "ceil": _INTEGRAL.format(f="ceil"),
+              "trunc": _INTEGRAL.format(f="trunc"), "exp2": "math.pow(2.0, {0})"}
 #: numpy ufuncs numba.cuda compiles on scalars itself (nan-propagating maximum/minimum).
 _UFUNCS = frozenset({"maximum", "minimum", "log", "log2", "log10", "sin", "cos", "tan",
                      "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh",
@@ -40,17 +44,12 @@ def _gelu(attr: dict[str, Any], dt: DType) -> str | None:
     return "(0.5 * {0} * (1.0 + math.erf({0} / 1.4142135623730951)))"
 
 
-def _float_only(text32: str, text64: str) -> Callable[[dict[str, Any], DType], str | None]:
-    return lambda attr, dt: text32 if dt == float32 else text64 if dt == float64 else None
-
-
 #: Ops whose numba form calls a runtime helper: their kernel form, by attributes and the
-#: compute dtype (None: the host runs it).
+#: compute dtype (None: the host runs it). (No libdevice: the simulator's is a stub.)
 _SPECIAL: dict[Primitive, Callable[[dict[str, Any], DType], str | None]] = {
     Op.GeLU: _gelu,
     Op.Pow: lambda attr, dt: "({0} ** {1})",  # as the numba target's _rt_pow
-    Op.Mod: _float_only("math.fmod({0}, {1})", "math.fmod({0}, {1})"),
-    Op.Erfinv: _float_only("libdevice.erfinvf({0})", "libdevice.erfinv({0})"),
+    Op.Mod: lambda attr, dt: "math.fmod({0}, {1})" if dt in (float32, float64) else None,
 }
 
 
@@ -69,11 +68,15 @@ def device_scalar(op: Primitive, lowering: Elementwise, attr: dict[str, Any],
         name = m.group(1)
         if name in _MATH:
             return _MATH[name] + "("
-        if name in _LIBDEVICE and dt in (float32, float64):
-            return f"libdevice.{name}{'f' if dt == float32 else ''}("
         if name not in _UFUNCS and name not in _CONSTRUCTORS:
             unknown.append(name)
         return m.group(0)
 
+    for name, form in _REWRITTEN.items():  # whole calls: their operand is repeated
+        call = f"np.{name}({{0}})"
+        if call in template:
+            if dt not in (float32, float64):
+                return None
+            template = template.replace(call, form)
     text = _NP_CALL.sub(rewrite, template)
     return None if unknown else text

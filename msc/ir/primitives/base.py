@@ -232,8 +232,7 @@ def register(prim: Primitive) -> Primitive:
     if missing:
         raise ValueError(f"primitive {prim.name} has no lowering for {', '.join(missing)}")
     PRIMITIVES[prim.name] = prim
-    setattr(Op, prim.name, prim)  # NOTE: ``Op.Add`` is then a plain attribute read (passes
-    return prim  # read ops for every node), not a ``__getattr__`` call
+    return prim
 
 
 class _Ops:

@@ -16,6 +16,7 @@ RESERVED = frozenset({"np", "os", "sys", "math", "scipy", "njit", "objmode", "pr
 class Namespace:
     def __init__(self) -> None:
         self.used: set[str] = set()
+        self.suffix: dict[str, int] = {}  # base -> the suffix to try next (all below: used)
 
     def fresh(self, hint: str) -> str:
         """A unique identifier close to ``hint`` (``fc1.weight`` -> ``fc1_weight``)."""
@@ -25,8 +26,11 @@ class Namespace:
         if keyword.iskeyword(base) or hasattr(builtins, base) or base in RESERVED \
                 or base.startswith(("_rt_", "__k")):  # runtime helpers, constants
             base = base + "_"
-        name, i = base, 1
+        i = self.suffix.get(base, 0)
+        name = f"{base}_{i}" if i else base
         while name in self.used:
-            name, i = f"{base}_{i}", i + 1
+            i += 1
+            name = f"{base}_{i}"
+        self.suffix[base] = i + 1
         self.used.add(name)
         return name

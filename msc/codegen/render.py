@@ -128,12 +128,17 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
     mentions one is not a call."""
     names: set[str] = set()
     for kernel in (*spec.callees, spec.kernel):
-        text = "\n".join((*kernel.lines, kernel.returns)) + "\n"
-        try:
-            names |= {t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                      if t.type == tokenize.NAME and t.string.startswith("_rt_")}
-        except (tokenize.TokenError, IndentationError):  # not lexable alone: every mention
-            names |= set(_HELPER.findall(text))
+        # NOTE: only the lines that mention a helper are lexed (lexing all took most of
+        # render's time on large kernels); a line not lexable alone counts every mention
+        for line in (*kernel.lines, kernel.returns):
+            if "_rt_" not in line:
+                continue
+            try:
+                names |= {t.string for t in
+                          tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
+                          if t.type == tokenize.NAME and t.string.startswith("_rt_")}
+            except (tokenize.TokenError, IndentationError):
+                names |= set(_HELPER.findall(line))
     return names
 
 

@@ -17,6 +17,8 @@ from msc.ir.nodes import Graph, Module, Node, Value, Var
 from msc.ir.primitives import Effect, Op
 from msc.ir.types import MonadType
 
+_CALL = Op.Call
+
 
 def tuple_parts(nodes: Sequence[Node], value: Value) -> tuple[Value, ...] | None:
     """The elements of ``value`` if one of ``nodes`` built it with ``MakeTuple``, else None."""
@@ -31,13 +33,16 @@ def subst(value: Value, env: Mapping[Var, Value]) -> Value:
 
 def callee(node: Node) -> Graph | None:
     """The graph a ``Call`` node calls, else None."""
-    g = node.attr.get("graph") if node.op is Op.Call else None
+    if node.op is not _CALL:
+        return None
+    g = next((v for k, v in node.attrs if k == "graph"), None)
     return g if isinstance(g, Graph) else None
 
 
 def regions(node: Node) -> tuple[Graph, ...]:
     """Graph-valued attrs that are nested regions (If/While bodies), not callees."""
-    if node.op is Op.Call:
+    # NOTE: called for every node by every walk: most nodes have no attrs at all
+    if not node.attrs or node.op is _CALL:
         return ()
     return tuple(v for _, v in node.attrs if isinstance(v, Graph))
 

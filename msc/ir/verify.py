@@ -19,7 +19,7 @@ from msc.ir.types import Type
 WINDOW = 3
 
 
-def verify(module: Module) -> None:
+def verify(module: Module, typed: dict[int, Node] | None = None) -> None:
     """Raise ``InternalCompilerError`` unless every invariant holds:
 
     1. the entry graph exists, and graph names are unique;
@@ -34,13 +34,19 @@ def verify(module: Module) -> None:
        a ``Call``'s arguments match the callee's parameter types, and its type is the
        callee's output type;
     6. each graph's output is a Const or a value defined in that graph (or enclosing ones).
+
+    ``typed`` (id -> node, kept alive by the caller so ids stay unique) remembers the
+    nodes whose invariant 5 held: a node's type check depends on the node alone (its op,
+    attrs, operand and result types), and the passes keep unchanged nodes as the same
+    objects, so the pass manager re-infers only the nodes each pass made.
     """
-    _Verifier(module).run()
+    _Verifier(module, {} if typed is None else typed).run()
 
 
 class _Verifier:
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, typed: dict[int, Node]):
         self.module = module
+        self.typed = typed
         self.defined: set[Var] = set()
         self.graphs = {g.name: g for g in all_graphs(module)}
 
@@ -52,25 +58,28 @@ class _Verifier:
         if self.module.entry not in names:
             self.fail(None, None, f"the entry graph @{self.module.entry} is not in the module")
         for g in self.graphs.values():
-            self.graph(g, set(), set())
+            self.graph(g, set(), ())
 
-    def graph(self, graph: Graph, outer: set[Var], outer_later: set[Var]) -> None:
-        """``outer``/``outer_later``: enclosing values defined before/after this region."""
-        scope = set(outer)
+    def graph(self, graph: Graph, scope: set[Var], around: tuple[Graph, ...]) -> None:
+        """``scope``: the values visible here, the enclosing graphs' ones included; it is
+        extended in place and restored on the way out (no copy per region: a graph with
+        many regions would cost quadratic time). ``around``: the enclosing graphs."""
+        mine: list[Var] = []
         for p in graph.params:
             self.define(p, None, graph)
             scope.add(p)
-        later = {n.out for n in graph.nodes} | outer_later
+            mine.append(p)
         for node in graph.nodes:
             for v in node.inputs:
-                self.use(v, scope, later, node, graph)
+                self.use(v, scope, node, graph, around)
             for region in regions(node):
-                self.graph(region, scope, later)
+                self.graph(region, scope, (*around, graph))
             self.check_type(node, graph)
             self.define(node.out, node, graph)
             scope.add(node.out)
-            later.discard(node.out)
-        self.use(graph.output, scope, later, None, graph, what="the output")
+            mine.append(node.out)
+        self.use(graph.output, scope, None, graph, around, what="the output")
+        scope.difference_update(mine)
 
     def define(self, var: Var, node: Node | None, graph: Graph) -> None:
         if not isinstance(var, Var):
@@ -79,23 +88,23 @@ class _Verifier:
             self.fail(node, graph, f"{self.name(var)} is defined twice")
         self.defined.add(var)
 
-    def use(self, v: Value, scope: set[Var], later: set[Var], node: Node | None,
-            graph: Graph, what: str = "") -> None:
-        what = what or "the node"
-        if isinstance(v, Const):
+    def use(self, v: Value, scope: set[Var], node: Node | None, graph: Graph,
+            around: tuple[Graph, ...], what: str = "") -> None:
+        if isinstance(v, Const) or (isinstance(v, Var) and v in scope):
             return
+        what = what or "the node"
         if not isinstance(v, Var):
             self.fail(node, graph, f"{what} uses {v!r}, which is neither a Var nor a Const")
-        if v in scope:
-            return
-        if v in later:
+        if any(n.out is v for g in (*around, graph) for n in g.nodes):  # not in scope: later
             self.fail(node, graph, f"{what} uses {self.name(v)} before it is defined")
         self.fail(node, graph, f"{what} uses {self.name(v)}, which @{graph.name} does not "
                                "define")
 
     def check_type(self, node: Node, graph: Graph) -> None:
         if node.op is Op.Call:
-            self.check_call(node, graph)
+            self.check_call(node, graph)  # NOTE: the callee can change: never remembered
+            return
+        if self.typed.get(id(node)) is node:
             return
         prim = node.op
         if PRIMITIVES.get(getattr(prim, "name", "")) is not prim:
@@ -112,6 +121,7 @@ class _Verifier:
         if expected != node.out.type:
             self.fail(node, graph, f"its type {node.out.type} differs from the type "
                                    f"{expected} that {prim.name} infers")
+        self.typed[id(node)] = node
 
     def check_call(self, node: Node, graph: Graph) -> None:
         body = callee(node)

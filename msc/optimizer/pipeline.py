@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from msc.errors import GraphTypeError, InternalCompilerError, MscError, ShapeError
-from msc.ir.nodes import Module
+from msc.ir.nodes import Module, Node
 from msc.ir.printer import print_module
 from msc.ir.rewrite import all_graphs, walk
 from msc.ir.verify import verify
@@ -121,20 +121,23 @@ def run_pipeline(module: Module, *, dump_dir: str | os.PathLike[str] | None = No
     that is not an ``MscError`` becomes an ``InternalCompilerError`` naming the pass.
     """
     report = PassReport()
-    report.add("parse", None, count_nodes(module), parse_seconds)
+    count = count_nodes(module)
+    report.add("parse", None, count, parse_seconds)
     dumps = Path(dump_dir) if dump_dir is not None else None
     if dumps is not None:
         dumps.mkdir(parents=True, exist_ok=True)
-    _checkpoint(module, 0, "parse", dumps, verify_each, "the module given to the optimizer")
+    typed: dict[int, Node] | None = {} if verify_each else None  # see ``verify``
+    _checkpoint(module, 0, "parse", dumps, typed, "the module given to the optimizer")
     done: list[str] = []
     for i, (name, fn) in enumerate(passes, start=1):
-        before = count_nodes(module)
-        start = time.perf_counter()
+        before, start = count, time.perf_counter()
         result = _run_one(name, fn, module, done)
+        seconds = time.perf_counter() - start
         module, notes = result if isinstance(result, tuple) else (result, [])
-        report.add(name, before, count_nodes(module), time.perf_counter() - start)
+        count = count_nodes(module)
+        report.add(name, before, count, seconds)
         report.notes += [f"{name}: {note}" for note in notes]
-        _checkpoint(module, i, name, dumps, verify_each, f"the output of pass: {name}")
+        _checkpoint(module, i, name, dumps, typed, f"the output of pass: {name}")
         done.append(name)
     return module, report
 
@@ -158,12 +161,13 @@ def _run_one(name: str, fn: Pass, module: Module,
         raise err from (e if os.environ.get("MSC_DEBUG") == "1" else None)
 
 
-def _checkpoint(module: Module, index: int, name: str, dumps: Path | None, check: bool,
-                what: str) -> None:
+def _checkpoint(module: Module, index: int, name: str, dumps: Path | None,
+                typed: dict[int, Node] | None, what: str) -> None:
+    """Dump, then verify unless ``typed`` is None (the nodes already type-checked)."""
     if dumps is not None:  # NOTE: dump before verifying, so a bad IR can be inspected
         (dumps / f"{index:02d}_{name}.ir").write_text(print_module(module), encoding="utf-8")
-    if check:
+    if typed is not None:
         try:
-            verify(module)
+            verify(module, typed)
         except MscError as e:
             raise e.add_note_line(f"while verifying {what}")

@@ -232,7 +232,8 @@ def register(prim: Primitive) -> Primitive:
     if missing:
         raise ValueError(f"primitive {prim.name} has no lowering for {', '.join(missing)}")
     PRIMITIVES[prim.name] = prim
-    return prim
+    setattr(Op, prim.name, prim)  # NOTE: ``Op.Add`` is then a plain attribute read (passes
+    return prim  # read ops for every node), not a ``__getattr__`` call
 
 
 class _Ops:

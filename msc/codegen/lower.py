@@ -385,12 +385,6 @@ def _leaves(graph: Graph, v: Value) -> list[Var]:
     return [v] if isinstance(v, Var) else []
 
 
-def _copy(name: str, v: Value) -> str:
-    """A loop-carried value's own copy (the state token's placeholder needs none, and a
-    weight closure conversion made a carried value must stay the weight itself)."""
-    return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
-
-
 def _unpacked(expr: str, t: Any, copy: bool, half: bool) -> str:
     """``expr`` rebuilt element by element when it is a tuple the kernel returns whole
     (a call's or a branch's result), each array copied if it may be a view; with ``half``,

@@ -5,6 +5,7 @@ pass is written with, and closure conversion of regions (``close_regions``).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import replace
 from typing import Any, Generic, Sequence, TypeVar
 
@@ -160,12 +161,17 @@ class Transformer(Walker[Value]):
 
     def rebuild(self, node: Node) -> Node:
         """``node`` with its operands read through ``env`` and its regions transformed."""
-        inputs = tuple(self.read(v) for v in node.inputs)
-        attrs = node.attrs if node.op is Op.Call else \
-            tuple((k, self.graph(v) if isinstance(v, Graph) else v) for k, v in node.attrs)
-        if _same(inputs, node.inputs) and _same((v for _, v in attrs), (v for _, v in node.attrs)):
+        # NOTE: runs for every node of every pass: the common case (no regions, operands
+        # unchanged) allocates nothing but the operand tuple
+        inputs = tuple(map(self.read, node.inputs))
+        attrs = node.attrs
+        if attrs and node.op is not Op.Call and any(isinstance(v, Graph) for _, v in attrs):
+            attrs = tuple((k, self.graph(v) if isinstance(v, Graph) else v) for k, v in attrs)
+            if not _same((v for _, v in attrs), (v for _, v in node.attrs)):
+                return Node(node.op, inputs, attrs, node.out, node.loc)
+        if _same(inputs, node.inputs):
             return node
-        return replace(node, inputs=inputs, attrs=attrs)
+        return Node(node.op, inputs, attrs, node.out, node.loc)
 
 
 class Copier(Transformer):
@@ -176,12 +182,13 @@ class Copier(Transformer):
         return tuple(Var(p.type, p.hint) for p in graph.params)
 
     def node(self, node: Node) -> Value | None:
-        return self.b.append(replace(node, out=Var(node.out.type, node.out.hint)))
+        out = Var(node.out.type, node.out.hint)
+        return self.b.append(Node(node.op, node.inputs, node.attrs, out, node.loc))
 
 
 def _same(a: Any, b: Any) -> bool:
     a, b = tuple(a), tuple(b)
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 # --- closure conversion ------------------------------------------------------------------

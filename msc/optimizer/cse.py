@@ -44,20 +44,28 @@ class _CSE(Transformer):
         super().__init__()
         self.effects = Effects()
         self.seen: dict[Hashable, Var] = {}  # available nodes: a region's stay inside it
+        self.added: list[Hashable] = []  # the keys the graph being rebuilt added to seen
 
     def graph(self, graph: Graph) -> Graph:
-        outer, self.seen = self.seen, dict(self.seen)
+        # NOTE: a graph's keys are removed when it is done (not a copy of ``seen`` per
+        # region, which is quadratic in a graph with many ifs)
+        outer, self.added = self.added, []
         try:
             return super().graph(graph)
         finally:
-            self.seen = outer
+            for key in self.added:
+                del self.seen[key]
+            self.added = outer
 
     def node(self, node: Node) -> Value | None:
         key = None if self.effects.node(node) else node_key(node)
         if key is None:
             return None
         found = self.seen.setdefault(key, node.out)
-        return None if found is node.out else found
+        if found is node.out:
+            self.added.append(key)
+            return None
+        return found
 
 
 def node_key(node: Node) -> Hashable | None:

@@ -33,7 +33,7 @@ from msc.errors import InternalCompilerError
 from msc.ir.builder import Builder, make_node
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Effect, Op
-from msc.ir.rewrite import tuple_parts, walk
+from msc.ir.rewrite import all_graphs, tuple_parts, walk
 from msc.ir.transform import Copier, Transformer
 from msc.ir.types import MonadType, tensor_of
 
@@ -44,6 +44,8 @@ MAX_COST = 16.0
 def if_to_select(module: Module) -> tuple[Module, list[str]]:
     """The module with every cheap ``If`` that does not print replaced; and the report's
     notes."""
+    if not any(n.op is Op.If for g in all_graphs(module) for n in walk(g)):
+        return module, []  # nothing to convert
     rewrite = _Rewrite()
     out = rewrite.module(module)
     if not rewrite.converted and not rewrite.kept:

@@ -37,6 +37,8 @@ def inline(module: Module) -> Module:
           Return(%0)
         }
     """
+    if not any(callee(n) for g in module.graphs for n in walk(g)):  # nothing to inline
+        return Module(tuple(g for g in module.graphs if g.name == module.entry), module.entry)
     inlined = _Inline().module(module)
     return Module(_reachable(inlined), inlined.entry)
 

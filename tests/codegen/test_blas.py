@@ -1,8 +1,10 @@
 """The numba target's matrix products against numpy: the BLAS helpers of numba_rt on
 every operand layout the lowering produces (transposed views, padded rows, batch slices,
-doubly strided views, empty and single-row/column matrices), and the loops flavour that
+doubly strided views, empty and single-row/column matrices), the loops flavour that
 stands in where numpy bundles no BLAS, switched on by ``MSC_NUMBA_BLAS=0`` in a fresh
-process. (Which flavour a kernel's Numba cache belongs to is tested in test_runtime.py.)
+process, and convolutions lowered to im2col + gemm against a naive numpy convolution.
+(Which flavour a kernel's Numba cache belongs to is tested in test_runtime.py; MatMul,
+BatchMatMul and Dense with every transpose are in the codegen cases of test_targets.py.)
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from msc import ops
+from msc.ir.primitives.conv import GEMM_MIN_DEPTH
+from tests.codegen import check_all
+from tests.codegen.cases_conv import naive_conv
 
 NUMPY_DIR = pathlib.Path(np.__file__).parent
 HAVE_NUMPY_BLAS = any(folder.glob("*openblas*") for folder in
@@ -131,3 +138,28 @@ def test_loops_stand_in_without_the_library(tmp_path: pathlib.Path) -> None:
                           timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout.strip().splitlines()[-1]) < 1e-5
+
+
+def gemm_convs(x2: Any, w2: Any, x1: Any, w1: Any, x3: Any, w3: Any) -> Any:
+    """Ungrouped convolutions deep enough for im2col + gemm: padding that leaves whole
+    rows outside the image, strides, dilation, 1-D and 3-D."""
+    return (ops.conv2d(x2, w2, stride=(2, 1), pad_mode="pad", padding=(2, 2, 1, 0)),
+            ops.conv1d(x1, w1, pad_mode="pad", padding=3, dilation=2, stride=2),
+            ops.conv3d(x3, w3, stride=(1, 2, 1)))
+
+
+def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(6)
+
+    def normal(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    inputs = [normal(2, 8, 7, 5), normal(3, 8, 3, 3), normal(2, 16, 9), normal(4, 16, 3),
+              normal(1, 4, 3, 5, 4), normal(2, 4, 2, 2, 2)]
+    assert min(w[0].size for w in inputs[1::2]) >= GEMM_MIN_DEPTH
+    x2, w2, x1, w1, x3, w3 = inputs
+    expect = (naive_conv(x2, w2, (2, 1), (1, 1), (2, 2, 1, 0)),
+              naive_conv(x1, w1, (2,), (2,), (3, 3)),
+              naive_conv(x3, w3, (1, 2, 1), (1, 1, 1), (0,) * 6))
+    _, built = check_all(gemm_convs, inputs, tmp_path, expect=expect)
+    assert built["numba"].source.count("_rt_matmul_into(wmat") == 3  # all three took gemm

@@ -12,16 +12,20 @@ frontend; adaptive pooling and resizing are products with constant matrices ther
 
 Code generation: the python target calls numpy helpers that loop over kernel taps only
 (one batched matmul per tap); the numba target writes one loop nest per op with the taps
-and channels innermost, each output element accumulated in a float64 register.
+and channels innermost, each output element accumulated in a float64 register; a large
+ungrouped float convolution is im2col plus one BLAS product per example instead
+(``_loops_conv_gemm``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, ShapeError
+from msc.ir import dtypes
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
@@ -252,6 +256,85 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     return loops.lines
 
 
+#: Ungrouped float convolutions with at least this many multiply-adds per output element
+#: (input channels x taps) are one BLAS product per example (``_loops_conv_gemm``).
+GEMM_MIN_DEPTH = 32
+
+
+def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    depth = math.prod(w.shape[1:])
+    if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
+            and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
+        return _loops_conv_gemm(a, node, out, fresh)
+    return _loops_conv(a, node, out, fresh)
+
+
+def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """im2col: each example's input windows are copied into a (channels x taps, output
+    positions) matrix, zeros where a window leaves the image, and ``out[n]`` is the
+    (out channels, channels x taps) weight matrix times it: one gemm call, several times
+    faster than the loop nest on large convolutions. Rows run over (channel, taps) in
+    the weight's own order, columns over output positions in the output's order; the
+    last spatial axis is filled over the range of positions inside the image."""
+    x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    nd, kernel, spots = x.ndim - 2, w.shape[2:], o.shape[2:]
+    depth, width, last = math.prod(w.shape[1:]), math.prod(spots), spots[-1]
+    weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("oflat")
+    loops = Loops(fresh)
+    dt = dtype_ref(o.dtype)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
+    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
+    loops.add(f"{cols} = np.empty(({depth}, {width}), {dt})")
+    loops.add(f"{flat} = {out}.reshape(({o.shape[0]}, {o.shape[1]}, {width}))")
+    batch = loops.open(o.shape, (0,), "n")
+    lead = loops.open(w.shape, range(1, w.ndim), "k")  # channel, then taps
+    row = fresh("r")
+    loops.add(f"{row} = {_flat_index(list(lead.values()), w.shape[1:])}")
+    spot: dict[int, str] = {}
+    where = []
+    for d in range(nd - 1):  # outer spatial axes: a row of zeros where outside
+        spot.update(loops.open(spots, (d,), "p"))
+        i, q = fresh(f"i{d}"), fresh("q")
+        loops.add(f"{i} = {spot[d]} * {stride[d]} - {pad[2 * d]} + {lead[d + 2]} * {dilation[d]}")
+        loops.add(f"if not 0 <= {i} < {x.shape[d + 2]}:")
+        base = _flat_index(list(spot.values()), spots[:d + 1])
+        loops.add(f"    for {q} in range({last * math.prod(spots[d + 1:-1])}):")
+        loops.add(f"        {cols}[{row}, ({base}) * {last * math.prod(spots[d + 1:-1])} "
+                  f"+ {q}] = 0")
+        loops.add("    continue")
+        where.append(i)
+    start, t, first, stop, q = fresh("start"), fresh("t"), fresh("first"), fresh("stop"), \
+        fresh("q")
+    s, size = stride[nd - 1], x.shape[-1]
+    loops.add(f"{start} = ({_flat_index(list(spot.values()), spots[:-1]) if spot else 0}) "
+              f"* {last}")
+    loops.add(f"{t} = {lead[w.ndim - 1]} * {dilation[nd - 1]} - {pad[2 * (nd - 1)]}")
+    loops.add(f"{first} = min({last}, max(0, -({t} // {s})))")
+    loops.add(f"{stop} = max({first}, min({last}, ({size - 1} - {t}) // {s} + 1))")
+    loops.add(f"for {q} in range({first}):")
+    loops.add(f"    {cols}[{row}, {start} + {q}] = 0")
+    src = index([batch[0], lead[1], *where, f"{q} * {s} + {t}"])
+    loops.add(f"for {q} in range({first}, {stop}):")
+    loops.add(f"    {cols}[{row}, {start} + {q}] = {a[0]}[{src}]")
+    loops.add(f"for {q} in range({stop}, {last}):")
+    loops.add(f"    {cols}[{row}, {start} + {q}] = 0")
+    loops.close(spot)
+    loops.close(lead)
+    loops.add(f"_rt_matmul_into({weights}, {cols}, {flat}[{batch[0]}])")
+    loops.close(batch)
+    return loops.lines
+
+
+def _flat_index(names: list[str], shape: tuple[int, ...]) -> str:
+    """The row-major flat index of position ``names`` in ``shape``."""
+    text = names[0]
+    for name, size in zip(names[1:], shape[1:]):
+        text = f"({text}) * {size} + {name}"
+    return text
+
+
 def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """The adjoint, gathered: out[n, c, i...] sums dy[n, o, p] * w[o, c % cg, k] over the
     group's out channels o and the taps k with p * stride - lo + k * dilation == i."""
@@ -428,7 +511,7 @@ _WINDOW = (Attr("stride", types=(tuple,)), Attr("dilation", types=(tuple,)),
            Attr("pad", types=(tuple,)))
 _POOL = (Attr("kernel", types=(tuple,)),) + _WINDOW
 
-register(Primitive("Conv", _conv_infer, _conv_impl, _lowering(_emit_conv, _loops_conv),
+register(Primitive("Conv", _conv_infer, _conv_impl, _lowering(_emit_conv, _loops_conv_or_gemm),
                    attrs=_WINDOW + (Attr("groups", 1, (int,)),), cost=_CONV_COST,
                    vjp=_vjp_conv, batch=_batch_conv))
 register(Primitive("ConvTranspose", _conv_transpose_infer, _conv_transpose_impl,

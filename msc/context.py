@@ -30,6 +30,9 @@ _DEFAULTS: dict[str, Any] = {
 #: The options that change generated code: they are part of the compile cache's key.
 CODE_OPTIONS: tuple[str, ...] = ("reuse", "if_to_select", "side_effect_load_elim")
 _context: dict[str, Any] = dict(_DEFAULTS)
+#: Bumped by every change of the context: a compiled call path made under one
+#: generation is only taken in it (``frontend/jit.py``).
+generation = 0
 
 
 def set_context(**kwargs: Any) -> None:
@@ -52,6 +55,8 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
     """
+    global generation
+    generation += 1
     for key, value in kwargs.items():
         if key == "jit_target" and value not in ("numba", "python", "cuda"):
             raise GraphValueError(f"jit_target must be 'numba', 'python' or 'cuda', got "
@@ -136,5 +141,7 @@ def save_graphs_dir() -> str | None:
 
 def reset_context() -> None:
     """Back to the defaults (tests use this)."""
+    global generation
+    generation += 1
     _context.clear()
     _context.update(_DEFAULTS)

@@ -17,6 +17,7 @@ import numpy as np
 from msc import context
 from msc.errors import GraphTypeError
 from msc.frontend.api.tensor import Parameter, Tensor
+from msc.frontend.builder import _ACTIVE as ACTIVE
 from msc.frontend.builder import current_builder
 from msc.frontend.deps import fingerprint
 from msc.frontend.source import user_loc
@@ -45,6 +46,11 @@ class JitFunction:
         return functools.partial(_call_bound, self, obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self.cache.fast
+        if fast is not None and not kwargs:
+            out = fast(args)
+            if out is not MISS:
+                return out
         builder = current_builder()
         if builder is not None:  # reached from native code while building a graph
             return builder.calls.call(self.fn, list(args), kwargs, None)
@@ -135,6 +141,7 @@ class CompileCache:
     def __init__(self) -> None:
         self.entries: dict[Any, Any] = {}
         self.compiles = 0
+        self.fast: Callable[[tuple[Any, ...]], Any] | None = None  # see ``fast_path``
 
     def call(self, entry: Any, args: tuple[Any, ...]) -> Any:
         from msc.compiler import arg_spec, compile_entry
@@ -147,9 +154,65 @@ class CompileCache:
             self.compiles += 1
             self.entries[key] = compiled
             compiled.all_tensors = all(type(a) is Tensor for a in args)
-        if compiled.all_tensors:
-            return compiled.run_flat(args)
-        return compiled.run(args)
+        if not compiled.all_tensors:
+            return compiled.run(args)
+        out = compiled.run_flat(args)
+        self.fast = fast_path(compiled, args, out)
+        return out
+
+
+#: ``fast_path``'s answer for a call it does not take.
+MISS: Any = object()
+
+
+def fast_path(compiled: Any, args: tuple[Any, ...],
+              out: Any) -> Callable[[tuple[Any, ...]], Any] | None:
+    """The call path of the signature of ``args`` (all plain Tensors) that gave ``out``,
+    with every check that holds for all its calls done once. The caller tries it before
+    binding arguments and building a cache key; it answers ``MISS`` when the context
+    changed, a graph is being built, an argument's type, dtype, shape or layout differs,
+    or a constant the graph read changed. None while the python tier stands in.
+
+    Its source is written for the signature (one line per argument, no loop), as
+    ``dataclasses`` writes ``__init__``: each check is a few bytecodes."""
+    if compiled.code is None or compiled.standby is not None:
+        return None
+    n = len(args)
+    xs = ", ".join(f"x{i}" for i in range(n)) + ("," if n == 1 else "")
+    lines = ["def call(args):",
+             f"    if len(args) != {n} or context.generation != {context.generation} "
+             f"or ACTIVE:",
+             "        return MISS"]
+    if n:
+        lines += [f"    {xs} = args",
+                  "    if " + " or ".join(f"type(x{i}) is not Tensor" for i in range(n)) + ":",
+                  "        return MISS"]
+    for i, a in enumerate(args):
+        lines += [f"    a{i} = x{i}._data",
+                  f"    if a{i}.shape != {a._data.shape!r} or (a{i}.dtype is not D{i} and "
+                  f"a{i}.dtype != D{i}) or not a{i}.flags.c_contiguous:",
+                  "        return MISS"]
+    if compiled.deps.reads:
+        lines += ["    if not deps.still_valid():", "        return MISS"]
+    arrays = [f"a{i}" for i in range(n)] + ["*binding.current()"] * bool(compiled.weights) \
+        + ["*constants"] * bool(compiled.constants)
+    lines += ["    try:",
+              f"        r = run({', '.join(arrays)})",
+              "    except Exception as e:",
+              "        failed(e, run.__globals__['__file__'], deps.files)",
+              "        raise"]
+    lines += ["    t = new(Tensor)", "    t._data = r", "    return t"] \
+        if type(out) is Tensor else ["    return to_user(r)"]
+    from msc.codegen.linemap import raise_numba_failure
+    from msc.compiler import to_user
+
+    scope = {"context": context, "ACTIVE": ACTIVE, "MISS": MISS, "Tensor": Tensor,
+             "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
+             "constants": compiled.constants, "failed": raise_numba_failure,
+             "to_user": to_user, "new": object.__new__,
+             **{f"D{i}": a._data.dtype for i, a in enumerate(args)}}
+    exec("\n".join(lines), scope)
+    return scope["call"]  # type: ignore[no-any-return]
 
 
 def _arg_key(value: Any) -> Any:
@@ -177,6 +240,11 @@ def cell_cache(cell: Any) -> CompileCache:
 def call_cell(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Cell.__call__``: eager ``construct`` in PyNative mode and inside a graph being
     built; compiled under GRAPH_MODE or when ``construct`` is ``@jit``."""
+    cache = _CELL_CACHES.get(cell)
+    if cache is not None and cache.fast is not None and not kwargs:
+        out = cache.fast(args)
+        if out is not MISS:
+            return out
     construct = inspect.getattr_static(type(cell), "construct", None)
     raw = construct.fn if isinstance(construct, JitFunction) else construct
     if raw is None:

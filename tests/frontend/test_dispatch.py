@@ -1,0 +1,81 @@
+"""The per-signature call path (``jit.fast_path``): taken for repeated calls of one
+signature, and never when it would give another answer than the full dispatch."""
+
+import numpy as np
+
+import msc as ms
+from msc import nn, ops
+from msc.frontend.jit import MISS, cell_cache
+
+SCALE = 2.0  # a global the function reads: a change recompiles
+
+
+@ms.jit
+def scaled(x, y):
+    return x * SCALE + y
+
+
+def call_path_taken(fn, *args):
+    """Whether the call path answers for ``args`` (then it gave the result)."""
+    return fn.cache.fast is not None and fn.cache.fast(args) is not MISS
+
+
+def test_repeated_calls_take_the_path_and_agree_with_numpy():
+    ms.set_context(jit_target="python")
+    x, y = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((2, 3), np.float32)
+    for _ in range(3):
+        out = scaled(ms.Tensor(x), ms.Tensor(y))
+        np.testing.assert_array_equal(out.asnumpy(), x * 2 + y)
+    assert type(out) is ms.Tensor and out.dtype == ms.float32
+    assert call_path_taken(scaled, ms.Tensor(x), ms.Tensor(y))
+    assert scaled.cache.compiles == 1
+
+
+def test_other_signatures_layouts_and_contexts_miss():
+    ms.set_context(jit_target="python")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    scaled(ms.Tensor(x), ms.Tensor(x))
+    assert not call_path_taken(scaled, ms.Tensor(x.astype(np.float64)), ms.Tensor(x))
+    assert not call_path_taken(scaled, ms.Tensor(x[:, :2]), ms.Tensor(x[:, :2]))
+    strided = ms.Tensor.wrap(np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2])
+    assert not call_path_taken(scaled, strided, ms.Tensor(x))
+    np.testing.assert_array_equal(scaled(strided, ms.Tensor(x)).asnumpy(),
+                                  strided.asnumpy() * 2 + x)
+    assert not call_path_taken(scaled, ms.Tensor(x))  # wrong count: the full path's error
+    scaled(ms.Tensor(x), ms.Tensor(x))
+    ms.set_context(if_to_select=False)  # any context change
+    assert not call_path_taken(scaled, ms.Tensor(x), ms.Tensor(x))
+
+
+def test_a_changed_global_recompiles_through_the_full_path():
+    global SCALE
+    ms.set_context(jit_target="python")
+    x = np.ones(3, np.float32)
+    scaled(ms.Tensor(x), ms.Tensor(x))
+    try:
+        SCALE = 5.0
+        np.testing.assert_array_equal(scaled(ms.Tensor(x), ms.Tensor(x)).asnumpy(), x * 5 + x)
+    finally:
+        SCALE = 2.0
+
+
+class Affine(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.eye(3, dtype=np.float32)), name="w")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w)
+
+
+def test_cells_see_set_data_and_assign_through_the_path():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    net = Affine()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    net(ms.Tensor(x))
+    assert cell_cache(net).fast is not None
+    w = np.arange(9, dtype=np.float32).reshape(3, 3)
+    net.w.set_data(ms.Tensor(w))
+    np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x @ w)
+    ops.assign(net.w, ms.Tensor(w * 2))
+    np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x @ (w * 2))

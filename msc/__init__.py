@@ -56,6 +56,7 @@ _LAZY_NAMES = {
     "load_checkpoint": "msc.frontend.api.checkpoint",
     "load_param_into_net": "msc.frontend.api.checkpoint",
     "save_checkpoint": "msc.frontend.api.checkpoint",
+    "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 
 

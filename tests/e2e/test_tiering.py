@@ -13,7 +13,7 @@ import numpy as np
 
 import msc as ms
 from msc import nn, ops
-from msc.tiering import NumbaTier, TierWarning, ready_file, wait_for_compiles
+from msc.tiering import NumbaTier, TierWarning, ready_file
 
 
 class Counter(nn.Cell):
@@ -52,7 +52,7 @@ def test_calls_while_numba_compiles_apply_each_write_once():
         np.testing.assert_array_equal(out.asnumpy(), reference(x, net.w.asnumpy(), i))
         assert out.dtype == ms.float32
     assert tiers[0] == "python"  # the first call did not wait for Numba
-    assert wait_for_compiles(timeout=300)
+    assert ms.wait_for_compiles(timeout=300)
     for i in range(40, 43):
         out = net(ms.Tensor(x))
         np.testing.assert_array_equal(out.asnumpy(), reference(x, net.w.asnumpy(), i))
@@ -119,7 +119,7 @@ def test_failed_numba_tier_warns_and_stays_on_python(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         np.testing.assert_array_equal(f(ms.Tensor(x)).asnumpy(), x + 1)
-        assert wait_for_compiles(timeout=300)
+        assert ms.wait_for_compiles(timeout=300)
         for _ in range(3):
             np.testing.assert_array_equal(f(ms.Tensor(x)).asnumpy(), x + 1)
     assert [w.category for w in caught] == [TierWarning]
@@ -133,7 +133,6 @@ import sys
 import time
 import numpy as np
 import msc as ms
-from msc.tiering import wait_for_compiles
 
 ms.set_context(jit_tier="auto", enable_compile_cache=True, compile_cache_path=sys.argv[1])
 
@@ -155,7 +154,7 @@ if sys.argv[2] == "pid":  # once the worker started (the tier's thread starts it
         time.sleep(0.01)
     print(compiled.numba_tier.process.pid, flush=True)
 elif sys.argv[2] == "wait":
-    assert wait_for_compiles(timeout=300)
+    assert ms.wait_for_compiles(timeout=300)
     print(compiled.cache, f(x, y) is not None and compiled.tier, flush=True)
 """
 

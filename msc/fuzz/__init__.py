@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
+from msc.codegen.targets import TARGETS
 from msc.fuzz.campaign import Options, Report, fuzz, program_seed
 from msc.fuzz.generate import FEATURES, Program, generate
 
@@ -40,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, metavar="K",
                         help="first program index (rerun program K: --start K --programs 1)")
     parser.add_argument("--targets", default="numba,python",
-                        help="in-process targets, comma-separated (default: numba,python)")
+                        help="in-process targets, comma-separated (default: numba,python; "
+                             "cuda runs under NUMBA_ENABLE_CUDASIM=1 where there is no GPU)")
     parser.add_argument("--numba-every", type=int, default=1, metavar="K",
                         help="run the numba target on every K-th program only (default 1)")
     parser.add_argument("--artifact-every", type=int, default=50, metavar="K",
@@ -61,9 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     targets = tuple(t for t in args.targets.split(",") if t)
-    bad = [t for t in targets if t not in ("numba", "python")]
+    bad = [t for t in targets if t not in TARGETS]
     if bad:
-        parser.error(f"unknown targets: {', '.join(bad)} (known: numba, python)")
+        parser.error(f"unknown targets: {', '.join(bad)} (known: {', '.join(TARGETS)})")
     options = Options(targets, args.numba_every, args.artifact_every, features,
                       args.shrink_seconds, args.shrink_per_kind)
     report = fuzz(args.seed, args.programs, options, start=args.start,

@@ -24,7 +24,7 @@ from msc.fuzz.run import Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
-WAY_ORDER = ("interpreter", "python", "numba", "artifact")
+WAY_ORDER = ("interpreter", "python", "numba", "cuda", "artifact")
 
 
 def program_seed(seed: int, index: int) -> int:

@@ -22,6 +22,10 @@ already hold bytecode. One thread everywhere, as in ``bench_codegen.py``; peers 
 in their own interpreters (a missing one prints "not installed"), in a temporary
 working directory (MindSpore writes ``rank_0/`` there).
 
+A last table times start-up alone (``--startup N`` fresh processes, 10 by default):
+``import numpy``, then ``import msc`` beyond it, then ``msc.nn`` and ``msc.ops``, which
+load on first use; a cache hit of ``msc compile`` on a ``@jit`` model pays only the first two.
+
 This file imports only the standard library at top level (besides ``bench_codegen``,
 which does too): the peer interpreters run it as workers without msc installed.
 """
@@ -311,6 +315,31 @@ def run_cli(phase: str, cache_dir: str, tmp: str, pycache: str | None) -> dict[s
             "phases": phases}
 
 
+STARTUP = ("import time; t0 = time.perf_counter(); import numpy; t1 = time.perf_counter(); "
+           "import msc; t2 = time.perf_counter(); msc.nn, msc.ops; t3 = time.perf_counter(); "
+           "print('RESULT', t1 - t0, t2 - t1, t3 - t2)")
+
+
+def startup(runs: int, pycache: str | None) -> list[list[float]]:
+    """Per fresh process: seconds to import numpy, then msc beyond it, then its layers and
+    ops namespace (``msc.nn``, ``msc.ops``, loaded on first use)."""
+    rows = []
+    for _ in range(runs):
+        p = _run([sys.executable, "-c", STARTUP], "msc", pycache)
+        line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")] \
+            if not isinstance(p, dict) else []
+        if not line:
+            raise CheckFailed(f"start-up probe failed: {getattr(p, 'stderr', p)}")
+        rows.append([float(v) for v in line[-1].split()[1:]])
+    return rows
+
+
+def startup_table(rows: list[list[float]]) -> str:
+    cols = [statistics.median(r[i] for r in rows) for i in range(3)]
+    return ("| import numpy | import msc, beyond numpy | then `msc.nn` and `msc.ops` |\n"
+            "| ---: | ---: | ---: |\n" + "| " + " | ".join(fmt_s(c) for c in cols) + " |")
+
+
 Results = dict[str, "list[dict[str, Any]] | None"]  # system -> one row per round (cold, warm)
 
 
@@ -320,6 +349,9 @@ def measure(args: argparse.Namespace, tmp: str) -> Results:
         print(f"priming: {system}", file=sys.stderr)
         run_worker(system, "cold", os.path.join(tmp, f"prime-{system}"), tmp, pycache)
     results: Results = {}
+    if args.startup:
+        print("start-up probes", file=sys.stderr)
+        results["startup"] = startup(args.startup, pycache)  # type: ignore[assignment]
     for rnd in range(args.rounds):
         for system in args.systems:  # interleaved, so load spikes hit every system
             print(f"round {rnd + 1}/{args.rounds}: {system}", file=sys.stderr)
@@ -397,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     ap.add_argument("--source-imports", action="store_true",
                     help="msc's modules compiled from source in every process")
+    ap.add_argument("--startup", type=int, default=10, metavar="N",
+                    help="fresh processes timing import msc (0: skip)")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also profile one warm msc process: top N functions (stderr)")
     ap.add_argument("--json", help="also write the raw per-round results here")
@@ -411,6 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     start = datetime.now(timezone.utc)
     with tempfile.TemporaryDirectory(prefix="msc-cache-bench-") as tmp:
         results = measure(args, tmp)
+    probes = results.pop("startup", None)
     rows = {s: r for s, r in results.items() if r}
     versions = {s: rows[s][0]["cold"].get("version") for s in ("msc", "jax", "mindspore")
                 if s in rows and "version" in rows[s][0]["cold"]}
@@ -425,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     print("### tutorial 200-iteration model, float32[1], first call in a fresh process\n")
     print(table(results) + "\n")
     print("\n".join(summary(results)))
+    if probes:
+        print(f"\n### start-up: `import msc` in a fresh process (median of {len(probes)})\n")
+        print(startup_table(probes))  # type: ignore[arg-type]
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -38,7 +38,6 @@ from msc.cache import (
 from msc.cache.store import read_entry_manifest
 from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, weight_arrays
 from msc.codegen.linemap import raise_numba_failure
-from msc.codegen.lower import ModuleSpec, lower_module
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
 from msc.frontend.api.arena import Binding
@@ -47,8 +46,11 @@ from msc.frontend.deps import Deps
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, entry_function, specialize
 from msc.ir.nodes import Module
-from msc.optimizer.pipeline import PassReport, passes, run_pipeline
 from msc.tiering import NumbaTier, ready_file, warn_failed
+
+if TYPE_CHECKING:  # NOTE: lowering and the passes load with the first build, not on a hit
+    from msc.codegen.lower import ModuleSpec
+    from msc.optimizer.pipeline import PassReport
 
 #: How many times this process parsed, optimized and generated code: a compile-cache hit
 #: adds to none of them (tests and benchmarks read this instead of timing).
@@ -268,6 +270,8 @@ def _numba_ready(compiled: Compiled) -> bool:
 
 def build(entry: Any, specs: Sequence[Any]) -> Build:
     """Frontend and passes: the optimized IR, no code yet."""
+    from msc.optimizer.pipeline import passes, run_pipeline
+
     t0 = time.perf_counter()
     COUNTERS.update(("parse", "optimize"))
     parsed = specialize(entry, specs, reuse=context.get_context("reuse"))
@@ -287,6 +291,8 @@ def generate(built: Build, target: str, layout: str, digest: str | None = None) 
 
     ``digest`` is the compile cache's key; an artifact compiled without one gets a hash of
     its source (rendered without the hash line), its weights' shapes and msc's version."""
+    from msc.codegen.lower import lower_module
+
     t0 = time.perf_counter()
     COUNTERS["codegen"] += 1
     artifact = layout.startswith("artifact:")

@@ -16,9 +16,7 @@ import numpy as np
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
-from msc.frontend.calls import Calls
 from msc.frontend.deps import Deps
-from msc.frontend.reuse import Reuse
 from msc.ir.nodes import Const, Module, Value
 from msc.ir.primitives import Op
 from msc.ir.types import TensorType
@@ -70,6 +68,11 @@ def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> S
     ``reuse`` says which Cells become shared graphs (see ``reuse.py``): "lazy_inline"
     (those whose ``__init__`` is ``@lazy_inline``), "auto" (also any user Cell class
     with several instances) or "off"."""
+    # NOTE: the evaluator loads with the first build: a compile-cache hit needs only
+    # ``entry_function`` and ``ListSpec`` from this module
+    from msc.frontend.calls import Calls
+    from msc.frontend.reuse import Reuse
+
     fn, name, has_self = entry_function(entry)
     builder = GraphBuilder(name)
     deps = Deps()

@@ -6,6 +6,7 @@ the on-disk cache. Each prints in MindSpore's ``save_graphs`` spelling.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Union
 
@@ -27,7 +28,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # NOTE: not np.prod, 20x slower on a small tuple
 
     def __str__(self) -> str:
         dims = ", ".join(map(str, self.shape))

@@ -50,6 +50,9 @@ class FusedLoops:
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
 
+    def reroll(self, group: list[Node], write: Node | None) -> list[Node]:
+        raise NotImplementedError
+
     @property
     def half(self) -> bool:
         """Whether float16 values are float32 scalars rounded to float16, stored as bits."""
@@ -116,6 +119,8 @@ class FusedLoops:
         """Emit the pending elementwise group as one loop nest (numba target); ``before``
         is the node that ends the group, emitted right after the loop."""
         group, self.group = self.group, []
+        if group and self.target.fuses:
+            group = self.reroll(group, before)  # many identical chains: one loop (lanes.py)
         if not group:
             return
         members = {n.out for n in group}

@@ -20,6 +20,7 @@ import numpy as np
 
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
+from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.names import Namespace
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named
@@ -69,6 +70,8 @@ class ModuleSpec:
     half_args: tuple[int, ...] = ()
     arenas: tuple[str, ...] = ()
     slots: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    call_args: str = "*args"  # the kernel's arguments, from ``run``'s ``args``
+    run_lines: tuple[str, ...] = ()  # ``run``'s statements between the kernel and ``output``
 
     @property
     def uses_blas(self) -> bool:
@@ -94,7 +97,7 @@ class Shared:
         return self.consts[c]
 
 
-class Lowerer(FusedLoops, HalfNodes):
+class Lowerer(LaneLoops, FusedLoops, HalfNodes):
     """One graph to one kernel function; ``entry`` says whether it is the module's entry
     (whose results ``run`` unpacks) or a shared graph called from other kernels."""
 
@@ -118,6 +121,15 @@ class Lowerer(FusedLoops, HalfNodes):
         self.slots: dict[Var, tuple[int, int]] = {}
         self.arenas: list[tuple[str, str]] = []
         self.views: dict[Var, str] = {}
+        self.weight_of: dict[Var, Var] = {}  # a weight, or a Load of it -> the weight
+        self.input_index = {p: i for i, p in enumerate(graph.inputs)}
+        # lane loops (``lanes.py``): packed inputs (kernel name, input positions), the
+        # inputs read otherwise, the lanes' results, and ``run``'s statements splitting them
+        self.packs: list[tuple[str, tuple[int, ...]]] = []
+        self.used_inputs: set[Var] = set()
+        self.lane_outputs: dict[Var, LaneOutput] = {}
+        self.run_lines: list[str] = []
+        self.call_args = "*args"
 
     # --- operands -------------------------------------------------------------------
 
@@ -125,8 +137,11 @@ class Lowerer(FusedLoops, HalfNodes):
         if isinstance(v.type, MonadType):
             return "0"  # the state token has no run-time value: a placeholder
         if isinstance(v, Var):
-            if v in self.slots and v not in self.views:
-                self.views[v] = self.env[v]
+            w = self.weight_of.get(v)
+            if w is not None and w not in self.views:
+                self.views[w] = self.env[w]
+            if v in self.input_index:
+                self.used_inputs.add(v)
             return self.env[v]
         if isinstance(v.value, np.ndarray):
             self.const_names[v] = self.shared.const(v)
@@ -157,6 +172,8 @@ class Lowerer(FusedLoops, HalfNodes):
         else:
             output, returns = "", self.name_of(self.graph.output)
             params += self.needs()
+        if self.packs:  # the inputs only lane loops read travel packed instead
+            params = self.packed_params(params)
         lines = self.weight_views() + self.lines
         if self.target.prologue is not None and lines:
             lines = [self.target.prologue] + ["    " + x for x in lines]
@@ -168,9 +185,22 @@ class Lowerer(FusedLoops, HalfNodes):
         dtypes, slots = arena_layout(self.graph)
         for w, (k, j) in zip(self.graph.weights, slots):
             self.slots[w] = (k, j)
+            self.weight_of[w] = w
         self.arenas = [(self.ns.fresh(f"arena_{d}"), self.ns.fresh(f"offsets_{d}"))
                        for d in dtypes]
         return [name for pair in self.arenas for name in pair]
+
+    def packed_params(self, params: list[str]) -> list[str]:
+        """The kernel's parameters with the packs after the inputs read one by one (the
+        others are dropped), and ``run``'s matching call."""
+        inputs = self.graph.inputs
+        kept = [i for i, p in enumerate(inputs) if p in self.used_inputs]
+        names = {self.env[p] for p in inputs}
+        rest = [p for p in params if p not in names]
+        self.call_args = "".join(f"args[{i}], " for i in kept) + "".join(
+            f"np.concatenate([args[i].reshape(-1) for i in {positions!r}]), "
+            for _, positions in self.packs) + f"*args[{len(inputs)}:]"
+        return [self.env[inputs[i]] for i in kept] + [name for name, _ in self.packs] + rest
 
     def weight_views(self) -> list[str]:
         """The statements slicing each weight the kernel reads out of its arena."""
@@ -209,7 +239,12 @@ class Lowerer(FusedLoops, HalfNodes):
                 any(v is n.out for n in self.group for v in node.inputs):
             self.flush(node)
         if isinstance(lowering, Alias):  # no code: the node's value is one of its inputs
-            self.env[node.out] = self.name_of(node.inputs[lowering.input])
+            source = node.inputs[lowering.input]
+            if source in self.weight_of:  # sliced out of its arena only where it is read
+                self.weight_of[node.out] = self.weight_of[source]  # type: ignore[index]
+                self.env[node.out] = self.env[source]  # type: ignore[index]
+            else:
+                self.env[node.out] = self.name_of(source)
             return
         if node.op is Op.If:
             self.branch(node)
@@ -341,8 +376,18 @@ class Lowerer(FusedLoops, HalfNodes):
                                      for x in node.inputs) + ")"
             if node is not None and node.op is Op.Depend:  # ordering only: the value
                 return self.output_expr(node.inputs[0], leaves)
+            if v in self.lane_outputs:
+                return self.lane_output(self.lane_outputs[v], leaves)
         leaves.append(self.name_of(v))
         return _unpacked(f"_r[{len(leaves) - 1}]", v.type, self.aliases_param(v), self.half)
+
+    def lane_output(self, out: LaneOutput, leaves: list[str]) -> str:
+        """A lane loop's result: ``run`` splits the kernel's array into one view per lane."""
+        if out.buffer not in leaves:
+            leaves.append(out.buffer)
+            self.run_lines.append(f"{out.buffer} = list(_r[{len(leaves) - 1}]"
+                                  f".reshape({(out.lanes, *out.shape)!r}))")
+        return f"{out.buffer}[{out.lane}]"
 
     def aliases_param(self, v: Value) -> bool:
         """Whether ``v`` may share memory with a constant, input or weight (views), or is
@@ -413,7 +458,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
     callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
-    kernel, output = Lowerer(graph, target, shared).lower()
+    lowerer = Lowerer(graph, target, shared)
+    kernel, output = lowerer.lower()
     if split:
         kernel = dataclasses.replace(kernel, jit=False)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
@@ -430,7 +476,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                   if a.dtype == np.float16)
     shapes = tuple((k, w.type.tensor.shape) for w, (k, _) in zip(graph.weights, slots))
     return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
-                      output, callees, half_args, dtypes, shapes)  # type: ignore[union-attr]
+                      output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
+                      lowerer.call_args, tuple(lowerer.run_lines))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

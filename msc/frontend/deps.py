@@ -34,7 +34,8 @@ def fingerprint(value: Any) -> Any:
     from msc.frontend.api.tensor import Parameter, Tensor
 
     if isinstance(value, Parameter):
-        return ("param", id(value), value.dtype.name, value.shape)
+        data = value._data  # (not ``value.type``: this runs for each weight on every call)
+        return ("param", id(value), data.dtype.str, data.shape)
     if isinstance(value, (Tensor, np.ndarray)):
         arr = np.asarray(value)
         return ("array", arr.dtype.str, arr.shape, hashlib.sha256(arr.tobytes()).hexdigest())

@@ -34,7 +34,9 @@ class Arena:
     epoch = 0
 
     def __init__(self, dtype: np.dtype[Any], params: list[Parameter]):
-        self.members: weakref.WeakSet[Parameter] = weakref.WeakSet()
+        # id -> weak reference (not a WeakSet: it compares members with ==, which a
+        # Tensor answers elementwise)
+        self.members: dict[int, weakref.ref[Parameter]] = {}
         self.buffer = np.empty(sum(p._buf.size for p in params), dtype)
         offset = 0
         for p in params:
@@ -42,7 +44,7 @@ class Arena:
             view[...] = p._buf
             leave(p)
             p._buf, p._arena, p._offset = view, self, offset
-            self.members.add(p)
+            self.members[id(p)] = weakref.ref(p)
             offset += p._buf.size
         Arena.epoch += 1
 
@@ -51,7 +53,7 @@ def leave(p: Parameter) -> None:
     """Take ``p`` out of its arena (its data stays the view until replaced)."""
     arena = p.__dict__.get("_arena")
     if arena is not None:
-        arena.members.discard(p)
+        arena.members.pop(id(p), None)
         p._arena = None
         Arena.epoch += 1
 
@@ -93,5 +95,6 @@ def _merged(params: list[Parameter], arenas: set[Arena | None]) -> list[Paramete
     seen = set(out)
     for arena in arenas:
         if arena is not None:
-            out += [p for p in arena.members if p not in seen]
+            members = [ref() for ref in arena.members.values()]
+            out += [p for p in members if p is not None and p not in seen]
     return out

@@ -39,7 +39,7 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
               "NUMBA_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
               "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
 SYSTEMS = ("msc-numba", "msc-numba-wait", "msc-numba-kernel", "msc-python", "msc-eager",
-           "numpy", "numba-hand", "jax", "mindspore")
+           "numpy", "numba-hand", "jax", "mindspore", "copyto")
 LABELS = {"msc-numba": "msc compiled, numba target (`@ms.jit` / GRAPH_MODE), tiered",
           "msc-numba-wait": "  ...first call waiting for Numba (`jit_tier=\"numba\"`)",
           "msc-numba-kernel": "  ...its generated `run()` alone (no msc dispatch)",
@@ -48,10 +48,15 @@ LABELS = {"msc-numba": "msc compiled, numba target (`@ms.jit` / GRAPH_MODE), tie
           "numpy": "numpy, hand-written",
           "numba-hand": "Numba, hand-written `@njit`",
           "jax": "JAX `jax.jit`",
-          "mindspore": "MindSpore 2.10 graph mode (`@ms.jit` / GRAPH_MODE)"}
+          "mindspore": "MindSpore 2.10 graph mode (`@ms.jit` / GRAPH_MODE)",
+          "copyto": "`np.copyto(out, x)` into a kept array (the memory-bandwidth floor)"}
 WORKLOADS = {"loop200": "tutorial 200-iteration model, 1-element float32 tensors",
-             "mlp": "two-layer MLP, x 256x512 -> Dense 512 -> ReLU -> Dense 10, float32"}
+             "mlp": "two-layer MLP, x 256x512 -> Dense 512 -> ReLU -> Dense 10, float32",
+             "chain": "elementwise chain `relu(x * 1.5 + 0.25) * 2.0 - x`, x float32[10M] "
+                      "(a, b, c Python floats: constants of the graph)"}
+ONLY = {"copyto": ("chain",)}  # systems that run only some workloads
 MLP_SHAPE = (256, 512, 512, 10)  # batch, in, hidden, out
+CHAIN_SIZE = 10_000_000
 
 
 # --- the models, written once as plain Python where the systems allow it ------------------
@@ -63,6 +68,14 @@ def loop200(input_x: Any, input_y: Any) -> Any:
     for _ in range(200):
         output = input_x + input_x * input_y + output
     return output
+
+
+ops: Any = None  # msc.ops or mindspore.ops, bound by the worker before compiling ``chain``
+
+
+def chain(x: Any) -> Any:
+    """A long elementwise chain over a large tensor: memory-bound."""
+    return ops.relu(x * 1.5 + 0.25) * 2.0 - x
 
 
 def mlp_cell(nn: Any, tensor: Callable[[Any], Any], w: dict[str, Any]) -> Any:
@@ -90,6 +103,10 @@ def workload_data(workload: str) -> tuple[dict[str, Any], Any]:
     if workload == "loop200":
         d = {"x": np.array([1.0], np.float32), "y": np.array([0.5], np.float32)}
         return d, np.array([301.0])
+    if workload == "chain":
+        x = np.random.default_rng(0).normal(size=CHAIN_SIZE).astype(np.float32)
+        x64 = x.astype(np.float64)
+        return {"x": x}, np.maximum(x64 * 1.5 + 0.25, 0) * 2.0 - x64
     rng = np.random.default_rng(0)
     n, d_in, d_h, d_out = MLP_SHAPE
     d = {"x": rng.normal(size=(n, d_in)),
@@ -108,17 +125,20 @@ _MSC_ENTRY: list[Any] = []
 
 
 def setup_msc(system: str, workload: str, d: dict[str, Any]) -> Setup:
+    global ops
     t0 = time.perf_counter()
     import msc as ms
     from msc import nn
     import_s = time.perf_counter() - t0
+    ops = ms.ops
     ms.set_context(jit_target="python" if system == "msc-python" else "numba",
                    jit_tier="auto" if system == "msc-numba" else "numba")
     if system != "msc-eager":
         ms.set_context(mode=ms.GRAPH_MODE)
     inputs = [ms.Tensor(d["x"])] + ([ms.Tensor(d["y"])] if workload == "loop200" else [])
-    if workload == "loop200":
-        entry: Any = loop200 if system == "msc-eager" else ms.jit(loop200)
+    if workload in ("loop200", "chain"):
+        fn = loop200 if workload == "loop200" else chain
+        entry: Any = fn if system == "msc-eager" else ms.jit(fn)
     else:
         entry = mlp_cell(nn, ms.Tensor, d)
     call = lambda: entry(*inputs)
@@ -133,7 +153,7 @@ def _msc_kernel_call(call: Callable[[], Any], entry: Any, inputs: list[Any]) -> 
     floor under msc's per-call dispatch (reaches into msc internals; diagnostic only)."""
     call()
     (compiled,) = msc_cache(entry).entries.values()
-    args = [t.asnumpy() for t in inputs] + [p.asnumpy() for p in compiled.weights]
+    args = [t.asnumpy() for t in inputs] + compiled.binding.current()  # weight arenas
     args += list(compiled.spec.constants)
     run = compiled.code.run
     return lambda: run(*args)
@@ -145,6 +165,9 @@ def setup_numpy(workload: str, d: dict[str, Any]) -> Setup:
     if workload == "loop200":
         x, y = d["x"], d["y"]
         return 0.0, lambda: loop200(x, y), np.asarray, np.__version__
+    if workload == "chain":
+        x = d["x"]
+        return 0.0, lambda: np.maximum(x * 1.5 + 0.25, 0) * 2.0 - x, np.asarray, np.__version__
     x, w1, b1, w2, b2 = (d[k] for k in ("x", "w1", "b1", "w2", "b2"))
     w1t, w2t = np.ascontiguousarray(w1.T), np.ascontiguousarray(w2.T)
     return 0.0, lambda: np.maximum(x @ w1t + b1, 0) @ w2t + b2, np.asarray, np.__version__
@@ -170,6 +193,18 @@ def setup_numba(workload: str, d: dict[str, Any]) -> Setup:
 
         x, y = d["x"], d["y"]
         return import_s, lambda: fused(x, y), np.asarray, numba.__version__
+    if workload == "chain":
+
+        @numba.njit(cache=False, error_model="numpy")
+        def fused_chain(x, out):  # type: ignore[no-untyped-def]
+            for i in range(x.size):
+                out[i] = max(x[i] * np.float32(1.5) + np.float32(0.25), np.float32(0)) \
+                    * np.float32(2.0) - x[i]
+            return out
+
+        x = d["x"]
+        out = np.empty_like(x)  # preallocated: what a compiler could do with no allocation
+        return import_s, lambda: fused_chain(x, out), np.asarray, numba.__version__
 
     @numba.njit(cache=False)
     def mlp(x, w1t, b1, w2t, b2):  # type: ignore[no-untyped-def]
@@ -200,6 +235,9 @@ def setup_jax(workload: str, d: dict[str, Any]) -> Setup:
     if workload == "loop200":
         fn = jax.jit(loop200)
         args = (dev["x"], dev["y"])
+    elif workload == "chain":
+        fn = jax.jit(lambda x: jnp.maximum(x * 1.5 + 0.25, 0) * 2.0 - x)
+        args = (dev["x"],)
     else:
         def mlp(x, w1, b1, w2, b2):  # type: ignore[no-untyped-def]
             return jnp.maximum(x @ w1.T + b1, 0) @ w2.T + b2
@@ -218,7 +256,11 @@ def setup_mindspore(workload: str, d: dict[str, Any]) -> Setup:
     ms.set_context(mode=ms.GRAPH_MODE)
     ms.device_context.cpu.op_tuning.threads_num(1)  # kernel threads; its scheduler keeps its own
     x = ms.Tensor(d["x"])
-    if workload == "loop200":
+    if workload == "chain":
+        globals()["ops"] = ms.ops
+        fn = ms.jit(chain)
+        call = lambda: fn(x)
+    elif workload == "loop200":
         y = ms.Tensor(d["y"])
         fn = ms.jit(loop200)
         call = lambda: fn(x, y)
@@ -228,11 +270,20 @@ def setup_mindspore(workload: str, d: dict[str, Any]) -> Setup:
     return import_s, call, lambda r: r.asnumpy(), ms.__version__
 
 
+def setup_copyto(workload: str, d: dict[str, Any]) -> Setup:
+    import numpy as np
+
+    x = d["x"]
+    out = np.empty_like(x)
+    return 0.0, lambda: np.copyto(out, x), lambda r: np.maximum(x * 1.5 + 0.25, 0) * 2.0 - x, \
+        np.__version__  # (its result is no result: the reference passes the error check)
+
+
 def setup(system: str, workload: str, d: dict[str, Any]) -> Setup:
     if system.startswith("msc"):
         return setup_msc(system, workload, d)
     return {"numpy": setup_numpy, "numba-hand": setup_numba, "jax": setup_jax,
-            "mindspore": setup_mindspore}[system](workload, d)
+            "mindspore": setup_mindspore, "copyto": setup_copyto}[system](workload, d)
 
 
 # --- the worker: one system, one workload, one fresh process ---------------------------------
@@ -456,6 +507,13 @@ def summary(results: Results) -> list[str]:
     if ok(msc) and "numba_after_s" in msc[0]:
         lines.append(f"msc tiered: the first call ran on the python tier; the numba tier "
                      f"took over {fmt_s(med(msc, 'numba_after_s'))} after it started.")
+    copy = results.get("copyto")
+    for system in ("msc-numba", "msc-numba-kernel", "numba-hand", "numpy", "jax"):
+        rows = results.get(system)
+        if ok(copy) and ok(rows):  # the chain's floor: reading x and writing one array
+            ratios = [r["per_call_s"] / c["per_call_s"] for r in rows for c in copy
+                      if c["round"] == r["round"]]
+            lines.append(f"{system} per call / `np.copyto`: {statistics.median(ratios):.2f}x.")
     for system in ("msc-numba-wait", "msc-python"):
         rows = results.get(system)
         if ok(rows) and rows[0].get("phases"):
@@ -506,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
     for rnd in range(args.rounds):
         for workload in args.workloads:
             for system in args.systems:  # interleaved, so load spikes hit every system
+                if workload not in ONLY.get(system, (workload,)):
+                    continue
                 print(f"round {rnd + 1}/{args.rounds}: {workload} {system}", file=sys.stderr)
                 r = run_worker(system, workload, args)
                 if r is None:

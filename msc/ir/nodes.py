@@ -96,6 +96,9 @@ class Node:
 
 def make_attrs(attrs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     """Canonical attrs: sorted by name, lists turned into tuples so they hash."""
+    if not attrs:
+        return ()  # most ops have none
+
     def canon(v: Any) -> Any:
         return tuple(canon(x) for x in v) if isinstance(v, (list, tuple)) else v
     return tuple(sorted((k, canon(v)) for k, v in attrs.items()))

@@ -174,6 +174,8 @@ class Primitive:
         """``attrs`` completed with the schema's defaults and checked against it. An
         unknown or missing attribute is msc's bug (the API layer builds attrs); a value
         of the wrong type is the user's."""
+        if not attrs and not self.attrs:
+            return {}  # most ops have no attributes
         known = {a.name for a in self.attrs}
         extra = set(attrs) - known
         if extra:

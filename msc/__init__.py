@@ -79,3 +79,10 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY_SUBMODULES, *_LAZY_NAMES})
+
+
+#: ``from msc import *`` binds what it bound when everything loaded eagerly (the lazy
+#: names load then); ``numpy``, ``amp`` and ``train`` stay out, as before (``numpy``
+#: would shadow the user's).
+__all__ = sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY_NAMES)
+                 | {"common", "nn", "ops"})

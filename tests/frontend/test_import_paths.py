@@ -47,7 +47,10 @@ def test_import_msc_loads_the_layers_ops_and_code_generators_on_first_use():
             "from msc.frontend.api import grad, vmap, checkpoint\n"
             "print(msc.nn is nn, msc.ops is ops, msc.grad is grad.grad, "
             "msc.vmap is vmap.vmap, msc.load_checkpoint is checkpoint.load_checkpoint, "
-            "'nn' in dir(msc) and 'set_seed' in dir(msc))\n")
+            "'nn' in dir(msc) and 'set_seed' in dir(msc))\n"
+            "star = {}\n"
+            "exec('from msc import *', star)\n"
+            "print(star['nn'] is nn, star['grad'] is msc.grad, 'numpy' in star)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out == ["[]", "True True True True True True"]
+    assert out == ["[]", "True True True True True True", "True True False"]

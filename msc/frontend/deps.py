@@ -20,6 +20,8 @@ from msc.ir.types import MonadType, PyType, RefType, ScalarType, TensorType, Tup
 IR_TYPES = (TensorType, ScalarType, TupleType, RefType, MonadType, PyType)
 
 _MISSING = object()  # shared with the cache records
+#: Values that cannot change in place: the same object has the same fingerprint.
+IMMUTABLE = (bool, int, float, str, bytes, type(None), np.generic, DType) + IR_TYPES
 
 
 def fingerprint(value: Any) -> Any:
@@ -58,12 +60,29 @@ def fingerprint(value: Any) -> Any:
 class Read:
     """What the compile saw: ``owner.name`` (kind "attr"), ``owner[name]`` of a module's
     globals dict ("global"), or the free variable ``name`` of the function ``owner``
-    ("closure"); ``print`` is the value's fingerprint."""
+    ("closure"); ``print`` is the value's fingerprint.
+
+    ``seen`` is the value itself where finding the same object there again proves the
+    fingerprint unchanged (an object compared by identity, an immutable constant, a tuple
+    of Parameters while no Parameter got a new buffer): the check on every call of the
+    compiled code is then one ``is``, not a fingerprint."""
 
     owner: Any
     name: str
     print: Any
     kind: str
+    seen: Any = field(default=_MISSING, compare=False, repr=False)
+    buffers: int = field(default=-1, compare=False, repr=False)  # Parameter.buffers then
+
+    @staticmethod
+    def of(owner: Any, name: str, value: Any, kind: str) -> Read:
+        from msc.frontend.api.tensor import Parameter
+
+        fp = fingerprint(value)
+        if isinstance(value, tuple) and value and all(isinstance(v, Parameter) for v in value):
+            return Read(owner, name, fp, kind, value, Parameter.buffers)
+        by_identity = fp[0] == "object" or isinstance(value, IMMUTABLE)
+        return Read(owner, name, fp, kind, value if by_identity else _MISSING)
 
     def current(self) -> Any:
         """The value there now (``_MISSING`` if it is gone)."""
@@ -74,7 +93,11 @@ class Read:
         return closure_value(self.owner, self.name)
 
     def still_valid(self) -> bool:
+        from msc.frontend.api.tensor import Parameter
+
         current = self.current()
+        if current is self.seen and (self.buffers < 0 or self.buffers == Parameter.buffers):
+            return True
         return current is not _MISSING and fingerprint(current) == self.print
 
 
@@ -94,7 +117,9 @@ class Deps:
 
     def _record(self, owner: Any, name: str, value: Any, kind: str) -> Any:
         if not isinstance(value, types.ModuleType):
-            self.reads.setdefault((id(owner), name), Read(owner, name, fingerprint(value), kind))
+            key = (id(owner), name)
+            if key not in self.reads:
+                self.reads[key] = Read.of(owner, name, value, kind)
         return value
 
     def read_attr(self, owner: Any, name: str, value: Any) -> Any:

@@ -154,9 +154,7 @@ class CompileCache:
             self.compiles += 1
             self.entries[key] = compiled
             compiled.all_tensors = all(type(a) is Tensor for a in args)
-        if not compiled.all_tensors:
-            return compiled.run(args)
-        out = compiled.run_flat(args)
+        out = compiled.run_flat(args) if compiled.all_tensors else compiled.run(args)
         self.fast = fast_path(compiled, args, out)
         return out
 
@@ -167,34 +165,53 @@ MISS: Any = object()
 
 def fast_path(compiled: Any, args: tuple[Any, ...],
               out: Any) -> Callable[[tuple[Any, ...]], Any] | None:
-    """The call path of the signature of ``args`` (all plain Tensors) that gave ``out``,
-    with every check that holds for all its calls done once. The caller tries it before
-    binding arguments and building a cache key; it answers ``MISS`` when the context
-    changed, a graph is being built, an argument's type, dtype, shape or layout differs,
-    or a constant the graph read changed. None while the python tier stands in.
+    """The call path of the signature of ``args`` (plain Tensors and tuples of them) that
+    gave ``out``, with every check that holds for all its calls done once. The caller
+    tries it before binding arguments and building a cache key; it answers ``MISS`` when
+    the context changed, a graph is being built, an argument's type, dtype, shape or
+    layout differs, or a constant the graph read changed. None for other arguments, and
+    while the python tier stands in.
 
-    Its source is written for the signature (one line per argument, no loop), as
+    Its source is written for the signature (one line per check, no loop), as
     ``dataclasses`` writes ``__init__``: each check is a few bytecodes."""
-    if compiled.code is None or compiled.standby is not None:
+    if compiled.code is None or compiled.standby is not None or not all(
+            type(a) is Tensor or (type(a) is tuple and all(type(v) is Tensor for v in a))
+            for a in args):
         return None
-    n = len(args)
-    xs = ", ".join(f"x{i}" for i in range(n)) + ("," if n == 1 else "")
     lines = ["def call(args):",
-             f"    if len(args) != {n} or context.generation != {context.generation} "
-             f"or ACTIVE:",
+             f"    if len(args) != {len(args)} or context.generation != "
+             f"{context.generation} or ACTIVE:",
              "        return MISS"]
-    if n:
-        lines += [f"    {xs} = args",
-                  "    if " + " or ".join(f"type(x{i}) is not Tensor" for i in range(n)) + ":",
-                  "        return MISS"]
+    leaves: list[Tensor] = []
+
+    def unpack(names: list[str], source: str) -> None:
+        lines.append(f"    {', '.join(names)}{',' * (len(names) == 1)} = {source}")
+
+    def check_leaf(x: str, t: Tensor) -> None:
+        i = len(leaves)
+        leaves.append(t)
+        lines.extend([f"    if type({x}) is not Tensor:", "        return MISS",
+                      f"    a{i} = {x}._data",
+                      f"    if a{i}.shape != {t._data.shape!r} or (a{i}.dtype is not D{i} "
+                      f"and a{i}.dtype != D{i}) or not a{i}.flags.c_contiguous:",
+                      "        return MISS"])
+
+    if args:
+        unpack([f"x{i}" for i in range(len(args))], "args")
     for i, a in enumerate(args):
-        lines += [f"    a{i} = x{i}._data",
-                  f"    if a{i}.shape != {a._data.shape!r} or (a{i}.dtype is not D{i} and "
-                  f"a{i}.dtype != D{i}) or not a{i}.flags.c_contiguous:",
-                  "        return MISS"]
+        if type(a) is Tensor:
+            check_leaf(f"x{i}", a)
+            continue
+        lines.extend([f"    if type(x{i}) is not tuple or len(x{i}) != {len(a)}:",
+                      "        return MISS"])
+        if a:
+            unpack([f"x{i}_{j}" for j in range(len(a))], f"x{i}")
+        for j, t in enumerate(a):
+            check_leaf(f"x{i}_{j}", t)
     if compiled.deps.reads:
         lines += ["    if not deps.still_valid():", "        return MISS"]
-    arrays = [f"a{i}" for i in range(n)] + ["*binding.current()"] * bool(compiled.weights) \
+    arrays = [f"a{i}" for i in range(len(leaves))] \
+        + ["*binding.current()"] * bool(compiled.weights) \
         + ["*constants"] * bool(compiled.constants)
     lines += ["    try:",
               f"        r = run({', '.join(arrays)})",
@@ -210,7 +227,7 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
              "constants": compiled.constants, "failed": raise_numba_failure,
              "to_user": to_user, "new": object.__new__,
-             **{f"D{i}": a._data.dtype for i, a in enumerate(args)}}
+             **{f"D{i}": t._data.dtype for i, t in enumerate(leaves)}}
     exec("\n".join(lines), scope)
     return scope["call"]  # type: ignore[no-any-return]
 

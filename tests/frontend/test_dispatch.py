@@ -79,3 +79,33 @@ def test_cells_see_set_data_and_assign_through_the_path():
     np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x @ w)
     ops.assign(net.w, ms.Tensor(w * 2))
     np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), x @ (w * 2))
+
+
+class SumOfParams(nn.Cell):
+    """Reads a ParameterTuple (checked by identity until a Parameter gets a new buffer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.params = ms.ParameterTuple([
+            ms.Parameter(ms.Tensor(np.full(3, i, np.float32)), name=f"p{i}") for i in range(3)])
+
+    def construct(self, xs):
+        out = ()
+        for p, x in zip(self.params, xs):
+            out = out + (ops.reduce_sum(p) * x,)
+        return out
+
+
+def test_tuple_arguments_take_the_path_and_new_parameter_shapes_recompile():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    net = SumOfParams()
+    xs = tuple(ms.Tensor(np.float32(i + 1) * np.ones(2, np.float32)) for i in range(3))
+    for _ in range(2):
+        out = net(xs)
+    assert [o.asnumpy().tolist() for o in out] == [[0, 0], [6, 6], [18, 18]]
+    assert cell_cache(net).fast((xs,)) is not MISS
+    assert cell_cache(net).fast((xs[:2],)) is MISS  # another tuple length
+    net.params[1].set_data(ms.Tensor(np.ones(5, np.float32)))  # a new buffer, a new shape
+    out = net(xs)
+    assert out[1].asnumpy().tolist() == [10, 10]
+    assert cell_cache(net).compiles == 2

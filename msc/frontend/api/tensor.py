@@ -403,6 +403,9 @@ class Parameter(Tensor):
     __hash__ = object.__hash__
     _arena: Any = None  # the weight arena holding the data (``arena.py``), if any
     _offset = 0  # where in the arena's buffer
+    #: Bumped whenever any Parameter gets a new buffer (its shape may have changed):
+    #: compiled code's checks of the Parameters it read trust identity until then.
+    buffers = 0
 
     def __init__(self, default_input: Any, name: str | None = None,
                  requires_grad: bool = True, layerwise_parallel: bool = False):
@@ -421,6 +424,7 @@ class Parameter(Tensor):
         """A new buffer: the Parameter leaves its arena (compiled code re-binds)."""
         leave(self)
         self._buf = value
+        Parameter.buffers += 1
 
     def set_data(self, data: Any) -> Parameter:
         """``data``'s values, converted to this Parameter's dtype: copied into its buffer

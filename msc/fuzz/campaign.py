@@ -147,9 +147,10 @@ class Runner:
                 out["artifact"] = self._timed("artifact", lambda: artifact(
                     program.source, program.inputs, folder, target))
             return eager, out
-        finally:
-            for name in set(sys.modules) - before:
-                del sys.modules[name]
+        finally:  # the program's modules go; msc's own (imported lazily) stay, or a
+            for name in set(sys.modules) - before:  # re-import would make a 2nd Cell class
+                if name != "msc" and not name.startswith("msc."):
+                    del sys.modules[name]
             shutil.rmtree(folder, ignore_errors=True)
 
     def _timed(self, way: str, go: Callable[[], Outcome]) -> Outcome:

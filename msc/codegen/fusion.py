@@ -53,6 +53,9 @@ class FusedLoops:
     def reroll(self, group: list[Node], write: Node | None) -> list[Node]:
         raise NotImplementedError
 
+    def pooled_buffer(self, v: Var) -> str | None:
+        raise NotImplementedError
+
     @property
     def half(self) -> bool:
         """Whether float16 values are float32 scalars rounded to float16, stored as bits."""
@@ -133,6 +136,9 @@ class FusedLoops:
         for n in outs:
             if n.out in inplace:
                 self.env[n.out] = self.name_of(inplace[n.out])
+                continue
+            if (buffer := self.pooled_buffer(n.out)) is not None:
+                self.env[n.out] = buffer
                 continue
             self.env[n.out] = self.ns.fresh("v")
             locs = loc_comment(n)

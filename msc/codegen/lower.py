@@ -36,6 +36,12 @@ from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 #: group reads is written before the group's loop runs (writes end the group).
 KEEPS_GROUP = frozenset({Op.TensorMove})
 
+#: A result of the entry of at least this many bytes that a fused loop computes is written
+#: into a buffer ``run`` passes in (the template's ``_buffer``): one kept from an earlier
+#: call once nothing else holds it, so a call does not pay for fresh pages (page faults
+#: cost more than the loop that fills a large array).
+POOL_BYTES = 1 << 18
+
 
 @dataclass(frozen=True)
 class KernelSpec:
@@ -72,6 +78,7 @@ class ModuleSpec:
     slots: tuple[tuple[int, tuple[int, ...]], ...] = ()
     call_args: str = "*args"  # the kernel's arguments, from ``run``'s ``args``
     run_lines: tuple[str, ...] = ()  # ``run``'s statements between the kernel and ``output``
+    pooled: tuple[tuple[tuple[int, ...], str], ...] = ()  # shape, dtype of ``_buffer(k)``
 
     @property
     def uses_blas(self) -> bool:
@@ -130,6 +137,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.lane_outputs: dict[Var, LaneOutput] = {}
         self.run_lines: list[str] = []
         self.call_args = "*args"
+        # the entry's large results computed into buffers ``run`` passes: name, shape, dtype
+        self.pooled: list[tuple[str, tuple[int, ...], str]] = []
+        self.output_leaves = _output_leaves(graph) if entry else set()
 
     # --- operands -------------------------------------------------------------------
 
@@ -169,11 +179,13 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             output = self.output_expr(self.graph.output, leaves)
             returns = "(" + "".join(f"{x}, " for x in leaves) + ")"
             params += self.shared.consts.values()  # every constant, in WEIGHTS order
+            params += [name for name, _, _ in self.pooled]
         else:
             output, returns = "", self.name_of(self.graph.output)
             params += self.needs()
         if self.packs:  # the inputs only lane loops read travel packed instead
             params = self.packed_params(params)
+        self.call_args += "".join(f", _buffer({k})" for k in range(len(self.pooled)))
         lines = self.weight_views() + self.lines
         if self.target.prologue is not None and lines:
             lines = [self.target.prologue] + ["    " + x for x in lines]
@@ -201,6 +213,18 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             f"np.concatenate([args[i].reshape(-1) for i in {positions!r}]), "
             for _, positions in self.packs) + f"*args[{len(inputs)}:]"
         return [self.env[inputs[i]] for i in kept] + [name for name, _ in self.packs] + rest
+
+    def pooled_buffer(self, v: Var) -> str | None:
+        """The kernel parameter holding the memory of ``v``, a result of the entry computed
+        by a fused loop, when it is large enough to be worth ``run``'s buffer pool."""
+        t = tensor_of(v.type)
+        if not self.target.numba or v not in self.output_leaves or t is None or \
+                t.size * np.dtype(t.dtype.np_name).itemsize < POOL_BYTES:
+            return None
+        name = self.ns.fresh("out")
+        self.pooled.append((name, t.shape, "uint16" if self.is_half(t.dtype)
+                            else t.dtype.np_name))
+        return name
 
     def weight_views(self) -> list[str]:
         """The statements slicing each weight the kernel reads out of its arena."""
@@ -423,6 +447,22 @@ def _users(graph: Graph) -> dict[Any, list[Any]]:
     return users
 
 
+def _output_leaves(graph: Graph) -> set[Var]:
+    """The values ``graph`` returns, through its output's tuples and ``Depend``s."""
+    defs = {n.out: n for n in graph.nodes}
+    leaves, todo = set(), [graph.output]
+    while todo:
+        v = todo.pop()
+        node = defs.get(v) if isinstance(v, Var) else None
+        if node is not None and node.op is Op.MakeTuple:
+            todo += node.inputs
+        elif node is not None and node.op is Op.Depend:
+            todo.append(node.inputs[0])
+        elif isinstance(v, Var):
+            leaves.add(v)
+    return leaves
+
+
 def _leaves(graph: Graph, v: Value) -> list[Var]:
     parts = tuple_parts(graph.nodes, v)
     if parts is not None:
@@ -477,7 +517,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     shapes = tuple((k, w.type.tensor.shape) for w, (k, _) in zip(graph.weights, slots))
     return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
                       output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
-                      lowerer.call_args, tuple(lowerer.run_lines))
+                      lowerer.call_args, tuple(lowerer.run_lines),
+                      tuple((shape, dt) for _, shape, dt in lowerer.pooled))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

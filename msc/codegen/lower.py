@@ -210,7 +210,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         names = {self.env[p] for p in inputs}
         rest = [p for p in params if p not in names]
         self.call_args = "".join(f"args[{i}], " for i in kept) + "".join(
-            f"np.concatenate([args[i].reshape(-1) for i in {positions!r}]), "
+            f"np.concatenate({_picked(positions)}, axis=None), "  # each operand flattened
             for _, positions in self.packs) + f"*args[{len(inputs)}:]"
         return [self.env[inputs[i]] for i in kept] + [name for name, _ in self.packs] + rest
 
@@ -396,8 +396,13 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if isinstance(v, Var):
             node = self.defs.get(v)
             if node is not None and node.op is Op.MakeTuple:
-                return "(" + "".join(self.output_expr(x, leaves) + ", "
-                                     for x in node.inputs) + ")"
+                parts = [self.output_expr(x, leaves) for x in node.inputs]
+                lanes = [self.lane_outputs.get(x) for x in node.inputs]  # type: ignore
+                if lanes and all(o is not None and o.buffer == lanes[0].buffer and  # type: ignore
+                                 o.lane == i and o.lanes == len(lanes)
+                                 for i, o in enumerate(lanes)):
+                    return f"tuple({lanes[0].buffer})"  # type: ignore[union-attr]
+                return "(" + "".join(f"{x}, " for x in parts) + ")"
             if node is not None and node.op is Op.Depend:  # ordering only: the value
                 return self.output_expr(node.inputs[0], leaves)
             if v in self.lane_outputs:
@@ -445,6 +450,14 @@ def _users(graph: Graph) -> dict[Any, list[Any]]:
         users.setdefault(None, []).append(graph.output)
         users.setdefault(graph.output, []).append(None)
     return users
+
+
+def _picked(positions: tuple[int, ...]) -> str:
+    """``run``'s arguments at ``positions``: a slice where they follow one another."""
+    first, last = positions[0], positions[-1]
+    if positions == tuple(range(first, last + 1)):
+        return f"args[{first}:{last + 1}]"
+    return "(" + "".join(f"args[{i}], " for i in positions) + ")"
 
 
 def _output_leaves(graph: Graph) -> set[Var]:

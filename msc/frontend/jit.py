@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import weakref
 from typing import Any, Callable
 
@@ -182,18 +183,31 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
              f"    if len(args) != {len(args)} or context.generation != "
              f"{context.generation} or ACTIVE:",
              "        return MISS"]
-    leaves: list[Tensor] = []
+    arrays: list[str] = []  # run's arguments, one per Tensor
+    dtypes: list[np.dtype] = []
 
     def unpack(names: list[str], source: str) -> None:
         lines.append(f"    {', '.join(names)}{',' * (len(names) == 1)} = {source}")
 
     def check_leaf(x: str, t: Tensor) -> None:
-        i = len(leaves)
-        leaves.append(t)
+        a, d = f"a{len(arrays)}", f"D{len(dtypes)}"
+        arrays.append(a)
+        dtypes.append(t._data.dtype)
         lines.extend([f"    if type({x}) is not Tensor:", "        return MISS",
-                      f"    a{i} = {x}._data",
-                      f"    if a{i}.shape != {t._data.shape!r} or (a{i}.dtype is not D{i} "
-                      f"and a{i}.dtype != D{i}) or not a{i}.flags.c_contiguous:",
+                      f"    {a} = {x}._data",
+                      f"    if {a}.shape != {t._data.shape!r} or ({a}.dtype is not {d} "
+                      f"and {a}.dtype != {d}) or not {a}.flags.c_contiguous:",
+                      "        return MISS"])
+
+    def check_alike(x: str, ts: tuple[Tensor, ...]) -> None:
+        """Many Tensors of one dtype and shape (HyperMap's gradients): C loops check them."""
+        a, d = f"a{len(arrays)}", f"D{len(dtypes)}"
+        arrays.append("*" + a)
+        dtypes.append(ts[0]._data.dtype)
+        lines.extend([f"    if set(map(type, {x})) != ONLY_TENSOR:", "        return MISS",
+                      f"    {a} = list(map(DATA, {x}))",
+                      f"    if set(map(SHAPE, {a})) != {{{ts[0]._data.shape!r}}} or "
+                      f"set(map(DTYPE, {a})) != {{{d}}} or not all(map(C_ORDER, {a})):",
                       "        return MISS"])
 
     if args:
@@ -204,30 +218,44 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
             continue
         lines.extend([f"    if type(x{i}) is not tuple or len(x{i}) != {len(a)}:",
                       "        return MISS"])
+        if len(a) >= 4 and len({(t._data.shape, t._data.dtype) for t in a}) == 1:
+            check_alike(f"x{i}", a)
+            continue
         if a:
             unpack([f"x{i}_{j}" for j in range(len(a))], f"x{i}")
         for j, t in enumerate(a):
             check_leaf(f"x{i}_{j}", t)
     if compiled.deps.reads:
         lines += ["    if not deps.still_valid():", "        return MISS"]
-    arrays = [f"a{i}" for i in range(len(leaves))] \
-        + ["*binding.current()"] * bool(compiled.weights) \
+    arrays += ["*binding.current()"] * bool(compiled.weights) \
         + ["*constants"] * bool(compiled.constants)
     lines += ["    try:",
               f"        r = run({', '.join(arrays)})",
               "    except Exception as e:",
               "        failed(e, run.__globals__['__file__'], deps.files)",
               "        raise"]
-    lines += ["    t = new(Tensor)", "    t._data = r", "    return t"] \
-        if type(out) is Tensor else ["    return to_user(r)"]
+    if type(out) is Tensor:
+        lines += ["    t = new(Tensor)", "    t._data = r", "    return t"]
+    elif type(out) is tuple and all(type(t) is Tensor for t in out):
+        lines += ["    return tuple(map(wrap, r))"]
+    else:
+        lines += ["    return to_user(r)"]
     from msc.codegen.linemap import raise_numba_failure
     from msc.compiler import to_user
+
+    def wrap(array: np.ndarray, new: Any = object.__new__) -> Tensor:
+        t = new(Tensor)
+        t._data = array
+        return t
 
     scope = {"context": context, "ACTIVE": ACTIVE, "MISS": MISS, "Tensor": Tensor,
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
              "constants": compiled.constants, "failed": raise_numba_failure,
-             "to_user": to_user, "new": object.__new__,
-             **{f"D{i}": t._data.dtype for i, t in enumerate(leaves)}}
+             "to_user": to_user, "new": object.__new__, "wrap": wrap, "ONLY_TENSOR": {Tensor},
+             "DATA": operator.attrgetter("_data"), "SHAPE": operator.attrgetter("shape"),
+             "DTYPE": operator.attrgetter("dtype"),
+             "C_ORDER": operator.attrgetter("flags.c_contiguous"),
+             **{f"D{i}": d for i, d in enumerate(dtypes)}}
     exec("\n".join(lines), scope)
     return scope["call"]  # type: ignore[no-any-return]
 

@@ -109,3 +109,36 @@ def test_tuple_arguments_take_the_path_and_new_parameter_shapes_recompile():
     out = net(xs)
     assert out[1].asnumpy().tolist() == [10, 10]
     assert cell_cache(net).compiles == 2
+
+
+class Doubled(nn.Cell):
+    """Takes a tuple of many Tensors of one shape and dtype: the call path checks them with
+    C loops (``check_alike``), and must miss for any element that differs."""
+
+    def construct(self, xs):
+        out = ()
+        for x in xs:
+            out = out + (x * 2,)
+        return out
+
+
+def test_a_tuple_of_many_alike_tensors_takes_the_path_and_misses_on_any_odd_one():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="numba")
+    net = Doubled()
+    arrays = [np.full((2, 3), i, np.float32) for i in range(6)]
+    xs = tuple(ms.Tensor(a) for a in arrays)
+    for _ in range(2):
+        out = net(xs)
+    assert type(out) is tuple and all(type(o) is ms.Tensor for o in out)
+    assert [o.asnumpy().tolist() for o in out] == [(a * 2).tolist() for a in arrays]
+    fast = cell_cache(net).fast
+    assert fast((xs,)) is not MISS
+    odd = [ms.Tensor(arrays[0].astype(np.float64)), ms.Tensor(arrays[0][:, :2]),
+           ms.Tensor.wrap(np.full((3, 2), 1, np.float32).T),  # not C-contiguous
+           ms.Parameter(ms.Tensor(arrays[0]), name="p"), arrays[0]]
+    for x in odd:
+        assert fast((xs[:3] + (x,) + xs[4:],)) is MISS
+        got = net(xs[:3] + (x,) + xs[4:])  # the full dispatch's answer
+        assert got[3].asnumpy().tolist() == (np.asarray(x.asnumpy() if isinstance(
+            x, ms.Tensor) else x) * 2).tolist()
+    assert fast((xs[:5],)) is MISS

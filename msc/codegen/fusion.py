@@ -46,6 +46,8 @@ class FusedLoops:
     all_defs: dict[Var, Node]
     group: list[Node]
     written: set[Var]  # values a fused loop already wrote into their weight
+    owned: set[Var]  # values whose array the kernel made and nobody else shares
+    here: set[Var]  # the values defined in the graph or region being lowered
 
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
@@ -133,12 +135,19 @@ class FusedLoops:
         inplace = {n.out: w for n in outs
                    if (w := self.assigned_weight(n, group, before)) is not None}
         self.written |= set(inplace)
+        reused: list[Var] = []  # dead operands whose arrays hold results
         for n in outs:
             if n.out in inplace:
                 self.env[n.out] = self.name_of(inplace[n.out])
                 continue
             if (buffer := self.pooled_buffer(n.out)) is not None:
                 self.env[n.out] = buffer
+                continue
+            self.owned.add(n.out)
+            dead = self.dead_operand(n, group, members, reused)
+            if dead is not None:
+                reused.append(dead)
+                self.env[n.out] = self.env[dead]
                 continue
             self.env[n.out] = self.ns.fresh("v")
             locs = loc_comment(n)
@@ -149,6 +158,8 @@ class FusedLoops:
         for k, (i, d) in enumerate(zip(idx, shape)):
             self.lines.append("    " * k + f"for {i} in range({d}):")
         scalars: dict[Value, tuple[str, DType | None]] = {}
+        for v in reused:  # read each element before a result overwrites it
+            self.load(v, members, scalars, idx, shape, pad)
         for n in group:
             loaded = [self.load(v, members, scalars, idx, shape, pad) for v in n.inputs]
             t = self.ns.fresh("t")
@@ -169,6 +180,20 @@ class FusedLoops:
                 combined = self.lowering(update).expr.format(old, t)
                 t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
+
+    def dead_operand(self, n: Node, group: list[Node], members: set[Var],
+                     taken: list[Var]) -> Var | None:
+        """An operand of the group whose array ``n`` can be computed into: the kernel made
+        it, nobody else shares it, it has ``n``'s type (so the loop reads it at its own
+        index), it was defined at this level (not outside a loop that runs the group
+        again) and only the group reads it."""
+        for m in group:
+            for v in m.inputs:
+                if isinstance(v, Var) and v not in members and v not in taken and \
+                        v in self.owned and v in self.here and v.type == n.out.type and \
+                        all(u in members for u in self.users.get(v, ())):
+                    return v
+        return None
 
     def stored(self, t: str, dt: DType) -> str:
         """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""

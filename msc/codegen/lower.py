@@ -123,6 +123,10 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
         self.written: set[Var] = set()
+        # values whose array this kernel made and nobody else shares (see fusion.flush),
+        # and the values defined in the graph or region being lowered
+        self.owned: set[Var] = set()
+        self.here: set[Var] = {n.out for n in graph.nodes}
         # the entry's weights: (arena, index among the arena's weights) of each, the
         # names of each arena's buffer and offsets, and the weights sliced out so far
         self.slots: dict[Var, tuple[int, int]] = {}
@@ -305,6 +309,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             self.lines += [loops[0] + loc_comment(node), *loops[1:]]
         else:
             self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
+        if getattr(lowering, "fresh", False):
+            self.owned.add(node.out)
 
     def branch(self, node: Node) -> None:
         """A Python ``if``/``else`` with each region's code inside (both targets)."""
@@ -346,9 +352,11 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         for p, name in zip(graph.params, params):
             self.env[p] = name
         outer, self.lines = self.lines, []
+        outer_here, self.here = self.here, {n.out for n in graph.nodes}
         for node in graph.nodes:
             self.node(node)
         self.flush()
+        self.here = outer_here
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
         self.lines.append(f"{out} = {self.contiguous(graph, graph.output)}")
         self.lines = outer + ["    " + line for line in self.lines]

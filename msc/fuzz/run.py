@@ -113,6 +113,13 @@ def leaves(out: Any) -> Any:
     return Leaf(np.asarray(out), tensor=False)
 
 
+def same_leaves(a: Any, b: Any) -> bool:
+    """Whether two ``leaves`` structures hold the same bits."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(same_leaves, a, b))
+    return a.array.tobytes() == b.array.tobytes()
+
+
 def parameters(net: Any) -> dict[str, np.ndarray]:
     return {name: p.asnumpy().copy() for name, p in net.parameters_and_names()}
 
@@ -210,14 +217,27 @@ class Ways:
     def _target(self, net: Any, built: Any, target: str) -> Outcome:
         """The Cell's GRAPH_MODE path (``jit.CompileCache.call``) after the build: code
         generation, then the compiled code on the call's tensors."""
+        from msc.codegen import lower
         from msc.compiler import generate, runnable
 
         ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
-        compiled = runnable(built, generate(built, target, "jit"))
+        # every fused result of the entry goes through run's buffer pool, however small
+        pool_bytes, lower.POOL_BYTES = lower.POOL_BYTES, 0
+        try:
+            compiled = runnable(built, generate(built, target, "jit"))
+        finally:
+            lower.POOL_BYTES = pool_bytes
         compiled.load()
         self.phase[0] = "run"  # Numba compiles on the first call: an error there is a bug
         out = compiled.run(tensors(self.inputs))
-        return Outcome("ok", leaves(out), parameters(net))
+        outcome = Outcome("ok", leaves(out), parameters(net))
+        try:  # a result the caller holds must not change, however the next call ends
+            compiled.run(tensors(self.inputs))
+        except Exception:  # noqa: BLE001 - the Parameters it wrote may lead elsewhere
+            pass
+        if not same_leaves(leaves(out), outcome.value):
+            raise InternalCompilerError("a result changed when the program ran again")
+        return outcome
 
     def _interpret(self, net: Any, built: Any, _way: str) -> Outcome:
         """The reference interpreter on the optimized IR, weights as fresh arrays."""

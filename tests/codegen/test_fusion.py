@@ -79,8 +79,9 @@ def test_a_shape_change_starts_a_new_loop_nest(tmp_path: Any, rng: Any) -> None:
     headers = [(depth(x), x.split(" in ")[1]) for x in loops(lines)]
     assert headers == [(0, "range(3):"), (1, "range(4):"), (0, "range(4):"),
                        (0, "range(3):"), (1, "range(4):"), (0, "range(4):")], headers
-    # a and b are used by later loop nests, so they are written out; so are the results
-    assert len(allocations(lines)) == 4
+    # a and b are used by later loop nests, so they are written out; so are the results,
+    # but a * b goes into a's array: a dies in that loop nest
+    assert len(allocations(lines)) == 3
 
 
 def used_after(x: Any) -> Any:
@@ -130,3 +131,47 @@ def test_fused_dtypes_follow_mindspore(tmp_path: Any, rng: Any) -> None:
     lines = kernel_lines(built)
     assert len(loops(lines)) == 2 and len(allocations(lines)) == 2
     assert any("np.bool_(" in x for x in lines) and any("np.int32(" in x for x in lines)
+
+
+def dead_operands(x: Any, w: Any) -> Any:
+    """``m`` (a matmul's new array) dies in the loop nest of ``r``, ``e`` and the first
+    result: ``e``, which a reduction reads after that loop, goes into ``m``'s array. ``x``
+    is an input and never overwritten: ``x + 1`` gets a new array."""
+    m = ops.matmul(x, w)
+    r = ops.relu(m) * 2.0 + m
+    e = ops.exp(r)
+    return e * 3.0 - r, ops.sum(e, 1), x + 1.0
+
+
+def test_a_dead_intermediate_lends_its_array_and_nothing_live_is_overwritten(
+        tmp_path: Any, rng: Any) -> None:
+    x, w = rng.normal(size=(4, 6)).astype(F32), rng.normal(size=(6, 6)).astype(F32)
+    m = x @ w
+    r = np.maximum(m, 0) * F32(2) + m
+    e = np.exp(r)
+    _, built = check_all(dead_operands, [x, w], tmp_path,
+                         expect=(e * F32(3) - r, e.sum(1), x + F32(1)), rtol=1e-5)
+    lines = kernel_lines(built)
+    assert re.search(r"^\s*(\w+) = _rt_matmul\(", "\n".join(lines), re.M)
+    matmul = next(x.split("=")[0].strip() for x in lines if "_rt_matmul(" in x)
+    assert any(re.match(rf"\s*{matmul}\[i0, i1\] = ", x) for x in lines), lines
+    # new arrays: the first result, the sums and x + 1
+    assert len(allocations(lines)) == 3, lines
+
+
+def loop_reads_outer(x: Any) -> Any:
+    """``a`` is defined outside the while loop whose body computes ``a * i``: the body runs
+    again, so ``a``'s array must not take the result."""
+    a = ops.exp(x)
+    i = ops.reduce_sum(x) * 0.0  # a tensor: the loop stays a loop
+    acc = ops.zeros_like(x)
+    while i < 3:
+        acc = acc + a * i
+        i = i + 1
+    return acc
+
+
+def test_a_value_defined_outside_a_loop_keeps_its_array(tmp_path: Any, rng: Any) -> None:
+    x = rng.normal(size=(3, 4)).astype(F32)
+    a = np.exp(x)
+    check_all(loop_reads_outer, [x], tmp_path, expect=a * F32(0) + a * F32(1) + a * F32(2))

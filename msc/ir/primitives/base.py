@@ -79,9 +79,12 @@ class Elementwise:
 
 @dataclass(frozen=True)
 class ArrayExpr:
-    """``emit(args, node) -> str``: one array expression defining the result."""
+    """``emit(args, node) -> str``: one array expression defining the result. ``fresh``:
+    the expression always makes a new array no other value shares (the numba target may
+    then compute a later elementwise result into it once nothing else reads it)."""
 
     emit: Callable[..., str]
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class LoopNest:
 
     emit: Callable[..., list[str] | None]
     otherwise: ArrayExpr | None = None
+    fresh: bool = False  # as ArrayExpr's, for the loops and ``otherwise`` alike
 
 
 @dataclass(frozen=True)

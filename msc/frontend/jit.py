@@ -200,14 +200,14 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
                       "        return MISS"])
 
     def check_alike(x: str, ts: tuple[Tensor, ...]) -> None:
-        """Many Tensors of one dtype and shape (HyperMap's gradients): C loops check them."""
+        """Many Tensors of one dtype and shape (HyperMap's gradients): C loops check them
+        (a dtype equal to ``D`` hashes alike, so the set compares by value)."""
         a, d = f"a{len(arrays)}", f"D{len(dtypes)}"
         arrays.append("*" + a)
         dtypes.append(ts[0]._data.dtype)
         lines.extend([f"    if set(map(type, {x})) != ONLY_TENSOR:", "        return MISS",
                       f"    {a} = list(map(DATA, {x}))",
-                      f"    if set(map(SHAPE, {a})) != {{{ts[0]._data.shape!r}}} or "
-                      f"set(map(DTYPE, {a})) != {{{d}}} or not all(map(C_ORDER, {a})):",
+                      f"    if set(map(LAYOUT, {a})) != {{({ts[0]._data.shape!r}, {d}, True)}}:",
                       "        return MISS"])
 
     if args:
@@ -252,9 +252,8 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
              "constants": compiled.constants, "failed": raise_numba_failure,
              "to_user": to_user, "new": object.__new__, "wrap": wrap, "ONLY_TENSOR": {Tensor},
-             "DATA": operator.attrgetter("_data"), "SHAPE": operator.attrgetter("shape"),
-             "DTYPE": operator.attrgetter("dtype"),
-             "C_ORDER": operator.attrgetter("flags.c_contiguous"),
+             "DATA": operator.attrgetter("_data"),
+             "LAYOUT": operator.attrgetter("shape", "dtype", "flags.c_contiguous"),
              **{f"D{i}": d for i, d in enumerate(dtypes)}}
     exec("\n".join(lines), scope)
     return scope["call"]  # type: ignore[no-any-return]

@@ -38,6 +38,17 @@ PEERS = {"jax": os.path.join(ROOT, ".peers", "jax", "bin", "python"),
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "NUMBA_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
               "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+
+
+def one_cpu() -> None:
+    """Pins a worker process, and every thread it will start, to one CPU (``preexec_fn``):
+    the environment above limits the thread pools that read it, but XLA's CPU runtime
+    runs threads of its own whatever XLA_FLAGS say (about 1.6 CPUs busy on the MLP)."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+ONE_CPU_NOTE = "one pinned CPU per process"
+
 SYSTEMS = ("msc-numba", "msc-numba-wait", "msc-numba-kernel", "msc-python", "msc-eager",
            "numpy", "numba-hand", "jax", "mindspore", "copyto")
 LABELS = {"msc-numba": "msc compiled, numba target (`@ms.jit` / GRAPH_MODE), tiered",
@@ -375,7 +386,7 @@ def run_worker(system: str, workload: str, args: argparse.Namespace) -> dict[str
     with tempfile.TemporaryDirectory(prefix="msc-bench-") as cwd:  # MindSpore writes rank_0/
         try:
             p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                               timeout=600, check=False)
+                               timeout=600, check=False, preexec_fn=one_cpu)
         except subprocess.TimeoutExpired:
             return {"error": "no result within 600 s"}
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -438,7 +449,8 @@ def run_in_worker(script: str, system: str, case: str, args: Any,
         cmd = [exe, os.path.abspath(script), "--worker", case, "--batches",
                str(args.batches), "--batch-seconds", str(args.batch_seconds)]
         with subprocess.Popen(cmd, cwd=tmp, env=full, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True) as p:
+                              stderr=subprocess.PIPE, text=True, start_new_session=True,
+                              preexec_fn=one_cpu) as p:
             try:
                 stdout, stderr = p.communicate(timeout=args.timeout)
             except subprocess.TimeoutExpired:
@@ -574,8 +586,8 @@ def main(argv: list[str] | None = None) -> int:
                 r["round"] = rnd
                 results[workload].setdefault(system, []).append(r)  # type: ignore[union-attr]
                 versions.setdefault(system, r.get("version", "?"))
-    print(f"Machine: {machine(start)}. One thread everywhere "
-          f"({', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
+    print(f"Machine: {machine(start)}. One thread everywhere ({ONE_CPU_NOTE}; "
+          f"{', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
           f"single-threaded Eigen). Medians of {args.rounds} fresh processes per system; "
           f"per call = median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms.")
     names = {"msc-numba": "msc", "numpy": "numpy", "numba-hand": "numba", "jax": "jax",

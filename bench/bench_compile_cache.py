@@ -46,7 +46,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, loop200, machine
+from bench_codegen import (ONE_CPU_NOTE, ONE_THREAD, PEERS, ROOT, fmt_s, loop200, machine,
+                           one_cpu)
 
 SYSTEMS = ("msc", "msc-init", "msc-cli", "jax", "mindspore")
 LABELS = {"msc": "msc `@ms.jit`, numba target",
@@ -274,7 +275,8 @@ def _run(cmd: list[str], system: str, pycache: str | None) -> Any:
     with tempfile.TemporaryDirectory(prefix="msc-bench-") as cwd:  # MindSpore writes rank_0/
         try:
             return subprocess.run(cmd, cwd=cwd, env=worker_env(system, pycache),
-                                  capture_output=True, text=True, timeout=600, check=False)
+                                  capture_output=True, text=True, timeout=600, check=False,
+                                  preexec_fn=one_cpu)
         except subprocess.TimeoutExpired:
             return {"error": "no result within 600 s"}
 
@@ -451,8 +453,8 @@ def main(argv: list[str] | None = None) -> int:
                 if s in rows and "version" in rows[s][0]["cold"]}
     if "msc" in rows and "numba" in rows["msc"][0]["cold"]:
         versions["numba"] = rows["msc"][0]["cold"]["numba"]
-    print(f"Machine: {machine(start)}. One thread everywhere "
-          f"({', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
+    print(f"Machine: {machine(start)}. One thread everywhere ({ONE_CPU_NOTE}; "
+          f"{', '.join(k + '=1' for k in ONE_THREAD if k.endswith('THREADS'))}, XLA "
           f"single-threaded Eigen). Medians of {args.rounds} rounds; each round: a fresh empty "
           f"cache folder per system, one process fills it (cold), a new one uses it (warm). "
           f"msc imports {'from source' if args.source_imports else 'from bytecode'}.")

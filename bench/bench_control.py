@@ -431,7 +431,8 @@ def versions(results: Results) -> str:
 
 def report(results: dict[str, Results], args: argparse.Namespace, start: datetime) -> str:
     flat = {c: r for rs in results.values() for c, r in rs.items()}
-    out = [(f"Machine: {machine(start)}. One thread everywhere. Versions: "
+    out = [(f"Machine: {machine(start)}. "
+            f"One thread everywhere, one pinned CPU per process. Versions: "
             f"{versions(flat)}."),
            (f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
             f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms "

@@ -295,7 +295,8 @@ def report(results: dict[str, Results], args: argparse.Namespace, start: datetim
         for case, rows in rs.items():
             if ok(rows):
                 found.setdefault(CASES[case][0], rows[0]["version"])  # type: ignore[index]
-    out = [f"Machine: {machine(start)}. One thread everywhere. Versions: "
+    out = [f"Machine: {machine(start)}. "
+           f"One thread everywhere, one pinned CPU per process. Versions: "
            + ", ".join(f"{k} {v}" for k, v in found.items()) + ".",
            f"Fresh process per case and round; medians of {args.rounds} round(s); first "
            f"call after the imports; per call = median of {args.batches} batches of >= "

@@ -43,7 +43,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ONE_THREAD, PEERS, ROOT, fmt_s, machine, save_json, time_per_call
+from bench_codegen import (ONE_THREAD, PEERS, ROOT, fmt_s, machine, one_cpu, save_json,
+                           time_per_call)
 from bench_compile_cache import init_note, numba_init
 
 SYSTEMS = ("msc", "msc-off", "msc-tiered", "ms-lazy", "ms-plain", "jax")
@@ -296,7 +297,8 @@ def run_worker(system: str, n: int, timeout: float) -> dict[str, Any] | None:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
         cmd = [exe, os.path.abspath(__file__), "--worker", system, str(n)]
         with subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True) as p:
+                              stderr=subprocess.PIPE, text=True, start_new_session=True,
+                              preexec_fn=one_cpu) as p:
             try:
                 stdout, stderr = p.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -475,7 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     args.ns = sorted(args.ns or (QUICK_NS if args.quick else NS))
     start = datetime.now(timezone.utc)
     results = measure(args)
-    print(f"Machine: {machine(start)}. One thread everywhere. Versions: {versions(results)}.")
+    print(f"Machine: {machine(start)}. "
+          f"One thread everywhere, one pinned CPU per process. Versions: {versions(results)}.")
     print(f"First call (compile + one run) in a fresh process per system, N and round; "
           f"medians of {args.rounds} round(s); limit {args.timeout:.0f} s per process. "
           f"Model: examples/lazy_inline_gpt.py, input float32 ({BATCH}, {WIDTH}).\n")

@@ -304,7 +304,8 @@ def report(results: Results, args: argparse.Namespace, start: datetime) -> str:
             if "version" in r:
                 found.setdefault(LABELS[CASES[case][0]].split()[0], r["version"])
     names = ", ".join(f"{k} {v}" for k, v in found.items())
-    head = [f"Machine: {machine(start)}. One thread everywhere. Versions: {names}.",
+    head = [f"Machine: {machine(start)}. "
+            f"One thread everywhere, one pinned CPU per process. Versions: {names}.",
             (f"Fresh process per case and round; medians of {args.rounds} round(s); per call "
              f"= median of {args.batches} batches of >= {args.batch_seconds * 1e3:.0f} ms "
              f"after warm-up."), "",

@@ -142,7 +142,8 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
 def report(results: dict[str, Any], args: argparse.Namespace, start: datetime) -> str:
     versions = {CASES[c][0]: rows[0]["version"] for c, rows in results.items()
                 if ok(rows) and "version" in rows[0]}
-    out = [f"Machine: {machine(start)}. One thread everywhere. Versions: "
+    out = [f"Machine: {machine(start)}. "
+           f"One thread everywhere, one pinned CPU per process. Versions: "
            + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
            f"Fresh process per case and round; medians of {args.rounds} round(s); first "
            f"call after the imports; per call = median of {args.batches} batches of >= "

@@ -78,3 +78,39 @@ def test_outputs_do_not_alias_inputs_or_weights():
     np.testing.assert_array_equal(b.asnumpy(), [[0, 1], [2, 3]])
     x.asnumpy()[1] = 42.0
     assert b.asnumpy()[0, 1] == 1.0          # a reshaped input is returned as a copy
+
+
+GC_DURING_COMPILE: list[bool] = []
+
+
+@ops.constexpr
+def _gc_state():  # runs while the graph is built
+    import gc
+    GC_DURING_COMPILE.append(gc.isenabled())
+    return 2.0
+
+
+def gc_probe(x):
+    return x * _gc_state()
+
+
+def gc_probe_fails(x):
+    return x * _gc_state() + undefined_name  # noqa: F821 - a compile error
+
+
+def test_the_cyclic_gc_is_paused_while_a_graph_compiles_and_restored_after():
+    import gc
+    ms.set_context(jit_target="python")
+    x = ms.Tensor(np.ones(3, np.float32))
+    GC_DURING_COMPILE.clear()
+    assert gc.isenabled()
+    np.testing.assert_array_equal(ms.jit(gc_probe)(x).asnumpy(), np.full(3, 2, np.float32))
+    with pytest.raises(NameError):
+        ms.jit(gc_probe_fails)(x)
+    assert GC_DURING_COMPILE == [False, False] and gc.isenabled()
+    gc.disable()  # a program that turned it off keeps it off
+    try:
+        ms.jit(gc_probe)(ms.Tensor(np.ones(4, np.float32)))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

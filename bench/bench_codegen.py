@@ -307,6 +307,22 @@ def save_json(path: str | None, results: Any) -> None:
             json.dump(results, f, indent=1)
 
 
+def numba_tier_after(start: float) -> dict[str, float]:
+    """After an msc first call: waits for the numba tier (the python tier answered it) and
+    says how long after ``start`` it took over, so per call is the numba tier's."""
+    from msc.tiering import wait_for_compiles
+
+    wait_for_compiles()
+    return {"numba_after_s": time.perf_counter() - start}
+
+
+def first_call_cell(rows: list[dict[str, Any]]) -> str:
+    """The median first call, and when the numba tier took over where it was tiered."""
+    cell = fmt_s(statistics.median(r["first_s"] for r in rows))
+    after = [r["numba_after_s"] for r in rows if "numba_after_s" in r]
+    return cell + (f" (numba tier after {fmt_s(statistics.median(after))})" if after else "")
+
+
 def time_per_call(call: Callable[[], Any], batches: int, batch_s: float) -> tuple[float, int]:
     """(median seconds per call over ``batches`` batches of about ``batch_s`` each, calls per
     batch), after a short warm-up."""

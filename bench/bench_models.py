@@ -37,8 +37,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (ROOT, add_round_args, fmt_s, machine, round_defaults, row_problem,
-                           run_in_worker, save_json, time_per_call)
+from bench_codegen import (ROOT, add_round_args, first_call_cell, fmt_s, machine,
+                           numba_tier_after, round_defaults, row_problem, run_in_worker,
+                           save_json, time_per_call)
 from bench_compile_cache import init_note, start_msc
 from bench_control import med, ok
 
@@ -259,10 +260,11 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
     out = call()
     first_s = time.perf_counter() - t0
     err = check(name, workload, to_np(out), w)
+    tier = numba_tier_after(t0) if name == "msc-numba" else {}
     per_call_s, n = time_per_call(call, batches, batch_s)
     check(name, workload, to_np(call()), w)
     return {"first_s": first_s, "per_call_s": per_call_s, "calls_per_batch": n,
-            "max_rel_err": err, **info}
+            "max_rel_err": err, **tier, **info}
 
 
 # --- the driver and its tables ----------------------------------------------------------------
@@ -284,7 +286,7 @@ def table(results: Results) -> list[str]:
         per = med(rows, lambda r: r["per_call_s"])
         ratio = f"{per / med(jax_rows, lambda r: r['per_call_s']):.2f}x" \
             if ok(jax_rows) else "—"
-        out.append(f"| {label} | {fmt_s(med(rows, lambda r: r['first_s']))} | {fmt_s(per)} | "
+        out.append(f"| {label} | {first_call_cell(rows)} | {fmt_s(per)} | "
                    f"{ratio} | {max(r['max_rel_err'] for r in rows):.1e} |")
     return out
 

@@ -30,8 +30,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, row_problem,
-                           run_in_worker, save_json, time_per_call)
+from bench_codegen import (add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
+                           round_defaults, row_problem, run_in_worker, save_json, time_per_call)
 from bench_compile_cache import init_note, start_msc
 from bench_control import med, ok
 
@@ -133,10 +133,11 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
     out = call()
     first_s = time.perf_counter() - t0
     err = check(case, to_np(out))
+    tier = numba_tier_after(t0) if CASES[case][0] == "msc" else {}
     per_call_s, n = time_per_call(call, batches, batch_s)
     check(case, to_np(call()))
     return {"first_s": first_s, "per_call_s": per_call_s, "calls_per_batch": n,
-            "max_rel_err": err, **info}
+            "max_rel_err": err, **tier, **info}
 
 
 def report(results: dict[str, Any], args: argparse.Namespace, start: datetime) -> str:
@@ -158,7 +159,7 @@ def report(results: dict[str, Any], args: argparse.Namespace, start: datetime) -
         if problem is not None:
             out.append(f"| {label} | {problem} | |")
             continue
-        out.append(f"| {label} | {fmt_s(med(rows, lambda r: r['first_s']))} | "
+        out.append(f"| {label} | {first_call_cell(rows)} | "
                    f"{fmt_s(med(rows, lambda r: r['per_call_s']))} |")
     out.append("")
     for a, b, what in (("msc-loop", "msc-vmap", "msc for loop / vmap"),

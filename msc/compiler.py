@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections import Counter
@@ -273,10 +274,12 @@ def gc_paused(fn: Any) -> Any:
     """``fn`` with Python's cyclic garbage collector paused while it runs (where it was
     on): a compile makes many short-lived objects, and once Numba has filled the process
     with its own, a full collection in the middle of one costs about 50 ms, more than the
-    rest of a small graph's first call. Reference counting still frees what it can."""
+    rest of a small graph's first call. Reference counting still frees what it can. Only
+    on the main thread: the switch is process-wide, and the numba tier's thread generates
+    code while the program runs."""
     @functools.wraps(fn)
     def paused(*args: Any, **kwargs: Any) -> Any:
-        if not gc.isenabled():
+        if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
             return fn(*args, **kwargs)
         gc.disable()
         try:

@@ -1,5 +1,7 @@
 """In-process compiled execution: @jit and GRAPH_MODE run generated code, both targets."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,8 @@ def test_the_cyclic_gc_is_paused_while_a_graph_compiles_and_restored_after():
         assert not gc.isenabled()
     finally:
         gc.enable()
+    GC_DURING_COMPILE.clear()  # another thread compiles with the switch untouched
+    worker = threading.Thread(target=lambda: ms.jit(gc_probe)(ms.Tensor(np.ones(5, np.float32))))
+    worker.start()
+    worker.join()
+    assert GC_DURING_COMPILE == [True] and gc.isenabled()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable
@@ -27,6 +28,37 @@ from msc.frontend.api.tensor import Tensor  # noqa: E402
 
 RNG = np.random.default_rng(0)
 CHECKS: list[tuple[str, Callable[[], None]]] = []
+
+
+def _one_shared_array_per_line() -> None:
+    """Numba's simulator hands each block's threads the shared array of a source line by
+    looking it up and, when missing, making one: two simulated threads (Python threads)
+    can both miss and each write into an array of its own, so a reduction reads garbage
+    (a negative sum of squares in the layer norm). A lock makes the lookup atomic, as
+    shared memory is on a GPU."""
+    from numba.core import types
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+    from numba.np import numpy_support
+
+    lock, dynamic = threading.Lock(), FakeCUDAShared.array
+
+    def array(self: Any, shape: Any, dtype: Any) -> Any:
+        if shape == 0:  # dynamic shared memory: one buffer, nothing to look up
+            return dynamic(self, shape, dtype)
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        frame = sys._getframe(1)  # the kernel's line names the array
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        with lock:
+            found = self._allocations.get(key)
+            if found is None:
+                found = self._allocations[key] = np.empty(shape, dtype)
+        return found
+
+    FakeCUDAShared.array = array
+
+
+_one_shared_array_per_line()
 
 
 def check(fn: Callable[[], None]) -> Callable[[], None]:

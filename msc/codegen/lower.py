@@ -223,7 +223,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         by a fused loop, when it is large enough to be worth ``run``'s buffer pool."""
         t = tensor_of(v.type)
         if not self.target.numba or v not in self.output_leaves or t is None or \
-                t.size * np.dtype(t.dtype.np_name).itemsize < POOL_BYTES:
+                t.size * t.dtype.np.itemsize < POOL_BYTES:
             return None
         name = self.ns.fresh("out")
         self.pooled.append((name, t.shape, "uint16" if self.is_half(t.dtype)
@@ -404,8 +404,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if isinstance(v, Var):
             node = self.defs.get(v)
             if node is not None and node.op is Op.MakeTuple:
-                parts = [self.output_expr(x, leaves) for x in node.inputs]
-                lanes = [self.lane_outputs.get(x) for x in node.inputs]  # type: ignore
+                parts = [self.output_expr(x, leaves) for x in node.inputs]  # (registers
+                lanes = [self.lane_outputs.get(x) for x in node.inputs]  # lane buffers too)
                 if lanes and all(o is not None and o.buffer == lanes[0].buffer and  # type: ignore
                                  o.lane == i and o.lanes == len(lanes)
                                  for i, o in enumerate(lanes)):

@@ -237,21 +237,17 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
     if type(out) is Tensor:
         lines += ["    t = new(Tensor)", "    t._data = r", "    return t"]
     elif type(out) is tuple and all(type(t) is Tensor for t in out):
-        lines += ["    return tuple(map(wrap, r))"]
+        lines += ["    return tuple(map(wrap, r))"]  # (Tensor.wrap: no per-result checks)
     else:
         lines += ["    return to_user(r)"]
     from msc.codegen.linemap import raise_numba_failure
     from msc.compiler import to_user
 
-    def wrap(array: np.ndarray, new: Any = object.__new__) -> Tensor:
-        t = new(Tensor)
-        t._data = array
-        return t
-
     scope = {"context": context, "ACTIVE": ACTIVE, "MISS": MISS, "Tensor": Tensor,
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
              "constants": compiled.constants, "failed": raise_numba_failure,
-             "to_user": to_user, "new": object.__new__, "wrap": wrap, "ONLY_TENSOR": {Tensor},
+             "to_user": to_user, "new": object.__new__, "wrap": Tensor.wrap,
+             "ONLY_TENSOR": {Tensor},
              "DATA": operator.attrgetter("_data"),
              "LAYOUT": operator.attrgetter("shape", "dtype", "flags.c_contiguous"),
              **{f"D{i}": d for i, d in enumerate(dtypes)}}

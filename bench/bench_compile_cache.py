@@ -46,8 +46,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (ONE_CPU_NOTE, ONE_THREAD, PEERS, ROOT, fmt_s, loop200, machine,
-                           one_cpu)
+from bench_codegen import loop200
+from harness import ONE_CPU_NOTE, ONE_THREAD, PEERS, ROOT, fmt_s, machine, one_cpu
 
 SYSTEMS = ("msc", "msc-init", "msc-cli", "jax", "mindspore")
 LABELS = {"msc": "msc `@ms.jit`, numba target",

@@ -28,7 +28,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import ROOT, fmt_s, loop200, machine
+from bench_codegen import loop200
+from harness import ROOT, fmt_s, machine
 
 MODELS = ("loop200", "if_net", "if_kept", "gpt")
 PHASES = ("parse", "optimize", "codegen")

@@ -37,9 +37,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (ROOT, add_round_args, first_call_cell, fmt_s, machine,
-                           numba_tier_after, round_defaults, row_problem, run_in_worker,
-                           save_json, time_per_call)
+from harness import (ROOT, add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
+                     round_defaults, row_problem, run_in_worker, save_json, time_per_call)
 from bench_compile_cache import init_note, start_msc
 from bench_control import med, ok
 

@@ -43,8 +43,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (ONE_THREAD, PEERS, ROOT, fmt_s, machine, one_cpu, save_json,
-                           time_per_call)
+from harness import ONE_THREAD, PEERS, ROOT, fmt_s, machine, one_cpu, save_json, time_per_call
 from bench_compile_cache import init_note, numba_init
 
 SYSTEMS = ("msc", "msc-off", "msc-tiered", "ms-lazy", "ms-plain", "jax")

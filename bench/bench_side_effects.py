@@ -54,8 +54,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, fmt_s, machine, round_defaults, row_problem,
-                           run_in_worker, save_json, time_per_call)
+from harness import (add_round_args, fmt_s, machine, round_defaults, row_problem, run_in_worker,
+                     save_json, time_per_call)
 from bench_compile_cache import init_note, start_msc
 from bench_control import med
 

@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
-                           round_defaults, run_in_worker, save_json, time_per_call)
+from harness import (add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
+                     round_defaults, run_in_worker, save_json, time_per_call)
 
 CASES = {"mlp": {"msc-mlp": "msc", "ms-mlp": "mindspore", "jax-mlp": "jax"},
          "gpt": {"msc-gpt": "msc", "ms-gpt": "mindspore", "jax-gpt": "jax"}}

@@ -30,8 +30,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codegen import (add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
-                           round_defaults, row_problem, run_in_worker, save_json, time_per_call)
+from harness import (add_round_args, first_call_cell, fmt_s, machine, numba_tier_after,
+                     round_defaults, row_problem, run_in_worker, save_json, time_per_call)
 from bench_compile_cache import init_note, start_msc
 from bench_control import med, ok
 

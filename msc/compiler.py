@@ -420,6 +420,8 @@ def _from_entry(found: Lookup, seconds: float) -> Compiled:
     assert found.folder is not None and found.deps is not None
     with np.load(found.folder / CONSTANTS, allow_pickle=False) as f:
         constants = tuple(f[f"c{i}"] for i in range(len(f.files)))
+    for c in constants:  # read-only, as a fresh compile's are (Numba types the flag)
+        c.flags.writeable = False
     return Compiled(tuple(found.weights), found.deps, constants,
                     timings={"cache": seconds}, cache="hit", cache_why=found.reason,
                     entry_dir=found.folder, manifest=found.manifest,

@@ -72,8 +72,11 @@ class NumbaTier:
         try:
             path, constants = prepare()
             fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **{f"a{i}": a for i, a in enumerate([*arrays, *constants])})
+            args = [*arrays, *constants]
+            with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
+                np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
+                         readonly=np.array([i for i, a in enumerate(args)
+                                            if not a.flags.writeable], np.int64))
             with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
                 with self._lock:                       # worker may outlive this process
                     if self._stopped:

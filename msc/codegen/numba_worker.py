@@ -4,7 +4,8 @@ script in a process of its own: ``python numba_worker.py MODULE.py ARGS.npz READ
 It imports the generated module, runs ``run`` once on the arrays of the call that
 started it (copies: the caller's Parameters are untouched; the same values the python
 tier just ran on, so every loop ends as it did), which makes Numba compile every kernel
-and write its on-disk cache beside the module. Then it writes READY, a pickle of each
+and write its on-disk cache beside the module (for the caller's arrays as they are,
+read-only where theirs were). Then it writes READY, a pickle of each
 kernel's compiled signatures, so the caller can load exactly those from Numba's cache
 without running anything. Numba writes each cache file whole (a temporary file renamed
 into place) and READY is written the same way, last: a worker killed at any moment
@@ -30,7 +31,12 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
     sys.modules[name] = module  # Numba's cache=True looks the module up by name
     spec.loader.exec_module(module)
     with np.load(args_path, allow_pickle=False) as f:
-        arrays = [f[f"a{i}"] for i in range(len(f.files))]
+        arrays = [f[f"a{i}"] for i in range(len(f.files) - 1)]
+        readonly = f["readonly"]
+    # Numba types a read-only array apart from a writable one: compiling for other flags
+    # than the caller's arrays have would make the caller's next call compile again
+    for i in readonly:
+        arrays[i].flags.writeable = False
     os.unlink(args_path)
     try:
         module.run(*arrays)

@@ -147,3 +147,43 @@ def test_a_numba_artifact_calls_numpys_blas_where_msc_is_absent(artifacts, tmp_p
     assert (report["hits"], report["misses"]) == (len(report["names"]), 0)
     want, _ = numpy_output(CASES["mlp"], folder / "weights.npz", [x])
     np.testing.assert_allclose(np.load(tmp_path / "out.npy"), want, rtol=1e-5, atol=1e-6)
+
+
+CONSTANTS = """
+import numpy as np
+from msc import nn, ops, Tensor, Parameter
+
+
+class WithConstants(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.full((3, 3), 0.5, np.float32)), name="w")
+        self.scale = Tensor(np.array([1.0, -2.0, 3.0], np.float32))
+
+    def construct(self, x):
+        return ops.matmul(x * self.scale, self.w)
+"""
+
+
+def test_a_numba_artifact_with_constants_loads_its_kernels_without_compiling(tmp_path):
+    """``msc compile`` compiled the kernels for read-only constants; the artifact passes its
+    constants read-only too, so its first call loads from Numba's cache and compiles nothing."""
+    (tmp_path / "consts.py").write_text(CONSTANTS)
+    out = tmp_path / "art"
+    proc = run_msc("compile", str(tmp_path / "consts.py"), "WithConstants", "--input",
+                   "f32[2,3]", "-o", str(out), "--quiet", "--cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 0, proc.stderr
+    script = ("import sys\nimport numpy as np\nfrom numba.core.dispatcher import Dispatcher\n"
+              f"sys.path.insert(0, {str(out)!r})\nimport WithConstants_construct as m\n"
+              "x = np.arange(6, dtype=np.float32).reshape(2, 3)\n"
+              "got = np.asarray(m.forward(x))\n"
+              "assert np.allclose(got, (x * [1, -2, 3]) @ np.full((3, 3), 0.5)), got\n"
+              "kernels = [d for d in vars(m).values() if isinstance(d, Dispatcher)]\n"
+              "assert kernels and all(d.signatures for d in kernels if d.stats.cache_hits)\n"
+              "print(sum(len(d.stats.cache_hits) for d in kernels),"
+              " sum(len(d.stats.cache_misses) for d in kernels))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    hits, misses = map(int, proc.stdout.split())
+    assert hits >= 1 and misses == 0

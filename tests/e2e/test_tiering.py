@@ -60,6 +60,46 @@ def test_calls_while_numba_compiles_apply_each_write_once():
     assert net.calls.asnumpy()[0] == 42  # once per call, whichever tier ran it
 
 
+class WithConstants(nn.Cell):
+    """Reads tensor constants (read-only arrays in the caller) beside a weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(ms.Tensor(np.full((3, 3), 0.5, np.float32)), name="w")
+        self.scale = ms.Tensor(np.array([1.0, -2.0, 3.0], np.float32))
+        self.shift = ms.Tensor(np.arange(3, dtype=np.float32))
+
+    def construct(self, x):
+        return ops.matmul(x * self.scale, self.w) + self.shift
+
+
+def kernels(module):
+    from numba.core.dispatcher import Dispatcher
+
+    return {name: d for name, d in vars(module).items() if isinstance(d, Dispatcher)}
+
+
+def test_switching_to_the_loaded_numba_tier_compiles_nothing():
+    """The worker compiles for the arrays the caller passes (read-only constants included),
+    so the first numba-tier call only runs what the loader thread took from Numba's cache."""
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
+    net = WithConstants()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = (x * [1, -2, 3]) @ np.full((3, 3), 0.5, np.float32) + np.arange(3)
+    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
+    compiled = compiled_of(net)
+    assert compiled.tier == "python"
+    assert ms.wait_for_compiles(timeout=300)
+    assert any(not c.flags.writeable for c in compiled.numba_tier.constants)
+    loaded = kernels(compiled.numba_tier.module)
+    counts = {name: len(d.signatures) for name, d in loaded.items()}
+    assert sum(counts.values()) >= 1
+    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
+    assert compiled.tier == "numba"
+    assert {name: len(d.signatures) for name, d in loaded.items()} == counts
+    assert all(not d.stats.cache_misses for d in loaded.values())
+
+
 def test_python_tier_alone_never_starts_numba():
     ms.set_context(jit_tier="python")
 
@@ -135,6 +175,9 @@ import numpy as np
 import msc as ms
 
 ms.set_context(jit_tier="auto", enable_compile_cache=True, compile_cache_path=sys.argv[1])
+if sys.argv[2] == "pid":  # the worker starts behind a gate that never opens: it is killed
+    import msc.tiering    # before it compiles anything, however slow or fast the machine
+    msc.tiering.WORKER = sys.argv[3]
 
 @ms.jit
 def f(x, y):
@@ -159,9 +202,18 @@ elif sys.argv[2] == "wait":
 """
 
 
+GATE = """
+import time
+while True:
+    time.sleep(1)
+"""
+
+
 def run_script(tmp_path, cache, mode):
     env = {**os.environ, "MSC_JIT_TIER": ""}
-    proc = subprocess.run([sys.executable, str(tmp_path / "model.py"), str(cache), mode],
+    (tmp_path / "gate.py").write_text(GATE)
+    proc = subprocess.run([sys.executable, str(tmp_path / "model.py"), str(cache), mode,
+                           str(tmp_path / "gate.py")],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("\n")
@@ -180,7 +232,7 @@ def test_process_exiting_while_numba_compiles_leaves_a_sound_cache(tmp_path):
     cache = tmp_path / "cache"
     first = run_script(tmp_path, cache, "pid")
     assert first[0].split(" ", 2)[:2] == ["miss", "python"]
-    os.kill(int(first[1]), signal.SIGKILL)  # the worker dies wherever it was
+    os.kill(int(first[1]), signal.SIGKILL)  # the worker dies before it compiled
     np.testing.assert_allclose(eval(first[0].split(" ", 2)[2]), expected(), rtol=1e-6)
 
     second = run_script(tmp_path, cache, "wait")  # the entry is sound: a hit, Numba again

@@ -28,7 +28,7 @@ from numba import config, cuda  # noqa: E402
 
 import msc as ms  # noqa: E402
 from msc.compiler import compile_entry  # noqa: E402
-from msc.frontend.api.tensor import Tensor  # noqa: E402
+from msc.common.tensor import Tensor  # noqa: E402
 
 
 @cuda.jit

@@ -34,7 +34,7 @@ from msc.errors import (  # noqa: F401
     ShapeError,
     UnsupportedSyntaxError,
 )
-from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
+from msc.common.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 
 from msc._version import VERSION as __version__  # noqa: E402
@@ -44,12 +44,12 @@ _LAZY_SUBMODULES = ("amp", "common", "nn", "numpy", "ops", "train")
 
 #: Top-level names defined elsewhere, imported on first use: name -> module.
 _LAZY_NAMES = {
-    "set_seed": "msc.frontend.api.initializer",
-    "get_seed": "msc.frontend.api.initializer",
-    "lazy_inline": "msc.frontend.api.lazy_inline",
-    "mutable": "msc.frontend.api.constants",
-    "jit_class": "msc.frontend.api.jit_class",
-    "ms_class": "msc.frontend.api.jit_class",
+    "set_seed": "msc.common.seed",
+    "get_seed": "msc.common.seed",
+    "lazy_inline": "msc.common.api",
+    "mutable": "msc.common.api",
+    "jit_class": "msc.common.api",
+    "ms_class": "msc.common.api",
     "grad": "msc.frontend.api.grad",
     "value_and_grad": "msc.frontend.api.grad",
     "vmap": "msc.frontend.api.vmap",

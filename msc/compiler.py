@@ -42,8 +42,8 @@ from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, we
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
-from msc.frontend.api.arena import Binding
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.arena import Binding
+from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, entry_function, specialize

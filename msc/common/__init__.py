@@ -1,7 +1,26 @@
-"""msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype, lazy_inline."""
+"""msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype, lazy_inline.
 
-from msc.common import dtype
-from msc.frontend.api.lazy_inline import lazy_inline
-from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
+``import msc`` loads this package (Tensor lives here); ``dtype`` and ``lazy_inline`` load on
+first use.
+"""
+
+from msc.common.tensor import Parameter, ParameterTuple, Tensor
 
 __all__ = ["Parameter", "ParameterTuple", "Tensor", "dtype", "lazy_inline"]
+
+
+def __getattr__(name: str) -> object:
+    """``lazy_inline`` (``common/api.py``) or a submodule (``dtype``), imported on first use."""
+    import importlib
+
+    if name == "lazy_inline":
+        from msc.common.api import lazy_inline
+
+        globals()[name] = lazy_inline
+        return lazy_inline
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -1,5 +1,5 @@
 """``mindspore.common.parameter``: ``Parameter`` and ``ParameterTuple``."""
 
-from msc.frontend.api.tensor import Parameter, ParameterTuple
+from msc.common.tensor import Parameter, ParameterTuple
 
 __all__ = ["Parameter", "ParameterTuple"]

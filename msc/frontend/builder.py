@@ -66,7 +66,7 @@ class GraphBuilder:
     # --- values -----------------------------------------------------------------------
 
     def add_input(self, t: Type, hint: str) -> Any:
-        from msc.frontend.api.tensor import SymTensor
+        from msc.common.tensor import SymTensor
 
         var = Var(t, hint)
         self.inputs.append(var)
@@ -74,7 +74,7 @@ class GraphBuilder:
 
     def weight(self, param: Any) -> Any:
         """The graph tensor for a ``Parameter``: one weight input per Parameter object."""
-        from msc.frontend.api.tensor import SymTensor
+        from msc.common.tensor import SymTensor
 
         entry = self.weights.get(id(param))
         if entry is None:
@@ -87,7 +87,7 @@ class GraphBuilder:
 
     def operand(self, x: Any) -> Value:
         """An IR operand for a tensor, weight (its ``Load``), number, or tuple of numbers."""
-        from msc.frontend.api.tensor import Parameter
+        from msc.common.tensor import Parameter
 
         if isinstance(x, Parameter) or _is_ref(x):
             return self.load(self.reference(x))
@@ -95,7 +95,7 @@ class GraphBuilder:
 
     def value(self, x: Any) -> Value:
         """``operand`` without loading: a weight stays a reference."""
-        from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+        from msc.common.tensor import Parameter, SymTensor, Tensor
 
         if isinstance(x, SymTensor):
             if x.builder is not self:
@@ -167,7 +167,7 @@ class GraphBuilder:
 
     def apply(self, prim: Primitive, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         """Emit ``prim`` on ``inputs``; tuple results come back as tuples of tensors."""
-        from msc.frontend.api.tensor import SymTensor, Tensor, WeakNumber
+        from msc.common.tensor import SymTensor, Tensor, WeakNumber
 
         weak = [isinstance(x, WeakNumber) for x in inputs]
         if any(weak) and prim.elementwise and len(inputs) == 2:
@@ -179,7 +179,7 @@ class GraphBuilder:
         return self.unpack(var) if isinstance(var.type, TupleType) else SymTensor(var, self)
 
     def unpack(self, var: Var) -> tuple[Any, ...]:
-        from msc.frontend.api.tensor import SymTensor
+        from msc.common.tensor import SymTensor
 
         assert isinstance(var.type, TupleType)
         items = []
@@ -197,7 +197,7 @@ class GraphBuilder:
 def _as_weak_scalars(builder: GraphBuilder, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     """Each weak number among a binary op's ``inputs`` cast to the dtype the op would
     compute in were it the Python number (next to a real tensor, that tensor's dtype)."""
-    from msc.frontend.api.tensor import WeakNumber, apply
+    from msc.common.tensor import WeakNumber, apply
 
     types = tuple(ScalarType(x.category) if isinstance(x, WeakNumber)
                   else builder.operand(x).type for x in inputs)

@@ -26,8 +26,8 @@ from msc.errors import (
 from msc.frontend import control
 from msc.frontend.api.effects import print_in_graph
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
-from msc.frontend.api.jit_class import is_jit_class
-from msc.frontend.api.tensor import SymTensor, Tensor, apply
+from msc.common.api import is_jit_class
+from msc.common.tensor import SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
@@ -205,7 +205,7 @@ class Calls:
                              hm.reverse)
 
     def mapped(self, fn: Any, elems: tuple[Any, ...], graphs: dict[Any, Any]) -> Any:
-        from msc.frontend.api.tensor import Parameter
+        from msc.common.tensor import Parameter
 
         values = [self.builder.weight(e) if isinstance(e, Parameter) else e for e in elems]
         if not values or not all(isinstance(v, SymTensor) and v.builder is self.builder

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
+from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value

@@ -33,7 +33,7 @@ def fingerprint(value: Any) -> Any:
     (``out.append`` of a list) by its object and name: ``obj.m`` makes a new method
     object on every read, and the graph it gave must not be recompiled for that.
     """
-    from msc.frontend.api.tensor import Parameter, Tensor
+    from msc.common.tensor import Parameter, Tensor
 
     if isinstance(value, Parameter):
         data = value._data  # (not ``value.type``: this runs for each weight on every call)
@@ -76,7 +76,7 @@ class Read:
 
     @staticmethod
     def of(owner: Any, name: str, value: Any, kind: str) -> Read:
-        from msc.frontend.api.tensor import Parameter
+        from msc.common.tensor import Parameter
 
         fp = fingerprint(value)
         if isinstance(value, tuple) and value and all(isinstance(v, Parameter) for v in value):
@@ -93,7 +93,7 @@ class Read:
         return closure_value(self.owner, self.name)
 
     def still_valid(self) -> bool:
-        from msc.frontend.api.tensor import Parameter
+        from msc.common.tensor import Parameter
 
         current = self.current()
         if current is self.seen and (self.buffers < 0 or self.buffers == Parameter.buffers):

@@ -27,7 +27,7 @@ from msc.errors import (
 )
 from msc.frontend import control
 from msc.frontend.api import effects, indexing
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor, apply
+from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op

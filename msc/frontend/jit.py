@@ -17,7 +17,7 @@ import numpy as np
 
 from msc import context
 from msc.errors import GraphTypeError
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 from msc.frontend.builder import _ACTIVE as ACTIVE
 from msc.frontend.builder import current_builder
 from msc.frontend.deps import fingerprint

@@ -41,7 +41,7 @@ def stable_print(value: Any) -> str:
 
 
 def _canonical(value: Any) -> Any:
-    from msc.frontend.api.tensor import Parameter, Tensor
+    from msc.common.tensor import Parameter, Tensor
 
     if isinstance(value, Parameter):
         return ("param", value.dtype.name, tuple(value.shape))

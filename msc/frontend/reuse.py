@@ -84,7 +84,7 @@ class Reuse:
     def call(self, calls: Any, cell: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """The call's result through a shared graph, or None to interpret it inline
         (keyword arguments, non-tensor arguments or non-tensor results, writes or prints)."""
-        from msc.frontend.api.tensor import SymTensor
+        from msc.common.tensor import SymTensor
 
         if kwargs or not all(isinstance(a, SymTensor) and a.builder is calls.builder
                              for a in args):
@@ -132,7 +132,7 @@ class Reuse:
 
     def emit_call(self, builder: GraphBuilder, shared: SharedGraph, args: list[Any],
                   weights: list[Any]) -> Any:
-        from msc.frontend.api.tensor import SymTensor
+        from msc.common.tensor import SymTensor
 
         inputs = tuple(a.var for a in args) + tuple(builder.weight(w).var for w in weights)
         out = builder.emit(Op.Call, inputs, {"graph": shared.graph})

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.ir.nodes import Const, Module, Value

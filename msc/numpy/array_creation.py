@@ -11,7 +11,7 @@ import numpy as np
 
 from msc import ops
 from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.api.tensor import SymTensor, Tensor
+from msc.common.tensor import SymTensor, Tensor
 from msc.ir import dtypes
 from msc.numpy.utils import cast_if, constant, dtype_of, to_tensor
 

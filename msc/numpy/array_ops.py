@@ -10,7 +10,7 @@ import numpy as np
 
 from msc import ops
 from msc.errors import GraphTypeError, GraphValueError, ShapeError
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 from msc.ir import dtypes
 from msc.numpy.utils import axes_of, axis_of, like_tensor, to_tensor, to_tensors
 

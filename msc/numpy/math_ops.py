@@ -12,7 +12,7 @@ import numpy as np
 
 from msc import ops
 from msc.errors import GraphTypeError, GraphValueError, ShapeError
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 from msc.ir import dtypes
 from msc.numpy.utils import axes_of, axis_of, cast_if, like_tensor, to_tensor
 

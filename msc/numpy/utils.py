@@ -10,7 +10,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 from msc.ir import dtypes
 
 #: MindSpore's numpy keeps 32-bit defaults where numpy would give 64-bit ones.

@@ -14,7 +14,7 @@ from msc.frontend.api.functional_math import __all__ as _math_all  # noqa: E402
 from msc.frontend.api.effects import *  # noqa: F401,F403,E402
 from msc.frontend.api.effects import __all__ as _effects_all  # noqa: E402
 from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, partial  # noqa: E402
-from msc.frontend.api.constants import constexpr  # noqa: E402
+from msc.ops.primitive import constexpr  # noqa: E402
 from msc.frontend.api.grad import GradOperation, grad, value_and_grad  # noqa: E402
 from msc.frontend.api.vmap import vmap  # noqa: E402
 from msc.frontend.api.loss import (  # noqa: E402

@@ -12,7 +12,7 @@ from msc.frontend.api.functional import (
     select,
 )
 from msc.frontend.api.hypermap import partial  # noqa: E402,F401
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 
 
 def switch(cond: Any, true_branch: Any, false_branch: Any) -> Any:

@@ -1,5 +1,39 @@
-"""``mindspore.ops.primitive``: ``constexpr``."""
+"""``mindspore.ops.primitive``: what is fixed when a graph is built, ``ops.constexpr``
+functions.
+"""
 
-from msc.frontend.api.constants import constexpr
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from msc.common.tensor import Parameter, SymTensor
+from msc.errors import GraphTypeError
+
+
+class ConstExpr:
+    """A function run by Python itself while the graph is built (not compiled): it takes
+    and returns constants, such as shapes and dtypes."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, (SymTensor, Parameter)) for a in (*args, *kwargs.values())):
+            raise GraphTypeError(f"the constexpr function '{self.fn.__name__}' takes "
+                                 "constants, not tensors computed by the graph")
+        return self.fn(*args, **kwargs)
+
+
+def constexpr(fn: Callable[..., Any] | None = None, *, get_instance: bool = True,
+              name: str | None = None, reuse_result: bool = True,
+              check: bool = True) -> Any:
+    """``@ops.constexpr`` (also ``@constexpr(...)``): MindSpore's keywords are accepted
+    and change nothing, since msc runs the function on every build."""
+    if fn is None:
+        return ConstExpr
+    return ConstExpr(fn)
+
 
 __all__ = ["constexpr"]

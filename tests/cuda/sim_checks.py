@@ -24,7 +24,7 @@ sys.setswitchinterval(1e-5)  # the simulator's threads hand over the GIL at once
 import msc as ms  # noqa: E402
 from msc import nn, ops  # noqa: E402
 from msc.compiler import compile_entry  # noqa: E402
-from msc.frontend.api.tensor import Tensor  # noqa: E402
+from msc.common.tensor import Tensor  # noqa: E402
 
 RNG = np.random.default_rng(0)
 CHECKS: list[tuple[str, Callable[[], None]]] = []

@@ -13,7 +13,7 @@ from msc import nn, ops
 from msc.codegen.cuda import ptx
 from msc.codegen.render import import_file
 from msc.compiler import compile_entry
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 
 
 def _nvvm_reason() -> str | None:

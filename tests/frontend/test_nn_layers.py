@@ -9,7 +9,7 @@ import pytest
 
 import msc as ms
 from msc import nn
-from msc.frontend.api.initializer import initializer
+from msc.common.initializer import initializer
 
 RNG = np.random.default_rng(1234)
 

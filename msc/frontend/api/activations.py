@@ -14,7 +14,7 @@ from msc.frontend.api import functional as F
 from msc.frontend.api import functional_math as M
 from msc.frontend.api.cell import Cell
 from msc.frontend.api.layers import _ACTIVATIONS, _float, _int
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 

@@ -18,9 +18,9 @@ from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
 from msc.frontend.api.effects import assign
 from msc.frontend.api.hypermap import HyperMap, partial
-from msc.frontend.api.jit_class import jit_class
+from msc.common.api import jit_class
 from msc.frontend.api.lr_schedule import check_positive_int
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 
 __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite",
            "auto_mixed_precision"]

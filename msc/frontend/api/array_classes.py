@@ -9,7 +9,7 @@ from typing import Any
 from msc.frontend.api import functional as F
 from msc.frontend.api import functional_array as A
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import apply
+from msc.common.tensor import apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from msc.errors import GraphTypeError
-from msc.frontend.api.tensor import Parameter, ParameterTuple, SymTensor, Tensor
+from msc.common.tensor import Parameter, ParameterTuple, SymTensor, Tensor
 from msc.frontend.source import user_loc
 
 

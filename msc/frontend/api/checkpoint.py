@@ -20,7 +20,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, MscError
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
 

@@ -19,7 +19,7 @@ import numpy as np
 from msc.errors import GraphTypeError, GraphValueError, ShapeError, UnsupportedSyntaxError
 from msc.frontend.api.functional import _as_tensor, _checking, concat, reshape, transpose
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir.primitives import Op
 
 # --- arguments ----------------------------------------------------------------------------

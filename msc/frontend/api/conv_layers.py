@@ -11,9 +11,9 @@ from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import conv as K
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.initializer import HeUniform, Uniform, initializer
+from msc.common.initializer import HeUniform, Uniform, initializer
 from msc.frontend.api.layers import _bool, _check_init_shape, _int
-from msc.frontend.api.tensor import Parameter
+from msc.common.tensor import Parameter
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 

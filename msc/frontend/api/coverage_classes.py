@@ -13,7 +13,7 @@ from msc.frontend.api import functional as F
 from msc.frontend.api import functional_array as A
 from msc.frontend.api.cell import Cell
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

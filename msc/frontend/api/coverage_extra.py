@@ -21,7 +21,7 @@ from msc.frontend.api.coverage_layout import _axis, _fail
 from msc.frontend.api.functional import _as_tensor
 from msc.frontend.api.functional_array import _count
 from msc.frontend.api.prim_classes import GeLU, Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

@@ -19,7 +19,7 @@ from msc.errors import GraphTypeError, GraphValueError, ShapeError
 from msc.frontend.api import functional as F
 from msc.frontend.api import functional_array as A
 from msc.frontend.api.functional import _as_tensor, _axis_of, _checking, _type_of
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

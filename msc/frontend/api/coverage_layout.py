@@ -17,7 +17,7 @@ from msc.frontend.api import functional_array as A
 from msc.frontend.api.functional import _as_tensor
 from msc.frontend.api.functional_array import _count
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir.primitives import Op
 
 __all__ = ["index_fill", "reverse_sequence", "channel_shuffle", "lrn", "diag_embed",

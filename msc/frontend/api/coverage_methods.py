@@ -11,7 +11,7 @@ from msc.frontend.api import coverage_forms as C
 from msc.frontend.api import einsum as E
 from msc.frontend.api import functional as F
 from msc.frontend.api import functional_array as A
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

@@ -20,7 +20,7 @@ from msc.frontend.api.functional import _as_tensor, _checking
 from msc.frontend.api.functional_math import softshrink
 from msc.frontend.api.loss import _reduce, _reduction, binary_cross_entropy_with_logits
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

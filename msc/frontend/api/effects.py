@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, MscError, UnsupportedSyntaxError
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir.primitives import Op, Primitive, infer_type

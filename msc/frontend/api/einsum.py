@@ -18,7 +18,7 @@ from msc.frontend.api import functional as F
 from msc.frontend.api.functional_array import sort
 from msc.frontend.api.functional import _as_tensor, _checking
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 

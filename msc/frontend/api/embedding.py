@@ -15,10 +15,10 @@ from typing import Any
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.initializer import initializer
+from msc.common.initializer import initializer
 from msc.frontend.api.layers import _bool, _float, _int
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import Parameter, Tensor, apply
+from msc.common.tensor import Parameter, Tensor, apply
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op

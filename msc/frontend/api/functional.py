@@ -24,7 +24,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError, ShapeError
 from msc.frontend.api.indexing import getitem, slice, split, strided_slice
-from msc.frontend.api.tensor import Tensor, apply, public_function
+from msc.common.tensor import Tensor, apply, public_function
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes

@@ -21,7 +21,7 @@ import numpy as np
 from msc.errors import GraphTypeError, GraphValueError, ShapeError
 from msc.frontend.api import functional as F
 from msc.frontend.api.functional import _as_tensor, _axis_of, _checking, _reduce_axes
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ir.primitives.shape import canonical_slice

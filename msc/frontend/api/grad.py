@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.ir.grad import grad_graph
 from msc.ir.transform import Copier

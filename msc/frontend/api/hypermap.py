@@ -20,7 +20,7 @@ partial = functools.partial  # ``F.partial`` / ``ops.partial``: the frontend cal
 
 def type_name(value: Any) -> str:
     """MindSpore's name for a value's type in ``register`` signatures."""
-    from msc.frontend.api.tensor import Tensor
+    from msc.common.tensor import Tensor
 
     if isinstance(value, Tensor):
         return "Tensor"

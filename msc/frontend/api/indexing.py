@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import want_int

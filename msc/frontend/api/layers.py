@@ -15,8 +15,9 @@ import numpy as np
 from msc.errors import GraphTypeError, GraphValueError, ShapeError
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.initializer import HeUniform, Uniform, generator, initializer
-from msc.frontend.api.tensor import Parameter, SymTensor, Tensor
+from msc.common.initializer import HeUniform, Uniform, initializer
+from msc.common.seed import generator
+from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 

@@ -18,8 +18,8 @@ from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
 from msc.frontend.api.functional import _as_tensor, _checking
-from msc.frontend.api.initializer import generator, get_seed
-from msc.frontend.api.tensor import SymTensor, Tensor
+from msc.common.seed import generator, get_seed
+from msc.common.tensor import SymTensor, Tensor
 from msc.frontend.builder import _ACTIVE, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes

@@ -16,7 +16,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 from msc.frontend.api.train import TrainOneStepCell, WithLossCell
 
 __all__ = ["Model"]

@@ -29,7 +29,7 @@ from msc.frontend.api.cell import Cell, CellList
 from msc.frontend.api.effects import assign, assign_add
 from msc.frontend.api.hypermap import HyperMap, partial
 from msc.frontend.api.lr_schedule import LearningRateSchedule
-from msc.frontend.api.tensor import Parameter, ParameterTuple, Tensor
+from msc.common.tensor import Parameter, ParameterTuple, Tensor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay"]
 

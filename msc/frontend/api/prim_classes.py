@@ -12,7 +12,7 @@ from typing import Any
 
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.frontend.api import functional as F
-from msc.frontend.api.tensor import apply
+from msc.common.tensor import apply
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ir.primitives import Primitive as Prim  # the record; ``Primitive`` is the class

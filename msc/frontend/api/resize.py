@@ -22,7 +22,7 @@ from msc.frontend.api.conv import adaptive_avg_pool, along
 from msc.frontend.api.functional import _as_tensor, _checking, concat, fill, gather, reshape, \
     transpose
 from msc.frontend.api.prim_classes import Primitive
-from msc.frontend.api.tensor import SymTensor, Tensor
+from msc.common.tensor import SymTensor, Tensor
 
 # --- index maps -------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from msc.frontend.api.rnn_cells import (
     tanh_step,
     uniform_parameter,
 )
-from msc.frontend.api.tensor import Tensor, apply
+from msc.common.tensor import Tensor, apply
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes

@@ -15,9 +15,9 @@ from typing import Any, Callable
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.api import functional as F
 from msc.frontend.api.cell import Cell
-from msc.frontend.api.initializer import Uniform, initializer
+from msc.common.initializer import Uniform, initializer
 from msc.frontend.api.layers import _bool, _int
-from msc.frontend.api.tensor import Parameter, Tensor
+from msc.common.tensor import Parameter, Tensor
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 

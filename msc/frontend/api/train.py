@@ -14,7 +14,7 @@ from msc.errors import GraphTypeError
 from msc.frontend.api.cell import Cell
 from msc.frontend.api.effects import depend
 from msc.frontend.api.grad import _Differentiated, _Want, _weights
-from msc.frontend.api.tensor import ParameterTuple
+from msc.common.tensor import ParameterTuple
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad"]
 

@@ -23,11 +23,10 @@ from msc.errors import GraphValueError
 from msc.frontend.api import functional as F
 from msc.frontend.api import functional_array as A
 from msc.frontend.api.cell import Cell, CellList
-from msc.frontend.api.initializer import HeUniform, Uniform, XavierNormal, XavierUniform, \
-    initializer
+from msc.common.initializer import HeUniform, Uniform, XavierNormal, XavierUniform, initializer
 from msc.frontend.api.layers import GELU, Dense, Dropout, ReLU, _bool, _dropout_scale, _int
 from msc.frontend.api.norm import LayerNorm
-from msc.frontend.api.tensor import Parameter, apply
+from msc.common.tensor import Parameter, apply
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op

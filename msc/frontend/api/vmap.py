@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from msc.frontend.api.tensor import Tensor
+from msc.common.tensor import Tensor
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.ir.transform import Copier
 from msc.ir.types import MonadType, TensorType

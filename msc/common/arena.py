@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from msc.frontend.api.tensor import Parameter
+    from msc.common.tensor import Parameter
 
 
 class Arena:

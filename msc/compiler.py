@@ -51,7 +51,7 @@ from msc.ir.nodes import Module
 from msc.tiering import NumbaTier, ready_file, warn_failed
 
 if TYPE_CHECKING:  # NOTE: lowering and the passes load with the first build, not on a hit
-    from msc.codegen.lower import ModuleSpec
+    from msc.codegen.spec import ModuleSpec
     from msc.optimizer.pipeline import PassReport
 
 #: How many times this process parsed, optimized and generated code: a compile-cache hit

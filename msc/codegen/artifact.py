@@ -35,7 +35,7 @@ from msc.ir.primitives import Op
 from msc.ir.types import TensorType, TupleType
 
 if TYPE_CHECKING:
-    from msc.codegen.lower import ModuleSpec
+    from msc.codegen.spec import ModuleSpec
 
 MANIFEST = "manifest.json"
 WEIGHTS = "weights.npz"

@@ -22,6 +22,8 @@ from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.names import Namespace
+from msc.codegen.outline import outline, worth_outlining
+from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named
 from msc.errors import InternalCompilerError
@@ -41,48 +43,6 @@ KEEPS_GROUP = frozenset({Op.TensorMove})
 #: call once nothing else holds it, so a call does not pay for fresh pages (page faults
 #: cost more than the loop that fills a large array).
 POOL_BYTES = 1 << 18
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    name: str
-    params: tuple[str, ...]
-    lines: tuple[str, ...]  # body lines, already indented relative to the function body
-    returns: str
-    jit: bool = True  # False: plain Python (an entry split around its calls, see split.py)
-
-    @property
-    def uses_blas(self) -> bool:
-        """Whether the kernel calls the matmul helpers, whose code depends on numpy's BLAS."""
-        return any("_rt_matmul" in line for line in self.lines)
-
-
-@dataclass(frozen=True)
-class ModuleSpec:
-    """What a target template needs; ``constants`` travel as hidden trailing arguments.
-    ``arenas``: the dtype of each weight arena ``run`` takes (a buffer and its offsets)
-    after the inputs; ``slots``: each weight's arena and shape, in ``weights`` order.
-    ``half_args``: the positions of ``run``'s float16 arguments, which the kernel takes as
-    their bits (``half.py``)."""
-
-    target: str
-    header: str
-    kernel: KernelSpec  # the entry graph's
-    inputs: tuple[tuple[str, str, tuple[int, ...]], ...]
-    weights: tuple[str, ...]
-    constants: tuple[np.ndarray, ...] = field(compare=False)
-    output: str  # a Python expression over ``_r``, the kernel's tuple of results
-    callees: tuple[KernelSpec, ...] = ()  # shared graphs' kernels, callees before callers
-    half_args: tuple[int, ...] = ()
-    arenas: tuple[str, ...] = ()
-    slots: tuple[tuple[int, tuple[int, ...]], ...] = ()
-    call_args: str = "*args"  # the kernel's arguments, from ``run``'s ``args``
-    run_lines: tuple[str, ...] = ()  # ``run``'s statements between the kernel and ``output``
-    pooled: tuple[tuple[tuple[int, ...], str], ...] = ()  # shape, dtype of ``_buffer(k)``
-
-    @property
-    def uses_blas(self) -> bool:
-        return any(k.uses_blas for k in (*self.callees, self.kernel))
 
 
 @dataclass
@@ -195,6 +155,11 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             lines = [self.target.prologue] + ["    " + x for x in lines]
         name = self.shared.kernels[self.graph.name]
         return KernelSpec(name, tuple(params), tuple(lines), returns), output
+
+    def value_types(self) -> dict[str, Any]:
+        """The IR type of each value the kernel names (a weight's: its tensor's)."""
+        return {name: v.type.tensor if isinstance(v.type, RefType) else v.type
+                for v, name in self.env.items()}
 
     def arena_params(self) -> list[str]:
         """The entry's weight arguments: a buffer and its offsets per arena."""
@@ -523,6 +488,9 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     kernel, output = lowerer.lower()
     if split:
         kernel = dataclasses.replace(kernel, jit=False)
+    elif target.numba and worth_outlining(kernel):
+        kernel, outlined = outline(kernel, lowerer.value_types())
+        callees += tuple(outlined)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \

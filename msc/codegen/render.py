@@ -32,7 +32,7 @@ from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError
 
 if TYPE_CHECKING:  # NOTE: importing lower is code generation's cost, not a cache hit's
-    from msc.codegen.lower import ModuleSpec
+    from msc.codegen.spec import ModuleSpec
 
 #: The runtime name a Numba template reads itself when a kernel calls the matmul helpers
 #: (``_rt_jit`` names each kernel's cache after the ``_HAVE_BLAS`` probe).

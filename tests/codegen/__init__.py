@@ -18,7 +18,6 @@ import numpy as np
 import msc as ms
 from msc.codegen.lower import ModuleSpec, lower_module
 from msc.codegen.render import import_file, render
-from msc.codegen.targets import TARGETS
 from msc.driver import Compiled, arg_spec, compile_entry
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Module, iter_nodes
@@ -119,13 +118,15 @@ def check_all(fn: Callable[..., Any] | Any, inputs: Sequence[np.ndarray],
 
 def check_module(module: Module, inputs: Sequence[np.ndarray], folder: pathlib.Path,
                  want: Any, weights: Sequence[np.ndarray] = (), *, rtol: float = RTOL,
-                 atol: float = ATOL) -> dict[str, Built]:
-    """The interpreter and both targets give ``want``; a kernel never writes to its
-    arguments, and its results are writeable and never share memory with them."""
+                 atol: float = ATOL, targets: Sequence[str] = ("numba", "python"),
+                 ) -> dict[str, Built]:
+    """The interpreter and ``targets`` (the host ones: cuda is tests/cuda's) give ``want``;
+    a kernel never writes to its arguments, and its results are writeable and never share
+    memory with them."""
     reference = interpret(module, list(inputs), list(weights))
     assert_same(reference, want, "interpreter", rtol, atol)
     built = {}
-    for target in (name for name, t in TARGETS.items() if not t.device):  # (cuda: tests/cuda)
+    for target in targets:
         built[target] = build(module, target, folder, weights)
         args = [np.array(x, copy=True) for x in inputs]
         got = built[target](*args)

@@ -1,0 +1,252 @@
+"""Outline a large kernel into small ones keyed by structure, called from plain Python.
+
+Numba's compile time grows much faster than linearly with a function's size: ResNet-18's
+entry as one function (about 1,600 lines of loop nests) took over two minutes to compile.
+A real model repeats a few kernel shapes many times (each block's convolution, batch norm
+and ReLU), so ``outline`` cuts a large entry into *kernels* — each loop nest with the
+statements that feed it — and keeps the rest, allocations and views, as a Python *driver*
+that calls them in order. Identical kernels are compiled once: a kernel is named after a
+hash of its source with its variables renamed canonically (``a0``, ``a1``, ... for its
+parameters, ``t0``, ... for its locals), so the 16 alike batch-norm loops of a ResNet
+stage become one function called 16 times. Each call from Python costs a few microseconds,
+nothing next to a loop nest over a feature map.
+
+Before::
+
+    def Net_construct(x, w):
+        v = np.empty((4, 64), np.float32)
+        for i in range(4): ... v[i, j] = x[i, j] * w[j] ...
+        v_1 = np.empty((4, 64), np.float32)
+        for i_1 in range(4): ... v_1[i_1, j_1] = max(v[i_1, j_1], 0) ...
+        return (v_1, )
+
+After::
+
+    @_rt_jit
+    def _k_3fa2c1(a0, a1, a2):
+        for t0 in range(4): ... a2[t0, t1] = a0[t0, t1] * a1[t1] ...
+
+    def Net_construct(x, w):            # plain Python
+        v = np.empty((4, 64), np.float32)
+        _k_3fa2c1(x, w, v)
+        ...
+
+A value crosses from one kernel to Python and on to the next only if it is an array
+(a tensor of one or more dimensions, or a tuple of them): Numba returns a scalar as a
+Python number, which the next kernel would type as float64 or int64, not as the float32
+or int32 it was. Where a cut would pass anything else, the kernel goes on past it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import replace
+from typing import Iterable
+
+from msc.codegen.spec import KernelSpec
+from msc.ir.types import TensorType, TupleType, Type
+
+#: Entries with fewer body lines than this stay one Numba function: they compile in about
+#: a second, and one call from Python is cheaper than several.
+OUTLINE_LINES = 400
+
+#: Calls whose result is an array that numpy and Numba make alike: the driver runs them.
+_DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray"})
+_DRIVER_METHODS = frozenset({"reshape"})
+
+
+def worth_outlining(kernel: KernelSpec) -> bool:
+    return len(kernel.lines) >= OUTLINE_LINES
+
+
+def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, list[KernelSpec]]:
+    """The plain-Python driver of ``kernel`` and the distinct kernels it calls. ``types``:
+    the IR type of each value the kernel names (temporaries of lowering are absent)."""
+    body = ast.parse("\n".join(kernel.lines)).body
+    lines = list(kernel.lines)
+    text = [_source(lines, s) for s in body]
+    later = [_loads(s) for s in body]
+    after: list[set[str]] = [set()] * len(body)  # names read by the statements after i
+    seen = _names_in(kernel.returns)
+    for i in range(len(body) - 1, -1, -1):
+        after[i] = set(seen)
+        seen |= later[i]
+    driver: list[str] = []
+    kernels: dict[str, KernelSpec] = {}
+    bound = set(kernel.params)
+    segment: list[int] = []
+
+    def close(i: int) -> bool:
+        """Ends the segment (statements ``segment``, the last at ``i``) as a kernel call,
+        when every value it hands on is an array (or it is the last)."""
+        stored = set().union(*(_stores(body[j]) for j in segment))
+        out = sorted(stored & after[i], key=lambda n: _first(body, segment, n))
+        if i < len(body) - 1 and not all(_is_array(types.get(n)) for n in out):
+            return False
+        spec, call = _kernel([body[j] for j in segment], [text[j] for j in segment],
+                             bound, out)
+        kernels.setdefault(spec.name, spec)
+        driver.append(call)
+        bound.update(out)
+        segment.clear()
+        return True
+
+    for i, stmt in enumerate(body):
+        if _driver_statement(stmt) and not segment:
+            driver.append(text[i])
+            bound |= _stores(stmt)
+            continue
+        segment.append(i)
+        if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) or \
+                (i + 1 < len(body) and _driver_statement(body[i + 1])):
+            close(i)
+    if segment:
+        close(len(body) - 1)
+    return replace(kernel, lines=tuple(driver), jit=False), list(kernels.values())
+
+
+def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
+            out: list[str]) -> tuple[KernelSpec, str]:
+    """The kernel of one segment (named after its canonical source) and the driver's call."""
+    loads = set().union(*(_loads(s) for s in stmts))
+    stored = set().union(*(_stores(s) for s in stmts))
+    order = _appearance(stmts)
+    params = [n for n in order if n in loads and n in bound]
+    local = [n for n in order if n in stored and n not in params]
+    rename = {n: f"a{k}" for k, n in enumerate(params)} | \
+        {n: f"t{k}" for k, n in enumerate(local)}
+    text = "\n".join(texts)
+    returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
+    canonical = ast.unparse(_Rename(rename).visit(ast.parse(text))) + f"\nreturn ({returns})"
+    name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    lines = tuple(_renamed(text, ast.parse(text), rename).splitlines())
+    spec = KernelSpec(name, tuple(rename[n] for n in params), lines, f"({returns})")
+    call = f"{name}({', '.join(params)})"
+    if len(out) == 1:
+        call = f"{out[0]}, = {call}"
+    elif out:
+        call = f"{', '.join(out)} = {call}"
+    return spec, call + _comment(texts[0])
+
+
+# --- reading statements -------------------------------------------------------------------
+
+
+def _source(lines: list[str], stmt: ast.stmt) -> str:
+    return "\n".join(lines[stmt.lineno - 1:stmt.end_lineno])
+
+
+def _comment(text: str) -> str:
+    """The location comment of a statement's first line (``  # model.py:12``), if any."""
+    first = text.split("\n", 1)[0]
+    at = first.rfind("  # ")
+    return first[at:] if at >= 0 and first[at + 4:].rstrip()[-1:].isdigit() else ""
+
+
+def _names_in(expr: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+
+
+def _loads(stmt: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)}
+
+
+def _stores(stmt: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)}
+
+
+def _appearance(stmts: Iterable[ast.stmt]) -> list[str]:
+    """Every name in ``stmts`` in order of its first appearance in the source."""
+    names = sorted((n for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)),
+                   key=lambda n: (n.lineno, n.col_offset))
+    return list(dict.fromkeys(n.id for n in names))
+
+
+def _first(body: list[ast.stmt], segment: list[int], name: str) -> tuple[int, int]:
+    for j in segment:
+        for n in ast.walk(body[j]):
+            if isinstance(n, ast.Name) and n.id == name:
+                return (n.lineno, n.col_offset)
+    return (0, 0)
+
+
+def _driver_statement(stmt: ast.stmt) -> bool:
+    """``name = <allocation or view>``: an array numpy makes as Numba would."""
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+        isinstance(stmt.targets[0], ast.Name) and _structural(stmt.value)
+
+
+def _structural(e: ast.expr) -> bool:
+    if isinstance(e, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(e, ast.Tuple):
+        return all(_structural(x) for x in e.elts)
+    if isinstance(e, ast.Subscript):  # basic slicing: a view
+        return isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Slice) and \
+            all(_index(x) for x in (e.slice.lower, e.slice.upper, e.slice.step))
+    if isinstance(e, ast.Call) and not e.keywords:
+        f = e.func
+        if isinstance(f, ast.Attribute) and f.attr in _DRIVER_METHODS:
+            return _structural(f.value) and all(_structural(a) for a in e.args)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                f"{f.value.id}.{f.attr}" in _DRIVER_CALLS:
+            return all(_structural(a) or _dtype(a) for a in e.args)
+    return False
+
+
+def _index(e: ast.expr | None) -> bool:
+    """A slice bound the arena views use: ints, offsets read by index, sums of them."""
+    if e is None or (isinstance(e, ast.Constant) and isinstance(e.value, int)):
+        return True
+    if isinstance(e, ast.Subscript):
+        return isinstance(e.value, ast.Name) and _index(e.slice)  # type: ignore[arg-type]
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        return _index(e.left) and _index(e.right)
+    return False
+
+
+def _dtype(e: ast.expr) -> bool:
+    return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and \
+        e.value.id == "np"
+
+
+def _is_array(t: Type | None) -> bool:
+    if isinstance(t, TensorType):
+        return t.ndim >= 1
+    if isinstance(t, TupleType):
+        return all(_is_array(e) for e in t.elems)
+    return False
+
+
+def _renamed(text: str, tree: ast.AST, names: dict[str, str]) -> str:
+    """``text`` with its variables renamed, comments (the user's lines) kept."""
+    edits = [(n.lineno, n.col_offset, n.end_col_offset, names[n.id]) for n in ast.walk(tree)
+             if isinstance(n, ast.Name) and n.id in names]
+    for call in ast.walk(tree):  # objmode's keywords name variables
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                call.func.id == "objmode":
+            edits += [(k.lineno, k.col_offset, k.col_offset + len(k.arg), names[k.arg])
+                      for k in call.keywords if k.arg in names]
+    lines = text.split("\n")
+    for line, start, end, new in sorted(edits, reverse=True):
+        lines[line - 1] = lines[line - 1][:start] + new + lines[line - 1][end:]
+    return "\n".join(lines)
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.copy_location(ast.Name(self.names.get(node.id, node.id), node.ctx), node)
+
+    def visit_Call(self, node: ast.Call) -> ast.Call:
+        """``with objmode(flat='float32[::1]')`` names the variable it types as a keyword."""
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "objmode":
+            for k in node.keywords:
+                k.arg = self.names.get(k.arg, k.arg) if k.arg else None
+        return node

@@ -1,0 +1,51 @@
+"""What lowering decides and the templates render: one ``KernelSpec`` per generated
+function, one ``ModuleSpec`` per generated module. Every name and expression in them is
+final; templates only place them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str
+    params: tuple[str, ...]
+    lines: tuple[str, ...]  # body lines, already indented relative to the function body
+    returns: str
+    jit: bool = True  # False: plain Python (an entry split around its calls, see split.py)
+
+    @property
+    def uses_blas(self) -> bool:
+        """Whether the kernel calls the matmul helpers, whose code depends on numpy's BLAS."""
+        return any("_rt_matmul" in line for line in self.lines)
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """What a target template needs; ``constants`` travel as hidden trailing arguments.
+    ``arenas``: the dtype of each weight arena ``run`` takes (a buffer and its offsets)
+    after the inputs; ``slots``: each weight's arena and shape, in ``weights`` order.
+    ``half_args``: the positions of ``run``'s float16 arguments, which the kernel takes as
+    their bits (``half.py``)."""
+
+    target: str
+    header: str
+    kernel: KernelSpec  # the entry graph's
+    inputs: tuple[tuple[str, str, tuple[int, ...]], ...]
+    weights: tuple[str, ...]
+    constants: tuple[np.ndarray, ...] = field(compare=False)
+    output: str  # a Python expression over ``_r``, the kernel's tuple of results
+    callees: tuple[KernelSpec, ...] = ()  # shared graphs' kernels, callees before callers
+    half_args: tuple[int, ...] = ()
+    arenas: tuple[str, ...] = ()
+    slots: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    call_args: str = "*args"  # the kernel's arguments, from ``run``'s ``args``
+    run_lines: tuple[str, ...] = ()  # ``run``'s statements between the kernel and ``output``
+    pooled: tuple[tuple[tuple[int, ...], str], ...] = ()  # shape, dtype of ``_buffer(k)``
+
+    @property
+    def uses_blas(self) -> bool:
+        return any(k.uses_blas for k in (*self.callees, self.kernel))

@@ -1,0 +1,129 @@
+"""Outlining (``msc/codegen/outline.py``): a large entry becomes a Python driver around small
+Numba kernels keyed by structure. Every code-generation case agrees with eager execution
+when outlined; identical kernels are one function however often the model repeats them;
+no scalar crosses from one kernel to the next through Python; failures keep naming the
+user's line."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import nn, ops
+from msc.codegen import outline as outlining
+from msc.codegen.outline import outline
+from msc.codegen.spec import KernelSpec
+from msc.errors import InternalCompilerError
+from msc.ir import dtypes
+from msc.ir.types import TensorType
+from tests.codegen import build, check_module, compile_fn, to_numpy
+from tests.codegen.cases import CASES, Case
+
+
+@pytest.fixture
+def outline_everything(monkeypatch):
+    """Every numba entry is outlined, however small."""
+    monkeypatch.setattr(outlining, "OUTLINE_LINES", 0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_outlined_numba_code_agrees_with_eager(case: Case, tmp_path, outline_everything):
+    inputs = case.inputs(np.random.default_rng(len(case.name)))
+    compiled = compile_fn(case.fn, inputs)
+    weights = [p.asnumpy() for p in compiled.weights]
+    eager = to_numpy(case.fn(*[ms.Tensor(x) for x in inputs]))
+    built = check_module(compiled.module, inputs, tmp_path, eager, weights,
+                         targets=("numba",))["numba"]
+    if built.spec.callees:
+        assert not built.spec.kernel.jit  # the entry is the driver, in plain Python
+
+
+F32 = TensorType(dtypes.float32, (3,))
+
+
+def kernel(*lines: str, returns: str = "(y, )") -> KernelSpec:
+    return KernelSpec("main", ("x",), lines, returns)
+
+
+def test_alike_statements_become_one_kernel_called_twice():
+    spec = kernel("y = np.empty((3,), np.float32)  # model.py:4",
+                  "for i in range(3):",
+                  "    y[i] = x[i] * np.float32(2)",
+                  "z = np.empty((3,), np.float32)  # model.py:5",
+                  "for j in range(3):",
+                  "    z[j] = y[j] * np.float32(2)", returns="(z, )")
+    driver, kernels = outline(spec, {"x": F32, "y": F32, "z": F32})
+    assert len(kernels) == 1 and kernels[0].params == ("a0", "a1")  # (the result, x)
+    assert "for t0 in range(3):" in kernels[0].lines
+    assert driver.jit is False and driver.returns == "(z, )"
+    name = kernels[0].name
+    assert driver.lines == ("y = np.empty((3,), np.float32)  # model.py:4",
+                            f"{name}(y, x)",
+                            "z = np.empty((3,), np.float32)  # model.py:5",
+                            f"{name}(z, y)")
+
+
+def test_a_scalar_never_crosses_from_one_kernel_to_the_next():
+    """``s`` is a float32 inside Numba; through Python it would come back as a float64."""
+    lines = ("s = np.float32(0)",
+             "for i in range(3):",
+             "    s += x[i]",
+             "y = np.empty((3,), np.float32)",
+             "for j in range(3):",
+             "    y[j] = x[j] * s")
+    scalar = {"x": F32, "y": F32, "s": TensorType(dtypes.float32, ())}
+    driver, kernels = outline(kernel(*lines), scalar)
+    assert len(kernels) == 1 and len([x for x in kernels[0].lines if "for " in x]) == 2
+    array = {**scalar, "s": F32}  # (were it an array, the loops could part)
+    driver, kernels = outline(kernel(*lines), array)
+    assert len(kernels) == 2
+
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3, pad_mode="pad", padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.bn(self.conv(x)) + x)
+
+
+class Stack(nn.Cell):
+    def __init__(self, depth):
+        super().__init__()
+        self.blocks = nn.SequentialCell([Block() for _ in range(depth)])
+
+    def construct(self, x):
+        return self.blocks(x)
+
+
+def test_the_kernels_of_identical_blocks_do_not_grow_with_depth(tmp_path, outline_everything):
+    x = np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32)
+    counts = {}
+    for depth in (2, 5):
+        net = Stack(depth)
+        net.set_train(False)
+        compiled = compile_fn(net, [x])
+        weights = [p.asnumpy() for p in compiled.weights]
+        eager = net(ms.Tensor(x)).asnumpy()
+        built = check_module(compiled.module, [x], tmp_path, eager, weights,
+                             targets=("numba",))["numba"]
+        calls = re.findall(r"\b(_k_\w+)\(", "\n".join(built.spec.kernel.lines))
+        counts[depth] = (len(built.spec.callees), len(calls))
+    assert counts[5][0] == counts[2][0]  # the same kernels ...
+    assert counts[5][1] > counts[2][1]  # ... called more often
+
+
+def test_a_numba_failure_in_an_outlined_kernel_names_the_users_line(outline_everything):
+    from tests.codegen.test_linemap import EXP_LINE, compiled_with, inputs
+
+    broken, _ = compiled_with("numba", EXP_LINE, "t = print(open)")
+    assert not broken.spec.kernel.jit
+    with pytest.raises(InternalCompilerError) as info:
+        broken.run(inputs())
+    assert info.value.loc is not None and info.value.loc.line == EXP_LINE

@@ -39,6 +39,7 @@ from msc.cache import (
 )
 from msc.cache.store import read_entry_manifest
 from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, weight_arrays
+from msc.codegen.library import library_path
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
@@ -321,6 +322,8 @@ def generate(built: Build, target: str, layout: str, digest: str | None = None) 
     artifact = layout.startswith("artifact:")
     label = layout[len("artifact:"):] if artifact else f"@{built.module.entry}"
     spec = lower_module(built.module, target, header(label, target, digest))
+    if spec.library and not artifact:  # (an artifact keeps its kernels in its own folder)
+        spec = dataclasses.replace(spec, library_dir=library_path())
     if digest is None and artifact:
         shapes = [(n, a.dtype.str, list(a.shape))
                   for n, a in zip(spec.weights, weight_arrays(built, spec))]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from msc._version import VERSION
+from msc.codegen.library import library_path, share
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file
 from msc.codegen.targets import target_named
@@ -113,8 +114,9 @@ def export_artifact(compiled: Any, out_dir: str | os.PathLike[str]) -> ArtifactI
         start = time.perf_counter()
         stage[0] = f"copying {module_file} and Numba's cache from {entry}"
         shutil.copy2(entry / module_file, tmp / module_file)
-        if (entry / "__pycache__").is_dir():
-            shutil.copytree(entry / "__pycache__", tmp / "__pycache__")
+        for folder in ("__pycache__", "kernels"):  # (kernels: the library's files it uses)
+            if (entry / folder).is_dir():
+                shutil.copytree(entry / folder, tmp / folder)
         stage[0] = f"writing {WEIGHTS}"
         _save_weights(tmp / WEIGHTS, names, arrays)
         manifest["timings"] = {**compiled.timings, "write": time.perf_counter() - start}
@@ -190,6 +192,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     name = path.stem
     previous = sys.modules.get(name)
     start = time.perf_counter()
+    stems = [stem for stem, _ in spec.library_files]
+    if stems and spec.library_dir is None:  # an artifact's kernels: what the library has
+        share(Path(library_path()), path.parent / "kernels", stems)
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
@@ -214,6 +219,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         else:
             sys.modules.pop(name, None)
     seconds = time.perf_counter() - start
+    if stems and spec.library_dir is None:  # and the library keeps what it compiled
+        with contextlib.suppress(OSError):
+            share(path.parent / "kernels", Path(library_path()), stems)
     if progress is not None:
         progress(spec.kernel.name, seconds)
     return seconds

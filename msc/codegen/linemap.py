@@ -17,6 +17,7 @@ _LOC = re.compile(r"\s#\s(?P<file>[^#]+?):(?P<line>\d+)\s*$")  # see fusion.loc_
 _KERNEL = re.compile(r"^(?P<indent>\s*)(?:def\s|@)")
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LIBRARY_KERNEL = re.compile(r"_msc_k_[0-9a-f]+\.py")  # see library.kernel_file
 
 
 def line_map(source: str) -> dict[int, tuple[str, int]]:
@@ -69,11 +70,11 @@ def numba_failure(error: BaseException, generated: str | os.PathLike[str],
     text = _ANSI.sub("", str(error))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else type(error).__name__
-    number = failing_line(text, generated)
-    loc = user_loc(generated, number, files) if number else None
+    source, number = failing_frame(text, generated) or (generated, None)
+    loc = user_loc(source, number, files) if number else None
     notes = [f"Numba: {lines[1]}"] if len(lines) > 1 else []
     if number:
-        notes.append(f"the failing generated line is {generated}:{number}")
+        notes.append(f"the failing generated line is {source}:{number}")
     return InternalCompilerError(f"Numba could not compile the generated code: {first}",
                                  loc, tuple(notes))
 
@@ -92,6 +93,16 @@ def failing_line(message: str, generated: str | os.PathLike[str]) -> int | None:
     found = [int(m["line"]) for m in _FILE_LINE.finditer(message)
              if _same_file(m["file"], str(generated))]
     return found[-1] if found else None
+
+
+def failing_frame(message: str, generated: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """The last ``File "...", line N`` of Numba's message in generated code: the module
+    ``generated`` or a kernel of the library (``library.py``) it wrote."""
+    for m in reversed(list(_FILE_LINE.finditer(message))):
+        if _same_file(m["file"], str(generated)) or \
+                _LIBRARY_KERNEL.fullmatch(os.path.basename(m["file"])):
+            return m["file"], int(m["line"])
+    return None
 
 
 def _same_file(shown: str, path: str) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
+from msc.codegen.library import in_library, kernel_file, runtime_file
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
 from msc.codegen.spec import KernelSpec, ModuleSpec
@@ -488,9 +489,18 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     kernel, output = lowerer.lower()
     if split:
         kernel = dataclasses.replace(kernel, jit=False)
-    elif target.numba and worth_outlining(kernel):
+    library: list[tuple[str, str]] = []
+    files: dict[str, str] = {}
+    if not split and target.numba and worth_outlining(kernel):
         kernel, outlined = outline(kernel, lowerer.value_types())
-        callees += tuple(outlined)
+        for k in outlined:
+            if in_library(k):
+                stem, files[stem] = kernel_file(k)
+                library.append((k.name, stem))
+            else:
+                callees += (k,)
+    if files:
+        files = dict([runtime_file()]) | files
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
@@ -507,7 +517,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
                       output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
                       lowerer.call_args, tuple(lowerer.run_lines),
-                      tuple((shape, dt) for _, shape, dt in lowerer.pooled))
+                      tuple((shape, dt) for _, shape, dt in lowerer.pooled), tuple(library),
+                      tuple(files.items()))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

@@ -45,6 +45,12 @@ class ModuleSpec:
     call_args: str = "*args"  # the kernel's arguments, from ``run``'s ``args``
     run_lines: tuple[str, ...] = ()  # ``run``'s statements between the kernel and ``output``
     pooled: tuple[tuple[tuple[int, ...], str], ...] = ()  # shape, dtype of ``_buffer(k)``
+    #: kernels in the kernel library (``library.py``): (kernel name, file stem), and the
+    #: files' sources (stem, source; the runtime helpers' first) the module writes if missing
+    library: tuple[tuple[str, str], ...] = ()
+    library_files: tuple[tuple[str, str], ...] = ()
+    #: where the library is: None for an artifact's own ``kernels/`` folder
+    library_dir: str | None = None
 
     @property
     def uses_blas(self) -> bool:

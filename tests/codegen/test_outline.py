@@ -6,6 +6,7 @@ user's line."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -15,7 +16,9 @@ import msc as ms
 from msc import nn, ops
 from msc.codegen import outline as outlining
 from msc.codegen.outline import outline
+from msc.codegen.render import render
 from msc.codegen.spec import KernelSpec
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import InternalCompilerError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
@@ -119,11 +122,24 @@ def test_the_kernels_of_identical_blocks_do_not_grow_with_depth(tmp_path, outlin
     assert counts[5][1] > counts[2][1]  # ... called more often
 
 
-def test_a_numba_failure_in_an_outlined_kernel_names_the_users_line(outline_everything):
-    from tests.codegen.test_linemap import EXP_LINE, compiled_with, inputs
+def test_a_numba_failure_in_a_library_kernel_names_the_users_line(tmp_path,
+                                                                 outline_everything):
+    """The failing line is in a kernel file of the library, written by the module."""
+    from tests.codegen.test_linemap import EXP_LINE, USER_FILE, inputs, product_plus_exp
 
-    broken, _ = compiled_with("numba", EXP_LINE, "t = print(open)")
-    assert not broken.spec.kernel.jit
+    x, y = inputs()
+    compiled = compile_entry(product_plus_exp, (arg_spec(x), arg_spec(y)), target="numba",
+                             store=None)
+    spec = compiled.spec
+    marker = f"  # {USER_FILE}:{EXP_LINE}"
+    files = dict(spec.library_files)
+    stem = next(stem for stem, source in files.items() if marker in source)
+    files[stem] = re.sub(rf"\n(\s*)\S.*{re.escape(marker)}\n",
+                         rf"\n\1t = print(open){marker}\n", files[stem], count=1)
+    broken = dataclasses.replace(spec, library_files=tuple(files.items()))
+    generated = dataclasses.replace(compiled.generated, spec=broken, source=render(broken))
+    broken_compiled = dataclasses.replace(compiled, generated=generated, code=None)
     with pytest.raises(InternalCompilerError) as info:
-        broken.run(inputs())
+        broken_compiled.run((x, y))
     assert info.value.loc is not None and info.value.loc.line == EXP_LINE
+    assert any(f"{stem}.py" in note for note in info.value.notes)

@@ -1,0 +1,112 @@
+"""The kernel library: outlined kernels (``outline.py``) and the numba runtime helpers they
+call, each in a file of its own, so that Numba compiles each one once per machine.
+
+Numba's on-disk cache belongs to a source file: it sits beside the file and holds while
+the file is unchanged. A kernel written into the generated module would be compiled again
+for every model and every process that generates a module. Written into a file named
+after a hash of its source, in a folder every process shares (``library_path``), it is
+compiled by the first model that needs it and loaded by every later one: the ResNet block
+a second model repeats, the same model in the next process, ResNet-50 after ResNet-18 where
+their loops agree. The helpers (``msc/runtime/numba_rt.py``) are one more such file, so the
+matrix product every convolution calls compiles once too.
+
+A generated module carries the source of each library file it uses and writes the file
+when it is missing (``_rt_library`` in the numba template), so it runs wherever it is
+imported; an artifact keeps its files in its own ``kernels/`` folder and needs no msc.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+from msc.codegen.render import runtime_snippets
+from msc.codegen.spec import KernelSpec
+from msc.codegen.targets import NUMBA
+
+#: What a library kernel may read besides its parameters and locals.
+_GLOBALS = frozenset({"np", "math", "objmode"}) | frozenset(dir(builtins))
+
+_HEADER = '''"""{what} of msc's kernel library (written by a generated module; do not edit: Numba's
+cache beside this file holds while the file is unchanged)."""
+
+import math
+import sys
+
+import numpy as np
+from numba import njit, objmode  # noqa: F401
+'''
+
+_JIT = '''
+
+def _rt_jit(fn):
+    """Compile ``fn`` with Numba's on-disk cache, named after the matmul flavour, so a
+    cache built where numpy's BLAS was found never serves a machine without it."""
+    fn.__qualname__ += "__blas" if _HAVE_BLAS else "__loops"
+    return njit(cache=True, error_model="numpy")(fn)
+'''
+
+
+def library_path() -> str:
+    """``$MSC_KERNEL_CACHE_PATH``, else ``kernels`` in the compile cache's default folder."""
+    from msc.cache import default_path
+
+    return os.environ.get("MSC_KERNEL_CACHE_PATH") or os.path.join(default_path(), "kernels")
+
+
+@functools.cache
+def runtime_file() -> tuple[str, str]:
+    """(stem, source) of the helpers' file: every statement of numba_rt.py and ``_rt_jit``."""
+    body = "\n\n\n".join(s.source for s in runtime_snippets(NUMBA.runtime))
+    source = _HEADER.format(what="The runtime helpers") + "\n\n" + body + "\n" + _JIT
+    return "_msc_rt_" + _digest(source), source
+
+
+def in_library(kernel: KernelSpec) -> bool:
+    """Whether ``kernel`` reads nothing of its module (no other graph's kernel, no
+    constant): only numpy, math, builtins and the runtime helpers."""
+    tree = ast.parse("\n".join(kernel.lines) + f"\n{kernel.returns}")
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | set(kernel.params)
+    return all(n in local or n in _GLOBALS or n.startswith("_rt_") for n in names)
+
+
+def kernel_file(kernel: KernelSpec) -> tuple[str, str]:
+    """(stem, source) of ``kernel``'s file, which takes its helpers from the runtime file."""
+    runtime, _ = runtime_file()
+    text = "\n".join(kernel.lines)
+    helpers = sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)
+                      and n.id.startswith("_rt_")} | {"_rt_jit"})
+    body = "".join(f"    {line}\n" for line in kernel.lines)
+    source = (_HEADER.format(what=f"Kernel {kernel.name}") +
+              f"\n_rt = sys.modules[{runtime!r}]  # imported first by the module\n" +
+              "".join(f"{h} = _rt.{h}\n" for h in helpers) +
+              f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n{body}"
+              f"    return {kernel.returns}\n")
+    return "_msc_k_" + _digest(source), source
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def share(source: Path, target: Path, stems: list[str]) -> None:
+    """Copy the library files ``stems`` and their Numba cache from folder ``source`` to
+    ``target`` where ``target`` lacks them (with their times: Numba's index checks them).
+    Seeds an artifact's ``kernels/`` from the library before its compile, and back."""
+    for stem in stems:
+        src = source / f"{stem}.py"
+        if not src.is_file() or (target / f"{stem}.py").exists():
+            continue
+        (target / "__pycache__").mkdir(parents=True, exist_ok=True)
+        for cached in sorted((source / "__pycache__").glob(f"{stem}.*")):
+            shutil.copy2(cached, target / "__pycache__" / cached.name)
+        tmp = target / f".{stem}.{os.getpid()}.tmp"
+        shutil.copy2(src, tmp)
+        os.replace(tmp, target / f"{stem}.py")

@@ -1,0 +1,87 @@
+"""The kernel library (``msc/codegen/library.py``): each outlined kernel is a file of its own
+in a folder every process shares, so Numba compiles it once per machine. A second process
+running another model made of the same blocks compiles nothing; four processes compiling
+the same kernels at once leave files and a cache that a fifth loads without compiling.
+Real processes, real Numba."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+MODEL = '''
+import sys
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+import msc as ms
+import msc.codegen.outline
+from msc import nn
+
+msc.codegen.outline.OUTLINE_LINES = 0  # outline however small
+
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3, pad_mode="pad", padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.bn(self.conv(x)) + x)
+
+
+net = nn.SequentialCell([Block() for _ in range(int(sys.argv[1]))])
+net.set_train(False)
+x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32))
+eager = net(x).asnumpy()
+ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
+got = net(x).asnumpy()
+assert np.allclose(got, eager, rtol=1e-5, atol=1e-6), abs(got - eager).max()
+kernels = [d for name, m in list(sys.modules.items()) if name.startswith("_msc_k_")
+           for k, d in vars(m).items() if k.startswith("_k_") and isinstance(d, Dispatcher)]
+print(len(kernels), sum(len(d.stats.cache_hits) for d in kernels),
+      sum(len(d.stats.cache_misses) for d in kernels))
+'''
+
+
+def start(tmp_path, library, depth):
+    (tmp_path / "model.py").write_text(MODEL)
+    env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
+    return subprocess.Popen([sys.executable, str(tmp_path / "model.py"), str(depth)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+
+
+def finish(proc):
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    return tuple(map(int, out.split()))  # kernels, loaded from the cache, compiled
+
+
+def test_another_model_of_the_same_blocks_compiles_nothing(tmp_path):
+    library = tmp_path / "library"
+    kernels, loaded, compiled = finish(start(tmp_path, library, 2))
+    assert kernels >= 3 and compiled == kernels and loaded == 0
+    files = sorted(p.name for p in library.glob("*.py"))
+    assert any(name.startswith("_msc_rt_") for name in files)  # the helpers' file
+
+    kernels, loaded, compiled = finish(start(tmp_path, library, 5))  # deeper: a new model
+    assert (loaded, compiled) == (kernels, 0)
+    assert sorted(p.name for p in library.glob("*.py")) == files
+
+
+def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_path):
+    library = tmp_path / "library"
+    for proc in [start(tmp_path, library, 2) for _ in range(4)]:
+        kernels, loaded, compiled = finish(proc)
+        assert loaded + compiled == kernels
+    assert not list(library.glob("*.tmp"))
+    kernels, loaded, compiled = finish(start(tmp_path, library, 2))
+    assert (loaded, compiled) == (kernels, 0)
+    assert np.all([p.stat().st_size > 0 for p in library.glob("*.py")])

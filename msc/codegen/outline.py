@@ -108,7 +108,9 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
 
 def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
             out: list[str]) -> tuple[KernelSpec, str]:
-    """The kernel of one segment (named after its canonical source) and the driver's call."""
+    """The kernel of one segment (named after its canonical source) and the driver's call.
+    Its sizes (loop bounds, shapes, index arithmetic: see ``_sizes``) become parameters
+    too, so the same loops over other shapes are the same kernel."""
     loads = set().union(*(_loads(s) for s in stmts))
     stored = set().union(*(_stores(s) for s in stmts))
     order = _appearance(stmts)
@@ -117,17 +119,80 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     rename = {n: f"a{k}" for k, n in enumerate(params)} | \
         {n: f"t{k}" for k, n in enumerate(local)}
     text = "\n".join(texts)
+    tree = ast.parse(text)
+    sizes = _sizes(tree)
+    values = list(dict.fromkeys(c.value for c in sizes))
+    lifted = {id(c): f"c{values.index(c.value)}" for c in sizes}
+    edits = [(n.lineno, n.col_offset, n.end_col_offset, rename[n.id]) for n in ast.walk(tree)
+             if isinstance(n, ast.Name) and n.id in rename] + \
+        [(c.lineno, c.col_offset, c.end_col_offset, lifted[id(c)]) for c in sizes] + \
+        _objmode_edits(tree, rename)
+    lines = tuple(_edited(text, edits).splitlines())
     returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
-    canonical = ast.unparse(_Rename(rename).visit(ast.parse(text))) + f"\nreturn ({returns})"
+    canonical = ast.unparse(_Rename(rename, lifted).visit(tree)) + f"\nreturn ({returns})"
     name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    lines = tuple(_renamed(text, ast.parse(text), rename).splitlines())
-    spec = KernelSpec(name, tuple(rename[n] for n in params), lines, f"({returns})")
-    call = f"{name}({', '.join(params)})"
+    names = tuple(rename[n] for n in params) + tuple(f"c{k}" for k in range(len(values)))
+    spec = KernelSpec(name, names, lines, f"({returns})")
+    call = f"{name}({', '.join([*params, *map(str, values)])})"
     if len(out) == 1:
         call = f"{out[0]}, = {call}"
     elif out:
         call = f"{', '.join(out)} = {call}"
     return spec, call + _comment(texts[0])
+
+
+def _sizes(tree: ast.AST) -> list[ast.Constant]:
+    """The integer literals of ``tree`` that are sizes: loop bounds, elements of a shape
+    (``np.empty``, ``reshape``), operands of index arithmetic and comparisons, slice
+    bounds and indices among others. Numba takes them as run-time ints alike. Not lifted:
+    0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs a literal) and any
+    other argument (an axis, a dtype's value)."""
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    found = []
+    for c in ast.walk(tree):
+        if not (isinstance(c, ast.Constant) and type(c.value) is int and c.value > 1):
+            continue
+        parent = parents.get(id(c))
+        if isinstance(parent, ast.UnaryOp):
+            parent = parents.get(id(parent))
+        if isinstance(parent, ast.Tuple):
+            owner = parents.get(id(parent))
+            sized = isinstance(owner, ast.Subscript) or (
+                isinstance(owner, ast.Call) and parent in owner.args[:1] and (
+                    _called(owner) in ("np.empty", "np.zeros", "np.full") or
+                    isinstance(owner.func, ast.Attribute) and owner.func.attr == "reshape"))
+        else:
+            sized = isinstance(parent, (ast.BinOp, ast.Compare, ast.Slice)) or (
+                isinstance(parent, ast.Call) and c in parent.args and
+                _called(parent) in ("range", "min", "max"))
+        if sized:
+            found.append(c)
+    return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+
+
+def _called(call: ast.Call) -> str:
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+        return f"{f.value.id}.{f.attr}"
+    return ""
+
+
+def _objmode_edits(tree: ast.AST, names: dict[str, str]) -> list[tuple[int, int, int, str]]:
+    """``with objmode(flat='float32[::1]')`` names a variable as a keyword."""
+    return [(k.lineno, k.col_offset, k.col_offset + len(k.arg), names[k.arg])
+            for call in ast.walk(tree) if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name) and call.func.id == "objmode"
+            for k in call.keywords if k.arg in names]
+
+
+def _edited(text: str, edits: list[tuple[int, int, int, str]]) -> str:
+    """``text`` with each (line, start, end) span replaced, comments (the user's lines) kept."""
+    lines = text.split("\n")
+    for line, start, end, new in sorted(edits, reverse=True):
+        lines[line - 1] = lines[line - 1][:start] + new + lines[line - 1][end:]
+    return "\n".join(lines)
 
 
 # --- reading statements -------------------------------------------------------------------
@@ -221,30 +286,22 @@ def _is_array(t: Type | None) -> bool:
     return False
 
 
-def _renamed(text: str, tree: ast.AST, names: dict[str, str]) -> str:
-    """``text`` with its variables renamed, comments (the user's lines) kept."""
-    edits = [(n.lineno, n.col_offset, n.end_col_offset, names[n.id]) for n in ast.walk(tree)
-             if isinstance(n, ast.Name) and n.id in names]
-    for call in ast.walk(tree):  # objmode's keywords name variables
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
-                call.func.id == "objmode":
-            edits += [(k.lineno, k.col_offset, k.col_offset + len(k.arg), names[k.arg])
-                      for k in call.keywords if k.arg in names]
-    lines = text.split("\n")
-    for line, start, end, new in sorted(edits, reverse=True):
-        lines[line - 1] = lines[line - 1][:start] + new + lines[line - 1][end:]
-    return "\n".join(lines)
-
-
 class _Rename(ast.NodeTransformer):
-    def __init__(self, names: dict[str, str]):
+    """The canonical form: variables renamed, lifted sizes (by node) named."""
+
+    def __init__(self, names: dict[str, str], lifted: dict[int, str]):
         self.names = names
+        self.lifted = lifted
 
     def visit_Name(self, node: ast.Name) -> ast.Name:
         return ast.copy_location(ast.Name(self.names.get(node.id, node.id), node.ctx), node)
 
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if id(node) in self.lifted:
+            return ast.copy_location(ast.Name(self.lifted[id(node)], ast.Load()), node)
+        return node
+
     def visit_Call(self, node: ast.Call) -> ast.Call:
-        """``with objmode(flat='float32[::1]')`` names the variable it types as a keyword."""
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id == "objmode":
             for k in node.keywords:

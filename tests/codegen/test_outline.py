@@ -59,14 +59,35 @@ def test_alike_statements_become_one_kernel_called_twice():
                   "for j in range(3):",
                   "    z[j] = y[j] * np.float32(2)", returns="(z, )")
     driver, kernels = outline(spec, {"x": F32, "y": F32, "z": F32})
-    assert len(kernels) == 1 and kernels[0].params == ("a0", "a1")  # (the result, x)
-    assert "for t0 in range(3):" in kernels[0].lines
+    assert len(kernels) == 1 and kernels[0].params == ("a0", "a1", "c0")  # (result, x, size)
+    assert kernels[0].lines == ("for t0 in range(c0):", "    a0[t0] = a1[t0] * np.float32(2)")
     assert driver.jit is False and driver.returns == "(z, )"
     name = kernels[0].name
     assert driver.lines == ("y = np.empty((3,), np.float32)  # model.py:4",
-                            f"{name}(y, x)",
+                            f"{name}(y, x, 3)",
                             "z = np.empty((3,), np.float32)  # model.py:5",
-                            f"{name}(z, y)")
+                            f"{name}(z, y, 3)")
+
+
+def test_the_same_loops_over_other_sizes_are_one_kernel():
+    """Loop bounds, shapes and index arithmetic are arguments; a lone index, an argument of
+    another call (here np.float32's) and 0 and 1 stay literals."""
+    lines = ("y = np.empty((4, 6), np.float32)",
+             "for i in range(4):",
+             "    for j in range(1, 6):",
+             "        y[i, j] = x[i * 6 + j] * np.float32(2) + x[3]",
+             "z = np.empty((2, 8), np.float32)",
+             "for i_1 in range(2):",
+             "    for j_1 in range(1, 8):",
+             "        z[i_1, j_1] = y[i_1 * 8 + j_1] * np.float32(2) + y[3]")
+    types = {"x": TensorType(dtypes.float32, (24,)), "y": TensorType(dtypes.float32, (4, 6)),
+             "z": TensorType(dtypes.float32, (2, 8))}
+    driver, kernels = outline(kernel(*lines, returns="(z, )"), types)
+    assert len(kernels) == 1
+    assert kernels[0].lines[1:] == ("    for t1 in range(1, c1):",
+                                    "        a0[t0, t1] = a1[t0 * c1 + t1] * np.float32(2) + "
+                                    "a1[3]")
+    assert driver.lines[1].endswith("(y, x, 4, 6)") and driver.lines[3].endswith("(z, y, 2, 8)")
 
 
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():

@@ -28,6 +28,7 @@ import numpy as np
 from msc._version import VERSION
 from msc.codegen.library import library_path, share
 from msc.codegen.linemap import raise_numba_failure
+from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file
 from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError, MscError
@@ -201,8 +202,12 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         # packed copies: the run may write weights in place; and its prints are not the user's
         values = module.load_weights() if arrays is None else arrays
         arenas, _ = module.pack_weights(values[:len(module.SLOTS)])
-        with contextlib.redirect_stdout(io.StringIO()):
-            module.run(*zeros, *arenas, *values[len(module.SLOTS):])
+        helpers = foresee(str(path), module)  # spare CPUs compile library kernels ahead
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                module.run(*zeros, *arenas, *values[len(module.SLOTS):])
+        finally:
+            stop(helpers)
     except (MscError, OSError):
         raise
     except Exception as e:  # noqa: BLE001 - a module that does not compile is msc's bug

@@ -110,3 +110,58 @@ def share(source: Path, target: Path, stems: list[str]) -> None:
         tmp = target / f".{stem}.{os.getpid()}.tmp"
         shutil.copy2(src, tmp)
         os.replace(tmp, target / f"{stem}.py")
+
+
+# --- the signatures a driver will call its kernels with ------------------------------------
+
+#: An argument as Numba will type it: an array's (dtype, ndim, read-only), C-contiguous,
+#: or ("int64",) for a size.
+Arg = tuple
+
+
+def signatures(driver: KernelSpec, arrays: dict[str, Arg]) -> list[tuple[str, tuple[Arg, ...]]]:
+    """(kernel name, argument types) of each distinct call the driver makes that can be
+    foreseen: every argument an array the driver or its caller made (``arrays``: the
+    driver's parameters) or a size. Workers compile these while the first run goes on
+    (``numba_worker.py``); a call foreseen wrongly costs only a compile nobody uses."""
+    known = dict(arrays)
+    found: dict[tuple[str, tuple[Arg, ...]], None] = {}
+    for stmt in ast.parse("\n".join(driver.lines)).body:
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                value.func.id.startswith("_k_"):
+            args = [("int64",) if isinstance(a, ast.Constant) and type(a.value) is int
+                    else known.get(a.id) if isinstance(a, ast.Name) else None
+                    for a in value.args]
+            if all(args):
+                found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
+        elif isinstance(stmt, ast.Assign):
+            made = _array(stmt.value, known)
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and made is not None:
+                    known[target.id] = made
+    return list(found)
+
+
+def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+    """The type of the C-contiguous array a driver statement makes (``outline``'s driver
+    statements: allocations, reshapes, contiguous copies, slices of a 1-d array)."""
+    if isinstance(e, ast.Name):
+        return known.get(e.id)
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
+        base = _array(e.value, known)
+        return base if base is not None and base[1] == 1 else None
+    if not isinstance(e, ast.Call) or not e.args:
+        return None
+    f = e.func
+    if isinstance(f, ast.Attribute) and f.attr == "reshape" and isinstance(e.args[0], ast.Tuple):
+        base = _array(f.value, known)
+        return None if base is None else (base[0], len(e.args[0].elts), base[2])
+    name = f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and \
+        isinstance(f.value, ast.Name) else ""
+    if name == "np.ascontiguousarray":
+        return _array(e.args[0], known)
+    if name in ("np.empty", "np.zeros") and len(e.args) == 2 and \
+            isinstance(e.args[0], ast.Tuple) and isinstance(e.args[1], ast.Attribute):
+        return (e.args[1].attr, len(e.args[0].elts), False)
+    return None

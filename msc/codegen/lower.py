@@ -21,7 +21,7 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, literal, loc_comment
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
-from msc.codegen.library import in_library, kernel_file, runtime_file
+from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
 from msc.codegen.spec import KernelSpec, ModuleSpec
@@ -161,6 +161,22 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         """The IR type of each value the kernel names (a weight's: its tensor's)."""
         return {name: v.type.tensor if isinstance(v.type, RefType) else v.type
                 for v, name in self.env.items()}
+
+    def param_arrays(self) -> dict[str, tuple[str, int, bool]]:
+        """The entry kernel's array parameters as Numba will type them: (numpy dtype name,
+        ndim, read-only), all C-contiguous (``Compiled.call`` and ``run`` make them so);
+        float16 ones (bits on this target) left out."""
+        dtypes, _ = arena_layout(self.graph)
+        arrays = {name: (d, 1, False) for (name, _), d in zip(self.arenas, dtypes)}
+        arrays |= {offsets: ("int64", 1, False) for _, offsets in self.arenas}
+        arrays |= {name: (c.value.dtype.name, c.value.ndim, True)
+                   for c, name in self.shared.consts.items()}
+        arrays |= {name: (dt, len(shape), False) for name, shape, dt in self.pooled}
+        for p in self.graph.inputs:
+            t = tensor_of(p.type)
+            if t is not None:
+                arrays[self.env[p]] = (t.dtype.np_name, t.ndim, False)
+        return {k: v for k, v in arrays.items() if v[0] != "float16"}
 
     def arena_params(self) -> list[str]:
         """The entry's weight arguments: a buffer and its offsets per arena."""
@@ -501,6 +517,9 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                 callees += (k,)
     if files:
         files = dict([runtime_file()]) | files
+    stems = dict(library)
+    foreseen = tuple((name, stems[name], args) for name, args
+                     in signatures(kernel, lowerer.param_arrays()) if name in stems)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
@@ -518,7 +537,7 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                       output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
                       lowerer.call_args, tuple(lowerer.run_lines),
                       tuple((shape, dt) for _, shape, dt in lowerer.pooled), tuple(library),
-                      tuple(files.items()))
+                      tuple(files.items()), signatures=foreseen)
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

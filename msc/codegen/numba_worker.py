@@ -11,12 +11,18 @@ without running anything. Numba writes each cache file whole (a temporary file r
 into place) and READY is written the same way, last: a worker killed at any moment
 leaves no file half-written.
 
+A module whose kernels are in the kernel library (``library.py``) lists the calls it
+will make (``_SIGNATURES``); while ``run`` compiles them in order, one more process per
+spare CPU (``foresee``: ``python numba_worker.py --foresee MODULE.py K N``) compiles them
+from the other end into the same cache, so ``run`` mostly finds them compiled.
+
 Imports only the standard library, numpy and numba: it starts fast and needs no msc.
 """
 
 import importlib.util
 import os
 import pickle
+import subprocess
 import sys
 
 
@@ -25,11 +31,7 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
     from numba.core.dispatcher import Dispatcher
     from numba.core.errors import NumbaError
 
-    name = os.path.splitext(os.path.basename(module_path))[0]
-    spec = importlib.util.spec_from_file_location(name, module_path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Numba's cache=True looks the module up by name
-    spec.loader.exec_module(module)
+    module = load(module_path)
     with np.load(args_path, allow_pickle=False) as f:
         arrays = [f[f"a{i}"] for i in range(len(f.files) - 1)]
         readonly = f["readonly"]
@@ -38,12 +40,15 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
     for i in readonly:
         arrays[i].flags.writeable = False
     os.unlink(args_path)
+    helpers = foresee(module_path, module)
     try:
         module.run(*arrays)
     except NumbaError:
         raise
     except Exception:  # noqa: BLE001 - the model's own raise: its kernels compiled
         pass
+    finally:
+        stop(helpers)
     signatures = {key: list(value.signatures) for key, value in vars(module).items()
                   if isinstance(value, Dispatcher) and value.signatures}
     tmp = f"{ready_path}.tmp.{os.getpid()}"
@@ -53,5 +58,60 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
     return 0
 
 
+def load(module_path: str):
+    name = os.path.splitext(os.path.basename(module_path))[0]
+    spec = importlib.util.spec_from_file_location(name, module_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # Numba's cache=True looks the module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def spare_cpus() -> int:
+    """CPUs this process may use besides its own (``MSC_COMPILE_JOBS`` caps the total)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    jobs = int(os.environ.get("MSC_COMPILE_JOBS", "4") or 1)
+    return max(0, min(cpus, jobs) - 1)
+
+
+def foresee(module_path: str, module) -> list:
+    """Start the processes compiling ``module``'s foreseen kernel calls, if it has any and
+    there are spare CPUs."""
+    calls = getattr(module, "_SIGNATURES", ())
+    n = min(spare_cpus(), len(calls) // 2)
+    return [subprocess.Popen([sys.executable, __file__, "--foresee", module_path, str(k), str(n)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for k in range(n)]
+
+
+def stop(helpers: list) -> None:
+    """The run is over: what the helpers still compile, it compiled itself."""
+    for p in helpers:
+        p.kill()
+        p.wait()
+
+
+def compile_foreseen(module_path: str, k: int, n: int) -> int:
+    """Compile every n-th foreseen call from the last one, starting k from the end: the
+    run compiles from the first."""
+    module = load(module_path)
+    for name, _, args in list(reversed(module._SIGNATURES))[k::n]:
+        getattr(module, name).compile(numba_types(args))
+    return 0
+
+
+def numba_types(args: tuple) -> tuple:
+    """Numba's types of a foreseen call's arguments (see ``_SIGNATURES``)."""
+    import numpy as np
+    from numba import from_dtype, types
+
+    return tuple(types.int64 if a == ("int64",) else
+                 types.Array(from_dtype(np.dtype(a[0])), a[1], "C", readonly=a[2])
+                 for a in args)
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--foresee":
+        sys.exit(compile_foreseen(sys.argv[2], int(sys.argv[3]), int(sys.argv[4])))
     sys.exit(main(*sys.argv[1:4]))

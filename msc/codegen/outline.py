@@ -51,6 +51,10 @@ from msc.ir.types import TensorType, TupleType, Type
 #: a second, and one call from Python is cheaper than several.
 OUTLINE_LINES = 400
 
+#: Calls whose tuple arguments are shapes (or strides): their elements become arguments.
+_SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
+                     "np.lib.stride_tricks.as_strided"})
+
 #: Calls whose result is an array that numpy and Numba make alike: the driver runs them.
 _DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray"})
 _DRIVER_METHODS = frozenset({"reshape"})
@@ -143,7 +147,7 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
 
 def _sizes(tree: ast.AST) -> list[ast.Constant]:
     """The integer literals of ``tree`` that are sizes: loop bounds, elements of a shape
-    (``np.empty``, ``reshape``), operands of index arithmetic and comparisons, slice
+    or strides (``np.empty``, ``reshape``, ``as_strided``: ``_SHAPED``), operands of index arithmetic and comparisons, slice
     bounds and indices among others. Numba takes them as run-time ints alike. Not lifted:
     0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs a literal) and any
     other argument (an axis, a dtype's value)."""
@@ -157,10 +161,12 @@ def _sizes(tree: ast.AST) -> list[ast.Constant]:
             parent = parents.get(id(parent))
         if isinstance(parent, ast.Tuple):
             owner = parents.get(id(parent))
+            if isinstance(owner, ast.keyword):
+                owner = parents.get(id(owner))
             sized = isinstance(owner, ast.Subscript) or (
-                isinstance(owner, ast.Call) and parent in owner.args[:1] and (
-                    _called(owner) in ("np.empty", "np.zeros", "np.full") or
-                    isinstance(owner.func, ast.Attribute) and owner.func.attr == "reshape"))
+                isinstance(owner, ast.Call) and owner.func is not parent and
+                (_called(owner) in _SHAPED or isinstance(owner.func, ast.Attribute) and
+                 owner.func.attr == "reshape"))
         else:
             sized = isinstance(parent, (ast.BinOp, ast.Compare, ast.Slice)) or (
                 isinstance(parent, ast.Call) and c in parent.args and
@@ -171,12 +177,12 @@ def _sizes(tree: ast.AST) -> list[ast.Constant]:
 
 
 def _called(call: ast.Call) -> str:
-    f = call.func
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-        return f"{f.value.id}.{f.attr}"
-    return ""
+    """The dotted name a call calls (``np.lib.stride_tricks.as_strided``), or ""."""
+    parts, f = [], call.func
+    while isinstance(f, ast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    return ".".join([f.id, *reversed(parts)]) if isinstance(f, ast.Name) else ""
 
 
 def _objmode_edits(tree: ast.AST, names: dict[str, str]) -> list[tuple[int, int, int, str]]:

@@ -5,6 +5,7 @@ final; templates only place them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +52,8 @@ class ModuleSpec:
     library_files: tuple[tuple[str, str], ...] = ()
     #: where the library is: None for an artifact's own ``kernels/`` folder
     library_dir: str | None = None
+    #: the calls of library kernels foreseen (``library.signatures``): name, stem, arguments
+    signatures: tuple[tuple[str, str, tuple[tuple[Any, ...], ...]], ...] = ()
 
     @property
     def uses_blas(self) -> bool:

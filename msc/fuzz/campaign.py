@@ -10,6 +10,7 @@ most ``shrink_per_kind`` times, so a known bug does not eat the time budget.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import shutil
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from msc.fuzz.run import Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
-WAY_ORDER = ("interpreter", "python", "numba", "cuda", "artifact")
+WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "artifact")
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -165,7 +166,8 @@ def ways_for(index: int, options: Options) -> list[str]:
     ways = ["interpreter"]
     for t in options.targets:
         if t != "numba" or index % max(options.numba_every, 1) == 0:
-            ways.append(t)
+            # every other program's numba code is outlined into library kernels
+            ways.append("numba-outlined" if t == "numba" and index % 2 else t)
     if options.artifact_every and index % options.artifact_every == 0:
         ways.append("artifact")
     return ways
@@ -285,6 +287,10 @@ def write_finding(finding: Finding, out: Path) -> Path:
     program = finding.shrunk or finding.program
     problem = finding.shrunk_problem or finding.problem
     way = finding.ways[0] if finding.ways[0] != "artifact" else "numba"
+    if way == "numba-outlined":  # the numba target with every entry outlined, as it ran
+        way = "numba"
+        program = dataclasses.replace(program, source="import msc.codegen.outline\n"
+                                      "msc.codegen.outline.OUTLINE_LINES = 0\n" + program.source)
     path = out / f"finding_s{finding.seed}_p{finding.index}_{finding.ways[0]}.py"
     inputs = ", ".join(f"np.array({x.tolist()!r}, np.{x.dtype.name})" for x in program.inputs)
     head = (f"# msc fuzz: seed {finding.seed}, program {finding.index}: "

@@ -211,22 +211,27 @@ class Ways:
                 p.set_data(value)
             run = self._interpret if way == "interpreter" else self._target
             out[way] = self._capture(lambda w=way: run(net, result, w), graph=True,
-                                     limit=way != "numba")
+                                     limit=not way.startswith("numba"))
         return out
 
-    def _target(self, net: Any, built: Any, target: str) -> Outcome:
+    def _target(self, net: Any, built: Any, way: str) -> Outcome:
         """The Cell's GRAPH_MODE path (``jit.CompileCache.call``) after the build: code
-        generation, then the compiled code on the call's tensors."""
-        from msc.codegen import lower
+        generation, then the compiled code on the call's tensors. The way "numba-outlined"
+        is the numba target with the entry outlined into library kernels, however small."""
+        from msc.codegen import lower, outline
         from msc.compiler import generate, runnable
 
+        target = "numba" if way == "numba-outlined" else way
         ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
         # every fused result of the entry goes through run's buffer pool, however small
         pool_bytes, lower.POOL_BYTES = lower.POOL_BYTES, 0
+        lines = outline.OUTLINE_LINES
+        outline.OUTLINE_LINES = 0 if way == "numba-outlined" else lines
         try:
             compiled = runnable(built, generate(built, target, "jit"))
         finally:
             lower.POOL_BYTES = pool_bytes
+            outline.OUTLINE_LINES = lines
         compiled.load()
         self.phase[0] = "run"  # Numba compiles on the first call: an error there is a bug
         out = compiled.run(tensors(self.inputs))

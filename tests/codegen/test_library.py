@@ -85,3 +85,24 @@ def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_pat
     kernels, loaded, compiled = finish(start(tmp_path, library, 2))
     assert (loaded, compiled) == (kernels, 0)
     assert np.all([p.stat().st_size > 0 for p in library.glob("*.py")])
+
+
+def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch):
+    """The signatures workers compile ahead (``_SIGNATURES``) are those the first run needs."""
+    import msc as ms
+    from msc.codegen import outline
+    from msc.codegen.numba_worker import numba_types
+    from msc.compiler import arg_spec, compile_entry
+    from tests.codegen.test_outline import Stack
+
+    monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    net = Stack(3)
+    net.set_train(False)
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    compiled = compile_entry(net, [arg_spec(x)], target="numba", store=None)
+    np.testing.assert_allclose(compiled.run([x]).asnumpy(), net(x).asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    foreseen = compiled.code._SIGNATURES
+    assert len({name for name, _, _ in foreseen}) == len(compiled.spec.library)
+    for name, _, args in foreseen:
+        assert numba_types(args) in getattr(compiled.code, name).signatures, name

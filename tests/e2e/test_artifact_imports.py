@@ -6,6 +6,7 @@ finds numpy's BLAS where neither msc nor SciPy is installed."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -187,3 +188,74 @@ def test_a_numba_artifact_with_constants_loads_its_kernels_without_compiling(tmp
     assert proc.returncode == 0, proc.stderr
     hits, misses = map(int, proc.stdout.split())
     assert hits >= 1 and misses == 0
+
+
+OUTLINED = """
+import numpy as np
+import msc.codegen.outline
+from msc import Tensor, nn
+
+msc.codegen.outline.OUTLINE_LINES = 0  # outline however small: the kernels are files
+
+
+def weight(i):
+    return Tensor(np.random.default_rng(i).normal(size=(3, 3, 3, 3)).astype(np.float32) * 0.2)
+
+
+class Blocks(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.CellList([nn.Conv2d(3, 3, 3, pad_mode="same", weight_init=weight(i))
+                                  for i in range(3)])
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        for conv in self.convs:
+            x = self.relu(conv(x)) + x
+        return x
+"""
+
+
+def test_an_outlined_artifact_carries_its_kernels_and_runs_anywhere_without_compiling(
+        tmp_path):
+    """The artifact's library kernels are files in its own kernels/ folder, compiled by
+    ``msc compile``; a copy of the folder (another machine of the same kind) loads them
+    from Numba's cache on its first call."""
+    (tmp_path / "blocks.py").write_text(OUTLINED)
+    out = tmp_path / "art"
+    proc = run_msc("compile", str(tmp_path / "blocks.py"), "Blocks", "--input", "f32[2,3,5,5]",
+                   "-o", str(out), "--quiet", "--cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 0, proc.stderr
+    kernels = sorted(p.name for p in (out / "kernels").glob("*.py"))
+    assert kernels[0].startswith("_msc_k_") and kernels[-1].startswith("_msc_rt_")
+    moved = tmp_path / "elsewhere" / "art"
+    shutil.copytree(out, moved)
+    x = np.random.default_rng(0).normal(size=(2, 3, 5, 5)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    script = ("import sys\nimport numpy as np\n"
+              f"sys.path.insert(0, {str(moved)!r})\nimport Blocks_construct as m\n"
+              f"np.save({str(tmp_path / 'got.npy')!r}, np.asarray(m.forward("
+              f"np.load({str(tmp_path / 'x.npy')!r}))))\n"
+              "ks = [d for n, mod in list(sys.modules.items()) if n.startswith('_msc_k_')\n"
+              "      for k, d in vars(mod).items() if k.startswith('_k_')]\n"
+              "print(len(ks), sum(len(d.stats.cache_misses) for d in ks))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600,
+                          env={**os.environ, "MSC_KERNEL_CACHE_PATH": str(tmp_path / "none")})
+    assert proc.returncode == 0, proc.stderr
+    count, compiled = map(int, proc.stdout.split())
+    assert count >= 1 and compiled == 0
+    assert not (tmp_path / "none").exists()  # an artifact never touches msc's library
+
+    import msc as ms
+    import msc.codegen.outline
+
+    threshold = msc.codegen.outline.OUTLINE_LINES
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import blocks  # (sets the outlining threshold: put it back)
+    finally:
+        sys.path.remove(str(tmp_path))
+        msc.codegen.outline.OUTLINE_LINES = threshold
+    eager = blocks.Blocks()(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(np.load(tmp_path / "got.npy"), eager, rtol=1e-5, atol=1e-6)

@@ -174,6 +174,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     width = max(map(len, files))
     for file in files:
         say(f"  {file:<{width}}  {(info.path / file).stat().st_size:>10,} bytes")
+    kernels = [p for p in (info.path / "kernels").rglob("*") if p.is_file()]
+    if kernels:  # the library kernels it uses, with Numba's cache of them
+        size = sum(p.stat().st_size for p in kernels)
+        say(f"  {'kernels/':<{width}}  {size:>10,} bytes in {len(kernels)} files")
     return 0
 
 
@@ -241,11 +245,11 @@ class ProgressLine:
     def __init__(self) -> None:
         self.open = False
 
-    def __call__(self, kernel: str, seconds: float | None) -> None:
+    def __call__(self, kernel: str, seconds: float | None, note: str = "") -> None:
         if seconds is None:
             print(f"numba: compiling {kernel} ...", end="", flush=True)
         else:
-            print(f" {seconds:.2f} s", flush=True)
+            print(f" {seconds:.2f} s" + (f" ({note})" if note else ""), flush=True)
         self.open = seconds is None
 
     def close(self) -> None:

@@ -43,8 +43,9 @@ MANIFEST = "manifest.json"
 WEIGHTS = "weights.npz"
 FORMAT = 1  # bump when the manifest's fields change meaning
 
-#: ``progress(kernel, seconds)``: called with None before Numba compiles, then with the time.
-Progress = Callable[[str, "float | None"], None]
+#: ``progress(kernel, seconds, note)``: called with None before Numba compiles, then with
+#: the time and a note on the library kernels (how many compiled, how many were cached).
+Progress = Callable[..., None]
 
 
 class ArtifactError(MscError, OSError):
@@ -194,8 +195,11 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     previous = sys.modules.get(name)
     start = time.perf_counter()
     stems = [stem for stem, _ in spec.library_files]
+    kernels = path.parent / "kernels" if spec.library_dir is None else Path(spec.library_dir)
     if stems and spec.library_dir is None:  # an artifact's kernels: what the library has
-        share(Path(library_path()), path.parent / "kernels", stems)
+        share(Path(library_path()), kernels, stems)
+    cached = sum(1 for _, stem in spec.library
+                 if any((kernels / "__pycache__").glob(f"{stem}.*.nbi")))
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
@@ -228,7 +232,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         with contextlib.suppress(OSError):
             share(path.parent / "kernels", Path(library_path()), stems)
     if progress is not None:
-        progress(spec.kernel.name, seconds)
+        n = len(spec.library)
+        progress(spec.kernel.name, seconds, f"{n} library kernels: {n - cached} compiled, "
+                 f"{cached} cached" if n else "")
     return seconds
 
 

@@ -24,7 +24,7 @@ from msc.ir.types import TensorType
 def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
               layout: str) -> tuple[str, dict[str, Any]]:
     """(hash, description) of what a compile depends on that is known before parsing."""
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     owner = type(entry) if isinstance(entry, Cell) else fn
     described = {

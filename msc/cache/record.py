@@ -84,7 +84,7 @@ def record(entry: Any, fn: Any, args: tuple[Any, ...], deps: Deps,
            weights: tuple[Any, ...]) -> DepRecord:
     """The ``DepRecord`` of a finished compile; ``NotCacheable`` if a read or weight
     cannot be found from the roots."""
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     roots: list[tuple[Path, Any]] = [((("fn", 0),), fn)]
     if isinstance(entry, Cell):

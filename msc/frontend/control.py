@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
+from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Graph, Value
@@ -100,7 +100,7 @@ class RegionBuilder(GraphBuilder):
 
 def truth(cond: SymTensor) -> SymTensor:
     """The one-element bool tensor an ``if`` on ``cond`` tests (``x != 0`` for numbers)."""
-    from msc.frontend.api import functional as F
+    from msc.ops import functional as F
 
     if cond.type.size != 1:
         raise GraphValueError(f"the truth value of a tensor with {cond.type.size} elements is "
@@ -262,8 +262,8 @@ def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
 
 
 def _is_function(v: Any) -> bool:
-    from msc.frontend.api.cell import Cell
     from msc.frontend.evaluator import Closure
+    from msc.nn.cell import Cell
 
     return isinstance(v, (Closure, Choice, Cell, types.FunctionType, types.MethodType))
 

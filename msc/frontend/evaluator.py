@@ -16,6 +16,7 @@ import operator
 import warnings
 from typing import Any
 
+from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.errors import (
     GraphNameError,
     GraphTypeError,
@@ -26,12 +27,12 @@ from msc.errors import (
     as_user_error,
 )
 from msc.frontend import control
-from msc.frontend.api import effects, indexing
-from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op
 from msc.ir.types import RefType
+from msc.ops.function import indexing
+from msc.ops.function import side_effect_func as effects
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -52,7 +53,7 @@ def _contains(seq: Any, item: Any) -> Any:
     """``item in seq``. For a graph tensor in a tuple or list, MindSpore's graph-mode
     answer: a bool tensor, true where an element of the same dtype and shape equals it in
     every position (other elements never match; none left: False)."""
-    from msc.frontend.api.functional import all as all_of
+    from msc.ops.functional import all as all_of
 
     if not (isinstance(item, SymTensor) and isinstance(seq, (tuple, list))):
         return item in seq

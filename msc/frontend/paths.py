@@ -123,7 +123,7 @@ _REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
 
 
 def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     if isinstance(obj, (str, bytes, int, float, bool, type(None), np.ndarray, np.generic)):
         return

@@ -28,7 +28,8 @@ from msc.errors import (
 from msc.frontend import control
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
-from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
+from msc.frontend.evaluator import Evaluator, _Return
+from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import is_msc_file, parse_function
 from msc.ir.primitives import Op
 from msc.ir.types import MonadType, TupleType

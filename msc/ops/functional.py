@@ -1,11 +1,12 @@
 """``from msc.ops import functional as F``: MindSpore's functional namespace and the core
-functional ops (``ops.add``, ``ops.sum``, ``F.matmul``, ``F.reshape``, ...), thin over ``apply``.
+functional ops (``ops.add``, ``ops.sum``, ``F.matmul``, ``F.reshape``, ...), thin over
+``apply``.
 
 This module loads with ``import msc`` (Tensor's methods call it); the ops of
 ``ops/function/`` are built on it, and ``F.<name>`` finds the rest of ``msc.ops``'s
-functions (``F.assign``, ``F.conv2d``) on first use. The ops whose functional form is one plain call of a primitive (``add``, ``exp``, ``eq``)
-are generated at the end of this module from the table's ``public.functions``; those
-written here need argument handling.
+functions (``F.assign``, ``F.conv2d``) on first use. The ops whose functional form is one
+plain call of a primitive (``add``, ``exp``, ``eq``) are generated at the end of this
+module from the table's ``public.functions``; those written here need argument handling.
 
 Each function turns Python-level arguments (axes, shapes with -1, slices, MindSpore's
 argument orders) into the concrete attributes of one or a few primitives and dispatches
@@ -30,10 +31,11 @@ from msc.common.tensor import Tensor, apply, public_function
 from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, ShapeError
 from msc.ir import dtypes
 from msc.ir.primitives import Op, Primitive
-from msc.ir.primitives.base import norm_axes, norm_axis, operand_dtype, want_int
+from msc.ir.primitives.base import norm_axes, operand_dtype, want_int
 from msc.ops.function.arguments import (
     _as_tensor,
     _axis_attr,
+    _axis_of,
     _checking,
     _dims,
     _reduce_axes,
@@ -295,14 +297,6 @@ def dense(input: Any, weight: Any, bias: Any = None) -> Any:
     if bias is None:
         return apply(Op.Dense, input, weight)
     return apply(Op.Dense, input, weight, bias)
-
-
-# --- shapes ---------------------------------------------------------------------------
-
-
-def _axis_of(x: Tensor, axis: Any, op: Primitive | str, extra: int = 0) -> int:
-    with _checking(op):
-        return norm_axis(want_int(axis, "axis"), x.ndim + extra)
 
 
 def reshape(input: Any, shape: Any) -> Any:

@@ -1,7 +1,7 @@
 """``mindspore.nn.layer``: the layers of ``msc.nn``, one module per family, as MindSpore
 has them (``from mindspore.nn.layer.conv import Conv2d``)."""
 
-from msc.nn.layer import (  # noqa: E402
+from msc.nn.layer import (
     activation,
     basic,
     container,

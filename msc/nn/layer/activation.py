@@ -22,11 +22,6 @@ from msc.ops.function.math_func import hardshrink
 from msc.ops.function.nn_func import fast_gelu
 
 
-class FastGeluCell(Cell):
-    def construct(self, x: Any) -> Any:
-        return fast_gelu(x)
-
-
 # --- activations -----------------------------------------------------------------------
 
 
@@ -96,27 +91,6 @@ class LogSoftmax(Cell):
 
     def extend_repr(self) -> str:
         return f"axis={self.axis}"
-
-
-_ACTIVATIONS: dict[str, type[Cell]] = {
-    "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "gelu": GELU,
-    "hswish": HSwish, "softmax": Softmax, "logsoftmax": LogSoftmax,
-}
-
-
-def get_activation(name: str | None, prim_name: str | None = None) -> Cell | None:
-    """A new activation Cell by name ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax', ...).
-
-    Example:
-        >>> type(get_activation("relu")).__name__
-        'ReLU'
-    """
-    if name is None:
-        return None
-    if not isinstance(name, str) or name.lower() not in _ACTIVATIONS:
-        raise KeyError(f"For '{prim_name or 'get_activation'}', unknown activation type "
-                       f"'{name}' (known: {', '.join(sorted(_ACTIVATIONS))}).")
-    return _ACTIVATIONS[name.lower()]()
 
 
 class _Elementwise(Cell):
@@ -273,6 +247,35 @@ class PReLU(Cell):
         return nn_func.prelu(x, F.cast(self.w, x.dtype))
 
 
+class FastGeluCell(Cell):
+    def construct(self, x: Any) -> Any:
+        return fast_gelu(x)
+
+
+FastGelu = FastGeluCell
+
+
+_ACTIVATIONS: dict[str, type[Cell]] = {
+    "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "gelu": GELU,
+    "hswish": HSwish, "softmax": Softmax, "logsoftmax": LogSoftmax,
+}
+
+
+def get_activation(name: str | None, prim_name: str | None = None) -> Cell | None:
+    """A new activation Cell by name ('relu', 'sigmoid', 'tanh', 'gelu', 'softmax', ...).
+
+    Example:
+        >>> type(get_activation("relu")).__name__
+        'ReLU'
+    """
+    if name is None:
+        return None
+    if not isinstance(name, str) or name.lower() not in _ACTIVATIONS:
+        raise KeyError(f"For '{prim_name or 'get_activation'}', unknown activation type "
+                       f"'{name}' (known: {', '.join(sorted(_ACTIVATIONS))}).")
+    return _ACTIVATIONS[name.lower()]()
+
+
 _NEW = {"silu": SiLU, "mish": Mish, "softsign": Softsign, "hsigmoid": HSigmoid,
         "logsigmoid": LogSigmoid, "tanhshrink": Tanhshrink, "leakyrelu": LeakyReLU,
         "elu": ELU, "hardtanh": Hardtanh, "hshrink": HShrink, "softshrink": SoftShrink,
@@ -280,9 +283,8 @@ _NEW = {"silu": SiLU, "mish": Mish, "softsign": Softsign, "hsigmoid": HSigmoid,
 _ACTIVATIONS.update(_NEW)  # so ``get_activation`` and ``Dense(activation=...)`` know them
 
 
-FastGelu = FastGeluCell
-
 __all__ = ["SiLU", "Mish", "Softsign", "HSigmoid", "LogSigmoid", "Tanhshrink", "LeakyReLU", "ELU",
            "Hardtanh", "HShrink", "SoftShrink", "Softmin", "Threshold", "PReLU", "CELU", "GLU",
            "GELU", "HSwish", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "Softmax", "Tanh",
            "get_activation", "FastGelu"]
+

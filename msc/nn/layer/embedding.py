@@ -21,7 +21,7 @@ from msc.ir.primitives import Op
 from msc.nn.cell import Cell
 from msc._checkparam import _bool, _float, _int
 from msc.ops import functional as F
-from msc.ops.operations.array_ops import _indices, _lookup_or_zeros, _rows
+from msc.ops.operations.nn_ops import _indices, _lookup_or_zeros, _rows
 
 
 class Embedding(Cell):

@@ -15,7 +15,7 @@ from msc.errors import GraphTypeError, MscError
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir.primitives import Primitive
-from msc.ir.primitives.base import norm_axes, want_int
+from msc.ir.primitives.base import norm_axes, norm_axis, want_int
 from msc.ir.types import Type, type_of_value
 
 # --- argument checking -----------------------------------------------------------------
@@ -78,3 +78,11 @@ def _dims(shape: Any, op: Primitive | str) -> tuple[int, ...]:
             return tuple(operator.index(d) for d in items)
         except TypeError:
             raise GraphTypeError(f"the shape must be ints, but got {shape!r}") from None
+
+
+# --- shapes ---------------------------------------------------------------------------
+
+
+def _axis_of(x: Tensor, axis: Any, op: Primitive | str, extra: int = 0) -> int:
+    with _checking(op):
+        return norm_axis(want_int(axis, "axis"), x.ndim + extra)

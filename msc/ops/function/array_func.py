@@ -25,7 +25,7 @@ from msc.ir.primitives import Op
 from msc.ir.primitives.shape import canonical_slice
 from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor, _checking, _reduce_axes
-from msc.ops.functional import _axis_of
+from msc.ops.function.arguments import _axis_of
 
 
 def _narrow(x: Tensor, axis: int, start: int, stop: int, step: int = 1) -> Any:

@@ -44,7 +44,7 @@ def cartesian_prod(*inputs: Any) -> Any:
     return F.stack(tuple(F.reshape(g, (-1,)) for g in grids), 1)
 
 
-# --- creation, shifts and frequencies ------------------------------------------------------
+# --- ranges and frequencies ----------------------------------------------------------------
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 

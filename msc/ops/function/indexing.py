@@ -16,10 +16,7 @@ from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import want_int
 from msc.ir.primitives.shape import canonical_slice
-
-# The argument helpers (``_as_tensor``, ``_checking``, ...) live in ``functional``, which
-# imports this module to re-export its ops; the ops import them when called, so neither
-# module is ever read half-initialised.
+from msc.ops.function.arguments import _as_tensor, _axis_of, _checking, _dims
 
 
 def _index_tensor(item: Any) -> Tensor | None:
@@ -71,7 +68,6 @@ def getitem(x: Any, key: Any) -> Any:
     Basic indexing becomes one StridedSlice with a canonical index; the tensor index
     becomes a Gather on the axis it lands on.
     """
-    from msc.ops.function.arguments import _as_tensor, _checking
 
     x = _as_tensor(x, "getitem")
     items = key if isinstance(key, tuple) else (key,)
@@ -111,7 +107,6 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
     ``Equal`` of its axis' positions to the mask (its ``Gather`` from those positions
     wraps a negative index and raises IndexError for one out of range, as eager does).
     """
-    from msc.ops.function.arguments import _as_tensor, _checking
 
     x = _as_tensor(x, "setitem")
     items = key if isinstance(key, tuple) else (key,)
@@ -163,7 +158,6 @@ def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: 
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                   shrink_axis_mask: int = 0) -> Any:
     """MindSpore's StridedSlice: bit i of a mask applies to position i of begin/end/strides."""
-    from msc.ops.function.arguments import _checking
 
     if not len(begin) == len(end) == len(strides):
         with _checking(Op.StridedSlice):
@@ -185,7 +179,6 @@ def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: 
 
 def slice(input_x: Any, begin: Any, size: Any) -> Any:
     """The block starting at ``begin`` of extent ``size`` (-1: to the end of the dim)."""
-    from msc.ops.function.arguments import _as_tensor, _checking, _dims
 
     x = _as_tensor(input_x, "Slice")
     begin, size = _dims(begin, "Slice"), _dims(size, "Slice")
@@ -209,8 +202,6 @@ def _slice_axis(x: Tensor, axis: int, start: int, stop: int) -> Any:
 def split(tensor: Any, split_size_or_sections: Any, axis: int = 0) -> tuple[Any, ...]:
     """Chunks of ``split_size_or_sections`` (the last may be smaller), or of the listed
     sizes; equal chunks become one Split node."""
-    from msc.ops.function.arguments import _as_tensor, _checking
-    from msc.ops.functional import _axis_of
 
     x = _as_tensor(tensor, Op.Split)
     a = _axis_of(x, axis, Op.Split)

@@ -27,7 +27,7 @@ from msc.ops.function.arguments import _as_tensor, _checking
 from msc.ops.function.array_func import sort
 from msc.ops.function.manipulation_func import _fail
 from msc.ops.function.math_func import _float_only
-from msc.ops.functional import _axis_of
+from msc.ops.function.arguments import _axis_of
 
 _ELLIPSIS_BASE = 0x100  # labels for ellipsis dims: characters no equation can spell
 

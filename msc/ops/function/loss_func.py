@@ -16,7 +16,100 @@ from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor
 from msc.ops.function.linalg_func import _float_tensor, _number
 
-# --- losses -----------------------------------------------------------------------------------
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(value: Any, cls: str) -> str:
+    if value not in REDUCTIONS:
+        raise GraphValueError(f"For '{cls}', the 'reduction' must be in ['mean', 'sum', "
+                              f"'none'], but got {value}.")
+    return value  # type: ignore[no-any-return]
+
+
+def _reduce(x: Any, reduction: str) -> Any:
+    if reduction == "mean":
+        return F.mean(x)
+    if reduction == "sum":
+        return F.sum(x)
+    return x
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
+    """``ops.mse_loss``: squared differences, reduced."""
+    return _reduce(F.square(input - target), _reduction(reduction, "mse_loss"))
+
+
+def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
+    """``ops.l1_loss``: absolute differences, reduced."""
+    return _reduce(F.abs(input - target), _reduction(reduction, "l1_loss"))
+
+
+def _class_loss(logp: Any, target: Any, weight: Any, ignore_index: int, reduction: str,
+                label_smoothing: float) -> Any:
+    """Cross-entropy of log-probabilities ``logp`` (N, C): against class indices (each
+    sample's loss weighted by its class's weight, ``ignore_index`` samples left out, a
+    'mean' divided by the weights' sum), or against probabilities (a 'mean' over N)."""
+    classes = logp.shape[-1]
+    w = F.ones((classes,), logp.dtype) if weight is None else weight
+    if target.dtype.is_float:
+        if label_smoothing:
+            target = target * (1 - label_smoothing) + label_smoothing / classes
+        return _reduce(-(target * logp * w).sum(-1), reduction)
+    onehot = F.one_hot(target, classes, F.ones((), logp.dtype), F.zeros((), logp.dtype))
+    keep = F.cast(target != ignore_index, logp.dtype)
+    taken = (onehot * w).sum(-1) * keep  # each sample's class weight
+    loss = -(onehot * logp * w).sum(-1) * keep
+    if label_smoothing:
+        smooth = -(logp * w).sum(-1) * (keep / classes)
+        loss = loss * (1 - label_smoothing) + smooth * label_smoothing
+    if reduction == "mean":
+        return loss.sum() / taken.sum()
+    return _reduce(loss, reduction)
+
+
+def _check_class_args(cls: str, reduction: str, label_smoothing: float) -> str:
+    if not isinstance(label_smoothing, (int, float)) or not 0 <= label_smoothing <= 1:
+        raise GraphValueError(f"For '{cls}', the 'label_smoothing' must be in [0, 1], but "
+                              f"got {label_smoothing!r}.")
+    return _reduction(reduction, cls)
+
+
+def cross_entropy(input: Any, target: Any, weight: Any = None,  # noqa: A002
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Any:
+    """``ops.cross_entropy``: softmax cross-entropy of logits (N, C) against class
+    indices (N,) or probabilities (N, C)."""
+    reduction = _check_class_args("cross_entropy", reduction, label_smoothing)
+    return _class_loss(F.log_softmax(input, -1), target, weight, ignore_index, reduction,
+                       label_smoothing)
+
+
+def nll_loss(inputs: Any, target: Any, weight: Any = None, ignore_index: int = -100,
+             reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
+    """``ops.nll_loss``: the negative log-likelihood of log-probabilities (N, C)."""
+    reduction = _check_class_args("nll_loss", reduction, label_smoothing)
+    return _class_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def _softplus(x: Any) -> Any:
+    """log(1 + exp(x)) without overflow."""
+    return F.maximum(x, 0) + F.log1p(F.exp(-F.abs(x)))
+
+
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,  # noqa: A002
+                                     pos_weight: Any = None, reduction: str = "mean") -> Any:
+    """``ops.binary_cross_entropy_with_logits``: -w [p y log s(x) + (1 - y) log(1 - s(x))]
+    with s the sigmoid, computed from softplus, reduced."""
+    reduction = _reduction(reduction, "binary_cross_entropy_with_logits")
+    positive = _softplus(-input) * target
+    if pos_weight is not None:
+        positive = positive * pos_weight
+    loss = positive + _softplus(input) * (1 - target)
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+# --- the elementwise losses ---------------------------------------------------------------
 
 
 def _smooth_l1(d: Any, beta: float) -> Any:
@@ -117,98 +210,6 @@ def binary_cross_entropy(logits: Any, labels: Any, weight: Any = None,
     x = _float_tensor(logits, "BinaryCrossEntropy")
     reduction = _reduction(reduction, "BinaryCrossEntropy")
     loss = -(labels * F.clamp(F.log(x), -100.0) + (1 - labels) * F.clamp(F.log(1 - x), -100.0))
-    return _reduce(loss if weight is None else loss * weight, reduction)
-
-
-REDUCTIONS = ("mean", "sum", "none")
-
-
-def _reduction(value: Any, cls: str) -> str:
-    if value not in REDUCTIONS:
-        raise GraphValueError(f"For '{cls}', the 'reduction' must be in ['mean', 'sum', "
-                              f"'none'], but got {value}.")
-    return value  # type: ignore[no-any-return]
-
-
-def _reduce(x: Any, reduction: str) -> Any:
-    if reduction == "mean":
-        return F.mean(x)
-    if reduction == "sum":
-        return F.sum(x)
-    return x
-
-
-def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
-    """``ops.mse_loss``: squared differences, reduced."""
-    return _reduce(F.square(input - target), _reduction(reduction, "mse_loss"))
-
-
-def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
-    """``ops.l1_loss``: absolute differences, reduced."""
-    return _reduce(F.abs(input - target), _reduction(reduction, "l1_loss"))
-
-
-def _class_loss(logp: Any, target: Any, weight: Any, ignore_index: int, reduction: str,
-                label_smoothing: float) -> Any:
-    """Cross-entropy of log-probabilities ``logp`` (N, C): against class indices (each
-    sample's loss weighted by its class's weight, ``ignore_index`` samples left out, a
-    'mean' divided by the weights' sum), or against probabilities (a 'mean' over N)."""
-    classes = logp.shape[-1]
-    w = F.ones((classes,), logp.dtype) if weight is None else weight
-    if target.dtype.is_float:
-        if label_smoothing:
-            target = target * (1 - label_smoothing) + label_smoothing / classes
-        return _reduce(-(target * logp * w).sum(-1), reduction)
-    onehot = F.one_hot(target, classes, F.ones((), logp.dtype), F.zeros((), logp.dtype))
-    keep = F.cast(target != ignore_index, logp.dtype)
-    taken = (onehot * w).sum(-1) * keep  # each sample's class weight
-    loss = -(onehot * logp * w).sum(-1) * keep
-    if label_smoothing:
-        smooth = -(logp * w).sum(-1) * (keep / classes)
-        loss = loss * (1 - label_smoothing) + smooth * label_smoothing
-    if reduction == "mean":
-        return loss.sum() / taken.sum()
-    return _reduce(loss, reduction)
-
-
-def _check_class_args(cls: str, reduction: str, label_smoothing: float) -> str:
-    if not isinstance(label_smoothing, (int, float)) or not 0 <= label_smoothing <= 1:
-        raise GraphValueError(f"For '{cls}', the 'label_smoothing' must be in [0, 1], but "
-                              f"got {label_smoothing!r}.")
-    return _reduction(reduction, cls)
-
-
-def cross_entropy(input: Any, target: Any, weight: Any = None,  # noqa: A002
-                  ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0) -> Any:
-    """``ops.cross_entropy``: softmax cross-entropy of logits (N, C) against class
-    indices (N,) or probabilities (N, C)."""
-    reduction = _check_class_args("cross_entropy", reduction, label_smoothing)
-    return _class_loss(F.log_softmax(input, -1), target, weight, ignore_index, reduction,
-                       label_smoothing)
-
-
-def nll_loss(inputs: Any, target: Any, weight: Any = None, ignore_index: int = -100,
-             reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
-    """``ops.nll_loss``: the negative log-likelihood of log-probabilities (N, C)."""
-    reduction = _check_class_args("nll_loss", reduction, label_smoothing)
-    return _class_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
-
-
-def _softplus(x: Any) -> Any:
-    """log(1 + exp(x)) without overflow."""
-    return F.maximum(x, 0) + F.log1p(F.exp(-F.abs(x)))
-
-
-def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,  # noqa: A002
-                                     pos_weight: Any = None, reduction: str = "mean") -> Any:
-    """``ops.binary_cross_entropy_with_logits``: -w [p y log s(x) + (1 - y) log(1 - s(x))]
-    with s the sigmoid, computed from softplus, reduced."""
-    reduction = _reduction(reduction, "binary_cross_entropy_with_logits")
-    positive = _softplus(-input) * target
-    if pos_weight is not None:
-        positive = positive * pos_weight
-    loss = positive + _softplus(input) * (1 - target)
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 

@@ -21,7 +21,7 @@ from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor, _checking
 from msc.ops.function.array_func import _count
-from msc.ops.functional import _axis_of
+from msc.ops.function.arguments import _axis_of
 
 
 def view_as(input: Any, other: Any) -> Any:

@@ -23,7 +23,7 @@ from msc.ir.primitives import Op
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor, _checking
-from msc.ops.functional import _axis_of
+from msc.ops.function.arguments import _axis_of
 
 
 def _number(x: Any) -> bool:

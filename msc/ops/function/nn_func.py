@@ -220,7 +220,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, seed: int | None 
 _HALF_OR_SINGLE = (dtypes.float16, dtypes.float32)
 
 
-# --- argument checks (MindSpore's exception types) ----------------------------------------
+# --- batch and group normalisation: argument checks (MindSpore's exception types) ---------
 
 
 def _unit_float(value: Any, arg: str, op: str, low_open: bool) -> float:
@@ -259,7 +259,7 @@ def _channel_params(x: Any, params: dict[str, Any], op: str) -> None:
                                   f"{tuple(p.shape)}.", user_loc())
 
 
-# --- the computation ------------------------------------------------------------------------
+# --- batch normalisation ------------------------------------------------------------------
 
 
 def _as(x: Any, dtype: dtypes.DType) -> Any:

@@ -25,6 +25,40 @@ from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor
 
 
+# --- random numbers -----------------------------------------------------------------------
+
+#: the root builder of a graph being built -> the draws it holds so far.
+_DRAWS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def uniform_draw(shape: tuple[int, ...], seed: int | None = None) -> Any:
+    """float32 numbers in [0, 1) of ``shape``. Eagerly they come from the generator
+    ``set_seed`` seeds (or a fresh one for an explicit ``seed``); in a graph from a
+    ``UniformReal`` node whose stream is seeded by the global seed (or ``seed``) and the
+    node's rank among the build's draws, so a network built after ``set_seed(s)`` draws
+    the same numbers each time (not MindSpore's numbers: its generator differs)."""
+    builder = current_builder()
+    if builder is None:
+        rng = generator() if seed is None else np.random.default_rng((seed, 0))
+        return Tensor(rng.random(shape, dtype=np.float32))
+    root = _ACTIVE[0]
+    offset = _DRAWS.get(root, 0)
+    _DRAWS[root] = offset + 1
+    var = builder.effect(Op.UniformReal, (), {"shape": tuple(shape), "offset": offset,
+                                              "seed": get_seed() if seed is None else seed})
+    return SymTensor(var, builder)
+
+
+def rand(*size: Any, dtype: Any = None, seed: int | None = None) -> Any:
+    """Uniform numbers in [0, 1) of shape ``size`` (float32 unless ``dtype``)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
+        raise GraphTypeError(f"For 'rand', the 'size' must be non-negative ints, but got "
+                             f"{size!r}.", user_loc())
+    out = uniform_draw(tuple(shape), seed)
+    return out if dtype in (None, dtypes.float32) else F.cast(out, dtype)
+
+
 def _shape(shape: Any, op: str) -> tuple[int, ...]:
     """A shape given as a tuple of ints or a 1-D int Tensor."""
     if isinstance(shape, Tensor) and shape.dtype.is_int and shape.ndim == 1:
@@ -174,40 +208,6 @@ def bernoulli(input: Any, p: Any = 0.5, seed: int | None = None) -> Any:  # noqa
         raise GraphValueError(f"For 'bernoulli', the 'p' must be a number in [0, 1] or a "
                               f"Tensor, but got {p!r}.")
     return F.cast(apply(Op.Less, uniform_draw(x.shape, seed), p), x.dtype)
-
-
-# --- random numbers -----------------------------------------------------------------------
-
-#: the root builder of a graph being built -> the draws it holds so far.
-_DRAWS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-
-
-def uniform_draw(shape: tuple[int, ...], seed: int | None = None) -> Any:
-    """float32 numbers in [0, 1) of ``shape``. Eagerly they come from the generator
-    ``set_seed`` seeds (or a fresh one for an explicit ``seed``); in a graph from a
-    ``UniformReal`` node whose stream is seeded by the global seed (or ``seed``) and the
-    node's rank among the build's draws, so a network built after ``set_seed(s)`` draws
-    the same numbers each time (not MindSpore's numbers: its generator differs)."""
-    builder = current_builder()
-    if builder is None:
-        rng = generator() if seed is None else np.random.default_rng((seed, 0))
-        return Tensor(rng.random(shape, dtype=np.float32))
-    root = _ACTIVE[0]
-    offset = _DRAWS.get(root, 0)
-    _DRAWS[root] = offset + 1
-    var = builder.effect(Op.UniformReal, (), {"shape": tuple(shape), "offset": offset,
-                                              "seed": get_seed() if seed is None else seed})
-    return SymTensor(var, builder)
-
-
-def rand(*size: Any, dtype: Any = None, seed: int | None = None) -> Any:
-    """Uniform numbers in [0, 1) of shape ``size`` (float32 unless ``dtype``)."""
-    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
-    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
-        raise GraphTypeError(f"For 'rand', the 'size' must be non-negative ints, but got "
-                             f"{size!r}.", user_loc())
-    out = uniform_draw(tuple(shape), seed)
-    return out if dtype in (None, dtypes.float32) else F.cast(out, dtype)
 
 
 __all__ = ["rand", "uniform", "standard_normal", "standard_laplace", "randn", "randint",

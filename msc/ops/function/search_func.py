@@ -18,9 +18,6 @@ from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor
 from msc.ops.function.manipulation_func import _fail
 
-# --- sorted search and norms ---------------------------------------------------------------
-
-
 def _count_below(sorted_rows: Any, values: Any, right: bool, dtype: Any, op: str) -> Any:
     """For each value, how many entries of its sorted row are below it (or equal, when
     ``right``)."""

@@ -10,11 +10,8 @@ from typing import Any
 import numpy as np
 
 from msc.common.tensor import Tensor, apply
-from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
-from msc._checkparam import _int
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor
@@ -42,192 +39,8 @@ from msc.ops.function.scatter_func import (
 )
 from msc.ops.primitive import Primitive
 
-# --- primitive classes ---------------------------------------------------------------------
 
-
-def _over(name: str, function: Any, doc: str) -> type:
-    """A primitive class ``name`` with no attributes whose call is ``function``."""
-    return type(name, (Primitive,), {"__call__": lambda self, *args: function(*args),
-                                     "__doc__": doc, "__module__": __name__})
-
-
-UnsortedSegmentSum = _over("UnsortedSegmentSum", unsorted_segment_sum,
-                           "Sums of the rows of each segment.")
-UnsortedSegmentMax = _over("UnsortedSegmentMax", unsorted_segment_max,
-                           "Maxima of each segment (the lowest value if empty).")
-UnsortedSegmentMin = _over("UnsortedSegmentMin", unsorted_segment_min,
-                           "Minima of each segment (the highest value if empty).")
-UnsortedSegmentProd = _over("UnsortedSegmentProd", unsorted_segment_prod,
-                            "Products of each segment (1 if empty).")
-TensorScatterMul = _over("TensorScatterMul", tensor_scatter_mul,
-                         "Multiplies by the updates at their indices.")
-TensorScatterDiv = _over("TensorScatterDiv", tensor_scatter_div,
-                         "Divides by the updates at their indices.")
-TensorScatterMax = _over("TensorScatterMax", tensor_scatter_max,
-                         "The maximum with the updates at their indices.")
-TensorScatterMin = _over("TensorScatterMin", tensor_scatter_min,
-                         "The minimum with the updates at their indices.")
-ConjugateTranspose = _over("ConjugateTranspose", F.transpose,
-                           "The transpose (msc's tensors are real).")
-Diag = _over("Diag", A.diag, "The input on the diagonal of a tensor of twice its rank.")
-
-
-class _Rows(Primitive):
-    """An ``Inplace*`` class: the rows are fixed when it is made."""
-
-    def __init__(self, indices: Any):
-        super().__init__(indices=indices)
-
-
-class InplaceAdd(_Rows):
-    def __call__(self, x: Any, v: Any) -> Any:
-        return inplace_add(x, v, self.attrs["indices"])
-
-
-class InplaceSub(_Rows):
-    def __call__(self, x: Any, v: Any) -> Any:
-        return inplace_sub(x, v, self.attrs["indices"])
-
-
-class InplaceUpdate(_Rows):
-    def __call__(self, x: Any, v: Any) -> Any:
-        return inplace_update(x, v, self.attrs["indices"])
-
-
-class InplaceUpdateV2(Primitive):
-    def __call__(self, x: Any, indices: Any, v: Any) -> Any:
-        return inplace_update(x, v, indices)
-
-
-class _Indices(Primitive):
-    def __init__(self, row: int, col: int, offset: int = 0, dtype: Any = dtypes.int32):
-        super().__init__(row=row, col=col, offset=offset, dtype=dtype)
-
-
-class TrilIndices(_Indices):
-    def __call__(self) -> Any:
-        return tril_indices(**self.attrs)
-
-
-class TriuIndices(_Indices):
-    def __call__(self) -> Any:
-        return triu_indices(**self.attrs)
-
-
-class ScalarToTensor(Primitive):
-    def __call__(self, x: Any, dtype: Any = dtypes.float32) -> Any:
-        return scalar_to_tensor(x, dtype)
-
-
-class TupleToArray(Primitive):
-    def __call__(self, *args: Any) -> Any:
-        return A.tuple_to_array(args[0] if len(args) == 1 else args)
-
-
-class TensorScatterSub(Primitive):
-    def __call__(self, input_x: Any, indices: Any, updates: Any) -> Any:
-        return tensor_scatter_sub(input_x, indices, updates)
-
-
-# --- primitive classes ---------------------------------------------------------------------
-
-
-class IndexFill(Primitive):
-    def __call__(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
-        return index_fill(x, dim, index, value)
-
-
-class ReverseSequence(Primitive):
-    def __init__(self, seq_dim: int, batch_dim: int = 0):
-        super().__init__(seq_dim=seq_dim, batch_dim=batch_dim)
-
-    def __call__(self, x: Any, seq_lengths: Any) -> Any:
-        return reverse_sequence(x, seq_lengths, self.attrs["seq_dim"], self.attrs["batch_dim"])
-
-
-class DepthToSpace(Primitive):
-    """NCHW: channel (i * b + j) * C' + c moves to pixel (h * b + i, w * b + j) of c."""
-
-    def __init__(self, block_size: int):
-        super().__init__(block_size=block_size)
-
-    def __call__(self, x: Any) -> Any:
-        return _depth_to_space(x, self.attrs["block_size"])
-
-
-class SpaceToDepth(DepthToSpace):
-    """The inverse of ``DepthToSpace``."""
-
-    def __call__(self, x: Any) -> Any:
-        return _space_to_depth(x, self.attrs["block_size"])
-
-
-class DiagPart(Primitive):
-    """The diagonal of a tensor of shape ``s + s``: shape ``s``."""
-
-    def __call__(self, input_x: Any) -> Any:
-        x = _as_tensor(input_x, "DiagPart")
-        half = x.shape[:x.ndim // 2]
-        if x.ndim % 2 or x.shape != half + half:
-            _fail("DiagPart", f"the input shape must be 's + s', but got {x.shape}.")
-        n = int(np.prod(half))
-        picks = Tensor(np.arange(n, dtype=np.int32) * (n + 1))
-        return F.reshape(F.gather(F.reshape(x, (-1,)), picks, 0), half)
-
-
-_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
-
-
-def _indices(x: Any, arg: str, op: str) -> Any:
-    if not isinstance(x, Tensor):
-        raise GraphTypeError(f"For '{op}', the '{arg}' must be a Tensor, but got "
-                             f"{type(x).__name__}.", user_loc())
-    if x.dtype not in _INDEX_DTYPES:
-        raise GraphTypeError(f"For '{op}', the dtype of '{arg}' must be Int32 or Int64, but "
-                             f"got {x.dtype}.", user_loc())
-    return x
-
-
-def _rows(table: Any, ids: Any) -> Any:
-    """``table[ids]`` along axis 0 for any shape of ``ids`` (a 0-d id gives one row)."""
-    flat = F.reshape(ids, (ids.size,))
-    return F.reshape(F.gather(table, flat, 0), ids.shape + table.shape[1:])
-
-
-def _lookup_or_zeros(table: Any, indices: Any, offset: Any) -> Any:
-    """Rows ``indices - offset`` of ``table``, zeros where that is outside the table."""
-    shifted = indices - offset
-    inside = F.logical_and(shifted >= 0, shifted < table.shape[0])
-    rows = _rows(table, F.select(inside, shifted, F.zeros_like(shifted)))
-    if table.ndim == 2:
-        inside = F.expand_dims(inside, -1)
-    return F.select(inside, rows, F.zeros_like(rows))
-
-
-class EmbeddingLookupPrim(Primitive):
-    """``ops.EmbeddingLookup()(input_params, input_indices, offset)``: rows
-    ``input_indices - offset`` of a 1-d or 2-d table; zeros for rows outside it."""
-
-    def __call__(self, input_params: Any, input_indices: Any, offset: Any) -> Any:
-        op = "EmbeddingLookup"
-        if not isinstance(input_params, Tensor):
-            raise GraphTypeError(f"For '{op}', the 'input_params' must be a Tensor, but got "
-                                 f"{type(input_params).__name__}.", user_loc())
-        if input_params.ndim not in (1, 2):
-            raise GraphValueError(f"For '{op}', the dimension of params must be in [1, 2], "
-                                  f"but got {input_params.ndim}.", user_loc())
-        _indices(input_indices, "input_indices", op)
-        if input_indices.ndim == 0:
-            raise GraphValueError(f"For '{op}', the dimension of indices must be greater "
-                                  "than 0, but got 0.", user_loc())
-        if isinstance(offset, Tensor):
-            offset = F.cast(offset, input_indices.dtype)
-        else:
-            offset = _int(offset, "offset", op)
-        return _lookup_or_zeros(input_params, input_indices, offset)
-
-
-EmbeddingLookupPrim.name = "EmbeddingLookup"
+# --- casts and shapes ---------------------------------------------------------------------
 
 
 class Cast(Primitive):
@@ -242,9 +55,6 @@ class OneHot(Primitive):
 
     def __call__(self, indices: Any, depth: int, on_value: Any, off_value: Any) -> Any:
         return F.one_hot(indices, depth, on_value, off_value, self.axis)
-
-
-# --- shapes -------------------------------------------------------------------------------
 
 
 class Reshape(Primitive):
@@ -358,6 +168,9 @@ class Ones(Primitive):
 class Fill(Primitive):
     def __call__(self, type: dtypes.DType, shape: Any, value: Any) -> Any:  # noqa: A002
         return F.fill(type, shape, value)
+
+
+# --- sorting, running products, gathers and scatters, triangles, flips --------------------
 
 
 class Sort(Primitive):
@@ -532,6 +345,9 @@ class Rank(Primitive):
         return F.rank(input_x)
 
 
+# --- aliases and short compositions -------------------------------------------------------
+
+
 class Identity(Primitive):
     def __call__(self, x: Any) -> Any:
         return A.identity(x)
@@ -594,7 +410,140 @@ class SplitV(Primitive):
         return F.split(input_x, sizes, self.split_dim)
 
 
-EmbeddingLookup = EmbeddingLookupPrim
+# --- moving elements ----------------------------------------------------------------------
+
+
+class IndexFill(Primitive):
+    def __call__(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
+        return index_fill(x, dim, index, value)
+
+
+class ReverseSequence(Primitive):
+    def __init__(self, seq_dim: int, batch_dim: int = 0):
+        super().__init__(seq_dim=seq_dim, batch_dim=batch_dim)
+
+    def __call__(self, x: Any, seq_lengths: Any) -> Any:
+        return reverse_sequence(x, seq_lengths, self.attrs["seq_dim"], self.attrs["batch_dim"])
+
+
+class DepthToSpace(Primitive):
+    """NCHW: channel (i * b + j) * C' + c moves to pixel (h * b + i, w * b + j) of c."""
+
+    def __init__(self, block_size: int):
+        super().__init__(block_size=block_size)
+
+    def __call__(self, x: Any) -> Any:
+        return _depth_to_space(x, self.attrs["block_size"])
+
+
+class SpaceToDepth(DepthToSpace):
+    """The inverse of ``DepthToSpace``."""
+
+    def __call__(self, x: Any) -> Any:
+        return _space_to_depth(x, self.attrs["block_size"])
+
+
+class DiagPart(Primitive):
+    """The diagonal of a tensor of shape ``s + s``: shape ``s``."""
+
+    def __call__(self, input_x: Any) -> Any:
+        x = _as_tensor(input_x, "DiagPart")
+        half = x.shape[:x.ndim // 2]
+        if x.ndim % 2 or x.shape != half + half:
+            _fail("DiagPart", f"the input shape must be 's + s', but got {x.shape}.")
+        n = int(np.prod(half))
+        picks = Tensor(np.arange(n, dtype=np.int32) * (n + 1))
+        return F.reshape(F.gather(F.reshape(x, (-1,)), picks, 0), half)
+
+
+# --- segment and scatter reductions, in-place updates -------------------------------------
+
+
+def _over(name: str, function: Any, doc: str) -> type:
+    """A primitive class ``name`` with no attributes whose call is ``function``."""
+    return type(name, (Primitive,), {"__call__": lambda self, *args: function(*args),
+                                     "__doc__": doc, "__module__": __name__})
+
+
+UnsortedSegmentSum = _over("UnsortedSegmentSum", unsorted_segment_sum,
+                           "Sums of the rows of each segment.")
+UnsortedSegmentMax = _over("UnsortedSegmentMax", unsorted_segment_max,
+                           "Maxima of each segment (the lowest value if empty).")
+UnsortedSegmentMin = _over("UnsortedSegmentMin", unsorted_segment_min,
+                           "Minima of each segment (the highest value if empty).")
+UnsortedSegmentProd = _over("UnsortedSegmentProd", unsorted_segment_prod,
+                            "Products of each segment (1 if empty).")
+TensorScatterMul = _over("TensorScatterMul", tensor_scatter_mul,
+                         "Multiplies by the updates at their indices.")
+TensorScatterDiv = _over("TensorScatterDiv", tensor_scatter_div,
+                         "Divides by the updates at their indices.")
+TensorScatterMax = _over("TensorScatterMax", tensor_scatter_max,
+                         "The maximum with the updates at their indices.")
+TensorScatterMin = _over("TensorScatterMin", tensor_scatter_min,
+                         "The minimum with the updates at their indices.")
+
+
+class TensorScatterSub(Primitive):
+    def __call__(self, input_x: Any, indices: Any, updates: Any) -> Any:
+        return tensor_scatter_sub(input_x, indices, updates)
+
+
+ConjugateTranspose = _over("ConjugateTranspose", F.transpose,
+                           "The transpose (msc's tensors are real).")
+Diag = _over("Diag", A.diag, "The input on the diagonal of a tensor of twice its rank.")
+
+
+class _Rows(Primitive):
+    """An ``Inplace*`` class: the rows are fixed when it is made."""
+
+    def __init__(self, indices: Any):
+        super().__init__(indices=indices)
+
+
+class InplaceAdd(_Rows):
+    def __call__(self, x: Any, v: Any) -> Any:
+        return inplace_add(x, v, self.attrs["indices"])
+
+
+class InplaceSub(_Rows):
+    def __call__(self, x: Any, v: Any) -> Any:
+        return inplace_sub(x, v, self.attrs["indices"])
+
+
+class InplaceUpdate(_Rows):
+    def __call__(self, x: Any, v: Any) -> Any:
+        return inplace_update(x, v, self.attrs["indices"])
+
+
+class InplaceUpdateV2(Primitive):
+    def __call__(self, x: Any, indices: Any, v: Any) -> Any:
+        return inplace_update(x, v, indices)
+
+
+class _Indices(Primitive):
+    def __init__(self, row: int, col: int, offset: int = 0, dtype: Any = dtypes.int32):
+        super().__init__(row=row, col=col, offset=offset, dtype=dtype)
+
+
+class TrilIndices(_Indices):
+    def __call__(self) -> Any:
+        return tril_indices(**self.attrs)
+
+
+class TriuIndices(_Indices):
+    def __call__(self) -> Any:
+        return triu_indices(**self.attrs)
+
+
+class ScalarToTensor(Primitive):
+    def __call__(self, x: Any, dtype: Any = dtypes.float32) -> Any:
+        return scalar_to_tensor(x, dtype)
+
+
+class TupleToArray(Primitive):
+    def __call__(self, *args: Any) -> Any:
+        return A.tuple_to_array(args[0] if len(args) == 1 else args)
+
 
 __all__ = ["Cast", "OneHot", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat",
            "Stack", "Split", "Gather", "StridedSlice", "Slice", "BroadcastTo", "Tile", "Zeros",
@@ -607,4 +556,4 @@ __all__ = ["Cast", "OneHot", "Reshape", "Transpose", "ExpandDims", "Squeeze", "F
            "TensorScatterMul", "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin",
            "InplaceAdd", "InplaceSub", "InplaceUpdate", "InplaceUpdateV2", "Diag", "TrilIndices",
            "TriuIndices", "ConjugateTranspose", "ScalarToTensor", "TupleToArray", "IndexFill",
-           "ReverseSequence", "DepthToSpace", "SpaceToDepth", "DiagPart", "EmbeddingLookup"]
+           "ReverseSequence", "DepthToSpace", "SpaceToDepth", "DiagPart"]

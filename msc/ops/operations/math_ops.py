@@ -17,7 +17,7 @@ from msc.common.tensor import Tensor, apply
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir import dtypes
 from msc.ir.primitives import Op
-from msc.ir.primitives import Primitive as Prim
+from msc.ir.primitives import Primitive as Prim  # the record; ``Primitive`` is the class
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor

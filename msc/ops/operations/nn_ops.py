@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from msc._checkparam import _bool, _int
 from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.source import user_loc
+from msc.ir import dtypes
 from msc.ir.primitives import Op
-from msc._checkparam import _bool
 from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor, _checking
 from msc.ops.function.conv_func import (
@@ -63,6 +64,9 @@ from msc.ops.function.nn_func import (
 from msc.ops.primitive import Primitive
 
 
+# --- dense layers and activations ---------------------------------------------------------
+
+
 class Dense(Primitive):
     """``x @ w.T + b`` (b optional)."""
 
@@ -79,7 +83,7 @@ class BiasAdd(Primitive):
         return F.bias_add(input_x, bias, self.data_format)
 
 
-# --- nn -----------------------------------------------------------------------------------
+# --- softmax and layer norm ---------------------------------------------------------------
 
 
 class Softmax(Primitive):
@@ -170,7 +174,7 @@ class GLU(Primitive):
         return glu(x, self.axis)
 
 
-# --- primitive classes --------------------------------------------------------------------
+# --- convolution, pooling, normalisation --------------------------------------------------
 
 
 class Conv2D(Primitive):
@@ -352,6 +356,9 @@ class L2Normalize(Primitive):
         return x / F.sqrt(F.clamp(squares, self.attrs["epsilon"]))
 
 
+# --- padding and resizing -----------------------------------------------------------------
+
+
 class Pad(Primitive):
     """``ops.Pad(paddings)(x)``: zero padding, one (before, after) pair per axis."""
 
@@ -460,6 +467,9 @@ class ResizeBilinearV2(Primitive):
         return x
 
 
+# --- losses -------------------------------------------------------------------------------
+
+
 class L2Loss(Primitive):
     """Half the sum of squares."""
 
@@ -508,10 +518,71 @@ class SigmoidCrossEntropyWithLogits(Primitive):
         return binary_cross_entropy_with_logits(logits, label, reduction="none")
 
 
+
+
+# --- embedding lookup ---------------------------------------------------------------------
+
+_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+
+
+def _indices(x: Any, arg: str, op: str) -> Any:
+    if not isinstance(x, Tensor):
+        raise GraphTypeError(f"For '{op}', the '{arg}' must be a Tensor, but got "
+                             f"{type(x).__name__}.", user_loc())
+    if x.dtype not in _INDEX_DTYPES:
+        raise GraphTypeError(f"For '{op}', the dtype of '{arg}' must be Int32 or Int64, but "
+                             f"got {x.dtype}.", user_loc())
+    return x
+
+
+def _rows(table: Any, ids: Any) -> Any:
+    """``table[ids]`` along axis 0 for any shape of ``ids`` (a 0-d id gives one row)."""
+    flat = F.reshape(ids, (ids.size,))
+    return F.reshape(F.gather(table, flat, 0), ids.shape + table.shape[1:])
+
+
+def _lookup_or_zeros(table: Any, indices: Any, offset: Any) -> Any:
+    """Rows ``indices - offset`` of ``table``, zeros where that is outside the table."""
+    shifted = indices - offset
+    inside = F.logical_and(shifted >= 0, shifted < table.shape[0])
+    rows = _rows(table, F.select(inside, shifted, F.zeros_like(shifted)))
+    if table.ndim == 2:
+        inside = F.expand_dims(inside, -1)
+    return F.select(inside, rows, F.zeros_like(rows))
+
+
+class EmbeddingLookupPrim(Primitive):
+    """``ops.EmbeddingLookup()(input_params, input_indices, offset)``: rows
+    ``input_indices - offset`` of a 1-d or 2-d table; zeros for rows outside it."""
+
+    def __call__(self, input_params: Any, input_indices: Any, offset: Any) -> Any:
+        op = "EmbeddingLookup"
+        if not isinstance(input_params, Tensor):
+            raise GraphTypeError(f"For '{op}', the 'input_params' must be a Tensor, but got "
+                                 f"{type(input_params).__name__}.", user_loc())
+        if input_params.ndim not in (1, 2):
+            raise GraphValueError(f"For '{op}', the dimension of params must be in [1, 2], "
+                                  f"but got {input_params.ndim}.", user_loc())
+        _indices(input_indices, "input_indices", op)
+        if input_indices.ndim == 0:
+            raise GraphValueError(f"For '{op}', the dimension of indices must be greater "
+                                  "than 0, but got 0.", user_loc())
+        if isinstance(offset, Tensor):
+            offset = F.cast(offset, input_indices.dtype)
+        else:
+            offset = _int(offset, "offset", op)
+        return _lookup_or_zeros(input_params, input_indices, offset)
+
+
+EmbeddingLookupPrim.name = "EmbeddingLookup"
+
+
+EmbeddingLookup = EmbeddingLookupPrim
+
 __all__ = ["GeLU", "BiasAdd", "Dense", "Softmax", "LogSoftmax", "LayerNorm", "Elu", "CeLU",
            "HShrink", "SoftShrink", "GLU", "Conv2D", "Conv3D", "Conv2DBackpropInput",
            "Conv2DTranspose", "MaxPool", "AvgPool", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D",
            "BatchNorm", "Pad", "MirrorPad", "ResizeNearestNeighbor", "ResizeBilinearV2", "L2Loss",
            "FastGeLU", "FastGelu", "SmoothL1Loss", "SoftMarginLoss", "KLDivLoss",
            "BinaryCrossEntropy", "L2Normalize", "SigmoidCrossEntropyWithLogits", "Gelu",
-           "ChannelShuffle", "LRN"]
+           "ChannelShuffle", "LRN", "EmbeddingLookup"]

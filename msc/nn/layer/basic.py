@@ -1,6 +1,6 @@
 """The basic layers of ``msc.nn``, with MindSpore 2.10's signatures, defaults and names:
-``Dense``, ``Dropout``, ``Flatten``, ``Unflatten``, ``Identity``, ``Pad``, ``ClipByNorm``,
-``Norm``, ``OneHot``, ``Tril``/``Triu``, ``Roll`` and ``L1Regularizer``.
+``Dense``, ``Dropout``, ``Flatten``, ``Unflatten``, ``Identity``, ``Pad``, ``Upsample``,
+``ClipByNorm``, ``Norm``, ``OneHot``, ``Tril``/``Triu``, ``Roll`` and ``L1Regularizer``.
 
 Every ``construct`` here only calls ops (``functional``) and branches only on Python
 constants (attributes, static shapes), so the same code runs eagerly on Tensors and,
@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from msc._checkparam import _bool, _check_init_shape, _float, _int
 from msc.common.initializer import HeUniform, Uniform, initializer
 from msc.common.seed import generator
 from msc.common.tensor import Parameter, SymTensor, Tensor
@@ -22,12 +23,12 @@ from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.nn.cell import Cell
 from msc.nn.layer.activation import get_activation
-from msc._checkparam import _bool, _check_init_shape, _float, _int
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function.arguments import _as_tensor, _checking
-from msc.ops.function.image_func import _pad_pairs, _paddings_pairs
+from msc.ops.function.image_func import _pad_pairs, _paddings_pairs, interpolate
 from msc.ops.operations.nn_ops import _MIRROR_MODES
+
 
 # --- layers with weights ---------------------------------------------------------------
 
@@ -136,7 +137,7 @@ class Dropout(Cell):
 
 def _dropout_scale(x: Any, keep_prob: float) -> Tensor:
     """0 or 1/keep_prob per element, drawn from the seeded generator (in a graph, from a
-    ``UniformReal`` node: see ``misc_layers.uniform_draw``)."""
+    ``UniformReal`` node: see ``ops/function/random_func.uniform_draw``)."""
     if not x.dtype.is_float:
         raise GraphTypeError(f"For 'Dropout', the dtype of 'x' must be float16 or float32, "
                              f"but got {x.dtype}.", user_loc())
@@ -182,7 +183,7 @@ class Identity(Cell):
         return x
 
 
-# --- Unflatten ----------------------------------------------------------------------------
+# --- reshaping, padding, resizing --------------------------------------------------------
 
 
 class Unflatten(Cell):
@@ -230,6 +231,21 @@ class Pad(Cell):
         return _pad_pairs(x, self.paddings, self._modes[self.mode], "Pad")
 
 
+class Upsample(Cell):
+    """``nn.Upsample``: ``ops.interpolate`` with the layer's arguments."""
+
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: Any = None, recompute_scale_factor: Any = None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def construct(self, x: Any) -> Any:
+        return interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                           self.recompute_scale_factor)
+
+
 # --- norm clipping ------------------------------------------------------------------------
 
 
@@ -260,7 +276,7 @@ class ClipByNorm(Cell):
         return x * clip / F.maximum(norm, clip)
 
 
-# --- nn cells -----------------------------------------------------------------------------
+# --- small layers over one op ------------------------------------------------------------
 
 
 class Tril(Cell):
@@ -321,5 +337,5 @@ class Roll(Cell):
         return A.roll(input_x, self.shift, self.axis)
 
 
-__all__ = ["Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm", "Pad", "Tril",
-           "Triu", "Norm", "OneHot", "L1Regularizer", "Roll"]
+__all__ = ["Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm", "Pad",
+           "Upsample", "Tril", "Triu", "Norm", "OneHot", "L1Regularizer", "Roll"]

@@ -1,5 +1,6 @@
-"""The image layers of ``msc.nn``: ``nn.Upsample``, ``nn.PixelShuffle`` and
-``nn.PixelUnshuffle``, over ``ops.interpolate`` and ``ops.pixel_shuffle``.
+"""The image layers of ``msc.nn``: ``nn.PixelShuffle`` and ``nn.PixelUnshuffle``, over
+``ops.pixel_shuffle`` and ``ops.pixel_unshuffle`` (``nn.Upsample`` is in ``basic.py``, as in
+MindSpore).
 """
 
 from __future__ import annotations
@@ -7,22 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from msc.nn.cell import Cell
-from msc.ops.function.image_func import _factor, interpolate, pixel_shuffle, pixel_unshuffle
-
-
-class Upsample(Cell):
-    """``nn.Upsample``: ``ops.interpolate`` with the layer's arguments."""
-
-    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                 align_corners: Any = None, recompute_scale_factor: Any = None):
-        super().__init__()
-        self.size, self.scale_factor, self.mode = size, scale_factor, mode
-        self.align_corners = align_corners
-        self.recompute_scale_factor = recompute_scale_factor
-
-    def construct(self, x: Any) -> Any:
-        return interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
-                           self.recompute_scale_factor)
+from msc.nn.layer.basic import Upsample
+from msc.ops.function.image_func import _factor, pixel_shuffle, pixel_unshuffle
 
 
 class PixelShuffle(Cell):
@@ -43,4 +30,4 @@ class PixelUnshuffle(Cell):
         return pixel_unshuffle(input, self.downscale_factor)
 
 
-__all__ = ["Upsample", "PixelShuffle", "PixelUnshuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]

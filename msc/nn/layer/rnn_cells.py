@@ -1,5 +1,5 @@
 """``nn.RNNCell``, ``nn.GRUCell`` and ``nn.LSTMCell`` (one time step), and the step
-functions the recurrent layers of ``rnn.py`` loop over.
+functions the recurrent layers of ``rnns.py`` loop over.
 
 A step takes the input's projection ``x @ w_ih.T + b_ih`` already computed, so the
 layers project the whole sequence with one matrix product outside their time loop and

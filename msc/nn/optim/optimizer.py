@@ -16,7 +16,9 @@ at ``global_step`` before the step increments it. ``params`` may be parameter gr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import inspect
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -340,6 +342,37 @@ class Optimizer(Cell):
         if self.is_group_lr:
             return self.hyper_map(update, lr, *columns)
         return self.hyper_map(partial(update, lr), *columns)
+
+
+
+def opt_init_args_register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate an optimizer's ``__init__`` so that, once it has run, the optimizer holds
+    the arguments it was built with, as MindSpore's decorator of the same name records
+    them (its parallel optimizer reads them; msc keeps them for code that does):
+    ``init_params`` is ``{"params": params}`` and ``init_args`` the other arguments, a
+    Tensor learning rate as a list.
+
+    Example:
+        >>> class MySGD(nn.Optimizer):
+        ...     @opt_init_args_register
+        ...     def __init__(self, params, learning_rate=0.1):
+        ...         super().__init__(learning_rate, params)
+    """
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(list(bound.arguments.items())[1:])
+        fn(self, *args, **kwargs)
+        if "params" in arguments:
+            self.init_params = {"params": arguments.pop("params")}
+        if isinstance(arguments.get("learning_rate"), Tensor):
+            arguments["learning_rate"] = arguments["learning_rate"].asnumpy().tolist()
+        self.init_args = arguments
+
+    return init
 
 
 __all__ = ["Optimizer"]

@@ -1,7 +1,8 @@
-"""The segment, scatter, layout, search and norm ops of ``coverage_extra`` and
-``coverage_layout`` and their primitive classes: each eagerly and compiled (python target;
-numba on two) against numpy written here, with dtypes; the random ops of
-``coverage_random`` by shape, dtype, range, moments and reproducibility."""
+"""The segment and scatter reductions (``ops/function/scatter_func.py``), the ops that move
+elements around (``manipulation_func.py``), sorted search (``search_func.py``), norms and
+their primitive classes: each eagerly and compiled (python target; numba on two) against
+numpy written here, with dtypes; the random ops (``random_func.py``) by shape, dtype,
+range, moments and reproducibility."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The aliases, compositions, Tensor methods, primitive classes and cells of
-``coverage_forms``/``coverage_methods``/``coverage_classes``/``einsum``: each one eagerly
-and compiled (python target; numba on a few) against numpy written here, plus dtypes and
-the documented errors."""
+"""The old names, short compositions, Tensor methods, primitive classes and cells over them
+(``ops/function/math_func.py``, ``manipulation_func.py``, ``creation_func.py``,
+``linalg_func.py``, ``ops/tensor_methods.py``, ``ops/operations/``, ``nn/layer/``): each one
+eagerly and compiled (python target; numba on a few) against numpy written here, plus
+dtypes and the documented errors."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The distances, matrix forms, losses and primitive classes of ``coverage_more``: each
-one eagerly and compiled (python target; numba on a few) against numpy written here,
-with dtypes, and the documented errors."""
+"""The distances and matrix forms (``ops/function/linalg_func.py``), the elementwise losses
+(``loss_func.py``) and their primitive classes: each one eagerly and compiled (python
+target; numba on a few) against numpy written here, with dtypes, and the documented
+errors."""
 
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ from msc.errors import (  # noqa: F401
     UnsupportedSyntaxError,
 )
 from msc.common.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
+from msc.ops import tensor_methods as _tensor_methods  # noqa: F401  (adds Tensor's methods)
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 
 from msc._version import VERSION as __version__  # noqa: E402
@@ -50,12 +51,12 @@ _LAZY_NAMES = {
     "mutable": "msc.common.api",
     "jit_class": "msc.common.api",
     "ms_class": "msc.common.api",
-    "grad": "msc.frontend.api.grad",
-    "value_and_grad": "msc.frontend.api.grad",
-    "vmap": "msc.frontend.api.vmap",
-    "load_checkpoint": "msc.frontend.api.checkpoint",
-    "load_param_into_net": "msc.frontend.api.checkpoint",
-    "save_checkpoint": "msc.frontend.api.checkpoint",
+    "grad": "msc.ops.function.grad_func",
+    "value_and_grad": "msc.ops.function.grad_func",
+    "vmap": "msc.ops.function.vmap_func",
+    "load_checkpoint": "msc.train.serialization",
+    "load_param_into_net": "msc.train.serialization",
+    "save_checkpoint": "msc.train.serialization",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 

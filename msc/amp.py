@@ -1,6 +1,6 @@
 """``mindspore.amp``: loss scalers and ``all_finite`` for mixed-precision training."""
 
-from msc.frontend.api.amp import (  # noqa: F401
+from msc.train.amp import (
     DynamicLossScaler,
     LossScaler,
     StaticLossScaler,

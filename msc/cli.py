@@ -64,8 +64,8 @@ def find_entry(module: ModuleType, name: str | None) -> Any:
     returning a Cell, or a ``@jit`` function; without ENTRY the file must define
     exactly one Cell class or ``@jit`` function.
     """
-    from msc.frontend.api.cell import Cell
     from msc.frontend.jit import JitFunction
+    from msc.nn.cell import Cell
 
     if name is None:
         found = [n for n, v in vars(module).items()
@@ -118,7 +118,7 @@ def entry_name(entry: Any, given: str | None) -> str:
     """The name the user knows the entry by (what ENTRY would be)."""
     if given:
         return given
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     return type(entry).__name__ if isinstance(entry, Cell) else getattr(entry, "__name__", "entry")
 

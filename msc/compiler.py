@@ -28,17 +28,15 @@ import numpy as np
 
 from msc import context
 from msc._version import VERSION
-from msc.cache import (
-    CacheStore,
-    CacheWarning,
-    Lookup,
-    NotCacheable,
-    default_path,
-    entry_key,
-    record,
-)
+from msc.cache import CacheStore, CacheWarning, DepRecord, Lookup, default_path, entry_key
 from msc.cache.store import read_entry_manifest
-from msc.codegen.artifact import Progress, build_manifest, precompile_kernel, weight_arrays
+from msc.codegen.artifact import (
+    Progress,
+    build_manifest,
+    describe_spec,
+    precompile_kernel,
+    weight_arrays,
+)
 from msc.codegen.library import library_path
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file, render
@@ -46,9 +44,11 @@ from msc.codegen.targets import target_named
 from msc.common.arena import Binding
 from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
+from msc.frontend.paths import NotCacheable, check_record, record_deps, show, stable_print
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, entry_function, specialize
 from msc.ir.nodes import Module
+from msc.ir.types import TensorType
 from msc.tiering import NumbaTier, ready_file, warn_failed
 
 if TYPE_CHECKING:  # NOTE: lowering and the passes load with the first build, not on a hit
@@ -357,7 +357,8 @@ def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], targe
     key has entries is a dependency change, and the warning names what changed."""
     start = time.perf_counter()
     fn = entry_function(entry)[0]
-    key, described = entry_key(entry, fn, specs, target, layout)
+    key, described = entry_key(*_entry_identity(entry, fn), fn,
+                               [_describe_input(s) for s in specs], target, layout)
     found = _lookup(store, key, entry, fn, specs)
     if found.folder is not None:
         return with_standby(_from_entry(found, time.perf_counter() - start), tiered, entry,
@@ -384,7 +385,7 @@ def _build_and_store(store: CacheStore, key: str, described: dict[str, Any], ent
     target, layout = described["target"], described["layout"]
     built = build(entry, specs)
     try:
-        rec = record(entry, fn, specs, built.deps, built.weights)
+        rec = DepRecord(*record_deps(entry, fn, specs, built.deps, built.weights))
     except NotCacheable as e:
         return _not_stored(built, target, layout, str(e), found)
     full = hashlib.sha256((key + rec.key()).encode()).hexdigest()
@@ -413,10 +414,29 @@ def _not_stored(built: Build, target: str, layout: str, why: str, found: Lookup,
 
 
 def _lookup(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, ...]) -> Lookup:
-    found = store.lookup(key, entry, fn, specs)
+    found = store.lookup(key, lambda record: check_record(record, entry, fn, specs))
     for message in found.damaged:
         warn(message)
     return found
+
+
+def _entry_identity(entry: Any, fn: Any) -> tuple[str, Any]:
+    """What names a compile's entry in its cache key: ("Cell", the Cell's class) or
+    ("function", the function)."""
+    from msc.nn.cell import Cell
+
+    return ("Cell", type(entry)) if isinstance(entry, Cell) else ("function", fn)
+
+
+def _describe_input(spec: Any) -> Any:
+    """An input signature's part of the cache key: a tensor type, a tuple or list of
+    them, or a constant's stable print."""
+    if isinstance(spec, TensorType):
+        return describe_spec(spec)
+    if isinstance(spec, (tuple, list)):
+        kind = "list" if isinstance(spec, ListSpec) else "tuple"
+        return {kind: [_describe_input(s) for s in spec]}
+    return {"constant": stable_print(spec), "shown": show(spec)}
 
 
 def _from_entry(found: Lookup, seconds: float) -> Compiled:

@@ -14,6 +14,19 @@ from msc.errors import GraphValueError
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
+
+class ParallelMode:
+    """MindSpore's parallel modes (``from mindspore.context import ParallelMode``). msc
+    compiles for one device, so it runs as ``STAND_ALONE`` whatever a script names; the
+    names are here for the model code that compares against them."""
+
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
 _DEFAULTS: dict[str, Any] = {
     "mode": PYNATIVE_MODE,
     "device_target": "CPU",

@@ -14,27 +14,22 @@ from typing import Any
 
 from msc import context
 from msc._version import VERSION
-from msc.codegen.artifact import describe_spec
 from msc.codegen.targets import target_named
-from msc.frontend.paths import show, stable_print
-from msc.frontend.specialize import ListSpec
-from msc.ir.types import TensorType
 
 
-def entry_key(entry: Any, fn: Any, specs: tuple[Any, ...], target: str,
+def entry_key(kind: str, owner: Any, fn: Any, inputs: list[Any], target: str,
               layout: str) -> tuple[str, dict[str, Any]]:
-    """(hash, description) of what a compile depends on that is known before parsing."""
-    from msc.frontend.api.cell import Cell
-
-    owner = type(entry) if isinstance(entry, Cell) else fn
+    """(hash, description) of what a compile depends on that is known before parsing:
+    ``kind`` ("Cell" or "function") and ``owner`` (the Cell's class or the function) name
+    the entry, ``fn`` is its function, ``inputs`` the JSON description of its input
+    signature (``msc.compiler`` makes both)."""
     described = {
         "msc": VERSION, "msc_source": msc_source_digest(),
         "python": list(sys.version_info[:2]), "target": target,
         "layout": layout, "options": context.code_options(),
-        "entry": {"kind": "Cell" if isinstance(entry, Cell) else "function",
-                  "module": owner.__module__, "qualname": owner.__qualname__,
+        "entry": {"kind": kind, "module": owner.__module__, "qualname": owner.__qualname__,
                   "file": str(Path(fn.__code__.co_filename).resolve())},
-        "inputs": [_spec_json(s) for s in specs],
+        "inputs": inputs,
     }
     if target_named(target).numba:
         described["numba"] = _numba_host()
@@ -52,15 +47,6 @@ def msc_source_digest() -> str:
         if path.suffix in (".py", ".j2") and "__pycache__" not in path.parts:
             h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
-
-
-def _spec_json(spec: Any) -> Any:
-    if isinstance(spec, TensorType):
-        return describe_spec(spec)
-    if isinstance(spec, (tuple, list)):
-        kind = "list" if isinstance(spec, ListSpec) else "tuple"
-        return {kind: [_spec_json(s) for s in spec]}
-    return {"constant": stable_print(spec), "shown": show(spec)}
 
 
 @functools.cache

@@ -33,7 +33,6 @@ from typing import Any
 
 from msc.cache.record import DepRecord
 from msc.codegen.artifact import check_checksums, file_sha256
-from msc.frontend.deps import Deps
 
 try:
     import fcntl
@@ -60,7 +59,7 @@ class Lookup:
 
     folder: Path | None = None
     manifest: dict[str, Any] = field(default_factory=dict)
-    deps: Deps | None = None
+    deps: Any = None  # the live dependencies a hit's check found (the front end's ``Deps``)
     weights: list[Any] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)
@@ -82,8 +81,11 @@ class CacheStore:
 
     # --- reading ------------------------------------------------------------------------
 
-    def lookup(self, key: str, entry: Any, fn: Any, args: tuple[Any, ...]) -> Lookup:
-        """The entry of ``key`` whose dependencies still hold in this process, verified."""
+    def lookup(self, key: str, check: Callable[[DepRecord], tuple[list[str], Any, list[Any]]]
+               ) -> Lookup:
+        """The entry of ``key`` whose dependencies still hold in this process, verified.
+        ``check(record)``: (what changed, the live dependencies, the weights) of an entry's
+        dependency record here (``msc.compiler`` walks it with the front end)."""
         found = Lookup()
         for folder in self._entries_of(key):
             manifest, problem = read_entry_manifest(folder)
@@ -95,7 +97,7 @@ class CacheStore:
             except (KeyError, TypeError, ValueError) as e:
                 found.damaged.append(self.discard(folder, f"its dependency record is bad: {e}"))
                 continue
-            changed, deps, weights = deps_record.check(entry, fn, args)
+            changed, deps, weights = check(deps_record)
             if changed:
                 found.changed = found.changed or changed  # the most recently used one's
                 continue

@@ -42,7 +42,7 @@ def jit_class(cls: type) -> type:
         ...     def __call__(self, x):
         ...         return x * self.k
     """
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     if not inspect.isclass(cls):
         raise GraphTypeError(f"Decorator jit_class can only be used for class type, but got {cls}.")

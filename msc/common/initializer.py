@@ -20,6 +20,14 @@ from msc.ir import dtypes
 # --- initialiser classes ---------------------------------------------------------------
 
 
+def _assignment(arr: np.ndarray, num: Any) -> np.ndarray:
+    """``arr`` filled with ``num`` (a number, or an array of ``arr``'s shape) in place, and
+    returned: MindSpore's helper for an ``Initializer._initialize``, which model code
+    imports from ``mindspore.common.initializer``."""
+    arr[...] = num
+    return arr
+
+
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
     """(fan_in, fan_out) of a weight: dims 1 and 0 times the receptive field."""
     if len(shape) < 2:

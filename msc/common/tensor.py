@@ -230,8 +230,6 @@ class Tensor:
     def __rmod__(self, o: Any) -> Any: return apply(Op.FloorMod, o, self)
     def __pow__(self, o: Any) -> Any: return apply(Op.Pow, self, o)
     def __rpow__(self, o: Any) -> Any: return apply(Op.Pow, o, self)
-    def __matmul__(self, o: Any) -> Any: return F.matmul(self, o)
-    def __rmatmul__(self, o: Any) -> Any: return F.matmul(o, self)
     def __neg__(self) -> Any: return apply(Op.Neg, self)
     def __pos__(self) -> Any: return self
     def __abs__(self) -> Any: return apply(Op.Abs, self)
@@ -246,79 +244,10 @@ class Tensor:
     def __le__(self, o: Any) -> Any: return apply(Op.LessEqual, self, o)
     def __gt__(self, o: Any) -> Any: return apply(Op.Greater, self, o)
     def __ge__(self, o: Any) -> Any: return apply(Op.GreaterEqual, self, o)
-    def __getitem__(self, key: Any) -> Any: return F.getitem(self, key)
 
-    # --- methods (MindSpore's Tensor methods, over the functional ops) -------------------
-
-    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-        out = F.sum(self, axis, keepdims)
-        return out if dtype is None else F.cast(out, dtype)
-
-    def all(self, axis: Any = (), keep_dims: bool = False) -> Any:
-        return F.all(self, axis, keep_dims)
-
-    def any(self, axis: Any = (), keep_dims: bool = False) -> Any:
-        return F.any(self, axis, keep_dims)
-
-    def bmm(self, mat2: Any) -> Any:
-        return F.bmm(self, mat2)
-
-    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
-        """Running sums along ``axis`` (None: of the flattened tensor)."""
-        x = self if axis is not None else F.reshape(self, (-1,))
-        return F.cumsum(x, 0 if axis is None else axis, dtype)
-
-    def mean(self, axis: Any = None, keep_dims: bool = False) -> Any:
-        return F.mean(self, axis, keep_dims)
-
-    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
-        return F.amax(self, axis, keepdims)
-
-    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
-        return F.amin(self, axis, keepdims)
-
-    def prod(self, axis: Any = None, keep_dims: bool = False) -> Any:
-        return F.prod(self, axis, keep_dims)
-
-    def argmax(self, axis: Any = None, keepdims: bool = False) -> Any:
-        return F.argmax(self, axis, keepdims)
-
-    def argmin(self, axis: Any = None, keepdims: bool = False) -> Any:
-        return F.argmin(self, axis, keepdims)
-
-    def reshape(self, *shape: Any) -> Any:
-        return F.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int)
-                         else shape)
-
-    def view(self, *shape: Any) -> Any:
-        return self.reshape(*shape)
-
-    def transpose(self, *axes: Any) -> Any:
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = tuple(axes[0])
-        return F.transpose(self, axes or tuple(reversed(range(self.ndim))))
-
-    @property
-    def T(self) -> Any:  # noqa: N802 - MindSpore's name
-        return self.transpose()
-
-    def astype(self, dtype: dtypes.DType) -> Any:
-        return F.cast(self, dtype)
-
-    def squeeze(self, axis: Any = None) -> Any:
-        return F.squeeze(self, axis)
-
-    def expand_dims(self, axis: int) -> Any:
-        return F.expand_dims(self, axis)
-
-    def flatten(self) -> Any:
-        return F.reshape(self, (-1,))
-
-    def clip(self, xmin: Any, xmax: Any) -> Any:
-        return F.clip_by_value(self, xmin, xmax)
-
-    def broadcast_to(self, shape: Any) -> Any:
-        return F.broadcast_to(self, shape)
+    # ``@``, ``x[key]`` and the methods over the functional ops (``x.sum()``, ``x.sort()``,
+    # ``x.add(y, alpha=2)``, ...) are added by ``ops/tensor_methods.py``: they call the ops
+    # of ``msc.ops``, which are built on this class.
 
 
 def _eager_key(key: Any) -> Any:
@@ -496,8 +425,6 @@ def tensor(input_data: Any = None, dtype: dtypes.DType | None = None, **kwargs: 
     return Tensor(input_data, dtype, **kwargs)
 
 
-from msc.frontend.api import functional as F  # noqa: E402  (functional needs Tensor, apply)
-
 # The Tensor methods that are one primitive on the tensor (``x.exp()``), from the table.
 for _prim in Op:
     for _name in _prim.public.methods:
@@ -505,19 +432,3 @@ for _prim in Op:
             raise InternalCompilerError(f"Tensor.{_name} is both written and generated")
         setattr(Tensor, _name, public_function(_prim, _name, f"``Tensor.{_name}()``: the "
                 f"{_prim.name} primitive on this tensor.", globals(), method=True))
-
-# The Tensor methods of the composed math functions (``x.frac()``, ``x.xlogy(y)``).
-from msc.frontend.api.functional_math import METHODS as _MATH_METHODS  # noqa: E402
-
-for _name, _method in _MATH_METHODS.items():
-    if _name in vars(Tensor):
-        raise InternalCompilerError(f"Tensor.{_name} is defined twice")
-    setattr(Tensor, _name, _method)
-
-from msc.frontend.api.array_classes import install_tensor_methods  # noqa: E402
-
-install_tensor_methods(Tensor)  # sort, topk, tril, flip, std, ... (functional_array)
-
-from msc.frontend.api.coverage_methods import install as _install_coverage  # noqa: E402
-
-_install_coverage(Tensor)  # add, permute, float, median, ... (coverage_methods)

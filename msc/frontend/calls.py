@@ -15,6 +15,8 @@ import inspect
 import types
 from typing import Any
 
+from msc.common.api import is_jit_class
+from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import (
     GraphAttributeError,
     GraphTypeError,
@@ -24,16 +26,15 @@ from msc.errors import (
     as_user_error,
 )
 from msc.frontend import control
-from msc.frontend.api.effects import print_in_graph
-from msc.frontend.api.hypermap import HyperMap, MultitypeFuncGraph, map_sequences
-from msc.common.api import is_jit_class
-from msc.common.tensor import SymTensor, Tensor, apply
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
-from msc.frontend.evaluator import Closure, Evaluator, Scope, _Return
+from msc.frontend.evaluator import Evaluator, _Return
+from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import is_msc_file, parse_function
 from msc.ir.primitives import Op
 from msc.ir.types import MonadType, TupleType
+from msc.ops.composite.base import HyperMap, MultitypeFuncGraph, map_sequences
+from msc.ops.function.side_effect_func import print_in_graph
 
 #: Nested calls deeper than this are reported as (probably unbounded) recursion.
 MAX_DEPTH = 200
@@ -77,7 +78,7 @@ def _is_user_function(fn: Any) -> bool:
 
 def _is_user_class(cls: Any) -> bool:
     """A class written by the user (not msc's, not a builtin), other than a Cell."""
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     if not inspect.isclass(cls) or issubclass(cls, Cell) or cls.__module__ == "builtins":
         return False
@@ -89,7 +90,7 @@ def _is_user_class(cls: Any) -> bool:
 
 def compiled_object(obj: Any) -> bool:
     """Whether ``obj``'s methods compile into the graph: Cells and ``@jit_class`` objects."""
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     return isinstance(obj, Cell) or is_jit_class(obj)
 
@@ -153,8 +154,8 @@ class Calls:
     # --- calls ----------------------------------------------------------------------
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], ev: Evaluator | None) -> Any:
-        from msc.frontend.api.cell import Cell
         from msc.frontend.jit import JitFunction
+        from msc.nn.cell import Cell
 
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, kwargs)

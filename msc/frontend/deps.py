@@ -8,6 +8,7 @@ cache hashes both lists.
 from __future__ import annotations
 
 import hashlib
+import os
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,3 +144,20 @@ class Deps:
 
     def still_valid(self) -> bool:
         return all(r.still_valid() for r in self.reads.values())
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: str) -> str | None:
+    """sha256 of the file's bytes (None if it cannot be read), memoised per process on
+    (path, mtime, size) so that checking a warm entry reads each file once."""
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _DIGESTS:
+            with open(path, "rb") as f:
+                _DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+        return _DIGESTS[key]
+    except OSError:
+        return None

@@ -11,13 +11,12 @@ construct's name and the user's line.
 from __future__ import annotations
 
 import ast
-import inspect
 import operator
 import warnings
 from typing import Any
 
+from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.errors import (
-    GraphNameError,
     GraphTypeError,
     Loc,
     MscError,
@@ -25,13 +24,14 @@ from msc.errors import (
     UnsupportedSyntaxError,
     as_user_error,
 )
-from msc.frontend import control
-from msc.frontend.api import effects, indexing
-from msc.common.tensor import Parameter, SymTensor, Tensor, apply
+from msc.frontend import control, loops
 from msc.frontend.builder import GraphBuilder
+from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op
 from msc.ir.types import RefType
+from msc.ops.function import indexing
+from msc.ops.function import side_effect_func as effects
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -44,7 +44,7 @@ _CMPOPS = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
     ast.IsNot: operator.is_not, ast.In: lambda a, b: _contains(b, a),
-    ast.NotIn: lambda a, b: control.negate(_contains(b, a)),
+    ast.NotIn: lambda a, b: loops.negate(_contains(b, a)),
 }
 
 
@@ -52,14 +52,14 @@ def _contains(seq: Any, item: Any) -> Any:
     """``item in seq``. For a graph tensor in a tuple or list, MindSpore's graph-mode
     answer: a bool tensor, true where an element of the same dtype and shape equals it in
     every position (other elements never match; none left: False)."""
-    from msc.frontend.api.functional import all as all_of
+    from msc.ops.functional import all as all_of
 
     if not (isinstance(item, SymTensor) and isinstance(seq, (tuple, list))):
         return item in seq
     found: Any = False
     for e in seq:
         if isinstance(e, Tensor) and (e.dtype, e.shape) == (item.dtype, item.shape):
-            found = control.either(found, all_of(apply(Op.Equal, item, e)))
+            found = loops.either(found, all_of(apply(Op.Equal, item, e)))
     return found
 _UNSUPPORTED = {
     "Try": "try/except", "TryStar": "try/except*", "With": "with", "AsyncWith": "async with",
@@ -75,73 +75,6 @@ MAX_UNROLL = 100_000
 class _Return(Exception):
     def __init__(self, value: Any):
         self.value = value
-
-
-class Scope:
-    """Local variables, chained to the enclosing scope (nested ``def``/lambda) and,
-    at the end, to the function's globals and closure."""
-
-    def __init__(self, names: dict[str, Any], parent: Scope | None, globals_: dict[str, Any],
-                 closure: dict[str, Any], function: Any = None):
-        self.names = names
-        self.parent = parent
-        self.globals = globals_
-        self.closure = closure
-        self.function = function  # whose ``__closure__`` ``closure`` came from
-        self.declared_global: set[str] = set()  # names of ``global`` statements
-
-    def lookup(self, name: str, ctx: Evaluator) -> Any:
-        scope: Scope | None = self
-        while scope is not None:
-            if name in scope.names:
-                value = scope.names[name]
-                if isinstance(value, control.Unmerged):
-                    raise UnsupportedSyntaxError(value.message)
-                return value
-            if name in scope.closure:
-                return ctx.deps.read_closure(scope.function, name, scope.closure[name])
-            scope = scope.parent
-        if name in self.globals:
-            return ctx.deps.read_global(self.globals, name)
-        builtins = self.globals.get("__builtins__", __builtins__)
-        table = builtins if isinstance(builtins, dict) else vars(builtins)
-        if name in table:
-            return table[name]
-        raise GraphNameError(f"name '{name}' is not defined")
-
-
-class Closure:
-    """A function defined inside a graph (``def`` or ``lambda``): code, its scope, and
-    its signature with defaults evaluated where it was defined, as Python does."""
-
-    def __init__(self, node: ast.FunctionDef | ast.Lambda, ev: Evaluator):
-        self.node = node
-        self.scope = ev.scope
-        self.file = ev.file
-        self.calls = ev.calls
-        self.__name__ = getattr(node, "name", "<lambda>")
-        self.signature = _signature(node.args, ev)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Called from native code (``map``, ``sorted(key=...)``, ops taking functions)."""
-        return self.calls.call_closure(self, list(args), kwargs)
-
-
-def _signature(a: ast.arguments, ev: Evaluator) -> inspect.Signature:
-    P = inspect.Parameter
-    positional = [(x, P.POSITIONAL_ONLY) for x in a.posonlyargs] + \
-                 [(x, P.POSITIONAL_OR_KEYWORD) for x in a.args]
-    defaults = [ev.visit(d) for d in a.defaults]
-    first_default = len(positional) - len(defaults)
-    params = [P(x.arg, kind, default=defaults[i - first_default] if i >= first_default
-                else P.empty) for i, (x, kind) in enumerate(positional)]
-    if a.vararg:
-        params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
-    for x, d in zip(a.kwonlyargs, a.kw_defaults):
-        params.append(P(x.arg, P.KEYWORD_ONLY, default=P.empty if d is None else ev.visit(d)))
-    if a.kwarg:
-        params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
-    return inspect.Signature(params)
 
 
 class Evaluator(ast.NodeVisitor):
@@ -182,7 +115,7 @@ class Evaluator(ast.NodeVisitor):
 
     def run_body(self, body: list[ast.stmt]) -> None:
         for i, stmt in enumerate(body):
-            if isinstance(stmt, ast.If) and i + 1 < len(body) and control.returns_in([stmt]):
+            if isinstance(stmt, ast.If) and i + 1 < len(body) and loops.returns_in([stmt]):
                 # ``if c: return a`` then more code: the code after the if belongs to every
                 # branch that falls through, so a tensor if sees both branches return.
                 rest = body[i + 1:]
@@ -196,7 +129,7 @@ class Evaluator(ast.NodeVisitor):
                 return
 
     def return_after_loop(self, loop: ast.stmt, rest: list[ast.stmt]) -> None:
-        """After an outermost loop that may have returned (``control.LoopFlags``): return
+        """After an outermost loop that may have returned (``loops.LoopFlags``): return
         its value if it did, else run the rest of the body."""
         returned = self.scope.names.pop(control.RETURNED)
         if returned is True:
@@ -209,8 +142,8 @@ class Evaluator(ast.NodeVisitor):
         flag, slot = f"{control.RETURNED}_{tag}", f"{control.RETURN_VALUE}_{tag}"
         self.scope.names[flag] = returned
         self.scope.names[slot] = self.scope.names.pop(control.RETURN_VALUE)
-        self.visit(control._at(ast.If(control._name(flag), [control._at(
-            ast.Return(control._name(slot)), loop)], rest), loop))
+        self.visit(loops._at(ast.If(loops._name(flag), [loops._at(
+            ast.Return(loops._name(slot)), loop)], rest), loop))
 
     @property
     def loc(self) -> Loc | None:
@@ -356,7 +289,7 @@ class Evaluator(ast.NodeVisitor):
                 not it.keywords and self.visit(it.func) is range:
             bounds = [self.visit(a) for a in it.args]
             if any(isinstance(b, SymTensor) for b in bounds):  # a loop run by the graph
-                control.tensor_range_for(self, node, bounds)
+                loops.tensor_range_for(self, node, bounds)
                 return
             iterable: Any = self.guarded(range, *bounds)
         else:
@@ -364,7 +297,7 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(iterable, SymTensor):
             iterable = [iterable[i] for i in range(len(iterable))]
         items = self.guarded(list, iterable)
-        flags = control.LoopFlags.of(node)
+        flags = loops.LoopFlags.of(node)
         if flags is None:
             for item in items:
                 self.assign(node.target, item)
@@ -373,7 +306,7 @@ class Evaluator(ast.NodeVisitor):
             return
         # unrolled with flags: each iteration runs unless a break so far says otherwise
         item_name = f"{flags.brk}_item"
-        body = [control._at(ast.Assign([node.target], control._name(item_name)), node),
+        body = [loops._at(ast.Assign([node.target], loops._name(item_name)), node),
                 *flags.body(node.body)]
         flags.start(self)
         self.loops += 1
@@ -388,7 +321,7 @@ class Evaluator(ast.NodeVisitor):
         self.scope.names.pop(item_name, None)
 
     def visit_While(self, node: ast.While) -> None:
-        flags = control.LoopFlags.of(node)
+        flags = loops.LoopFlags.of(node)
         body = node.body if flags is None else flags.body(node.body)
         if flags is not None:
             flags.start(self)
@@ -400,7 +333,7 @@ class Evaluator(ast.NodeVisitor):
             value = broke if isinstance(broke, SymTensor) else self.visit(node.test)
             if isinstance(value, SymTensor):  # the rest of the loop runs as a While node
                 test = node.test if flags is None else flags.test(node.test)
-                control.tensor_while(self, control._at(ast.While(test, body, []), node))
+                loops.tensor_while(self, loops._at(ast.While(test, body, []), node))
                 break
             if not self.guarded(bool, value):
                 break
@@ -427,10 +360,10 @@ class Evaluator(ast.NodeVisitor):
         value = self.visit(node.test)
         if isinstance(value, SymTensor):  # checked at run time: a Raise under a tensor if
             failed = f"__msc_assert_{node.lineno}_{node.col_offset}"
-            self.scope.names[failed] = control.negate(value)
+            self.scope.names[failed] = loops.negate(value)
             error = ast.Call(ast.Constant(AssertionError), [] if node.msg is None
                              else [node.msg], [])
-            self.visit(control._at(ast.If(control._name(failed), [ast.Raise(error, None)], []),
+            self.visit(loops._at(ast.If(loops._name(failed), [ast.Raise(error, None)], []),
                                    node))
             self.scope.names.pop(failed, None)
             return
@@ -495,7 +428,7 @@ class Evaluator(ast.NodeVisitor):
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.visit(node.operand)
         if isinstance(node.op, ast.Not):
-            return control.negate(value) if isinstance(value, SymTensor) \
+            return loops.negate(value) if isinstance(value, SymTensor) \
                 else not self.guarded(bool, value)
         op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
         return self.guarded(op[type(node.op)], value)

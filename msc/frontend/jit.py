@@ -16,8 +16,8 @@ from typing import Any, Callable
 import numpy as np
 
 from msc import context
-from msc.errors import GraphTypeError
 from msc.common.tensor import Parameter, Tensor
+from msc.errors import GraphTypeError
 from msc.frontend.builder import _ACTIVE as ACTIVE
 from msc.frontend.builder import current_builder
 from msc.frontend.deps import fingerprint
@@ -70,7 +70,7 @@ def entry_function(transformed: Any) -> Callable[..., Any]:
 
 
 def _call_bound(jf: JitFunction, obj: Any, *args: Any, **kwargs: Any) -> Any:
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     if isinstance(obj, Cell):
         return call_cell(obj, args, kwargs)

@@ -6,11 +6,17 @@ stable print of its value; subgraph reuse keys a Cell instance by the paths, rel
 to the instance, of what its ``construct`` read. Both need the same two things: a
 search from the roots to an object, and a digest of a value that does not depend on
 ``id()``.
+
+``record_deps`` turns a compile's ``Deps`` into those paths (the files, reads and weights
+of the cache's ``DepRecord``, which ``msc.compiler`` stores), and ``check_record`` walks
+them again in a later process: if every file hashes the same and every path leads to an
+equal value, the compile's result still holds. The cache itself knows only the record.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import types
 from collections import deque
@@ -19,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from msc.frontend.deps import _MISSING, IR_TYPES, closure_value
+from msc.frontend.deps import (
+    _MISSING,
+    IR_TYPES,
+    Deps,
+    Read,
+    closure_value,
+    file_digest,
+    fingerprint,
+)
 from msc.ir.dtypes import DType
 
 Step = tuple[str, Any]  # ("attr", name) | ("item", index) | ("closure", name)
@@ -123,7 +137,7 @@ _REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
 
 
 def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     if isinstance(obj, (str, bytes, int, float, bool, type(None), np.ndarray, np.generic)):
         return
@@ -190,3 +204,99 @@ def format_path(path: Path) -> str:
     return text
 
 
+# --- the record of a compile, and its check in a later process ---------------------------
+
+
+class NotCacheable(Exception):
+    """The compile read something a later process could not find again."""
+
+
+def record_deps(entry: Any, fn: Any, args: tuple[Any, ...], deps: Deps,
+                weights: tuple[Any, ...]) -> tuple[dict[str, str], list[tuple[Path, str, str]],
+                                                   list[Path]]:
+    """The files (path -> sha256), reads ([path, stable print, shown value]) and weight
+    paths of a finished compile; ``NotCacheable`` if a read or weight cannot be found from
+    the roots."""
+    from msc.nn.cell import Cell
+
+    roots: list[tuple[Path, Any]] = [((("fn", 0),), fn)]
+    if isinstance(entry, Cell):
+        roots.insert(0, ((("self", 0),), entry))
+    roots += [((("arg", i),), a) for i, a in enumerate(args)
+              if not isinstance(a, (int, float, bool, str, type(None)))]
+    locator = Locator(roots)
+    reads: list[tuple[Path, str, str]] = []
+    for read in deps.reads.values():
+        if read.kind == "global":
+            name = read.owner.get("__name__")
+            if not isinstance(name, str) or sys.modules.get(name) is None or \
+                    vars(sys.modules[name]) is not read.owner:
+                raise NotCacheable(f"a global '{read.name}' of a namespace that is not an "
+                                   "imported module")
+            locator.add_module(name)
+            path: Path = (("module", name), ("attr", read.name))
+        else:
+            owner = _locate(locator, read.owner, f"'{read.name}'")
+            path = owner + ((read.kind if read.kind == "closure" else "attr", read.name),)
+        value = read.current()
+        reads.append((path, stable_print(value), show(value)))
+    weight_paths = [_locate(locator, w, f"the Parameter '{w.name}'") for w in weights]
+    reads.sort(key=lambda r: format_path(r[0]))
+    return ({os.path.abspath(f): file_digest(f) or "" for f in deps.files}, reads,
+            weight_paths)
+
+
+def check_record(record: Any, entry: Any, fn: Any, args: tuple[Any, ...]) -> tuple[
+        list[str], Deps, list[Any]]:
+    """(what changed, the live ``Deps`` for the in-memory cache, the weights) of a
+    dependency record (``files``, ``reads``, ``weights``) in this process."""
+    roots = _roots(entry, fn, args)
+    changed = [f"file {path} changed" if digest else f"file {path} is missing"
+               for path, want in sorted(record.files.items())
+               if (digest := file_digest(path)) != want]
+    deps = Deps(set(record.files))
+    for path, want, shown in record.reads:
+        value, read = _live_read(path, roots)
+        if value is _MISSING:
+            changed.append(f"{format_path(path)} is gone (was {shown})")
+        elif stable_print(value) != want:
+            changed.append(f"{format_path(path)} changed (was {shown}, now {show(value)})")
+        elif read is not None:
+            deps.reads[(id(read.owner), read.name)] = read
+    weights = [resolve(p, roots) for p in record.weights]
+    for path, w in zip(record.weights, weights):
+        if w is _MISSING:
+            changed.append(f"weight {format_path(path)} is gone")
+    return changed, deps, weights
+
+
+def _locate(locator: Locator, obj: Any, what: str) -> Path:
+    path = locator.path_of(obj)
+    if path is None:
+        raise NotCacheable(f"{what} was read from a {type(obj).__name__} that is not "
+                           "reachable from the model, its arguments or its modules")
+    return path
+
+
+def _roots(entry: Any, fn: Any, args: tuple[Any, ...]) -> dict[tuple[str, Any], Any]:
+    roots: dict[tuple[str, Any], Any] = {("fn", 0): fn, ("self", 0): entry}
+    roots.update({("arg", i): a for i, a in enumerate(args)})
+    return roots
+
+
+def _live_read(path: Path, roots: dict[tuple[str, Any], Any]) -> tuple[Any, Read | None]:
+    """The value at ``path`` and a live ``Read`` of it for the in-memory cache."""
+    owner = resolve(path[:-1], roots) if len(path) > 1 else _MISSING
+    kind, name = path[-1]
+    if path[0][0] == "module" and len(path) == 2:
+        owner = vars(owner) if owner is not _MISSING else owner
+        kind = "global"
+    if owner is _MISSING:
+        return _MISSING, None
+    try:
+        value = Read(owner, name, None, kind).current()
+    except Exception:  # noqa: BLE001 - a user property that raises: the value is gone
+        value = _MISSING
+    if value is _MISSING:
+        return _MISSING, None
+    return value, Read(owner, name, fingerprint(value), kind)

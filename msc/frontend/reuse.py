@@ -164,8 +164,8 @@ def _dotted(path: Path | None) -> str | None:
 
 def _repeated_user_cells(entry: Any) -> set[type]:
     """User Cell classes with two or more instances below ``entry`` (``reuse="auto"``)."""
-    from msc.frontend.api.cell import Cell
     from msc.frontend.calls import user_construct
+    from msc.nn.cell import Cell
 
     counts: dict[type, int] = {}
     seen: set[int] = set()

@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.common.tensor import Parameter, SymTensor, Tensor
+from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.ir.nodes import Const, Module, Value
@@ -34,8 +34,8 @@ class Specialized:
 
 def entry_function(entry: Any) -> tuple[Any, str, bool]:
     """(the function to parse, the graph's name, whether it takes ``self``)."""
-    from msc.frontend.api.cell import Cell
     from msc.frontend.jit import JitFunction
+    from msc.nn.cell import Cell
 
     if isinstance(entry, Cell):
         construct = inspect.getattr_static(type(entry), "construct", None)

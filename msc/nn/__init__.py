@@ -1,107 +1,89 @@
-"""``from msc import nn``: MindSpore's ``mindspore.nn`` names (Cell, containers, layers)."""
+"""``from msc import nn``: MindSpore's ``mindspore.nn`` names (Cell, containers, layers,
+losses, optimizers, training wrappers, learning-rate schedules).
 
-from msc.frontend.api.cell import Cell, CellList, SequentialCell
-from msc.frontend.api.activations import *  # noqa: F401,F403
-from msc.frontend.api.activations import __all__ as _activations_all
-from msc.frontend.api.conv_layers import *  # noqa: F401,F403
-from msc.frontend.api.conv_layers import __all__ as _conv_layers_all
-from msc.frontend.api.layers import (
-    GELU,
-    Dense,
-    Dropout,
-    Flatten,
-    HSwish,
-    Identity,
-    LogSoftmax,
-    ReLU,
-    ReLU6,
-    Sigmoid,
-    Softmax,
-    Tanh,
-    get_activation,
+As in MindSpore, ``Cell`` is in ``cell.py``; the layers in ``layer/``, one module per
+family (``activation``, ``basic``, ``container``, ``conv``, ``pooling``,
+``normalization``, ``embedding``, ``rnns``, ``rnn_cells``, ``transformer``, ``padding``,
+``image``, ``math``); the losses in ``loss/``; the optimizers in ``optim/``, one module
+each; ``WithLossCell`` and ``TrainOneStepCell`` in ``wrap/``; the schedules in
+``learning_rate_schedule.py`` and ``dynamic_lr.py``.
+
+A compile-cache hit needs ``Cell`` but no layer, so this package binds its namespace on
+the first lookup of a name (``nn.Dense``), not when ``nn.cell`` is imported.
+"""
+
+import importlib
+
+#: The modules whose ``__all__`` make up ``msc.nn``. No name is in two of them.
+MODULES = (
+    "msc.nn.cell",
+    "msc.nn.layer.container",
+    "msc.nn.layer.activation",
+    "msc.nn.layer.basic",
+    "msc.nn.layer.math",
+    "msc.nn.layer.conv",
+    "msc.nn.layer.pooling",
+    "msc.nn.layer.normalization",
+    "msc.nn.layer.embedding",
+    "msc.nn.layer.rnns",
+    "msc.nn.layer.rnn_cells",
+    "msc.nn.layer.transformer",
+    "msc.nn.layer.padding",
+    "msc.nn.layer.image",
+    "msc.nn.loss.loss",
+    "msc.nn.optim.optimizer",
+    "msc.nn.optim.sgd",
+    "msc.nn.optim.momentum",
+    "msc.nn.optim.adam",
+    "msc.nn.wrap.cell_wrapper",
+    "msc.nn.learning_rate_schedule",
+    "msc.nn.dynamic_lr",
 )
-from msc.frontend.api.loss import (
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    L1Loss,
-    LossBase,
-    MSELoss,
-    NLLLoss,
-    SmoothL1Loss,
-    SoftmaxCrossEntropyWithLogits,
-)
-from msc.frontend.api.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
-from msc.frontend.api.train import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
+#: The submodules ``msc.nn`` names as MindSpore's does.
+SUBMODULES = ("cell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "optim", "wrap")
 
-__all__ = [
-    "Cell", "CellList", "SequentialCell",
-    "Dense", "LayerNorm", "Dropout", "Flatten", "Identity",
-    "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "HSwish", "Softmax", "LogSoftmax",
-    "get_activation",
-    "LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits",
-    "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss",
-    "Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay",
-    "WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad",
-] + _conv_layers_all + _activations_all
-
-from msc.nn import dynamic_lr, learning_rate_schedule, optim  # noqa: E402
-from msc.nn.dynamic_lr import *  # noqa: F401,F403,E402
-from msc.nn.learning_rate_schedule import *  # noqa: F401,F403,E402
-
-__all__ += [*dynamic_lr.__all__, *learning_rate_schedule.__all__]
-
-from msc.frontend.api.embedding import Embedding, EmbeddingLookup  # noqa: E402
-from msc.frontend.api.norm import (  # noqa: E402
-    BatchNorm1d,
-    BatchNorm2d,
-    BatchNorm3d,
-    GroupNorm,
-    LayerNorm,  # MindSpore's independent begin_norm_axis and begin_params_axis
-)
-
-__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "Embedding",
-            "EmbeddingLookup"]
-
-from msc.frontend.api.transformer import *  # noqa: F401,F403,E402
-from msc.frontend.api.transformer import __all__ as _transformer_all  # noqa: E402
-
-__all__ += _transformer_all
+_LOADING: list[bool] = []
 
 
-from msc.frontend.api.rnn import GRU, LSTM, RNN  # noqa: E402
-from msc.frontend.api.rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: E402
-
-__all__ += ["RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"]
-
-from msc.frontend.api import misc_layers as _misc, resize as _resize  # noqa: E402
-from msc.frontend.api.misc_layers import CellDict, ClipByNorm, Unflatten  # noqa: E402
-from msc.frontend.api.resize import (  # noqa: E402
-    ConstantPad1d,
-    ConstantPad2d,
-    ConstantPad3d,
-    PixelShuffle,
-    PixelUnshuffle,
-    ReflectionPad1d,
-    ReflectionPad2d,
-    ReflectionPad3d,
-    ReplicationPad1d,
-    ReplicationPad2d,
-    ReplicationPad3d,
-    Upsample,
-    ZeroPad2d,
-)
-from msc.frontend.api.resize import PadCell as Pad  # noqa: E402
-
-__all__ += [*_resize.NN, "Pad", *_misc.NN]
-
-from msc.frontend.api.coverage_classes import NN_CELLS as _coverage_cells  # noqa: E402
-
-globals().update(_coverage_cells)
-__all__ += list(_coverage_cells)
+def _load() -> None:
+    """Bind every name of ``MODULES`` here (then later reads are plain attribute reads).
+    msc's own modules import from the module that defines a name, never from here: a
+    lookup while the namespace loads is a bug, reported as one."""
+    if _LOADING:
+        raise ImportError("msc.nn is loading: import the name from its own module")
+    _LOADING.append(True)
+    try:
+        names: list[str] = []
+        for name in MODULES:
+            module = importlib.import_module(name)
+            globals().update((n, getattr(module, n)) for n in module.__all__)
+            names += module.__all__
+        for name in SUBMODULES:
+            globals()[name] = importlib.import_module(f"{__name__}.{name}")
+        globals()["__all__"] = names
+    finally:
+        _LOADING.clear()
 
 
 def __getattr__(name: str) -> object:
-    """A MindSpore ``nn`` name msc lacks: msc's "not supported yet" error."""
+    """A name of ``msc.nn``, its namespace loaded on first use; a MindSpore ``nn`` name msc
+    lacks raises msc's "not supported yet" error."""
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+    if "__all__" not in globals():
+        _load()
+        if name in globals():
+            return globals()[name]
     from msc.api_names import missing_attribute
 
     raise missing_attribute("msc.nn", ("nn",), name)
+
+
+def __dir__() -> list[str]:
+    if "__all__" not in globals():
+        _load()
+    return sorted(globals())

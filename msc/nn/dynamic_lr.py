@@ -8,7 +8,7 @@ import math
 from typing import Any, Callable
 
 from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.api.lr_schedule import (
+from msc.nn.learning_rate_schedule import (
     check_bool,
     check_decay,
     check_float,

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.api import functional as F
 from msc.common.tensor import Tensor
+from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
+from msc.ops import functional as F
 
 #: MindSpore's numpy keeps 32-bit defaults where numpy would give 64-bit ones.
 _NARROW = {np.dtype(np.int64): np.int32, np.dtype(np.float64): np.float32}

@@ -1,5 +1,6 @@
-"""``mindspore.ops.primitive``: what is fixed when a graph is built, ``ops.constexpr``
-functions.
+"""``mindspore.ops.primitive``: ``Primitive``, the base of the primitive classes
+(``ops.Add()``, ``ops.Conv2D(...)``), and ``ops.constexpr``, a function run while the graph is
+built.
 """
 
 from __future__ import annotations
@@ -9,6 +10,28 @@ from typing import Any, Callable
 
 from msc.common.tensor import Parameter, SymTensor
 from msc.errors import GraphTypeError
+
+
+class Primitive:
+    """Base of the primitive classes; ``attrs`` holds the ``__init__`` arguments. A class's
+    ``name`` is its own name (``Prim[ReduceSum]``)."""
+
+    name = "Primitive"
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        cls.name = cls.__name__
+
+    def __init__(self, **attrs: Any):
+        self.attrs: dict[str, Any] = dict(attrs)
+
+    def add_prim_attr(self, name: str, value: Any) -> Primitive:
+        self.attrs[name] = value
+        return self
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v}" for k, v in self.attrs.items())
+        return f"Prim[{self.name}]" + (f"<{shown}>" if shown else "")
 
 
 class ConstExpr:
@@ -36,4 +59,4 @@ def constexpr(fn: Callable[..., Any] | None = None, *, get_instance: bool = True
     return ConstExpr(fn)
 
 
-__all__ = ["constexpr"]
+__all__ = ["Primitive", "constexpr"]

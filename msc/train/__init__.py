@@ -1,7 +1,7 @@
 """``mindspore.train``: ``Model`` and the checkpoint functions."""
 
-from msc.frontend.api.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
-from msc.frontend.api.model import Model
 from msc.train import serialization  # noqa: F401
+from msc.train.model import Model
+from msc.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 __all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net"]

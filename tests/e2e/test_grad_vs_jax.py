@@ -22,7 +22,7 @@ JAX = Path(__file__).resolve().parents[2] / ".peers" / "jax" / "bin" / "python"
 pytestmark = pytest.mark.skipif(not JAX.exists(), reason="JAX is not installed in .peers/jax "
                                 "(python3 -m venv .peers/jax && .peers/jax/bin/pip install "
                                 "jax jaxlib); msc's gradients are checked against numpy in "
-                                "tests/frontend/test_grad.py")
+                                "tests/ops/test_grad_func.py")
 
 F32 = np.float32
 D, T, H = 8, 4, 16

@@ -130,7 +130,8 @@ class Public:
     functions of ``ops`` (``functions[0]`` the one documented, the rest aliases) taking
     ``args`` (default: ``infer``'s parameter names), primitive classes of ``ops`` (``ops.Add()
     (x, y)``), and Tensor methods. Only ops whose public forms are plain calls of the
-    primitive list names here; the rest are written by hand in ``frontend/api``."""
+    primitive list names here; the rest are written by hand in ``msc/ops`` and
+    ``msc/common/tensor.py``."""
 
     functions: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()

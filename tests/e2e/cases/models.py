@@ -72,7 +72,7 @@ def load_file(path: Path, name: str) -> Any:
 def eager_output(case: Case, weights_file: Path, inputs: list[np.ndarray]) -> Any:
     """The model run eagerly by msc, with the weights taken from the artifact."""
     import msc as ms
-    from msc.frontend.api.cell import Cell
+    from msc.nn.cell import Cell
 
     module = load_file(ROOT / case.model, f"_eager_{case.name}")
     obj = getattr(module, case.entry or "MLP")

@@ -1,0 +1,389 @@
+"""``nn.Cell``: the parameter and sub-cell registries, names, and ``__call__`` dispatch
+(the containers ``CellList``, ``SequentialCell`` and ``CellDict`` are in
+``layer/container.py``).
+
+A Parameter's name is its owning cell's namespace prefix plus its own short name, and
+a cell's prefix follows from its owner's prefix and the attribute (or list index) it is
+held under. Owners are the first live cell an object was registered in, so names come
+out the same whatever order a model is assembled in, and a weight shared with another
+cell (an optimizer's ParameterTuple, a tied weight) keeps the name its owner gave it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from msc.common.tensor import Parameter, ParameterTuple, Tensor
+from msc.errors import GraphTypeError
+from msc.frontend.source import user_loc
+
+
+class _Owners:
+    """object -> its owning cell. Keyed by id() and checked through a weak reference,
+    because Parameters compare element-wise and cannot be dict keys."""
+
+    def __init__(self) -> None:
+        self._map: dict[int, tuple[weakref.ref[Any], weakref.ref[Any]]] = {}
+
+    def get(self, obj: Any) -> Any:
+        """The live cell that owns ``obj``, or None."""
+        entry = self._map.get(id(obj))
+        return None if entry is None or entry[0]() is not obj else entry[1]()
+
+    def claim(self, obj: Any, cell: Cell) -> bool:
+        """Make ``cell`` the owner unless another live cell owns ``obj``; True if ``cell``
+        owns it afterwards."""
+        owner = self.get(obj)
+        if owner is None:
+            key_id = id(obj)
+            self._map[key_id] = (weakref.ref(obj, lambda r: self._drop(key_id, r)),
+                                 weakref.ref(cell))
+        return owner is None or owner is cell
+
+    def release(self, obj: Any, cell: Cell) -> None:
+        if self.get(obj) is cell:
+            del self._map[id(obj)]
+
+    def _drop(self, key_id: int, ref: weakref.ref[Any]) -> None:
+        if self._map.get(key_id, (None,))[0] is ref:
+            del self._map[key_id]
+
+
+_OWNERS = _Owners()
+_INTERNAL = ("_params", "_cells", "_param_tuples")
+_REGISTRIES = _INTERNAL + ("_param_keys",)
+
+
+class Cell:
+    """Base class of every network and layer (``mindspore.nn.Cell``).
+
+    Args:
+        auto_prefix: prefix the parameter names of sub-cells with the attribute name
+            they are assigned to (``dense1.weight``). Default: True.
+        flags: extra attributes for the cell (see ``add_flags``).
+
+    Example:
+        >>> class Net(nn.Cell):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.dense = nn.Dense(3, 4)
+        ...     def construct(self, x):
+        ...         return self.dense(x)
+        >>> [p.name for p in Net().trainable_params()]
+        ['dense.weight', 'dense.bias']
+    """
+
+    def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None):
+        set_ = object.__setattr__
+        for reg in _REGISTRIES:  # _param_keys: attribute -> short name of owned params
+            set_(self, reg, OrderedDict())
+        set_(self, "_auto_prefix", bool(auto_prefix))
+        set_(self, "_prefix", "")
+        set_(self, "_flags", {})
+        self.training = False
+        self.requires_grad = False
+        if flags:
+            self.add_flags(**flags)
+
+    # --- attribute registries -----------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        registered = (Parameter, Cell, ParameterTuple)
+        if isinstance(value, registered) and "_params" not in self.__dict__:
+            kind = "child cells" if isinstance(value, Cell) else "params"
+            raise AttributeError(f"Can not assign {kind} before Cell.__init__() call.")
+        if isinstance(value, Parameter):
+            if self._params.get(name) is not value:
+                self._forget(name)
+                self._add_param(name, value)
+        elif isinstance(value, Cell):
+            if self._cells.get(name) is not value:
+                self._forget(name)
+                self._add_cell(name, value)
+        elif isinstance(value, ParameterTuple):
+            self._forget(name)
+            self._param_tuples[name] = value
+        elif "_params" in self.__dict__ and name in self._params:
+            self._set_param_attr(name, value)
+        elif "_cells" in self.__dict__ and name in self._cells:
+            if value is not None:
+                raise GraphTypeError(f"For 'Cell', the type of {name} must be Cell, but got "
+                                     f"{type(value).__name__}.", user_loc())
+            self._forget(name)
+            self._cells[name] = None
+        else:
+            if "_param_tuples" in self.__dict__:
+                self._param_tuples.pop(name, None)
+            object.__setattr__(self, name, value)
+
+    def _set_param_attr(self, name: str, value: Any) -> None:
+        current = self._params[name]
+        if isinstance(value, Tensor) and current is not None:
+            current.set_data(value)  # MindSpore: assigning a Tensor updates the weight's data
+        elif value is None:
+            self._forget(name)
+            self._params[name] = None
+        else:
+            raise GraphTypeError(f"For 'Cell', the type of {name} must be Parameter or "
+                                 f"ParameterTuple, but got {type(value).__name__}.", user_loc())
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for reg in _INTERNAL:
+            table = d.get(reg)
+            if table is not None and name in table:
+                return table[name]
+        raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._params or name in self._cells or name in self._param_tuples:
+            self._forget(name)
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._params) | set(self._cells)
+                      | set(self._param_tuples))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """After copy.deepcopy or unpickling: the copies own their copied contents, so a
+        deep-copied block gets its own names once it is placed in a model."""
+        self.__dict__.update(state)
+        for attr in self._param_keys:
+            _OWNERS.claim(self._params[attr], self)
+        for child in self._cells.values():
+            if child is not None:
+                _OWNERS.claim(child, self)
+
+    def _forget(self, name: str) -> None:
+        """Drop ``name`` from every registry; ownership of what it held moves to another
+        name this cell holds it under, or is released."""
+        param, local = self._params.pop(name, None), self._param_keys.pop(name, None)
+        if param is not None:
+            other = next((k for k, v in self._params.items() if v is param), None)
+            if other is None:
+                _OWNERS.release(param, self)
+            elif local is not None:
+                self._param_keys[other] = local
+        child = self._cells.pop(name, None)
+        if child is not None and not any(v is child for v in self._cells.values()):
+            _OWNERS.release(child, self)
+        elif child is not None:
+            self._rename_children()
+        self._param_tuples.pop(name, None)
+        self.__dict__.pop(name, None)
+
+    def _add_param(self, name: str, param: Parameter) -> None:
+        if param.name is None:
+            param.name = name
+        owned = _OWNERS.get(param) is self
+        self._params[name] = param
+        if not owned and _OWNERS.claim(param, self):
+            self._param_keys[name] = param.name  # MindSpore prefixes it only when this
+            # cell is next placed in another (so a late addition keeps its bare name)
+
+    def _add_cell(self, name: str, cell: Cell) -> None:
+        before = self._first_keys()
+        self._cells[name] = cell
+        if _OWNERS.claim(cell, self):
+            self._rename_children(before)
+
+    def _child_prefix(self, key: str) -> str:
+        return self._prefix + key + "." if self._auto_prefix else self._prefix
+
+    def _rename(self, prefix: str) -> None:
+        """Rename everything this cell owns, recursively, under namespace ``prefix``."""
+        object.__setattr__(self, "_prefix", prefix)
+        for attr, local in self._param_keys.items():  # MindSpore: named by attribute once
+            self._params[attr].name = prefix + (attr if prefix else local)  # placed in a cell
+        self._rename_children()
+
+    def _first_keys(self) -> dict[int, str]:
+        """id(child) -> the first key it is held under (which names it)."""
+        keys: dict[int, str] = {}
+        for key, cell in self._cells.items():
+            keys.setdefault(id(cell), key)
+        return keys
+
+    def _rename_children(self, before: dict[int, str] | None = None) -> None:
+        """Rename owned children; with ``before`` (an earlier ``_first_keys``), only those
+        whose naming key changed, so appending to a long CellList stays linear."""
+        for cell_id, key in self._first_keys().items():
+            cell = self._cells[key]
+            if cell is not None and _OWNERS.get(cell) is self and \
+                    (before is None or before.get(cell_id) != key):
+                cell._rename(self._child_prefix(key))
+
+    def insert_param_to_cell(self, param_name: str, param: Parameter,
+                             check_name_contain_dot: bool = True) -> None:
+        """Register ``param`` under ``param_name`` (what ``self.<name> = param`` does)."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError("For 'insert_param_to_cell', the name must be a non-empty str.")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"For 'insert_param_to_cell', the name '{param_name}' can not "
+                           "contain '.'.")
+        if not isinstance(param, Parameter):
+            raise GraphTypeError("For 'insert_param_to_cell', the param must be a Parameter, "
+                                 f"but got {type(param).__name__}.", user_loc())
+        self._forget(param_name)
+        self._add_param(param_name, param)
+
+    def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
+        """Register ``child_cell`` under ``child_name`` (what ``self.<name> = cell`` does)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"Child cell name '{child_name}' must be a non-empty str without "
+                           "'.'.")
+        if not isinstance(child_cell, Cell) and child_cell is not None:
+            raise GraphTypeError(f"Child cell type must be Cell, but got "
+                                 f"{type(child_cell).__name__}.", user_loc())
+        if child_name in self.__dict__ and child_name not in self._cells:
+            raise KeyError(f"Duplicate child name '{child_name}'.")
+        self._forget(child_name)
+        if child_cell is None:
+            self._cells[child_name] = None
+        else:
+            self._add_cell(child_name, child_cell)
+
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """Put ``prefix`` in front of this cell's namespace (MindSpore's spelling)."""
+        self._rename(prefix + self._prefix)
+
+    # --- traversal ----------------------------------------------------------------
+
+    def cells_and_names(self, cell: set[int] | None = None,
+                        name_prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        """(path, cell) for this cell and every sub-cell, pre-order, each cell once."""
+        seen = cell if cell is not None else set()
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for name, child in self._cells.items():
+            if child is not None:
+                path = f"{name_prefix}.{name}" if name_prefix else name
+                yield from child.cells_and_names(seen, path)
+
+    def name_cells(self) -> OrderedDict[str, Cell]:
+        """The direct sub-cells by attribute name."""
+        out: OrderedDict[str, Cell] = OrderedDict()
+        seen: set[int] = set()
+        for name, child in self._cells.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                out[name] = child
+        return out
+
+    def cells(self) -> Any:
+        return self.name_cells().values()
+
+    def _own_params(self) -> Iterator[tuple[str, Parameter]]:
+        for name, param in self._params.items():
+            if param is not None:
+                yield name, param
+        for tup in self._param_tuples.values():
+            for param in tup:
+                yield param.name or "", param
+
+    def parameters_and_names(self, name_prefix: str = "",
+                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(path, Parameter): each cell's own parameters before its sub-cells', each once."""
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand \
+            else iter([(name_prefix, self)])
+        seen: set[int] = set()
+        for cell_name, cell in cells:
+            for name, param in cell._own_params():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    yield (f"{cell_name}.{name}" if cell_name else name), param
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, param in self.parameters_and_names(expand=expand):
+            yield param
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse: bool = True) -> OrderedDict[str, Parameter]:
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
+        """{param: its initialised Parameter}: msc's weights hold data from the start, so
+        each maps to itself."""
+        return {p: p.init_data() for p in self.get_parameters()}
+
+    def to_float(self, dst_type: Any) -> Cell:
+        """Run this cell in ``dst_type``: float32 (the default precision) is supported;
+        float16/bfloat16 computation is not yet."""
+        from msc.api_names import UnsupportedApiError
+        from msc.ir import dtypes
+
+        if dtypes.coerce(dst_type) not in (dtypes.float16, dtypes.float32):
+            raise GraphTypeError("For 'to_float', the argument 'dst_type' should be "
+                                  f"float32 or float16, but got {dst_type}.")
+        if dtypes.coerce(dst_type) != dtypes.float32:
+            raise UnsupportedApiError("Cell.to_float(float16) is not supported by msc yet.")
+        return self
+
+    # --- modes and flags ----------------------------------------------------------
+
+    def set_train(self, mode: bool = True) -> Cell:
+        """Training (True) or inference (False) for this cell and every sub-cell."""
+        for _, cell in self.cells_and_names():
+            cell.training = bool(mode)
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> Cell:
+        self.requires_grad = requires_grad
+        return self
+
+    def add_flags(self, **flags: Any) -> Cell:
+        self._flags.update(flags)
+        for key, value in flags.items():
+            object.__setattr__(self, key, value)
+        return self
+
+    def add_flags_recursive(self, **flags: Any) -> Cell:
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self) -> dict[str, Any]:
+        return dict(self._flags)
+
+    @property
+    def cls_name(self) -> str:
+        return type(self).__name__
+
+    # --- calling ------------------------------------------------------------------
+
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
+        raise AttributeError("For 'Cell', the method 'construct' is not defined.")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from msc.frontend.jit import call_cell  # jit imports this module
+
+        return call_cell(self, args, kwargs)
+
+    # --- printing -----------------------------------------------------------------
+
+    def extend_repr(self) -> str:
+        """Extra text inside ``Name<...>``; layers list their settings here."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extend_repr()
+        if not self._cells:
+            return f"{type(self).__name__}<{extra}>"
+        lines = [extra] if extra else []
+        lines += [f"({key}): {child!r}" for key, child in self._cells.items()]
+        body = "\n".join(lines).replace("\n", "\n  ")
+        return f"{type(self).__name__}<\n  {body}\n  >"
+
+
+__all__ = ["Cell"]

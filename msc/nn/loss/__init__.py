@@ -1,0 +1,4 @@
+"""``mindspore.nn.loss``: the loss layers (``from mindspore.nn.loss import MSELoss``)."""
+
+from msc.nn.loss.loss import *  # noqa: F401,F403
+from msc.nn.loss.loss import __all__  # noqa: F401

@@ -1,0 +1,177 @@
+"""Gradients: ``ms.grad`` and ``ms.value_and_grad`` (``GradOperation``, in
+``composite/base.py``, is built on the same machinery).
+
+Each differentiates a function or Cell by building its forward graph for the argument
+types at hand and transforming it (``msc.ir.grad``). Inside a graph being built the
+result is spliced into it; called eagerly (PyNative), the differentiated function is
+compiled like a ``@jit`` function and run, so eager gradients are compiled ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from msc.common.tensor import Parameter, Tensor
+from msc.errors import GraphTypeError, GraphValueError
+from msc.frontend.builder import GraphBuilder, current_builder
+from msc.ir.grad import grad_graph
+from msc.ir.transform import Copier
+from msc.ir.types import MonadType
+
+__all__ = ["grad", "value_and_grad"]
+
+
+@dataclass(frozen=True)
+class _Want:
+    """What a differentiated call returns: gradients of the tensor inputs at
+    ``positions`` (all of them for "all"; one bare gradient for an int), of ``weights``,
+    the forward value too, and how ``has_aux``/``sens`` change the call."""
+
+    positions: Any  # int, tuple of ints, "all", or None
+    weights: tuple[Parameter, ...] | None  # None: no weight gradients
+    single_weight: bool = False
+    value: bool = False
+    aux: bool = False
+    sens: bool = False
+    nested: bool = True  # GradOperation's (inputs, weights) pair vs grad's
+
+    def shape(self, d_inputs: tuple[Any, ...], d_weights: tuple[Any, ...],
+              value: Any) -> Any:
+        if self.positions == "all":
+            picked: Any = d_inputs
+        elif isinstance(self.positions, int):
+            picked = _pick(d_inputs, self.positions)
+        elif self.positions is None:
+            picked = None
+        else:
+            picked = tuple(_pick(d_inputs, p) for p in self.positions)
+        result = picked
+        if self.weights is not None:
+            grads = d_weights[0] if self.single_weight else d_weights
+            result = grads if picked is None else (picked, grads)
+        if self.value:  # (with has_aux, the value holds the aux outputs already)
+            return value, result
+        if self.aux:
+            return result, tuple(value[1:])
+        return result
+
+
+def _pick(grads: tuple[Any, ...], position: int) -> Any:
+    if not -len(grads) <= position < len(grads):
+        raise GraphValueError(f"grad_position {position} is out of range for a function of "
+                              f"{len(grads)} tensor inputs")
+    return grads[position]
+
+
+class _Differentiated:
+    """``fn`` differentiated as ``want`` says; called in a graph or eagerly."""
+
+    def __init__(self, fn: Callable[..., Any], want: _Want):
+        self.fn, self.want = fn, want
+        self.__name__ = f"grad_{getattr(fn, '__name__', type(fn).__name__)}"
+        self._compiled: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        builder = current_builder()
+        if builder is None:  # eagerly: compiled as a @jit function of the same arguments
+            if self._compiled is None:
+                from msc.frontend.jit import JitFunction, entry_function
+                self._compiled = JitFunction(entry_function(self))
+            return self._compiled(*args)
+        return self.build(builder, list(args))
+
+    def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
+        from msc.frontend.calls import Calls
+        from msc.frontend.deps import Deps
+        from msc.frontend.specialize import to_output
+
+        sens = None
+        if self.want.sens:
+            if not args:
+                raise GraphTypeError("sens_param=True needs the sensitivity as the last "
+                                     "argument")
+            *args, sens = args
+        sub = GraphBuilder(self.__name__)
+        sub.calls = inner = Calls(sub, outer.calls.deps if outer.calls else Deps())
+        inner.depth = outer.calls.depth if outer.calls else 0
+        inner.reuse = outer.calls.reuse if outer.calls else None  # shared blocks stay shared
+        tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
+        with sub:
+            sub.loc = outer.loc
+            sym = {id(a): sub.add_input(outer.operand(a).type, f"x{i}")
+                   for i, a in enumerate(tensors)}
+            sub.state = sub.add_input(MonadType(), "u").var
+            inputs = [sym.get(id(a), a) for a in args]
+            output = to_output(sub, inner.call(self.fn, inputs, {}, None))
+        forward = sub.finish(output)
+        weights = [p for p, _ in sub.weights.values()]
+        graph = grad_graph(forward, sens=sens is not None, aux=self.want.aux)
+        operands = [outer.operand(a) for a in tensors]
+        if sens is not None:
+            operands.append(_sens_value(outer, sens))
+        if sub.wrote:
+            outer.order_loads()
+        operands += [outer.state] + [outer.weight(w).var for w in weights]
+        result = Copier(outer.nodes).run(graph, operands)
+        value, d_inputs, d_weights, state = outer.unpack(result)
+        if sub.wrote:
+            outer.advance(state.var)
+            outer.wrote = True
+        by_param = dict(zip((id(w) for w in weights), d_weights))
+        asked = tuple(by_param[id(p)] if id(p) in by_param else _zeros_like(p)
+                      for p in self.want.weights or ())
+        return self.want.shape(tuple(d_inputs), asked, value)
+
+
+def _sens_value(outer: GraphBuilder, sens: Any) -> Any:
+    if isinstance(sens, (tuple, list)):
+        from msc.ir.primitives import Op
+        return outer.emit(Op.MakeTuple, tuple(_sens_value(outer, s) for s in sens))
+    return outer.operand(sens)
+
+
+def _zeros_like(p: Parameter) -> Any:
+    """The gradient of a weight the function never reads."""
+    from msc.ops import functional as F
+    return F.zeros_like(p)
+
+
+def _weights(weights: Any) -> tuple[tuple[Parameter, ...] | None, bool]:
+    if weights is None:
+        return None, False
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    items = tuple(weights)
+    if not all(isinstance(w, Parameter) for w in items):
+        raise GraphTypeError("weights must be a Parameter, a ParameterTuple or a list of "
+                             "Parameters")
+    return items, False
+
+
+def grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
+         has_aux: bool = False) -> _Differentiated:
+    """``ms.grad``: gradients of ``fn`` with respect to the inputs at ``grad_position``
+    (an int: one gradient; a tuple: a tuple; None: none) and ``weights``; with
+    ``has_aux`` ``fn`` returns ``(out, aux...)`` and the result is ``(grads, aux)``."""
+    return _Differentiated(fn, _want(grad_position, weights, has_aux, value=False))
+
+
+def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
+                   has_aux: bool = False) -> _Differentiated:
+    """``ms.value_and_grad``: ``(fn's value, grad(...)'s result)``."""
+    return _Differentiated(fn, _want(grad_position, weights, has_aux, value=True))
+
+
+def _want(grad_position: Any, weights: Any, has_aux: bool, value: bool) -> _Want:
+    if grad_position is None and weights is None:
+        raise GraphValueError("grad_position and weights cannot both be None")
+    if isinstance(grad_position, list):
+        grad_position = tuple(grad_position)
+    if not (grad_position is None or isinstance(grad_position, int) or
+            (isinstance(grad_position, tuple) and
+             all(isinstance(p, int) for p in grad_position))):
+        raise GraphTypeError(f"grad_position must be an int, a tuple of ints or None, not "
+                             f"{grad_position!r}")
+    params, single = _weights(weights)
+    return _Want(grad_position, params, single, value=value, aux=has_aux)

@@ -1,0 +1,356 @@
+"""Padding, resizing and pixel shuffling: ``ops.pad``, ``ops.padding``, ``ops.interpolate``
+(``ops.upsample``), ``ops.pixel_shuffle`` and ``ops.pixel_unshuffle``.
+
+Shapes are static, so each form is composed from existing primitives with constant
+operands built here with numpy: a ``Gather`` with a constant index map per padded or
+nearest-resized axis (reflect, symmetric, replicate and circular padding are index
+maps), ``Concat`` with ``Fill`` blocks for constant padding, a ``Dense`` with a constant
+interpolation matrix per axis for (bi/tri)linear resizing, and ``Reshape`` +
+``Transpose`` for pixel shuffling. Gradients and vmap come from those primitives' rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from msc.common.tensor import SymTensor, Tensor
+from msc.errors import GraphTypeError, GraphValueError
+from msc.ops.function.arguments import _as_tensor, _checking
+from msc.ops.function.conv_func import adaptive_avg_pool, along
+from msc.ops.functional import concat, fill, gather, reshape, transpose
+
+# --- index maps -------------------------------------------------------------------------
+
+
+def _source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each position of an axis of size ``n`` padded by ``before``/``after`` (negative
+    crops), the input position it copies."""
+    at = np.arange(-before, n + after)
+    if mode == "reflect":  # mirrored about the edge element, which is not repeated
+        period = max(2 * (n - 1), 1)
+        at = at % period
+        return np.where(at >= n, period - at, at)
+    if mode == "symmetric":  # mirrored with the edge element repeated
+        at = at % (2 * n)
+        return np.where(at >= n, 2 * n - 1 - at, at)
+    if mode == "circular":
+        return at % n
+    return np.clip(at, 0, n - 1)  # replicate (and the kept part of a constant pad)
+
+
+def _take(x: Any, axis: int, index: np.ndarray) -> Any:
+    """``x`` indexed along ``axis`` by a constant map (no node when it is the identity)."""
+    if len(index) == x.shape[axis] and (index == np.arange(len(index))).all():
+        return x
+    return gather(x, Tensor(index.astype(np.int32)), axis)
+
+
+def _constant_pad_axis(x: Any, axis: int, before: int, after: int, value: Any) -> Any:
+    n = x.shape[axis]
+    x = _take(x, axis, np.arange(max(-before, 0), n - max(-after, 0)))
+    parts = []
+    for count in (before, None, after):
+        if count is None:
+            parts.append(x)
+        elif count > 0:
+            shape = x.shape[:axis] + (count,) + x.shape[axis + 1:]
+            parts.append(fill(x.dtype, shape, value))
+    return parts[0] if len(parts) == 1 else concat(parts, axis)
+
+
+def pad_axes(x: Any, pads: list[tuple[int, int]], mode: str, value: Any = 0) -> Any:
+    """``x`` with its leading axes padded by ``pads`` (one (before, after) per axis,
+    from axis 0) in ``mode``: constant, reflect, symmetric, replicate or circular."""
+    if mode == "constant":
+        value = np.array(value).astype(x.dtype.np).item()  # MindSpore casts the value
+    for axis, (before, after) in enumerate(pads):
+        if before == 0 and after == 0:
+            continue
+        if mode == "constant":
+            x = _constant_pad_axis(x, axis, before, after, value)
+        else:
+            x = _take(x, axis, _source_index(x.shape[axis], before, after, mode))
+    return x
+
+
+# --- ops.pad and its forms --------------------------------------------------------------
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _int_pairs(padding: Any, op: str) -> tuple[int, ...]:
+    if isinstance(padding, Tensor) and not isinstance(padding, SymTensor):
+        padding = tuple(int(v) for v in padding.asnumpy().reshape(-1))
+    if not isinstance(padding, (tuple, list)) or any(
+            isinstance(p, bool) or not isinstance(p, (int, np.integer)) for p in padding):
+        with _checking(op):
+            raise GraphTypeError(f"the paddings value must be tuple of int or list of int, "
+                                 f"but got {padding!r}")
+    return tuple(int(p) for p in padding)
+
+
+def pad(input_x: Any, padding: Any, mode: str = "constant", value: Any = None) -> Any:
+    """Pad the last ``len(padding) // 2`` axes: ``padding`` is (left, right) of the last
+    axis, then (top, bottom) of the one before, and so on; a negative amount crops.
+    ``mode`` is 'constant' (with ``value``, default 0), 'reflect', 'replicate' or
+    'circular'."""
+    if not isinstance(input_x, Tensor):
+        raise GraphTypeError(f"For 'pad', the type of 'input_x' must be Tensor, but got "
+                             f"{type(input_x).__name__}.")
+    padding = _int_pairs(padding, "pad")
+    if not padding:
+        return input_x
+    with _checking("pad"):
+        if len(padding) % 2:
+            raise GraphValueError(f"the size of padding must be divisible by 2, but got "
+                                  f"{len(padding)}")
+        if mode not in _PAD_MODES:
+            raise GraphValueError(f"the 'mode' must be in {list(_PAD_MODES)}, but got "
+                                  f"{mode!r}")
+        if mode != "constant" and value is not None:
+            raise GraphValueError(f"the padding mode '{mode}' can not set value, but got "
+                                  f"value {value}.")
+        if value is not None and (isinstance(value, bool) or
+                                  not isinstance(value, (int, float))):
+            raise GraphTypeError(f"the 'value' must be int or float, but got "
+                                 f"{type(value).__name__}")
+        count = len(padding) // 2
+        if count > input_x.ndim or (mode != "constant" and count > 3):
+            raise GraphValueError(f"a padding of length {len(padding)} is too long for an "
+                                  f"input of rank {input_x.ndim}")
+        pads = [(0, 0)] * (input_x.ndim - count) + \
+            [(padding[2 * i], padding[2 * i + 1]) for i in reversed(range(count))]
+        _check_mirror(input_x.shape, pads, "reflect" if mode == "reflect" else None)
+        if mode == "circular":
+            _check_mirror(input_x.shape, pads, "circular")
+    return pad_axes(input_x, pads, mode, 0 if value is None else value)
+
+
+def _check_mirror(shape: tuple[int, ...], pads: list[tuple[int, int]],
+                  mode: str | None) -> None:
+    """Reflection repeats an axis at most once each side (smaller than the axis; equal to
+    it for symmetric and circular padding)."""
+    if mode is None:
+        return
+    for axis, (n, (before, after)) in enumerate(zip(shape, pads)):
+        limit = n - 1 if mode == "reflect" else n
+        if max(before, after) > limit:
+            raise GraphValueError(f"{mode} mode, Padding size must be less than "
+                                  f"{'' if mode == 'reflect' else 'or equal to '}the "
+                                  f"corresponding input dimension, but got: padding "
+                                  f"({before},{after}) at dimension {axis} of input:[{n}]")
+
+
+def _paddings_pairs(paddings: Any, op: str) -> list[tuple[int, int]]:
+    """MindSpore's ``paddings``: a tuple of (before, after) per axis, from axis 0."""
+    with _checking(op):
+        if not isinstance(paddings, tuple):
+            raise GraphTypeError(f"the type of 'paddings' must be tuple, but got "
+                                 f"{type(paddings).__name__}.")
+        pairs = []
+        for i, pair in enumerate(paddings):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2 or any(
+                    isinstance(p, bool) or not isinstance(p, int) for p in pair):
+                raise GraphTypeError(f"each element of 'paddings' must be a pair of ints, "
+                                     f"but got paddings[{i}] = {pair!r}.")
+            if min(pair) < 0:
+                raise GraphValueError(f"all elements of 'paddings' must be >= 0, but got "
+                                      f"paddings[{i}][0] = {pair[0]}, paddings[{i}][1] = "
+                                      f"{pair[1]}")
+            pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _pad_pairs(x: Any, pairs: list[tuple[int, int]], mode: str, op: str) -> Any:
+    """``nn.Pad``/``ops.Pad``/``ops.MirrorPad`` on ``x``: one pair per axis of ``x``."""
+    x = _as_tensor(x, op)
+    with _checking(op):
+        if len(pairs) != x.ndim:
+            raise GraphValueError(f"the length of 'paddings' must be equal to the rank of "
+                                  f"'input_x', but got {len(pairs)} vs {x.ndim}")
+        if mode != "constant":
+            _check_mirror(x.shape, pairs, mode)
+    return pad_axes(x, pairs, mode)
+
+
+def padding(x: Any, pad_dim_size: int = 8) -> Any:
+    """``ops.padding``: a last axis of size 1 widened to ``pad_dim_size`` with zeros."""
+    x = _as_tensor(x, "padding")
+    with _checking("padding"):
+        if x.ndim < 1 or x.shape[-1] != 1:
+            raise GraphValueError(f"the last dimension of 'x' must be 1, but got shape "
+                                  f"{x.shape}")
+        if isinstance(pad_dim_size, bool) or not isinstance(pad_dim_size, int):
+            raise GraphTypeError(f"'pad_dim_size' must be int, but got "
+                                 f"{type(pad_dim_size).__name__}")
+        if pad_dim_size < 1:
+            raise GraphValueError(f"'pad_dim_size' must be positive, but got {pad_dim_size}")
+    return pad(x, (0, pad_dim_size - 1))
+
+
+# --- interpolate ------------------------------------------------------------------------
+
+#: mode -> the input ranks it takes (None: any of 3, 4, 5).
+_MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5),
+          "linear": (3,), "bilinear": (4,), "trilinear": (5,)}
+#: the modes MindSpore refuses a ``scale_factor`` for (without recompute_scale_factor).
+_SIZE_ONLY = {("nearest", 3), ("nearest", 4), ("linear", 3), ("bilinear", 4)}
+
+
+def _nearest_index(n: int, out: int, scale: float, exact: bool) -> np.ndarray:
+    """Nearest source positions: floor(dst * scale), or floor((dst + 0.5) * scale) for
+    'nearest-exact' (pixel centres), clipped to the axis."""
+    at = (np.arange(out) + (0.5 if exact else 0.0)) * scale
+    return np.minimum(np.floor(at).astype(np.int64), n - 1)
+
+
+def linear_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndarray:
+    """The (out, n) matrix of linear interpolation along one axis: corners aligned
+    (dst * (n-1)/(out-1)) or pixel centres (half-pixel, clipped at 0)."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        return _interpolation(n, dst * ((n - 1) / (out - 1)) if out > 1 else dst * 0)
+    return _interpolation(n, np.maximum((dst + 0.5) * scale - 0.5, 0.0))
+
+
+def _interpolation(n: int, src: np.ndarray) -> np.ndarray:
+    """Rows mixing the two input positions around each source position ``src``."""
+    low = np.minimum(np.floor(src).astype(np.int64), n - 1)
+    frac, rows = src - low, np.arange(len(src))
+    matrix = np.zeros((len(src), n))
+    np.add.at(matrix, (rows, low), 1.0 - frac)
+    np.add.at(matrix, (rows, np.minimum(low + 1, n - 1)), frac)
+    return matrix
+
+
+def _fail(kind: type, message: str) -> None:
+    with _checking("interpolate"):
+        raise kind(message)
+
+
+def _resize_sizes(x: Any, size: Any, scale_factor: Any, mode: str,
+                  recompute: Any) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """The output's spatial sizes and, per axis, input positions per output position."""
+    nd = x.ndim - 2
+    spatial = x.shape[2:]
+    if (size is None) == (scale_factor is None):
+        _fail(GraphValueError, "'size' and 'scale_factor' cannot be set simultaneously"
+              if size is not None else "'size' and 'scale_factor' cannot be both empty")
+    if size is not None:
+        sizes = tuple(size) if isinstance(size, (tuple, list)) else (size,) * nd
+        if len(sizes) != nd:
+            _fail(GraphValueError, f"'input' and 'size' must have the same spatial "
+                  f"dimensions, but got 'input' is {nd}D, 'size' is {len(sizes)}D")
+        if any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes):
+            _fail(GraphValueError, f"'size' must be positive ints, but got {size!r}")
+        return sizes, tuple(n / s for n, s in zip(spatial, sizes))
+    scales = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else \
+        (scale_factor,) * nd
+    if any(not isinstance(s, float) for s in scales):
+        bad = next(s for s in scales if not isinstance(s, float))
+        _fail(GraphTypeError, f"the 'scale_factor' must be float, but got "
+              f"'{type(bad).__name__}'")
+    if len(scales) != nd:
+        _fail(GraphValueError, f"'input' and 'scale_factor' must have the same spatial "
+              f"dimensions, but got 'input' is {nd}D, 'scale_factor' is {len(scales)}D")
+    if any(s <= 0 for s in scales):
+        _fail(GraphValueError, f"the 'scale_factor' must be float and must > 0, but got "
+              f"{scale_factor!r}")
+    if recompute is not True and (mode, x.ndim) in _SIZE_ONLY:
+        _fail(GraphValueError, f"'scale_factor' option cannot currently be set with the "
+              f"mode = {mode} and dim = {x.ndim}D.")
+    sizes = tuple(int(math.floor(n * s)) for n, s in zip(spatial, scales))
+    if recompute is True:
+        return sizes, tuple(n / s for n, s in zip(spatial, sizes))
+    return sizes, tuple(1.0 / s for s in scales)
+
+
+def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: Any = None, recompute_scale_factor: Any = None) -> Any:
+    """Resize the spatial axes (all but the first two) to ``size`` or by
+    ``scale_factor``: 'nearest', 'nearest-exact', 'area' (adaptive average), 'linear'
+    (3-d input), 'bilinear' (4-d), 'trilinear' (5-d); the linear modes align corners or
+    sample pixel centres (``align_corners``)."""
+    x = _as_tensor(input, "interpolate")
+    if mode not in _MODES:
+        _fail(GraphValueError, f"'mode' must be in {list(_MODES)} (msc does not support "
+              f"'bicubic' yet), but got {mode!r}")
+    if x.ndim not in _MODES[mode]:
+        _fail(GraphValueError, f"{mode} only support {list(_MODES[mode])}D, but got "
+              f"{x.ndim}D")
+    if align_corners is not None and not isinstance(align_corners, bool):
+        _fail(GraphTypeError, f"'align_corners' must be bool or None, but got "
+              f"{type(align_corners).__name__}")
+    linear = mode in ("linear", "bilinear", "trilinear")
+    if align_corners and not linear:
+        _fail(GraphValueError, f"'align_corners' option cannot currently be set with the "
+              f"mode = {mode}, and dim = {x.ndim}D")
+    if linear and not x.dtype.is_float:
+        _fail(GraphTypeError, f"the input of mode {mode} must be a float tensor, but got "
+              f"{x.dtype}")
+    sizes, scales = _resize_sizes(x, size, scale_factor, mode, recompute_scale_factor)
+    if mode == "area":
+        return adaptive_avg_pool(x, sizes, x.ndim - 2)
+    for axis, (n, out, scale) in enumerate(zip(x.shape[2:], sizes, scales), start=2):
+        if linear:
+            if n != out or align_corners:
+                x = along(x, axis, linear_matrix(n, out, scale, bool(align_corners)))
+        else:
+            x = _take(x, axis, _nearest_index(n, out, scale, mode == "nearest-exact"))
+    return x
+
+
+upsample = interpolate
+
+
+# --- pixel shuffle ----------------------------------------------------------------------
+
+
+def _factor(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GraphTypeError(f"The '{what}' must be int, but got '{type(value).__name__}'")
+    if value < 1:
+        raise GraphValueError(f"The '{what}' must be int and must > 0, but got '{value}' "
+                              f"with type 'int'.")
+    return value
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Any:
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): each group of r*r channels becomes an r x r
+    block of pixels."""
+    r = _factor(upscale_factor, "upscale_factor")
+    x = _as_tensor(input, "pixel_shuffle")
+    if x.ndim < 3:
+        raise GraphValueError(f"For pixel_shuffle, the dimension of `input` should be "
+                              f"larger than 2, but got {x.ndim}.")
+    *lead, c, h, w = x.shape
+    if c % (r * r):
+        raise GraphValueError("For 'pixel_shuffle', the length of third to last dimension "
+                              "is not divisible by `upscale_factor` squared.")
+    k = len(lead)
+    x = reshape(x, (*lead, c // (r * r), r, r, h, w))
+    x = transpose(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of ``pixel_shuffle``."""
+    r = _factor(downscale_factor, "downscale_factor")
+    x = _as_tensor(input, "pixel_unshuffle")
+    if x.ndim < 3:
+        raise GraphValueError(f"For pixel_unshuffle, the dimension of `input` should be "
+                              f"larger than 2, but got {x.ndim}.")
+    *lead, c, h, w = x.shape
+    if h % r or w % r:
+        raise GraphValueError("For 'pixel_unshuffle', the length of second to last 2 "
+                              "dimension should be divisible by downscale_factor.")
+    k = len(lead)
+    x = reshape(x, (*lead, c, h // r, r, w // r, r))
+    x = transpose(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
+    return reshape(x, (*lead, c * r * r, h // r, w // r))
+
+
+__all__ = ["pad", "padding", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle"]

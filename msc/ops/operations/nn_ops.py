@@ -1,0 +1,588 @@
+"""MindSpore's neural-network primitive classes (``ops.Conv2D``, ``ops.MaxPool``,
+``ops.BatchNorm`` (five outputs), ``ops.Softmax``, ``ops.LayerNorm``, ``ops.Pad``,
+``ops.ResizeBilinearV2``, the loss classes, ...): attributes go to ``__init__``, inputs to
+``__call__``; each call is the functional form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from msc._checkparam import _bool, _int
+from msc.common.tensor import SymTensor, Tensor, apply
+from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
+from msc.frontend.source import user_loc
+from msc.ir import dtypes
+from msc.ir.primitives import Op
+from msc.ops import functional as F
+from msc.ops.function.arguments import _as_tensor, _checking
+from msc.ops.function.conv_func import (
+    _spatial_input,
+    adaptive_avg_pool,
+    adaptive_max_pool,
+    along,
+    avg_pool,
+    conv,
+    conv_transpose,
+    explicit_pad,
+    max_pool,
+    tuple_arg,
+)
+from msc.ops.function.image_func import (
+    _interpolation,
+    _nearest_index,
+    _pad_pairs,
+    _paddings_pairs,
+    _take,
+    linear_matrix,
+)
+from msc.ops.function.linalg_func import _float_tensor, _number
+from msc.ops.function.loss_func import (
+    _reduction,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    kl_div,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
+from msc.ops.function.math_func import hardshrink
+from msc.ops.function.nn_func import (
+    _as,
+    _batch_norm,
+    _check_batch_norm,
+    _unit_float,
+    celu,
+    channel_shuffle,
+    elu,
+    fast_gelu,
+    glu,
+    lrn,
+    softshrink,
+)
+from msc.ops.primitive import Primitive
+
+
+# --- dense layers and activations ---------------------------------------------------------
+
+
+class Dense(Primitive):
+    """``x @ w.T + b`` (b optional)."""
+
+    def __call__(self, x: Any, w: Any, b: Any = None) -> Any:
+        return F.dense(x, w, b)
+
+
+class BiasAdd(Primitive):
+    def __init__(self, data_format: str = "NCHW"):
+        super().__init__(data_format=data_format)
+        self.data_format = data_format
+
+    def __call__(self, input_x: Any, bias: Any) -> Any:
+        return F.bias_add(input_x, bias, self.data_format)
+
+
+# --- softmax and layer norm ---------------------------------------------------------------
+
+
+class Softmax(Primitive):
+    def __init__(self, axis: Any = -1):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, logits: Any) -> Any:
+        return F.softmax(logits, self.axis)
+
+
+class LogSoftmax(Softmax):
+    def __call__(self, logits: Any) -> Any:
+        return F.log_softmax(logits, self.axis)
+
+
+class LayerNorm(Primitive):
+    """Returns (y, mean, variance); mean and variance keep the normalised dims as 1s."""
+
+    def __init__(self, begin_norm_axis: int = 1, begin_params_axis: int = 1,
+                 epsilon: float = 1e-7):
+        super().__init__(begin_norm_axis=begin_norm_axis,
+                         begin_params_axis=begin_params_axis, epsilon=epsilon)
+        self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
+        self.epsilon = epsilon
+
+    def __call__(self, input_x: Any, gamma: Any, beta: Any) -> tuple[Any, Any, Any]:
+        y = apply(Op.LayerNorm, input_x, gamma, beta, begin_norm_axis=self.begin_norm_axis,
+                  begin_params_axis=self.begin_params_axis, epsilon=float(self.epsilon))
+        axes = tuple(range(self.begin_norm_axis % input_x.ndim, input_x.ndim))
+        mean = F.mean(input_x, axes, True)
+        variance = F.mean(F.square(input_x - mean), axes, True)
+        return y, mean, variance
+
+
+class GeLU(Primitive):
+    """GELU with the tanh approximation (MindSpore's ``ops.GeLU``)."""
+
+    def __call__(self, x: Any) -> Any:
+        return apply(Op.GeLU, x, approximate="tanh")
+
+
+Gelu = GeLU
+
+
+class FastGeLU(Primitive):
+    def __call__(self, x: Any) -> Any:
+        return fast_gelu(x)
+
+
+FastGelu = type("FastGelu", (FastGeLU,), {"__doc__": "``FastGeLU`` under its other name."})
+
+
+class Elu(Primitive):
+    def __init__(self, alpha: float = 1.0):
+        super().__init__(alpha=alpha)
+        self.alpha = alpha
+
+    def __call__(self, input_x: Any) -> Any:
+        return elu(input_x, self.alpha)
+
+
+class CeLU(Elu):
+    def __call__(self, input_x: Any) -> Any:
+        return celu(input_x, self.alpha)
+
+
+class HShrink(Primitive):
+    def __init__(self, lambd: float = 0.5):
+        super().__init__(lambd=lambd)
+        self.lambd = lambd
+
+    def __call__(self, input_x: Any) -> Any:
+        return hardshrink(input_x, self.lambd)
+
+
+class SoftShrink(HShrink):
+    def __call__(self, input_x: Any) -> Any:
+        return softshrink(input_x, self.lambd)
+
+
+class GLU(Primitive):
+    def __init__(self, axis: int = -1):
+        super().__init__(axis=axis)
+        self.axis = axis
+
+    def __call__(self, x: Any) -> Any:
+        return glu(x, self.axis)
+
+
+# --- convolution, pooling, normalisation --------------------------------------------------
+
+
+class Conv2D(Primitive):
+    """``ops.Conv2D(out_channel, kernel_size, ...)(x, weight)``; ``pad`` is an int or
+    (top, bottom, left, right)."""
+
+    nd = 2
+
+    def __init__(self, out_channel: int, kernel_size: Any, mode: int = 1,
+                 pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                 group: int = 1, data_format: str = "NCHW"):
+        super().__init__(out_channel=out_channel, kernel_size=kernel_size, mode=mode,
+                         pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                         group=group, data_format=data_format)
+        if data_format not in ("NCHW", "NCDHW"):
+            raise GraphValueError(f"For '{self.name}', only the NCHW / NCDHW data format is "
+                                  f"supported, but got {data_format!r}.")
+        self.out_channel, self.pad_mode, self.pad = out_channel, pad_mode, pad
+        self.stride, self.dilation, self.group = stride, dilation, group
+
+    def __call__(self, x: Any, w: Any) -> Any:
+        w = _as_tensor(w, Op.Conv)
+        if w.shape[0] != self.out_channel:
+            raise GraphValueError(f"For '{self.name}', the weight has {w.shape[0]} output "
+                                  f"channels, but out_channel is {self.out_channel}.")
+        stride, dilation = self.stride, self.dilation
+        if isinstance(stride, tuple) and len(stride) == self.nd + 2:  # (1, 1, sh, sw)
+            stride = stride[2:]
+        if isinstance(dilation, tuple) and len(dilation) == self.nd + 2:
+            dilation = dilation[2:]
+        return conv(x, w, None, stride, self.pad_mode, self.pad, dilation, self.group, self.nd)
+
+
+class Conv3D(Conv2D):
+    nd = 3
+
+    def __init__(self, out_channel: int, kernel_size: Any, mode: int = 1,
+                 pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                 group: int = 1, data_format: str = "NCDHW"):
+        super().__init__(out_channel, kernel_size, mode, pad_mode, pad, stride, dilation,
+                         group, data_format)
+
+
+class Conv2DBackpropInput(Conv2D):
+    """``(dout, weight, input_size)``: the gradient of Conv2D in its input, of shape
+    ``input_size`` (N, C, H, W)."""
+
+    def __init__(self, out_channel: int, kernel_size: Any, pad_mode: str = "valid",
+                 pad: Any = 0, pad_list: Any = None, mode: int = 1, stride: Any = 1,
+                 dilation: Any = 1, group: int = 1, data_format: str = "NCHW"):
+        super().__init__(out_channel, kernel_size, mode, pad_mode, pad, stride, dilation,
+                         group, data_format)
+        self.pad_list = pad_list
+
+    def __call__(self, dout: Any, weight: Any, input_size: Any) -> Any:
+        x = _spatial_input(dout, 2, Op.ConvTranspose)
+        w = _as_tensor(weight, Op.ConvTranspose)
+        size = tuple(input_size)[2:]
+        with _checking(Op.ConvTranspose):
+            stride = tuple_arg(self.stride[2:] if isinstance(self.stride, tuple) and
+                               len(self.stride) == 4 else self.stride, 2, "stride")
+            dilation = tuple_arg(self.dilation[2:] if isinstance(self.dilation, tuple) and
+                                 len(self.dilation) == 4 else self.dilation, 2, "dilation")
+            pad = tuple(self.pad_list) if self.pad_list else \
+                explicit_pad(self.pad_mode, self.pad, size, w.shape[2:], stride, dilation)
+        return conv_transpose(x, w, size, stride, pad, dilation, self.group)
+
+
+class Conv2DTranspose(Conv2DBackpropInput):
+    """MindSpore's other name of Conv2DBackpropInput."""
+
+
+class MaxPool(Primitive):
+    """``ops.MaxPool(kernel_size, strides, pad_mode)(x)``, pad mode 'valid' or 'same'."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
+                 data_format: str = "NCHW"):
+        super().__init__(kernel_size=kernel_size, strides=strides, pad_mode=pad_mode,
+                         data_format=data_format)
+        self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, pad_mode
+
+    @staticmethod
+    def _window(value: Any) -> Any:
+        return value[2:] if isinstance(value, tuple) and len(value) == 4 else value
+
+    def __call__(self, x: Any) -> Any:
+        return max_pool(x, 2, self._window(self.kernel_size), self._window(self.strides),
+                        self.pad_mode)
+
+
+class AvgPool(MaxPool):
+    """Pad mode 'same' averages over the window's positions inside the input."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID",
+                 data_format: str = "NCHW"):
+        super().__init__(kernel_size, strides, pad_mode, data_format)
+
+    def __call__(self, x: Any) -> Any:
+        return avg_pool(x, 2, self._window(self.kernel_size), self._window(self.strides),
+                        self.pad_mode)
+
+
+class AdaptiveAvgPool2D(Primitive):
+    def __init__(self, output_size: Any):
+        super().__init__(output_size=output_size)
+        self.output_size = output_size
+
+    def __call__(self, x: Any) -> Any:
+        return adaptive_avg_pool(x, self.output_size, 2)
+
+
+class AdaptiveMaxPool2D(AdaptiveAvgPool2D):
+    def __call__(self, x: Any) -> Any:
+        return adaptive_max_pool(x, self.output_size, 2)
+
+
+class BatchNorm(Primitive):
+    """``ops.BatchNorm(is_training, epsilon, momentum, data_format)(x, scale, bias, mean,
+    variance)`` -> (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
+
+    NOTE: the four statistics outputs are what MindSpore 2.10 returns on CPU: in training
+    reserve_space_1/2 hold the batch mean and biased variance and batch_mean and
+    batch_variance are zeros; in inference all four are zeros."""
+
+    def __init__(self, is_training: bool = False, epsilon: float = 1e-5,
+                 momentum: float = 0.1, data_format: str = "NCHW"):
+        super().__init__(is_training=is_training, epsilon=epsilon, momentum=momentum,
+                         data_format=data_format)
+        self.is_training = _bool(is_training, "is_training", self.name)
+        self.epsilon = _unit_float(epsilon, "epsilon", self.name, low_open=True)
+        self.momentum = _unit_float(momentum, "momentum", self.name, low_open=False)
+        if data_format not in ("NCHW", "NHWC"):
+            raise GraphValueError(f"For '{self.name}', the 'data_format' must be 'NCHW' or "
+                                  f"'NHWC', but got {data_format!r}.", user_loc())
+        if data_format == "NHWC":
+            raise GraphValueError(f"For '{self.name}', the 'NHWC' format is only supported "
+                                  "on GPU.", user_loc())
+
+    def __call__(self, input_x: Any, scale: Any, bias: Any, mean: Any,
+                 variance: Any) -> tuple[Any, ...]:
+        _check_batch_norm(self.name, input_x, {"scale": scale, "bias": bias, "mean": mean,
+                                               "variance": variance})
+        y, batch_mean, batch_var = _batch_norm(input_x, scale, bias, mean, variance,
+                                               self.is_training, self.momentum,
+                                               self.epsilon)
+        zeros = F.zeros((input_x.shape[1],), scale.dtype)
+        if not self.is_training:
+            return y, zeros, zeros, zeros, zeros
+        return (y, zeros, zeros, _as(F.reshape(batch_mean, zeros.shape), scale.dtype),
+                _as(F.reshape(batch_var, zeros.shape), scale.dtype))
+
+
+class LRN(Primitive):
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0,
+                 beta: float = 0.5, norm_region: str = "ACROSS_CHANNELS"):
+        super().__init__(depth_radius=depth_radius, bias=bias, alpha=alpha, beta=beta,
+                         norm_region=norm_region)
+
+    def __call__(self, x: Any) -> Any:
+        return lrn(x, **self.attrs)
+
+
+class ChannelShuffle(Primitive):
+    def __init__(self, group: int):
+        super().__init__(group=group)
+
+    def __call__(self, x: Any) -> Any:
+        return channel_shuffle(x, self.attrs["group"])
+
+
+class L2Normalize(Primitive):
+    """x / sqrt(max(sum(x^2, axis), epsilon))."""
+
+    def __init__(self, axis: Any = 0, epsilon: float = 1e-4):
+        super().__init__(axis=axis, epsilon=_number(epsilon, "epsilon", "L2Normalize"))
+
+    def __call__(self, x: Any) -> Any:
+        squares = F.sum(F.square(_float_tensor(x, "L2Normalize")), self.attrs["axis"], True)
+        return x / F.sqrt(F.clamp(squares, self.attrs["epsilon"]))
+
+
+# --- padding and resizing -----------------------------------------------------------------
+
+
+class Pad(Primitive):
+    """``ops.Pad(paddings)(x)``: zero padding, one (before, after) pair per axis."""
+
+    def __init__(self, paddings: Any):
+        super().__init__(paddings=paddings)
+        self.paddings = _paddings_pairs(paddings, "Pad")
+
+    def __call__(self, x: Any) -> Any:
+        return _pad_pairs(x, self.paddings, "constant", "Pad")
+
+
+_MIRROR_MODES = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+class MirrorPad(Primitive):
+    """``ops.MirrorPad(mode)(x, paddings)``: ``paddings`` is a constant (rank, 2) int
+    tensor; 'REFLECT' leaves the edge out of the mirror image, 'SYMMETRIC' repeats it."""
+
+    def __init__(self, mode: str = "REFLECT"):
+        super().__init__(mode=mode)
+        if mode not in _MIRROR_MODES:
+            raise GraphValueError(f"For 'MirrorPad', the 'mode' must be in "
+                                  f"{list(_MIRROR_MODES)}, but got {mode!r}.")
+        self.mode = _MIRROR_MODES[mode]
+
+    def __call__(self, input_x: Any, paddings: Any) -> Any:
+        if isinstance(paddings, SymTensor):
+            raise UnsupportedSyntaxError("For 'MirrorPad', 'paddings' must be a constant "
+                                         "tensor: padded shapes are static in msc")
+        values = np.asarray(paddings.asnumpy() if isinstance(paddings, Tensor) else paddings)
+        pairs = tuple(tuple(int(v) for v in row) for row in values.reshape(-1, 2))
+        return _pad_pairs(input_x, _paddings_pairs(pairs, "MirrorPad"), self.mode,
+                          "MirrorPad")
+
+
+def _image_size(size: Any, op: str) -> tuple[int, int]:
+    if isinstance(size, SymTensor):
+        raise UnsupportedSyntaxError(f"For '{op}', 'size' must be a constant: resized "
+                                     f"shapes are static in msc")
+    if isinstance(size, Tensor):
+        size = tuple(int(v) for v in size.asnumpy().reshape(-1))
+    if not isinstance(size, (tuple, list)) or len(size) != 2 or any(
+            isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in size):
+        raise GraphValueError(f"For '{op}', 'size' must be two positive ints, but got "
+                              f"{size!r}.")
+    return int(size[0]), int(size[1])
+
+
+def _image(x: Any, op: str) -> Any:
+    x = _as_tensor(x, op)
+    if x.ndim != 4:
+        raise GraphValueError(f"For '{op}', the image rank must be equal to 4, but got "
+                              f"{x.ndim}.")
+    return x
+
+
+class ResizeNearestNeighbor(Primitive):
+    """Nearest resizing of an NCHW image to ``size``: source floor(dst * in/out), or
+    round(dst * (in-1)/(out-1)) with ``align_corners``. MindSpore's CPU kernel ignores
+    ``half_pixel_centers``; so does msc."""
+
+    def __init__(self, size: Any, align_corners: bool = False,
+                 half_pixel_centers: bool = False):
+        super().__init__(size=size, align_corners=align_corners,
+                         half_pixel_centers=half_pixel_centers)
+        self.size = _image_size(size, self.name)
+        self.align_corners = bool(align_corners)
+
+    def __call__(self, input_x: Any) -> Any:
+        x = _image(input_x, self.name)
+        for axis, out in ((2, self.size[0]), (3, self.size[1])):
+            n = x.shape[axis]
+            if self.align_corners and out > 1:  # rounds halves up, as MindSpore does
+                index = np.minimum(np.floor(np.arange(out) * ((n - 1) / (out - 1)) + 0.5),
+                                   n - 1).astype(np.int64)
+            else:
+                index = _nearest_index(n, out, n / out, False)
+            x = _take(x, axis, index)
+        return x
+
+
+class ResizeBilinearV2(Primitive):
+    """Bilinear resizing of an NCHW float image to ``size``: corners aligned, pixel
+    centres (``half_pixel_centers``), or MindSpore's default source dst * in/out."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        if align_corners and half_pixel_centers:
+            raise GraphValueError("For ResizeBilinearV2, the half_pixel_centers must be "
+                                  "false when align_corners is true, but half_pixel_centers "
+                                  "got True.")
+        self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
+
+    def __call__(self, image: Any, size: Any) -> Any:
+        x = _image(image, self.name)
+        if not x.dtype.is_float:
+            raise GraphTypeError(f"For '{self.name}', the image must be a float tensor, but "
+                                 f"got {x.dtype}.")
+        for axis, out in zip((2, 3), _image_size(size, self.name)):
+            n = x.shape[axis]
+            if self.align_corners or self.half_pixel_centers:
+                matrix = linear_matrix(n, out, n / out, self.align_corners)
+            else:  # MindSpore's default samples at dst * in/out
+                matrix = _interpolation(n, np.arange(out) * (n / out))
+            x = along(x, axis, matrix)
+        return x
+
+
+# --- losses -------------------------------------------------------------------------------
+
+
+class L2Loss(Primitive):
+    """Half the sum of squares."""
+
+    def __call__(self, x: Any) -> Any:
+        return F.sum(F.square(x)) / 2
+
+
+class _ReducedLoss(Primitive):
+    """A loss class whose ``reduction`` is checked when it is made."""
+
+    def __init__(self, reduction: str = "mean", **attrs: Any):
+        super().__init__(reduction=_reduction(reduction, type(self).__name__), **attrs)
+
+
+class SmoothL1Loss(_ReducedLoss):
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction, beta=beta)
+
+    def __call__(self, prediction: Any, target: Any) -> Any:
+        return smooth_l1_loss(prediction, target, self.attrs["beta"], self.attrs["reduction"])
+
+
+class SoftMarginLoss(_ReducedLoss):
+    def __call__(self, input: Any, target: Any) -> Any:  # noqa: A002
+        return soft_margin_loss(input, target, self.attrs["reduction"])
+
+
+class BinaryCrossEntropy(_ReducedLoss):
+    def __call__(self, logits: Any, labels: Any, weight: Any = None) -> Any:
+        return binary_cross_entropy(logits, labels, weight, self.attrs["reduction"])
+
+
+class KLDivLoss(Primitive):
+    def __init__(self, reduction: str = "mean"):
+        if reduction not in ("none", "mean", "sum", "batchmean"):
+            raise GraphValueError(f"For 'KLDivLoss', the 'reduction' must be in ['none', "
+                                  f"'mean', 'sum', 'batchmean'], but got {reduction}.")
+        super().__init__(reduction=reduction)
+
+    def __call__(self, logits: Any, labels: Any) -> Any:
+        return kl_div(logits, labels, self.attrs["reduction"])
+
+
+class SigmoidCrossEntropyWithLogits(Primitive):
+    def __call__(self, logits: Any, label: Any) -> Any:
+        return binary_cross_entropy_with_logits(logits, label, reduction="none")
+
+
+
+
+# --- embedding lookup ---------------------------------------------------------------------
+
+_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+
+
+def _indices(x: Any, arg: str, op: str) -> Any:
+    if not isinstance(x, Tensor):
+        raise GraphTypeError(f"For '{op}', the '{arg}' must be a Tensor, but got "
+                             f"{type(x).__name__}.", user_loc())
+    if x.dtype not in _INDEX_DTYPES:
+        raise GraphTypeError(f"For '{op}', the dtype of '{arg}' must be Int32 or Int64, but "
+                             f"got {x.dtype}.", user_loc())
+    return x
+
+
+def _rows(table: Any, ids: Any) -> Any:
+    """``table[ids]`` along axis 0 for any shape of ``ids`` (a 0-d id gives one row)."""
+    flat = F.reshape(ids, (ids.size,))
+    return F.reshape(F.gather(table, flat, 0), ids.shape + table.shape[1:])
+
+
+def _lookup_or_zeros(table: Any, indices: Any, offset: Any) -> Any:
+    """Rows ``indices - offset`` of ``table``, zeros where that is outside the table."""
+    shifted = indices - offset
+    inside = F.logical_and(shifted >= 0, shifted < table.shape[0])
+    rows = _rows(table, F.select(inside, shifted, F.zeros_like(shifted)))
+    if table.ndim == 2:
+        inside = F.expand_dims(inside, -1)
+    return F.select(inside, rows, F.zeros_like(rows))
+
+
+class EmbeddingLookupPrim(Primitive):
+    """``ops.EmbeddingLookup()(input_params, input_indices, offset)``: rows
+    ``input_indices - offset`` of a 1-d or 2-d table; zeros for rows outside it."""
+
+    def __call__(self, input_params: Any, input_indices: Any, offset: Any) -> Any:
+        op = "EmbeddingLookup"
+        if not isinstance(input_params, Tensor):
+            raise GraphTypeError(f"For '{op}', the 'input_params' must be a Tensor, but got "
+                                 f"{type(input_params).__name__}.", user_loc())
+        if input_params.ndim not in (1, 2):
+            raise GraphValueError(f"For '{op}', the dimension of params must be in [1, 2], "
+                                  f"but got {input_params.ndim}.", user_loc())
+        _indices(input_indices, "input_indices", op)
+        if input_indices.ndim == 0:
+            raise GraphValueError(f"For '{op}', the dimension of indices must be greater "
+                                  "than 0, but got 0.", user_loc())
+        if isinstance(offset, Tensor):
+            offset = F.cast(offset, input_indices.dtype)
+        else:
+            offset = _int(offset, "offset", op)
+        return _lookup_or_zeros(input_params, input_indices, offset)
+
+
+EmbeddingLookupPrim.name = "EmbeddingLookup"
+
+
+EmbeddingLookup = EmbeddingLookupPrim
+
+__all__ = ["GeLU", "BiasAdd", "Dense", "Softmax", "LogSoftmax", "LayerNorm", "Elu", "CeLU",
+           "HShrink", "SoftShrink", "GLU", "Conv2D", "Conv3D", "Conv2DBackpropInput",
+           "Conv2DTranspose", "MaxPool", "AvgPool", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D",
+           "BatchNorm", "Pad", "MirrorPad", "ResizeNearestNeighbor", "ResizeBilinearV2", "L2Loss",
+           "FastGeLU", "FastGelu", "SmoothL1Loss", "SoftMarginLoss", "KLDivLoss",
+           "BinaryCrossEntropy", "L2Normalize", "SigmoidCrossEntropyWithLogits", "Gelu",
+           "ChannelShuffle", "LRN", "EmbeddingLookup"]

@@ -126,7 +126,7 @@ def entry_name(entry: Any, given: str | None) -> str:
 def cmd_compile(args: argparse.Namespace) -> int:
     from msc.cache import CacheStore, default_path
     from msc.codegen.artifact import export_artifact, write_artifact
-    from msc.compiler import compile_entry
+    from msc.compiler import compile_entry, library_path
 
     entry = find_entry(load_model_file(args.model), args.entry)
     specs = entry_specs(entry, args.input)
@@ -164,7 +164,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         try:
             info = write_artifact(compiled, args.output, entry_name=name, input_specs=specs,
-                                  precompile=True, progress=progress)
+                                  precompile=True, progress=progress,
+                                  library=library_path())
         finally:
             if progress is not None:
                 progress.close()

@@ -37,7 +37,6 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
-from msc.codegen.library import library_path
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
@@ -323,7 +322,7 @@ def generate(built: Build, target: str, layout: str, digest: str | None = None) 
     label = layout[len("artifact:"):] if artifact else f"@{built.module.entry}"
     spec = lower_module(built.module, target, header(label, target, digest))
     if spec.library and not artifact:  # (an artifact keeps its kernels in its own folder)
-        spec = dataclasses.replace(spec, library_dir=library_path())
+        spec = dataclasses.replace(spec, library_dir=str(library_path()))
     if digest is None and artifact:
         shapes = [(n, a.dtype.str, list(a.shape))
                   for n, a in zip(spec.weights, weight_arrays(built, spec))]
@@ -469,7 +468,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     if target_named(spec.target).numba and not tiered:
         zeros = [np.zeros(p.shape, p.asnumpy().dtype) for p in built.weights]
         timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
-                                             zeros + constants, built.deps.files)
+                                             zeros + constants, built.deps.files,
+                                             library=library_path())
     manifest = {**describe, "module": module_file, "kernel": spec.kernel.name,
                 "pass_report": built.report.as_dicts(), "timings": dict(timings),
                 "msc_version": VERSION}
@@ -494,6 +494,13 @@ def warn(message: str) -> None:
     while frame is not None and is_msc_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, CacheWarning, stacklevel=level)
+
+
+def library_path() -> Path:
+    """The kernel library's folder (``codegen/library.py``): ``$MSC_KERNEL_CACHE_PATH``,
+    else ``kernels`` in the compile cache's default folder."""
+    return Path(os.environ.get("MSC_KERNEL_CACHE_PATH") or
+                os.path.join(default_path(), "kernels"))
 
 
 def context_store() -> CacheStore | None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from msc._version import VERSION
-from msc.codegen.library import library_path, share
+from msc.codegen.library import share
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file
@@ -71,14 +71,17 @@ class ArtifactInfo:
 
 def write_artifact(compiled: Any, out_dir: str | os.PathLike[str], *, entry_name: str,
                    input_specs: Sequence[Any], precompile: bool = False,
-                   progress: Progress | None = None) -> ArtifactInfo:
+                   progress: Progress | None = None, library: Path | None = None,
+                   ) -> ArtifactInfo:
     """Write the code of ``compiled`` (a ``compiler.Compiled`` generated in the layout
     "artifact:<entry_name>") into the folder ``out_dir``.
 
     With ``precompile`` and the numba target, the kernel is compiled once on zero inputs
     before the folder is renamed into place, so Numba's cache ships with the artifact and
-    the time shows as the ``numba`` phase. Raises ``ArtifactError`` naming the folder when
-    it cannot be written; no partial folder is left behind.
+    the time shows as the ``numba`` phase (``library``: the machine's kernel library,
+    which seeds the artifact's kernels/ folder and keeps what it adds). Raises
+    ``ArtifactError`` naming the folder when it cannot be written; no partial folder is
+    left behind.
     """
     spec, source, digest = compiled.spec, compiled.source, compiled.generated.digest
     arrays = weight_arrays(compiled, spec)
@@ -95,7 +98,7 @@ def write_artifact(compiled: Any, out_dir: str | os.PathLike[str], *, entry_name
         if precompile and target_named(spec.target).numba:
             stage[0] = "compiling with Numba"
             timings["numba"] = precompile_kernel(tmp / module_file, spec, progress,
-                                                 files=compiled.deps.files)
+                                                 files=compiled.deps.files, library=library)
         return build_manifest(compiled, spec, arrays, timings=timings, entry_name=entry_name,
                               input_specs=input_specs, digest=digest)
 
@@ -183,7 +186,7 @@ def _raised_by_model(e: Exception, path: Path) -> bool:
 
 def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
                       arrays: Sequence[np.ndarray] | None = None,
-                      files: Iterable[str] = ()) -> float:
+                      files: Iterable[str] = (), *, library: Path | None = None) -> float:
     """Import the generated module and run it once on zeros (and copies of ``arrays``, the
     weights and constants, else of the bundled weights), prints silenced, so Numba
     compiles (and caches) the kernel now. Returns the seconds it took. The module is
@@ -196,8 +199,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     start = time.perf_counter()
     stems = [stem for stem, _ in spec.library_files]
     kernels = path.parent / "kernels" if spec.library_dir is None else Path(spec.library_dir)
-    if stems and spec.library_dir is None:  # an artifact's kernels: what the library has
-        share(Path(library_path()), kernels, stems)
+    seeded = bool(stems) and library is not None and spec.library_dir is None
+    if seeded:  # an artifact's own kernels/: what the machine's library already compiled
+        share(library, kernels, stems)  # type: ignore[arg-type]
     cached = sum(1 for _, stem in spec.library
                  if any((kernels / "__pycache__").glob(f"{stem}.*.nbi")))
     try:
@@ -228,9 +232,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         else:
             sys.modules.pop(name, None)
     seconds = time.perf_counter() - start
-    if stems and spec.library_dir is None:  # and the library keeps what it compiled
+    if seeded:  # and the library keeps what this compile added
         with contextlib.suppress(OSError):
-            share(path.parent / "kernels", Path(library_path()), stems)
+            share(kernels, library, stems)  # type: ignore[arg-type]
     if progress is not None:
         n = len(spec.library)
         progress(spec.kernel.name, seconds, f"{n} library kernels: {n - cached} compiled, "

@@ -4,7 +4,7 @@ call, each in a file of its own, so that Numba compiles each one once per machin
 Numba's on-disk cache belongs to a source file: it sits beside the file and holds while
 the file is unchanged. A kernel written into the generated module would be compiled again
 for every model and every process that generates a module. Written into a file named
-after a hash of its source, in a folder every process shares (``library_path``), it is
+after a hash of its source, in a folder every process shares (``compiler.library_path``), it is
 compiled by the first model that needs it and loaded by every later one: the ResNet block
 a second model repeats, the same model in the next process, ResNet-50 after ResNet-18 where
 their loops agree. The helpers (``msc/runtime/numba_rt.py``) are one more such file, so the
@@ -50,13 +50,6 @@ def _rt_jit(fn):
     fn.__qualname__ += "__blas" if _HAVE_BLAS else "__loops"
     return njit(cache=True, error_model="numpy")(fn)
 '''
-
-
-def library_path() -> str:
-    """``$MSC_KERNEL_CACHE_PATH``, else ``kernels`` in the compile cache's default folder."""
-    from msc.cache import default_path
-
-    return os.environ.get("MSC_KERNEL_CACHE_PATH") or os.path.join(default_path(), "kernels")
 
 
 @functools.cache

@@ -108,7 +108,7 @@ def share(source: Path, target: Path, stems: list[str]) -> None:
 # --- the signatures a driver will call its kernels with ------------------------------------
 
 #: An argument as Numba will type it: an array's (dtype, ndim, read-only), C-contiguous,
-#: or ("int64",) for a size.
+#: or ("int64",) or ("float64",) for a lifted literal.
 Arg = tuple
 
 
@@ -123,9 +123,8 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]) -> list[tuple[str, tu
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
                 value.func.id.startswith("_k_"):
-            args = [("int64",) if isinstance(a, ast.Constant) and type(a.value) is int
-                    else known.get(a.id) if isinstance(a, ast.Name) else None
-                    for a in value.args]
+            args = [_scalar(a) if isinstance(a, ast.Constant) else
+                    known.get(a.id) if isinstance(a, ast.Name) else None for a in value.args]
             if all(args):
                 found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
         elif isinstance(stmt, ast.Assign):
@@ -134,6 +133,11 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]) -> list[tuple[str, tu
                 if isinstance(target, ast.Name) and made is not None:
                     known[target.id] = made
     return list(found)
+
+
+def _scalar(c: ast.Constant) -> Arg | None:
+    """A lifted literal's type: Numba's for a Python int or float."""
+    return {int: ("int64",), float: ("float64",)}.get(type(c.value))
 
 
 def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:

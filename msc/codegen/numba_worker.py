@@ -106,7 +106,7 @@ def numba_types(args: tuple) -> tuple:
     import numpy as np
     from numba import from_dtype, types
 
-    return tuple(types.int64 if a == ("int64",) else
+    return tuple(getattr(types, a[0]) if len(a) == 1 else
                  types.Array(from_dtype(np.dtype(a[0])), a[1], "C", readonly=a[2])
                  for a in args)
 

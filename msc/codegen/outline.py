@@ -125,8 +125,8 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     text = "\n".join(texts)
     tree = ast.parse(text)
     sizes = _sizes(tree)
-    values = list(dict.fromkeys(c.value for c in sizes))
-    lifted = {id(c): f"c{values.index(c.value)}" for c in sizes}
+    values = list(dict.fromkeys((type(c.value), c.value) for c in sizes))  # (2 != 2.0)
+    lifted = {id(c): f"c{values.index((type(c.value), c.value))}" for c in sizes}
     edits = [(n.lineno, n.col_offset, n.end_col_offset, rename[n.id]) for n in ast.walk(tree)
              if isinstance(n, ast.Name) and n.id in rename] + \
         [(c.lineno, c.col_offset, c.end_col_offset, lifted[id(c)]) for c in sizes] + \
@@ -137,7 +137,7 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
     names = tuple(rename[n] for n in params) + tuple(f"c{k}" for k in range(len(values)))
     spec = KernelSpec(name, names, lines, f"({returns})")
-    call = f"{name}({', '.join([*params, *map(str, values)])})"
+    call = f"{name}({', '.join([*params, *(repr(v) for _, v in values)])})"
     if len(out) == 1:
         call = f"{out[0]}, = {call}"
     elif out:
@@ -146,14 +146,20 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
 
 
 def _sizes(tree: ast.AST) -> list[ast.Constant]:
-    """The integer literals of ``tree`` that are sizes: loop bounds, elements of a shape
-    or strides (``np.empty``, ``reshape``, ``as_strided``: ``_SHAPED``), operands of index arithmetic and comparisons, slice
-    bounds and indices among others. Numba takes them as run-time ints alike. Not lifted:
-    0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs a literal) and any
-    other argument (an axis, a dtype's value)."""
+    """The literals of ``tree`` that become arguments. Integers that are sizes: loop
+    bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
+    ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
+    among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs
+    a literal) or any other argument (an axis, a dtype's value). Floats other than 0.0 and
+    1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba types an int literal and
+    an int argument alike (int64), and a float literal and a float argument (float64)."""
     parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     found = []
     for c in ast.walk(tree):
+        if isinstance(c, ast.Constant) and type(c.value) is float and c.value == c.value \
+                and c.value not in (0.0, 1.0):
+            found.append(c)
+            continue
         if not (isinstance(c, ast.Constant) and type(c.value) is int and c.value > 1):
             continue
         parent = parents.get(id(c))

@@ -70,24 +70,25 @@ def test_alike_statements_become_one_kernel_called_twice():
 
 
 def test_the_same_loops_over_other_sizes_are_one_kernel():
-    """Loop bounds, shapes and index arithmetic are arguments; a lone index, an argument of
-    another call (here np.float32's) and 0 and 1 stay literals."""
+    """Loop bounds, shapes, index arithmetic and floats are arguments; a lone index, an
+    int argument of another call (here np.float32's) and 0 and 1 stay literals."""
     lines = ("y = np.empty((4, 6), np.float32)",
              "for i in range(4):",
              "    for j in range(1, 6):",
-             "        y[i, j] = x[i * 6 + j] * np.float32(2) + x[3]",
+             "        y[i, j] = x[i * 6 + j] * np.float32(2) + x[3] * 0.5",
              "z = np.empty((2, 8), np.float32)",
              "for i_1 in range(2):",
              "    for j_1 in range(1, 8):",
-             "        z[i_1, j_1] = y[i_1 * 8 + j_1] * np.float32(2) + y[3]")
+             "        z[i_1, j_1] = y[i_1 * 8 + j_1] * np.float32(2) + y[3] * 0.25")
     types = {"x": TensorType(dtypes.float32, (24,)), "y": TensorType(dtypes.float32, (4, 6)),
              "z": TensorType(dtypes.float32, (2, 8))}
     driver, kernels = outline(kernel(*lines, returns="(z, )"), types)
     assert len(kernels) == 1
     assert kernels[0].lines[1:] == ("    for t1 in range(1, c1):",
                                     "        a0[t0, t1] = a1[t0 * c1 + t1] * np.float32(2) + "
-                                    "a1[3]")
-    assert driver.lines[1].endswith("(y, x, 4, 6)") and driver.lines[3].endswith("(z, y, 2, 8)")
+                                    "a1[3] * c2")
+    assert driver.lines[1].endswith("(y, x, 4, 6, 0.5)")
+    assert driver.lines[3].endswith("(z, y, 2, 8, 0.25)")
 
 
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():

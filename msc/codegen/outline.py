@@ -7,9 +7,11 @@ and ReLU), so ``outline`` cuts a large entry into *kernels* — each loop nest w
 statements that feed it — and keeps the rest, allocations and views, as a Python *driver*
 that calls them in order. Identical kernels are compiled once: a kernel is named after a
 hash of its source with its variables renamed canonically (``a0``, ``a1``, ... for its
-parameters, ``t0``, ... for its locals), so the 16 alike batch-norm loops of a ResNet
-stage become one function called 16 times. Each call from Python costs a few microseconds,
-nothing next to a loop nest over a feature map.
+parameters, ``t0``, ... for its locals) and its sizes and float literals made arguments
+(``c0``, ...; see ``_sizes``), so the alike batch-norm loops of every ResNet stage, at
+56x56 or at 7x7, become one function. Each call from Python costs a few microseconds,
+nothing next to a loop nest over a feature map; ``library.py`` puts the kernels in files
+that Numba compiles once per machine.
 
 Before::
 
@@ -23,12 +25,12 @@ Before::
 After::
 
     @_rt_jit
-    def _k_3fa2c1(a0, a1, a2):
-        for t0 in range(4): ... a2[t0, t1] = a0[t0, t1] * a1[t1] ...
+    def _k_3fa2c1(a0, a1, a2, c0, c1):
+        for t0 in range(c0): ... a0[t0, t1] = a1[t0, t1] * a2[t1] ...
 
     def Net_construct(x, w):            # plain Python
         v = np.empty((4, 64), np.float32)
-        _k_3fa2c1(x, w, v)
+        _k_3fa2c1(v, x, w, 4, 64)
         ...
 
 A value crosses from one kernel to Python and on to the next only if it is an array

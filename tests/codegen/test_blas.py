@@ -22,7 +22,7 @@ import pytest
 from msc import ops
 from msc.ir.primitives.conv import GEMM_MIN_DEPTH
 from tests.codegen import check_all
-from tests.codegen.cases_conv import naive_conv
+from tests.codegen.cases_conv import naive_conv, naive_conv_transpose
 
 NUMPY_DIR = pathlib.Path(np.__file__).parent
 HAVE_NUMPY_BLAS = any(folder.glob("*openblas*") for folder in
@@ -163,3 +163,26 @@ def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
               naive_conv(x3, w3, (1, 2, 1), (1, 1, 1), (0,) * 6))
     _, built = check_all(gemm_convs, inputs, tmp_path, expect=expect)
     assert built["numba"].source.count("_rt_matmul_into(wmat") == 3  # all three took gemm
+
+
+def gemm_transposed(dy2: Any, w2: Any, dy3: Any, w3: Any) -> Any:
+    """Ungrouped transposed convolutions (a training step's input gradients) deep enough for
+    gemm + col2im: strides, padding that drops positions, dilation, 3-D."""
+    return (ops.conv_transpose2d(dy2, w2, stride=2, padding=1, dilation=(1, 2)),
+            ops.function.conv_func.conv_transpose(dy3, w3, (3, 5, 4), (1, 2, 1), (0,) * 6,
+                                                  (1, 1, 1), 1))
+
+
+def test_deep_transposed_convolutions_are_gemm_and_col2im(tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(7)
+
+    def normal(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    dy2, w2, dy3, w3 = normal(2, 32, 4, 3), normal(32, 3, 3, 3), normal(1, 40, 2, 2, 3), \
+        normal(40, 2, 2, 2, 2)
+    assert min(dy2.shape[1], dy3.shape[1]) >= GEMM_MIN_DEPTH
+    expect = (naive_conv_transpose(dy2, w2, (2, 2), (1, 2), (1, 1, 1, 1), 1, (7, 7)),
+              naive_conv_transpose(dy3, w3, (1, 2, 1), (1, 1, 1), (0,) * 6, 1, (3, 5, 4)))
+    _, built = check_all(gemm_transposed, [dy2, w2, dy3, w3], tmp_path, expect=expect)
+    assert built["numba"].source.count("_rt_matmul_into(wmat") == 2  # both took gemm

@@ -365,6 +365,55 @@ def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> list
     return loops.lines
 
 
+def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
+            and dy.dtype == w.dtype == o.dtype and dy.shape[1] >= GEMM_MIN_DEPTH:
+        return _loops_conv_transpose_gemm(a, node, out, fresh)
+    return _loops_conv_transpose(a, node, out, fresh)
+
+
+def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
+    positions) matrix is the transposed weight matrix times its dy, one gemm call; each
+    entry is then added to the input position its tap reads from that output position
+    (none where that is padding). A training step's input gradients, several times
+    faster than the gathering loop nest."""
+    dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    nd, spots = o.ndim - 2, dy.shape[2:]
+    depth, width = math.prod(w.shape[1:]), math.prod(spots)
+    weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("dyflat")
+    dt = dtype_ref(o.dtype)
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.zeros({o.shape!r}, {dt})")
+    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth})).T")
+    loops.add(f"{cols} = np.empty(({depth}, {width}), {dt})")
+    loops.add(f"{flat} = np.ascontiguousarray({a[0]})"
+              f".reshape(({dy.shape[0]}, {dy.shape[1]}, {width}))")
+    batch = loops.open(o.shape, (0,), "n")
+    loops.add(f"_rt_matmul_into({weights}, {flat}[{batch[0]}], {cols})")
+    lead = loops.open(w.shape, range(1, w.ndim), "k")  # channel, then taps
+    row = fresh("r")
+    loops.add(f"{row} = {_flat_index(list(lead.values()), w.shape[1:])}")
+    spot: dict[int, str] = {}
+    where = []
+    for d in range(nd):
+        spot.update(loops.open(spots, (d,), "p"))
+        i = fresh(f"i{d}")
+        loops.add(f"{i} = {spot[d]} * {stride[d]} - {pad[2 * d]} + {lead[d + 2]} * {dilation[d]}")
+        loops.add(f"if 0 <= {i} < {o.shape[d + 2]}:")
+        loops.depth += 1
+        where.append(i)
+    loops.add(f"{out}[{index([batch[0], lead[1], *where])}] += "
+              f"{cols}[{row}, {_flat_index(list(spot.values()), spots)}]")
+    loops.depth -= nd  # the ifs
+    loops.close(spot)
+    loops.close(lead)
+    loops.close(batch)
+    return loops.lines
+
+
 def _scan_window(loops: Loops, node: Any, src: str, lead: dict[int, str],
                  shape: tuple[int, ...]) -> tuple[str, list[str], dict[int, str]]:
     """Lines scanning the window of output position ``lead`` for its first maximum (a NaN
@@ -515,7 +564,7 @@ register(Primitive("Conv", _conv_infer, _conv_impl, _lowering(_emit_conv, _loops
                    attrs=_WINDOW + (Attr("groups", 1, (int,)),), cost=_CONV_COST,
                    vjp=_vjp_conv, batch=_batch_conv))
 register(Primitive("ConvTranspose", _conv_transpose_infer, _conv_transpose_impl,
-                   _lowering(_emit_conv_transpose, _loops_conv_transpose),
+                   _lowering(_emit_conv_transpose, _loops_conv_transpose_or_gemm),
                    attrs=_WINDOW + (Attr("groups", 1, (int,)),
                                     Attr("input_size", types=(tuple,))),
                    cost=_CONV_COST, vjp=_vjp_conv_transpose, batch=_batch_conv))

@@ -99,9 +99,10 @@ def failing_frame(message: str, generated: str | os.PathLike[str]) -> tuple[str,
     """The last ``File "...", line N`` of Numba's message in generated code: the module
     ``generated`` or a kernel of the library (``library.py``) it wrote."""
     for m in reversed(list(_FILE_LINE.finditer(message))):
-        if _same_file(m["file"], str(generated)) or \
-                _LIBRARY_KERNEL.fullmatch(os.path.basename(m["file"])):
-            return m["file"], int(m["line"])
+        if _same_file(m["file"], str(generated)):
+            return str(generated), int(m["line"])
+        if _LIBRARY_KERNEL.fullmatch(os.path.basename(m["file"])):
+            return os.path.abspath(m["file"]), int(m["line"])  # (Numba may show it relative)
     return None
 
 

@@ -16,7 +16,7 @@ attributes, constants and operand kinds form a class, and a class of at least
             t = arena_float32[o + i] - 0.1 * pack[16 * lane + i]
             lanes[16 * lane + i] = t
 
-A lane reads weights through their arena (``frontend/api/arena.py``) and graph inputs
+A lane reads weights through their arena (``common/arena.py``) and graph inputs
 through a *pack* (``run`` concatenates those inputs into one array), and writes its
 results into one array per chain position, which ``run`` splits into one view per lane
 (each call's array is new, so results handed out are never written again). Only the

@@ -2,7 +2,7 @@
 
 Each graph becomes one kernel function taking (inputs, weights, constants) as arrays;
 the entry kernel takes its weights as arenas instead: per dtype one buffer and the
-offsets of the weights in it (``frontend/api/arena.py``), and slices out the weights
+offsets of the weights in it (``common/arena.py``), and slices out the weights
 it reads itself, so its argument count does not grow with the number of weights.
 For the numba target, runs of elementwise nodes over one output shape are fused into
 one explicit loop nest whose intermediates are scalars (``fusion.py``); everything else

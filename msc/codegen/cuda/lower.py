@@ -336,7 +336,7 @@ def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModu
 
 def _arenas(graph: Graph) -> dict[str, Any]:
     """How the in-process ``run`` receives the weights: ``arenas`` and ``slots`` as the
-    host targets' lowering lays them out (``frontend/api/arena.py``)."""
+    host targets' lowering lays them out (``common/arena.py``)."""
     # NOTE: guarded while the weight arenas land in lower.py; drop the guard after.
     layout = getattr(host_lower, "arena_layout", None)
     if layout is None:

@@ -19,13 +19,17 @@ import sys
 import traceback
 import warnings
 from types import ModuleType
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from msc._version import VERSION
 from msc.codegen.render import import_file
 from msc.errors import GraphTypeError, MscError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
+from msc.progress import Ticker, wanted
+
+if TYPE_CHECKING:
+    from msc.codegen.library import KernelWatch
 
 _SPEC = re.compile(r"^([a-z0-9]+)\[([0-9, ]*)\]$")
 
@@ -240,20 +244,34 @@ def format_age(seconds: float) -> str:
 
 
 class ProgressLine:
-    """Numba's compile on one line: the start (flushed at once: it can take a while), then
-    the time; a failure in between still ends the line."""
+    """Numba's compile on one line: the start (flushed at once: it can take a while), on a
+    terminal the library kernels compiled so far, then the time; a failure in between
+    still ends the line."""
 
     def __init__(self) -> None:
         self.open = False
+        self.ticker: Ticker | None = None
 
-    def __call__(self, kernel: str, seconds: float | None, note: str = "") -> None:
+    def __call__(self, kernel: str, seconds: float | None, note: str = "",
+                 watch: KernelWatch | None = None) -> None:
         if seconds is None:
-            print(f"numba: compiling {kernel} ...", end="", flush=True)
+            start = f"numba: compiling {kernel} ..."
+            print(start, end="", flush=True)
+            if watch is not None and wanted(sys.stdout):
+                self.ticker = Ticker(sys.stdout, start + " ", watch.summary)
         else:
+            self.stop_ticker()
             print(f" {seconds:.2f} s" + (f" ({note})" if note else ""), flush=True)
         self.open = seconds is None
 
+    def stop_ticker(self) -> None:
+        if self.ticker is not None:
+            self.ticker.stop()
+            print(self.ticker.prefix.rstrip(), end="", flush=True)
+            self.ticker = None
+
     def close(self) -> None:
+        self.stop_ticker()
         if self.open:
             print(" failed", flush=True)
             self.open = False

@@ -32,7 +32,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from msc.codegen.library import KernelWatch
 from msc.codegen.render import import_file
+from msc.progress import Ticker, wanted
 
 WORKER = Path(__file__).with_name("codegen") / "numba_worker.py"
 _RUNNING: weakref.WeakSet[NumbaTier] = weakref.WeakSet()
@@ -57,6 +59,7 @@ class NumbaTier:
         self.module: ModuleType | None = None
         self.constants: Sequence[np.ndarray] = ()
         self.error: str | None = None
+        self.watch: KernelWatch | None = None  # its library kernels, for a progress line
         self.done = threading.Event()
         self.detach = detach
         self.process: subprocess.Popen[bytes] | None = None
@@ -71,6 +74,7 @@ class NumbaTier:
               arrays: Sequence[np.ndarray]) -> None:
         try:
             path, constants = prepare()
+            self.watch = KernelWatch.of_module(path)
             fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
             args = [*arrays, *constants]
             with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
@@ -141,16 +145,29 @@ def warn_failed(tier: NumbaTier, label: str) -> None:
 def wait_for_compiles(timeout: float | None = None) -> bool:
     """Wait for every background Numba compile of this process to finish: after it, the
     next call of each compiled function runs its numba tier. False if ``timeout`` (in
-    seconds) ran out first. Useful before timing steady-state calls.
+    seconds) ran out first. Useful before timing steady-state calls. On a terminal, a
+    line on stderr counts the library kernels compiled so far (``MSC_PROGRESS=0``: not).
 
     Example:
         >>> msc.wait_for_compiles()
         True
     """
-    for tier in list(_RUNNING):
-        if not tier.wait(timeout):
-            return False
-    return True
+    tiers = [tier for tier in list(_RUNNING) if not tier.done.is_set()]
+    ticker = Ticker(sys.stderr, "msc: waiting for Numba: ", lambda: _summary(tiers)) \
+        if tiers and wanted(sys.stderr) else None
+    try:
+        return all(tier.wait(timeout) for tier in tiers)
+    finally:
+        if ticker is not None:
+            ticker.stop()
+
+
+def _summary(tiers: list[NumbaTier]) -> str:
+    watches = [tier.watch for tier in tiers if tier.watch is not None]
+    done = sum(len(w.compiled()) for w in watches)
+    total = sum(len(w.stems) for w in watches)
+    busy = sum(not tier.done.is_set() for tier in tiers)
+    return f"{busy} of {len(tiers)} compiles running, {done}/{total} library kernels"
 
 
 @atexit.register

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from msc._version import VERSION
-from msc.codegen.library import share
+from msc.codegen.library import KernelWatch, share
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file
@@ -43,8 +43,9 @@ MANIFEST = "manifest.json"
 WEIGHTS = "weights.npz"
 FORMAT = 1  # bump when the manifest's fields change meaning
 
-#: ``progress(kernel, seconds, note)``: called with None before Numba compiles, then with
-#: the time and a note on the library kernels (how many compiled, how many were cached).
+#: ``progress(kernel, seconds, note, watch=None)``: called with None (and a ``KernelWatch``
+#: of the library kernels, if any) before Numba compiles, then with the time and a note on
+#: the library kernels (how many compiled, how many were cached).
 Progress = Callable[..., None]
 
 
@@ -192,8 +193,6 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     compiles (and caches) the kernel now. Returns the seconds it took. The module is
     imported under its file's stem, as ``import <stem>`` would: Numba's cache records
     that name. A Numba failure names the user's line (``files``: the compile's sources)."""
-    if progress is not None:
-        progress(spec.kernel.name, None)
     name = path.stem
     previous = sys.modules.get(name)
     start = time.perf_counter()
@@ -202,8 +201,9 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
     seeded = bool(stems) and library is not None and spec.library_dir is None
     if seeded:  # an artifact's own kernels/: what the machine's library already compiled
         share(library, kernels, stems)  # type: ignore[arg-type]
-    cached = sum(1 for _, stem in spec.library
-                 if any((kernels / "__pycache__").glob(f"{stem}.*.nbi")))
+    watch = KernelWatch(kernels, sorted({stem for _, stem in spec.library}))
+    if progress is not None:
+        progress(spec.kernel.name, None, watch=watch if spec.library else None)
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]
@@ -236,9 +236,8 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         with contextlib.suppress(OSError):
             share(kernels, library, stems)  # type: ignore[arg-type]
     if progress is not None:
-        n = len(spec.library)
-        progress(spec.kernel.name, seconds, f"{n} library kernels: {n - cached} compiled, "
-                 f"{cached} cached" if n else "")
+        progress(spec.kernel.name, seconds,
+                 watch.summary() if spec.library else "")
     return seconds
 
 

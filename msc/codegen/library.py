@@ -22,6 +22,7 @@ import builtins
 import functools
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -162,3 +163,38 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
             isinstance(e.args[0], ast.Tuple) and isinstance(e.args[1], ast.Attribute):
         return (e.args[1].attr, len(e.args[0].elts), False)
     return None
+
+
+# --- progress: which of a module's kernels Numba has compiled -----------------------------
+
+class KernelWatch:
+    """Counts a generated module's library kernels that have an entry in Numba's cache,
+    for the progress line of a compile someone waits for (``msc compile``,
+    ``msc.wait_for_compiles``). Numba writes a kernel's index file once the kernel has
+    compiled, in whichever process compiled it, so the count includes parallel helpers'."""
+
+    def __init__(self, folder: Path, stems: list[str]):
+        self.folder, self.stems = folder, stems
+        self.cached = self.compiled()  # what an earlier compile left
+
+    @classmethod
+    def of_module(cls, path: Path) -> KernelWatch | None:
+        """The watch for the generated module at ``path``, read off its ``_KERNELS`` and
+        ``_LIBRARY`` lines; None for a module without library kernels."""
+        source = path.read_text(encoding="utf-8")
+        stems = sorted(set(re.findall(r"'(_msc_k_[0-9a-f]{16})': ", source)))
+        if not stems:
+            return None
+        given = re.search(r"^_KERNELS = ('.*')$", source, re.MULTILINE)
+        return cls(Path(ast.literal_eval(given.group(1))) if given else path.parent / "kernels",
+                   stems)
+
+    def compiled(self) -> set[str]:
+        found = {p.name.split(".", 1)[0] for p in (self.folder / "__pycache__").glob("*.nbi")}
+        return {stem for stem in self.stems if stem in found}
+
+    def summary(self) -> str:
+        """"5/14 library kernels (3 compiled, 2 cached)": compiled now, and found compiled."""
+        done = self.compiled()
+        return (f"{len(done)}/{len(self.stems)} library kernels ({len(done - self.cached)} compiled, "
+                f"{len(self.cached)} cached)")

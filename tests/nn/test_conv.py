@@ -291,6 +291,34 @@ def test_max_pool_gradient_goes_to_the_first_maximum_of_a_tie() -> None:
     np.testing.assert_array_equal(dx, [[[[0.0, 2.0, 0.0], [0.0, 0.0, 0.0]]]])
 
 
+class _Pool(nn.Cell):
+    def construct(self, x: Any) -> Any:
+        return ops.max_pool2d(x, 2, 2, 1)
+
+
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_max_pool_window_with_nan_or_only_minus_infinity(target: str) -> None:
+    """A NaN anywhere in a window is its maximum (numpy's np.max); a window of -inf and
+    padding is -inf. The numba forward scan tracks no argmax: this pins its NaN rule."""
+    x = np.array([[[[np.nan, 1.0, 2.0, -np.inf], [0.0, 5.0, -np.inf, -np.inf],
+                    [3.0, np.nan, 1.0, 0.0], [4.0, 2.0, 7.0, 6.0]]]], np.float32)
+    got = _graph(_Pool(), x, target=target).asnumpy()
+    want = naive_max_pool(np.where(np.isnan(x), np.float32(99), x), (2, 2), (2, 2), (1, 1, 1, 1))
+    want[np.isnan(naive_window_has_nan(x))] = np.nan
+    np.testing.assert_array_equal(got, want)
+    assert got[0, 0, 0, 2] == -np.inf  # its window: padding and one -inf
+
+
+def naive_window_has_nan(x: np.ndarray) -> np.ndarray:
+    """NaN where a 2x2 window (stride 2, padding 1) holds a NaN, else 0."""
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((1, 1, 3, 3), np.float32)
+    for i, j in np.ndindex(3, 3):
+        if np.isnan(padded[0, 0, 2 * i:2 * i + 2, 2 * j:2 * j + 2]).any():
+            out[0, 0, i, j] = np.nan
+    return out
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: nn.Conv2d(4, 6, 3, group=4), ValueError, "group"),
     (lambda: nn.Conv2d(4, 6, 3, pad_mode="full"), ValueError, "pad_mode"),

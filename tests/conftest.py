@@ -1,6 +1,7 @@
 """Shared fixtures: every test starts from the default context and an empty compile
 cache of its own (``msc compile`` uses one unless ``--no-cache``; module fixtures share
-the session's). In-process numba compiles wait for Numba (MSC_JIT_TIER=numba), so the
+the session's; the kernel library is the session's too, as it is a machine's). In-process
+numba compiles wait for Numba (MSC_JIT_TIER=numba), so the
 numba target is what the tests of the numba target run; ``tests/e2e/test_tiering.py``
 tests the tiers."""
 
@@ -16,6 +17,7 @@ def _private_compile_cache(tmp_path_factory):
     mp.setenv("MSC_COMPILER_CACHE_PATH", str(tmp_path_factory.mktemp("compile-cache")))
     mp.delenv("MSC_COMPILER_CACHE_ENABLE", raising=False)
     mp.setenv("MSC_JIT_TIER", "numba")
+    mp.setenv("MSC_KERNEL_CACHE_PATH", str(tmp_path_factory.mktemp("kernel-library")))
     yield
     mp.undo()
 

@@ -16,7 +16,7 @@ rank (MPI ``Abort``), so a failing rank never leaves the others waiting forever.
 import numpy as np
 
 _RT_COMMS = {}
-_RT_KINDS = ("AllReduce", "AllGather", "ReduceScatter", "Broadcast")
+_RT_KINDS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
 _RT_REDUCTIONS = ("sum", "max", "min", "prod")
 _RT_SIGNATURE = 12  # kind, reduction or root, dtype, ndim, 7 dims, element count
 
@@ -111,7 +111,7 @@ def _rt_all_reduce(x, out, op, group, ranks):
     MPI = _rt_mpi()
     comm = _rt_comm(group, ranks)
     x = np.ascontiguousarray(x)
-    _rt_agree(comm, "AllReduce", x, _RT_REDUCTIONS.index(op))
+    _rt_agree(comm, "all-reduce", x, _RT_REDUCTIONS.index(op))
     reduction = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}[op]
     comm.Allreduce(x, out, op=reduction)
     return out
@@ -121,7 +121,7 @@ def _rt_all_gather(x, out, group, ranks):
     """``out`` = the ranks' ``x`` concatenated along the first axis, in rank order."""
     comm = _rt_comm(group, ranks)
     x = np.ascontiguousarray(x)
-    _rt_agree(comm, "AllGather", x, 0)
+    _rt_agree(comm, "all-gather", x, 0)
     comm.Allgather(x, out)
     return out
 
@@ -131,7 +131,7 @@ def _rt_reduce_scatter(x, out, op, group, ranks):
     MPI = _rt_mpi()
     comm = _rt_comm(group, ranks)
     x = np.ascontiguousarray(x)
-    _rt_agree(comm, "ReduceScatter", x, _RT_REDUCTIONS.index(op))
+    _rt_agree(comm, "reduce-scatter", x, _RT_REDUCTIONS.index(op))
     reduction = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}[op]
     comm.Reduce_scatter_block(x, out, op=reduction)
     return out
@@ -141,6 +141,6 @@ def _rt_broadcast(x, out, root, group, ranks):
     """``out`` = ``x`` of the world rank ``root``, on every rank of the group."""
     comm = _rt_comm(group, ranks)
     out[...] = x
-    _rt_agree(comm, "Broadcast", out, root)
+    _rt_agree(comm, "broadcast", out, root)
     comm.Bcast(out, root=list(ranks).index(root))
     return out

@@ -22,5 +22,5 @@ def test_ranks_running_different_shapes_fail_at_the_first_collective():
     proc = launch([RANKS / "faults.py", "mismatch"], timeout=120)
     assert proc.returncode != 0
     assert ("the ranks run different collectives (different graphs or input shapes): rank 0: "
-            "AllReduce of a float32 tensor of shape (3, 2); rank 1: AllReduce of a float32 "
+            "all-reduce of a float32 tensor of shape (3, 2); rank 1: all-reduce of a float32 "
             "tensor of shape (4, 2)") in proc.stderr

@@ -46,7 +46,7 @@ class AllReduce(_Collective):
     """``AllReduce(op=ReduceOp.SUM, group)(x)``: the elementwise ``op`` of ``x`` over the
     group's ranks, on every rank."""
 
-    name = "AllReduce"
+    name = Op.AllReduce.name
 
     def __init__(self, op: str = ReduceOp.SUM, group: str = _WORLD):
         _check(self.name, op, group)
@@ -59,7 +59,7 @@ class AllReduce(_Collective):
 class AllGather(_Collective):
     """``AllGather(group)(x)``: the ranks' ``x`` concatenated along axis 0 in rank order."""
 
-    name = "AllGather"
+    name = Op.AllGather.name
 
     def __init__(self, group: str = _WORLD):
         _check(self.name, ReduceOp.SUM, group)
@@ -73,7 +73,7 @@ class ReduceScatter(_Collective):
     """``ReduceScatter(op, group)(x)``: the ``op`` of ``x`` over the ranks, split along
     axis 0 into one block per rank; each rank gets its own."""
 
-    name = "ReduceScatter"
+    name = Op.ReduceScatter.name
 
     def __init__(self, op: str = ReduceOp.SUM, group: str = _WORLD):
         _check(self.name, op, group)
@@ -87,7 +87,7 @@ class Broadcast(_Collective):
     """``Broadcast(root_rank, group)((x, ...))``: each tensor's value on the world rank
     ``root_rank``, on every rank (a tuple, as the input)."""
 
-    name = "Broadcast"
+    name = Op.Broadcast.name
 
     def __init__(self, root_rank: int, group: str = _WORLD):
         if not isinstance(root_rank, int) or isinstance(root_rank, bool):

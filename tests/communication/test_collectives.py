@@ -26,6 +26,16 @@ def test_every_collective_against_numpy_on_two_ranks():
     assert not missing, missing
 
 
+def test_without_mpi4py_init_names_the_install_command(monkeypatch):
+    import sys
+
+    from msc.communication import init
+
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # an import of it fails
+    with pytest.raises(ImportError, match=r'pip install "msc\[distributed\]"'):
+        init()
+
+
 def test_collectives_need_init_and_valid_arguments():
     with pytest.raises(RuntimeError, match=r"For 'AllReduce', .*communication.init\(\)"):
         ops.AllReduce()(ms.Tensor([1.0]))

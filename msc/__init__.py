@@ -11,6 +11,12 @@ hit and short scripts do not pay for them.
 
 from msc import context, dtype  # noqa: F401
 from msc.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
+from msc.context import (  # noqa: F401
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from msc.dtype import (  # noqa: F401
     bool_,
     float16,
@@ -41,7 +47,7 @@ from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 from msc._version import VERSION as __version__  # noqa: E402
 
 #: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
-_LAZY_SUBMODULES = ("amp", "common", "nn", "numpy", "ops", "train")
+_LAZY_SUBMODULES = ("amp", "common", "communication", "nn", "numpy", "ops", "train")
 
 #: Top-level names defined elsewhere, imported on first use: name -> module.
 _LAZY_NAMES = {

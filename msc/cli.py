@@ -130,6 +130,7 @@ def entry_name(entry: Any, given: str | None) -> str:
 def cmd_compile(args: argparse.Namespace) -> int:
     from msc.cache import CacheStore, default_path
     from msc.codegen.artifact import export_artifact, write_artifact
+    from msc.communication.launch import on_ranks
     from msc.compiler import compile_entry, library_path
 
     entry = find_entry(load_model_file(args.model), args.entry)
@@ -163,16 +164,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
             say(f"on the host (operands copied there and back): {', '.join(host_ops)}")
     else:
         say(f"cache: hit, {compiled.entry_dir}: parse, optimize, codegen and Numba skipped")
-    if compiled.entry_dir is not None:
-        info = export_artifact(compiled, args.output)
-    else:
+    def write(output: str) -> Any:
+        if compiled.entry_dir is not None:
+            return export_artifact(compiled, output)
         try:
-            info = write_artifact(compiled, args.output, entry_name=name, input_specs=specs,
-                                  precompile=True, progress=progress,
-                                  library=library_path())
+            return write_artifact(compiled, output, entry_name=name, input_specs=specs,
+                                  precompile=True, progress=progress, library=library_path())
         finally:
             if progress is not None:
                 progress.close()
+
+    info = on_ranks(args.output, write)  # under mpiexec, rank 0 writes the artifact
+    if info is None:
+        return 0
     say(format_phases(info.timings, args.target))
     say(f"artifact: {info.path}")
     files = (info.module_file, "weights.npz", "manifest.json")
@@ -184,6 +188,15 @@ def cmd_compile(args: argparse.Namespace) -> int:
         size = sum(p.stat().st_size for p in kernels)
         say(f"  {'kernels/':<{width}}  {size:>10,} bytes in {len(kernels)} files")
     return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from msc.communication.launch import run
+
+    try:
+        return run(args.n, args.script, args.args, args.hostfile)
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
@@ -380,6 +393,13 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--cache-dir", metavar="DIR", help="the compile cache folder "
                       "(default: $MSC_COMPILER_CACHE_PATH, else ~/.cache/msc)")
     comp.set_defaults(run=cmd_compile)
+    run = sub.add_parser("run", help="run a script on N ranks through mpiexec (MPI)")
+    run.add_argument("-n", type=int, default=1, metavar="N", help="how many ranks")
+    run.add_argument("--hostfile", metavar="FILE", help="the machines, one per line "
+                     "(mpiexec's -f); default: this machine")
+    run.add_argument("script", help="the Python script every rank runs")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    run.set_defaults(run=cmd_run)
     cache = sub.add_parser("cache", help="list, clear or prune the compile cache")
     cache.add_argument("action", choices=("ls", "clear", "prune"))
     cache.add_argument("--max-size", metavar="SIZE", help="prune: keep at most SIZE (500M, 2G)")

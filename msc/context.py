@@ -7,6 +7,7 @@ passes plain options down.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from msc.errors import GraphValueError
@@ -17,8 +18,8 @@ PYNATIVE_MODE = 1
 
 class ParallelMode:
     """MindSpore's parallel modes (``from mindspore.context import ParallelMode``). msc
-    compiles for one device, so it runs as ``STAND_ALONE`` whatever a script names; the
-    names are here for the model code that compares against them."""
+    runs ``STAND_ALONE`` and ``DATA_PARALLEL`` (see ``set_auto_parallel_context``); the
+    other names are here for the model code that compares against them."""
 
     STAND_ALONE = "stand_alone"
     DATA_PARALLEL = "data_parallel"
@@ -105,9 +106,17 @@ def get_context(key: str) -> Any:
 
 
 def code_options() -> dict[str, Any]:
-    """The settings of ``CODE_OPTIONS`` (and the environment variables behind them)."""
+    """The settings of ``CODE_OPTIONS`` (and the environment variables behind them), and
+    under MPI the parallel settings, the world's size and this rank (a graph may read
+    its rank, and its collectives name their ranks)."""
     options = {key: _context[key] for key in CODE_OPTIONS}
     options["side_effect_load_elim"] = load_elim_level()
+    comm = sys.modules.get("msc.communication.management")
+    if comm is not None and comm.GlobalComm.INITED:
+        options["parallel"] = (sorted(_parallel.items()), comm.get_group_size(),
+                               comm.get_rank())
+    elif _parallel != _PARALLEL_DEFAULTS:
+        options["parallel"] = sorted(_parallel.items())
     return options
 
 
@@ -158,3 +167,71 @@ def reset_context() -> None:
     generation += 1
     _context.clear()
     _context.update(_DEFAULTS)
+
+
+# --- the auto-parallel context ------------------------------------------------------------
+
+_PARALLEL_DEFAULTS: dict[str, Any] = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": None,  # None: the world's size once communication is initialised
+    "global_rank": None,
+    "parameter_broadcast": False,
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "full_batch": False,
+    "comm_fusion": None,
+    "all_reduce_fusion_config": None,
+}
+_parallel: dict[str, Any] = dict(_PARALLEL_DEFAULTS)
+
+
+def set_auto_parallel_context(**kwargs: Any) -> None:
+    """MindSpore's parallel settings: ``parallel_mode`` (``ParallelMode.STAND_ALONE`` or
+    ``DATA_PARALLEL``: ``TrainOneStepCell`` then averages or sums its gradients over the
+    ranks with ``nn.DistributedGradReducer``), ``gradients_mean`` (average rather than
+    sum), ``device_num`` (the divisor of the mean; default the world's size), and the
+    other keys of ``get_auto_parallel_context``, kept for the scripts that read them.
+    msc runs no sharded (semi-)auto or hybrid parallel mode."""
+    global generation
+    for key, value in kwargs.items():
+        if key not in _PARALLEL_DEFAULTS:
+            raise GraphValueError(f"unknown auto-parallel option '{key}' "
+                                  f"(known: {', '.join(sorted(_PARALLEL_DEFAULTS))})")
+        if key == "parallel_mode" and value not in (ParallelMode.STAND_ALONE,
+                                                    ParallelMode.DATA_PARALLEL):
+            if value in ParallelMode.MODE_LIST:
+                raise GraphValueError(f"parallel_mode '{value}' is not supported: msc "
+                                      "trains stand-alone or data-parallel")
+            raise GraphValueError(f"parallel_mode must be one of {ParallelMode.MODE_LIST}, "
+                                  f"but got {value!r}")
+        if key in ("gradients_mean", "parameter_broadcast", "full_batch") and \
+                not isinstance(value, bool):
+            raise GraphValueError(f"{key} must be a bool, but got {value!r}")
+        if key == "device_num" and (not isinstance(value, int) or isinstance(value, bool)
+                                    or value < 1):
+            raise GraphValueError(f"device_num must be a positive int, but got {value!r}")
+        _parallel[key] = value
+    generation += 1
+
+
+def get_auto_parallel_context(attr_key: str) -> Any:
+    """One parallel setting (``device_num`` is the world's size until set)."""
+    if attr_key not in _parallel:
+        raise GraphValueError(f"unknown auto-parallel option '{attr_key}'")
+    value = _parallel[attr_key]
+    if attr_key in ("device_num", "global_rank") and value is None:
+        comm = sys.modules.get("msc.communication.management")
+        inited = comm is not None and comm.GlobalComm.INITED
+        if attr_key == "device_num":
+            return comm.get_group_size() if inited else 1
+        return comm.get_rank() if inited else 0
+    return value
+
+
+def reset_auto_parallel_context() -> None:
+    """Back to stand-alone and the other defaults."""
+    global generation
+    _parallel.clear()
+    _parallel.update(_PARALLEL_DEFAULTS)
+    generation += 1

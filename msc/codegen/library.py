@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from msc.codegen.render import runtime_snippets
+from msc.codegen.render import SHARED_RUNTIME, runtime_snippets
 from msc.codegen.spec import KernelSpec
 from msc.codegen.targets import NUMBA
 
@@ -55,8 +55,10 @@ def _rt_jit(fn):
 
 @functools.cache
 def runtime_file() -> tuple[str, str]:
-    """(stem, source) of the helpers' file: every statement of numba_rt.py and ``_rt_jit``."""
-    body = "\n\n\n".join(s.source for s in runtime_snippets(NUMBA.runtime))
+    """(stem, source) of the helpers' file: every statement of numba_rt.py and of the
+    runtime files every target shares (the collectives), and ``_rt_jit``."""
+    snippets = [s for f in (NUMBA.runtime, *SHARED_RUNTIME) for s in runtime_snippets(f)]
+    body = "\n\n\n".join(s.source for s in snippets)
     source = _HEADER.format(what="The runtime helpers") + "\n\n" + body + "\n" + _JIT
     return "_msc_rt_" + _digest(source), source
 

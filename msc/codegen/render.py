@@ -41,6 +41,8 @@ BLAS_NEEDS = ("_HAVE_BLAS",)
 #: its top level (an import inside a copied function, like the BLAS probe's, travels with it).
 TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode", "config", "cuda"})
 _HELPER = re.compile(r"\b_rt_\w+")
+#: Runtime files whose helpers every target's modules may call (the collectives).
+SHARED_RUNTIME = ("comm_rt.py",)
 
 _ENV: list[Any] = []
 
@@ -152,6 +154,8 @@ def runtime_source(spec: ModuleSpec) -> str:
     if target.fallback is not None:  # the host code of a device target's fallback ops
         filename = f"{filename} and {target.fallback}"
         snippets += runtime_snippets(target.fallback)
+    for shared in SHARED_RUNTIME:
+        snippets += runtime_snippets(shared)
     owner = {name: s for s in snippets for name in s.defines}
     wanted = called_helpers(spec) | set(BLAS_NEEDS if spec.uses_blas and target.numba else ())
     unknown = sorted(wanted - owner.keys())

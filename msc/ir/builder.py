@@ -62,7 +62,7 @@ class Builder:
         self.loc = loc
         self.nodes: list[Node] = [] if nodes is None else nodes
 
-    def emit(self, op: Primitive, *inputs: Any, **attrs: Any) -> Var:
+    def emit(self, op: Primitive, /, *inputs: Any, **attrs: Any) -> Var:
         """``op(*inputs; attrs)``; its result value."""
         node = make_node(op, tuple(as_value(x) for x in inputs), attrs, self.loc)
         self.nodes.append(node)

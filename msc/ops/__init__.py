@@ -33,11 +33,13 @@ MODULES = (
     "msc.ops.function.side_effect_func",
     "msc.ops.function.grad_func",
     "msc.ops.function.vmap_func",
+    "msc.ops.function.comm_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",
     "msc.ops.operations.random_ops",
     "msc.ops.operations.other_ops",
+    "msc.ops.operations.comm_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

@@ -18,6 +18,7 @@ STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call"}  # test_contro
 EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
            "Print"}  # test_effects.py
 RAISES = {"Raise"}  # tests/frontend/test_control_jumps.py
+COLLECTIVES = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast"}  # tests/communication
 
 
 @dataclass(frozen=True)

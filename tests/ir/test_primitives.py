@@ -59,7 +59,9 @@ def test_every_required_op_is_registered_with_its_elementwise_flag() -> None:
 
 
 EFFECTS = {"Load": "read", "Assign": "memory", "AssignAdd": "memory", "AssignSub": "memory",
-           "Print": "io", "Raise": "io", "UniformReal": "io"}  # a draw advances its stream
+           "Print": "io", "Raise": "io", "UniformReal": "io",  # a draw advances its stream
+           # collectives: every rank runs them in the same order
+           "AllReduce": "io", "AllGather": "io", "ReduceScatter": "io", "Broadcast": "io"}
 
 
 def test_costs_are_numbers_and_rank_ops_sensibly() -> None:

@@ -7,6 +7,7 @@ file readable.
 
 from msc.ir.primitives import (  # noqa: F401  (registration)
     activation,
+    comm,
     conv,
     creation,
     effects,

@@ -28,6 +28,8 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("Trunc", "Round"),
                     "piecewise constant: the grad transform gives zeros without a rule"),
     "UniformReal": _CONST + ": a random draw, constant with respect to every input",
+    "Broadcast": "not yet: the root's input gradient is the sum of the ranks' cotangents, "
+                 "the others' zero (a reduce to the root)",
     "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
                    "linear in the cotangent, routed by the arg-max of each window)",
 }
@@ -40,4 +42,6 @@ NO_BATCH: dict[str, str] = {
     **dict.fromkeys(("Load", "Assign", "AssignAdd", "AssignSub", "Print", "Raise"),
                     "a side effect: the vmap transform checks what is batched and orders it"),
     "UniformReal": _CONST + ": the vmap transform copies it, one draw shared by the batch",
+    **dict.fromkeys(("AllReduce", "AllGather", "ReduceScatter", "Broadcast"),
+                    "not yet: a collective under vmap (batch the data before it instead)"),
 }

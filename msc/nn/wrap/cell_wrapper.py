@@ -48,12 +48,29 @@ class TrainOneStepCell(Cell):
         self.weights = ParameterTuple(optimizer.parameters)
         self.sens = float(sens)
         self.grad = _Differentiated(network, _Want(None, tuple(self.weights), value=True))
+        self.grad_reducer = _data_parallel_reducer(network, self.weights)
 
     def construct(self, *inputs: Any) -> Any:
         loss, grads = self.grad(*inputs)
         if self.sens != 1.0:  # the sensitivity scales every gradient (they are linear in it)
             grads = tuple(g * self.sens for g in grads)
+        if self.grad_reducer is not None:
+            grads = self.grad_reducer(grads)
         return depend(loss, self.optimizer(grads))
+
+
+def _data_parallel_reducer(network: Cell, weights: Any) -> Any:
+    """Under ``ParallelMode.DATA_PARALLEL``: every rank takes rank 0's weights now, and
+    the step reduces its gradients with a ``DistributedGradReducer``; else None."""
+    from msc.context import ParallelMode, get_auto_parallel_context
+
+    if get_auto_parallel_context("parallel_mode") != ParallelMode.DATA_PARALLEL:
+        return None
+    from msc.nn.wrap.grad_reducer import DistributedGradReducer, broadcast_parameters
+
+    broadcast_parameters(list(network.get_parameters()))
+    return DistributedGradReducer(weights, get_auto_parallel_context("gradients_mean"),
+                                  get_auto_parallel_context("device_num"))
 
 
 class ForwardValueAndGrad(Cell):

@@ -1,0 +1,32 @@
+"""Run by tests/communication/test_faults.py under ``mpiexec -n 2``; ``argv[1]`` picks
+the fault: ``mismatch`` (the ranks all-reduce different shapes in a graph), ``raises``
+(rank 1 raises while rank 0 waits in a collective), ``killed`` (rank 1 is killed)."""
+
+import os
+import signal
+import sys
+
+import numpy as np
+
+import msc as ms
+from msc import ops
+from msc.communication import get_rank, init
+
+
+def main(fault):
+    init()
+    rank = get_rank()
+    total = ops.AllReduce()
+    if fault == "mismatch":
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+        ms.jit(lambda v: total(v) * 2)(ms.Tensor(np.ones((3 + rank, 2), np.float32)))
+    elif rank == 1:
+        if fault == "killed":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise ValueError("rank 1 fails on purpose")
+    total(ms.Tensor(np.ones(2, np.float32)))  # rank 0 waits here for rank 1, in vain
+    print("rank 0 was not stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

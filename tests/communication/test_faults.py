@@ -1,0 +1,26 @@
+"""Faults on 2 ranks: a rank that raises or is killed stops the other, which waits in a
+collective, instead of leaving it hanging (MPI ``Abort``, or ``mpiexec`` itself); ranks
+that run different shapes fail at their first collective, naming each rank's shape.
+The subprocess timeout bounds the wait."""
+
+import pytest
+
+from .mpi import RANKS, launch
+
+
+@pytest.mark.parametrize("fault", ["raises", "killed"])
+def test_a_failing_rank_stops_the_other(fault):
+    proc = launch([RANKS / "faults.py", fault], timeout=120)
+    assert proc.returncode != 0
+    assert "rank 0 was not stopped" not in proc.stdout
+    if fault == "raises":
+        assert "ValueError: rank 1 fails on purpose" in proc.stderr
+        assert "rank 1 failed: aborting every rank" in proc.stderr
+
+
+def test_ranks_running_different_shapes_fail_at_the_first_collective():
+    proc = launch([RANKS / "faults.py", "mismatch"], timeout=120)
+    assert proc.returncode != 0
+    assert ("the ranks run different collectives (different graphs or input shapes): rank 0: "
+            "all-reduce of a float32 tensor of shape (3, 2); rank 1: all-reduce of a float32 "
+            "tensor of shape (4, 2)") in proc.stderr

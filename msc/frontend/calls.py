@@ -26,7 +26,7 @@ from msc.errors import (
     UnsupportedSyntaxError,
     as_user_error,
 )
-from msc.frontend import control, withs
+from msc.frontend import control, desugar
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Evaluator, _Return
@@ -367,7 +367,7 @@ class Calls:
         try:
             if isinstance(node, ast.Lambda):
                 return ev.visit(node.body)
-            ev.run_body(_with_final_return(withs.expand(node).body))
+            ev.run_body(_with_final_return(desugar.expand(node).body))
             return None
         except _Return as r:
             return r.value

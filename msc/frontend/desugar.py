@@ -1,13 +1,19 @@
-"""``with`` statements in graphs, over ``@jit_class`` context managers as in MindSpore.
+"""Rewrites of a function's AST before it is interpreted into a graph.
 
-Before a function body is interpreted, each ``with`` becomes the statements it stands
-for, in the body around it: the manager is checked, its ``__enter__`` is called and bound
+**``with``** over ``@jit_class`` context managers, as in MindSpore: each ``with`` becomes
+the statements it stands for, in the body around it: the manager is checked, its ``__enter__`` is called and bound
 to the ``as`` target, the body runs, and ``__exit__(None, None, None)`` is called where
 the body ends and before every ``return``, ``break`` or ``continue`` that leaves it (inner
 managers first). The rest of the evaluator then sees plain statements, so tensor ``if``s,
 loops and early returns inside a ``with`` work as they do elsewhere. ``__exit__``'s result
 is ignored and an exception raised in the body does not reach it, as in MindSpore's graph
 mode, where a graph cannot catch exceptions.
+
+**Conditions.** ``a and b`` / ``a or b`` give one of their operands, so in a graph both
+must have one type; but where the expression is a condition (of ``if``, ``while``, ``a if
+c else b``, ``assert``, ``not``) only its truth counts. There each operand stands for its
+truth value, a 0-d bool, so ``if x in (t1, t2) and y > 0`` works with a 0-d ``in`` result
+and a one-element ``y > 0``, as MindSpore's graph mode allows.
 """
 
 from __future__ import annotations
@@ -16,17 +22,17 @@ import ast
 from typing import Any
 
 from msc.common.api import is_jit_class
-from msc.common.tensor import Tensor
+from msc.common.tensor import SymTensor, Tensor
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 
 _EXPANDED: dict[int, tuple[ast.AST, ast.AST]] = {}
 
 
 def expand(node: Any) -> Any:
-    """``node`` (a function's AST) with its ``with`` statements expanded; the same node
-    when it has none. Expanded once per parsed function."""
+    """``node`` (a function's AST) with its ``with`` statements expanded and its conditions
+    made truth values; the same node when it has neither. Done once per parsed function."""
     if not isinstance(node, ast.FunctionDef) or \
-            not any(isinstance(n, ast.With) for n in ast.walk(node)):
+            not any(isinstance(n, (ast.With, ast.BoolOp)) for n in ast.walk(node)):
         return node
     done = _EXPANDED.get(id(node))
     if done is None or done[0] is not node:
@@ -72,9 +78,51 @@ def _at(new: Any, old: ast.AST) -> Any:
     return new
 
 
+def truth_of(value: Any) -> Any:
+    """A condition operand's truth: a 0-d bool tensor for a graph tensor (one element, as
+    Python asks), a bool otherwise."""
+    from msc.frontend.control import truth
+    from msc.ops.functional import reshape
+
+    return reshape(truth(value), ()) if isinstance(value, SymTensor) else bool(value)
+
+
+def _condition(test: ast.expr) -> ast.expr:
+    """``test`` where only its truth counts: the operands of its ``and``/``or`` become
+    their truth values (through ``not`` and nested ``and``/``or``)."""
+    if isinstance(test, ast.BoolOp):
+        return ast.copy_location(ast.BoolOp(test.op, [_operand(v) for v in test.values]), test)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.copy_location(ast.UnaryOp(test.op, _condition(test.operand)), test)
+    return test
+
+
+def _operand(value: ast.expr) -> ast.expr:
+    if isinstance(value, ast.BoolOp) or \
+            isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return _condition(value)
+    return _at(ast.copy_location(ast.Call(ast.Constant(truth_of), [value], []), value), value)
+
+
 class _Expand(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
         return self.generic_visit(node)
+
+    def _test(self, node: Any) -> Any:
+        self.generic_visit(node)
+        node.test = _condition(node.test)
+        return node
+
+    visit_If = visit_While = visit_IfExp = visit_Assert = _test
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        self.generic_visit(node)
+        return _condition(node) if isinstance(node.op, ast.Not) else node
+
+    def visit_comprehension(self, node: ast.comprehension) -> Any:
+        self.generic_visit(node)
+        node.ifs = [_condition(c) for c in node.ifs]
+        return node
 
     def visit_With(self, node: ast.With) -> list[ast.stmt]:
         self.generic_visit(node)  # inner ``with``s first: their exits come first

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import sys
 import types
 from typing import Any
 
@@ -25,7 +26,7 @@ from msc.errors import (
     UnsupportedSyntaxError,
     as_user_error,
 )
-from msc.frontend import control
+from msc.frontend import control, desugar
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Evaluator, _Return
@@ -36,8 +37,11 @@ from msc.ir.types import MonadType, TupleType
 from msc.ops.composite.base import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.ops.function.side_effect_func import print_in_graph
 
-#: Nested calls deeper than this are reported as (probably unbounded) recursion.
-MAX_DEPTH = 200
+#: Nested calls deeper than this are reported as unbounded recursion (MindSpore's default
+#: call depth limit). Recursion on Python constants unrolls up to it.
+MAX_DEPTH = 1000
+#: Python frames the interpretation of that many nested calls may need.
+_PY_FRAMES = 40 * MAX_DEPTH
 
 
 def _graph_type(args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -134,6 +138,8 @@ class Calls:
         self.builder = builder
         self.deps = deps
         self.depth = 0
+        self.stack: list[tuple[Any, Scope, bool]] = []  # (function node, scope, under a
+        # tensor condition) of each call being interpreted, outermost first
         self.reuse: Any = None  # the compile's ``Reuse``: shared graphs of repeated Cells
 
     # --- attribute reads ------------------------------------------------------------
@@ -351,19 +357,47 @@ class Calls:
 
     def run(self, node: ast.FunctionDef | ast.Lambda, scope: Scope, file: str) -> Any:
         if self.depth >= MAX_DEPTH:
-            raise UnsupportedSyntaxError(f"calls nested more than {MAX_DEPTH} deep while "
-                                         "building the graph (unbounded recursion?)")
+            raise _recursion_error(self.stack)
+        limit = sys.getrecursionlimit()
+        if self.depth == 0 and limit < _PY_FRAMES:  # constant recursion unrolls to
+            sys.setrecursionlimit(_PY_FRAMES)  # MAX_DEPTH calls, each many Python frames
         self.depth += 1
+        self.stack.append((node, scope, isinstance(self.builder, control.RegionBuilder)))
         ev = Evaluator(self.builder, scope, file, self.deps, self)
         try:
             if isinstance(node, ast.Lambda):
                 return ev.visit(node.body)
-            ev.run_body(_with_final_return(node.body))
+            ev.run_body(_with_final_return(desugar.expand(node).body))
             return None
         except _Return as r:
             return r.value
         finally:
             self.depth -= 1
+            self.stack.pop()
+            if self.depth == 0:
+                sys.setrecursionlimit(limit)
+
+
+def _recursion_error(stack: list[tuple[Any, Scope, bool]]) -> UnsupportedSyntaxError:
+    """Calls nested MAX_DEPTH deep: the function that recurs, and why its recursion does
+    not end while the graph is built (a tensor condition decides it, or its constant
+    arguments never reach the base case)."""
+    node, scope, _ = stack[-1]
+    name = getattr(node, "name", "<lambda>")
+    again = [under for n, _, under in stack if n is node]
+    shown = ", ".join(f"{k}={v!r}" for k, v in scope.names.items()
+                      if isinstance(v, (bool, int, float, str)) or v is None)
+    where = f"'{name}' calls itself" if len(again) > 1 else "calls are"
+    if any(again[len(again) // 2:]):
+        why = ("under a tensor condition, so its depth depends on run-time values: msc "
+               "unrolls recursion whose depth Python constants decide (recurse on a Python "
+               "number, or write a while loop over tensors)")
+    else:
+        why = (f"its Python-constant arguments reach no base case within that depth (the "
+               f"last call had {shown or 'no constant arguments'}); MindSpore raises "
+               "RuntimeError 'Exceed function call depth limit' here too")
+    return UnsupportedSyntaxError(f"{where} more than {MAX_DEPTH} levels deep while the graph "
+                                  f"is built: {why}")
 
 
 def _with_final_return(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -111,11 +111,15 @@ def truth(cond: SymTensor) -> SymTensor:
     return cond if cond.type.dtype == dtypes.bool_ else F.cast(cond, dtypes.bool_)
 
 
-def branch(ev: Any, name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
+def branch(ev: Any, name: str, run: Callable[[], Any],
+           own_lists: bool = False) -> tuple[RegionBuilder, Any]:
     """Run one branch into a region of its own: (its builder, what ``run`` returned,
-    ``("return", value)`` for a ``return`` inside it, or ``Raised`` if it raises)."""
+    ``("return", value)`` for a ``return`` inside it, or ``Raised`` if it raises). Unless
+    the branch has ``own_lists`` (a tensor ``if``'s, merged after it), a list it changes is
+    an error: which items it holds would depend on run-time values."""
     from msc.frontend.evaluator import _Return
 
+    lists = None if own_lists else _lists(ev.scope.names)
     outer = ev.builder
     region = RegionBuilder(name, outer)
     ev.builder = ev.calls.builder = region
@@ -136,7 +140,62 @@ def branch(ev: Any, name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, A
                     result = Raised
     finally:
         ev.builder = ev.calls.builder = outer
+        if lists:
+            _check_lists(lists)
     return region, result
+
+
+def _lists(names: dict[str, Any]) -> dict[int, tuple[str, list[Any], list[Any]]]:
+    """The lists the variables hold (through tuples, lists and dicts): id -> (a variable
+    holding it, the list, a copy of its items)."""
+    found: dict[int, tuple[str, list[Any], list[Any]]] = {}
+    seen: set[int] = set()
+
+    def walk(name: str, v: Any) -> None:
+        if not isinstance(v, (list, tuple, dict)) or id(v) in seen:
+            return
+        seen.add(id(v))
+        if isinstance(v, list):
+            found[id(v)] = (name, v, list(v))
+        for x in v.values() if isinstance(v, dict) else v:
+            walk(name, x)
+    for name, value in names.items():
+        walk(name, value)
+    return found
+
+
+def _check_lists(lists: dict[int, tuple[str, list[Any], list[Any]]]) -> None:
+    for name, items, before in lists.values():
+        if len(items) != len(before) or any(a is not b for a, b in zip(items, before)):
+            items[:] = before
+            raise UnsupportedSyntaxError(
+                f"the list in '{name}' is changed (append, pop, item assignment...) inside a "
+                "tensor while loop, conditional expression, 'and'/'or' or tensor-indexed "
+                "call: which items it holds would depend on run-time values; change it in "
+                "an 'if' statement, or in a loop whose length Python constants decide")
+
+
+def _own_lists(names: dict[str, Any]) -> dict[str, Any]:
+    """``names`` with each list they hold (through tuples, lists and dicts) copied, aliases
+    kept: a tensor ``if``'s branch changes its own copies, merged like variables after."""
+    memo: dict[int, Any] = {}
+
+    def copy(v: Any) -> Any:
+        if id(v) in memo:
+            return memo[id(v)]
+        if isinstance(v, list):
+            memo[id(v)] = new = []
+            new.extend(copy(x) for x in v)
+            return new
+        if isinstance(v, dict):
+            memo[id(v)] = new = {}
+            new.update((k, copy(x)) for k, x in v.items())
+            return new
+        if isinstance(v, tuple) and v:
+            items = tuple(copy(x) for x in v)
+            return items if any(a is not b for a, b in zip(items, v)) else v
+        return v
+    return {name: copy(value) for name, value in names.items()}
 
 
 def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
@@ -149,8 +208,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
     scopes = []
     regions = []
     for body, name in ((node.body, "then"), (node.orelse, "else")):
-        ev.scope.names = dict(before)
-        region, result = branch(ev, name, lambda body=body: ev.run_body(body))
+        ev.scope.names = _own_lists(before)
+        region, result = branch(ev, name, lambda body=body: ev.run_body(body), own_lists=True)
         regions.append((region, result))
         scopes.append(dict(ev.scope.names))
     raised = [result is Raised for _, result in regions]
@@ -211,7 +270,9 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
     values = emit_if(ev, test, [given(0, [then_names.get(n, FILL) for n in to_merge]),
                                 given(1, [else_names.get(n, FILL) for n in to_merge])],
                      [f"variable '{n}'" for n in to_merge])
-    ev.scope.names = {**keep, **dict(zip(to_merge, values))}
+    lists = [isinstance(then_names.get(n, else_names.get(n)), list) for n in to_merge]
+    ev.scope.names = {**keep, **{n: list(v) if is_list else v  # a merged list stays one
+                                 for n, v, is_list in zip(to_merge, values, lists)}}
 
 
 class Choice:

@@ -48,6 +48,9 @@ class CellDict(Cell):
         if not isinstance(cell, Cell):
             raise GraphTypeError(f"For 'CellDict', the type of cell should be Cell, but got "
                                  f"{type(cell).__name__}.", user_loc())
+        if isinstance(cell, (CellDict, _CellSeq)):
+            raise GraphTypeError("For 'CellDict', the type of cell can not be CellDict, CellList "
+                                 f"or SequentialCell, but got {type(cell).__name__}.", user_loc())
         self.insert_child_to_cell(self._key(key), cell)
 
     def __delitem__(self, key: str) -> None:
@@ -166,37 +169,65 @@ class _CellSeq(Cell):
         self._reset([c for _, c in keep], named)
 
     def append(self, cell: Cell) -> None:
-        prefix = self._appended_prefix()
-        self._add_cell(str(len(self._cells)), self._check(cell))
-        self._rename_from(len(self._cells) - 1, prefix)
+        self._extend([self._check(cell)], self._prefix_and_index()[0])
 
-    def _appended_prefix(self) -> str:
-        """The namespace MindSpore 2.10 gives an appended or inserted cell: read back from
-        the name of the first parameter of the children, '' when they have none. So cells
-        added to a container that was empty when it was placed in the top-level cell get
-        no container prefix (``0.weight``), as in MindSpore."""
+    def _extend(self, cells: list[Cell], prefix: str) -> None:
+        """Append ``cells``, each named under ``prefix`` + its index as MindSpore 2.10 does
+        (``extend`` reads the prefix once, before the first cell)."""
+        for cell in cells:
+            self._add_cell(str(len(self._cells)), cell)
+            self._rename_from(len(self._cells) - 1, prefix)
+
+    def _prefix_and_index(self) -> tuple[str, int]:
+        """The namespace MindSpore 2.10 gives an appended or inserted cell, and the position
+        of the index in its children's names: read back from the name of the first
+        parameter of the first child that has one, at the last place that child's key
+        appears in it, unless the second such child's name confirms an earlier place. So
+        cells added to a container that was empty when it was placed in the top-level cell
+        get no container prefix (``0.weight``), and a second block appended to an empty
+        list whose first block holds a child under the key ``0`` is named inside it
+        (``0.token_mix.1.token_mix.0.gamma``), both as in MindSpore."""
+        firsts = []
         for key, child in self._cells.items():
             first = next(child.get_parameters(), None) if child is not None else None
             if first is not None:
-                parts = (first.name or "").split(".")
-                return "".join(p + "." for p in parts[:parts.index(key)]) if key in parts \
-                    else ""
-        return ""
+                firsts.append((key, (first.name or "").split(".")))
+                if len(firsts) == 2:
+                    break
+        prefix, index = "", 0
+        if not firsts:
+            return prefix, index
+        (key, parts), second = firsts[0], firsts[1] if len(firsts) > 1 else None
+        for i, part in enumerate(parts):
+            if part == key:
+                prefix, index = "".join(p + "." for p in parts[:i]), i
+                if second is not None and i < len(second[1]) and second[1][i] == second[0]:
+                    break
+        return prefix, index
 
     def _rename_from(self, start: int, prefix: str) -> None:
         """Name the children from position ``start`` on under ``prefix`` (from
-        ``_appended_prefix``) where it differs from this container's namespace."""
+        ``_prefix_and_index``) where it differs from this container's namespace."""
         if self._auto_prefix and prefix != self._prefix:
             for key, child in list(self._cells.items())[start:]:
                 if _OWNERS.get(child) is self:
                     child._rename(prefix + key + ".")
 
     def insert(self, index: int, cell: Cell) -> None:
-        cells, keys, prefix = self._children(), list(self._cells), self._appended_prefix()
+        cells, keys = self._children(), list(self._cells)
+        prefix, at = self._prefix_and_index()
+        start = min(max(index + len(cells) if index < 0 else index, 0), len(cells))
+        shifted = [(p, (p.name or "").split(".")[at + 1:]) for c in cells[start:]
+                   for p in c.get_parameters()]
         cells.insert(index, self._check(cell))
         keys.insert(index, str(len(keys)))
         self._reset(cells, keys if self._named else None)
-        self._rename_from(next(i for i, c in enumerate(cells) if c is cell), prefix)
+        self._rename_from(start, prefix)
+        if self._auto_prefix:  # MindSpore renames each moved cell's parameters by text:
+            for param, rest in shifted:  # the new index, then what followed the old one
+                key = next(k for k, c in self._cells.items()
+                           if any(q is param for q in c.get_parameters()))
+                param.name = prefix + ".".join([key] + rest)
 
 
 class CellList(_CellSeq):
@@ -228,8 +259,7 @@ class CellList(_CellSeq):
             raise GraphTypeError("For 'CellList', the new cells should be list or tuple of "
                                  f"subclass of Cell, but got {type(cells).__name__}.",
                                  user_loc())
-        for cell in [self._check(c) for c in cells]:
-            self.append(cell)
+        self._extend([self._check(c) for c in cells], self._prefix_and_index()[0])
         return self
 
     def construct(self, *inputs: Any) -> Any:

@@ -1,6 +1,8 @@
 """A tiny GPT: token and learned position embeddings, a stack of pre-norm decoder
 blocks (causal multi-head attention with a fused QKV projection, a GELU MLP) and a
-language-model head tied to nothing, returning next-token logits."""
+language-model head tied to nothing, returning next-token logits; ``NextTokenLoss`` is
+the mean sparse softmax cross-entropy a training step minimises, ``gpt_small`` a larger
+stack of the same blocks."""
 
 import math
 
@@ -48,10 +50,10 @@ class MLP(nn.Cell):
 
 
 class GPTBlock(nn.Cell):
-    def __init__(self, dim=DIM, heads=HEADS):
+    def __init__(self, dim=DIM, heads=HEADS, seq=SEQ):
         super().__init__()
         self.ln_1 = nn.LayerNorm((dim,), epsilon=1e-5)
-        self.attn = CausalSelfAttention(dim, heads)
+        self.attn = CausalSelfAttention(dim, heads, seq)
         self.ln_2 = nn.LayerNorm((dim,), epsilon=1e-5)
         self.mlp = MLP(dim)
 
@@ -63,11 +65,11 @@ class GPTBlock(nn.Cell):
 class TinyGPT(nn.Cell):
     """``input_ids`` int32 (batch, seq <= SEQ) -> logits float32 (batch, seq, vocab)."""
 
-    def __init__(self, vocab=VOCAB, seq=SEQ, dim=DIM, layers=LAYERS):
+    def __init__(self, vocab=VOCAB, seq=SEQ, dim=DIM, layers=LAYERS, heads=HEADS):
         super().__init__()
         self.wte = nn.Embedding(vocab, dim)
         self.wpe = nn.Embedding(seq, dim)
-        self.blocks = nn.SequentialCell([GPTBlock(dim) for _ in range(layers)])
+        self.blocks = nn.SequentialCell([GPTBlock(dim, heads, seq) for _ in range(layers)])
         self.ln_f = nn.LayerNorm((dim,), epsilon=1e-5)
         self.lm_head = nn.Dense(dim, vocab, has_bias=False)
         self.positions = ms.Tensor(np.arange(seq, dtype=np.int32))
@@ -76,3 +78,22 @@ class TinyGPT(nn.Cell):
         s = input_ids.shape[1]
         x = self.wte(input_ids) + self.wpe(self.positions[:s])
         return self.lm_head(self.ln_f(self.blocks(x)))
+
+
+class NextTokenLoss(nn.Cell):
+    """``(input_ids, labels)``, both int32 (batch, seq): the mean sparse softmax
+    cross-entropy of ``net``'s logits at every position against the labels."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+    def construct(self, input_ids, labels):
+        logits = self.net(input_ids)
+        return self.loss(ops.reshape(logits, (-1, logits.shape[-1])), ops.reshape(labels, (-1,)))
+
+
+def gpt_small():
+    """Two blocks of width 384 (6 heads) over 128 positions and 2048 tokens."""
+    return TinyGPT(vocab=2048, seq=128, dim=384, layers=2, heads=6)

@@ -147,15 +147,20 @@ def test_concat_and_zip():
         source().zip(source())
 
 
-def test_map_places_outputs_first_and_keeps_the_rest():
-    m = source().map(lambda i: i * 10, input_columns=["i"])
-    assert m.get_col_names() == ["i", "sq", "vec"] and firsts(m) == [10 * i for i in range(7)]
+def test_map_column_placement():
+    """As many outputs as inputs: each takes its input's place; otherwise the outputs come
+    first and the untouched columns follow (MindSpore's order)."""
+    m = source().map(lambda sq: sq * 10, input_columns=["sq"])
+    assert m.get_col_names() == ["i", "sq", "vec"] and rows(m)[2][1] == 40.0
+    assert source().map(lambda v: v, "vec", "w").get_col_names() == ["i", "sq", "w"]
+    swapped = source().map(lambda v, i: (v, i), ["vec", "i"], ["x", "y"])
+    assert swapped.get_col_names() == ["y", "sq", "x"] and rows(swapped)[1] == (1, 1.0, [1] * 3)
     two = source().map(lambda sq: (sq, -sq), input_columns="sq", output_columns=["p", "q"])
     assert two.get_col_names() == ["p", "q", "i", "vec"] and rows(two)[3][:3] == (9.0, -9.0, 3)
     s = source().map(lambda i, sq: i + sq, input_columns=["i", "sq"], output_columns=["s"])
     assert s.get_col_names() == ["s", "vec"] and firsts(s) == [i + i * i for i in range(7)]
     chained = source().map([lambda v: v + 1, lambda v: v * 2], input_columns="vec")
-    assert chained.get_col_names() == ["vec", "i", "sq"] and rows(chained)[2][0] == [6, 6, 6]
+    assert rows(chained)[2][2] == [6, 6, 6]
 
 
 def test_map_on_worker_threads_keeps_the_order():

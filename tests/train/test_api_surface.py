@@ -74,11 +74,10 @@ def test_missing_tensor_method_and_unknown_names():
         exec(f"from msc.ops import {function}", {})
 
 
-def test_dataset_module_is_not_supported():
-    with pytest.raises(ImportError, match="not supported by msc") as info:
-        import msc.dataset  # noqa: F401
-    assert isinstance(info.value, MscError)
-    assert not hasattr(ms, "dataset")
+def test_dataset_module_is_msc_dataset():
+    import msc.dataset
+
+    assert ms.dataset is msc.dataset and ms.dataset.GeneratorDataset is not None
 
 
 # --- learning-rate schedules -------------------------------------------------------------

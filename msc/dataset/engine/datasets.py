@@ -9,7 +9,6 @@ the pipeline; the iterators turn them into Tensors at the end, as MindSpore's do
 
 from __future__ import annotations
 
-import builtins
 import itertools
 import math
 from collections import deque
@@ -27,6 +26,7 @@ __all__ = ["Dataset", "MapDataset", "BatchDataset", "ShuffleDataset", "RepeatDat
            "ZipDataset", "DatasetError", "zip"]
 
 Row = tuple[np.ndarray, ...]
+_zip = zip  # the builtin, before this module's ``zip`` (MindSpore's name) hides it
 
 
 class DatasetError(MscError, RuntimeError):
@@ -119,7 +119,8 @@ class Dataset:
     def map(self, operations: Any, input_columns: Any = None, output_columns: Any = None,
             num_parallel_workers: int | None = None, **kwargs: Any) -> MapDataset:
         """Apply ``operations`` in turn to ``input_columns`` (default: the first column); the
-        results become ``output_columns`` (default: the input columns), placed first."""
+        results become ``output_columns`` (default: the input columns), each in its input's
+        place when there are as many, else first, the other columns after them."""
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers)
 
     def batch(self, batch_size: int, drop_remainder: bool = False,
@@ -218,9 +219,13 @@ class MapDataset(Dataset):
             config.check_positive_int("num_parallel_workers", num_parallel_workers)
         self._inputs = [columns.index(c) for c in self.input_columns]
         self._kept = [i for i, c in enumerate(columns) if c not in self.input_columns]
+        self._in_place = len(self.output_columns) == len(self.input_columns)
 
     def _columns(self) -> list[str]:
         columns = self.children[0]._columns()
+        if self._in_place:
+            names = dict(_zip(self._inputs, self.output_columns))
+            return [names.get(i, c) for i, c in enumerate(columns)]
         return self.output_columns + [columns[i] for i in self._kept]
 
     def _apply(self, row: Row, epoch: int, index: int) -> Row:
@@ -240,7 +245,13 @@ class MapDataset(Dataset):
                                f"returned {len(args)} column(s) at sample index {index}, but "
                                f"output_columns names {len(self.output_columns)}: "
                                f"{self.output_columns}.")
-        return tuple(as_column(a) for a in args) + tuple(row[i] for i in self._kept)
+        outputs = [as_column(a) for a in args]
+        if self._in_place:
+            out = list(row)
+            for i, value in _zip(self._inputs, outputs):
+                out[i] = value
+            return tuple(out)
+        return tuple(outputs) + tuple(row[i] for i in self._kept)
 
     def _rows(self, epoch: int) -> Iterator[Row]:
         rows = self.children[0]._rows(epoch)
@@ -412,7 +423,7 @@ class RenameDataset(Dataset):
         if len(old) != len(new) or any(c not in have for c in old):
             raise GraphValueError(f"For 'rename', input_columns {old} must be columns of the "
                                   f"dataset {have}, as many as output_columns {new}.")
-        names = dict(builtins.zip(old, new))
+        names = dict(_zip(old, new))
         self._names = [names.get(c, c) for c in have]
 
     def _columns(self) -> list[str]:
@@ -456,7 +467,7 @@ class ZipDataset(Dataset):
         return [c for d in self.children for c in d._columns()]
 
     def _rows(self, epoch: int) -> Iterator[Row]:
-        for parts in builtins.zip(*(d._rows(epoch) for d in self.children)):
+        for parts in _zip(*(d._rows(epoch) for d in self.children)):
             yield tuple(c for part in parts for c in part)
 
     def _size(self) -> int | None:

@@ -8,8 +8,15 @@ Sources (``GeneratorDataset``, ``NumpySlicesDataset``, ``MnistDataset``,
 
 from msc.dataset import transforms, vision
 from msc.dataset.core import config
-from msc.dataset.engine import (Cifar10Dataset, Dataset, DatasetError, GeneratorDataset,
-                                MnistDataset, NumpySlicesDataset, zip)  # noqa: A004
+from msc.dataset.engine import (
+                                Cifar10Dataset,
+                                Dataset,
+                                DatasetError,
+                                GeneratorDataset,
+                                MnistDataset,
+                                NumpySlicesDataset,
+                                zip,
+)
 
 __all__ = ["config", "transforms", "vision", "Dataset", "DatasetError", "GeneratorDataset",
            "NumpySlicesDataset", "MnistDataset", "Cifar10Dataset", "zip"]

@@ -434,7 +434,7 @@ def test_model_accuracy_and_errors(rng):
         ms.train.Model(net, nn.MSELoss(), opt).eval([(x, labels)])
     with pytest.raises(TypeError, match="iterable of batches"):
         model.train(1, 3)
-    with pytest.raises(UnsupportedApiError):
+    with pytest.raises(TypeError, match="Callback objects"):
         model.train(1, [(x, labels)], callbacks=[object()])
 
 

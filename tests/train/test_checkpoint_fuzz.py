@@ -60,7 +60,7 @@ def test_damaged_checkpoints_raise_msc_errors_naming_the_file(tmp_path):
             except MscError as e:
                 assert path.name in str(e) or "does not exist" in str(e), (name, str(e))
                 outcomes["error"] += 1
-            except Exception as e:  # noqa: BLE001 - the point of the test
+            except Exception as e:
                 pytest.fail(f"{name}: {type(e).__name__}: {e}")
             peak = tracemalloc.get_traced_memory()[1] - base
             assert peak < 4 * len(blob) + (256 << 10), (name, peak, len(blob))

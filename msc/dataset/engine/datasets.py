@@ -19,38 +19,15 @@ from typing import Any
 import numpy as np
 
 from msc.dataset.core import config
-from msc.errors import GraphTypeError, GraphValueError, MscError
+from msc.dataset.core.columns import DatasetError, Row, as_column, check_names
+from msc.dataset.engine.iterators import DictIterator, TupleIterator
+from msc.errors import GraphTypeError, GraphValueError
 
 __all__ = ["Dataset", "MapDataset", "BatchDataset", "ShuffleDataset", "RepeatDataset",
            "TakeDataset", "SkipDataset", "ProjectDataset", "RenameDataset", "ConcatDataset",
            "ZipDataset", "DatasetError", "zip"]
 
-Row = tuple[np.ndarray, ...]
 _zip = zip  # the builtin, before this module's ``zip`` (MindSpore's name) hides it
-
-
-class DatasetError(MscError, RuntimeError):
-    """A failure while the pipeline runs: a map function that raised, rows that cannot be
-    batched, a damaged file (MindSpore raises RuntimeError from its pipeline)."""
-
-
-def as_column(value: Any) -> np.ndarray:
-    """A column value as a numpy array (Python ints become int64, floats float64)."""
-    if isinstance(value, np.ndarray):
-        return value
-    if hasattr(value, "asnumpy"):
-        return value.asnumpy()
-    return np.asarray(value)
-
-
-def _names(value: Any, what: str) -> list[str]:
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
-        raise GraphTypeError(f"Argument {what} with value {value!r} is not of type [<class "
-                             f"'list'>, <class 'str'>], but got {type(value)}.")
-    if len(set(names)) != len(names):
-        raise GraphValueError(f"{what} has duplicate column names: {list(names)}.")
-    return list(names)
 
 
 def _count(value: Any, what: str) -> int:
@@ -167,21 +144,17 @@ class Dataset:
                               output_numpy: bool = False, do_copy: bool = True) -> Any:
         """An iterator of lists, one entry per column (Tensors, or numpy arrays with
         ``output_numpy``), running ``num_epochs`` epochs (-1: as many as asked for)."""
-        from msc.dataset.engine.iterators import TupleIterator
-
         return TupleIterator(self, columns, num_epochs, output_numpy)
 
     def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False,
                              do_copy: bool = True) -> Any:
-        from msc.dataset.engine.iterators import DictIterator
-
         return DictIterator(self, None, num_epochs, output_numpy)
 
     def __iter__(self) -> Any:
         return iter(self.create_tuple_iterator())
 
 
-def zip(datasets: Any) -> ZipDataset:  # noqa: A001 - MindSpore's name
+def zip(datasets: Any) -> ZipDataset:
     """``ds.zip((a, b))``: rows side by side, as long as the shortest."""
     if not isinstance(datasets, tuple) or len(datasets) < 1:
         raise GraphTypeError(f"Argument datasets with value {datasets!r} is not of type "
@@ -208,13 +181,13 @@ class MapDataset(Dataset):
         self.operations = ops
         columns = child._columns()
         self.input_columns = (columns[:1] if input_columns is None
-                              else _names(input_columns, "input_columns"))
+                              else check_names(input_columns, "input_columns"))
         missing = [c for c in self.input_columns if c not in columns]
         if missing:
             raise GraphValueError(f"For 'map', the input columns {missing} are not in the "
                                   f"dataset's columns {columns}.")
         self.output_columns = (list(self.input_columns) if output_columns is None
-                               else _names(output_columns, "output_columns"))
+                               else check_names(output_columns, "output_columns"))
         if num_parallel_workers is not None:
             config.check_positive_int("num_parallel_workers", num_parallel_workers)
         self._inputs = [columns.index(c) for c in self.input_columns]
@@ -234,7 +207,7 @@ class MapDataset(Dataset):
             for op in self.operations:
                 try:
                     out = op(*args)
-                except Exception as e:  # noqa: BLE001 - re-raised naming the sample
+                except Exception as e:
                     raise DatasetError(
                         f"map operation '{_operation_name(op)}' on input column(s) "
                         f"{self.input_columns} failed at sample index {index} (epoch "
@@ -398,7 +371,7 @@ class SkipDataset(Dataset):
 class ProjectDataset(Dataset):
     def __init__(self, child: Dataset, columns: Any):
         super().__init__([child])
-        self.columns = _names(columns, "columns")
+        self.columns = check_names(columns, "columns")
         have = child._columns()
         missing = [c for c in self.columns if c not in have]
         if missing:
@@ -417,7 +390,7 @@ class ProjectDataset(Dataset):
 class RenameDataset(Dataset):
     def __init__(self, child: Dataset, input_columns: Any, output_columns: Any):
         super().__init__([child])
-        old, new = _names(input_columns, "input_columns"), _names(output_columns,
+        old, new = check_names(input_columns, "input_columns"), check_names(output_columns,
                                                                     "output_columns")
         have = child._columns()
         if len(old) != len(new) or any(c not in have for c in old):

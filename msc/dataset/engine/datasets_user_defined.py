@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from msc.dataset.engine.datasets import Dataset, DatasetError, Row, _names, as_column
+from msc.dataset.core.columns import DatasetError, Row, as_column, check_names
+from msc.dataset.engine.datasets import Dataset
 from msc.dataset.engine.samplers import Sampling
 from msc.errors import GraphTypeError, GraphValueError
 
@@ -81,7 +82,7 @@ class GeneratorDataset(MappableDataset):
                                       "attribute '__getitem__'.")
             shuffle = False
         super().__init__(shuffle, num_samples, num_shards, shard_id, num_parallel_workers)
-        self.column_names = _names(column_names, "column_names")
+        self.column_names = check_names(column_names, "column_names")
 
     def _columns(self) -> list[str]:
         return list(self.column_names)
@@ -92,7 +93,7 @@ class GeneratorDataset(MappableDataset):
     def _row(self, index: int) -> Row:
         try:
             item = self.source[index]
-        except Exception as e:  # noqa: BLE001 - re-raised naming the sample
+        except Exception as e:
             raise DatasetError(f"GeneratorDataset: the source's __getitem__ raised at sample "
                                f"index {index}: {type(e).__name__}: {e}") from e
         return _row_of(item, self.column_names, index)
@@ -109,7 +110,7 @@ class GeneratorDataset(MappableDataset):
                 item = next(items)
             except StopIteration:
                 return
-            except Exception as e:  # noqa: BLE001 - re-raised naming the sample
+            except Exception as e:
                 raise DatasetError(f"GeneratorDataset: the source raised at sample index "
                                    f"{index}: {type(e).__name__}: {e}") from e
             yield _row_of(item, self.column_names, index)
@@ -139,7 +140,7 @@ class NumpySlicesDataset(MappableDataset):
         else:
             names, arrays = ["column_0"], [as_column(data)]
         if column_names is not None:
-            names = _names(column_names, "column_names")
+            names = check_names(column_names, "column_names")
             if len(names) != len(arrays):
                 raise GraphValueError(f"NumpySlicesDataset: {len(names)} column names for "
                                       f"{len(arrays)} columns of data.")

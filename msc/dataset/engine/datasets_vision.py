@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.dataset.engine.datasets import DatasetError, Row
+from msc.dataset.core.columns import DatasetError, Row
 from msc.dataset.engine.datasets_user_defined import MappableDataset
 from msc.errors import GraphValueError
 

@@ -9,11 +9,14 @@ MindSpore. Columns come out as Tensors, or as numpy arrays with ``output_numpy=T
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from msc.dataset.engine.datasets import Dataset, DatasetError, Row, _names
+from msc.dataset.core.columns import DatasetError, Row, check_names
+
+if TYPE_CHECKING:
+    from msc.dataset.engine.datasets import Dataset
 
 __all__ = ["TupleIterator", "DictIterator"]
 
@@ -37,7 +40,7 @@ class TupleIterator:
                                f"{num_epochs!r}.")
         self.dataset = dataset
         names = dataset.get_col_names()
-        self.columns = names if columns is None else _names(columns, "columns")
+        self.columns = names if columns is None else check_names(columns, "columns")
         missing = [c for c in self.columns if c not in names]
         if missing:
             raise DatasetError(f"The columns {missing} are not in the dataset's columns "

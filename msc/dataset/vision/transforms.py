@@ -64,7 +64,7 @@ class Decode:
         try:
             with Image.open(io.BytesIO(data)) as opened:
                 rgb = opened.convert("RGB")
-        except Exception as e:  # noqa: BLE001 - Pillow raises several kinds
+        except Exception as e:
             raise GraphValueError(f"Decode: the data is not an image Pillow can decode: "
                                   f"{e}") from None
         return rgb if self.to_pil else np.asarray(rgb)

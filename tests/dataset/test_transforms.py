@@ -100,3 +100,12 @@ def test_random_transforms_repeat_under_a_seed_whatever_the_workers(img):
     one = run(1)
     np.testing.assert_array_equal(one, run(3))
     assert len({a.tobytes() for a in one}) > 1  # the rows were cropped differently
+
+
+def test_random_transforms_of_two_maps_draw_independently(img):
+    ds.config.set_seed(3)
+    stack = np.stack([img] * 40)
+    d = ds.NumpySlicesDataset({"a": stack, "b": stack}, shuffle=False)
+    d = d.map(vision.RandomHorizontalFlip(), "a").map(vision.RandomHorizontalFlip(), "b")
+    same = [bool((a == b).all()) for a, b in d.create_tuple_iterator(output_numpy=True)]
+    assert not all(same) and any(same)

@@ -48,6 +48,9 @@ class Dataset:
         self.children = list(children)
         self.num_parallel_workers = num_parallel_workers
         self._counted: int | None = None
+        # the node's height in the pipeline: its random streams differ from those of the
+        # nodes below it, and stay the same from run to run
+        self._depth = 1 + max((c._depth for c in self.children), default=0)
 
     # --- what a node defines ---------------------------------------------------------------
 
@@ -203,7 +206,7 @@ class MapDataset(Dataset):
 
     def _apply(self, row: Row, epoch: int, index: int) -> Row:
         args: tuple[Any, ...] = tuple(row[i] for i in self._inputs)
-        with config.row_generator(4, epoch, index):
+        with config.row_generator(4, self._depth, epoch, index):
             for op in self.operations:
                 try:
                     out = op(*args)
@@ -303,7 +306,7 @@ class ShuffleDataset(Dataset):
         self.buffer_size = buffer_size
 
     def _rows(self, epoch: int) -> Iterator[Row]:
-        rng = config.generator(2, epoch)
+        rng = config.generator(2, self._depth, epoch)
         buffer: list[Row] = []
         for row in self.children[0]._rows(epoch):
             if len(buffer) < self.buffer_size:

@@ -3,8 +3,8 @@
 Files are named as MindSpore names them, ``PREFIX-EPOCH_STEP.ckpt`` (STEP counted within
 the epoch), in ``directory``; a prefix already used by ``.ckpt`` files there becomes
 ``PREFIX_1``, ``PREFIX_2``..., and only the newest ``keep_checkpoint_max`` files of this
-run's prefix are kept. MindSpore also writes ``PREFIX-graph.meta``, its serialized graph:
-msc has no such format and writes none.
+run's prefix are kept. In GRAPH_MODE MindSpore also writes ``PREFIX-graph.meta``, its
+serialized graph: msc has no such format and writes none.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 from msc._version import VERSION as __version__  # noqa: E402
 
 #: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
-_LAZY_SUBMODULES = ("amp", "common", "communication", "nn", "numpy", "ops", "train")
+_LAZY_SUBMODULES = ("amp", "common", "communication", "dataset", "nn", "numpy", "ops",
+                    "train")
 
 #: Top-level names defined elsewhere, imported on first use: name -> module.
 _LAZY_NAMES = {

@@ -360,9 +360,43 @@ def _make_parents(out: Path) -> list[Path]:
 def _make_temp_sibling(out: Path) -> Path:
     # NOTE: os.mkdir (not tempfile.mkdtemp, which forces mode 0o700) so the finished
     # folder gets the same permissions as any folder the user creates.
+    _remove_stale_siblings(out)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
     os.mkdir(tmp)
     return tmp
+
+
+def _remove_stale_siblings(out: Path) -> None:
+    """Build folders of earlier compiles to ``out`` that were killed mid-way: ours by name
+    (``.NAME.tmp-PID-HEX``, or its ``-old`` swap), owned by this user, and named after a
+    process that no longer exists. A live process's folder is left alone."""
+    pattern = re.compile(re.escape(f".{out.name}.tmp-") + r"(\d+)-[0-9a-f]{8}(-old)?")
+    try:
+        siblings = list(out.parent.iterdir())
+    except OSError:
+        return
+    for path in siblings:
+        match = pattern.fullmatch(path.name)
+        if match is None or path.is_symlink() or not path.is_dir():
+            continue
+        try:
+            if path.stat().st_uid != os.getuid() or _alive(int(match[1])):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _swap_into_place(tmp: Path, out: Path) -> None:

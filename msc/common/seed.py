@@ -35,6 +35,9 @@ def set_seed(seed: int) -> None:
                               user_loc())
     _seed = seed
     _rng = np.random.default_rng(seed)
+    from msc.dataset.core import config  # MindSpore's set_seed seeds the datasets too
+
+    config.set_seed(seed)
 
 
 def get_seed() -> int:

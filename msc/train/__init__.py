@@ -1,7 +1,45 @@
-"""``mindspore.train``: ``Model`` and the checkpoint functions."""
+"""``mindspore.train``: ``Model``, its callbacks and metrics, and the checkpoint functions."""
 
-from msc.train import serialization  # noqa: F401
+from msc.train import serialization
+from msc.train.callback import (
+                                Callback,
+                                CheckpointConfig,
+                                EarlyStopping,
+                                History,
+                                LambdaCallback,
+                                LossMonitor,
+                                ModelCheckpoint,
+                                ReduceLROnPlateau,
+                                RunContext,
+                                TimeMonitor,
+)
+from msc.train.metrics import (
+                                F1,
+                                MAE,
+                                MSE,
+                                Accuracy,
+                                Fbeta,
+                                Loss,
+                                Metric,
+                                Precision,
+                                Recall,
+                                Top1CategoricalAccuracy,
+                                Top5CategoricalAccuracy,
+                                TopKCategoricalAccuracy,
+                                get_metric_fn,
+                                get_metrics,
+                                names,
+)
 from msc.train.model import Model
-from msc.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from msc.train.serialization import (
+                                load_checkpoint,
+                                load_param_into_net,
+                                save_checkpoint,
+)
 
-__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+           "Callback", "CheckpointConfig", "EarlyStopping", "History", "LambdaCallback",
+           "LossMonitor", "ModelCheckpoint", "ReduceLROnPlateau", "RunContext", "TimeMonitor",
+           "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",
+           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+           "get_metric_fn", "get_metrics", "names"]

@@ -12,6 +12,7 @@ without a protobuf dependency.
 from __future__ import annotations
 
 import binascii
+import math
 import os
 from collections.abc import Iterator
 from typing import Any, Callable
@@ -57,7 +58,7 @@ def _field(number: int, payload: bytes) -> bytes:
     return _varint(number << 3 | _LEN) + _varint(len(payload)) + payload
 
 
-def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
+def _read_varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if pos >= len(buf):
@@ -69,7 +70,7 @@ def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
             return value, pos
 
 
-def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
+def _fields(buf: bytes | memoryview) -> Iterator[tuple[int, int, Any]]:
     """(field number, wire type, value) of one message: an int for varints, bytes for
     length-delimited fields; fixed-width fields are skipped."""
     pos = 0
@@ -80,11 +81,13 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, Any]]:
             value, pos = _read_varint(buf, pos)
         elif wire == _LEN:
             size, pos = _read_varint(buf, pos)
-            value, pos = buf[pos:pos + size], pos + size
-            if pos > len(buf):
+            if pos + size > len(buf):  # checked before slicing: a size is the file's word
                 raise GraphValueError("truncated checkpoint file")
+            value, pos = buf[pos:pos + size], pos + size
         elif wire in (1, 5):
             pos, value = pos + (8 if wire == 1 else 4), None
+            if pos > len(buf):
+                raise GraphValueError("truncated checkpoint file")
         else:
             raise GraphValueError(f"not a checkpoint file (protobuf wire type {wire})")
         yield number, wire, value
@@ -96,7 +99,22 @@ def _encode_value(name: str, dims: tuple[int, ...], type_name: str, content: byt
     return _field(1, _field(1, name.encode()) + _field(2, tensor))
 
 
-def _decode_tensor(buf: bytes) -> tuple[list[int], str, bytes]:
+def _payload(wire: int, value: Any) -> memoryview:
+    """A length-delimited field's bytes; any other wire type there is a damaged file."""
+    if wire != _LEN:
+        raise GraphValueError(f"protobuf wire type {wire} where a length-delimited field "
+                              "belongs")
+    return value
+
+
+def _text(wire: int, value: Any) -> str:
+    try:
+        return bytes(_payload(wire, value)).decode()
+    except UnicodeDecodeError:
+        raise GraphValueError("a name that is not UTF-8") from None
+
+
+def _decode_tensor(buf: memoryview) -> tuple[list[int], str, bytes]:
     dims: list[int] = []
     type_name, content = "", b""
     for number, wire, value in _fields(buf):
@@ -108,24 +126,24 @@ def _decode_tensor(buf: bytes) -> tuple[list[int], str, bytes]:
                 d, pos = _read_varint(value, pos)
                 dims.append(d)
         elif number == 2:
-            type_name = bytes(value).decode()
+            type_name = _text(wire, value)
         elif number == 3:
-            content = bytes(value)
+            content = bytes(_payload(wire, value))
     return dims, type_name, content
 
 
-def _records(buf: bytes) -> Iterator[tuple[str, list[int], str, bytes]]:
+def _records(buf: memoryview) -> Iterator[tuple[str, list[int], str, bytes]]:
     """(name, dims, type name, content) of each value, chunks of one tensor joined."""
     pending: list[Any] = []
-    for number, _, value in _fields(buf):
+    for number, wire, value in _fields(buf):
         if number != 1:
             continue
         name, tensor = "", None
-        for field, _, item in _fields(value):
+        for field, kind, item in _fields(_payload(wire, value)):
             if field == 1:
-                name = bytes(item).decode()
+                name = _text(kind, item)
             elif field == 2:
-                tensor = _decode_tensor(item)
+                tensor = _decode_tensor(_payload(kind, item))
             elif field == 3:
                 raise GraphTypeError(f"checkpoint value '{name}' is a MapParameter, which msc "
                                      "does not support")
@@ -221,17 +239,22 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str, integrated_save: bool = 
 
 def _decode(name: str, dims: list[int], type_name: str, content: bytes) -> Any:
     if type_name == _STRING:
-        return str(np.frombuffer(content, f"U{len(content) // 4}")[0]) if content else ""
+        if len(content) % 4:
+            raise GraphValueError(f"string value '{name}' of {len(content)} bytes")
+        try:
+            return str(np.frombuffer(content, f"U{len(content) // 4}")[0]) if content else ""
+        except ValueError:  # a code point past U+10FFFF
+            raise GraphValueError(f"string value '{name}' is not UTF-32") from None
     dtype = _DTYPES.get(type_name)
     if dtype is None:
         raise GraphTypeError(f"checkpoint value '{name}' has dtype {type_name}, which msc does "
                              "not support")
     shape = () if dims == [0] and content else tuple(dims)
-    arr = np.frombuffer(content, dtype)
-    if arr.size != int(np.prod(shape)):
-        raise GraphValueError(f"checkpoint value '{name}': {arr.size} elements for shape "
-                              f"{shape}")
-    return Parameter(Tensor(arr.reshape(shape)), name=name)
+    size, rest = divmod(len(content), dtype.itemsize)
+    if rest or size != math.prod(shape):  # math.prod: huge dims must not wrap around
+        raise GraphValueError(f"checkpoint value '{name}': {len(content)} bytes of "
+                              f"{type_name} for shape {shape}")
+    return Parameter(Tensor(np.frombuffer(content, dtype).reshape(shape)), name=name)
 
 
 def _split_crc(blob: bytes, crc_check: bool, path: str) -> bytes:
@@ -280,7 +303,12 @@ def load_checkpoint(ckpt_file_name: str, net: Cell | None = None, strict_load: b
             return False
         return choice_func is None or bool(choice_func(name))
 
-    params = {rec[0]: _decode(*rec) for rec in _records(blob) if wanted(rec[0])}
+    try:
+        params = {rec[0]: _decode(*rec) for rec in _records(memoryview(blob))
+                  if wanted(rec[0])}
+    except (GraphValueError, GraphTypeError) as e:
+        raise type(e)(f"For 'load_checkpoint', the checkpoint file {path} cannot be read: "
+                      f"{e}.") from None
     if not params:
         raise GraphValueError(f"For 'load_checkpoint', the checkpoint file {path} has no "
                               "parameters to load.")

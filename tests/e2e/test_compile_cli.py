@@ -404,3 +404,21 @@ def test_the_compile_cache_example_runs_as_a_script(tmp_path):
         assert re.fullmatch(rf"{state} compile_cache cost time: \d+\.\d+(e-\d+)?", lines[1])
     entries = [p for p in (tmp_path / "my_compile_cache").glob("*/*") if p.is_dir()]
     assert len(entries) == 1 and (entries[0] / "manifest.json").is_file()
+
+
+def test_stale_build_folders_of_killed_compiles_are_removed(tmp_path):
+    """A compile killed mid-way leaves ``.NAME.tmp-PID-HEX``; the next compile to the same
+    place removes those whose process is gone, and nothing else."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    out = tmp_path / "art"
+    stale = [tmp_path / f".art.tmp-{dead.pid}-0badc0de",
+             tmp_path / f".art.tmp-{dead.pid}-12345678-old"]
+    kept = [tmp_path / f".art.tmp-{os.getpid()}-0badc0de",  # a live process's build
+            tmp_path / f".other.tmp-{dead.pid}-0badc0de",  # another artifact's
+            tmp_path / ".art.tmp-notapid"]
+    for folder in stale + kept:
+        folder.mkdir()
+        (folder / "func.py").write_text("# half written\n")
+    assert run_msc(*CASES["loop200"].compile_args("python", out)).returncode == 0
+    assert sorted(os.listdir(tmp_path)) == sorted(["art"] + [p.name for p in kept])

@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from msc.errors import MscError
+from msc.errors import ExportError, MscError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
 from msc.ir.nodes import Const, Graph, Node, Value, Var
@@ -27,11 +27,6 @@ from msc.ir.primitives import Op
 from msc.ir.types import MonadType, PyType, ScalarType, TensorType, TupleType, Type, tensor_of
 
 OPSET = 17
-
-
-class ExportError(MscError, RuntimeError):
-    """A model ONNX cannot express (an op without an ONNX form, a weight written in
-    place); MindSpore's export raises RuntimeError when it cannot convert a graph."""
 
 
 @dataclass(frozen=True)

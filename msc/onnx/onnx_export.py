@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from msc.errors import GraphTypeError, GraphValueError, MscError
+from msc.errors import ExportError, GraphTypeError, GraphValueError
 
 __all__ = ["export"]
 
@@ -22,7 +22,8 @@ def _onnx() -> Any:
     try:
         import onnx
     except ImportError:
-        raise MscError("ONNX export needs the onnx package: pip install 'msc[onnx]'") from None
+        raise ExportError("ONNX export needs the onnx package: pip install 'msc[onnx]'") \
+            from None
     return onnx
 
 

@@ -2,6 +2,6 @@
 
 from msc.train import serialization  # noqa: F401
 from msc.train.model import Model
-from msc.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from msc.train.serialization import export, load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export"]

@@ -182,6 +182,14 @@ def cmd_compile(args: argparse.Namespace) -> int:
             if progress is not None:
                 progress.close()
     say(format_phases(info.timings, args.target))
+    if args.report_html:  # the pass report as a chart (msc/viz/report.py)
+        from msc.viz.report import report_page
+
+        rows = compiled.report.as_dicts() if compiled.report is not None else \
+            compiled.manifest.get("pass_report", [])
+        notes = compiled.report.notes if compiled.report is not None else []
+        with open(args.report_html, "w", encoding="utf-8") as f:
+            f.write(report_page(rows, f"msc compile: {name}", notes))
     say(f"artifact: {info.path}")
     files = (info.module_file, "weights.npz", "manifest.json")
     width = max(map(len, files))
@@ -375,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
     comp.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
                       metavar="LEVEL", help=LOAD_ELIM_HELP)
+    comp.add_argument("--report-html", metavar="FILE",
+                      help="also write the compile report (per-pass nodes and times) as a "
+                           "self-contained HTML page with a chart")
     comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     comp.add_argument("--explain-cache", action="store_true",
                       help="say whether the compile cache hit, and why not")

@@ -53,8 +53,9 @@ def to_digraph(scene: Scene) -> Any:
     for cluster in scene.clusters:
         _cluster(g, cluster, graphviz)
     for e in scene.edges:
-        g.edge(e.src, e.dst, label=e.label or None,
-               **({"style": "dashed", "color": "#6b7280"} if e.state else {}))
+        style = {"style": "dashed", "color": "#6b7280"} if e.state else \
+            {"style": "dotted", "arrowhead": "none"} if e.elided else {}
+        g.edge(e.src, e.dst, label=e.label or None, **style)
     return g
 
 

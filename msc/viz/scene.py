@@ -50,6 +50,7 @@ class Edge:
     dst: str
     state: bool = False   # the value is the state token (ordering, not data)
     label: str = ""
+    elided: bool = False  # to or from the item standing for nodes left out
 
 
 @dataclass
@@ -127,11 +128,16 @@ class _Builder:
             else:
                 self.node(node, cluster)
         self.total += left
+        more = Item(self.fresh("n"), f"... {left} more nodes", "more")
         if left:
-            cluster.members.append(Item(self.fresh("n"), f"... {left} more nodes", "more"))
+            last = cluster.items[-1]
+            cluster.members.append(more)
+            self.edges.append(Edge(last.id, more.id, elided=True))
         ret = Item(self.fresh("n"), "Return", "return", type_text(graph.output.type),
                    _consts([graph.output]))
         cluster.members.append(ret)
+        if left:
+            self.edges.append(Edge(more.id, ret.id, elided=True))
         self.use(graph.output, ret.id)
         return cluster
 

@@ -61,7 +61,8 @@ def scene_svg(scene: Scene) -> str:
         xa, xb = (left + rows[r][0] * INDENT for r in (a, b))
         ya, yb = (26 + r * ROW + ROW // 2 - 2 for r in (a, b))
         bend = _bend(abs(b - a))
-        dash = ' stroke-dasharray="4 3"' if e.state else ""
+        dash = ' stroke-dasharray="4 3"' if e.state else \
+            ' stroke-dasharray="1 3"' if e.elided else ""
         label = f"<title>{escape(e.label)}</title>" if e.label else ""
         out.append(f'<path d="M{xa},{ya} C{xa - bend},{ya} {xb - bend},{yb} {xb},{yb}" '
                    f'fill="none" stroke="#4b5563" stroke-width="0.8"{dash} '

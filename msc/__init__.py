@@ -47,7 +47,7 @@ from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
 from msc._version import VERSION as __version__  # noqa: E402
 
 #: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
-_LAZY_SUBMODULES = ("amp", "common", "communication", "dataset", "nn", "numpy", "ops",
+_LAZY_SUBMODULES = ("amp", "common", "communication", "dataset", "nn", "numpy", "onnx", "ops",
                     "train")
 
 #: Top-level names defined elsewhere, imported on first use: name -> module.
@@ -64,6 +64,7 @@ _LAZY_NAMES = {
     "load_checkpoint": "msc.train.serialization",
     "load_param_into_net": "msc.train.serialization",
     "save_checkpoint": "msc.train.serialization",
+    "export": "msc.train.serialization",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 

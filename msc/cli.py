@@ -112,6 +112,18 @@ def cmd_ir(args: argparse.Namespace) -> int:
 
     entry = find_entry(load_model_file(args.model), args.entry)
     compiled = compile_entry(entry, entry_specs(entry, args.input), store=None)  # needs the IR
+    if args.format != "text":  # a picture (msc/viz)
+        from msc.viz.picture import render
+
+        quiet = args.quiet or args.output is None
+        text = render(compiled.module, compiled.report, args.format, args.max_nodes,
+                      say=lambda line: None if quiet else print(line, file=sys.stderr))
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
+        return 0
     print(print_module(compiled.module, locs=not args.no_locs))
     if not args.quiet:
         print(compiled.report.format())
@@ -178,6 +190,14 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if info is None:
         return 0
     say(format_phases(info.timings, args.target))
+    if args.report_html:  # the pass report as a chart (msc/viz/report.py)
+        from msc.viz.report import report_page
+
+        rows = compiled.report.as_dicts() if compiled.report is not None else \
+            compiled.manifest.get("pass_report", [])
+        notes = compiled.report.notes if compiled.report is not None else []
+        with open(args.report_html, "w", encoding="utf-8") as f:
+            f.write(report_page(rows, f"msc compile: {name}", notes))
     say(f"artifact: {info.path}")
     files = (info.module_file, "weights.npz", "manifest.json")
     width = max(map(len, files))
@@ -370,6 +390,13 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
                     metavar="LEVEL", help=LOAD_ELIM_HELP)
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
+    ir.add_argument("--format", choices=("text", "dot", "svg", "html"), default="text",
+                    help="text (default): the IR as printed; dot, svg: the graph as a picture "
+                         "(Graphviz); html: a page with the picture, every node and the "
+                         "compile report's chart (self-contained)")
+    ir.add_argument("-o", "--output", metavar="FILE", help="write the picture to FILE")
+    ir.add_argument("--max-nodes", type=int, default=200, metavar="N",
+                    help="pictures: show each graph's first N nodes (default 200; 0: all)")
     ir.set_defaults(run=cmd_ir)
     comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
     comp.add_argument("model", help="the Python file that defines the model")
@@ -387,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--no-if-to-select", action="store_true", help=SELECT_HELP)
     comp.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
                       metavar="LEVEL", help=LOAD_ELIM_HELP)
+    comp.add_argument("--report-html", metavar="FILE",
+                      help="also write the compile report (per-pass nodes and times) as a "
+                           "self-contained HTML page with a chart")
     comp.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     comp.add_argument("--explain-cache", action="store_true",
                       help="say whether the compile cache hit, and why not")

@@ -115,6 +115,11 @@ def as_user_error(e: Exception, message: str) -> MscError:
     return GraphTypeError(message)
 
 
+class ExportError(MscError, RuntimeError):
+    """A network or format ``export`` cannot write (an op ONNX lacks, a weight written in
+    place, the MINDIR format); MindSpore's export raises RuntimeError when it cannot."""
+
+
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""
 

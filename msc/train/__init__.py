@@ -32,12 +32,13 @@ from msc.train.metrics import (
 )
 from msc.train.model import Model
 from msc.train.serialization import (
+                                export,
                                 load_checkpoint,
                                 load_param_into_net,
                                 save_checkpoint,
 )
 
-__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+__all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net", "export",
            "Callback", "CheckpointConfig", "EarlyStopping", "History", "LambdaCallback",
            "LossMonitor", "ModelCheckpoint", "ReduceLROnPlateau", "RunContext", "TimeMonitor",
            "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",

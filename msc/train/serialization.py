@@ -377,3 +377,30 @@ def load_param_into_net(net: Cell, parameter_dict: dict[str, Any], strict_load: 
                 _update(param, new, strict_load)
                 not_loaded.remove(param.name)
     return not_loaded, unused
+
+
+# --- export ------------------------------------------------------------------------------
+
+_FORMATS = ("AIR", "ONNX", "MINDIR")
+
+
+def export(net: Any, *inputs: Any, file_name: str, file_format: str = "ONNX",
+           **kwargs: Any) -> str:
+    """``mindspore.export``: ``file_format="ONNX"`` writes ``file_name`` + ``.onnx`` (see
+    ``msc.onnx.export``, which takes ``kwargs``: input_names, output_names, ...); returns
+    the file's path. MINDIR and AIR are MindSpore's own runtimes' formats: msc's own
+    deployable form is the artifact ``msc compile`` writes."""
+    if file_format not in _FORMATS:
+        raise GraphValueError(f"For 'export', 'file_format' must be one of {list(_FORMATS)}, "
+                              f"but got {file_format}.")
+    if file_format != "ONNX":
+        from msc.errors import ExportError
+
+        raise ExportError(f"export(file_format='{file_format}') is not supported by msc: "
+                          "use file_format='ONNX', or 'msc compile' for a deployable artifact")
+    from msc.onnx import export as onnx_export
+
+    return onnx_export(net, *inputs, file_name=file_name, **kwargs)
+
+
+__all__.append("export")

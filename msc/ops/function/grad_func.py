@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from msc.common.tensor import Parameter, Tensor
-from msc.errors import GraphTypeError, GraphValueError
+from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.ir.grad import grad_graph
 from msc.ir.transform import Copier
@@ -25,30 +25,36 @@ __all__ = ["grad", "value_and_grad"]
 @dataclass(frozen=True)
 class _Want:
     """What a differentiated call returns: gradients of the tensor inputs at
-    ``positions`` (all of them for "all"; one bare gradient for an int), of ``weights``,
-    the forward value too, and how ``has_aux``/``sens`` change the call."""
+    ``positions`` (all of them for "all"; one bare gradient for an int; "first":
+    ``GradOperation``'s first input's, ``()`` without inputs), of ``weights`` (a bare
+    gradient for a single Parameter), the forward value too, and how ``has_aux``,
+    ``sens`` and ``return_ids`` change the call."""
 
-    positions: Any  # int, tuple of ints, "all", or None
+    positions: Any  # int, tuple of ints, "all", "first" or None
     weights: tuple[Parameter, ...] | None  # None: no weight gradients
     single_weight: bool = False
     value: bool = False
     aux: bool = False
     sens: bool = False
-    nested: bool = True  # GradOperation's (inputs, weights) pair vs grad's
+    ids: bool = False  # each gradient paired with its position or its weight's name
 
     def shape(self, d_inputs: tuple[Any, ...], d_weights: tuple[Any, ...],
               value: Any) -> Any:
         if self.positions == "all":
             picked: Any = d_inputs
+        elif self.positions == "first":
+            picked = d_inputs[0] if d_inputs else ()
         elif isinstance(self.positions, int):
-            picked = _pick(d_inputs, self.positions)
+            picked = self._pick(d_inputs, self.positions)
         elif self.positions is None:
             picked = None
         else:
-            picked = tuple(_pick(d_inputs, p) for p in self.positions)
+            picked = tuple(self._pick(d_inputs, p) for p in self.positions)
         result = picked
         if self.weights is not None:
-            grads = d_weights[0] if self.single_weight else d_weights
+            grads = tuple((w.name, g) if self.ids else g
+                          for w, g in zip(self.weights, d_weights))
+            grads = grads[0] if self.single_weight else grads
             result = grads if picked is None else (picked, grads)
         if self.value:  # (with has_aux, the value holds the aux outputs already)
             return value, result
@@ -56,12 +62,10 @@ class _Want:
             return result, tuple(value[1:])
         return result
 
-
-def _pick(grads: tuple[Any, ...], position: int) -> Any:
-    if not -len(grads) <= position < len(grads):
-        raise GraphValueError(f"grad_position {position} is out of range for a function of "
-                              f"{len(grads)} tensor inputs")
-    return grads[position]
+    def _pick(self, grads: tuple[Any, ...], position: int) -> Any:
+        if position >= len(grads):
+            raise GraphIndexError(f"Position index {position} is exceed input size.")
+        return (position, grads[position]) if self.ids else grads[position]
 
 
 class _Differentiated:
@@ -150,20 +154,27 @@ def _weights(weights: Any) -> tuple[tuple[Parameter, ...] | None, bool]:
 
 
 def grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
-         has_aux: bool = False) -> _Differentiated:
+         has_aux: bool = False, return_ids: bool = False,
+         sens_param: bool = False) -> _Differentiated:
     """``ms.grad``: gradients of ``fn`` with respect to the inputs at ``grad_position``
     (an int: one gradient; a tuple: a tuple; None: none) and ``weights``; with
-    ``has_aux`` ``fn`` returns ``(out, aux...)`` and the result is ``(grads, aux)``."""
-    return _Differentiated(fn, _want(grad_position, weights, has_aux, value=False))
+    ``has_aux`` ``fn`` returns ``(out, aux...)`` and the result is ``(grads, aux)``;
+    ``return_ids`` pairs each gradient with its position (weights: their names);
+    ``sens_param`` takes the output's sensitivity as the last argument."""
+    return _Differentiated(fn, _want(grad_position, weights, has_aux, False, return_ids,
+                                     sens_param))
 
 
 def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
-                   has_aux: bool = False) -> _Differentiated:
+                   has_aux: bool = False, return_ids: bool = False,
+                   sens_param: bool = False) -> _Differentiated:
     """``ms.value_and_grad``: ``(fn's value, grad(...)'s result)``."""
-    return _Differentiated(fn, _want(grad_position, weights, has_aux, value=True))
+    return _Differentiated(fn, _want(grad_position, weights, has_aux, True, return_ids,
+                                     sens_param))
 
 
-def _want(grad_position: Any, weights: Any, has_aux: bool, value: bool) -> _Want:
+def _want(grad_position: Any, weights: Any, has_aux: bool, value: bool, ids: bool = False,
+          sens: bool = False) -> _Want:
     if grad_position is None and weights is None:
         raise GraphValueError("grad_position and weights cannot both be None")
     if isinstance(grad_position, list):
@@ -173,5 +184,9 @@ def _want(grad_position: Any, weights: Any, has_aux: bool, value: bool) -> _Want
              all(isinstance(p, int) for p in grad_position))):
         raise GraphTypeError(f"grad_position must be an int, a tuple of ints or None, not "
                              f"{grad_position!r}")
+    positions = grad_position if isinstance(grad_position, tuple) else (grad_position,)
+    if any(p is not None and p < 0 for p in positions):
+        raise GraphValueError("grad_position must be >= 0.")
     params, single = _weights(weights)
-    return _Want(grad_position, params, single, value=value, aux=has_aux)
+    return _Want(grad_position, params, single, value=value, aux=has_aux, sens=sens,
+                 ids=ids)

@@ -9,6 +9,7 @@ compiled like a ``@jit`` function and run, so eager gradients are compiled ones.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -17,7 +18,8 @@ from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.ir.grad import grad_graph
 from msc.ir.transform import Copier
-from msc.ir.types import MonadType
+from msc.ir.rewrite import result_and_state
+from msc.ir.types import MonadType, TensorType, TupleType, Type, tensor_of
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -100,20 +102,26 @@ class _Differentiated:
         sub.calls = inner = Calls(sub, outer.calls.deps if outer.calls else Deps())
         inner.depth = outer.calls.depth if outer.calls else 0
         inner.reuse = outer.calls.reuse if outer.calls else None  # shared blocks stay shared
-        tensors = [a for a in args if isinstance(a, Tensor) and not isinstance(a, Parameter)]
+        # the tensors inside tuple arguments are inputs too, but (as in MindSpore) only
+        # the tensor arguments themselves get gradients
+        tensors = [a for a in args if _is_input(a)]
+        nested = [t for a in args if isinstance(a, (tuple, list)) for t in _leaves(a)]
         with sub:
             sub.loc = outer.loc
             sym = {id(a): sub.add_input(outer.operand(a).type, f"x{i}")
-                   for i, a in enumerate(tensors)}
+                   for i, a in enumerate(tensors + nested)}
             sub.state = sub.add_input(MonadType(), "u").var
-            inputs = [sym.get(id(a), a) for a in args]
+            inputs = [_replace(a, sym) for a in args]
             output = to_output(sub, inner.call(self.fn, inputs, {}, None))
         forward = sub.finish(output)
         weights = [p for p, _ in sub.weights.values()]
         graph = grad_graph(forward, sens=sens is not None, aux=self.want.aux)
-        operands = [outer.operand(a) for a in tensors]
+        operands = [outer.operand(a) for a in tensors + nested]
         if sens is not None:
-            operands.append(_sens_value(outer, sens))
+            out_type = result_and_state(forward)[0].type
+            if self.want.aux and isinstance(out_type, TupleType) and out_type.elems:
+                out_type = out_type.elems[0]
+            operands.append(_operand(outer, _sens_value(sens, out_type)))
         if sub.wrote:
             outer.order_loads()
         operands += [outer.state] + [outer.weight(w).var for w in weights]
@@ -125,14 +133,64 @@ class _Differentiated:
         by_param = dict(zip((id(w) for w in weights), d_weights))
         asked = tuple(by_param[id(p)] if id(p) in by_param else _zeros_like(p)
                       for p in self.want.weights or ())
-        return self.want.shape(tuple(d_inputs), asked, value)
+        return self.want.shape(tuple(d_inputs)[:len(tensors)], asked, value)
 
 
-def _sens_value(outer: GraphBuilder, sens: Any) -> Any:
-    if isinstance(sens, (tuple, list)):
+def _is_input(a: Any) -> bool:
+    return isinstance(a, Tensor) and not isinstance(a, Parameter)
+
+
+def _leaves(a: Any) -> list[Any]:
+    """The tensors inside a tuple or list argument, depth first."""
+    if isinstance(a, (tuple, list)):
+        return [t for item in a for t in _leaves(item)]
+    return [a] if _is_input(a) else []
+
+
+def _replace(a: Any, sym: dict[int, Any]) -> Any:
+    if isinstance(a, (tuple, list)):
+        return type(a)(_replace(item, sym) for item in a)
+    return sym.get(id(a), a)
+
+
+def _sens_value(sens: Any, t: Type) -> Any:
+    """The sensitivity given for an output of type ``t``, in that type: a tuple for a
+    tuple output; a tensor of the output's size reshaped to its shape (a ``(1,)``
+    sensitivity of a scalar loss, as training wrappers pass), one that broadcasts to it
+    broadcast, and cast to its dtype."""
+    from msc.ops import functional as F
+
+    if isinstance(t, TupleType):
+        if not isinstance(sens, (tuple, list)) or len(sens) != len(t.elems):
+            raise GraphTypeError(f"the sensitivity of an output of type {t} must be a tuple of "
+                                 f"{len(t.elems)} sensitivities, but got {_describe(sens)}")
+        return tuple(_sens_value(s, e) for s, e in zip(sens, t.elems))
+    tt = tensor_of(t)
+    if not isinstance(tt, TensorType):
+        raise GraphTypeError(f"sens_param=True needs a function whose outputs are tensors; "
+                             f"one output is {t}")
+    if not isinstance(sens, Tensor):
+        raise GraphTypeError(f"the sensitivity of a tensor output must be a Tensor, but got "
+                             f"{_describe(sens)}")
+    if tuple(sens.shape) != tt.shape:
+        if math.prod(sens.shape) == math.prod(tt.shape):
+            sens = F.reshape(sens, tt.shape)
+        else:
+            sens = F.broadcast_to(sens, tt.shape)
+    return sens if sens.dtype == tt.dtype else F.cast(sens, tt.dtype)
+
+
+def _operand(outer: GraphBuilder, x: Any) -> Any:
+    if isinstance(x, tuple):
         from msc.ir.primitives import Op
-        return outer.emit(Op.MakeTuple, tuple(_sens_value(outer, s) for s in sens))
-    return outer.operand(sens)
+        return outer.emit(Op.MakeTuple, tuple(_operand(outer, v) for v in x))
+    return outer.operand(x)
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of {len(x)}"
+    return type(x).__name__
 
 
 def _zeros_like(p: Parameter) -> Any:

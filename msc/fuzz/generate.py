@@ -101,6 +101,8 @@ class Callee:
 class Gen(Exprs, GradForms):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
+    callee_type = Callee
+
     def __init__(self, rng: random.Random, features: frozenset[str]):
         self.rng, self.features = rng, features
         self.dtypes = ["float32"] + [d for d in ("float64", "float16") if d in features] + \

@@ -47,6 +47,7 @@ class GradForms:
         raise NotImplementedError
 
     limit: int
+    callee_type: type  # ``generate.Callee``
 
     def callee_body(self, kind: str, args: list[Var], result: TT, extra: list[Var]) -> Any:
         raise NotImplementedError
@@ -111,8 +112,6 @@ class GradForms:
         """A new helper ``(a[, b]) -> result`` computing in float64 alone (finite
         differences in float32 are too coarse) and calling no earlier helper; ``a`` of
         type ``first`` (random if None)."""
-        from msc.fuzz.generate import Callee
-
         if self.limit < len(self.helpers):  # (inside another helper: no new ones)
             return None
         shapes = [(), (2,), (3,), (2, 3), (1, 3)]
@@ -131,7 +130,7 @@ class GradForms:
         name = self.fresh("helper")
         lines = [f"def {name}({', '.join(a.name for a in args)}):"]
         lines += [line for s in body for line in s.lines(1)]
-        callee = Callee(name, tuple(a.type for a in args), result, lines)
+        callee = self.callee_type(name, tuple(a.type for a in args), result, lines)
         self.helpers.append(callee)
         return callee
 
@@ -140,7 +139,7 @@ class GradForms:
         name = f"{callee.name}_pair"
         params = ", ".join("ab"[:len(callee.args)])
         lines = [f"def {name}({params}):", f"    return {callee.name}({params}), ops.sin(a)"]
-        self.helpers.append(type(callee)(name, callee.args, callee.result, lines))
+        self.helpers.append(self.callee_type(name, callee.args, callee.result, lines))
         return name
 
     def _jittered(self, t: TT, scope: list[Var], depth: int) -> str:

@@ -101,7 +101,7 @@ class Callee:
 class Gen(Exprs, GradForms):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
-    callee_type = Callee
+    callee_type, stmt_type = Callee, Stmt
 
     def __init__(self, rng: random.Random, features: frozenset[str]):
         self.rng, self.features = rng, features
@@ -247,6 +247,8 @@ class Gen(Exprs, GradForms):
             kinds["return"] = 0.6
         if "raise" in f:
             kinds["raise"] = 0.2
+        if "grad" in f and "float64" in f and frame.kind == "construct" and depth < 2:
+            kinds["grad"] = 1.0  # a state updated by a gradient call (``grads.py``)
         kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
         return getattr(self, "_s_" + kind.replace("-", "_"))(scope, depth)
 

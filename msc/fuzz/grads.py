@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from msc.fuzz import finite_diff as fd
-from msc.fuzz.types import TT, Var, literal_source
+from msc.fuzz.types import MS_DTYPE, TT, Var, literal_source
 
 #: (rtol, atol) for the values of a program that takes gradients.
 GRAD_TOLERANCE = (1e-6, 1e-6)
@@ -48,11 +48,29 @@ class GradForms:
 
     limit: int
     callee_type: type  # ``generate.Callee``
+    stmt_type: type  # ``generate.Stmt``
 
     def callee_body(self, kind: str, args: list[Var], result: TT, extra: list[Var]) -> Any:
         raise NotImplementedError
 
     def fresh(self, prefix: str) -> str:
+        raise NotImplementedError
+
+    def _s_grad(self, scope: list[Var], depth: int) -> Any:
+        """A state tensor moved by a gradient call's (bounded) result, so gradients reach
+        the program's outputs."""
+        states = [v for v in self.frame.state if isinstance(v.type, TT) and v.mutable
+                  and v.type.dtype != "bool"]
+        grad = None
+        if states:
+            v = self.rng.choice(states)
+            grad = self._f_grad(TT("float64", v.type.shape), scope, 3)
+        if grad is None:
+            return self._s_temp(scope, depth)
+        return self.stmt_type(f"{v.name} = {v.name} + ops.cast(ops.clip_by_value({grad}, "
+                              f"-100.0, 100.0), {MS_DTYPE[v.type.dtype]})")
+
+    def _s_temp(self, scope: list[Var], depth: int) -> Any:
         raise NotImplementedError
 
     def _f_grad(self, t: TT, scope: list[Var], depth: int) -> str | None:

@@ -81,12 +81,14 @@ KNOWN_DEFERRED_CYCLES = {
     # graph tensors (SymTensor) and finds weights among its operands
     frozenset({"msc.common.tensor", "msc.frontend.builder", "msc.frontend.source"}),
     # the compile loop: ``jit`` and Cell calls compile; building a graph calls Cells, jit
-    # classes, HyperMap and grad/vmap of user functions, which build graphs in turn
+    # classes, HyperMap and grad/vmap of user functions, which build graphs in turn (a
+    # Jacobian batches pullbacks with vmap, which tells a CellList from the container)
     frozenset({"msc.compiler", "msc.common.api", "msc.frontend.calls", "msc.frontend.control",
                "msc.frontend.evaluator", "msc.frontend.jit", "msc.frontend.loops",
                "msc.frontend.paths", "msc.frontend.reuse", "msc.frontend.scope",
                "msc.frontend.specialize", "msc.nn.cell", "msc.ops.composite.base",
-               "msc.ops.function.grad_func", "msc.ops.function.vmap_func"}),
+               "msc.ops.function.grad_func", "msc.ops.function.vmap_func",
+               "msc.nn.layer.container"}),
     # the code generator's host lowering and its CUDA variant call each other
     frozenset({"msc.codegen.lower", "msc.codegen.cuda.lower"}),
 }

@@ -72,10 +72,22 @@ def _find_def(tree: ast.Module, code: Any) -> ast.FunctionDef | ast.Lambda:
             raise UnsupportedSyntaxError("async functions cannot be compiled",
                                          loc_of(body, code.co_filename))
         return body
-    for node in ast.walk(tree):  # a lambda: its line holds the whole statement
-        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
-            return node
+    # a lambda: its line holds the whole statement, and maybe other lambdas: the one
+    # whose span holds every instruction of the code is it (the innermost such)
+    lambdas = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno]
+    spots = [(line, col) for line, _, col, end in code.co_positions()
+             if line is not None and col is not None and end]  # (not the frame set-up)
+    fits = [node for node in lambdas if all(_inside(node, spot) for spot in spots)]
+    if len(lambdas) == 1 or len(fits) >= 1:
+        return min(fits or lambdas, key=lambda node: (  # type: ignore[no-any-return]
+            node.end_lineno - node.lineno, node.end_col_offset - node.col_offset))
     raise UnsupportedSyntaxError(f"cannot find the definition of '{code.co_name}'")
+
+
+def _inside(node: ast.Lambda, spot: tuple[int, int]) -> bool:
+    return (node.lineno, node.col_offset) <= spot <= (node.end_lineno,  # type: ignore[operator]
+                                                      node.end_col_offset)
 
 
 def loc_of(node: ast.AST, file: str) -> Loc:

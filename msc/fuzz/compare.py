@@ -2,7 +2,8 @@
 
 Agreement: the same nested structure, the same dtype and shape for every tensor, values
 equal (integers and bools exactly; floats to their dtype's tolerance, NaN equal to NaN;
-float16 exactly unless the program reduced or multiplied matrices in float16), the same
+float16 exactly unless the program reduced or multiplied matrices in float16; to
+``GRAD_TOLERANCE`` where it took gradients, eager's being finite differences), the same
 Parameter values after the call; or, when eager mode raised, an exception of the same
 built-in kind, or any exception the program raises while its graph is built (a ``raise``
 that graph building reaches unconditionally happens at compile time, before the run-time
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from msc.fuzz.grads import GRAD_TOLERANCE
 from msc.fuzz.run import Leaf, Outcome
 
 #: (rtol, atol) per float dtype. Numba computes float32 transcendentals in float64 and
@@ -44,8 +46,10 @@ class Problem:
         return self.detail
 
 
-def disagreement(eager: Outcome, other: Outcome, approx_half: bool = False) -> Problem | None:
-    """How ``other`` differs from ``eager``, or None when it agrees (or was refused)."""
+def disagreement(eager: Outcome, other: Outcome, approx_half: bool = False,
+                 approx_grad: bool = False) -> Problem | None:
+    """How ``other`` differs from ``eager``, or None when it agrees (or was refused);
+    ``approx_grad``: eager's gradients were finite differences (``grads.py``)."""
     if other.kind == "internal":
         return Problem("internal", other.error, "InternalCompilerError")
     if other.kind in ("rejected", "timeout", "invalid") or eager.kind not in ("ok", "raised"):
@@ -61,35 +65,37 @@ def disagreement(eager: Outcome, other: Outcome, approx_half: bool = False) -> P
     if other.kind == "raised":
         return Problem("raised", f"raised {other.error!r} at {other.phase} time where eager "
                        "returned a value", other.exception)
-    found = compare(other.value, eager.value, "output", approx_half)
+    found = compare(other.value, eager.value, "output", approx_half, approx_grad)
     if found is None and other.params is not None and eager.params is not None:
         want = eager.params
         if other.some_params:  # an artifact keeps the weights its code uses
             want = {k: v for k, v in want.items() if k in other.params}
-        found = compare_params(other.params, want, approx_half)
+        found = compare_params(other.params, want, approx_half, approx_grad)
     return found
 
 
 def compare_params(got: dict[str, np.ndarray], want: dict[str, np.ndarray],
-                   approx_half: bool) -> Problem | None:
+                   approx_half: bool, approx_grad: bool = False) -> Problem | None:
     for name in sorted(set(got) | set(want)):
         if name not in got or name not in want:
             return Problem("parameters", f"Parameter {name!r} is missing on one side "
                            f"({sorted(got)} vs eager's {sorted(want)})")
-        found = compare(Leaf(got[name]), Leaf(want[name]), f"Parameter {name}", approx_half)
+        found = compare(Leaf(got[name]), Leaf(want[name]), f"Parameter {name}", approx_half,
+                        approx_grad)
         if found is not None:
             return Problem("parameters", found.detail)
     return None
 
 
-def compare(got: Any, want: Any, where: str, approx_half: bool = False) -> Problem | None:
+def compare(got: Any, want: Any, where: str, approx_half: bool = False,
+            approx_grad: bool = False) -> Problem | None:
     """The first difference between two nested results (tuples of ``Leaf``)."""
     if isinstance(want, tuple):
         if not isinstance(got, tuple) or len(got) != len(want):
             return Problem("structure", f"{where}: {_shape_of(got)} where eager gave "
                            f"{_shape_of(want)}")
         for i, (g, w) in enumerate(zip(got, want)):
-            found = compare(g, w, f"{where}[{i}]", approx_half)
+            found = compare(g, w, f"{where}[{i}]", approx_half, approx_grad)
             if found:
                 return found
         return None
@@ -100,17 +106,20 @@ def compare(got: Any, want: Any, where: str, approx_half: bool = False) -> Probl
         return Problem("dtype", f"{where}: dtype {g.dtype} where eager gave {w.dtype}")
     if g.shape != w.shape:
         return Problem("shape", f"{where}: shape {g.shape} where eager gave {w.shape}")
-    if not same_values(g, w, approx_half):
+    if not same_values(g, w, approx_half, approx_grad):
         return Problem("values", f"{where}: {_show(g)} where eager gave {_show(w)}")
     return None
 
 
-def same_values(g: np.ndarray, w: np.ndarray, approx_half: bool = False) -> bool:
+def same_values(g: np.ndarray, w: np.ndarray, approx_half: bool = False,
+                approx_grad: bool = False) -> bool:
     if w.dtype.kind == "f" or g.dtype.kind == "f":
         name = w.dtype.name if w.dtype.kind == "f" else g.dtype.name
         rtol, atol = TOLERANCE.get(name, TOLERANCE["float32"])
         if name == "float16" and approx_half:
             rtol, atol = HALF_APPROX
+        if approx_grad:
+            rtol, atol = max(rtol, GRAD_TOLERANCE[0]), max(atol, GRAD_TOLERANCE[1])
         g64, w64 = g.astype(np.float64), w.astype(np.float64)
         if rtol == atol == 0.0:
             return bool(np.array_equal(g64, w64, equal_nan=True))

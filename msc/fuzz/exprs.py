@@ -39,7 +39,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
-    ("builtin", 0.6, "builtins"), ("vmap", 0.4, "vmap"),
+    ("builtin", 0.6, "builtins"), ("vmap", 0.4, "vmap"), ("grad", 1.2, "grad"),
 )
 
 _FLOAT_UNARY = (

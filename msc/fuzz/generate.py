@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from msc.fuzz.exprs import Exprs
+from msc.fuzz.grads import GradForms
 from msc.fuzz.types import (
     MS_DTYPE,
     PYFLOAT,
@@ -39,7 +40,7 @@ FEATURES = frozenset({
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
-    "while-true", "vmap",
+    "while-true", "vmap", "grad",
 })
 
 
@@ -71,6 +72,7 @@ class Program:
     inputs: list[np.ndarray]
     approx_half: bool = False
     seed: int | None = None
+    approx_grad: bool = False  # it takes gradients: compared to finite differences
 
 
 @dataclass
@@ -96,8 +98,10 @@ class Callee:
     instances: tuple[str, ...] = ()  # sub-Cells: the attributes of Net holding them
 
 
-class Gen(Exprs):
+class Gen(Exprs, GradForms):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
+
+    callee_type, stmt_type = Callee, Stmt
 
     def __init__(self, rng: random.Random, features: frozenset[str]):
         self.rng, self.features = rng, features
@@ -156,7 +160,8 @@ class Gen(Exprs):
         lines += [line for c in self.nested for line in c.lines]
         lines += [line for s in body for line in s.lines(2)]
         args = ", ".join(f"x{i}" for i in range(len(inputs)))
-        return Program(self.module_source(args, lines), inputs, self.approx_half)
+        return Program(self.module_source(args, lines), inputs, self.approx_half,
+                       approx_grad=self.approx_grad)
 
     def parameters(self, base: tuple[int, ...]) -> list[Var]:
         if not self.on("parameter", 0.6):
@@ -242,6 +247,8 @@ class Gen(Exprs):
             kinds["return"] = 0.6
         if "raise" in f:
             kinds["raise"] = 0.2
+        if "grad" in f and "float64" in f and frame.kind == "construct" and depth < 2:
+            kinds["grad"] = 1.0  # a state updated by a gradient call (``grads.py``)
         kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
         return getattr(self, "_s_" + kind.replace("-", "_"))(scope, depth)
 

@@ -28,6 +28,7 @@ import numpy as np
 import msc as ms
 from msc.codegen.render import import_file
 from msc.errors import InternalCompilerError, MscError
+from msc.fuzz.grads import finite_gradients
 
 #: Built-in kinds an ``except`` clause would name, most specific first.
 _KINDS = (ZeroDivisionError, IndexError, KeyError, AssertionError, NotImplementedError,
@@ -181,7 +182,8 @@ class Ways:
             net = self.module.Net()
             batched, ms.ops.vmap = ms.ops.vmap, loop_vmap
             try:
-                out = net(*tensors(self.inputs))
+                with finite_gradients():
+                    out = net(*tensors(self.inputs))
             finally:
                 ms.ops.vmap = batched
             return Outcome("ok", leaves(out), parameters(net))

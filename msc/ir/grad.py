@@ -77,17 +77,20 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
     weights = [p for p in g.params if isinstance(p.type, RefType)]
     params = list(g.params)
     b = Builder(None, nodes)
-    if sens:  # after the tensor inputs, before the state and the weights
-        seed: Cotangent = Var(value.type, "sens")
-        params.insert(next(i for i, p in enumerate(params)
-                           if isinstance(p.type, (MonadType, RefType))), seed)
-    else:
-        seed = _ones(b, value.type)
+    out_type = value.type
     if aux:
         if not isinstance(value.type, TupleType) or not value.type.elems:
             raise UnsupportedSyntaxError("has_aux=True needs a function returning a tuple "
                                          "(out, aux...)")
-        seed = [_split(b, seed, value.type)[0]] + [None] * (len(value.type.elems) - 1)
+        out_type = value.type.elems[0]
+    if sens:  # after the tensor inputs, before the state and the weights
+        seed: Cotangent = Var(out_type, "sens")
+        params.insert(next(i for i, p in enumerate(params)
+                           if isinstance(p.type, (MonadType, RefType))), seed)
+    else:
+        seed = _seed(b, out_type)
+    if aux:
+        seed = [seed] + [None] * (len(value.type.elems) - 1)
     back = _Backward(nodes, forward)
     back.add(value, seed)
     back.run(list(nodes))
@@ -322,6 +325,8 @@ class _Backward:
 
     def node(self, node: Node, g: Cotangent) -> None:
         op, b = node.op, self.b(node.loc)
+        if isinstance(node.out.type, TupleType):  # a tuple's cotangent, element by element
+            g = _split(b, g, node.out.type)
         if op is Op.MakeTuple:
             for v, c in zip(node.inputs, g):
                 self.add(v, c)
@@ -480,9 +485,16 @@ def _zeros(b: Builder, t: Type) -> Value:
     return _filled(b, t, Op.Zeros)
 
 
-def _ones(b: Builder, t: Type) -> Value:
-    """The default cotangent of a result: ones of each tensor's type."""
-    return _filled(b, t, Op.Ones)
+def _seed(b: Builder, t: Type) -> Cotangent:
+    """The default cotangent of a result: ones of each tensor's type; none for the
+    numbers and the state it also returns (as MindSpore, which differentiates the
+    tensors alone)."""
+    if isinstance(t, TupleType):
+        return [_seed(b, e) for e in t.elems]
+    tt = tensor_of(t)
+    if not isinstance(tt, TensorType):
+        return None
+    return b.emit(Op.Ones, shape=tt.shape, dtype=tt.dtype)
 
 
 def _filled(b: Builder, t: Type, op: Any) -> Value:

@@ -35,7 +35,7 @@ from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Effect, Op
 from msc.ir.rewrite import all_graphs, tuple_parts, walk
 from msc.ir.transform import Copier, Transformer
-from msc.ir.types import MonadType, tensor_of
+from msc.ir.types import MonadType, TupleType, tensor_of
 
 #: Most a region may cost per element (the sum of its primitives' costs) to be selected.
 MAX_COST = 16.0
@@ -110,9 +110,13 @@ def _results(region: Graph) -> list[Value]:
 
 
 def _select(b: Builder, cond: Value, x: Value, y: Value) -> Value:
-    """``Select(cond, x, y)``; the state token passes through (both are the same)."""
-    if isinstance(x.type, MonadType):
+    """``Select(cond, x, y)``; the state token passes through (both are the same); a
+    tuple is selected element by element."""
+    if isinstance(x.type, MonadType) or x is y:
         return x
+    if isinstance(x.type, TupleType):
+        return b.tuple(*(_select(b, cond, b.getitem(x, i), b.getitem(y, i))
+                         for i in range(len(x.type.elems))))
     t = tensor_of(x.type)
     if t is not None and t.ndim < tensor_of(cond.type).ndim:  # type: ignore[union-attr]
         cond = b.emit(Op.Reshape, cond, shape=())  # one element, broadcast by Select

@@ -433,3 +433,15 @@ def test_a_merged_python_number_keeps_the_tensors_dtype(sign, tmp_path):
     k = 3 if x.sum() > 0 else 2
     want = (x + k, x * 4, (x * (k + 4) - 0.5 * k).astype(F))
     check_all(MergedNumbers(), [x, np.array(4, np.int32)], tmp_path, expect=want)
+
+
+def test_each_lambda_of_a_line_compiles_its_own_body():
+    """Several lambdas on one line (and one inside another): each compiles its own body,
+    found by its code's positions (the line's first lambda was compiled for every one)."""
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    x = Tensor(np.array([1.0, 2.0], F))
+    triple = ms.jit(lambda a: a * 3); shifted = ms.jit(lambda a: a + 100)  # noqa: E702, E731
+    np.testing.assert_allclose(triple(x).asnumpy(), [3.0, 6.0])
+    np.testing.assert_allclose(shifted(x).asnumpy(), [101.0, 102.0])
+    outer = (lambda: ms.grad(lambda a: (a * a * a).sum())(x))  # noqa: E731
+    np.testing.assert_allclose(outer().asnumpy(), [3.0, 12.0])

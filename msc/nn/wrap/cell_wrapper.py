@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from msc.common.tensor import ParameterTuple
-from msc.errors import GraphTypeError
+from msc.errors import GraphTypeError, GraphValueError
 from msc.nn.cell import Cell
 from msc.ops.function.grad_func import _Differentiated, _Want, _weights
 from msc.ops.function.side_effect_func import depend
@@ -38,25 +38,63 @@ class WithLossCell(Cell):
 class TrainOneStepCell(Cell):
     """One training step: the loss of ``network(*inputs)``, its gradients with respect to
     the optimizer's parameters (times ``sens``), and the optimizer's update; returns the
-    loss."""
+    loss, or ``(loss, {name: gradient})`` with ``return_grad``.
 
-    def __init__(self, network: Cell, optimizer: Cell, sens: float = 1.0):
+    The attributes are MindSpore's, so subclasses that write their own ``construct``
+    work: ``self.grad`` is ``GradOperation(get_by_list=True, sens_param=True)``,
+    ``self.grad_no_sens`` the same without ``sens_param``, ``self.sens`` the sensitivity
+    (1.0 when None was given, ``sense_flag`` then False), ``self.grad_reducer`` the
+    identity (one device). The step itself runs the forward once, its value the loss."""
+
+    def __init__(self, network: Cell, optimizer: Cell, sens: Any = None,
+                 return_grad: bool = False):
         super().__init__(auto_prefix=False)
+        from msc.nn.layer.basic import Identity
+        from msc.ops.composite.base import GradOperation
+
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer
         self.weights = ParameterTuple(optimizer.parameters)
-        self.sens = float(sens)
-        self.grad = _Differentiated(network, _Want(None, tuple(self.weights), value=True))
-        self.grad_reducer = _data_parallel_reducer(network, self.weights)
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = GradOperation(get_by_list=True)
+        if sens is not None and sens == 0:
+            raise GraphValueError("The input argument of 'sens' can not be 0.")
+        self.sense_flag = sens is not None
+        self.sens = 1.0 if sens is None else sens
+        self.return_grad = return_grad
+        if return_grad:
+            self.weights_name = [p.name for p in self.weights]
+        reducer = _data_parallel_reducer(network, self.weights)
+        self.reducer_flag = reducer is not None
+        self.grad_reducer = Identity() if reducer is None else reducer
+        self._value_and_grad = _Differentiated(network, _Want(None, tuple(self.weights),
+                                                              value=True))
+        self._named_grads = True  # False while called at the top level (see __call__)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """With ``return_grad`` at the top level the compiled step returns the gradients
+        as a tuple (a graph returns no dict) and they are named here."""
+        from msc.frontend.builder import current_builder
+
+        if not self.return_grad or current_builder() is not None:
+            return super().__call__(*args, **kwargs)
+        self._named_grads = False
+        try:
+            loss, grads = super().__call__(*args, **kwargs)
+        finally:
+            self._named_grads = True
+        return loss, dict(zip(self.weights_name, grads))
 
     def construct(self, *inputs: Any) -> Any:
-        loss, grads = self.grad(*inputs)
-        if self.sens != 1.0:  # the sensitivity scales every gradient (they are linear in it)
+        loss, grads = self._value_and_grad(*inputs)
+        if self.sense_flag:  # the sensitivity scales every gradient (they are linear in it)
             grads = tuple(g * self.sens for g in grads)
-        if self.grad_reducer is not None:
-            grads = self.grad_reducer(grads)
-        return depend(loss, self.optimizer(grads))
+        grads = self.grad_reducer(grads)
+        loss = depend(loss, self.optimizer(grads))
+        if self.return_grad:
+            return loss, (dict(zip(self.weights_name, grads)) if self._named_grads else grads)
+        return loss
 
 
 def _data_parallel_reducer(network: Cell, weights: Any) -> Any:

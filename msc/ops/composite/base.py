@@ -141,8 +141,9 @@ class GradOperation:
 
     Without ``get_all`` the gradient is the first input's alone; with ``get_by_list``
     the weights' gradients are a tuple in ``params`` order, and with both the result is
-    ``(input gradients, weight gradients)``. ``sens_param`` makes the last argument the
-    output's sensitivity (otherwise ones)."""
+    ``(input gradients, weight gradients)`` (one Parameter's gradient is that tensor,
+    not a 1-tuple; the gradient of a function without inputs is ``()``). ``sens_param``
+    makes the last argument the output's sensitivity (otherwise ones)."""
 
     def __init__(self, get_all: bool = False, get_by_list: bool = False,
                  sens_param: bool = False):
@@ -152,9 +153,9 @@ class GradOperation:
         if self.get_by_list and weights is None:
             raise GraphTypeError("GradOperation(get_by_list=True) needs the weights: "
                                  "grad_op(net, params)")
-        params = _weights(weights)[0] if self.get_by_list else None
-        positions: Any = "all" if self.get_all else (0 if not self.get_by_list else None)
-        return _Differentiated(fn, _Want(positions, params, sens=self.sens_param))
+        params, single = _weights(weights) if self.get_by_list else (None, False)
+        positions: Any = "all" if self.get_all else (None if self.get_by_list else "first")
+        return _Differentiated(fn, _Want(positions, params, single, sens=self.sens_param))
 
 
 __all__ = ["HyperMap", "MultitypeFuncGraph", "partial", "GradOperation"]

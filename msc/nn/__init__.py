@@ -36,6 +36,7 @@ MODULES = (
     "msc.nn.optim.momentum",
     "msc.nn.optim.adam",
     "msc.nn.wrap.cell_wrapper",
+    "msc.nn.wrap.loss_scale",
     "msc.nn.learning_rate_schedule",
     "msc.nn.dynamic_lr",
 )

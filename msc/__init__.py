@@ -57,6 +57,11 @@ _LAZY_NAMES = {
     "load_checkpoint": "msc.train.serialization",
     "load_param_into_net": "msc.train.serialization",
     "save_checkpoint": "msc.train.serialization",
+    "Model": "msc.train.model",
+    "build_train_network": "msc.train.amp",
+    "LossScaleManager": "msc.train.loss_scale_manager",
+    "FixedLossScaleManager": "msc.train.loss_scale_manager",
+    "DynamicLossScaleManager": "msc.train.loss_scale_manager",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 

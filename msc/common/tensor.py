@@ -417,17 +417,18 @@ class ParameterTuple(tuple):  # type: ignore[type-arg]
                 raise GraphTypeError(f"ParameterTuple holds Parameters, not {type(p).__name__}")
         return super().__new__(cls, items)
 
-    def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
-        """Copies named ``prefix.name``: of the same data, or zeros or ones (``init``), as
-        optimizers make their moments."""
-        if init not in ("same", "zeros", "ones"):
-            raise GraphValueError(f"ParameterTuple.clone: init must be 'same', 'zeros' or "
-                                  f"'ones', but got {init!r}")
+    def clone(self, prefix: str, init: Any = "same") -> ParameterTuple:
+        """Copies named ``prefix.name``: of the same data, or zeros or ones (``init``), or
+        filled with a number, as optimizers make their slots (Adagrad's ``accum=0.1``)."""
+        number = isinstance(init, (int, float)) and not isinstance(init, bool)
+        if init not in ("same", "zeros", "ones") and not number:
+            raise GraphValueError(f"ParameterTuple.clone: init must be 'same', 'zeros', "
+                                  f"'ones' or a number, but got {init!r}")
+        fill = {"zeros": 0, "ones": 1}.get(init, init) if number or init != "same" else None
         copies = [p.clone(prefix) for p in self]
         for c in copies:
-            if init != "same":
-                c.set_data(Tensor((np.zeros if init == "zeros" else np.ones)(c.shape,
-                                                                            c.dtype.np)))
+            if fill is not None:
+                c.set_data(Tensor(np.full(c.shape, fill, c.dtype.np)))
         return ParameterTuple(copies)
 
 

@@ -38,6 +38,7 @@ MODULES = (
     "msc.ops.operations.nn_ops",
     "msc.ops.operations.random_ops",
     "msc.ops.operations.other_ops",
+    "msc.ops.operations.optim_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

@@ -9,6 +9,7 @@ tuple MindSpore documents (variable and slots). The hyper-parameters may be numb
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from msc.common.tensor import Tensor
@@ -26,6 +27,10 @@ __all__ = ["ApplyMomentum", "ApplyGradientDescent", "ApplyProximalGradientDescen
 def _like(value: Any, var: Any) -> Any:
     """A hyper-parameter in the variable's type (numbers stay weak scalars)."""
     return F.cast(value, var.dtype) if isinstance(value, Tensor) else value
+
+
+def _sqrt(x: Any) -> Any:
+    return math.sqrt(x) if isinstance(x, (int, float)) else F.sqrt(x)
 
 
 def _proximal(prox: Any, lr: Any, l1: Any, l2: Any) -> Any:
@@ -251,7 +256,7 @@ class Adam(Primitive):
         b1, b2 = _like(beta1, var), _like(beta2, var)
         new_m, new_v = _adam_moments(m, v, gradient, b1, b2)
         out_m, out_v = assign(m, new_m), assign(v, new_v)
-        lr_t = _like(lr, var) * F.sqrt(1 - _like(beta2_power, var)) / (
+        lr_t = _like(lr, var) * _sqrt(1 - _like(beta2_power, var)) / (
             1 - _like(beta1_power, var))
         top = new_m * b1 + gradient * (1 - b1) if self.use_nesterov else new_m
         return assign(var, var - lr_t * top / (F.sqrt(new_v) + _like(epsilon, var))), out_m, \
@@ -271,7 +276,7 @@ class ApplyAdamWithAmsgrad(Primitive):
         new_m, new_v = _adam_moments(m, v, grad, self.beta1, self.beta2)
         new_vhat = F.maximum(vhat, new_v)
         out_m, out_v, out_vhat = assign(m, new_m), assign(v, new_v), assign(vhat, new_vhat)
-        lr_t = _like(lr, var) * F.sqrt(1 - _like(beta2_power, var)) / (
+        lr_t = _like(lr, var) * _sqrt(1 - _like(beta2_power, var)) / (
             1 - _like(beta1_power, var))
         return assign(var, var - lr_t * new_m / (F.sqrt(new_vhat) + self.epsilon)), out_m, \
             out_v, out_vhat

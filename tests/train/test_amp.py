@@ -343,3 +343,19 @@ def test_dtypes_match_mindspore_itself(tmp_path):
         x = Tensor(np.ones((5, 3), np.float32))
         assert theirs[level] == [[str(o.dtype) for o in w(x)], [str(o.dtype) for o in net(x)],
                                  [p.name for p in w.get_parameters()]]
+
+
+def test_the_names_real_scripts_import():
+    from msc import Model
+    from msc.common.api import jit, ms_function
+    from msc.common.mutable import mutable
+    from msc.train import DynamicLossScaleManager, build_train_network
+
+    import msc.train.model
+
+    assert Model is msc.train.model.Model and jit is ms.jit and ms_function is ms.ms_function
+    assert mutable is ms.mutable and build_train_network is amp.build_train_network
+    assert DynamicLossScaleManager is ms.DynamicLossScaleManager
+    assert ops.make_tuple(1, 2) == (1, 2) and ops.functional.tuple_getitem((3, 4), 1) == 4
+    assert ms.float_ is ms.single is F32 and ms.half is F16 and ms.double is ms.float64
+    assert ms.dtype_to_pytype(ms.int8) is int and ms.pytype_to_dtype(bool) is ms.bool_

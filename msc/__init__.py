@@ -21,6 +21,9 @@ from msc.dtype import (  # noqa: F401
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from msc.errors import (  # noqa: F401
     GraphAttributeError,

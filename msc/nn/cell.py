@@ -76,6 +76,8 @@ class Cell:
         ['dense.weight', 'dense.bias']
     """
 
+    _amp_scope = None  # the mixed-precision scope of ``to_float`` (``common/amp_scope.py``)
+
     def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None):
         set_ = object.__setattr__
         for reg in _REGISTRIES:  # _param_keys: attribute -> short name of owned params

@@ -27,6 +27,9 @@ from msc.dtype import (  # noqa: F401
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from msc.errors import (  # noqa: F401
     GraphAttributeError,
@@ -69,6 +72,20 @@ _LAZY_NAMES = {
     "load_param_into_net": "msc.train.serialization",
     "save_checkpoint": "msc.train.serialization",
     "export": "msc.train.serialization",
+    "Model": "msc.train.model",
+    "Type": "msc.dtype",
+    "float_": "msc.dtype",
+    "int_": "msc.dtype",
+    "half": "msc.dtype",
+    "single": "msc.dtype",
+    "double": "msc.dtype",
+    "dtype_to_nptype": "msc.dtype",
+    "dtype_to_pytype": "msc.dtype",
+    "pytype_to_dtype": "msc.dtype",
+    "build_train_network": "msc.train.amp",
+    "LossScaleManager": "msc.train.loss_scale_manager",
+    "FixedLossScaleManager": "msc.train.loss_scale_manager",
+    "DynamicLossScaleManager": "msc.train.loss_scale_manager",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 

@@ -12,6 +12,9 @@ from msc.ir.dtypes import (  # noqa: F401
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 
 Type = DType
@@ -28,6 +31,11 @@ def dtype_to_nptype(type_: DType) -> type:
     return coerce(type_).np.type
 
 
+def dtype_to_pytype(type_: DType) -> type:
+    """The Python type of an msc dtype's values: ``bool``, ``int`` or ``float``."""
+    return (bool, int, float)[coerce(type_).category]
+
+
 def pytype_to_dtype(obj: object) -> DType:
     """The msc dtype of a Python or numpy type (``bool``, ``int``, ``float``, ``np.int32``)."""
     found = coerce(obj)
@@ -36,6 +44,6 @@ def pytype_to_dtype(obj: object) -> DType:
     return found
 
 
-__all__ = ["DType", "Type", "bool_", "uint8", "int8", "int16", "int32", "int64", "float16",
+__all__ = ["DType", "Type", "bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16",
            "float32", "float64", "float_", "int_", "half", "single", "double",
-           "dtype_to_nptype", "pytype_to_dtype"]
+           "dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype"]

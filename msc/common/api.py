@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from msc.errors import GraphTypeError
+from msc.common.mutable import mutable
 from msc.frontend.jit import jit, ms_function
 
 _MARK = "__ms_class__"  # the attribute MindSpore sets; subclasses inherit it
@@ -101,13 +102,6 @@ def lazy_inline(fn: Callable[..., Any] | None = None, *, attrs: Any = None,
 
     init.__lazy_inline__ = True  # type: ignore[attr-defined]
     return init
-
-
-def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
-    """``ms.mutable(x)``: ``x`` itself. msc already compiles tensors, also inside tuples
-    and lists, as graph inputs; a Python number stays a constant of the compile (a new
-    value compiles again, with the same results)."""
-    return input_data
 
 
 __all__ = ["jit", "ms_function", "jit_class", "ms_class", "lazy_inline", "mutable"]

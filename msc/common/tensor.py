@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from msc.common import amp_scope
 from msc.common.arena import leave
 from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError
 from msc.frontend.builder import GraphBuilder, current_builder
@@ -31,7 +32,10 @@ _RESERVED = ("apply", "_prim", "Any")  # the names a generated body uses
 
 def apply(prim: Primitive, *inputs: Any, **attrs: Any) -> Any:
     """Run ``prim`` on ``inputs``: emit a node when a graph is being built and an input
-    is a graph tensor or a weight, compute eagerly with numpy otherwise."""
+    is a graph tensor or a weight, compute eagerly with numpy otherwise. Inside a
+    mixed-precision scope (``amp_scope.py``) the inputs are cast first."""
+    if amp_scope.STACK and (scope := amp_scope.wanted(prim)) is not None:
+        return _apply_in_scope(scope, prim, inputs, attrs)
     builder = current_builder()
     if builder is not None and any(isinstance(x, (SymTensor, Parameter)) for x in inputs):
         return builder.apply(prim, inputs, attrs)
@@ -41,6 +45,13 @@ def apply(prim: Primitive, *inputs: Any, **attrs: Any) -> Any:
     except MscError as e:
         raise e.with_loc(builder.loc if builder is not None else user_loc()) from None
     return _wrap(out)
+
+
+def _apply_in_scope(scope: amp_scope.Scope, prim: Primitive, inputs: tuple[Any, ...],
+                    attrs: dict[str, Any]) -> Any:
+    with amp_scope.opened(None):
+        out = apply(prim, *amp_scope.cast_inputs(scope, inputs, apply, Op.Cast), **attrs)
+        return amp_scope.cast_back(out, apply, Op.Cast) if scope.back else out
 
 
 def public_function(prim: Primitive, name: str, doc: str, module: dict[str, Any],
@@ -406,17 +417,18 @@ class ParameterTuple(tuple):  # type: ignore[type-arg]
                 raise GraphTypeError(f"ParameterTuple holds Parameters, not {type(p).__name__}")
         return super().__new__(cls, items)
 
-    def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
-        """Copies named ``prefix.name``: of the same data, or zeros or ones (``init``), as
-        optimizers make their moments."""
-        if init not in ("same", "zeros", "ones"):
-            raise GraphValueError(f"ParameterTuple.clone: init must be 'same', 'zeros' or "
-                                  f"'ones', but got {init!r}")
+    def clone(self, prefix: str, init: Any = "same") -> ParameterTuple:
+        """Copies named ``prefix.name``: of the same data, or zeros or ones (``init``), or
+        filled with a number, as optimizers make their slots (Adagrad's ``accum=0.1``)."""
+        number = isinstance(init, (int, float)) and not isinstance(init, bool)
+        if init not in ("same", "zeros", "ones") and not number:
+            raise GraphValueError(f"ParameterTuple.clone: init must be 'same', 'zeros', "
+                                  f"'ones' or a number, but got {init!r}")
+        fill = {"zeros": 0, "ones": 1}.get(init, init) if number or init != "same" else None
         copies = [p.clone(prefix) for p in self]
         for c in copies:
-            if init != "same":
-                c.set_data(Tensor((np.zeros if init == "zeros" else np.ones)(c.shape,
-                                                                            c.dtype.np)))
+            if fill is not None:
+                c.set_data(Tensor(np.full(c.shape, fill, c.dtype.np)))
         return ParameterTuple(copies)
 
 

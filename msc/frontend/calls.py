@@ -16,6 +16,7 @@ import sys
 import types
 from typing import Any
 
+from msc.common import amp_scope
 from msc.common.api import is_jit_class
 from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import (
@@ -77,7 +78,19 @@ _GRAPH_BUILTINS = {type: _graph_type, max: _graph_extreme(Op.Greater),
 
 
 def _is_user_function(fn: Any) -> bool:
-    return isinstance(fn, types.FunctionType) and not is_msc_file(fn.__code__.co_filename)
+    """Code the evaluator interprets: the user's, and msc's own marked ``interpreted``."""
+    return isinstance(fn, types.FunctionType) and (
+        not is_msc_file(fn.__code__.co_filename) or getattr(fn, INTERPRETED, False))
+
+
+INTERPRETED = "__msc_interpreted__"
+
+
+def interpreted(fn: Any) -> Any:
+    """Mark one of msc's own functions (a ``construct`` with a tensor ``if``, as MindSpore
+    writes it) to be interpreted into graphs like user code instead of run natively."""
+    setattr(fn, INTERPRETED, True)
+    return fn
 
 
 def _is_user_class(cls: Any) -> bool:
@@ -302,7 +315,9 @@ class Calls:
         if construct is None:
             self.deps.read_config(cell)
             construct = _construct(cell)
-        return self.call(construct, [cell, *args], kwargs, ev)
+        self.deps.read_attr(cell, amp_scope.ATTR, getattr(cell, amp_scope.ATTR, None))
+        with amp_scope.cell_scope(cell):
+            return self.call(construct, [cell, *args], kwargs, ev)
 
     def native(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if not callable(fn):

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from msc import context
+from msc.common import amp_scope
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError
 from msc.frontend.builder import _ACTIVE as ACTIVE
@@ -295,5 +296,6 @@ def call_cell(cell: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if builder is not None:  # reached from native code (a container) while building
         return builder.calls.call(cell, list(args), kwargs, None)
     if not graph:
-        return raw(cell, *args, **kwargs)
+        with amp_scope.cell_scope(cell):
+            return raw(cell, *args, **kwargs)
     return cell_cache(cell).call(cell, bind_args(raw, args, kwargs, skip_self=True))

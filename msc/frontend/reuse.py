@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from msc.common import amp_scope
 from msc.errors import GraphValueError
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import _MISSING, Deps
@@ -86,7 +87,7 @@ class Reuse:
         (keyword arguments, non-tensor arguments or non-tensor results, writes or prints)."""
         from msc.common.tensor import SymTensor
 
-        if kwargs or not all(isinstance(a, SymTensor) and a.builder is calls.builder
+        if kwargs or amp_scope.STACK and amp_scope.STACK[-1] is not None or not all(isinstance(a, SymTensor) and a.builder is calls.builder
                              for a in args):
             return None
         types = tuple(a.var.type for a in args)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from msc.common import amp_scope
 from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder
@@ -79,7 +80,7 @@ def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> S
     calls = Calls(builder, deps)
     calls.reuse = Reuse(reuse, entry, name)
     builder.calls = calls
-    with builder:
+    with builder, amp_scope.opened(None):  # a graph's casts are its own Cells'
         names = input_names(fn, has_self, len(args))
         sym_args = [_make_input(builder, a, n) for a, n in zip(args, names)]
         result = calls.call(entry, sym_args, {}, None)

@@ -44,6 +44,9 @@ class DType:
 
 bool_ = DType("Bool", "bool", 0, 8)
 uint8 = DType("UInt8", "uint8", 1, 8)
+uint16 = DType("UInt16", "uint16", 1, 16)
+uint32 = DType("UInt32", "uint32", 1, 32)
+uint64 = DType("UInt64", "uint64", 1, 64)
 int8 = DType("Int8", "int8", 1, 8)
 int16 = DType("Int16", "int16", 1, 16)
 int32 = DType("Int32", "int32", 1, 32)
@@ -52,9 +55,12 @@ float16 = DType("Float16", "float16", 2, 16)
 float32 = DType("Float32", "float32", 2, 32)
 float64 = DType("Float64", "float64", 2, 64)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, uint8, uint16, uint32, uint64, int8, int16, int32, int64, float16, float32,
+              float64)
+#: MindSpore converts these implicitly only to themselves (and takes bool into them).
+_UNPROMOTED = (uint16, uint32, uint64)
 _BY_NP = {d.np_name: d for d in ALL_DTYPES}
-_BY_SHORT = {"bool": bool_, "u8": uint8, "i8": int8, "i16": int16, "i32": int32,
+_BY_SHORT = {"bool": bool_, "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64, "i8": int8, "i16": int16, "i32": int32,
              "i64": int64, "f16": float16, "f32": float32, "f64": float64}
 
 #: The default dtype of each category, used for weak Python scalars.
@@ -110,10 +116,20 @@ def short_name(dt: DType) -> str:
     return next(k for k, v in _BY_SHORT.items() if v == dt)
 
 
+def _no_conversion(a: str, b: str) -> None:
+    from msc.errors import GraphTypeError
+
+    raise GraphTypeError(f"Type implicit conversion between {a} and {b} is not supported.")
+
+
 def promote(a: DType, b: DType) -> DType:
-    """Promotion of two tensor dtypes."""
+    """Promotion of two tensor dtypes (uint16/32/64 meet only themselves and bool)."""
     if a == b:
         return a
+    if bool_ in (a, b):
+        return b if a == bool_ else a
+    if a in _UNPROMOTED or b in _UNPROMOTED:
+        _no_conversion(f"Tensor[{a}]", f"Tensor[{b}]")
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.bits != b.bits:
@@ -123,7 +139,10 @@ def promote(a: DType, b: DType) -> DType:
 
 
 def promote_weak(tensor: DType, scalar_category: int) -> DType:
-    """Promotion of a tensor dtype with a Python scalar of ``scalar_category``."""
+    """Promotion of a tensor dtype with a Python scalar of ``scalar_category`` (a number
+    meets uint16/32/64 as an int64 or float32 tensor would: not at all)."""
+    if tensor in _UNPROMOTED and scalar_category > 0:
+        _no_conversion(f"Tensor[{DEFAULT_OF_CATEGORY[scalar_category]}]", str(tensor))
     if scalar_category <= tensor.category:
         return tensor
     return DEFAULT_OF_CATEGORY[scalar_category]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from msc.common.tensor import Parameter, ParameterTuple, Tensor
-from msc.errors import GraphTypeError
+from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.source import user_loc
 
 
@@ -75,6 +75,8 @@ class Cell:
         >>> [p.name for p in Net().trainable_params()]
         ['dense.weight', 'dense.bias']
     """
+
+    _amp_scope = None  # the mixed-precision scope of ``to_float`` (``common/amp_scope.py``)
 
     def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None):
         set_ = object.__setattr__
@@ -247,6 +249,17 @@ class Cell:
         else:
             self._add_cell(child_name, child_cell)
 
+    def _replace_child(self, name: str, make: Any) -> Cell:
+        """Put ``make(child)`` where the child ``name`` is, in the same place of the
+        order, owning the child, so its Parameters keep their names."""
+        child = self._cells[name]
+        _OWNERS.release(child, self)
+        new = make(child)
+        self._cells[name] = new
+        _OWNERS.claim(new, self)
+        new._rename(self._child_prefix(name))
+        return new
+
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
         """Put ``prefix`` in front of this cell's namespace (MindSpore's spelling)."""
         self._rename(prefix + self._prefix)
@@ -318,16 +331,22 @@ class Cell:
         return {p: p.init_data() for p in self.get_parameters()}
 
     def to_float(self, dst_type: Any) -> Cell:
-        """Run this cell in ``dst_type``: float32 (the default precision) is supported;
-        float16/bfloat16 computation is not yet."""
-        from msc.api_names import UnsupportedApiError
+        """Run this cell and every sub-cell in ``dst_type`` (float16 or float32): while
+        one runs, the floating inputs of each op are cast to it (``common/amp_scope.py``),
+        as in MindSpore's PyNative mode; the Parameters keep their own type. Sets the flags
+        ``fp16``/``fp32``/``bf16``; returns the cell."""
+        from msc.common.amp_scope import ATTR, Scope
         from msc.ir import dtypes
 
-        if dtypes.coerce(dst_type) not in (dtypes.float16, dtypes.float32):
-            raise GraphTypeError("For 'to_float', the argument 'dst_type' should be "
-                                  f"float32 or float16, but got {dst_type}.")
-        if dtypes.coerce(dst_type) != dtypes.float32:
-            raise UnsupportedApiError("Cell.to_float(float16) is not supported by msc yet.")
+        dtype = dtypes.coerce(dst_type)
+        if dtype not in (dtypes.float16, dtypes.float32):
+            raise GraphValueError("For 'to_float', the argument 'dst_type' must be "
+                                  "mstype.float32, mstype.float16 or mstype.bfloat16, but got "
+                                  f"type: {type(dst_type)} and value: {dst_type}.")
+        self.add_flags_recursive(fp16=dtype == dtypes.float16, fp32=dtype == dtypes.float32,
+                                 bf16=False)
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, ATTR, Scope(dtype))
         return self
 
     # --- modes and flags ----------------------------------------------------------

@@ -40,6 +40,8 @@ MODULES = (
     "msc.ops.operations.random_ops",
     "msc.ops.operations.other_ops",
     "msc.ops.operations.comm_ops",
+    "msc.ops.operations.optim_ops",
+    "msc.ops.operations.layer_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

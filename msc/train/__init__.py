@@ -30,6 +30,12 @@ from msc.train.metrics import (
                                 get_metrics,
                                 names,
 )
+from msc.train.amp import build_train_network
+from msc.train.loss_scale_manager import (
+    DynamicLossScaleManager,
+    FixedLossScaleManager,
+    LossScaleManager,
+)
 from msc.train.model import Model
 from msc.train.serialization import (
                                 export,
@@ -43,4 +49,5 @@ __all__ = ["Model", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "LossMonitor", "ModelCheckpoint", "ReduceLROnPlateau", "RunContext", "TimeMonitor",
            "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",
            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "get_metric_fn", "get_metrics", "names"]
+           "get_metric_fn", "get_metrics", "names", "build_train_network", "LossScaleManager",
+           "FixedLossScaleManager", "DynamicLossScaleManager"]

@@ -77,7 +77,7 @@ def _emit_reduction(kind: str) -> Callable[..., str]:
         x, out = in_type(node), out_type(node)
         axes = _axes(node.attr["axis"], x.ndim)
         args = f"{a[0]}, axis={axes!r}, keepdims={bool(node.attr['keep_dims'])}"
-        if kind in ("sum", "prod") and x.dtype != out.dtype:
+        if kind in ("sum", "prod") and (x.dtype != out.dtype or x.dtype in _KEPT_UNSIGNED):
             args += f", dtype={dtype_ref(out.dtype)}"
         elif kind == "mean" and not x.dtype.is_float:
             args += ", dtype=np.float64"
@@ -112,7 +112,8 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
         if kind in ("max", "min"):
             loops.add(f"{acc} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
         else:
-            wide = "np.float64" if x.dtype.is_float or kind == "mean" else "np.int64"
+            wide = "np.float64" if x.dtype.is_float or kind == "mean" else \
+                "np.uint64" if x.dtype in _KEPT_UNSIGNED else "np.int64"
             loops.add(f"{acc} = {wide}({int(kind == 'prod')})")
         red = loops.open(x.shape, axes)
         item = f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]"
@@ -167,7 +168,11 @@ def _lowering(kind: str) -> dict[str, Lowering]:
 
 
 def _widen_int(dt: DType) -> DType:
-    return dt if dt.is_float else dtypes.int64
+    """MindSpore's sum of uint16/32/64 keeps the type; other ints and bool give int64."""
+    return dt if dt.is_float or dt in _KEPT_UNSIGNED else dtypes.int64
+
+
+_KEPT_UNSIGNED = (dtypes.uint16, dtypes.uint32, dtypes.uint64)
 
 
 def _mean_dtype(dt: DType) -> DType:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from msc.common.tensor import Parameter, Tensor
-from msc.errors import GraphValueError
+from msc.errors import GraphTypeError, GraphValueError
 from msc.nn.optim.optimizer import Optimizer, _in_unit
 from msc.ops import functional as F
 from msc.ops.composite.base import partial
@@ -32,25 +32,62 @@ def _adam_update(beta1: float, beta2: float, eps: float, nesterov: bool, beta1_p
     return assign(weight, weight - step_size * top / (F.sqrt(v_new) + eps))
 
 
+def _amsgrad_update(beta1: float, beta2: float, eps: float, beta1_power: Any,
+                    beta2_power: Any, lr: Any, weight: Any, m: Any, v: Any, vhat: Any,
+                    grad: Any) -> Any:
+    """Adam with the largest ``v`` seen so far (``vhat``) in the denominator."""
+    m_new = m * beta1 + grad * (1 - beta1)
+    v_new = v * beta2 + grad * grad * (1 - beta2)
+    vhat_new = F.maximum(vhat, v_new)
+    assign(m, m_new)
+    assign(v, v_new)
+    assign(vhat, vhat_new)
+    step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
+    return assign(weight, weight - step_size * m_new / (F.sqrt(vhat_new) + eps))
+
+
 class Adam(Optimizer):
     """``nn.Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
-    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``; its
-    state: ``moment1.<name>``, ``moment2.<name>``, ``beta1_power``, ``beta2_power``."""
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
+    use_amsgrad=False, use_lazy=False, use_offload=False)``; its state:
+    ``moment1.<name>``, ``moment2.<name>`` (and ``vhat.<name>`` with ``use_amsgrad``),
+    ``beta1_power``, ``beta2_power``. ``use_lazy`` (rows of sparse gradients) and
+    ``use_offload`` (the step on the host) give the same update for dense gradients."""
 
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
                  use_nesterov: bool = False, weight_decay: Any = 0.0,
-                 loss_scale: float = 1.0):
+                 loss_scale: float = 1.0, use_amsgrad: bool = False, **kwargs: Any):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        self.beta1, self.beta2 = _in_unit(beta1, "beta1", "Adam"), _in_unit(beta2, "beta2",
-                                                                            "Adam")
+        name = type(self).__name__
+        if set(kwargs) - {"use_lazy", "use_offload"}:
+            raise KeyError(f"For 'Adam', invalid keys are passed as kwargs, supported keys are "
+                           f"'use_lazy' and'use_offload', but got {kwargs.keys()}.")
+        self.use_lazy = kwargs.get("use_lazy", False)
+        self.use_offload = kwargs.get("use_offload", False)
+        for flag, value in (("use_locking", use_locking), ("use_nesterov", use_nesterov),
+                            ("use_amsgrad", use_amsgrad), ("use_lazy", self.use_lazy),
+                            ("use_offload", self.use_offload)):
+            if not isinstance(value, bool):
+                raise GraphTypeError(f"For '{name}', the type of '{flag}' should be bool, but "
+                                     f"got {type(value).__name__}.")
+        if self.use_lazy and self.use_offload:
+            raise GraphValueError("For 'Adam', 'use_lazy' and 'use_offload' can not both be "
+                                  "True.")
+        if use_amsgrad and (self.use_lazy or self.use_offload):
+            raise GraphValueError("For 'Adam', 'use_amsgrad' can not be True while 'use_lazy' "
+                                  "or 'use_offload' is True.")
+        self.beta1, self.beta2 = _in_unit(beta1, "beta1", name), _in_unit(beta2, "beta2", name)
         self.eps = float(eps)
         if self.eps <= 0:
-            raise GraphValueError(f"For 'Adam', the 'eps' must be greater than 0, but got "
+            raise GraphValueError(f"For '{name}', the 'eps' must be greater than 0, but got "
                                   f"{eps}.")
-        self.use_nesterov = bool(use_nesterov)
+        self.use_nesterov, self.use_locking = use_nesterov, use_locking
+        self.use_amsgrad = use_amsgrad
         self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
         self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
+        if use_amsgrad:
+            self.vhat = self.parameters.clone(prefix="vhat", init="zeros")
         self.beta1_power = Parameter(Tensor(np.float32(1.0)), name="beta1_power")
         self.beta2_power = Parameter(Tensor(np.float32(1.0)), name="beta2_power")
 
@@ -62,9 +99,36 @@ class Adam(Optimizer):
         b2 = self.beta2_power * self.beta2
         assign(self.beta1_power, b1)
         assign(self.beta2_power, b2)
+        if self.use_amsgrad:
+            update = partial(_amsgrad_update, self.beta1, self.beta2, self.eps, b1, b2)
+            return self.map_update(update, lr, self.parameters, self.moment1, self.moment2,
+                                   self.vhat, grads)
         update = partial(_adam_update, self.beta1, self.beta2, self.eps, self.use_nesterov,
                          b1, b2)
         return self.map_update(update, lr, self.parameters, self.moment1, self.moment2, grads)
+
+
+class LazyAdam(Adam):
+    """``nn.LazyAdam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
+    use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: Adam that
+    updates only the rows a sparse gradient touches; with dense gradients, Adam."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
+                 beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
+                 use_nesterov: bool = False, weight_decay: Any = 0.0, loss_scale: float = 1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale)
+
+
+class AdamOffload(Adam):
+    """``nn.AdamOffload(params, ...)``: Adam computed on the host, which is where msc's
+    CPU targets compute anyway."""
+
+    def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
+                 beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
+                 use_nesterov: bool = False, weight_decay: Any = 0.0, loss_scale: float = 1.0):
+        super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
+                         weight_decay, loss_scale)
 
 
 def _adam_weight_decay_update(beta1: float, beta2: float, eps: float, lr: Any, decay: Any,
@@ -104,4 +168,4 @@ class AdamWeightDecay(Optimizer):
                                self.moments2, gradients, self.decay_flags)
 
 
-__all__ = ["Adam", "AdamWeightDecay"]
+__all__ = ["Adam", "AdamWeightDecay", "LazyAdam", "AdamOffload"]

@@ -8,6 +8,7 @@ differentiates through the table's vjp rules).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from msc.errors import GraphTypeError, GraphValueError
@@ -213,6 +214,106 @@ def binary_cross_entropy(logits: Any, labels: Any, weight: Any = None,
     return _reduce(loss if weight is None else loss * weight, reduction)
 
 
+# --- margin and likelihood losses over classes ----------------------------------------------
+
+
+def _onehot(target: Any, classes: int, like: Any) -> Any:
+    return F.one_hot(F.cast(target, dtypes.int32), classes, F.ones((), like.dtype),
+                     F.zeros((), like.dtype))
+
+
+def multi_margin_loss(input: Any, target: Any, p: int = 1, margin: Any = 1,  # noqa: A002
+                      weight: Any = None, reduction: str = "mean") -> Any:
+    """Per sample, the sum over the other classes j of w[y] max(0, margin - x[y] + x[j])^p,
+    divided by the class count; reduced over the samples."""
+    if p not in (1, 2):
+        raise GraphValueError(f"For 'MultiMarginLoss', the 'p' must be 1 or 2, but got {p}.")
+    reduction = _reduction(reduction, "MultiMarginLoss")
+    x = _float_tensor(input, "MultiMarginLoss")
+    classes = x.shape[-1]
+    onehot = _onehot(target, classes, x)
+    picked = F.sum(x * onehot, -1, keepdim=True)
+    hinge = F.clamp(float(margin) - picked + x, 0) * (1 - onehot)
+    if p == 2:
+        hinge = F.square(hinge)
+    if weight is not None:
+        hinge = hinge * F.sum(weight * onehot, -1, keepdim=True)
+    return _reduce(F.sum(hinge, -1) / classes, reduction)
+
+
+def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
+    """Per sample, with the target classes those of ``target`` before its first -1: the
+    sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])), divided
+    by the class count; reduced over the samples."""
+    reduction = _reduction(reduction, "MultilabelMarginLoss")
+    x = _float_tensor(input, "MultilabelMarginLoss")
+    classes = x.shape[-1]
+    valid = F.cast(F.cumsum(F.cast(target == -1, dtypes.int32), -1) == 0, x.dtype)
+    onehot = _onehot(F.clamp(target, 0), classes, x) * F.expand_dims(valid, -1)  # (.., K, C)
+    is_target = F.amax(onehot, -2)
+    picked = F.sum(onehot * F.expand_dims(x, -2), -1)  # x at each listed target
+    hinge = F.clamp(1 - F.expand_dims(picked, -1) + F.expand_dims(x, -2), 0)
+    hinge = hinge * F.expand_dims(valid, -1) * F.expand_dims(1 - is_target, -2)
+    return _reduce(F.sum(F.sum(hinge, -1), -1) / classes, reduction)
+
+
+def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,  # noqa: A002
+                                reduction: str = "mean") -> Any:
+    """y log(1 + e^-x) + (1 - y) log(1 + e^x), weighted, averaged over the classes."""
+    x = _float_tensor(input, "multilabel_soft_margin_loss")
+    reduction = _reduction(reduction, "multilabel_soft_margin_loss")
+    loss = target * _softplus(-x) + (1 - target) * _softplus(x)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(F.sum(loss, -1) / x.shape[-1], reduction)
+
+
+def _pairwise_distance(a: Any, b: Any, p: float, eps: float) -> Any:
+    """||a - b + eps||_p along axis 1."""
+    d = F.abs(a - b + eps)
+    if p == 1:
+        return F.sum(d, 1)
+    return F.pow(F.sum(F.pow(d, float(p)), 1), 1.0 / p)
+
+
+def triplet_margin_loss(anchor: Any, positive: Any, negative: Any, margin: Any = 1.0,
+                        p: int = 2, eps: float = 1e-06, swap: bool = False,
+                        reduction: str = "mean") -> Any:
+    """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm distance along axis 1 (with
+    ``swap``, d(a, n) is the smaller of it and d(p, n))."""
+    reduction = _reduction(reduction, "TripletMarginLoss")
+    a = _float_tensor(anchor, "TripletMarginLoss")
+    d_pos = _pairwise_distance(a, positive, p, eps)
+    d_neg = _pairwise_distance(a, negative, p, eps)
+    if swap:
+        d_neg = F.minimum(d_neg, _pairwise_distance(positive, negative, p, eps))
+    return _reduce(F.clamp(d_pos - d_neg + margin, 0), reduction)
+
+
+def gaussian_nll_loss(x: Any, target: Any, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Any:
+    """0.5 (log max(var, eps) + (x - target)^2 / max(var, eps)), plus 0.5 log(2 pi) with
+    ``full``; a ``var`` of one dimension less is broadcast along the last."""
+    if not isinstance(full, bool):
+        raise GraphTypeError(f"For 'gaussian_nll_loss', 'full' must be a bool, but got "
+                             f"{type(full)}.")
+    if not isinstance(eps, float) or eps <= 0:
+        raise GraphValueError(f"For 'gaussian_nll_loss', 'eps' must be a positive float, but "
+                              f"got {eps}.")
+    if reduction not in REDUCTIONS:
+        raise GraphValueError("For 'gaussian_nll_loss', 'reduction' must be one of 'none', "
+                              f"'mean', or 'sum', but got {reduction}.")
+    if x.shape != var.shape and x.shape[:-1] == var.shape:
+        var = F.expand_dims(var, -1)
+    clamped = F.maximum(var, eps)
+    loss = 0.5 * (F.log(clamped) + F.square(x - target) / clamped)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
 __all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss", "nll_loss",
            "smooth_l1_loss", "huber_loss", "soft_margin_loss", "margin_ranking_loss",
-           "hinge_embedding_loss", "cosine_embedding_loss", "kl_div", "binary_cross_entropy"]
+           "hinge_embedding_loss", "cosine_embedding_loss", "kl_div", "binary_cross_entropy",
+           "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+           "triplet_margin_loss", "gaussian_nll_loss"]

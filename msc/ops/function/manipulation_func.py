@@ -330,7 +330,66 @@ def ifftshift(input: Any, dim: Any = None) -> Any:  # noqa: A002
     return _shift(input, dim, -1, "ifftshift")
 
 
+def _blocks(block: Any, rank: int, op: str) -> tuple[int, ...]:
+    blocks = tuple(block) if isinstance(block, (tuple, list)) else (block,)
+    if not blocks or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                         for b in blocks) or len(blocks) > rank - 1:
+        raise GraphValueError(f"For '{op}', the 'block_shape' must be positive ints, one per "
+                              f"spatial dim, but got {block!r}.")
+    return blocks
+
+
+def _pairs(value: Any, m: int, what: str, op: str) -> list[tuple[int, int]]:
+    rows = [tuple(r) for r in value]
+    if len(rows) != m or any(len(r) != 2 or min(r) < 0 for r in rows):
+        raise GraphValueError(f"For '{op}', the '{what}' must be {m} pairs of non-negative ints, "
+                              f"but got {value!r}.")
+    return rows  # type: ignore[return-value]
+
+
+def space_to_batch_nd(input_x: Any, block_size: Any, paddings: Any) -> Any:
+    """The last M dims padded, split into blocks of ``block_size`` and the block offsets
+    moved into the batch: output batch (o1 b2 + o2 ...) N + n."""
+    x = _as_tensor(input_x, "SpaceToBatchND")
+    blocks = _blocks(block_size, x.ndim, "SpaceToBatchND")
+    m = len(blocks)
+    pads = _pairs(paddings, m, "paddings", "SpaceToBatchND")
+    x = F.pad(x, tuple(v for pair in reversed(pads) for v in pair))
+    lead, spatial = x.shape[:x.ndim - m], x.shape[x.ndim - m:]
+    if any(n % b for n, b in zip(spatial, blocks)):
+        raise GraphValueError(f"For 'SpaceToBatchND', the padded spatial shape {spatial} must be "
+                              f"divisible by 'block_shape' {blocks}.")
+    split = lead + tuple(v for n, b in zip(spatial, blocks) for v in (n // b, b))
+    k = len(lead)
+    order = tuple(k + 2 * i + 1 for i in range(m)) + tuple(range(k)) + \
+        tuple(k + 2 * i for i in range(m))
+    out = F.transpose(F.reshape(x, split), order)
+    return F.reshape(out, (lead[0] * int(np.prod(blocks)),) + lead[1:] +
+                     tuple(n // b for n, b in zip(spatial, blocks)))
+
+
+def batch_to_space_nd(input_x: Any, block_shape: Any, crops: Any) -> Any:
+    """The inverse of ``space_to_batch_nd``: batch blocks moved back into the last M dims,
+    then ``crops`` cut from their ends."""
+    x = _as_tensor(input_x, "BatchToSpaceND")
+    blocks = _blocks(block_shape, x.ndim, "BatchToSpaceND")
+    m = len(blocks)
+    cuts = _pairs(crops, m, "crops", "BatchToSpaceND")
+    total = int(np.prod(blocks))
+    if x.shape[0] % total:
+        raise GraphValueError(f"For 'BatchToSpaceND', the batch {x.shape[0]} must be divisible "
+                              f"by the product of 'block_shape' {total}.")
+    lead, spatial = x.shape[1:x.ndim - m], x.shape[x.ndim - m:]
+    k = len(lead) + 1
+    out = F.reshape(x, blocks + (x.shape[0] // total,) + lead + spatial)
+    order = tuple(range(m, m + k)) + tuple(v for i in range(m) for v in (m + k + i, i))
+    out = F.reshape(F.transpose(out, order), (x.shape[0] // total,) + lead +
+                    tuple(n * b for n, b in zip(spatial, blocks)))
+    return F.pad(out, tuple(-v for pair in reversed(cuts) for v in pair))
+
+
 __all__ = ["view_as", "type_as", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "column_stack", "swapdims", "tensor_split", "hsplit", "vsplit",
            "dsplit", "reverse", "rot90", "diagonal", "diagflat", "take", "top_k", "sequence_mask",
-           "index_fill", "reverse_sequence", "diag_embed", "fftshift", "ifftshift"]
+           "index_fill", "reverse_sequence", "diag_embed", "fftshift", "ifftshift",
+           "space_to_batch_nd", "batch_to_space_nd"]

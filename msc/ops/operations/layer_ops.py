@@ -1,0 +1,135 @@
+"""Primitive classes of layers that CPU tests call directly: ``P.Dropout``,
+``P.AvgPool3D``, ``P.SpaceToBatchND`` and ``P.BatchToSpaceND``, with MindSpore 2.10's
+arguments and outputs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from msc.common.tensor import Tensor
+from msc.errors import GraphValueError
+from msc.ops import functional as F
+from msc.ops.function.conv_func import avg_pool
+from msc.ops.function.manipulation_func import batch_to_space_nd, space_to_batch_nd
+from msc.ops.function.random_func import uniform_draw
+from msc.ops.primitive import Primitive
+
+__all__ = ["Dropout", "AvgPool3D", "SpaceToBatchND", "BatchToSpaceND"]
+
+
+class Dropout(Primitive):
+    """``(x * mask / keep_prob, mask)``: the mask (of ``x``'s type) keeps each element
+    with probability ``keep_prob``."""
+
+    def __init__(self, keep_prob: float = 0.5, Seed0: int = 0, Seed1: int = 0):  # noqa: N803
+        super().__init__(keep_prob=keep_prob, Seed0=Seed0, Seed1=Seed1)
+        if isinstance(keep_prob, bool) or not isinstance(keep_prob, (int, float)) or \
+                not 0 < keep_prob <= 1:
+            raise GraphValueError(f"For 'Dropout', the 'keep_prob' must be in range (0, 1], "
+                                  f"but got {keep_prob}.")
+        self.keep_prob = float(keep_prob)
+        self.seed = (Seed0 or Seed1) or None
+
+    def __call__(self, x: Any) -> Any:
+        if not x.dtype.is_float:
+            raise TypeError(f"For 'Dropout', the dtype of 'x' must be float, but got "
+                            f"{x.dtype}.")
+        if self.keep_prob == 1.0:
+            return x * 1, F.ones_like(x)
+        mask = F.cast(uniform_draw(x.shape, self.seed) < self.keep_prob, x.dtype)
+        return x * mask / self.keep_prob, mask
+
+
+def _triple(value: Any, name: str) -> tuple[int, int, int]:
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * 3
+    if len(items) == 5:
+        items = items[2:]
+    if len(items) != 3 or not all(isinstance(v, int) and v > 0 for v in items):
+        raise GraphValueError(f"For 'AvgPool3D', the '{name}' must be a positive int or a "
+                              f"tuple of three positive ints, but got {value!r}.")
+    return items  # type: ignore[return-value]
+
+
+class AvgPool3D(Primitive):
+    """3-d average pooling over NCDHW: ``pad_mode`` 'valid', 'same' (the window's
+    padding counts, as in MindSpore's 3-d kernel) or 'pad' with ``pad`` (one int or
+    (front, back, top, bottom, left, right)); ``count_include_pad`` and
+    ``divisor_override`` as in ``ops.avg_pool2d``."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
+                 pad: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int = 0, data_format: str = "NCDHW"):
+        super().__init__(kernel_size=kernel_size, strides=strides, pad_mode=pad_mode, pad=pad,
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                         divisor_override=divisor_override, data_format=data_format)
+        self.kernel_size = _triple(kernel_size, "kernel_size")
+        self.strides = _triple(strides, "strides")
+        self.pad_mode = str(pad_mode).lower()
+        if self.pad_mode not in ("valid", "same", "pad"):
+            raise GraphValueError(f"For 'AvgPool3D', the 'pad_mode' must be 'valid', 'same' or "
+                                  f"'pad', but got {pad_mode}.")
+        pads = (pad,) * 6 if isinstance(pad, int) else tuple(pad)
+        if len(pads) != 6 or any(not isinstance(p, int) or p < 0 for p in pads):
+            raise GraphValueError(f"For 'AvgPool3D', the 'pad' must be a non-negative int or "
+                                  f"a tuple of six, but got {pad!r}.")
+        if self.pad_mode != "pad" and any(pads):
+            raise GraphValueError("For 'AvgPool3D', the 'pad' must be 0 when 'pad_mode' is not "
+                                  f"'pad', but got {pad!r}.")
+        if ceil_mode:
+            from msc.api_names import UnsupportedApiError
+
+            raise UnsupportedApiError("AvgPool3D(ceil_mode=True) is not supported by msc.")
+        if data_format != "NCDHW":
+            raise GraphValueError(f"For 'AvgPool3D', the 'data_format' must be 'NCDHW', but got "
+                                  f"{data_format}.")
+        self.pads, self.count_include_pad = pads, count_include_pad
+        self.divisor_override = divisor_override
+
+    def __call__(self, x: Any) -> Any:
+        pads = self.pads
+        if self.pad_mode == "same":
+            pads = ()
+            for n, k, s in zip(x.shape[2:], self.kernel_size, self.strides):
+                total = max((math.ceil(n / s) - 1) * s + k - n, 0)
+                pads += (total // 2, total - total // 2)
+        include = self.count_include_pad or self.pad_mode == "same"
+        padded = F.pad(x, (pads[4], pads[5], pads[2], pads[3], pads[0], pads[1]))
+        sums = avg_pool(padded, 3, self.kernel_size, self.strides, "pad", 0, False, True, 1)
+        if self.divisor_override:
+            return sums / float(self.divisor_override)
+        if include:
+            return sums / float(np.prod(self.kernel_size))
+        inside = np.pad(np.ones(x.shape[2:]), [(pads[2 * d], pads[2 * d + 1]) for d in range(3)])
+        count = np.ones(sums.shape[2:])
+        for d, (k, st) in enumerate(zip(self.kernel_size, self.strides)):
+            line = inside.sum(axis=tuple(a for a in range(3) if a != d)) > 0  # inside along d
+            window = np.array([line[i * st:i * st + k].sum() for i in range(sums.shape[2 + d])])
+            count = count * window.reshape([-1 if a == d else 1 for a in range(3)])
+        return sums / Tensor(count.astype(x.dtype.np))
+
+
+class SpaceToBatchND(Primitive):
+    """``ops.space_to_batch_nd`` with the block and paddings fixed."""
+
+    def __init__(self, block_shape: Any, paddings: Any):
+        super().__init__(block_shape=block_shape, paddings=paddings)
+        self.block_shape, self.paddings = block_shape, paddings
+
+    def __call__(self, input_x: Any) -> Any:
+        return space_to_batch_nd(input_x, self.block_shape, self.paddings)
+
+
+class BatchToSpaceND(Primitive):
+    """``ops.batch_to_space_nd`` with the block and crops fixed."""
+
+    def __init__(self, block_shape: Any, crops: Any):
+        super().__init__(block_shape=block_shape, crops=crops)
+        self.block_shape, self.crops = block_shape, crops
+
+    def __call__(self, input_x: Any) -> Any:
+        return batch_to_space_nd(input_x, self.block_shape, self.crops)
+

@@ -34,6 +34,7 @@ MODULES = (
     "msc.ops.function.grad_func",
     "msc.ops.function.vmap_func",
     "msc.ops.function.special_func",
+    "msc.ops.function.scalar_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",

@@ -513,7 +513,7 @@ __all__ = _generate() + [
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",
     "broadcast_to", "tile", "zeros", "ones", "fill", "full", "zeros_like", "ones_like",
-    "softmax", "log_softmax", "logsumexp", "layer_norm", "shape", "rank", "dtype",
+    "softmax", "log_softmax", "logsumexp", "layer_norm", "shape", "rank", "dtype", "switch",
 ]
 
 partial = functools.partial  # ``F.partial``, the same object as ``ops.partial``

@@ -157,18 +157,18 @@ augassign_mod = _augmented(operator.mod, "augassign_mod")
 
 
 def _truth(x: Any) -> Any:
-    return x if isinstance(x, SymTensor) else bool(x)
+    return x if isinstance(x, Tensor) else bool(x)
 
 
 def bool_and(x: Any, y: Any) -> Any:
     a, b = _truth(x), _truth(y)
-    return apply(Op.LogicalAnd, a, b) if isinstance(a, SymTensor) or isinstance(b, SymTensor) \
+    return apply(Op.LogicalAnd, a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) \
         else a and b
 
 
 def bool_or(x: Any, y: Any) -> Any:
     a, b = _truth(x), _truth(y)
-    return apply(Op.LogicalOr, a, b) if isinstance(a, SymTensor) or isinstance(b, SymTensor) \
+    return apply(Op.LogicalOr, a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) \
         else a or b
 
 

@@ -35,11 +35,13 @@ MODULES = (
     "msc.ops.function.vmap_func",
     "msc.ops.function.special_func",
     "msc.ops.function.scalar_func",
+    "msc.ops.function.stats_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",
     "msc.ops.operations.random_ops",
     "msc.ops.operations.other_ops",
+    "msc.ops.operations.scatter_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

@@ -36,6 +36,7 @@ MODULES = (
     "msc.ops.function.special_func",
     "msc.ops.function.scalar_func",
     "msc.ops.function.stats_func",
+    "msc.ops.function.pooling_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",

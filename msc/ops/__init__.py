@@ -34,6 +34,10 @@ MODULES = (
     "msc.ops.function.grad_func",
     "msc.ops.function.vmap_func",
     "msc.ops.function.comm_func",
+    "msc.ops.function.special_func",
+    "msc.ops.function.scalar_func",
+    "msc.ops.function.stats_func",
+    "msc.ops.function.pooling_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",
@@ -42,6 +46,7 @@ MODULES = (
     "msc.ops.operations.comm_ops",
     "msc.ops.operations.optim_ops",
     "msc.ops.operations.layer_ops",
+    "msc.ops.operations.scatter_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

@@ -513,37 +513,10 @@ __all__ = _generate() + [
     "reshape", "transpose", "permute", "expand_dims", "unsqueeze", "squeeze", "flatten",
     "concat", "cat", "stack", "split", "gather", "getitem", "strided_slice", "slice",
     "broadcast_to", "tile", "zeros", "ones", "fill", "full", "zeros_like", "ones_like",
-    "softmax", "log_softmax", "logsumexp", "layer_norm", "shape", "rank", "dtype",
-    "make_tuple", "make_list", "tuple_getitem", "list_getitem", "tuple_len", "list_len",
+    "softmax", "log_softmax", "logsumexp", "layer_norm", "shape", "rank", "dtype", "switch",
 ]
 
 partial = functools.partial  # ``F.partial``, the same object as ``ops.partial``
-
-
-def make_tuple(*elements: Any) -> tuple[Any, ...]:
-    """``F.make_tuple(a, b)``: ``(a, b)``."""
-    return tuple(elements)
-
-
-def make_list(*elements: Any) -> list[Any]:
-    """``F.make_list(a, b)``: ``[a, b]``."""
-    return list(elements)
-
-
-def tuple_getitem(data: Any, index: int) -> Any:
-    """``F.tuple_getitem(t, i)``: ``t[i]``."""
-    return data[index]
-
-
-list_getitem = tuple_getitem
-
-
-def tuple_len(data: Any) -> int:
-    """``F.tuple_len(t)``: ``len(t)``."""
-    return len(data)
-
-
-list_len = tuple_len
 
 
 def switch(cond: Any, true_branch: Any, false_branch: Any) -> Any:

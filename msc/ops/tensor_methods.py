@@ -33,6 +33,8 @@ from msc.ops.function.manipulation_func import (
     vsplit,
 )
 from msc.ops.function.math_func import METHODS as MATH_METHODS
+from msc.ops.function.special_func import METHODS as SPECIAL_METHODS
+from msc.ops.function.stats_func import METHODS as STATS_METHODS
 from msc.ops.function.math_func import (
     aminmax,
     count_nonzero,
@@ -373,8 +375,88 @@ METHODS: dict[str, Any] = {
 }
 
 
+def _scatter_add(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """``scatter_add(indices, updates)`` (``ops.tensor_scatter_add``); the newer
+    ``scatter_add(dim, index, src)`` adds ``src`` along ``dim``."""
+    if args and isinstance(args[0], int) or "dim" in kwargs:
+        dim, index, src = (list(args) + [kwargs.get(k) for k in ("dim", "index", "src")
+                                         ][len(args):])[:3]
+        return A.tensor_scatter_elements(self, index, src, dim, "add")
+    return A.tensor_scatter_add(self, *args, **kwargs)
+
+
+def _strides(self: Any) -> tuple[int, ...]:
+    """Bytes to step in each dim of the row-major layout msc's tensors have."""
+    return tuple(n * self.dtype.np.itemsize for n in _stride(self))
+
+
+def _stride(self: Any, dim: Any = None) -> Any:
+    """Elements to step in each dim (of ``dim`` only, if given)."""
+    steps, run = [], 1
+    for n in reversed(self.shape):
+        steps.append(run)
+        run *= n
+    steps = tuple(reversed(steps))
+    return steps if dim is None else steps[dim]
+
+
+def _more_methods() -> dict[str, Any]:
+    """The methods over the scatter, search and special functions (imported here: they
+    load after Tensor)."""
+    from msc.ops.function import scatter_func as S
+    from msc.ops.function.manipulation_func import index_fill, reverse_sequence
+    from msc.ops.function.nn_func import soft_shrink
+    from msc.ops.function.search_func import searchsorted
+
+    return {
+        "scatter_add": _scatter_add,
+        "scatter_sub": lambda self, indices, updates: S.tensor_scatter_sub(self, indices, updates),
+        "scatter_mul": lambda self, indices, updates: S.tensor_scatter_mul(self, indices, updates),
+        "scatter_div": lambda self, indices, updates: S.tensor_scatter_div(self, indices, updates),
+        "scatter_max": lambda self, indices, updates: S.tensor_scatter_max(self, indices, updates),
+        "scatter_min": lambda self, indices, updates: S.tensor_scatter_min(self, indices, updates),
+        "select_scatter": lambda self, src, axis, index: S.select_scatter(self, src, axis, index),
+        "slice_scatter": lambda self, src, axis=0, start=None, end=None, step=1:
+            S.slice_scatter(self, src, axis, start, end, step),
+        "diagonal_scatter": lambda self, src, offset=0, dim1=0, dim2=1:
+            S.diagonal_scatter(self, src, offset, dim1, dim2),
+        "masked_scatter": lambda self, mask, source: S.masked_scatter(self, mask, source),
+        "index_put": lambda self, indices, values, accumulate=False:
+            S.index_put(self, indices, values, accumulate),
+        "inplace_update": lambda self, v, indices: S.inplace_update(self, v, indices),
+        "unsorted_segment_max": lambda self, segment_ids, num_segments:
+            S.unsorted_segment_max(self, segment_ids, num_segments),
+        "unsorted_segment_min": lambda self, segment_ids, num_segments:
+            S.unsorted_segment_min(self, segment_ids, num_segments),
+        "unsorted_segment_prod": lambda self, segment_ids, num_segments:
+            S.unsorted_segment_prod(self, segment_ids, num_segments),
+        "index_fill": lambda self, axis, index, value: index_fill(self, axis, index, value),
+        "reverse_sequence": lambda self, seq_lengths, seq_dim=0, batch_dim=0:
+            reverse_sequence(self, seq_lengths, seq_dim, batch_dim),
+        "searchsorted": lambda self, v, side="left", sorter=None:
+            searchsorted(self, v, side=side, sorter=sorter),
+        "soft_shrink": lambda self, lambd=0.5: soft_shrink(self, lambd),
+        "renorm": lambda self, p, axis, maxnorm: E.renorm(self, p, axis, maxnorm),
+        "adjoint": lambda self: E.adjoint(self),
+        "approximate_equal": lambda self, other, tolerance=1e-5:
+            F.abs(self - other) < tolerance,
+        "bitwise_not": lambda self: invert(self),
+        "new_empty": lambda self, *size, dtype=None:
+            F.zeros(_shape_args(size), dtype or self.dtype),
+        # layout and storage: msc's tensors are row-major numpy arrays on the host
+        "strides": property(_strides), "stride": _stride,
+        "storage_offset": lambda self: 0,
+        "data_ptr": lambda self: int(self.asnumpy().ctypes.data),
+        "is_pinned": lambda self: False, "is_shared": lambda self: False,
+        "has_init": property(lambda self: False), "init": None,
+        "data_sync": lambda self, is_wait=True: self,
+        "flush_from_cache": lambda self: None,
+    }
+
+
 def _install_mirrored_methods(cls: type) -> None:
     """Add ``METHODS`` to ``cls`` (Tensor), leaving any method it already has."""
+    METHODS.update(_more_methods())
     for name, fn in METHODS.items():
         if name not in vars(cls):
             setattr(cls, name, fn)
@@ -394,7 +476,7 @@ def _install_over_functional(cls: type) -> None:
 
 def _install_math_methods(cls: type) -> None:
     """The Tensor methods of the composed math functions (``x.frac()``, ``x.xlogy(y)``)."""
-    for name, method in MATH_METHODS.items():
+    for name, method in {**MATH_METHODS, **SPECIAL_METHODS, **STATS_METHODS}.items():
         if name in vars(cls):
             raise InternalCompilerError(f"Tensor.{name} is defined twice")
         setattr(cls, name, method)

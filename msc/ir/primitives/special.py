@@ -1,6 +1,7 @@
 """Elementwise math beyond the basic family: inverse and hyperbolic trigonometry, erf's
 kin, base-2 and base-10 logs and powers, rounding, float class tests, atan2, hypot and
-the bitwise operators.
+the bitwise operators and shifts, gcd and lcm, nextafter; the gamma family (lgamma,
+digamma, polygamma, Hurwitz zeta) and the modified Bessel functions of order 0 and 1.
 
 Each is one ``_unary``/``_binary`` entry of ``elementwise``: it fuses into loops on the
 numba target and batches by broadcasting. The float functions give float32 for integer
@@ -31,7 +32,18 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.elementwise import Result, _binary, _unary
 from msc.ir.primitives.rules import batch_elementwise, cotangent
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
-from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
+from msc.runtime.numpy_rt import (
+    _rt_bessel_i0,
+    _rt_bessel_i0e,
+    _rt_bessel_i1,
+    _rt_bessel_i1e,
+    _rt_digamma,
+    _rt_erfc,
+    _rt_erfinv,
+    _rt_lgamma,
+    _rt_polygamma,
+    _rt_zeta,
+)
 
 _TWO_BY_SQRT_PI = 1.1283791670955126
 _SQRT_PI_BY_TWO = 0.8862269254527579
@@ -181,3 +193,114 @@ def _is_int_scalar(t: Type) -> bool:
 bitwise_and = _bitwise("BitwiseAnd", np.bitwise_and, "&", "bitwise_and")
 bitwise_or = _bitwise("BitwiseOr", np.bitwise_or, "|", "bitwise_or")
 bitwise_xor = _bitwise("BitwiseXor", np.bitwise_xor, "^", "bitwise_xor")
+
+
+# --- shifts, gcd and lcm: integer operands only -------------------------------------------
+
+
+def _integer_binary(name: str, fn: Any, expr: str, functions: tuple[str, ...],
+                    methods: tuple[str, ...], cost: float = 1.0) -> Primitive:
+    """``fn(input, other)`` on integer tensors (a Python int may stand for one), in their
+    common dtype; bools and floats are type errors, as in MindSpore."""
+    def infer(input: Type, other: Type) -> Type:
+        dt = operand_dtype((input, other))
+        if not dt.is_int or any(tensor_of(t) is None and not _is_int_scalar(t)
+                                for t in (input, other)):
+            raise GraphTypeError(f"the inputs must be integer Tensors, but got {input} and "
+                                 f"{other}")
+        return TensorType(dt, operand_shape((input, other)))
+
+    def impl(input: Any, other: Any) -> Any:
+        dt = infer(type_of_value(input), type_of_value(other)).dtype
+        return fn(np.asarray(input, dt.np), np.asarray(other, dt.np))
+
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(expr)), elementwise=True, cost=cost,
+        batch=batch_elementwise, public=Public(functions, (name,), methods, ("input", "other"))))
+
+
+left_shift = _integer_binary("LeftShift", np.left_shift, "({0} << {1})",
+                             ("bitwise_left_shift",), ("bitwise_left_shift",))
+right_shift = _integer_binary("RightShift", np.right_shift, "({0} >> {1})",
+                              ("bitwise_right_shift",), ("bitwise_right_shift",))
+gcd = _integer_binary("Gcd", np.gcd, "np.gcd({0}, {1})", ("gcd",), ("gcd",), cost=8)
+lcm = _integer_binary("Lcm", np.lcm, "np.lcm({0}, {1})", ("lcm",), ("lcm",), cost=8)
+
+# --- float-only functions: nextafter, the gamma family, Bessel functions ------------------
+
+
+def _want_float(t: Type, what: str = "input") -> TensorType:
+    tt = want_tensor(t, what)
+    if not tt.dtype.is_float:
+        raise GraphTypeError(f"the {what} must be a float16, float32 or float64 Tensor, but "
+                             f"got {tt}")
+    return tt
+
+
+def _same_float(x: Type, y: Type) -> Type:
+    a, b = _want_float(x, "first input"), _want_float(y, "second input")
+    if a.dtype != b.dtype:
+        raise GraphTypeError(f"the inputs must have the same dtype, but got {a} and {b}")
+    return TensorType(a.dtype, operand_shape((x, y)))
+
+
+def _float_op(name: str, fn: Any, expr: str, functions: tuple[str, ...],
+              methods: tuple[str, ...] = (), vjp: Any = None, cost: float = 16.0,
+              infer: Any = None, args: tuple[str, ...] | None = None) -> Primitive:
+    """An elementwise op on float tensors only (an integer input is a TypeError, as in
+    MindSpore), computed by the float64 runtime helper ``expr`` names."""
+    infer = infer or (lambda input: _want_float(input))
+
+    def impl(*values: Any) -> Any:
+        dt = infer(*(type_of_value(v) for v in values)).dtype
+        with np.errstate(all="ignore"):  # overflow to inf is the answer
+            return np.asarray(fn(*(np.asarray(v) for v in values))).astype(dt.np)
+
+    return register(Primitive(
+        name, infer, impl, on_all_targets(Elementwise(expr)), elementwise=True, cost=cost,
+        vjp=vjp, batch=batch_elementwise, public=Public(functions, (name,), methods, args)))
+
+
+def _polygamma_infer(n: Type, input: Type) -> Type:
+    nt = tensor_of(n)
+    if not (nt.dtype.is_int if nt is not None else _is_int_scalar(n)):
+        raise GraphTypeError(f"n must be an integer Tensor, but got {n}")
+    return TensorType(_want_float(input).dtype, operand_shape((n, input)))
+
+
+def _vjp_bessel_i1(b: Any, g: Any, x: Any, out: Any) -> tuple[Any]:
+    """I1' = I0 - I1 / x, 1/2 at 0."""
+    safe = b.select(b.equal(x, 0.0), 1.0, x)
+    return (b.mul(g, b.select(b.equal(x, 0.0), 0.5, b.sub(b.bessel_i0(x), b.div(out, safe)))),)
+
+
+def _vjp_bessel_i1e(b: Any, g: Any, x: Any, out: Any) -> tuple[Any]:
+    """(I1 e^-|x|)' = I0e - I1e (sign(x) + 1 / x), 1/2 at 0."""
+    safe = b.select(b.equal(x, 0.0), 1.0, x)
+    slope = b.sub(b.bessel_i0e(x), b.mul(out, b.add(b.sign(x), b.reciprocal(safe))))
+    return (b.mul(g, b.select(b.equal(x, 0.0), 0.5, slope)),)
+
+
+next_after = _float_op("NextAfter", np.nextafter, "np.nextafter({0}, {1})", ("nextafter",),
+                       ("nextafter",), infer=_same_float, args=("input", "other"), cost=2,
+                       vjp=lambda b, g, x, y, out: (g, None))  # MindSpore's rule: dx = 1
+lgamma = _float_op("Lgamma", _rt_lgamma, "_rt_lgamma({0})", ("lgamma",), ("lgamma",),
+                   vjp=lambda b, g, x, out: (b.mul(g, b.digamma(x)),))
+digamma = _float_op("Digamma", _rt_digamma, "_rt_digamma({0})", ("digamma",), ("digamma",),
+                    vjp=lambda b, g, x, out: (b.mul(g, b.polygamma(1, x)),))
+polygamma = _float_op("Polygamma", _rt_polygamma, "_rt_polygamma({0}, {1})", ("polygamma",),
+                      infer=_polygamma_infer, args=("n", "input"),
+                      vjp=lambda b, g, n, x, out: (None, b.mul(g, b.polygamma(b.add(n, 1), x))))
+zeta = _float_op("Zeta", _rt_zeta, "_rt_zeta({0}, {1})", ("zeta",), infer=_same_float,
+                 args=("input", "other"),  # MindSpore's rule: no gradient for the exponent
+                 vjp=lambda b, g, x, q, out: (None, b.mul(g, b.neg(b.mul(x, b.zeta(
+                     b.add(x, 1.0), q))))))
+bessel_i0 = _float_op("BesselI0", _rt_bessel_i0, "_rt_bessel_i0({0})", ("bessel_i0", "i0"),
+                      ("i0",), vjp=lambda b, g, x, out: (b.mul(g, b.bessel_i1(x)),))
+bessel_i0e = _float_op("BesselI0e", _rt_bessel_i0e, "_rt_bessel_i0e({0})", ("bessel_i0e",),
+                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_i1e(x),
+                                                                b.mul(b.sign(x), out))),))
+bessel_i1 = _float_op("BesselI1", _rt_bessel_i1, "_rt_bessel_i1({0})", ("bessel_i1",),
+                      vjp=_vjp_bessel_i1)
+bessel_i1e = _float_op("BesselI1e", _rt_bessel_i1e, "_rt_bessel_i1e({0})", ("bessel_i1e",),
+                       vjp=_vjp_bessel_i1e)

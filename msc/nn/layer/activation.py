@@ -283,7 +283,69 @@ _NEW = {"silu": SiLU, "mish": Mish, "softsign": Softsign, "hsigmoid": HSigmoid,
 _ACTIVATIONS.update(_NEW)  # so ``get_activation`` and ``Dense(activation=...)`` know them
 
 
-__all__ = ["SiLU", "Mish", "Softsign", "HSigmoid", "LogSigmoid", "Tanhshrink", "LeakyReLU", "ELU",
+class SeLU(_Elementwise):
+    fn = nn_func.selu
+
+
+class Softmax2d(Cell):
+    """Softmax over the channels (axis -3) of (C, H, W) or (N, C, H, W) input."""
+
+    def construct(self, x: Any) -> Any:
+        if x.ndim not in (3, 4):
+            raise GraphValueError(f"For 'Softmax2d', the input must be 3-D or 4-D, but got "
+                                  f"{x.ndim}-D.", user_loc())
+        return F.softmax(x, -3)
+
+
+class LogSoftmaxExt(Cell):
+    """Log-softmax over ``dim``; None picks 0 for 0-, 1- and 3-d input, else 1."""
+
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def construct(self, x: Any) -> Any:
+        dim = self.dim if self.dim is not None else (0 if x.ndim in (0, 1, 3) else 1)
+        return F.log_softmax(x, dim)
+
+
+class PReLUExt(Cell):
+    """x where x > 0, ``weight * x`` elsewhere: ``num_parameters`` learnable slopes (1, or
+    one per channel, axis 1), each ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype: Any = None):
+        super().__init__()
+        n = _int(num_parameters, "num_parameters", self.cls_name, positive=True)
+        self.weight = Parameter(Tensor(np.full((n,), _float(init, "init", self.cls_name,
+                                                             ints=True)),
+                                       dtype or dtypes.float32), name="weight")
+
+    def construct(self, x: Any) -> Any:
+        return nn_func.prelu(x, self.weight)
+
+
+class RReLU(Cell):
+    """x where x >= 0, ``a * x`` elsewhere with ``a`` drawn from U(lower, upper) for each
+    element on every call (training or not, as MindSpore's)."""
+
+    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3):
+        super().__init__()
+        self.lower = _float(lower, "lower", self.cls_name, ints=True)
+        self.upper = _float(upper, "upper", self.cls_name, ints=True)
+        if self.lower > self.upper:
+            raise GraphValueError(f"For 'RReLU', 'upper' must be greater than or equal to "
+                                  f"'lower', but got upper: {upper}, lower: {lower}.",
+                                  user_loc())
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.random_func import uniform_draw
+
+        slope = F.cast(uniform_draw(x.shape) * (self.upper - self.lower) + self.lower,
+                       x.dtype)
+        return F.select(x < 0, x * slope, x)
+
+
+__all__ = ["SeLU", "Softmax2d", "LogSoftmaxExt", "PReLUExt", "RReLU", "SiLU", "Mish", "Softsign", "HSigmoid", "LogSigmoid", "Tanhshrink", "LeakyReLU", "ELU",
            "Hardtanh", "HShrink", "SoftShrink", "Softmin", "Threshold", "PReLU", "CELU", "GLU",
            "GELU", "HSwish", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "Softmax", "Tanh",
            "get_activation", "FastGelu"]

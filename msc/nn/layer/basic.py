@@ -337,5 +337,88 @@ class Roll(Cell):
         return A.roll(input_x, self.shift, self.axis)
 
 
-__all__ = ["Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm", "Pad",
+class Linear(Dense):
+    """``y = x @ weight.T + bias`` (``bias`` False: no bias), with Dense's initialisers."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 weight_init: Any = None, bias_init: Any = None, dtype: Any = None):
+        super().__init__(in_features, out_features, weight_init, bias_init, bias, None,
+                         dtype or dtypes.float32)
+
+
+class BiDense(Cell):
+    """``y[..., o] = x1[..., i] * weight[o, i, j] * x2[..., j] + bias[o]``; both
+    initialisers default to U(-1/sqrt(in1_channels), 1/sqrt(in1_channels))."""
+
+    def __init__(self, in1_channels: int, in2_channels: int, out_channels: int,
+                 weight_init: Any = None, bias_init: Any = None, has_bias: bool = True,
+                 dtype: dtypes.DType = dtypes.float32):
+        super().__init__()
+        cls = self.cls_name
+        self.in1_channels = _int(in1_channels, "in1_channels", cls, positive=True)
+        self.in2_channels = _int(in2_channels, "in2_channels", cls, positive=True)
+        self.out_channels = _int(out_channels, "out_channels", cls, positive=True)
+        self.has_bias = _bool(has_bias, "has_bias", cls)
+        bound = Uniform(1 / math.sqrt(in1_channels))
+        shape = (out_channels, in1_channels, in2_channels)
+        self.weight = Parameter(initializer(weight_init or bound, shape, dtype), name="weight")
+        self.bias = Parameter(initializer(bias_init or bound, (out_channels,), dtype),
+                              name="bias") if self.has_bias else None
+
+    def construct(self, input1: Any, input2: Any) -> Any:
+        from msc.ops.function.linalg_func import einsum
+
+        out = einsum("...i,oij,...j->...o", input1, self.weight, input2)
+        return out + self.bias if self.has_bias else out
+
+
+class DropoutExt(Cell):
+    """Zeroes each element with probability ``p`` in training, scaling the rest by
+    1 / (1 - p); the identity in inference."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        self.p, self.inplace = _float(p, "p", self.cls_name, ints=True), inplace
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.nn_func import dropout
+
+        return dropout(x, self.p, self.training)
+
+
+class Dropout2d(Cell):
+    """Zeroes whole channels with probability ``p`` in training (scaling the rest by
+    1 / (1 - p)); the identity in inference."""
+
+    rank = 4
+
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        self.p = _float(p, "p", self.cls_name, ints=True)
+        if not 0 <= self.p <= 1:
+            raise GraphValueError(f"For '{self.cls_name}', the 'p' must be a number in range "
+                                  f"[0, 1], but got {p}.", user_loc())
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.nn_func import _channel_dropout
+
+        return _channel_dropout(x, self.p, self.training, self.rank, self.cls_name)
+
+
+class Dropout1d(Dropout2d):
+    rank = 3
+
+
+class Dropout3d(Dropout2d):
+    rank = 5
+
+
+class Dropout2dExt(Dropout2d):
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__(p)
+        self.inplace = inplace
+
+
+__all__ = ["Linear", "BiDense", "DropoutExt", "Dropout1d", "Dropout2d", "Dropout3d",
+           "Dropout2dExt", "Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm", "Pad",
            "Upsample", "Tril", "Triu", "Norm", "OneHot", "L1Regularizer", "Roll"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from msc.common.initializer import initializer
+from msc.common.initializer import Normal, initializer
 from msc.common.tensor import Parameter, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.source import user_loc
@@ -134,4 +134,39 @@ class EmbeddingLookup(Cell):
         return out
 
 
-__all__ = ["Embedding", "EmbeddingLookup"]
+class EmbeddingExt(Cell):
+    """Row ``id`` of the Parameter ``weight`` ((num_embeddings, embedding_dim), N(0, 1) at
+    first, row ``padding_idx`` zero) for each id."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Any = None,
+                 _freeze: bool = False, dtype: Any = None):
+        super().__init__()
+        cls = self.cls_name
+        self.num_embeddings = _int(num_embeddings, "num_embeddings", cls)
+        self.embedding_dim = _int(embedding_dim, "embedding_dim", cls)
+        if max_norm is not None:
+            raise GraphValueError(f"For '{cls}', 'max_norm' (renormalising rows of the weight "
+                                  f"as they are looked up) is not supported by msc yet.",
+                                  user_loc())
+        if padding_idx is not None:
+            padding_idx = _int(padding_idx, "padding_idx", cls)
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise GraphValueError(f"For '{cls}', the 'padding_idx' must be in range of "
+                                      f"[{-num_embeddings}, {num_embeddings}), but got "
+                                      f"{padding_idx}.", user_loc())
+            padding_idx %= num_embeddings
+        table = _weight if _weight is not None else initializer(
+            Normal(1.0), (num_embeddings, embedding_dim), dtype or dtypes.float32)
+        data = table.asnumpy().copy()
+        if padding_idx is not None and _weight is None:
+            data[padding_idx] = 0
+        self.padding_idx = padding_idx
+        self.weight = Parameter(Tensor(data), name="weight", requires_grad=not _freeze)
+
+    def construct(self, input: Any) -> Any:  # noqa: A002
+        return F.gather(self.weight, input, 0)
+
+
+__all__ = ["Embedding", "EmbeddingLookup", "EmbeddingExt"]

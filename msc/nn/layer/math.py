@@ -1,5 +1,6 @@
-"""The math layers of ``msc.nn``: ``nn.MatMul``, ``nn.Moments`` and
-``nn.ReduceLogSumExp``, each a call of the functional form.
+"""The math layers of ``msc.nn``: ``nn.MatMul``, ``nn.Moments``, ``nn.ReduceLogSumExp``,
+``nn.DiGamma``, ``nn.LGamma``, ``nn.LBeta``, ``nn.MatrixDiag``, ``nn.MatrixDiagPart``,
+``nn.MatrixSetDiag`` and ``nn.Range``, each a call of the functional form.
 """
 
 from __future__ import annotations
@@ -8,7 +9,14 @@ from typing import Any
 
 from msc.nn.cell import Cell
 from msc.ops import functional as F
+import numpy as np
+
+from msc.common.tensor import Tensor, apply
+from msc.ir import dtypes
+from msc.ir.primitives import Op
 from msc.ops.function import array_func as A
+from msc.ops.function.manipulation_func import diagonal
+from msc.ops.function.scatter_func import diagonal_scatter
 
 
 class MatMul(Cell):
@@ -48,4 +56,67 @@ class ReduceLogSumExp(Cell):
         return F.logsumexp(x, self.axis, self.keep_dims)
 
 
-__all__ = ["MatMul", "Moments", "ReduceLogSumExp"]
+
+
+class DiGamma(Cell):
+    """psi(x), the derivative of log Gamma."""
+
+    def construct(self, x: Any) -> Any:
+        return apply(Op.Digamma, x)
+
+
+class LGamma(Cell):
+    """log |Gamma(x)|."""
+
+    def construct(self, x: Any) -> Any:
+        return apply(Op.Lgamma, x)
+
+
+class LBeta(Cell):
+    """log |Beta(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y)."""
+
+    def construct(self, x: Any, y: Any) -> Any:
+        return apply(Op.Lgamma, x) + apply(Op.Lgamma, y) - apply(Op.Lgamma, x + y)
+
+
+class MatrixDiag(Cell):
+    """Square matrices with ``x``'s last axis on their diagonals: (..., n) -> (..., n, n)."""
+
+    def construct(self, x: Any) -> Any:
+        n = x.shape[-1]
+        return diagonal_scatter(F.zeros(x.shape + (n,), x.dtype), x, 0, -2, -1)
+
+
+class MatrixDiagPart(Cell):
+    """The main diagonals of the last two axes: (..., m, n) -> (..., min(m, n))."""
+
+    def construct(self, x: Any) -> Any:
+        return diagonal(x, 0, -2, -1)
+
+
+class MatrixSetDiag(Cell):
+    """``x`` with the main diagonals of its last two axes replaced by ``diagonal``."""
+
+    def construct(self, x: Any, diagonal: Any) -> Any:
+        return diagonal_scatter(x, diagonal, 0, -2, -1)
+
+
+class Range(Cell):
+    """``start, start + delta, ...`` below ``limit`` (``Range(n)``: 0 .. n - 1): int32 for
+    ints, float32 otherwise, as MindSpore's."""
+
+    def __init__(self, start: Any, limit: Any = None, delta: Any = 1):
+        super().__init__()
+        if limit is None:
+            start, limit = 0, start
+        ints = all(isinstance(v, int) for v in (start, limit, delta))
+        self.start, self.limit, self.delta = start, limit, delta
+        self.values = np.arange(start, limit, delta).astype(np.int32 if ints else np.float32)
+
+    def construct(self) -> Any:
+        return Tensor(self.values, dtypes.int32 if self.values.dtype == np.int32
+                      else dtypes.float32)
+
+
+__all__ = ["MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
+           "MatrixDiagPart", "MatrixSetDiag", "Range"]

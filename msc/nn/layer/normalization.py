@@ -248,4 +248,105 @@ class LayerNorm(Cell):
                 f"gamma={self.gamma}, beta={self.beta}")
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+class SyncBatchNorm(BatchNorm2d):
+    """``BatchNorm2d`` with statistics synchronised over ``process_groups``: msc runs in one
+    process, where the group is this process alone, so it is ``BatchNorm2d``."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9,
+                 affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
+                 moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
+                 use_batch_statistics: bool | None = None, process_groups: Any = None,
+                 dtype: dtypes.DType = dtypes.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, dtype=dtype)
+
+
+class _InstanceNorm(Cell):
+    """Each example's channels normalised over their own positions (biased variance), then
+    scaled by ``gamma`` and shifted by ``beta`` (per channel; learnable when ``affine``)."""
+
+    rank = 4
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
+                 affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
+                 dtype: dtypes.DType = dtypes.float32):
+        super().__init__()
+        cls = self.cls_name
+        self.num_features = _int(num_features, "num_features", cls, positive=True)
+        self.eps = _float(eps, "eps", cls)
+        self.momentum = _unit_float(momentum, "momentum", cls, low_open=False)
+        self.affine = _bool(affine, "affine", cls)
+        shape = (self.num_features,)
+        # MindSpore's running statistics (its kernel's state; the output never reads them)
+        self.moving_mean = Parameter(initializer("zeros", shape, dtype), name="mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer("ones", shape, dtype), name="variance",
+                                         requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
+                               requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta",
+                              requires_grad=affine)
+
+    def construct(self, x: Any) -> Any:
+        if x.ndim != self.rank or x.shape[1] != self.num_features:
+            raise GraphValueError(f"For '{self.cls_name}', the input must be {self.rank}-D "
+                                  f"with {self.num_features} channels, but got shape "
+                                  f"{x.shape}.", user_loc())
+        axes = tuple(range(2, x.ndim))
+        mean = F.mean(x, axes, True)
+        var = F.mean(F.square(x - mean), axes, True)
+        per = (1, -1) + (1,) * len(axes)
+        return (x - mean) / F.sqrt(var + self.eps) * F.reshape(_as(self.gamma, x.dtype), per) \
+            + F.reshape(_as(self.beta, x.dtype), per)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    rank = 3
+
+
+class InstanceNorm2d(_InstanceNorm):
+    rank = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    rank = 5
+
+
+class LayerNormExt(Cell):
+    """Normalise over the trailing ``normalized_shape`` dims, then scale by ``weight`` and
+    shift by ``bias`` (when ``elementwise_affine``; ``bias`` False drops the shift)."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, dtype: Any = None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, _float(eps, "eps", self.cls_name)
+        dt = dtype or dtypes.float32
+        self.weight = Parameter(initializer("ones", shape, dt), name="weight") \
+            if elementwise_affine else None
+        self.bias = Parameter(initializer("zeros", shape, dt), name="bias") \
+            if elementwise_affine and bias else None
+
+    def construct(self, x: Any) -> Any:
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class LRN(Cell):
+    """Local response normalisation across channels (``ops.lrn``)."""
+
+    def __init__(self, depth_radius: int = 5, bias: float = 1.0, alpha: float = 1.0,
+                 beta: float = 0.5, norm_region: str = "ACROSS_CHANNELS"):
+        super().__init__()
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.nn_func import lrn
+
+        return lrn(x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
+
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm",
+           "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+           "LayerNormExt", "LRN"]

@@ -13,6 +13,7 @@ from msc.nn.cell import Cell
 from msc._checkparam import _bool, _int
 from msc.nn.layer.conv import _checked
 from msc.ops.function import conv_func as K
+from msc.ops.function import pooling_func as P
 
 # --- pooling ------------------------------------------------------------------------------
 
@@ -129,5 +130,106 @@ class AdaptiveMaxPool2d(Cell):
         return K.adaptive_max_pool(x, self.output_size, 2, self.return_indices)
 
 
+class MaxPool3d(MaxPool2d):
+    nd = 3
+
+    def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
+                 padding: Any = 0, dilation: Any = 1, return_indices: bool = False,
+                 ceil_mode: bool = False):
+        super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices,
+                         ceil_mode)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    nd = 3
+
+
+class AdaptiveMaxPool1d(Cell):
+    """Max over ``output_size`` equal windows of the last dim (which it must divide)."""
+
+    def __init__(self, output_size: int):
+        super().__init__()
+        self.output_size = _int(output_size, "output_size", self.cls_name, positive=True)
+
+    def construct(self, x: Any) -> Any:
+        return P.adaptive_max_pool1d(x, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def construct(self, x: Any) -> Any:
+        return K.adaptive_max_pool(x, self.output_size, 3, self.return_indices)
+
+
+class _PoolExt(Cell):
+    """The torch-style pooling layers: ``stride`` defaults to the kernel, padding is
+    symmetric and explicit."""
+
+    nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size = _checked(K.tuple_arg, kernel_size, self.nd, "kernel_size")
+        self.stride = self.kernel_size if stride is None else \
+            _checked(K.tuple_arg, stride, self.nd, "stride")
+        self.padding = padding
+        self.ceil_mode = _bool(ceil_mode, "ceil_mode", self.cls_name)
+
+
+class AvgPool2dExt(_PoolExt):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Any = None):
+        super().__init__(kernel_size, stride, padding, ceil_mode)
+        self.count_include_pad = _bool(count_include_pad, "count_include_pad", self.cls_name)
+        self.divisor_override = divisor_override
+
+    def construct(self, x: Any) -> Any:
+        return K.avg_pool(x, self.nd, self.kernel_size, self.stride, "pad", self.padding,
+                          self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AvgPool1dExt(AvgPool2dExt):
+    nd = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+class MaxPool2dExt(_PoolExt):
+    def __init__(self, kernel_size: Any = 1, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__(kernel_size, stride, padding, ceil_mode)
+        self.dilation = _checked(K.tuple_arg, dilation, self.nd, "dilation")
+        self.return_indices = _bool(return_indices, "return_indices", self.cls_name)
+
+    def construct(self, x: Any) -> Any:
+        return K.max_pool(x, self.nd, self.kernel_size, self.stride, "pad", self.padding,
+                          self.dilation, self.ceil_mode, self.return_indices)
+
+
+class LPPool2d(Cell):
+    """(sum of x ** norm_type over each window) ** (1 / norm_type)."""
+
+    nd = 2
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride = norm_type, kernel_size, stride
+        self.ceil_mode = _bool(ceil_mode, "ceil_mode", self.cls_name)
+
+    def construct(self, x: Any) -> Any:
+        fn = P.lp_pool1d if self.nd == 1 else P.lp_pool2d
+        return fn(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool1d(LPPool2d):
+    nd = 1
+
+
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool3d", "AdaptiveAvgPool3d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool1dExt", "AvgPool2dExt",
+           "MaxPool2dExt", "LPPool1d", "LPPool2d"]

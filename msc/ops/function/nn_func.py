@@ -217,6 +217,37 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, seed: int | None 
     return x * keep / (1.0 - p)
 
 
+def _channel_dropout(input: Any, p: float, training: bool, rank: int, op: str) -> Any:
+    """Zero whole channels (axis 1 of a batched input, axis 0 of an unbatched one) with
+    probability ``p`` and scale the rest by 1 / (1 - p)."""
+    x = _as_tensor(input, op)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise GraphValueError(f"For '{op}', the 'p' must be a number in range [0, 1], but "
+                              f"got {p}.", user_loc())
+    if x.ndim not in (rank - 1, rank):
+        raise GraphValueError(f"For '{op}', the input must be {rank - 1}-D or {rank}-D, but "
+                              f"got {x.ndim}-D.", user_loc())
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return x * 0
+    lead = 2 if x.ndim == rank else 1
+    keep = F.cast(uniform_draw(x.shape[:lead] + (1,) * (x.ndim - lead)) < 1.0 - p, x.dtype)
+    return x * keep / (1.0 - p)
+
+
+def dropout1d(input: Any, p: float = 0.5, training: bool = True) -> Any:  # noqa: A002
+    return _channel_dropout(input, p, training, 3, "dropout1d")
+
+
+def dropout2d(input: Any, p: float = 0.5, training: bool = True) -> Any:  # noqa: A002
+    return _channel_dropout(input, p, training, 4, "dropout2d")
+
+
+def dropout3d(input: Any, p: float = 0.5, training: bool = True) -> Any:  # noqa: A002
+    return _channel_dropout(input, p, training, 5, "dropout3d")
+
+
 _HALF_OR_SINGLE = (dtypes.float16, dtypes.float32)
 
 
@@ -378,4 +409,4 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
 __all__ = ["leaky_relu", "elu", "selu", "celu", "softplus", "logsigmoid", "mish", "silu",
            "softsign", "hardsigmoid", "hardtanh", "relu6", "softshrink", "tanhshrink", "threshold",
            "glu", "softmin", "prelu", "batch_norm", "group_norm", "dropout", "fast_gelu",
-           "soft_shrink", "channel_shuffle", "lrn"]
+           "soft_shrink", "channel_shuffle", "lrn", "dropout1d", "dropout2d", "dropout3d"]

@@ -1,0 +1,78 @@
+"""The pooling functions beyond ``conv_func``'s: 3-d and 1-d adaptive pooling, 3-d max
+pooling and power-average (Lp) pooling, each over ``conv_func``'s generic ``max_pool``,
+``avg_pool`` and adaptive pooling, so they run eagerly and in graphs on every target with
+their gradients.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from msc.common.tensor import apply
+from msc.errors import GraphValueError
+from msc.ir.primitives import Op
+from msc.ops import functional as F
+from msc.ops.function import conv_func as K
+from msc.ops.function.arguments import _as_tensor, _checking
+
+
+def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:  # noqa: A002
+    """Mean over the windows [floor(i*n/out), ceil((i+1)*n/out)) of the last three dims."""
+    return K.adaptive_avg_pool(input, output_size, 3)
+
+
+def adaptive_max_pool1d(input: Any, output_size: int) -> Any:  # noqa: A002
+    """Max over ``output_size`` equal windows of the last dim, which it must divide (as
+    MindSpore requires)."""
+    x = _as_tensor(input, "AdaptiveMaxPool1d")
+    with _checking("AdaptiveMaxPool1d"):
+        if isinstance(output_size, bool) or not isinstance(output_size, int) or output_size < 1:
+            raise GraphValueError(f"'output_size' must be a positive int, but got "
+                                  f"{output_size!r}")
+        if x.shape[-1] % output_size:
+            raise GraphValueError(f"the input's last dimension must be divisible by output "
+                                  f"size {output_size}, but got {x.shape[-1]}.")
+    return K.adaptive_max_pool(x, output_size, 1)
+
+
+def adaptive_max_pool3d(input: Any, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    return K.adaptive_max_pool(input, output_size, 3, return_indices)
+
+
+def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over windows of (N, C, D, H, W) input; padding counts as -inf."""
+    return K.max_pool(x, 3, kernel_size, stride, "pad", padding, dilation, ceil_mode,
+                      return_indices)
+
+
+def _lp_pool(x: Any, nd: int, norm_type: float, kernel_size: Any, stride: Any,
+             ceil_mode: bool, op: str) -> Any:
+    """(sum of x ** p over each window) ** (1 / p): the window mean of x ** p (over the
+    positions inside the input) times the kernel's size, its sign kept, as MindSpore's."""
+    x = _as_tensor(x, op)
+    with _checking(op):
+        if isinstance(norm_type, bool) or not isinstance(norm_type, (int, float)) or \
+                norm_type == 0:
+            raise GraphValueError(f"'norm_type' must be a non-zero number, but got "
+                                  f"{norm_type!r}")
+    kernel = K.tuple_arg(kernel_size, nd, "kernel_size")
+    mean = K.avg_pool(apply(Op.Pow, x, float(norm_type)), nd, kernel,
+                      kernel if stride is None else stride, "pad", 0, ceil_mode)
+    total = F.relu(apply(Op.Abs, mean)) * apply(Op.Sign, mean) * math.prod(kernel)
+    return apply(Op.Pow, total, 1.0 / norm_type)
+
+
+def lp_pool1d(x: Any, norm_type: float, kernel_size: int, stride: Any = None,
+              ceil_mode: bool = False) -> Any:
+    return _lp_pool(x, 1, norm_type, kernel_size, stride, ceil_mode, "LPPool1d")
+
+
+def lp_pool2d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Any:
+    return _lp_pool(x, 2, norm_type, kernel_size, stride, ceil_mode, "LPPool2d")
+
+
+__all__ = ["adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool3d", "max_pool3d",
+           "lp_pool1d", "lp_pool2d"]

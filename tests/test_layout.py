@@ -82,9 +82,10 @@ KNOWN_DEFERRED_CYCLES = {
     frozenset({"msc.common.tensor", "msc.frontend.builder", "msc.frontend.source"}),
     # the compile loop: ``jit`` and Cell calls compile; building a graph calls Cells, jit
     # classes, HyperMap and grad/vmap of user functions, which build graphs in turn (a
-    # Jacobian batches pullbacks with vmap, which tells a CellList from the container)
+    # Jacobian batches pullbacks with vmap, which tells a CellList from the container; a
+    # ``with`` statement is desugared into the statements the evaluator then runs)
     frozenset({"msc.compiler", "msc.common.api", "msc.frontend.calls", "msc.frontend.control",
-               "msc.frontend.evaluator", "msc.frontend.jit", "msc.frontend.loops",
+               "msc.frontend.desugar", "msc.frontend.evaluator", "msc.frontend.jit", "msc.frontend.loops",
                "msc.frontend.paths", "msc.frontend.reuse", "msc.frontend.scope",
                "msc.frontend.specialize", "msc.nn.cell", "msc.ops.composite.base",
                "msc.ops.function.grad_func", "msc.ops.function.vmap_func",

@@ -37,7 +37,7 @@ def collective(prim: Primitive, x: Any, group: str | None, **attrs: Any) -> Any:
         raise type(e)(f"For '{name}', {e}") from None
     attrs = {**attrs, "group": group or "hccl_world_group", "ranks": ranks}
     builder = current_builder()
-    if builder is not None and isinstance(x, (SymTensor, Parameter)):
+    if builder is not None and isinstance(x, Tensor):  # a constant too: it runs at run time
         return SymTensor(builder.effect(prim, (builder.operand(x),), attrs), builder)
     if not isinstance(x, Tensor):
         raise GraphTypeError(f"For '{name}', the input must be a Tensor, but got "

@@ -82,7 +82,6 @@ class DistributedGradReducer(Cell):
             raise GraphTypeError(f"For 'DistributedGradReducer', degree must be a positive "
                                  f"int, but got {degree!r}")
         self.mean, self.degree, self.group = mean, degree, group
-        self.count = len(list(parameters))
 
     def construct(self, grads: Any) -> Any:
         return _reduce(grads, self.mean, self.degree, self.group)

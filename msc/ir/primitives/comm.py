@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
-from msc.ir.primitives.base import Attr, Effect, Primitive, Statements, register, want_tensor
+from msc.ir.primitives.base import (
+    Attr,
+    Effect,
+    Primitive,
+    Statements,
+    register,
+    want_tensor,
+)
 from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, TensorType, Type
 from msc.runtime import comm_rt

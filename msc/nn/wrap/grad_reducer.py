@@ -10,7 +10,8 @@ ResNet has dozens of Parameters. ``TrainOneStepCell`` uses it under
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

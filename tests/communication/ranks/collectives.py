@@ -9,7 +9,13 @@ import numpy as np
 
 import msc as ms
 from msc import ops
-from msc.communication import create_group, get_group_size, get_local_rank, get_rank, init
+from msc.communication import (
+    create_group,
+    get_group_size,
+    get_local_rank,
+    get_rank,
+    init,
+)
 
 
 def inputs(r, shape=(4, 3)):

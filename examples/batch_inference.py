@@ -7,7 +7,8 @@ target (numba, or nothing more for --target python) -- not msc.
 
 The rows here are made from a seed (the same on every rank, so the scores do not depend
 on N); a real job reads its shard of a file instead (``np.load(path,
-mmap_mode="r")[lo:hi]`` reads only those rows) or a list of files (``files[rank::size]``). The artifact takes a fixed batch: the last chunk of a shard is
+mmap_mode="r")[lo:hi]`` reads only those rows) or a list of files
+(``files[rank::size]``). The artifact takes a fixed batch: the last chunk of a shard is
 padded, and its padding's scores dropped.
 """
 

@@ -5,12 +5,14 @@ the ``distributed`` extra (MPICH's wheel puts it beside the interpreter), and wh
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from msc.communication.management import INSTALL, GlobalComm
 
@@ -47,8 +49,9 @@ def on_ranks(output: str, write: Callable[[str], Any]) -> Any:
     scratch = None if rank == 0 else tempfile.mkdtemp(prefix="msc-rank-")
     try:
         info = write(output if scratch is None else scratch)
-        text = (Path(info.path) / info.module_file).read_bytes()
-        digests = MPI.COMM_WORLD.allgather(hashlib.sha256(text).hexdigest())
+        text = (Path(info.path) / info.module_file).read_text(encoding="utf-8")
+        code = re.sub(r"(?m)^Dependency hash: .*$", "", text)  # it names the rank's key
+        digests = MPI.COMM_WORLD.allgather(hashlib.sha256(code.encode()).hexdigest())
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)

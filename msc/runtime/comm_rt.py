@@ -87,7 +87,12 @@ def _rt_describe(row):
 
 def _rt_agree(comm, kind, x, attr):
     """Raise on every rank of ``comm`` unless all of them run the same collective (kind,
-    ``attr``: reduction or root) on the same dtype and shape."""
+    ``attr``: reduction or root) on the same dtype and shape. This small all-reduce is
+    also where a rank that arrives early waits for the others: it sleeps between polls
+    instead of spinning in MPI, leaving the CPU to ranks still computing where there
+    are more ranks than cores."""
+    import time
+
     MPI = _rt_mpi()
     n = _RT_SIGNATURE
     sig = np.zeros(n, np.int64)
@@ -96,7 +101,11 @@ def _rt_agree(comm, kind, x, attr):
     sig[4:4 + len(dims)] = dims
     sig[n - 1] = x.size
     both = np.concatenate([sig, -sig])
-    comm.Allreduce(MPI.IN_PLACE, both, op=MPI.MAX)
+    request = comm.Iallreduce(MPI.IN_PLACE, both, op=MPI.MAX)
+    pause = 1e-5
+    while not request.Test():
+        time.sleep(pause)
+        pause = min(pause * 2, 1e-3)
     if np.array_equal(both[:n], -both[n:]):
         return
     every = np.empty((comm.Get_size(), n), np.int64)

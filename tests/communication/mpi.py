@@ -26,10 +26,13 @@ def mpiexec() -> str:
     return found
 
 
-def launch(args, n=2, timeout=300, env=None, cwd=None, python=None):
-    """``mpiexec -n n python args...`` with this checkout's msc first on the path."""
+def launch(args, n=2, timeout=300, env=None, cwd=None, python=None, msc_run=False):
+    """``mpiexec -n n python args...`` (or ``msc run -n n args...``) with this checkout's
+    msc first on the path."""
+    exe = mpiexec()  # or skip
     base = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    return subprocess.run([mpiexec(), "-n", str(n), str(python or sys.executable), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                          env=base if env is None else env)
+    start = [sys.executable, "-m", "msc", "run", "-n", str(n)] if msc_run else \
+        [exe, "-n", str(n), str(python or sys.executable)]
+    return subprocess.run([*start, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd, env=base if env is None else env)

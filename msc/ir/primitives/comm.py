@@ -11,7 +11,8 @@ an array the kernel made.
 
 Gradients (the loss is the sum of the ranks' losses): ``AllReduce``'s sum is the sum of
 the cotangents; max and min route it to the ranks holding the extreme, prod scales it by
-``out / x``; ``AllGather``'s is ``ReduceScatter`` (sum), and the reverse.
+``out / x``; ``AllGather``'s is ``ReduceScatter`` (sum), and the reverse; ``Broadcast``
+gives the root the sum of the cotangents.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
-from msc.ir.primitives.base import Attr, Effect, Primitive, Statements, register, want_tensor
+from msc.ir.primitives.base import (
+    Attr,
+    Effect,
+    Primitive,
+    Statements,
+    register,
+    want_tensor,
+)
 from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, TensorType, Type
 from msc.runtime import comm_rt
@@ -159,6 +167,16 @@ def _reduce_scatter_vjp(b: Any, g: Any, x: Any, u: Any, out: Any, *, op: str, gr
     return b.emit(all_gather, g, u, group=group, ranks=ranks), None
 
 
+def _broadcast_vjp(b: Any, g: Any, x: Any, u: Any, out: Any, *, root: int, group: str,
+                   ranks: tuple[int, ...]) -> tuple[Any, None]:
+    """The root's input gets the sum of the cotangents, the others none. Every rank runs
+    the all-reduce; whether this one is the root is read while the graph is built (the
+    compile cache keys graphs by rank)."""
+    total = b.emit(all_reduce, g, u, op="sum", group=group, ranks=ranks)
+    here = ranks[comm_rt._rt_comm(group, ranks).Get_rank()]
+    return (total if here == root else None), None
+
+
 # --- the table -------------------------------------------------------------------------------
 
 _GROUP = (Attr("group", "hccl_world_group", (str,)), Attr("ranks", types=(tuple,)))
@@ -175,4 +193,5 @@ reduce_scatter = register(Primitive(
     vjp=_reduce_scatter_vjp))
 register(Primitive("Broadcast", _broadcast_infer, _broadcast_impl,
                    _call("_rt_broadcast", "root"),
-                   attrs=(Attr("root", types=(int,)), *_GROUP), effect=Effect.IO))
+                   attrs=(Attr("root", types=(int,)), *_GROUP), effect=Effect.IO,
+                   vjp=_broadcast_vjp))

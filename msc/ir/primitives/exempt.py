@@ -29,8 +29,6 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("Trunc", "Round"),
                     "piecewise constant: the grad transform gives zeros without a rule"),
     "UniformReal": _CONST + ": a random draw, constant with respect to every input",
-    "Broadcast": "not yet: the root's input gradient is the sum of the ranks' cotangents, "
-                 "the others' zero (a reduce to the root)",
     "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
                    "linear in the cotangent, routed by the arg-max of each window)",
 }

@@ -10,7 +10,8 @@ ResNet has dozens of Parameters. ``TrainOneStepCell`` uses it under
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,6 @@ class DistributedGradReducer(Cell):
             raise GraphTypeError(f"For 'DistributedGradReducer', degree must be a positive "
                                  f"int, but got {degree!r}")
         self.mean, self.degree, self.group = mean, degree, group
-        self.count = len(list(parameters))
 
     def construct(self, grads: Any) -> Any:
         return _reduce(grads, self.mean, self.degree, self.group)

@@ -37,7 +37,7 @@ def collective(prim: Primitive, x: Any, group: str | None, **attrs: Any) -> Any:
         raise type(e)(f"For '{name}', {e}") from None
     attrs = {**attrs, "group": group or "hccl_world_group", "ranks": ranks}
     builder = current_builder()
-    if builder is not None and isinstance(x, (SymTensor, Parameter)):
+    if builder is not None and isinstance(x, Tensor):  # a constant too: it runs at run time
         return SymTensor(builder.effect(prim, (builder.operand(x),), attrs), builder)
     if not isinstance(x, Tensor):
         raise GraphTypeError(f"For '{name}', the input must be a Tensor, but got "
@@ -76,7 +76,7 @@ def all_gather_into_tensor(output_tensor: Any, input_tensor: Any, group: str | N
     return collective(Op.AllGather, input_tensor, group), None
 
 
-def reduce_scatter_tensor(output: Any, input: Any, op: str = "sum",  # noqa: A002
+def reduce_scatter_tensor(output: Any, input: Any, op: str = "sum",
                           group: str | None = None, async_op: bool = False) -> tuple[Any, None]:
     """``(this rank's block along axis 0 of the op of input over the ranks, None)``;
     ``output`` is unused, as in MindSpore's default mode."""
@@ -98,7 +98,7 @@ def broadcast(tensor: Any, src: int, group: str | None = None, async_op: bool = 
         from msc.ops.function.side_effect_func import assign
 
         assign(tensor, collective(Op.Broadcast, tensor, group, root=src))
-        return None
+        return
     if builder is not None or not isinstance(tensor, Tensor):
         raise UnsupportedSyntaxError("For broadcast, the tensor is overwritten in place: in "
                                      "a graph it must be a Parameter (ops.Broadcast returns "
@@ -108,7 +108,7 @@ def broadcast(tensor: Any, src: int, group: str | None = None, async_op: bool = 
         tensor.set_data(value)
     else:
         np.copyto(tensor.asnumpy(), value.asnumpy())
-    return None
+    return
 
 
 def barrier(group: str | None = None, async_op: bool = False, device_ids: Any = None) -> None:

@@ -9,7 +9,13 @@ import numpy as np
 
 import msc as ms
 from msc import ops
-from msc.communication import create_group, get_group_size, get_local_rank, get_rank, init
+from msc.communication import (
+    create_group,
+    get_group_size,
+    get_local_rank,
+    get_rank,
+    init,
+)
 
 
 def inputs(r, shape=(4, 3)):
@@ -81,6 +87,9 @@ def main():
          np.concatenate(ws), "grad ReduceScatter")
     bcast = ops.Broadcast(0)
     same(ms.jit(lambda v: bcast((v,))[0] * 2)(x).asnumpy(), xs[0] * 2, "graph Broadcast")
+    wb = [weights(q, xs[0].shape) for q in range(n)]
+    same(ms.jit(ms.grad(lambda v: (bcast((v,))[0] * ms.Tensor(wb[r])).sum()))(x).asnumpy(),
+         sum(wb) if r == 0 else np.zeros_like(wb[0]), "grad Broadcast")
 
     # the numba target calls the helpers from object mode, in kernels of the kernel
     # library (outlined however small: their helpers come from the library's runtime file)

@@ -233,3 +233,24 @@ def test_source_errors_name_the_sample():
         rows(ds.GeneratorDataset(Broken(), ["i", "sq", "vec"], shuffle=False))
     with pytest.raises(RuntimeError, match="gave 1 value"):
         rows(ds.GeneratorDataset(lambda: iter([(1,)]), ["a", "b"]))
+
+
+def test_the_default_number_of_map_workers_is_the_configs():
+    import threading
+
+    seen = set()
+
+    def where(i):
+        seen.add(threading.get_ident())
+        return i
+
+    assert ds.config.get_num_parallel_workers() == 1
+    firsts(source(30).map(where, "i"))
+    assert seen == {threading.get_ident()}  # one worker: the consumer's own thread
+    try:
+        ds.config.set_num_parallel_workers(3)
+        seen.clear()
+        assert firsts(source(30).map(where, "i")) == list(range(30))
+        assert threading.get_ident() not in seen
+    finally:
+        ds.config.set_num_parallel_workers(1)

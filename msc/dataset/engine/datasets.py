@@ -231,7 +231,7 @@ class MapDataset(Dataset):
 
     def _rows(self, epoch: int) -> Iterator[Row]:
         rows = self.children[0]._rows(epoch)
-        workers = self.num_parallel_workers or 1
+        workers = self.num_parallel_workers or config.get_num_parallel_workers()
         if workers == 1:
             for index, row in enumerate(rows):
                 yield self._apply(row, epoch, index)

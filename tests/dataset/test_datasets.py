@@ -127,6 +127,10 @@ def test_batch_of_rows_with_different_shapes_names_the_column():
 def test_repeat_take_skip_project_rename():
     assert firsts(source().repeat(2).take(9)) == list(range(7)) + [0, 1]
     assert source().repeat(3).get_dataset_size() == 21
+    forever = source().repeat()
+    assert forever.take(10).get_dataset_size() == 10 and len(firsts(forever.take(10))) == 10
+    with pytest.raises(RuntimeError, match="repeated without end"):
+        forever.get_dataset_size()
     assert firsts(source().skip(5)) == [5, 6] and source().skip(5).get_dataset_size() == 2
     assert source().take(2).get_dataset_size() == 2
     p = source().project(["vec", "i"])

@@ -88,6 +88,13 @@ _LAZY_NAMES = {
     "DynamicLossScaleManager": "msc.train.loss_scale_manager",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
+#: ``mindspore.train``'s names MindSpore also exports at the top (``ms.Model``).
+_LAZY_NAMES.update(dict.fromkeys((
+    "Model", "Callback", "CheckpointConfig", "EarlyStopping", "History", "LambdaCallback",
+    "LossMonitor", "ModelCheckpoint", "ReduceLROnPlateau", "RunContext", "TimeMonitor", "Metric",
+    "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",
+    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "get_metric_fn", "names"), "msc.train"))
 
 
 def __getattr__(name: str) -> object:

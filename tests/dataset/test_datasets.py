@@ -127,6 +127,10 @@ def test_batch_of_rows_with_different_shapes_names_the_column():
 def test_repeat_take_skip_project_rename():
     assert firsts(source().repeat(2).take(9)) == list(range(7)) + [0, 1]
     assert source().repeat(3).get_dataset_size() == 21
+    forever = source().repeat()
+    assert forever.take(10).get_dataset_size() == 10 and len(firsts(forever.take(10))) == 10
+    with pytest.raises(RuntimeError, match="repeated without end"):
+        forever.get_dataset_size()
     assert firsts(source().skip(5)) == [5, 6] and source().skip(5).get_dataset_size() == 2
     assert source().take(2).get_dataset_size() == 2
     p = source().project(["vec", "i"])
@@ -233,3 +237,24 @@ def test_source_errors_name_the_sample():
         rows(ds.GeneratorDataset(Broken(), ["i", "sq", "vec"], shuffle=False))
     with pytest.raises(RuntimeError, match="gave 1 value"):
         rows(ds.GeneratorDataset(lambda: iter([(1,)]), ["a", "b"]))
+
+
+def test_the_default_number_of_map_workers_is_the_configs():
+    import threading
+
+    seen = set()
+
+    def where(i):
+        seen.add(threading.get_ident())
+        return i
+
+    assert ds.config.get_num_parallel_workers() == 1
+    firsts(source(30).map(where, "i"))
+    assert seen == {threading.get_ident()}  # one worker: the consumer's own thread
+    try:
+        ds.config.set_num_parallel_workers(3)
+        seen.clear()
+        assert firsts(source(30).map(where, "i")) == list(range(30))
+        assert threading.get_ident() not in seen
+    finally:
+        ds.config.set_num_parallel_workers(1)

@@ -1,6 +1,10 @@
 """``mindspore.dataset.config``: the seed behind shuffling and random transforms, and the
 default number of map workers.
 
+``map`` runs on ``get_num_parallel_workers()`` threads unless told otherwise: one by
+default (MindSpore starts up to eight), so a map function need not be thread-safe unless
+more are asked for.
+
 Without ``set_seed`` every run shuffles differently, as in MindSpore; after it, a pipeline
 gives the same order on every run (``msc.set_seed`` sets this seed too). Each random
 source draws from its own generator derived from the seed, the epoch and what it is, so
@@ -21,7 +25,7 @@ __all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel
 
 _DEFAULT_SEED = 5489  # MindSpore's get_seed() before any set_seed (mt19937's default)
 _seed: int | None = None
-_workers = 8
+_workers = 1
 _transform_rng: np.random.Generator = np.random.default_rng()
 _row = threading.local()  # the stream of the row a map worker is transforming
 

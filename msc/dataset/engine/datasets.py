@@ -42,7 +42,8 @@ def _count(value: Any, what: str) -> int:
 
 class Dataset:
     """A pipeline node: ``_columns()`` names its columns, ``_rows(epoch)`` yields its rows
-    for one epoch and ``_size()`` counts them (None: count by iterating)."""
+    for one epoch and ``_size()`` counts them (None: count by iterating; ``math.inf``: a
+    repeat without end)."""
 
     def __init__(self, children: Sequence[Dataset] = (), num_parallel_workers: int | None = None):
         self.children = list(children)
@@ -60,7 +61,7 @@ class Dataset:
     def _rows(self, epoch: int) -> Iterator[Row]:
         raise NotImplementedError
 
-    def _size(self) -> int | None:
+    def _size(self) -> float | None:
         return self.children[0]._size()
 
     # --- facts about the dataset -----------------------------------------------------------
@@ -68,8 +69,11 @@ class Dataset:
     def get_dataset_size(self) -> int:
         """Rows (batches after ``batch``) in one epoch."""
         size = self._size()
+        if size == math.inf:
+            raise DatasetError("The size of a dataset repeated without end is infinite: "
+                               "take() a number of rows first.")
         if size is not None:
-            return size
+            return int(size)
         if self._counted is None:
             self._counted = sum(1 for _ in self._rows(0))
         return self._counted
@@ -231,7 +235,7 @@ class MapDataset(Dataset):
 
     def _rows(self, epoch: int) -> Iterator[Row]:
         rows = self.children[0]._rows(epoch)
-        workers = self.num_parallel_workers or 1
+        workers = self.num_parallel_workers or config.get_num_parallel_workers()
         if workers == 1:
             for index, row in enumerate(rows):
                 yield self._apply(row, epoch, index)
@@ -287,8 +291,8 @@ class BatchDataset(Dataset):
 
     def _size(self) -> int | None:
         size = self.children[0]._size()
-        if size is None:
-            return None
+        if size is None or size == math.inf:
+            return size
         return size // self.batch_size if self.drop_remainder else \
             math.ceil(size / self.batch_size)
 
@@ -335,10 +339,10 @@ class RepeatDataset(Dataset):
         for r in passes:
             yield from self.children[0]._rows(epoch * max(self.count, 1) + r)
 
-    def _size(self) -> int | None:
+    def _size(self) -> float | None:
         size = self.children[0]._size()
         if self.count == -1:
-            raise DatasetError("The size of a dataset repeated forever is infinite.")
+            return 0 if size == 0 else math.inf
         return None if size is None else size * self.count
 
 

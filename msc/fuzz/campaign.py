@@ -25,7 +25,12 @@ from msc.fuzz.run import Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
-WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "artifact")
+WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "onnx", "artifact")
+
+
+#: Ways whose float16 results are compared approximately: onnxruntime's float16 kernels
+#: (tanh, exp, ...) are its own, not numpy's float32-and-round, and differ by an ulp.
+APPROX_HALF = ("onnx",)
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -46,6 +51,7 @@ class Options:
     shrink_seconds: float = 60.0
     shrink_per_kind: int = 2
     eager_seconds: float = 20.0
+    onnx_every: int = 0  # also export to ONNX and run onnxruntime (0: never)
 
 
 @dataclass
@@ -127,6 +133,9 @@ class Runner:
         self.count += 1
         folder = self.folder / f"p{self.count}"
         folder.mkdir()
+        if "onnx" in ways:  # before the snapshot: onnx's extension cannot load twice
+            import msc.onnx.graph  # noqa: F401
+            import onnxruntime  # noqa: F401
         before = set(sys.modules)
         try:
             try:
@@ -170,6 +179,8 @@ def ways_for(index: int, options: Options) -> list[str]:
             ways.append("numba-outlined" if t == "numba" and index % 2 else t)
     if options.artifact_every and index % options.artifact_every == 0:
         ways.append("artifact")
+    if options.onnx_every and index % options.onnx_every == 0:
+        ways.append("onnx")
     return ways
 
 
@@ -200,7 +211,7 @@ def fuzz(seed: int = 0, programs: int = 100, options: Options | None = None, *,
                 if outcome.kind == "rejected":
                     rejected = True
                     report.rejections[f"[{way}] {outcome.error}"[:200]] += 1
-                found = disagreement(eager, outcome, program.approx_half)
+                found = disagreement(eager, outcome, program.approx_half or way in APPROX_HALF)
                 if found is not None:
                     problems[way] = found
             report.rejected_programs += rejected
@@ -241,7 +252,8 @@ def _shrink(finding: Finding, runner: Runner, eager: Outcome, options: Options) 
         e, others = runner.run(candidate, [way], eager_seconds=5.0)
         if e.kind != eager.kind or (e.kind == "raised" and e.exception != eager.exception):
             return False
-        found = disagreement(e, others.get(way, Outcome("invalid")), candidate.approx_half)
+        found = disagreement(e, others.get(way, Outcome("invalid")),
+                             candidate.approx_half or way in APPROX_HALF)
         if found is None or found.signature != want:
             return False
         last[:] = [found]

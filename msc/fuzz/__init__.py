@@ -47,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run the numba target on every K-th program only (default 1)")
     parser.add_argument("--artifact-every", type=int, default=50, metavar="K",
                         help="also run every K-th program from an artifact (0: never)")
+    parser.add_argument("--onnx-every", type=int, default=0, metavar="K",
+                        help="also export every K-th program to ONNX and run it with "
+                             "onnxruntime (0: never, the default; needs msc[onnx])")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--without", default="", metavar="FEATURES",
                         help="constructs not to generate, comma-separated, of: "
@@ -67,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         parser.error(f"unknown targets: {', '.join(bad)} (known: {', '.join(TARGETS)})")
     options = Options(targets, args.numba_every, args.artifact_every, features,
-                      args.shrink_seconds, args.shrink_per_kind)
+                      args.shrink_seconds, args.shrink_per_kind, onnx_every=args.onnx_every)
     report = fuzz(args.seed, args.programs, options, start=args.start,
                   time_limit=args.time_limit, out=args.out)
     print(report.table())

@@ -25,7 +25,7 @@ from msc.fuzz.run import Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
-WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "artifact")
+WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "onnx", "artifact")
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -46,6 +46,7 @@ class Options:
     shrink_seconds: float = 60.0
     shrink_per_kind: int = 2
     eager_seconds: float = 20.0
+    onnx_every: int = 0  # also export to ONNX and run onnxruntime (0: never)
 
 
 @dataclass
@@ -127,6 +128,9 @@ class Runner:
         self.count += 1
         folder = self.folder / f"p{self.count}"
         folder.mkdir()
+        if "onnx" in ways:  # before the snapshot: onnx's extension cannot load twice
+            import msc.onnx.graph  # noqa: F401
+            import onnxruntime  # noqa: F401
         before = set(sys.modules)
         try:
             try:
@@ -162,7 +166,7 @@ class Runner:
             self.seconds[way] += time.perf_counter() - start
 
 
-def ways_for(index: int, options: Options) -> list[str]:
+def ways_for(index: int, options: Options, program: Program | None = None) -> list[str]:
     ways = ["interpreter"]
     for t in options.targets:
         if t != "numba" or index % max(options.numba_every, 1) == 0:
@@ -170,6 +174,11 @@ def ways_for(index: int, options: Options) -> list[str]:
             ways.append("numba-outlined" if t == "numba" and index % 2 else t)
     if options.artifact_every and index % options.artifact_every == 0:
         ways.append("artifact")
+    if options.onnx_every and index % options.onnx_every == 0 and not (
+            program is not None and "float16" in program.source):
+        # (onnxruntime computes float16 ops in float32 and drops the rounding to float16
+        # when a cast to a wider type follows: its results are not the model's there)
+        ways.append("onnx")
     return ways
 
 
@@ -188,7 +197,7 @@ def fuzz(seed: int = 0, programs: int = 100, options: Options | None = None, *,
             if time_limit is not None and time.monotonic() - began > time_limit:
                 break
             program = generate(program_seed(seed, index), options.features)
-            eager, others = runner.run(program, ways_for(index, options))
+            eager, others = runner.run(program, ways_for(index, options, program))
             report.programs += 1
             report.runs["eager"] += 1
             report.eager_raised += eager.kind == "raised"

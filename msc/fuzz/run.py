@@ -211,7 +211,7 @@ class Ways:
         for way in ways:
             for p, value in initial:
                 p.set_data(value)
-            run = self._interpret if way == "interpreter" else self._target
+            run = {"interpreter": self._interpret, "onnx": self._onnx}.get(way, self._target)
             out[way] = self._capture(lambda w=way: run(net, result, w), graph=True,
                                      limit=not way.startswith("numba"))
         return out
@@ -256,6 +256,43 @@ class Ways:
         by_id = {id(p): w for p, w in zip(built.weights, weights)}
         params = {n: by_id.get(id(p), p.asnumpy()).copy() for n, p in net.parameters_and_names()}
         return Outcome("ok", leaves(out), params)
+
+
+    def _onnx(self, net: Any, built: Any, _way: str) -> Outcome:
+        """The optimized IR exported to ONNX (``msc.onnx``) and run by onnxruntime; an op
+        the export refuses is msc refusing the program. The model writes no Parameter
+        (the export refuses graphs that do), so only the outputs are compared."""
+        import onnxruntime as ort
+
+        from msc.compiler import flatten_tensors
+        from msc.onnx.onnx_export import model_of
+
+        out_type = built.module.entry_graph.output.type
+        model = model_of(built)
+        try:
+            options = ort.SessionOptions()
+            options.log_severity_level = 3  # errors only (not its notes on unused inputs)
+            session = ort.InferenceSession(model.SerializeToString(), options,
+                                           providers=["CPUExecutionProvider"])
+        except Exception as e:  # a valid model onnxruntime has no kernel for: not msc's
+            if "NOT_IMPLEMENTED" not in str(e):
+                raise
+            raise MscError(f"onnxruntime has no kernel: {str(e).split(' : ')[-1]}") from None
+        self.phase[0] = "run"
+        arrays = [x._data for x in flatten_tensors(tensors(self.inputs))]
+        outs = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+        return Outcome("ok", _onnx_leaves(iter(outs), out_type), None)
+
+
+def _onnx_leaves(outs: Iterator[np.ndarray], t: Any) -> Any:
+    """ONNX's flat outputs in the structure of the graph's output type."""
+    from msc.ir.types import PyType, TensorType, TupleType
+
+    if isinstance(t, TupleType):
+        return tuple(_onnx_leaves(outs, e) for e in t.elems)
+    if isinstance(t, PyType):
+        raise MscError("the ONNX way compares tensor and number outputs only")
+    return Leaf(next(outs), tensor=isinstance(t, TensorType))
 
 
 # --- artifacts, in a fresh process -------------------------------------------------------

@@ -153,6 +153,23 @@ def _conv(cx: Converter, node: Node) -> str:
                    pads=_pads(a["pad"]), group=a["groups"])
 
 
+def _conv_transpose(cx: Converter, node: Node) -> str:
+    """The input gradient of a convolution: ONNX's ConvTranspose with the forward
+    convolution's weight (same layout); ``output_padding`` makes up the rows a strided
+    forward convolution did not reach, so the result has ``input_size``."""
+    a = node.attr
+    dy_shape, w_shape = shape_of(node.inputs[0].type), shape_of(node.inputs[1].type)
+    pad = a["pad"]
+    extra = [size - (s * (n - 1) + d * (k - 1) + 1 - pad[2 * i] - pad[2 * i + 1])
+             for i, (size, s, d, k, n) in enumerate(zip(a["input_size"], a["stride"],
+                                                      a["dilation"], w_shape[2:],
+                                                      dy_shape[2:]))]
+    return cx.emit("ConvTranspose", [cx.tensor(v) for v in node.inputs],
+                   dtype_of(node.out.type), strides=list(a["stride"]),
+                   dilations=list(a["dilation"]), pads=_pads(pad), group=a["groups"],
+                   output_padding=extra)
+
+
 def _max_pool(cx: Converter, node: Node) -> str:
     a = node.attr
     return cx.emit("MaxPool", [cx.tensor(node.inputs[0])], dtype_of(node.out.type),
@@ -173,7 +190,7 @@ ARRAY: dict[Any, Conv] = {
     Op.GatherNd: _gather_nd, Op.TensorScatterUpdate: _scatter_nd("none"),
     Op.TensorScatterAdd: _scatter_nd("add"), Op.TensorScatterElements: _scatter_elements,
     Op.Zeros: _constant, Op.Ones: _constant, Op.Fill: _constant,
-    Op.Conv: _conv, Op.MaxPool: _max_pool,
+    Op.Conv: _conv, Op.ConvTranspose: _conv_transpose, Op.MaxPool: _max_pool,
     Op.Load: _same, Op.Depend: _same, Op.StopGradient: _same, Op.TensorMove: _same,
     Op.UpdateState: lambda cx, node: MONAD,
 }
@@ -187,7 +204,6 @@ NOT_EXPORTED: dict[str, str] = {
     "Raise": "ONNX cannot raise an exception",
     "UniformReal": "ONNX's random ops would not draw msc's numbers",
     "MaxPoolGrad": "a training graph's op",
-    "ConvTranspose": "not yet",
     "Sort": "ONNX's TopK does not promise a stable order of equal values",
     "CumProd": "ONNX has no cumulative product",
     "Cummax": "ONNX has no cumulative maximum",

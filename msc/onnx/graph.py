@@ -73,6 +73,25 @@ def leaves(t: Type) -> list[Type]:
     return [] if isinstance(t, (MonadType, PyType)) else [t]
 
 
+_SMALL_INTS = {dtypes.bool_: dtypes.int32, dtypes.uint8: dtypes.int32,
+               dtypes.int8: dtypes.int32, dtypes.int16: dtypes.int32}
+
+#: ONNX op -> (the operands to widen, None for all; dtype -> the dtype to compute in).
+#: The ONNX standard allows these dtypes, but onnxruntime's CPU kernels (the reference
+#: runtime) lack them; int32 holds every value of the small integers and bool, and a
+#: result cast back wraps or truncates as numpy's own arithmetic does.
+WIDEN: dict[str, tuple[tuple[int, ...] | None, dict[DType, DType]]] = {
+    **{op: (None, _SMALL_INTS) for op in (
+        "Add", "Sub", "Mul", "Max", "Min", "Pow", "Neg", "Abs", "Sign", "Relu", "Less",
+        "LessOrEqual", "Greater", "GreaterOrEqual", "MatMul")},
+    **{op: ((0,), _SMALL_INTS) for op in (
+        "ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceSum", "ArgMax",
+        "ArgMin", "CumSum")},
+    "Where": ((1, 2), _SMALL_INTS),
+    "IsInf": (None, {dtypes.float16: dtypes.float32}),
+}
+
+
 class Converter:
     """One export: the ONNX nodes and initializers made so far, and each IR value's form."""
 
@@ -114,13 +133,30 @@ class Converter:
 
     def emit(self, op_type: str, inputs: Sequence[str], dtype: DType | Sequence[DType],
              outputs: int = 1, **attrs: Any) -> Any:
-        """Append an ONNX node; returns its output name (a list for ``outputs > 1``)."""
+        """Append an ONNX node; returns its output name (a list for ``outputs > 1``). An
+        op computed in a dtype runtimes commonly lack a kernel for (see ``WIDEN``) gets
+        its operands cast to a wider one first and the result cast back (exactly)."""
+        widen = WIDEN.get(op_type)
+        if widen is not None and isinstance(dtype, DType):
+            at, wider = widen
+            picks = range(len(inputs)) if at is None else at
+            to = {i: wider[self.dtypes[inputs[i]]] for i in picks
+                  if self.dtypes.get(inputs[i]) in wider}
+            if to:
+                inputs = [self.cast(n, to[i]) if i in to else n for i, n in enumerate(inputs)]
+                out = self.emit_plain(op_type, inputs, [wider.get(dtype, dtype)], 1, attrs)[0]
+                return self.cast(out, dtype)
+        names = self.emit_plain(op_type, inputs, [dtype] * outputs if isinstance(dtype, DType)
+                                else list(dtype), outputs, attrs)
+        return names[0] if outputs == 1 else names
+
+    def emit_plain(self, op_type: str, inputs: Sequence[str], kinds: list[DType],
+                   outputs: int, attrs: dict[str, Any]) -> list[str]:
         names = [self.fresh(op_type.lower()) for _ in range(outputs)]
-        kinds = [dtype] * outputs if isinstance(dtype, DType) else list(dtype)
         for name, dt in zip(names, kinds):
             self.dtypes[name] = dt
         self.nodes.append(helper.make_node(op_type, list(inputs), names, **attrs))
-        return names[0] if outputs == 1 else names
+        return names
 
     def cast(self, name: str, dt: DType) -> str:
         if self.dtypes.get(name) == dt:

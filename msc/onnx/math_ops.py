@@ -183,7 +183,9 @@ ELEMENTWISE: dict[Any, Conv] = {
         ("Sin", "Sin"), ("Cos", "Cos"), ("Tan", "Tan"), ("Asin", "Asin"), ("ACos", "Acos"),
         ("Atan", "Atan"), ("Sinh", "Sinh"), ("Cosh", "Cosh"), ("Asinh", "Asinh"),
         ("Acosh", "Acosh"), ("Atanh", "Atanh"), ("Tanh", "Tanh"), ("Sigmoid", "Sigmoid"),
-        ("Erf", "Erf"), ("Sign", "Sign"), ("ReLU", "Relu"), ("HSwish", "HardSwish"))},
+        ("Erf", "Erf"), ("Sign", "Sign"), ("HSwish", "HardSwish"))},
+    Op.ReLU: lambda cx, n: (simple("Relu") if compute_dtype(n).category == 2 else composed(
+        lambda cx, dt, x: e(cx, "Max", dt, x, k(cx, 0, dt))))(cx, n),
     **{getattr(Op, name): simple(onnx, logical=True) for name, onnx in (
         ("Equal", "Equal"), ("Less", "Less"), ("LessEqual", "LessOrEqual"),
         ("Greater", "Greater"), ("GreaterEqual", "GreaterOrEqual"), ("LogicalAnd", "And"),

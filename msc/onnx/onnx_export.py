@@ -62,15 +62,10 @@ def to_model(net: Any, inputs: Sequence[Any], input_names: Sequence[str] = (),
              output_names: Sequence[str] = (), export_params: bool = True,
              keep_initializers_as_inputs: bool = False) -> Any:
     """The ``onnx.ModelProto`` of ``net`` on ``inputs`` (checked by ``onnx.checker``)."""
-    onnx = _onnx()
-    from onnx import helper
-
-    from msc._version import VERSION
     from msc.compiler import arg_spec, build
     from msc.nn.cell import Cell
-    from msc.onnx.graph import OPSET, Converter, elem_type, leaves
-    from msc.onnx.ops import CONVERTERS, NOT_EXPORTED
 
+    _onnx()
     training = net.training if isinstance(net, Cell) else None
     if training:
         net.set_train(False)
@@ -79,6 +74,20 @@ def to_model(net: Any, inputs: Sequence[Any], input_names: Sequence[str] = (),
     finally:
         if training:
             net.set_train(True)
+    return model_of(built, input_names, output_names, export_params,
+                    keep_initializers_as_inputs)
+
+
+def model_of(built: Any, input_names: Sequence[str] = (), output_names: Sequence[str] = (),
+             export_params: bool = True, keep_initializers_as_inputs: bool = False) -> Any:
+    """The ``onnx.ModelProto`` of a compile's ``Build`` (its optimised IR and weights)."""
+    onnx = _onnx()
+    from onnx import helper
+
+    from msc._version import VERSION
+    from msc.onnx.graph import OPSET, Converter, elem_type, leaves
+    from msc.onnx.ops import CONVERTERS, NOT_EXPORTED
+
     graph = built.module.entry_graph
     cx = Converter(CONVERTERS, NOT_EXPORTED)
     ins = []
@@ -102,6 +111,11 @@ def to_model(net: Any, inputs: Sequence[Any], input_names: Sequence[str] = (),
                 name, helper.np_dtype_to_tensor_dtype(array.dtype), array.shape))
     form = cx.convert_nodes(graph)
     count = len(leaves(graph.output.type))
+    if not count:
+        from msc.errors import ExportError
+
+        raise ExportError(f"ONNX export needs a network that returns tensors or numbers, "
+                          f"but @{graph.name} returns {graph.output.type}")
     names = [output_names[i] if i < len(output_names) else
              ("output" if count == 1 else f"output{i}") for i in range(count)]
     outs = cx.outputs(form, graph.output.type, names)

@@ -155,6 +155,29 @@ def test_slicing_splitting_and_gathering(tmp_path, rng):
     check_round_trip(Indexing(), [x, np.array([2, 0, -1], np.int32)], tmp_path)
 
 
+class Decoder(nn.Cell):
+    """Transposed convolutions: strided, grouped, dilated with padding, and the input
+    gradient of a stride-2 convolution of a 6x6 input (ONNX's output_padding makes up the
+    row and column that convolution did not reach)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Conv2dTranspose(4, 6, 3, stride=2, pad_mode="same")
+        self.grouped = nn.Conv2dTranspose(6, 4, 2, stride=2, group=2)
+        self.dilated = nn.Conv2dTranspose(4, 2, 3, pad_mode="pad", padding=1, dilation=2)
+        self.grad_input = ops.Conv2DBackpropInput(2, 3, stride=2)
+        self.w = ms.Parameter(ms.Tensor(np.linspace(-1, 1, 36, dtype=F32).reshape(2, 2, 3, 3)),
+                              name="w")
+
+    def construct(self, x):
+        y = self.dilated(self.grouped(self.up(x)))
+        return y, self.grad_input(y[:, :, :2, :2], self.w, (2, 2, 6, 6))
+
+
+def test_transposed_convolutions(tmp_path, rng):
+    check_round_trip(Decoder(), [rng.standard_normal((2, 4, 5, 5)).astype(F32)], tmp_path)
+
+
 class Sorted(nn.Cell):
     def construct(self, x):
         y = x * 2

@@ -93,7 +93,7 @@ def test_row_layout_names_every_node_of_if_net_with_regions_as_clusters(if_net_b
 
 
 def test_row_layout_of_the_mlp(mlp_build):
-    root, texts = svg_texts(scene_svg(scene_of(mlp_build.module)))
+    _, texts = svg_texts(scene_svg(scene_of(mlp_build.module)))
     assert set(printed_nodes(mlp_build.module)) <= texts
     assert {"%para1_x", "%para2_fc1.weight"} <= {t.split()[0] for t in texts if t}
 

@@ -39,7 +39,7 @@ FEATURES = frozenset({
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
-    "while-true", "vmap",
+    "while-true", "vmap", "to-float",
 })
 
 
@@ -94,6 +94,7 @@ class Callee:
     result: TT
     lines: list[str]
     instances: tuple[str, ...] = ()  # sub-Cells: the attributes of Net holding them
+    to_float: bool = False  # sub-Cells: made with ``.to_float(ms.float16)``
 
 
 class Gen(Exprs):
@@ -195,7 +196,8 @@ class Gen(Exprs):
         parts = [head] + ["\n".join(c.lines) for c in self.helpers + self.cells]
         init = [f"        {line}" for line in self.net_init]
         for c in self.cells:
-            init += [f"        self.{name} = {c.name}({scale})"
+            amp = ".to_float(ms.float16)" if c.to_float else ""
+            init += [f"        self.{name} = {c.name}({scale}){amp}"
                      for name, scale in zip(c.instances, ("2.0", "0.5", "-1.5"))]
         init.append("        self.flag = True")
         if "hypermap" in self.features:
@@ -529,7 +531,10 @@ class Gen(Exprs):
         lines += [line for s in body for line in s.lines(2)]
         n = self.rng.randint(1, 3)
         instances = tuple(f"{name.lower()}_{i}" for i in range(n))
-        c = Callee(name, (arg.type,), t, lines, instances)  # type: ignore[arg-type]
+        # a float16 cell run with to_float(float16) still returns float16: its float32
+        # weights and temporaries are cast at each op (mixed precision, amp_scope.py)
+        amp = t.dtype == arg.type.dtype == "float16" and self.on("to-float", 0.5)  # type: ignore
+        c = Callee(name, (arg.type,), t, lines, instances, amp)  # type: ignore[arg-type]
         self.cells.append(c)
         return c
 

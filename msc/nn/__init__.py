@@ -41,6 +41,7 @@ MODULES = (
     "msc.nn.optim.ftrl",
     "msc.nn.optim.rprop",
     "msc.nn.optim.asgd",
+    "msc.nn.optim.lamb",
     "msc.nn.wrap.cell_wrapper",
     "msc.nn.wrap.loss_scale",
     "msc.nn.learning_rate_schedule",

@@ -40,7 +40,7 @@ FEATURES = frozenset({
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
-    "while-true", "vmap", "grad",
+    "while-true", "vmap", "grad", "to-float",
 })
 
 
@@ -96,6 +96,7 @@ class Callee:
     result: TT
     lines: list[str]
     instances: tuple[str, ...] = ()  # sub-Cells: the attributes of Net holding them
+    to_float: bool = False  # sub-Cells: made with ``.to_float(ms.float16)``
 
 
 class Gen(Exprs, GradForms):
@@ -200,7 +201,8 @@ class Gen(Exprs, GradForms):
         parts = [head] + ["\n".join(c.lines) for c in self.helpers + self.cells]
         init = [f"        {line}" for line in self.net_init]
         for c in self.cells:
-            init += [f"        self.{name} = {c.name}({scale})"
+            amp = ".to_float(ms.float16)" if c.to_float else ""
+            init += [f"        self.{name} = {c.name}({scale}){amp}"
                      for name, scale in zip(c.instances, ("2.0", "0.5", "-1.5"))]
         init.append("        self.flag = True")
         if "hypermap" in self.features:
@@ -536,7 +538,10 @@ class Gen(Exprs, GradForms):
         lines += [line for s in body for line in s.lines(2)]
         n = self.rng.randint(1, 3)
         instances = tuple(f"{name.lower()}_{i}" for i in range(n))
-        c = Callee(name, (arg.type,), t, lines, instances)  # type: ignore[arg-type]
+        # a float16 cell run with to_float(float16) still returns float16: its float32
+        # weights and temporaries are cast at each op (mixed precision, amp_scope.py)
+        amp = t.dtype == arg.type.dtype == "float16" and self.on("to-float", 0.5)  # type: ignore
+        c = Callee(name, (arg.type,), t, lines, instances, amp)  # type: ignore[arg-type]
         self.cells.append(c)
         return c
 

@@ -44,6 +44,7 @@ MODULES = (
     "msc.nn.optim.ftrl",
     "msc.nn.optim.rprop",
     "msc.nn.optim.asgd",
+    "msc.nn.optim.lamb",
     "msc.nn.wrap.cell_wrapper",
     "msc.nn.wrap.grad_reducer",
     "msc.nn.wrap.loss_scale",

@@ -14,6 +14,9 @@ from msc.dtype import (  # noqa: F401
     int32,
     int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from msc.numpy.array_creation import *  # noqa: F401,F403
 from msc.numpy.array_creation import __all__ as _creation_all
@@ -31,8 +34,8 @@ NINF = -_math.inf
 nan = _math.nan
 
 __all__ = [*_creation_all, *_array_all, *_math_all, "bool_", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "float_", "int_", "pi", "e", "inf",
-           "PINF", "NINF", "nan"]
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float_",
+           "int_", "pi", "e", "inf", "PINF", "NINF", "nan"]
 
 #: ``mindspore.numpy`` names msc leaves out: data-dependent shapes (``unique``), random
 #: numbers, and the less common numerics.

@@ -28,6 +28,8 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
 _TYPE_NAMES = {np.dtype(np.bool_): "Bool", np.dtype(np.int8): "Int8",
                np.dtype(np.int16): "Int16", np.dtype(np.int32): "Int32",
                np.dtype(np.int64): "Int64", np.dtype(np.uint8): "UInt8",
+               np.dtype(np.uint16): "UInt16", np.dtype(np.uint32): "UInt32",
+               np.dtype(np.uint64): "UInt64",
                np.dtype(np.float16): "Float16", np.dtype(np.float32): "Float32",
                np.dtype(np.float64): "Float64"}
 _DTYPES = {name: dt for dt, name in _TYPE_NAMES.items()}

@@ -72,3 +72,12 @@ def test_compiled_on_both_targets():
         assert [o.dtype for o in out] == [ms.float32, ms.uint64, ms.uint32, ms.uint32]
         for o, w in zip(out, want):
             np.testing.assert_array_equal(o.asnumpy(), w)
+
+
+def test_checkpoints_and_numpy_names(tmp_path):
+    net = ms.nn.Cell()
+    net.u = ms.Parameter(Tensor(np.array([1, 70000], np.uint32)), name="u")
+    ms.save_checkpoint(net, str(tmp_path / "u.ckpt"))
+    loaded = ms.load_checkpoint(str(tmp_path / "u.ckpt"))["u"]
+    assert loaded.dtype is ms.uint32 and loaded.asnumpy().tolist() == [1, 70000]
+    assert ms.numpy.uint16 is ms.uint16 and ms.numpy.uint64 is ms.uint64

@@ -8,6 +8,7 @@ ProximalAdagrad's kernel scales the L1/L2 terms by lr / sqrt(accum), as TensorFl
 kernel does, and msc follows it; FTRL's kernel moves a weight *away* from zero by l1
 (``(-u - l1 sign(u)) / q``) where the documentation (and TensorFlow) shrink it
 (``(sign(u) l1 - u) / q``): msc follows the documentation, so the oracle case uses l1=0.
+Its CPU build has no Lamb kernel (RuntimeError), so Lamb is checked against numpy only.
 """
 
 from __future__ import annotations
@@ -134,6 +135,16 @@ def adam(lr=1e-3, b1=0.9, b2=0.999, eps=1e-8, amsgrad=False):
     return step
 
 
+def lamb(lr=0.1, b1=0.9, b2=0.999, eps=1e-6, wd=0.0):
+    def step(w, g, s, t):
+        s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+        s["v"] = b2 * s.get("v", 0) + (1 - b2) * g * g
+        r = s["m"] / (1 - b1 ** t) / (np.sqrt(s["v"] / (1 - b2 ** t)) + eps) + wd * w
+        wn, rn = np.linalg.norm(w), np.linalg.norm(r)
+        return w - lr * (wn / rn if wn > 0 and rn > 0 else 1.0) * r
+    return step
+
+
 CASES = {
     "Adagrad": ("nn.Adagrad(p)", adagrad()),
     "Adagrad_accum": ("nn.Adagrad(p, accum=0.5, learning_rate=0.01)", adagrad(0.01, 0.5)),
@@ -151,6 +162,9 @@ CASES = {
     "Adam_offload": ("nn.Adam(p, use_offload=True)", adam()),
     "LazyAdam": ("nn.LazyAdam(p)", adam()),
     "AdamOffload": ("nn.AdamOffload(p)", adam()),
+    "Lamb": ("nn.Lamb(p, 0.1)", lamb()),
+    "Lamb_decay": ("nn.Lamb(p, 0.05, beta1=0.8, eps=1e-4, weight_decay=0.1)",
+                   lamb(0.05, 0.8, eps=1e-4, wd=0.1)),
 }
 
 
@@ -169,7 +183,7 @@ def test_optimizer_follows_its_rule(name):
 
 
 @pytest.mark.parametrize("name", ["ProximalAdagrad", "RMSProp_centered", "AdaMax", "FTRL_l1_l2",
-                                  "Rprop", "ASGD", "Adam_amsgrad"])
+                                  "Rprop", "ASGD", "Adam_amsgrad", "Lamb_decay"])
 def test_compiled_step_is_the_eager_one(name):
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
     source, rule = CASES[name]
@@ -208,7 +222,8 @@ MINDSPORE = Path(__file__).resolve().parents[2] / ".peers" / "ms" / "bin" / "pyt
 @pytest.mark.skipif(not MINDSPORE.exists(), reason="MindSpore is not installed in .peers/ms; "
                     "the optimizers are checked against numpy above")
 def test_optimizers_match_mindspore_itself(tmp_path):
-    cases = {k: v[0] for k, v in CASES.items() if k != "FTRL_l1_l2"}
+    cases = {k: v[0] for k, v in CASES.items()
+             if k != "FTRL_l1_l2" and not k.startswith("Lamb")}  # no Lamb kernel on its CPU
     script = textwrap.dedent(f"""
         import json, numpy as np
         from mindspore import nn, Tensor, Parameter

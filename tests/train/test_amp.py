@@ -346,12 +346,11 @@ def test_dtypes_match_mindspore_itself(tmp_path):
 
 
 def test_the_names_real_scripts_import():
+    import msc.train.model
     from msc import Model
     from msc.common.api import jit, ms_function
     from msc.common.mutable import mutable
     from msc.train import DynamicLossScaleManager, build_train_network
-
-    import msc.train.model
 
     assert Model is msc.train.model.Model and jit is ms.jit and ms_function is ms.ms_function
     assert mutable is ms.mutable and build_train_network is amp.build_train_network

@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from msc.errors import GraphTypeError, GraphValueError
+from msc.ir import dtypes
 from msc.nn.cell import Cell
 from msc.ops import functional as F
-from msc.ir import dtypes
 from msc.ops.function.loss_func import (
     _check_class_args,
     _class_loss,

@@ -5,6 +5,7 @@ from msc.nn.optim.adam import Adam, AdamOffload, AdamWeightDecay, LazyAdam  # no
 from msc.nn.optim.adamax import AdaMax  # noqa: F401
 from msc.nn.optim.asgd import ASGD  # noqa: F401
 from msc.nn.optim.ftrl import FTRL  # noqa: F401
+from msc.nn.optim.lamb import Lamb  # noqa: F401
 from msc.nn.optim.momentum import Momentum  # noqa: F401
 from msc.nn.optim.optimizer import Optimizer  # noqa: F401
 from msc.nn.optim.rmsprop import RMSProp  # noqa: F401
@@ -13,4 +14,4 @@ from msc.nn.optim.sgd import SGD  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "LazyAdam", "AdamOffload",
            "Adagrad", "ProximalAdagrad", "Adadelta", "AdaMax", "ASGD", "FTRL", "RMSProp",
-           "Rprop"]
+           "Rprop", "Lamb"]

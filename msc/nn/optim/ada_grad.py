@@ -9,7 +9,11 @@ from typing import Any
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.nn.optim.optimizer import Optimizer, _non_negative
-from msc.ops.operations.optim_ops import ApplyAdadelta, ApplyAdagrad, ApplyProximalAdagrad
+from msc.ops.operations.optim_ops import (
+    ApplyAdadelta,
+    ApplyAdagrad,
+    ApplyProximalAdagrad,
+)
 
 __all__ = ["Adagrad", "ProximalAdagrad", "Adadelta"]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime
+from typing import Any
 
 from bench_compile_cache import init_note
 from bench_control import med, ok

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime
+from typing import Any
 
 from bench_compile_cache import init_note
 from bench_control import med, ok
@@ -56,8 +57,7 @@ def model_table(workload: str, results: Results) -> list[str]:
     for case, (_, label) in CASES.items():
         if case not in results or case in CLI_CASES:
             continue
-        if workload in TRANSFORMERS:
-            label = label.replace(" (`lax.conv_general_dilated`)", "")
+        label = case_label(case, workload)
         rows = results[case]
         if (problem := row_problem(rows)) is not None:
             out.append(f"| {label} | {problem} | | | | | |")
@@ -92,6 +92,13 @@ def model_table(workload: str, results: Results) -> list[str]:
     return out
 
 
+def case_label(case: str, workload: str) -> str:
+    """The case's label; the transformers' JAX networks have no convolutions."""
+    label = CASES[case][1]
+    return label.replace(" (`lax.conv_general_dilated`)", "") if workload in TRANSFORMERS \
+        else label
+
+
 def notes(workload: str, results: Results) -> list[str]:
     out = []
     for case, what in (("msc-numba-warm", "the numba target's"), ("msc-compile-warm",
@@ -109,7 +116,8 @@ def notes(workload: str, results: Results) -> list[str]:
             opt = "AdamWeightDecay" if workload == "bert2-train" else "Momentum"
             out.append(f"- Loss of the second step (after one {opt} update; msc's first "
                        "numba-tier step), round 1: " + ", ".join(
-                           f"{CASES[c][1]}: {v[0]:.6f}" for c, v in second.items()) + ".")
+                           f"{case_label(c, workload)}: {v[0]:.6f}"
+                           for c, v in second.items()) + ".")
     return out
 
 

@@ -83,6 +83,7 @@ KNOWN_DEFERRED_CYCLES = {
     # the compile loop: ``jit`` and Cell calls compile; building a graph calls Cells, jit
     # classes, HyperMap and grad/vmap of user functions, which build graphs in turn
     frozenset({"msc.compiler", "msc.common.api", "msc.frontend.calls", "msc.frontend.control",
+               "msc.frontend.desugar",
                "msc.frontend.evaluator", "msc.frontend.jit", "msc.frontend.loops",
                "msc.frontend.paths", "msc.frontend.reuse", "msc.frontend.scope",
                "msc.frontend.specialize", "msc.nn.cell", "msc.ops.composite.base",

@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from msc.fuzz.exprs import Exprs
+from msc.fuzz.pyforms import PY_FEATURES, PyForms
 from msc.fuzz.types import (
     MS_DTYPE,
     PYFLOAT,
@@ -40,7 +41,7 @@ FEATURES = frozenset({
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
     "while-true", "vmap",
-})
+}) | PY_FEATURES
 
 
 @dataclass
@@ -96,11 +97,13 @@ class Callee:
     instances: tuple[str, ...] = ()  # sub-Cells: the attributes of Net holding them
 
 
-class Gen(Exprs):
+class Gen(PyForms, Exprs):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
+    stmt_type = Stmt
+
     def __init__(self, rng: random.Random, features: frozenset[str]):
-        self.rng, self.features = rng, features
+        self.rng, self.features, self.recursive = rng, features, []
         self.dtypes = ["float32"] + [d for d in ("float64", "float16") if d in features] + \
             (["int32", "int64"] if "int" in features else []) + \
             (["bool"] if "bool" in features else [])
@@ -193,7 +196,8 @@ class Gen(Exprs):
         head = ("import numpy as np\nimport msc as ms\n"
                 "from msc import Parameter, Tensor, lazy_inline, nn, ops\n\nK = 2\n")
         parts = [head] + ["\n".join(c.lines) for c in self.helpers + self.cells]
-        init = [f"        {line}" for line in self.net_init]
+        parts += self.py_prelude()
+        init = [f"        {line}" for line in self.net_init + self.py_init()]
         for c in self.cells:
             init += [f"        self.{name} = {c.name}({scale})"
                      for name, scale in zip(c.instances, ("2.0", "0.5", "-1.5"))]
@@ -242,6 +246,7 @@ class Gen(Exprs):
             kinds["return"] = 0.6
         if "raise" in f:
             kinds["raise"] = 0.2
+        kinds.update(self.py_kinds(depth))
         kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
         return getattr(self, "_s_" + kind.replace("-", "_"))(scope, depth)
 

@@ -286,6 +286,34 @@ def test_other_managers_raise_mindspores_errors_at_the_users_line(kind, exc, tex
     assert "with manager:" in open(__file__).read().splitlines()[info.value.loc.line - 1]
 
 
+def test_an_error_in_a_method_the_body_calls_stops_the_compile():
+    @jit_class
+    class Broken:
+        def __init__(self):
+            self.num = Tensor(np.array([1], I64))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, exc_type, exc_value, traceback):
+            return self.work(1)
+
+        def work(self, x):
+            return 2 / 0 + x + self.num  # the division the error names
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            with Broken() as b:
+                x = b.work(x)
+            return x
+
+    # MindSpore 2.10: ValueError "The divisor could not be zero" (its own with test)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    with pytest.raises(ValueError, match="division by zero") as info:
+        Net()(Tensor(np.array([1], I64)))
+    assert "2 / 0" in open(__file__).read().splitlines()[info.value.loc.line - 1]
+
+
 def test_eager_mode_runs_any_python_manager():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     got = _error_net("plain")()(Tensor(np.ones(1, np.float32)))

@@ -148,6 +148,28 @@ def test_loops_with_break_and_continue_inside_with():
     check(Net, x + 4 * (1 + 1 + 2), Tensor(x))
 
 
+def test_with_inside_a_tensor_while_loop():
+    class Net(nn.Cell):
+        def construct(self, x, n):
+            i = 0
+            while i < n:  # a While node: the body is built once
+                with Doubler() as s:
+                    x = x + s
+                    if x.sum() > 10:
+                        break
+                i = i + 1
+            return x
+
+    for n in (0, 2, 5):
+        x = np.array([1], I64)
+        want = x.copy()
+        for _ in range(n):
+            want = want + 4
+            if want.sum() > 10:
+                break
+        check(Net, want, Tensor(x), Tensor(np.array(n, np.int32)))
+
+
 class Counted(nn.Cell):
     """enter, exit in order: before each return and break that leaves the with too."""
 

@@ -107,9 +107,11 @@ class GraphKeyError(MscError, KeyError):
 
 def as_user_error(e: Exception, message: str) -> MscError:
     """The msc error of the same built-in kind as ``e`` (a Python-level operation the
-    user's graph code ran failed): IndexError stays an IndexError, and so on."""
+    user's graph code ran failed): IndexError stays an IndexError, and so on; a division
+    by zero is MindSpore's graph-mode ValueError ("The divisor could not be zero")."""
     for kind, error in ((IndexError, GraphIndexError), (KeyError, GraphKeyError),
-                        (ValueError, GraphValueError), (AttributeError, GraphAttributeError)):
+                        (ValueError, GraphValueError), (AttributeError, GraphAttributeError),
+                        (ZeroDivisionError, GraphValueError)):
         if isinstance(e, kind):
             return error(message)
     return GraphTypeError(message)

@@ -85,7 +85,8 @@ KNOWN_DEFERRED_CYCLES = {
     # Jacobian batches pullbacks with vmap, which tells a CellList from the container; a
     # ``with`` statement is desugared into the statements the evaluator then runs)
     frozenset({"msc.compiler", "msc.common.api", "msc.frontend.calls", "msc.frontend.control",
-               "msc.frontend.desugar", "msc.frontend.evaluator", "msc.frontend.jit", "msc.frontend.loops",
+               "msc.frontend.desugar", "msc.frontend.evaluator", "msc.frontend.jit",
+               "msc.frontend.loops",
                "msc.frontend.paths", "msc.frontend.reuse", "msc.frontend.scope",
                "msc.frontend.specialize", "msc.nn.cell", "msc.ops.composite.base",
                "msc.ops.function.grad_func", "msc.ops.function.vmap_func",

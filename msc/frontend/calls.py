@@ -13,6 +13,7 @@ import ast
 import functools
 import inspect
 import sys
+import threading
 import types
 from typing import Any
 
@@ -373,9 +374,8 @@ class Calls:
     def run(self, node: ast.FunctionDef | ast.Lambda, scope: Scope, file: str) -> Any:
         if self.depth >= MAX_DEPTH:
             raise _recursion_error(self.stack)
-        limit = sys.getrecursionlimit()
-        if self.depth == 0 and limit < _PY_FRAMES:  # constant recursion unrolls to
-            sys.setrecursionlimit(_PY_FRAMES)  # MAX_DEPTH calls, each many Python frames
+        if self.depth == 0:
+            _deep_python(+1)
         self.depth += 1
         self.stack.append((node, scope, isinstance(self.builder, control.RegionBuilder)))
         ev = Evaluator(self.builder, scope, file, self.deps, self)
@@ -390,7 +390,23 @@ class Calls:
             self.depth -= 1
             self.stack.pop()
             if self.depth == 0:
-                sys.setrecursionlimit(limit)
+                _deep_python(-1)
+
+
+_BUILDS = [0, 0]  # graph builds running, the recursion limit before the first
+_BUILDS_LOCK = threading.Lock()
+
+
+def _deep_python(step: int) -> None:
+    """While any graph is being built, Python allows the frames that unrolling
+    MAX_DEPTH nested calls needs; the limit goes back when the last build ends."""
+    with _BUILDS_LOCK:
+        if step > 0 and _BUILDS[0] == 0:
+            _BUILDS[1] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_BUILDS[1], _PY_FRAMES))
+        _BUILDS[0] += step
+        if _BUILDS[0] == 0:
+            sys.setrecursionlimit(_BUILDS[1])
 
 
 def _recursion_error(stack: list[tuple[Any, Scope, bool]]) -> UnsupportedSyntaxError:

@@ -141,15 +141,16 @@ def _one(item: ast.withitem, body: list[ast.stmt], at: ast.With, k: int) -> list
     out.append(ast.Assign([item.optional_vars], enter) if item.optional_vars is not None
                else ast.Expr(enter))
 
-    def exit_(where: ast.AST) -> ast.stmt:
+    def exit_(where: ast.AST) -> list[ast.stmt]:
         none = [ast.Constant(None)] * 3
         call = ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "__exit__", ast.Load()),
                         none, [])
-        return _at(ast.copy_location(ast.Expr(call), where), where)
+        return [_at(ast.copy_location(ast.Expr(call), where), where)]
 
     out = [_at(ast.copy_location(s, at), at) for s in out]
     out += _exits_before_leaving(body, exit_, name, in_loop=False)
-    out.append(exit_(at))
+    drop = ast.Delete([ast.Name(name, ast.Del())])  # a loop around must not carry it
+    out += exit_(at) + [_at(ast.copy_location(drop, at), at)]
     return out
 
 
@@ -161,15 +162,15 @@ def _exits_before_leaving(body: list[ast.stmt], exit_: Any, name: str,
     for stmt in body:
         if isinstance(stmt, ast.Return):
             if stmt.value is None or isinstance(stmt.value, (ast.Name, ast.Constant)):
-                out += [exit_(stmt), stmt]  # nothing left to evaluate after the exit
+                out += [*exit_(stmt), stmt]  # nothing left to evaluate after the exit
                 continue
             tmp = ast.Name(f"{name}_ret_{stmt.lineno}_{stmt.col_offset}", ast.Store())
             out += [_at(ast.copy_location(ast.Assign([tmp], stmt.value), stmt), stmt),
-                    exit_(stmt),
+                    *exit_(stmt),
                     _at(ast.copy_location(ast.Return(ast.Name(tmp.id, ast.Load())), stmt),
                         stmt)]
         elif isinstance(stmt, (ast.Break, ast.Continue)) and not in_loop:
-            out += [exit_(stmt), stmt]
+            out += [*exit_(stmt), stmt]
         elif isinstance(stmt, ast.If):
             stmt.body = _exits_before_leaving(stmt.body, exit_, name, in_loop)
             stmt.orelse = _exits_before_leaving(stmt.orelse, exit_, name, in_loop)

@@ -49,12 +49,13 @@ _CMPOPS = {
 
 
 def _contains(seq: Any, item: Any) -> Any:
-    """``item in seq``. For a graph tensor in a tuple or list, MindSpore's graph-mode
-    answer: a bool tensor, true where an element of the same dtype and shape equals it in
-    every position (other elements never match; none left: False)."""
+    """``item in seq``. For a tensor in a tuple or list, one of them a graph tensor,
+    MindSpore's graph-mode answer: a bool tensor, true where an element of the same dtype
+    and shape equals it in every position (other elements never match; none left: False)."""
     from msc.ops.functional import all as all_of
 
-    if not (isinstance(item, SymTensor) and isinstance(seq, (tuple, list))):
+    if not (isinstance(item, Tensor) and isinstance(seq, (tuple, list)) and
+            any(isinstance(v, SymTensor) for v in (item, *seq))):
         return item in seq
     found: Any = False
     for e in seq:

@@ -20,18 +20,9 @@ import numpy as np
 
 from msc.fuzz.exprs import Exprs
 from msc.fuzz.grads import GradForms
-from msc.fuzz.types import (
-    MS_DTYPE,
-    PYFLOAT,
-    PYINT,
-    SHAPES,
-    TT,
-    Tup,
-    Var,
-    array_literal,
-    literal_source,
-    sub_shape,
-)
+from msc.fuzz.pyforms import PY_FEATURES, PyForms
+from msc.fuzz.types import (MS_DTYPE, PYFLOAT, PYINT, SHAPES, TT, Tup, Var, array_literal,
+                            literal_source, sub_shape)
 
 #: Constructs the generator may use; ``--without`` removes some (``FEATURES - {...}``).
 FEATURES = frozenset({
@@ -41,7 +32,7 @@ FEATURES = frozenset({
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",
     "while-true", "vmap", "grad", "to-float",
-})
+}) | PY_FEATURES
 
 
 @dataclass
@@ -99,13 +90,13 @@ class Callee:
     to_float: bool = False  # sub-Cells: made with ``.to_float(ms.float16)``
 
 
-class Gen(Exprs, GradForms):
+class Gen(PyForms, Exprs, GradForms):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
     callee_type, stmt_type = Callee, Stmt
 
     def __init__(self, rng: random.Random, features: frozenset[str]):
-        self.rng, self.features = rng, features
+        self.rng, self.features, self.recursive = rng, features, []
         self.dtypes = ["float32"] + [d for d in ("float64", "float16") if d in features] + \
             (["int32", "int64"] if "int" in features else []) + \
             (["bool"] if "bool" in features else [])
@@ -199,7 +190,8 @@ class Gen(Exprs, GradForms):
         head = ("import numpy as np\nimport msc as ms\n"
                 "from msc import Parameter, Tensor, lazy_inline, nn, ops\n\nK = 2\n")
         parts = [head] + ["\n".join(c.lines) for c in self.helpers + self.cells]
-        init = [f"        {line}" for line in self.net_init]
+        parts += self.py_prelude()
+        init = [f"        {line}" for line in self.net_init + self.py_init()]
         for c in self.cells:
             amp = ".to_float(ms.float16)" if c.to_float else ""
             init += [f"        self.{name} = {c.name}({scale}){amp}"
@@ -251,6 +243,7 @@ class Gen(Exprs, GradForms):
             kinds["raise"] = 0.2
         if "grad" in f and "float64" in f and frame.kind == "construct" and depth < 2:
             kinds["grad"] = 1.0  # a state updated by a gradient call (``grads.py``)
+        kinds.update(self.py_kinds(depth))
         kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
         return getattr(self, "_s_" + kind.replace("-", "_"))(scope, depth)
 

@@ -99,12 +99,10 @@ class Cell:
             raise AttributeError(f"Can not assign {kind} before Cell.__init__() call.")
         if isinstance(value, Parameter):
             if self._params.get(name) is not value:
-                self._forget(name)
-                self._add_param(name, value)
+                self._replace(name, lambda: self._add_param(name, value))
         elif isinstance(value, Cell):
             if self._cells.get(name) is not value:
-                self._forget(name)
-                self._add_cell(name, value)
+                self._replace(name, lambda: self._add_cell(name, value))
         elif isinstance(value, ParameterTuple):
             self._forget(name)
             self._param_tuples[name] = value
@@ -114,8 +112,7 @@ class Cell:
             if value is not None:
                 raise GraphTypeError(f"For 'Cell', the type of {name} must be Cell, but got "
                                      f"{type(value).__name__}.", user_loc())
-            self._forget(name)
-            self._cells[name] = None
+            self._replace(name, lambda: self._cells.__setitem__(name, None))
         else:
             if "_param_tuples" in self.__dict__:
                 self._param_tuples.pop(name, None)
@@ -126,8 +123,7 @@ class Cell:
         if isinstance(value, Tensor) and current is not None:
             current.set_data(value)  # MindSpore: assigning a Tensor updates the weight's data
         elif value is None:
-            self._forget(name)
-            self._params[name] = None
+            self._replace(name, lambda: self._params.__setitem__(name, None))
         else:
             raise GraphTypeError(f"For 'Cell', the type of {name} must be Parameter or "
                                  f"ParameterTuple, but got {type(value).__name__}.", user_loc())
@@ -159,6 +155,19 @@ class Cell:
         for child in self._cells.values():
             if child is not None:
                 _OWNERS.claim(child, self)
+
+    def _replace(self, name: str, register: Any) -> None:
+        """Forget what ``name`` held, then ``register()`` its new value; a name already
+        registered keeps its place, so the order of parameters and cells is MindSpore's."""
+        orders = [(table, list(table)) for table in (self._params, self._cells)]
+        self._forget(name)
+        register()
+        for table, order in orders:
+            if name in order and name in table:
+                items = dict(table)
+                table.clear()
+                table.update((k, items.pop(k)) for k in order if k in items)
+                table.update(items)
 
     def _forget(self, name: str) -> None:
         """Drop ``name`` from every registry; ownership of what it held moves to another
@@ -230,8 +239,7 @@ class Cell:
         if not isinstance(param, Parameter):
             raise GraphTypeError("For 'insert_param_to_cell', the param must be a Parameter, "
                                  f"but got {type(param).__name__}.", user_loc())
-        self._forget(param_name)
-        self._add_param(param_name, param)
+        self._replace(param_name, lambda: self._add_param(param_name, param))
 
     def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
         """Register ``child_cell`` under ``child_name`` (what ``self.<name> = cell`` does)."""
@@ -243,11 +251,8 @@ class Cell:
                                  f"{type(child_cell).__name__}.", user_loc())
         if child_name in self.__dict__ and child_name not in self._cells:
             raise KeyError(f"Duplicate child name '{child_name}'.")
-        self._forget(child_name)
-        if child_cell is None:
-            self._cells[child_name] = None
-        else:
-            self._add_cell(child_name, child_cell)
+        self._replace(child_name, lambda: self._cells.__setitem__(child_name, None)
+                      if child_cell is None else self._add_cell(child_name, child_cell))
 
     def _replace_child(self, name: str, make: Any) -> Cell:
         """Put ``make(child)`` where the child ``name`` is, in the same place of the

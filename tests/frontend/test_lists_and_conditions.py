@@ -71,6 +71,24 @@ def test_in_with_several_elements_matches_mindspores_graph_mode(xv):
         _same(_run(InCombined, args, ms.GRAPH_MODE)[1], _in_reference(*args))
 
 
+class ConstantIn(nn.Cell):
+    """A constant tensor looked up among graph tensors (the fuzzer found it refused)."""
+
+    def construct(self, x, y):
+        c = Tensor(np.array([2.0], F))
+        if c in (x, y) and x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+@pytest.mark.parametrize("xv, yv", [(2.0, 5.0), (1.0, 2.0), (1.0, 5.0), (-2.0, 2.0)])
+def test_a_constant_tensor_in_a_tuple_of_graph_tensors(xv, yv):
+    x, y = np.array([xv], F), np.array([yv], F)
+    want = x + 1 if 2.0 in (xv, yv) and xv > 0 else x - 1
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        _same(_run(ConstantIn, [x, y], mode)[1], [want])
+
+
 # --- list.pop and lists changed under tensor conditions ------------------------------------
 
 

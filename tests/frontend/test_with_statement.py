@@ -148,6 +148,28 @@ def test_loops_with_break_and_continue_inside_with():
     check(Net, x + 4 * (1 + 1 + 2), Tensor(x))
 
 
+def test_with_inside_a_tensor_while_loop():
+    class Net(nn.Cell):
+        def construct(self, x, n):
+            i = 0
+            while i < n:  # a While node: the body is built once
+                with Doubler() as s:
+                    x = x + s
+                    if x.sum() > 10:
+                        break
+                i = i + 1
+            return x
+
+    for n in (0, 2, 5):
+        x = np.array([1], I64)
+        want = x.copy()
+        for _ in range(n):
+            want = want + 4
+            if want.sum() > 10:
+                break
+        check(Net, want, Tensor(x), Tensor(np.array(n, np.int32)))
+
+
 class Counted(nn.Cell):
     """enter, exit in order: before each return and break that leaves the with too."""
 
@@ -284,6 +306,34 @@ def test_other_managers_raise_mindspores_errors_at_the_users_line(kind, exc, tex
         _error_net(kind)()(Tensor(np.ones(1, np.float32)))
     assert info.value.loc.file == __file__
     assert "with manager:" in open(__file__).read().splitlines()[info.value.loc.line - 1]
+
+
+def test_an_error_in_a_method_the_body_calls_stops_the_compile():
+    @jit_class
+    class Broken:
+        def __init__(self):
+            self.num = Tensor(np.array([1], I64))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, exc_type, exc_value, traceback):
+            return self.work(1)
+
+        def work(self, x):
+            return 2 / 0 + x + self.num  # the division the error names
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            with Broken() as b:
+                x = b.work(x)
+            return x
+
+    # MindSpore 2.10: ValueError "The divisor could not be zero" (its own with test)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    with pytest.raises(ValueError, match="division by zero") as info:
+        Net()(Tensor(np.array([1], I64)))
+    assert "2 / 0" in open(__file__).read().splitlines()[info.value.loc.line - 1]
 
 
 def test_eager_mode_runs_any_python_manager():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import msc as ms
-from msc import nn
+from msc import Parameter, Tensor, nn
 
 # The model classes are run unchanged by MindSpore in the oracle test below.
 MODELS = '''
@@ -61,11 +61,25 @@ class Outer(nn.Cell):
         self.backbone = inner
 
 
+class Reassigned(nn.Cell):
+    """Attributes and CellDict keys assigned again keep their place."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(2, 2)
+        self.w = Parameter(Tensor(np.ones(2, np.float32)), name="w")
+        self.b = nn.Dense(2, 2)
+        self.d = nn.CellDict({"x": nn.Dense(2, 2), "y": nn.Dense(2, 2)})
+        self.a = nn.Dense(2, 3)
+        self.w = Parameter(Tensor(np.ones(3, np.float32)), name="w2")
+        self.d.update({"z": nn.Dense(2, 2), "x": nn.Dense(2, 1)})
+
+
 def all_names():
     nets = {"seq": Mixer("seq"), "list": Mixer("list"), "list_ins0": Mixer("list", 2, 0),
             "list_ins1": Mixer("list", 3, 1), "built_list": Built("list"),
             "built_seq": Built("seq"), "outer": Outer(Mixer("seq", 2)),
-            "dict": nn.CellDict({"a": Mix(), "b": Outer(Mix())})}
+            "dict": nn.CellDict({"a": Mix(), "b": Outer(Mix())}), "again": Reassigned()}
     return {key: {"names": [p.name for p in net.get_parameters()],
                   "paths": [n for n, _ in net.parameters_and_names()],
                   "trainable": [p.name for p in net.trainable_params()],
@@ -137,6 +151,13 @@ def test_checkpoint_round_trip_uses_the_mindspore_names(tmp_path):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
 
 
+def test_assigning_again_keeps_the_place():
+    # MindSpore 2.10 printed this order (a dict assignment keeps a key's place)
+    assert [p.name for p in Reassigned().get_parameters()] == \
+        ["w2", "a.weight", "a.bias", "b.weight", "b.bias", "d.x.weight", "d.x.bias",
+         "d.y.weight", "d.y.bias", "d.z.weight", "d.z.bias"]
+
+
 def test_celldict_refuses_containers_as_mindspore():
     # MindSpore 2.10: TypeError "For 'CellDict', the type of cell can not be CellDict,
     # CellList or SequentialCell, but got SequentialCell."
@@ -150,7 +171,8 @@ MINDSPORE = Path(__file__).resolve().parents[2] / ".peers" / "ms" / "bin" / "pyt
 @pytest.mark.skipif(not MINDSPORE.exists(), reason="MindSpore is not installed in .peers/ms; "
                     "the names above are the ones MindSpore 2.10 printed")
 def test_every_name_matches_mindspore_itself(tmp_path):
-    script = "import json\nfrom mindspore import nn\n" + MODELS + \
+    script = "import json\nimport numpy as np\nfrom mindspore import Parameter, Tensor, nn\n" + \
+        MODELS + \
         "\nprint(json.dumps(all_names()))\n"
     proc = subprocess.run([str(MINDSPORE), "-c", textwrap.dedent(script)], capture_output=True,
                           text=True, cwd=tmp_path, timeout=600)

@@ -188,13 +188,21 @@ class _Forward:
         for node in nodes:
             node = substitute(node, self.env)
             if node.op is Op.If:
-                self.env[node.out] = self.split_if(node)
+                self.env[node.out] = self.as_before(node, self.split_if(node))
             elif node.op is Op.While:
-                self.env[node.out] = self.counting_while(node)
+                self.env[node.out] = self.as_before(node, self.counting_while(node))
             elif callee(node) is not None:
                 self.env[node.out] = self.split_call(node)
             else:
                 self.nodes.append(node)
+
+    def as_before(self, node: Node, longer: Var) -> Value:
+        """The first results of ``longer`` (a split If, a counting While), typed as the
+        original ``node``'s: a use of the whole result (a residual of an earlier
+        differentiation, differentiated again) sees the type it had."""
+        b = Builder(node.loc, self.nodes)
+        return b.tuple(*(b.getitem(longer, i)
+                         for i in range(len(_tuple_type(node.out.type).elems))))
 
     def split_call(self, node: Node) -> Value:
         """A call of the shared graph's forward, which also returns its residuals; the

@@ -443,3 +443,18 @@ def test_a_list_of_cells_with_tensor_ifs_returning_tuples(mode):
     close(dx, want[0])
     close(dy, want[1])
     close(dw1, want[3])
+
+
+def test_forward_value_and_grad_forms(mode):
+    """MindSpore 2.10: (value, first input's gradient) by default; get_all with
+    sens_param takes the sensitivity last; one Parameter for get_by_list is a TypeError."""
+    net = One()
+    want = fd.vjp(np_one, [X, Y, W], [S])
+    value, (dx, dy) = nn.ForwardValueAndGrad(net, get_all=True, sens_param=True)(
+        T(X), T(Y), T(S))
+    close(value, np_one(X, Y, W))
+    close(dy, want[1])
+    value, dx = nn.ForwardValueAndGrad(net)(T(X), T(Y))
+    assert isinstance(dx, Tensor)
+    with pytest.raises(TypeError, match="must be Parameters array"):
+        nn.ForwardValueAndGrad(net, net.w, get_by_list=True)

@@ -157,3 +157,37 @@ def test_jvp_composed_with_vmap_and_grad(mode):
     # a Jacobian of a gradient: the Hessian of a sum of cubes is diagonal 6x
     hess = ops.jacrev(ms.grad(lambda a: (a * a * a).sum()))(T(X[0]))
     close(hess, np.diag(6 * X[0]))
+
+
+def branchy(x, y):
+    if x.sum() > 0:
+        if y.sum() > 0:
+            z = x * y
+        else:
+            z = x + ops.sin(y)
+    else:
+        z = x - y * y
+    while z.sum() < 4.0:
+        z = z * z + y * y + 0.5
+    return z
+
+
+def np_branchy(x, y):
+    if x.sum() > 0:
+        z = x * y if y.sum() > 0 else x + np.sin(y)
+    else:
+        z = x - y * y
+    while z.sum() < 4.0:
+        z = z * z + y * y + 0.5
+    return z
+
+
+@pytest.mark.parametrize("signs", [(1, 1), (1, -1), (-1, 1)])
+def test_jvp_through_nested_tensor_ifs_and_a_while(signs):
+    """Differentiating a gradient again: the first gradient's forward returns a split
+    If's whole result as a residual; splitting that If again must keep the type its
+    users saw (the branches' types differed)."""
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    x, y = signs[0] * X, signs[1] * np.abs(Y)
+    _, tangent = ops.jvp(branchy, (T(x), T(y)), (T(V), T(U)))
+    close(tangent, fd.jvp(np_branchy, [x, y], [V, U])[0])

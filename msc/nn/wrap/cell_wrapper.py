@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from msc.common.tensor import ParameterTuple
+from msc.common.tensor import Parameter, ParameterTuple
 from msc.errors import GraphTypeError, GraphValueError
 from msc.nn.cell import Cell
 from msc.ops.function.grad_func import _Differentiated, _Want, _weights
@@ -123,8 +123,12 @@ class ForwardValueAndGrad(Cell):
             raise GraphTypeError("For 'ForwardValueAndGrad', when 'get_by_list' is True, "
                                  "'weights' must not be None.")
         self.network = network
+        if get_by_list and isinstance(weights, Parameter):
+            raise GraphTypeError("For 'ForwardValueAndGrad', when 'get_by_list' is set to True, "
+                                 "the argument 'weights' must be Parameters array, but got "
+                                 "'Parameter'.")
         params = _weights(weights)[0] if get_by_list else None
-        positions: Any = "all" if get_all else (None if get_by_list else 0)
+        positions: Any = "all" if get_all else (None if get_by_list else "first")
         self.grad = _Differentiated(network, _Want(positions, params, value=True,
                                                    sens=sens_param))
 

@@ -1,5 +1,6 @@
 """Gradients: ``ms.grad`` and ``ms.value_and_grad`` (``GradOperation``, in
-``composite/base.py``, is built on the same machinery).
+``composite/base.py``, is built on the same machinery), and from them ``ops.vjp``,
+``ops.jvp``, ``ops.jacfwd`` and ``ops.jacrev``.
 
 Each differentiates a function or Cell by building its forward graph for the argument
 types at hand and transforming it (``msc.ir.grad``). Inside a graph being built the
@@ -17,8 +18,8 @@ from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder
 from msc.ir.grad import grad_graph
-from msc.ir.transform import Copier
 from msc.ir.rewrite import result_and_state
+from msc.ir.transform import Copier
 from msc.ir.types import MonadType, TensorType, TupleType, Type, tensor_of
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev"]

@@ -490,6 +490,9 @@ def install(cls: type) -> None:
     _install_math_methods(cls)
     _install_array_methods(cls)  # sort, topk, tril, flip, std, ... (array_func)
     _install_mirrored_methods(cls)  # add, permute, float, median, ...
+    from msc.ops import inplace_methods
+
+    inplace_methods.install(cls)  # add_, zero_, masked_fill_, ...
 
 
 install(Tensor)

@@ -406,10 +406,17 @@ def _more_methods() -> dict[str, Any]:
     from msc.ops.function import scatter_func as S
     from msc.ops.function.manipulation_func import index_fill, reverse_sequence
     from msc.ops.function.nn_func import soft_shrink
+    from msc.ops.function.patch_func import col2im, fold, unfold
     from msc.ops.function.search_func import searchsorted
 
     return {
         "scatter_add": _scatter_add,
+        "unfold": lambda self, kernel_size, dilation=1, padding=0, stride=1:
+            unfold(self, kernel_size, dilation, padding, stride),
+        "fold": lambda self, output_size, kernel_size, dilation=1, padding=0, stride=1:
+            fold(self, output_size, kernel_size, dilation, padding, stride),
+        "col2im": lambda self, output_size, kernel_size, dilation, padding_value, stride:
+            col2im(self, output_size, kernel_size, dilation, padding_value, stride),
         "scatter_sub": lambda self, indices, updates: S.tensor_scatter_sub(self, indices, updates),
         "scatter_mul": lambda self, indices, updates: S.tensor_scatter_mul(self, indices, updates),
         "scatter_div": lambda self, indices, updates: S.tensor_scatter_div(self, indices, updates),

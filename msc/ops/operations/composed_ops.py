@@ -1,0 +1,296 @@
+"""Primitive classes whose call is one of the composed functions of ``ops/function``
+(``ops.HammingWindow()(n)``, ``ops.IOU()(a, b)``, ``ops.Im2Col(2)(x)``, ``ops.Quantile()``,
+...): the ``__init__`` arguments are MindSpore's attributes, stored on the instance, and
+the call passes them on, so a class runs eagerly and in graphs as its function does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from msc.common.tensor import SymTensor, Tensor
+from msc.errors import GraphTypeError, GraphValueError
+from msc.ir import dtypes
+from msc.ops import functional as F
+from msc.ops.function import array_func as A
+from msc.ops.function import bbox_func as B
+from msc.ops.function import layer_func as L
+from msc.ops.function import patch_func as P
+from msc.ops.function import scalar_func as Q
+from msc.ops.function import scatter_func as S
+from msc.ops.function import spectral_func as W
+from msc.ops.function import stats_func as T
+from msc.ops.function.arguments import _checking
+from msc.ops.function.special_func import mvlgamma
+from msc.ops.primitive import Primitive
+
+_REQUIRED = object()
+
+
+def _prim(name: str, call: Callable[..., Any], params: tuple[tuple[str, Any], ...] = (),
+          doc: str = "") -> type:
+    """A class ``name(**params)`` whose instances call ``call(self, *inputs)``."""
+    names = [p for p, _ in params]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes at most {len(names)} arguments ({len(args)} "
+                            f"given)")
+        bound = dict(params)
+        bound.update(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in bound:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+            bound[key] = value
+        missing = [k for k, v in bound.items() if v is _REQUIRED]
+        if missing:
+            raise TypeError(f"{name}() missing required argument '{missing[0]}'")
+        Primitive.__init__(self, **bound)
+        self.__dict__.update(bound)
+
+    return type(name, (Primitive,), {"__init__": __init__, "__call__": call,
+                                     "__doc__": doc or f"``ops.{name}``.",
+                                     "__module__": __name__})
+
+
+def _im2col(self: Any, x: Any) -> Any:
+    """(N, C, kh * kw, L): ``unfold``'s columns with the channel axis apart."""
+    cols = P.unfold(x, self.ksizes, self.dilations, self.pads, self.strides)
+    return F.reshape(cols, x.shape[:2] + (-1, cols.shape[-1]))
+
+
+_WINDOWS = {
+    "HammingWindow": _prim("HammingWindow", lambda self, length: W.hamming_window(
+        length, self.periodic, self.alpha, self.beta, dtype=self.dtype),
+        (("periodic", True), ("alpha", 0.54), ("beta", 0.46), ("dtype", dtypes.float32))),
+    "BartlettWindow": _prim("BartlettWindow", lambda self, length: W.bartlett_window(
+        length, self.periodic, dtype=self.dtype),
+        (("periodic", True), ("dtype", dtypes.float32))),
+    "BlackmanWindow": _prim("BlackmanWindow", lambda self, length: W.blackman_window(
+        length, self.periodic, dtype=self.dtype),
+        (("periodic", True), ("dtype", dtypes.float32))),
+}
+
+
+def _unravel(self: Any, indices: Any, dims: Any) -> Any:
+    """(len(dims), N): each flat index of ``indices`` as coordinates in a ``dims`` array."""
+    if isinstance(dims, SymTensor):
+        with _checking("UnravelIndex"):
+            raise GraphValueError("'dims' must be known when the graph is built")
+    shape = [int(d) for d in (dims.asnumpy() if isinstance(dims, Tensor) else dims)]
+    idx = F.reshape(indices, (-1,))
+    rows, step = [], 1
+    for n in reversed(shape):
+        rows.append((idx // step) % n)
+        step *= n
+    return F.stack(rows[::-1], 0)
+
+
+def _dim_map(src: str, dst: str, vector: bool) -> Callable[..., Any]:
+    def call(self: Any, x: Any) -> Any:
+        if vector:  # out[i] = x[position in src of dst[i]]
+            table = [self.src_format.index(c) for c in self.dst_format]
+            return F.gather(x, Tensor(np.array(table, np.int64)), 0)
+        table = [self.src_format.index(c) for c in self.dst_format]
+        inverse = Tensor(np.array(table, np.int32).astype(x.dtype.np))
+        return F.gather(inverse, (x % len(table)), 0)
+    return call
+
+
+def _padding(self: Any, x: Any) -> Any:
+    if x.shape[-1] != 1 or self.pad_dim_size < 1:
+        with _checking("Padding"):
+            raise GraphValueError(f"the last dim of the input must be 1 and 'pad_dim_size' "
+                                  f"positive, but got {x.shape} and {self.pad_dim_size}")
+    return F.concat([x, F.zeros(x.shape[:-1] + (self.pad_dim_size - 1,), x.dtype)], -1)
+
+
+def _nth(self: Any, input: Any, n: Any) -> Any:  # noqa: A002
+    ordered = A.sort(input, -1, bool(self.reverse))[0]
+    return ordered[..., int(n)]
+
+
+def _invert_permutation(self: Any, x: Any) -> Any:
+    perm = tuple(x)
+    if sorted(perm) != list(range(len(perm))):
+        with _checking("InvertPermutation"):
+            raise GraphValueError(f"the input must be a permutation of 0 .. {len(perm) - 1}, "
+                                  f"but got {perm}")
+    out = [0] * len(perm)
+    for i, p in enumerate(perm):
+        out[p] = i
+    return tuple(out)
+
+
+def _fill_v2(self: Any, shape: Any, value: Any) -> Any:
+    dims = tuple(int(d) for d in (shape.asnumpy() if isinstance(shape, Tensor) and
+                                  not isinstance(shape, SymTensor) else shape))
+    return F.broadcast_to(value, dims) if isinstance(value, Tensor) else \
+        F.full(dims, value)
+
+
+def _sparse_to_dense(self: Any, indices: Any, values: Any, sparse_shape: Any) -> Any:
+    return A.scatter_nd(indices, values, tuple(int(d) for d in sparse_shape))
+
+
+def _histogram_fixed_width(self: Any, x: Any, range: Any) -> Any:  # noqa: A002
+    """Counts in ``nbins`` equal bins over [range[0], range[1]); values below go to the
+    first bin, values above to the last."""
+    lo, hi = range[0], range[1]
+    slot = F.clamp(F.cast(F.floor((x - lo) / (hi - lo) * self.nbins), dtypes.int64), 0,
+                   self.nbins - 1)
+    hits = F.reshape(slot, (-1, 1)) == Tensor(np.arange(self.nbins, dtype=np.int64))
+    return F.sum(F.cast(hits, dtypes.int32), 0)
+
+
+def _max_pool_3d(self: Any, x: Any) -> Any:
+    from msc.ops.function.conv_func import max_pool
+
+    mode = str(self.pad_mode).upper()
+    pad = self.pad_list if mode == "PAD" else 0
+    return max_pool(x, 3, self.kernel_size, self.strides, mode, pad, 1,
+                    bool(self.ceil_mode))
+
+
+def _dropout_nd(rank: int) -> Callable[..., Any]:
+    def call(self: Any, x: Any) -> Any:
+        from msc.ops.function.nn_func import _channel_dropout
+
+        keep = F.ones(x.shape, x.dtype)
+        out = _channel_dropout(keep, 1.0 - self.keep_prob, True, rank, type(self).__name__)
+        mask = out > 0
+        return x * out, mask
+    return call
+
+
+def _depthwise(self: Any, x: Any, w: Any) -> Any:
+    """A depthwise convolution: ``w`` (multiplier, C, kh, kw) as C groups of
+    ``channel_multiplier`` filters."""
+    from msc.ops.function.conv_func import conv2d
+
+    m, c = w.shape[0], w.shape[1]
+    kernel = F.reshape(F.transpose(w, (1, 0, 2, 3)), (c * m, 1) + w.shape[2:])
+    return conv2d(x, kernel, None, self.stride, self.pad_mode, self.pad, self.dilation, c)
+
+
+_MORE = {
+    "Mvlgamma": _prim("Mvlgamma", lambda self, x: mvlgamma(x, self.p), (("p", _REQUIRED),)),
+    "Range": _prim("Range", lambda self, start, end, step: Q.range(start, end, step,
+                                                                   self.maxlen),
+                   (("maxlen", 1000000),)),
+    "ScalarCast": _prim("ScalarCast", lambda self, input_x, input_y:
+                        Q.scalar_cast(input_x, input_y)),
+    "ScalarToArray": _prim("ScalarToArray", lambda self, x: Q.scalar_to_array(x)),
+    "IdentityN": _prim("IdentityN", lambda self, x: tuple(x)),
+    "InvertPermutation": _prim("InvertPermutation", _invert_permutation),
+    "FillV2": _prim("FillV2", _fill_v2),
+    "FillDiagonal": _prim("FillDiagonal", lambda self, x: T.fill_diagonal(
+        x, self.fill_value, self.wrap), (("fill_value", _REQUIRED), ("wrap", False))),
+    "SelectView": _prim("SelectView", lambda self, x, index, dim: x.select(dim, index)),
+    "TransposeView": _prim("TransposeView", lambda self, input, input_perm:
+                           F.transpose(input, input_perm)),
+    "TransposeExtView": _prim("TransposeExtView", lambda self, input, dim0, dim1:
+                              A.swapaxes(input, dim0, dim1)),
+    "Padding": _prim("Padding", _padding, (("pad_dim_size", 8),)),
+    "DataFormatDimMap": _prim("DataFormatDimMap", _dim_map("NHWC", "NCHW", False),
+                              (("src_format", "NHWC"), ("dst_format", "NCHW"))),
+    "DataFormatVecPermute": _prim("DataFormatVecPermute", _dim_map("NHWC", "NCHW", True),
+                                  (("src_format", "NHWC"), ("dst_format", "NCHW"))),
+    "UnravelIndex": _prim("UnravelIndex", _unravel),
+    "NthElement": _prim("NthElement", _nth, (("reverse", False),)),
+    "Histogram": _prim("Histogram", lambda self, x: T.histc(x, self.bins, self.min, self.max),
+                       (("bins", 100), ("min", 0.0), ("max", 0.0))),
+    "HistogramFixedWidth": _prim("HistogramFixedWidth", _histogram_fixed_width,
+                                 (("nbins", _REQUIRED), ("dtype", "int32"))),
+    "Quantile": _prim("Quantile", lambda self, input, q: (
+        T.nanquantile if self.ignore_nan else T.quantile)(input, q, self.dim, self.keep_dims),
+        (("dim", None), ("keep_dims", False), ("ignore_nan", False))),
+    "MaskedScatter": _prim("MaskedScatter", lambda self, input, mask, source:
+                           S.masked_scatter(input, mask, source)),
+    "IndexPut": _prim("IndexPut", lambda self, x1, x2, indices: S.index_put(
+        x1, indices, x2, bool(self.accumulate)), (("accumulate", 0),)),
+    "InplaceIndexAdd": _prim("InplaceIndexAdd", lambda self, var, indices, updates:
+                             S._store(var, A.index_add(var, indices, updates, self.axis)),
+                             (("axis", _REQUIRED),)),
+    "ScatterAddWithAxis": _prim("ScatterAddWithAxis", lambda self, input_x, indices, updates:
+                                A.tensor_scatter_elements(input_x, indices, updates,
+                                                          self.axis, "add"),
+                                (("axis", 0),)),
+    "LerpScalar": _prim("LerpScalar", lambda self, input, end, weight:
+                        input + (end - input) * weight),
+    "LogSoftmaxExt": _prim("LogSoftmaxExt", lambda self, input, dim=None, dtype=None:
+                           F.log_softmax(input if dtype is None else F.cast(input, dtype),
+                                         dim if dim is not None else
+                                         (0 if input.ndim in (0, 1, 3) else 1))),
+    "IOU": _prim("IOU", lambda self, anchor_boxes, gt_boxes: B.iou(anchor_boxes, gt_boxes,
+                                                                   self.mode),
+                 (("mode", "iou"),)),
+    "CheckValid": _prim("CheckValid", lambda self, bboxes, img_metas:
+                        B.check_valid(bboxes, img_metas)),
+    "BoundingBoxEncode": _prim("BoundingBoxEncode", lambda self, anchor_box, groundtruth_box:
+                               B.bounding_box_encode(anchor_box, groundtruth_box, self.means,
+                                                     self.stds),
+                               (("means", (0.0,) * 4), ("stds", (1.0,) * 4))),
+    "BoundingBoxDecode": _prim("BoundingBoxDecode", lambda self, anchor_box, deltas:
+                               B.bounding_box_decode(anchor_box, deltas, self.max_shape,
+                                                     self.means, self.stds,
+                                                     self.wh_ratio_clip),
+                               (("max_shape", _REQUIRED), ("means", (0.0,) * 4),
+                                ("stds", (1.0,) * 4), ("wh_ratio_clip", 0.016))),
+    "InTopK": _prim("InTopK", lambda self, x1, x2: __import__(
+        "msc.ops.function.extension_func", fromlist=["intopk"]).intopk(x1, x2, self.k),
+        (("k", _REQUIRED),)),
+    "RmsNorm": _prim("RmsNorm", lambda self, x, gamma: L.rms_norm(x, gamma, self.epsilon),
+                     (("epsilon", 1e-6),)),
+    "Im2Col": _prim("Im2Col", lambda self, x: _im2col(self, x),
+        (("ksizes", _REQUIRED), ("strides", 1), ("dilations", 1), ("pads", 0))),
+    "Col2Im": _prim("Col2Im", lambda self, x, output_size: P.col2im(
+        x, output_size, self.kernel_size, self.dilation, self.padding, self.stride),
+        (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))),
+    "ExtractImagePatches": _prim("ExtractImagePatches", lambda self, input_x:
+                                 P.extract_patches(input_x, self.ksizes, self.strides,
+                                                   self.rates, self.padding,
+                                                   "ExtractImagePatches"),
+                                 (("ksizes", _REQUIRED), ("strides", _REQUIRED),
+                                  ("rates", _REQUIRED), ("padding", "VALID"))),
+    "MaxUnpool2D": _prim("MaxUnpool2D", lambda self, x, argmax: L._max_unpool(
+        x, argmax, 2, self.ksize, self.strides or None, self.pads, self.output_shape,
+        "MaxUnpool2D"), (("ksize", _REQUIRED), ("strides", 0), ("pads", 0),
+                         ("output_shape", ()), ("data_format", "NCHW"))),
+    "MaxUnpool3D": _prim("MaxUnpool3D", lambda self, x, argmax: L._max_unpool(
+        x, argmax, 3, self.ksize, self.strides or None, self.pads, self.output_shape,
+        "MaxUnpool3D"), (("ksize", _REQUIRED), ("strides", 0), ("pads", 0),
+                         ("output_shape", ()), ("data_format", "NCDHW"))),
+    "MaxPool3D": _prim("MaxPool3D", _max_pool_3d,
+                       (("kernel_size", 1), ("strides", 1), ("pad_mode", "VALID"),
+                        ("pad_list", 0), ("ceil_mode", None), ("data_format", "NCDHW"))),
+    "AdaptiveAvgPool3D": _prim("AdaptiveAvgPool3D", lambda self, x: __import__(
+        "msc.ops.function.pooling_func", fromlist=["x"]).adaptive_avg_pool3d(
+        x, self.output_size), (("output_size", _REQUIRED),)),
+    "Dropout2D": _prim("Dropout2D", _dropout_nd(4), (("keep_prob", 0.5),)),
+    "Dropout3D": _prim("Dropout3D", _dropout_nd(5), (("keep_prob", 0.5),)),
+    "DepthwiseConv2dNative": _prim(
+        "DepthwiseConv2dNative", _depthwise,
+        (("channel_multiplier", _REQUIRED), ("kernel_size", _REQUIRED), ("mode", 3),
+         ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1))),
+    "SparseToDense": _prim("SparseToDense", _sparse_to_dense),
+    "SparseGatherV2": _prim("SparseGatherV2", lambda self, input_params, input_indices, axis:
+                            F.gather(input_params, input_indices, axis)),
+    "DynamicShape": _prim("DynamicShape", lambda self, x: Q.dyn_shape(x), (("dtype", 9),)),
+    "TensorToTuple": _prim("TensorToTuple", lambda self, x: tuple(
+        v.item() for v in x.asnumpy().reshape(-1)) if not isinstance(x, SymTensor) else
+        _no_tuple()),
+}
+
+
+def _no_tuple() -> Any:
+    raise GraphTypeError("TensorToTuple needs the tensor's values, which a graph computes "
+                         "at run time")
+
+
+globals().update(_WINDOWS)
+globals().update(_MORE)
+
+__all__ = [*_WINDOWS, *_MORE]

@@ -142,7 +142,7 @@ def _histogram_fixed_width(self: Any, x: Any, range: Any) -> Any:  # noqa: A002
     slot = F.clamp(F.cast(F.floor((x - lo) / (hi - lo) * self.nbins), dtypes.int64), 0,
                    self.nbins - 1)
     hits = F.reshape(slot, (-1, 1)) == Tensor(np.arange(self.nbins, dtype=np.int64))
-    return F.sum(F.cast(hits, dtypes.int32), 0)
+    return F.cast(F.sum(F.cast(hits, dtypes.int32), 0), dtypes.int32)
 
 
 def _max_pool_3d(self: Any, x: Any) -> Any:

@@ -43,6 +43,7 @@ MODULES = (
     "msc.ops.function.patch_func",
     "msc.ops.function.matrix_func",
     "msc.ops.function.extension_func",
+    "msc.ops.function.solve_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",

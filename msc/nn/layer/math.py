@@ -118,5 +118,23 @@ class Range(Cell):
                       else dtypes.float32)
 
 
-__all__ = ["MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
+class MatDet(Cell):
+    """The determinant of each (symmetric positive definite) matrix of a batch."""
+
+    def construct(self, a: Any) -> Any:
+        from msc.ops.function.solve_func import det
+
+        return det(a)
+
+
+class MatInverse(Cell):
+    """The inverse of each (symmetric positive definite) matrix of a batch."""
+
+    def construct(self, a: Any) -> Any:
+        from msc.ops.function.solve_func import inverse
+
+        return inverse(a)
+
+
+__all__ = ["MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
            "MatrixDiagPart", "MatrixSetDiag", "Range"]

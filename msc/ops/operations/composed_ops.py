@@ -20,6 +20,7 @@ from msc.ops.function import layer_func as L
 from msc.ops.function import patch_func as P
 from msc.ops.function import scalar_func as Q
 from msc.ops.function import scatter_func as S
+from msc.ops.function import solve_func as V
 from msc.ops.function import spectral_func as W
 from msc.ops.function import stats_func as T
 from msc.ops.function.arguments import _checking
@@ -275,6 +276,18 @@ _MORE = {
         "DepthwiseConv2dNative", _depthwise,
         (("channel_multiplier", _REQUIRED), ("kernel_size", _REQUIRED), ("mode", 3),
          ("pad_mode", "valid"), ("pad", 0), ("stride", 1), ("dilation", 1), ("group", 1))),
+    "MatrixDeterminant": _prim("MatrixDeterminant", lambda self, input: V.det(input)),
+    "LogMatrixDeterminant": _prim("LogMatrixDeterminant", lambda self, input: V.slogdet(input)),
+    "MatrixInverse": _prim("MatrixInverse", lambda self, x: V.inverse(
+        A.swapaxes(x, -1, -2) if self.adjoint else x), (("adjoint", False),)),
+    "MatrixSolve": _prim("MatrixSolve", lambda self, matrix, rhs: V.matrix_solve(
+        matrix, rhs, self.adjoint), (("adjoint", False),)),
+    "Cholesky": _prim("Cholesky", lambda self, input_x: V.cholesky(input_x, self.upper),
+                      (("upper", False),)),
+    "CholeskySolve": _prim("CholeskySolve", lambda self, x1, x2: V.cholesky_solve(
+        x1, x2, self.upper), (("upper", False),)),
+    "CholeskyInverse": _prim("CholeskyInverse", lambda self, input_x: V.cholesky_inverse(
+        input_x, self.upper), (("upper", False),)),
     "SparseToDense": _prim("SparseToDense", _sparse_to_dense),
     "SparseGatherV2": _prim("SparseGatherV2", lambda self, input_params, input_indices, axis:
                             F.gather(input_params, input_indices, axis)),

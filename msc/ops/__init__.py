@@ -44,6 +44,7 @@ MODULES = (
     "msc.ops.function.matrix_func",
     "msc.ops.function.extension_func",
     "msc.ops.function.solve_func",
+    "msc.ops.function.sampling_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",

@@ -15,6 +15,7 @@ import numpy as np
 
 from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.errors import GraphTypeError
+from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ops import functional as F
 
@@ -78,8 +79,16 @@ def _forms() -> dict[str, Callable[..., Any]]:
         where = F.broadcast_to(F.reshape(index, tuple(shape)), tensor.shape)
         return A.tensor_scatter_elements(self, where, tensor, axis)
 
+    def put(self: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
+        flat = F.reshape(self, (-1,))
+        where = F.reshape(F.cast(index, dtypes.int64) % flat.shape[0], (-1, 1))
+        values = F.reshape(F.cast(source, self.dtype), (-1,))
+        out = (A.tensor_scatter_add if accumulate else A.tensor_scatter_update)(flat, where,
+                                                                                values)
+        return F.reshape(out, self.shape)
+
     return {
-        "add_": add, "sub_": sub, "index_copy_": index_copy,
+        "add_": add, "sub_": sub, "index_copy_": index_copy, "put_": put,
         "assign_value": lambda self, value: F.broadcast_to(F.cast(value, self.dtype),
                                                            self.shape),
         "uniform_": lambda self, from_=0.0, to=1.0, *, generator=None:

@@ -34,6 +34,7 @@ from msc.ops.function.manipulation_func import (
 )
 from msc.ops.function.math_func import METHODS as MATH_METHODS
 from msc.ops.function.special_func import METHODS as SPECIAL_METHODS
+from msc.ops.function.sampling_func import METHODS as SAMPLING_METHODS
 from msc.ops.function.solve_func import METHODS as SOLVE_METHODS
 from msc.ops.function.stats_func import METHODS as STATS_METHODS
 from msc.ops.function.math_func import (
@@ -485,7 +486,7 @@ def _install_over_functional(cls: type) -> None:
 def _install_math_methods(cls: type) -> None:
     """The Tensor methods of the composed math functions (``x.frac()``, ``x.xlogy(y)``)."""
     for name, method in {**MATH_METHODS, **SPECIAL_METHODS, **STATS_METHODS,
-                         **SOLVE_METHODS}.items():
+                         **SOLVE_METHODS, **SAMPLING_METHODS}.items():
         if name in vars(cls):
             raise InternalCompilerError(f"Tensor.{name} is defined twice")
         setattr(cls, name, method)

@@ -93,6 +93,54 @@ def inplace_index_add(var: Any, indices: Any, updates: Any, axis: int) -> Any:
     return _store(var, A.index_add(var, indices, updates, axis))
 
 
-__all__ = ["isnan_ext", "float_power_ext", "diff_ext", "einsum_ext", "baddbmm_ext",
+# --- the in-place functions: the Tensor methods of ``ops/inplace_methods.py`` --------------
+
+
+def clamp_(input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A001, A002
+    return input.clamp_(min, max)
+
+
+def erfinv_(input: Any) -> Any:  # noqa: A002
+    return input.erfinv_()
+
+
+def tanh_(input: Any) -> Any:  # noqa: A002
+    return input.tanh_()
+
+
+def inplace_sigmoid(input: Any) -> Any:  # noqa: A002
+    return input.sigmoid_()
+
+
+def zero_(input: Any) -> Any:  # noqa: A002
+    return input.zero_()
+
+
+def uniform_(input: Any, from_: Any = 0, to: Any = 1, *, generator: Any = None) -> Any:  # noqa: A002
+    return input.uniform_(from_, to)
+
+
+def normal_(input: Any, mean: Any = 0, std: Any = 1, *, generator: Any = None) -> Any:  # noqa: A002
+    return input.normal_(mean, std)
+
+
+def random_(input: Any, from_: Any = 0, to: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
+    return input.random_(from_, to)
+
+
+def exponential_(input: Any, lambd: Any = 1, *, generator: Any = None) -> Any:  # noqa: A002
+    return input.exponential_(lambd)
+
+
+def bernoulli_(input: Any, p: Any = 0.5, *, generator: Any = None) -> Any:  # noqa: A002
+    return input.bernoulli_(p)
+
+
+def put_(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:  # noqa: A002
+    return input.put_(index, source, accumulate)
+
+
+__all__ = ["clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "uniform_", "normal_",
+           "random_", "exponential_", "bernoulli_", "put_", "isnan_ext", "float_power_ext", "diff_ext", "einsum_ext", "baddbmm_ext",
            "adaptive_avg_pool2d_ext", "bernoulli_ext", "accumulate_n", "deepcopy", "is_nonzero",
            "intopk", "inplace_index_add"]

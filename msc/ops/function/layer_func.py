@@ -10,6 +10,8 @@ import math
 from typing import Any
 
 
+import numpy as np
+
 from msc.common.tensor import Tensor, apply
 from msc.errors import GraphValueError
 from msc.ir import dtypes
@@ -152,5 +154,27 @@ def max_unpool3d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, pad
     return _max_unpool(x, indices, 3, kernel_size, stride, padding, output_size, "MaxUnpool3D")
 
 
-__all__ = ["rms_norm", "add_rms_norm", "add_layer_norm", "swiglu", "gumbel_softmax", "rrelu",
+def affine_grid(theta: Any, size: Any, align_corners: bool = False) -> Any:
+    """The sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``
+    (N, 2, 3) (or (N, 3, 4)) over an output of ``size`` (N, C, H, W) (or 5 dims), in
+    [-1, 1] coordinates (pixel corners with ``align_corners``, else pixel centres)."""
+    t = _as_tensor(theta, "AffineGrid")
+    dims = tuple(int(v) for v in (size.asnumpy() if isinstance(size, Tensor) else size))
+    nd = len(dims) - 2
+    if nd not in (2, 3) or t.shape[1:] != (nd, nd + 1) or t.shape[0] != dims[0]:
+        _fail("AffineGrid", f"'theta' {t.shape} does not fit 'size' {dims}.")
+
+    def axis(n: int) -> np.ndarray:
+        if align_corners:
+            return np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
+        return (np.arange(n) * 2.0 + 1.0) / n - 1.0
+
+    spatial = dims[2:]
+    mesh = np.meshgrid(*[axis(n) for n in spatial], indexing="ij")[::-1]  # x first
+    base = np.stack([*mesh, np.ones(spatial)], -1).reshape(-1, nd + 1)
+    grid = F.matmul(Tensor(base.astype(t.dtype.np)), A.swapaxes(t, 1, 2))
+    return F.reshape(grid, (dims[0],) + spatial + (nd,))
+
+
+__all__ = ["affine_grid", "rms_norm", "add_rms_norm", "add_layer_norm", "swiglu", "gumbel_softmax", "rrelu",
            "embedding", "bidense", "max_unpool1d", "max_unpool2d", "max_unpool3d"]

@@ -17,7 +17,9 @@ from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function import bbox_func as B
 from msc.ops.function import layer_func as L
+from msc.ops.function import matrix_func as M
 from msc.ops.function import patch_func as P
+from msc.ops.function import sampling_func as R
 from msc.ops.function import scalar_func as Q
 from msc.ops.function import scatter_func as S
 from msc.ops.function import solve_func as V
@@ -176,6 +178,101 @@ def _depthwise(self: Any, x: Any, w: Any) -> Any:
     return conv2d(x, kernel, None, self.stride, self.pad_mode, self.pad, self.dilation, c)
 
 
+def _fori_loop(self: Any, lower: Any, upper: Any, loop_func: Any, init_val: Any,
+               unroll: bool = True) -> Any:
+    """``loop_func(i, val)`` for i in [lower, upper): bounds known when the graph is built
+    (the loop unrolls into the graph)."""
+    bounds = []
+    for b in (lower, upper):
+        if isinstance(b, SymTensor):
+            with _checking("ForiLoop"):
+                raise GraphValueError("the bounds must be known when the graph is built")
+        bounds.append(int(b.asnumpy()) if isinstance(b, Tensor) else int(b))
+    value = init_val
+    for i in range(*bounds):
+        value = loop_func(i, value)
+    return value
+
+
+def _while_loop(self: Any, cond_func: Any, loop_func: Any, init_val: Any) -> Any:
+    """``val = loop_func(val)`` while ``cond_func(val)``: a condition known when the graph
+    is built (a tensor condition in a graph is msc's error, as for Python's ``while``)."""
+    value = init_val
+    while cond_func(value):
+        value = loop_func(value)
+    return value
+
+
+def _scan(self: Any, loop_func: Any, init: Any, xs: Any, length: Any = None,
+          unroll: bool = True) -> Any:
+    """(the final carry, the list of outputs) of ``carry, y = loop_func(carry, x)`` over
+    ``xs`` (or ``length`` Nones)."""
+    carry, ys = init, []
+    for x in (xs if xs is not None else [None] * int(length)):
+        carry, y = loop_func(carry, x)
+        ys.append(y)
+    return carry, ys
+
+
+def _affine_grid(self: Any, theta: Any, output_size: Any) -> Any:
+    from msc.ops.function.layer_func import affine_grid
+
+    return affine_grid(theta, output_size, self.align_corners)
+
+
+def _tridiagonal(self: Any, superdiag: Any, maindiag: Any, subdiag: Any, rhs: Any) -> Any:
+    """The tridiagonal matrix of the three diagonals (..., 1, M) times ``rhs`` (..., M, N):
+    row i is main_i rhs_i + super_i rhs_(i+1) + sub_i rhs_(i-1)."""
+    zero = F.zeros(rhs.shape[:-2] + (1, rhs.shape[-1]), rhs.dtype)
+    below = F.concat([rhs[..., 1:, :], zero], -2)
+    above = F.concat([zero, rhs[..., :-1, :]], -2)
+
+    def column(d: Any) -> Any:
+        return A.swapaxes(d, -1, -2)
+
+    return column(maindiag) * rhs + column(superdiag) * below + column(subdiag) * above
+
+
+def _bitpack(self: Any, x: Any, threshold: Any) -> Any:
+    """The bits x > threshold, eight to a uint8 along the last axis, the first the most
+    significant."""
+    if x.shape[-1] % 8:
+        with _checking("CompareAndBitpack"):
+            raise GraphValueError(f"the last dim must be a multiple of 8, but got {x.shape}")
+    bits = F.cast(F.reshape(x > threshold, x.shape[:-1] + (x.shape[-1] // 8, 8)), dtypes.int32)
+    weights = Tensor(np.array([128, 64, 32, 16, 8, 4, 2, 1], np.int32))
+    return F.cast(F.sum(bits * weights, -1), dtypes.uint8)
+
+
+def _resize(mode: str, align: Any) -> Callable[..., Any]:
+    def call(self: Any, x: Any, size: Any = None, scales: Any = None) -> Any:
+        from msc.ops.function.image_func import interpolate
+
+        if isinstance(size, Tensor) and not isinstance(size, SymTensor):
+            size = tuple(int(v) for v in size.asnumpy().reshape(-1))
+        corners = align(self) if mode != "nearest" else None
+        return interpolate(x, tuple(size) if size is not None else None,
+                           tuple(scales) if scales is not None and size is None else None,
+                           mode, corners)
+    return call
+
+
+def _padded_perm(self: Any, n: Any) -> Any:
+    """A random permutation of 0 .. n - 1 in a vector of ``max_length``, padded with
+    ``pad``."""
+    perm = R.randperm(n, dtype=self.dtype)
+    extra = self.max_length - perm.shape[0]
+    if extra < 0:
+        with _checking("Randperm"):
+            raise GraphValueError(f"'n' must be at most max_length {self.max_length}")
+    return F.concat([perm, F.full((extra,), self.pad, dtype=self.dtype)], 0) if extra else perm
+
+
+def _no_tuple() -> Any:
+    raise GraphTypeError("TensorToTuple needs the tensor's values, which a graph computes "
+                         "at run time")
+
+
 _MORE = {
     "Mvlgamma": _prim("Mvlgamma", lambda self, x: mvlgamma(x, self.p), (("p", _REQUIRED),)),
     "Range": _prim("Range", lambda self, start, end, step: Q.range(start, end, step,
@@ -288,6 +385,54 @@ _MORE = {
         x1, x2, self.upper), (("upper", False),)),
     "CholeskyInverse": _prim("CholeskyInverse", lambda self, input_x: V.cholesky_inverse(
         input_x, self.upper), (("upper", False),)),
+    "AccumulateNV2": _prim("AccumulateNV2", lambda self, x: F.addn(x)),
+    "ParallelConcat": _prim("ParallelConcat", lambda self, values: F.concat(values, 0)),
+    "PadV3": _prim("PadV3", lambda self, x, paddings, constant_value=None: __import__(
+        "msc.ops.function.image_func", fromlist=["pad"]).pad(
+        x, paddings, self.mode, None if constant_value is None else (
+            constant_value.asnumpy().item() if isinstance(constant_value, Tensor) and
+            not isinstance(constant_value, SymTensor) else constant_value)),
+        (("mode", "constant"), ("paddings_contiguous", True))),
+    "Partial": _prim("Partial", lambda self, fn, *args: __import__("functools").partial(
+        fn, *args)),
+    "ForiLoop": _prim("ForiLoop", _fori_loop),
+    "WhileLoop": _prim("WhileLoop", _while_loop),
+    "Scan": _prim("Scan", _scan),
+    "AffineGrid": _prim("AffineGrid", _affine_grid, (("align_corners", False),)),
+    "TridiagonalMatMul": _prim("TridiagonalMatMul", _tridiagonal),
+    "CompareAndBitpack": _prim("CompareAndBitpack", _bitpack),
+    "UpsampleNearest3D": _prim("UpsampleNearest3D", _resize("nearest", lambda s: None)),
+    "UpsampleTrilinear3D": _prim("UpsampleTrilinear3D", _resize(
+        "trilinear", lambda s: bool(s.align_corners)), (("align_corners", False),)),
+    "ResizeLinear1D": _prim("ResizeLinear1D", _resize(
+        "linear", lambda s: s.coordinate_transformation_mode == "align_corners"),
+        (("coordinate_transformation_mode", "align_corners"),)),
+    "MatrixDiagV3": _prim("MatrixDiagV3", lambda self, x, k, num_rows, num_cols,
+                          padding_value: M.matrix_diag(x, k, num_rows, num_cols, padding_value,
+                                                       self.align),
+                          (("align", "RIGHT_LEFT"),)),
+    "MatrixDiagPartV3": _prim("MatrixDiagPartV3", lambda self, x, k, padding_value:
+                              M.matrix_diag_part(x, k, padding_value, self.align),
+                              (("align", "RIGHT_LEFT"),)),
+    "MatrixSetDiagV3": _prim("MatrixSetDiagV3", lambda self, x, diagonal, k:
+                             M.matrix_set_diag(x, diagonal, k, self.align),
+                             (("align", "RIGHT_LEFT"),)),
+    "Bernoulli": _prim("Bernoulli", lambda self, x, p: F.cast(
+        R._uniform(x.shape) < p, x.dtype), (("seed", -1), ("offset", 0))),
+    "Cauchy": _prim("Cauchy", lambda self: F.cast(F.tan(
+        (R._uniform(tuple(self.size)) - 0.5) * np.pi) * self.sigma + self.median,
+        dtypes.float32), (("size", _REQUIRED), ("median", 0.0), ("sigma", 1.0))),
+    "LogNormalReverse": _prim("LogNormalReverse", lambda self, input: F.cast(F.exp(
+        R.normal(input.shape, 0.0, 1.0) * self.std + self.mean), input.dtype),
+        (("mean", 1.0), ("std", 2.0))),
+    "Multinomial": _prim("Multinomial", lambda self, x, num_samples: F.cast(
+        R.multinomial(x, int(num_samples)), self.dtype),
+        (("seed", 0), ("seed2", 0), ("dtype", dtypes.int32))),
+    "RandomCategorical": _prim("RandomCategorical", lambda self, logits, num_sample, seed=0:
+                               R.random_categorical(logits, int(num_sample), seed, self.dtype),
+                               (("dtype", dtypes.int64),)),
+    "Randperm": _prim("Randperm", lambda self, n: _padded_perm(self, n),
+                      (("max_length", 1), ("pad", -1), ("dtype", dtypes.int32))),
     "SparseToDense": _prim("SparseToDense", _sparse_to_dense),
     "SparseGatherV2": _prim("SparseGatherV2", lambda self, input_params, input_indices, axis:
                             F.gather(input_params, input_indices, axis)),
@@ -296,11 +441,6 @@ _MORE = {
         v.item() for v in x.asnumpy().reshape(-1)) if not isinstance(x, SymTensor) else
         _no_tuple()),
 }
-
-
-def _no_tuple() -> Any:
-    raise GraphTypeError("TensorToTuple needs the tensor's values, which a graph computes "
-                         "at run time")
 
 
 globals().update(_WINDOWS)

@@ -72,6 +72,13 @@ class LGamma(Cell):
         return apply(Op.Lgamma, x)
 
 
+class IGamma(Cell):
+    """The regularised lower incomplete gamma function P(a, x)."""
+
+    def construct(self, a: Any, x: Any) -> Any:
+        return apply(Op.Igamma, a, x)
+
+
 class LBeta(Cell):
     """log |Beta(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y)."""
 
@@ -136,5 +143,5 @@ class MatInverse(Cell):
         return inverse(a)
 
 
-__all__ = ["MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
+__all__ = ["IGamma", "MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
            "MatrixDiagPart", "MatrixSetDiag", "Range"]

@@ -25,7 +25,7 @@ import os
 import shutil
 from pathlib import Path
 
-from msc.codegen.render import runtime_snippets
+from msc.codegen.render import with_special
 from msc.codegen.spec import KernelSpec
 from msc.codegen.targets import NUMBA
 
@@ -54,8 +54,9 @@ def _rt_jit(fn):
 
 @functools.cache
 def runtime_file() -> tuple[str, str]:
-    """(stem, source) of the helpers' file: every statement of numba_rt.py and ``_rt_jit``."""
-    body = "\n\n\n".join(s.source for s in runtime_snippets(NUMBA.runtime))
+    """(stem, source) of the helpers' file: every statement of numba_rt.py (and of
+    numba_special_rt.py) and ``_rt_jit``."""
+    body = "\n\n\n".join(s.source for s in with_special(NUMBA.runtime))
     source = _HEADER.format(what="The runtime helpers") + "\n\n" + body + "\n" + _JIT
     return "_msc_rt_" + _digest(source), source
 

@@ -32,14 +32,13 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.elementwise import Result, _binary, _unary
 from msc.ir.primitives.rules import batch_elementwise, cotangent
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
-from msc.runtime.numpy_rt import (
+from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
+from msc.runtime.numpy_special_rt import (
     _rt_bessel_i0,
     _rt_bessel_i0e,
     _rt_bessel_i1,
     _rt_bessel_i1e,
     _rt_digamma,
-    _rt_erfc,
-    _rt_erfinv,
     _rt_igamma,
     _rt_igamma_da,
     _rt_igammac,

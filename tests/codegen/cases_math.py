@@ -128,7 +128,9 @@ def gamma_bessel_int(x: Any, a: Any, i: Any, j: Any) -> Any:
     return (ops.lgamma(x), ops.digamma(x), ops.polygamma(i % 3 + 1, x), ops.zeta(x + 1.5, a),
             ops.bessel_i0(x), ops.bessel_i0e(x), ops.bessel_i1(x), ops.bessel_i1e(-x),
             ops.igamma(a, x), ops.igammac(a, x), apply(Op.IgammaGradA, a, x),
-            apply(Op.IgammacGradA, a, x), ops.gcd(i, j), ops.lcm(i, j),
+            apply(Op.IgammacGradA, a, x), ops.gcd(i, j), ops.lcm(i, j), ops.bessel_j0(x * 9),
+            ops.bessel_j1(-x * 12), ops.bessel_k0(x), ops.bessel_k1(x), ops.bessel_k0e(x * 5),
+            ops.bessel_k1e(x),
             ops.bitwise_left_shift(i, 2), ops.bitwise_right_shift(i, 1), ops.nextafter(x, a))
 
 
@@ -152,7 +154,27 @@ def gamma_bessel_int_expect(x: np.ndarray, a: np.ndarray, i: np.ndarray,
     gcd = np.gcd(i, j)
     return (lgamma_ref(x), digamma_ref(x), poly, zeta_ref(x + 1.5, a), np.i0(x),
             np.i0(x) * np.exp(-x), bessel_ref(1, x), -bessel_ref(1, x) * np.exp(-x), p, 1 - p,
-            da, -da, gcd, np.lcm(i, j), i * 4, i >> 1, np.nextafter(x, a))
+            da, -da, gcd, np.lcm(i, j), bessel_j(0, x * 9), -bessel_j(1, x * 12),
+            bessel_k(0, x), bessel_k(1, x), bessel_k(0, x * 5) * np.exp(x * 5),
+            bessel_k(1, x) * np.exp(x), i * 4, i >> 1, np.nextafter(x, a))
+
+
+def bessel_j(nu: int, x: np.ndarray) -> np.ndarray:
+    """J_nu(x) = (1/pi) * integral_0^pi cos(nu t - x sin t) dt, Simpson's rule."""
+    t = np.linspace(0.0, np.pi, 4001)
+    f = np.cos(nu * t - np.multiply.outer(x, np.sin(t)))
+    h = t[1] - t[0]
+    return h / 3 * (f[..., 0] + f[..., -1] + 4 * f[..., 1:-1:2].sum(-1)
+                    + 2 * f[..., 2:-1:2].sum(-1)) / np.pi
+
+
+def bessel_k(nu: int, x: np.ndarray) -> np.ndarray:
+    """K_nu(x) = integral_0^inf exp(-x cosh t) cosh(nu t) dt, Simpson's rule to t = 12."""
+    t = np.linspace(0.0, 12.0, 24001)
+    f = np.exp(-np.multiply.outer(x, np.cosh(t))) * np.cosh(nu * t)
+    h = t[1] - t[0]
+    return h / 3 * (f[..., 0] + f[..., -1] + 4 * f[..., 1:-1:2].sum(-1)
+                    + 2 * f[..., 2:-1:2].sum(-1))
 
 
 MATH_CASES += (
@@ -161,6 +183,8 @@ MATH_CASES += (
                     ints(r, -20, 20, 3), ints(r, 1, 30, 2, 3)],
          frozenset({"Lgamma", "Digamma", "Polygamma", "Zeta", "BesselI0", "BesselI0e",
                     "BesselI1", "BesselI1e", "Igamma", "Igammac", "IgammaGradA",
-                    "IgammacGradA", "Gcd", "Lcm", "LeftShift", "RightShift", "NextAfter"}),
+                    "IgammacGradA", "Gcd", "Lcm", "LeftShift", "RightShift", "NextAfter",
+                    "BesselJ0", "BesselJ1", "BesselK0", "BesselK1", "BesselK0e",
+                    "BesselK1e"}),
          gamma_bessel_int_expect),
 )

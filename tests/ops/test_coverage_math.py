@@ -225,7 +225,9 @@ def igamma_both(v):
 
 
 GRADIENT_CASES = (ops.lgamma, ops.digamma, polygamma_2, zeta_of_q, mvlgamma_3, ops.bessel_i0,
-                  ops.bessel_i0e, ops.bessel_i1, ops.bessel_i1e, ldexp_3, igamma_both)
+                  ops.bessel_i0e, ops.bessel_i1, ops.bessel_i1e, ldexp_3, igamma_both,
+                  ops.bessel_j0, ops.bessel_j1, ops.bessel_k0, ops.bessel_k1, ops.bessel_k0e,
+                  ops.bessel_k1e)
 WEIGHTS = [1.0 + k / 10 for k in range(len(GRADIENT_CASES))]
 
 

@@ -38,6 +38,12 @@ from msc.runtime.numpy_special_rt import (
     _rt_bessel_i0e,
     _rt_bessel_i1,
     _rt_bessel_i1e,
+    _rt_bessel_j0,
+    _rt_bessel_j1,
+    _rt_bessel_k0,
+    _rt_bessel_k0e,
+    _rt_bessel_k1,
+    _rt_bessel_k1e,
     _rt_digamma,
     _rt_igamma,
     _rt_igamma_da,
@@ -331,3 +337,29 @@ igammac = _float_op("Igammac", _rt_igammac, "_rt_igammac({0}, {1})", ("igammac",
                     ("igammac",), infer=_same_float, args=("input", "other"),
                     vjp=lambda b, g, a, x, out: (b.mul(g, b.emit(igammac_grad_a, a, x)),
                                                  b.neg(b.mul(g, _igamma_slope(b, a, x)))))
+
+
+# --- Bessel functions of the first kind and modified of the second kind, orders 0 and 1 -----
+
+
+def _over_x(b: Any, v: Any, x: Any, at_zero: float) -> Any:
+    """v / x, ``at_zero`` where x is 0."""
+    safe = b.select(b.equal(x, 0.0), 1.0, x)
+    return b.select(b.equal(x, 0.0), at_zero, b.div(v, safe))
+
+
+bessel_j0 = _float_op("BesselJ0", _rt_bessel_j0, "_rt_bessel_j0({0})", ("bessel_j0",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_j1(x))),))
+bessel_j1 = _float_op("BesselJ1", _rt_bessel_j1, "_rt_bessel_j1({0})", ("bessel_j1",),
+                      vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_j0(x),
+                                                               _over_x(b, out, x, 0.5))),))
+bessel_k0 = _float_op("BesselK0", _rt_bessel_k0, "_rt_bessel_k0({0})", ("bessel_k0",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_k1(x))),))
+bessel_k1 = _float_op("BesselK1", _rt_bessel_k1, "_rt_bessel_k1({0})", ("bessel_k1",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.add(b.bessel_k0(x),
+                                                                     b.div(out, x)))),))
+bessel_k0e = _float_op("BesselK0e", _rt_bessel_k0e, "_rt_bessel_k0e({0})", ("bessel_k0e",),
+                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(out, b.bessel_k1e(x))),))
+bessel_k1e = _float_op("BesselK1e", _rt_bessel_k1e, "_rt_bessel_k1e({0})", ("bessel_k1e",),
+                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.sub(out, b.bessel_k0e(x)),
+                                                                b.div(out, x))),))

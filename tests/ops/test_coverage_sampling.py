@@ -70,7 +70,8 @@ def test_loops_and_structure():
     assert packed.dtype == ms.uint8 and packed.asnumpy().tolist() == [3]
     tri = ops.TridiagonalMatMul()(Tensor(np.array([[1.0, 2, 3]], F32)),
                                   Tensor(np.array([[4.0, 5, 6]], F32)),
-                                  Tensor(np.array([[7.0, 8, 9]], F32)), Tensor(np.eye(3, dtype=F32)))
+                                  Tensor(np.array([[7.0, 8, 9]], F32)),
+                                  Tensor(np.eye(3, dtype=F32)))
     assert tri.asnumpy().tolist() == [[4, 1, 0], [8, 5, 2], [0, 9, 6]]
     assert ops.ParallelConcat()((Tensor(np.array([[1.0]])), Tensor(np.array([[2.0]])))
                                 ).asnumpy().tolist() == [[1], [2]]

@@ -116,8 +116,10 @@ def test_structure(tmp_path):
     bd = np.zeros((4, 6), np.float32)
     bd[:2, :2], bd[2, 2:5], bd[3, 5] = a, v, b
     comb = np.array([[v[i], v[j]] for i, j in itertools.combinations(range(3), 2)])
-    combr = np.array([[v[i], v[j]] for i, j in itertools.combinations_with_replacement(range(3), 2)])
-    patches = unfold_ref(x, (2, 2)).reshape(1, 2, 4, 2, 2).transpose(0, 2, 1, 3, 4).reshape(1, 8, 2, 2)
+    combr = np.array([[v[i], v[j]]
+                      for i, j in itertools.combinations_with_replacement(range(3), 2)])
+    patches = unfold_ref(x, (2, 2)).reshape(1, 2, 4, 2, 2).transpose(0, 2, 1, 3, 4)
+    patches = patches.reshape(1, 8, 2, 2)
     expect = (unfold_ref(x, (2, 2), 1, 2).reshape(1, 8, -1), folded,
               unfold_ref(x, (2, 1)).reshape(1, 4, -1), unfold_ref(x, (2, 2)), folded, md,
               np.diag(a, -1), sd, bd, comb, combr, unpooled(x[:, :, :2, :2]), patches)

@@ -116,7 +116,8 @@ def zero_(input: Any) -> Any:  # noqa: A002
     return input.zero_()
 
 
-def uniform_(input: Any, from_: Any = 0, to: Any = 1, *, generator: Any = None) -> Any:  # noqa: A002
+def uniform_(input: Any, from_: Any = 0, to: Any = 1, *,  # noqa: A002
+             generator: Any = None) -> Any:
     return input.uniform_(from_, to)
 
 
@@ -124,7 +125,8 @@ def normal_(input: Any, mean: Any = 0, std: Any = 1, *, generator: Any = None) -
     return input.normal_(mean, std)
 
 
-def random_(input: Any, from_: Any = 0, to: Any = None, *, generator: Any = None) -> Any:  # noqa: A002
+def random_(input: Any, from_: Any = 0, to: Any = None, *,  # noqa: A002
+            generator: Any = None) -> Any:
     return input.random_(from_, to)
 
 
@@ -141,6 +143,7 @@ def put_(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any: 
 
 
 __all__ = ["clamp_", "erfinv_", "tanh_", "inplace_sigmoid", "zero_", "uniform_", "normal_",
-           "random_", "exponential_", "bernoulli_", "put_", "isnan_ext", "float_power_ext", "diff_ext", "einsum_ext", "baddbmm_ext",
+           "random_", "exponential_", "bernoulli_", "put_", "isnan_ext", "float_power_ext",
+           "diff_ext", "einsum_ext", "baddbmm_ext",
            "adaptive_avg_pool2d_ext", "bernoulli_ext", "accumulate_n", "deepcopy", "is_nonzero",
            "intopk", "inplace_index_add"]

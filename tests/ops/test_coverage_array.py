@@ -3,8 +3,9 @@ positional scatters (``slice_scatter``, ``diagonal_scatter``, ``masked_scatter``
 ``index_put``), order statistics (``quantile``, ``nanmedian``, ``kthvalue``), ``histc``,
 ``cov``, ``choose``, ``fill_diagonal`` and the Tensor methods over them: compiled (the
 python target: these compose ops whose numba lowerings have their own tests) == eager ==
-numpy written independently, with MindSpore 2.10's results where it runs them (quantile, kthvalue and Tensor.bitwise_not have
-no CPU kernel there: those follow its documentation); gradients against finite
+numpy written independently, with MindSpore 2.10's results where it runs them
+(quantile, kthvalue and Tensor.bitwise_not have no CPU kernel there: those follow its
+documentation); gradients against finite
 differences."""
 
 from __future__ import annotations

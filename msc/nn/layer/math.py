@@ -143,5 +143,5 @@ class MatInverse(Cell):
         return inverse(a)
 
 
-__all__ = ["IGamma", "MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
-           "MatrixDiagPart", "MatrixSetDiag", "Range"]
+__all__ = ["IGamma", "MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma",
+           "LGamma", "LBeta", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Range"]

@@ -227,3 +227,16 @@ def test_primitive_classes_as_mindspore_gives():
                                          Tensor(np.ones((1, 2, 2, 2), np.float32)))
     assert dw.shape == (1, 2, 2, 2) and (dw.asnumpy() == 4).all()
     assert ops.Range()(Tensor(0), Tensor(5), Tensor(2)).asnumpy().tolist() == [0, 2, 4]
+
+
+def test_color_and_volume_patches_as_mindspore_gives():
+    rgb = np.array([[[[0.2, 0.5, 0.1], [0.9, 0.1, 0.4]]]], np.float32)
+    hsv = ops.RGBToHSV()(Tensor(rgb))
+    np.testing.assert_allclose(hsv.asnumpy(), [[[[0.2916667, 0.8, 0.5],
+                                                 [0.9375, 0.88888884, 0.9]]]], rtol=1e-6)
+    np.testing.assert_allclose(ops.HSVToRGB()(hsv).asnumpy(), rgb, rtol=1e-6, atol=1e-7)
+    vol = ops.ExtractVolumePatches((1, 1, 2, 2, 2), (1, 1, 1, 1, 1), "VALID")(
+        Tensor(np.arange(54, dtype=np.float32).reshape(1, 2, 3, 3, 3)))
+    assert vol.shape == (1, 16, 2, 2, 2)
+    assert vol.asnumpy()[0, :, 0, 0, 0].tolist() == [0, 27, 1, 28, 3, 30, 4, 31, 9, 36, 10, 37,
+                                                     12, 39, 13, 40]

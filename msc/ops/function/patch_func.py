@@ -102,34 +102,39 @@ def col2im(input_x: Any, output_size: Any, kernel_size: Any, dilation: Any, padd
 
 def extract_patches(x: Any, ksizes: Any, strides: Any, rates: Any, padding: str,
                     op: str) -> Any:
-    """(N, C, H, W) -> (N, kh * kw * C, out_h, out_w), depth ordered (row, column,
-    channel) as ``ExtractImagePatches``; ``padding`` 'VALID' or 'SAME'."""
+    """(N, C, *spatial) -> (N, K * C, *out): every window of the 2 or 3 spatial dims, its
+    depth ordered (kernel position, channel) as ``ExtractImagePatches`` and
+    ``ExtractVolumePatches``; the sizes as (1, h, w, 1) or (1, 1, d, h, w); ``padding``
+    'VALID' or 'SAME'."""
     t = _as_tensor(x, op)
+    nd = t.ndim - 2
 
-    def pair(v: Any, what: str) -> tuple[int, int]:
+    def spatial(v: Any, what: str) -> tuple[int, ...]:
         items = tuple(v)
-        if len(items) == 4:
-            items = items[1:3]
+        if len(items) == nd + 2:
+            items = items[1:nd + 1] if nd == 2 else items[2:]
         with _checking(op):
-            return tuple_arg(items, 2, what)
+            return tuple_arg(items, nd, what)
 
-    kernel, step, dil = pair(ksizes, "ksizes"), pair(strides, "strides"), pair(rates, "rates")
+    kernel, step = spatial(ksizes, "ksizes"), spatial(strides, "strides")
+    dil = spatial(rates, "rates") if rates is not None else (1,) * nd
     mode = str(padding).upper()
     if mode not in ("VALID", "SAME"):
         _fail(op, f"'padding' must be 'valid' or 'same', but got {padding!r}.")
-    pads = []
-    for n, k, s, d in zip(t.shape[2:], kernel, step, dil):
+    pads: list[int] = []
+    for n, k, s_, d in zip(t.shape[2:], kernel, step, dil):
         span = d * (k - 1) + 1
-        total = max((-(-n // s) - 1) * s + span - n, 0) if mode == "SAME" else 0
+        total = max((-(-n // s_) - 1) * s_ + span - n, 0) if mode == "SAME" else 0
         pads += [total // 2, total - total // 2]
     count = math.prod(kernel)
     onehot = np.eye(count, dtype=t.dtype.np).reshape(count, 1, *kernel)
-    weight = Tensor(np.tile(onehot, (t.shape[1], 1, 1, 1)))
+    weight = Tensor(np.tile(onehot, (t.shape[1],) + (1,) * (nd + 1)))
     out = apply(Op.Conv, t, weight, stride=step, dilation=dil, pad=tuple(pads),
                 groups=t.shape[1])  # depth c * count + k
-    n, _, oh, ow = out.shape
-    out = F.reshape(out, (n, t.shape[1], count, oh, ow))
-    return F.reshape(F.transpose(out, (0, 2, 1, 3, 4)), (n, count * t.shape[1], oh, ow))
+    n, rest = out.shape[0], out.shape[2:]
+    out = F.reshape(out, (n, t.shape[1], count) + rest)
+    perm = (0, 2, 1) + tuple(range(3, 3 + nd))
+    return F.reshape(F.transpose(out, perm), (n, count * t.shape[1]) + rest)
 
 
 __all__ = ["unfold", "fold", "col2im"]

@@ -268,6 +268,37 @@ def _padded_perm(self: Any, n: Any) -> Any:
     return F.concat([perm, F.full((extra,), self.pad, dtype=self.dtype)], 0) if extra else perm
 
 
+def _rgb_to_hsv(self: Any, images: Any) -> Any:
+    """(h, s, v) of the last axis's (r, g, b): v the largest, s its spread over v, h the
+    hue in [0, 1)."""
+    r, g, b = images[..., 0], images[..., 1], images[..., 2]
+    value = F.maximum(F.maximum(r, g), b)
+    delta = value - F.minimum(F.minimum(r, g), b)
+    safe = F.select(delta == 0, F.ones(delta.shape, delta.dtype), delta)
+    hue = F.select(value == r, (g - b) / safe,
+                   F.select(value == g, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe))
+    hue = F.select(delta == 0, F.zeros(hue.shape, hue.dtype), hue) / 6.0
+    hue = hue - F.floor(hue)
+    sat = F.select(value == 0, F.zeros(value.shape, value.dtype),
+                   delta / F.select(value == 0, F.ones(value.shape, value.dtype), value))
+    return F.stack([hue, sat, value], -1)
+
+
+def _hsv_to_rgb(self: Any, images: Any) -> Any:
+    """(r, g, b) of (h, s, v) on the last axis of an (N, H, W, 3) batch: channel n is
+    v - v s clip(min(k, 4 - k), 0, 1) with k = (n + 6 h) mod 6, n = 5, 3, 1."""
+    if images.ndim != 4:
+        with _checking("HSVToRGB"):
+            raise GraphValueError(f"the dimension of [x] must be equal to 4, but got "
+                                  f"{images.ndim}")
+    h, s, v = images[..., 0], images[..., 1], images[..., 2]
+    out = []
+    for n in (5.0, 3.0, 1.0):
+        k = (h * 6.0 + n) % 6.0
+        out.append(v - v * s * F.clamp(F.minimum(k, 4.0 - k), 0.0, 1.0))
+    return F.stack(out, -1)
+
+
 def _no_tuple() -> Any:
     raise GraphTypeError("TensorToTuple needs the tensor's values, which a graph computes "
                          "at run time")
@@ -347,6 +378,14 @@ _MORE = {
     "Col2Im": _prim("Col2Im", lambda self, x, output_size: P.col2im(
         x, output_size, self.kernel_size, self.dilation, self.padding, self.stride),
         (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))),
+    "RGBToHSV": _prim("RGBToHSV", _rgb_to_hsv),
+    "HSVToRGB": _prim("HSVToRGB", _hsv_to_rgb),
+    "ExtractVolumePatches": _prim("ExtractVolumePatches", lambda self, input_x:
+                                  P.extract_patches(input_x, self.kernel_size, self.strides,
+                                                    None, self.padding,
+                                                    "ExtractVolumePatches"),
+                                  (("kernel_size", _REQUIRED), ("strides", _REQUIRED),
+                                   ("padding", _REQUIRED))),
     "ExtractImagePatches": _prim("ExtractImagePatches", lambda self, input_x:
                                  P.extract_patches(input_x, self.ksizes, self.strides,
                                                    self.rates, self.padding,

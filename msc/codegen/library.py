@@ -26,7 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
-from msc.codegen.render import SHARED_RUNTIME, runtime_snippets
+from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
 from msc.codegen.spec import KernelSpec
 from msc.codegen.targets import NUMBA
 
@@ -55,9 +55,11 @@ def _rt_jit(fn):
 
 @functools.cache
 def runtime_file() -> tuple[str, str]:
-    """(stem, source) of the helpers' file: every statement of numba_rt.py and of the
-    runtime files every target shares (the collectives), and ``_rt_jit``."""
-    snippets = [s for f in (NUMBA.runtime, *SHARED_RUNTIME) for s in runtime_snippets(f)]
+    """(stem, source) of the helpers' file: every statement of numba_rt.py (and of
+    numba_special_rt.py), of the runtime files every target shares (the collectives),
+    and ``_rt_jit``."""
+    snippets = [*with_special(NUMBA.runtime),
+                *(s for f in SHARED_RUNTIME for s in runtime_snippets(f))]
     body = "\n\n\n".join(s.source for s in snippets)
     source = _HEADER.format(what="The runtime helpers") + "\n\n" + body + "\n" + _JIT
     return "_msc_rt_" + _digest(source), source

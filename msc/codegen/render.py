@@ -146,14 +146,23 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
     return names
 
 
+def with_special(filename: str) -> tuple[Snippet, ...]:
+    """A runtime file's statements and those of its companion of special functions
+    (``numba_special_rt.py`` for ``numba_rt.py``), where there is one."""
+    companion = filename.replace("_rt.py", "_special_rt.py")
+    if importlib.resources.files("msc.runtime").joinpath(companion).is_file():
+        return runtime_snippets(filename) + runtime_snippets(companion)
+    return runtime_snippets(filename)
+
+
 def runtime_source(spec: ModuleSpec) -> str:
     """The runtime statements ``spec``'s kernels need, transitively, in file order."""
     target = target_named(spec.target)
     filename = target.runtime
-    snippets = runtime_snippets(filename)
+    snippets = with_special(filename)
     if target.fallback is not None:  # the host code of a device target's fallback ops
         filename = f"{filename} and {target.fallback}"
-        snippets += runtime_snippets(target.fallback)
+        snippets += with_special(target.fallback)
     for shared in SHARED_RUNTIME:
         snippets += runtime_snippets(shared)
     owner = {name: s for s in snippets for name in s.defines}

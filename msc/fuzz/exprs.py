@@ -52,6 +52,8 @@ _FLOAT_UNARY = (
     "{0}.sigmoid()", "{0}.exp().clip(-50.0, 50.0)", "ops.pow(ops.abs({0}) + 1.0, 2)",
     "(ops.tanh({0}) ** 2)", "ops.lgamma(ops.abs({0}) + 0.5)", "ops.digamma(ops.abs({0}) + 0.5)",
     "ops.bessel_i0e({0})", "ops.bessel_i1(ops.clip_by_value({0}, -10.0, 10.0))",
+    "ops.bessel_j0({0})", "ops.bessel_k1e(ops.abs({0}) + 0.5)", "ops.logit(ops.sigmoid({0}))",
+    "ops.igamma(ops.abs({0}) + 0.5, ops.abs({0}))", "ops.selu({0})",
 )
 _INT_UNARY = ("(-{0})", "ops.abs({0})", "({0} % 5)", "({0} // 3)", "ops.neg({0})",
               "ops.square(ops.clip_by_value({0}, -30, 30))", "ops.sign({0})", "{0}.abs()")
@@ -67,7 +69,7 @@ _INT_BINARY = (
     "ops.minimum({0}, {1})", "ops.clip_by_value({0} * {1}, -1000, 1000)",
     "({0} // (ops.abs({1}) + 1))", "({0} % (ops.abs({1}) + 1))",
     "ops.floor_div({0}, ops.abs({1}) + 2)", "ops.gcd({0}, {1})",
-    "ops.bitwise_left_shift(ops.clip_by_value({0}, -100, 100), 2)",
+    "ops.bitwise_left_shift(ops.clip_by_value({0}, -100, 100), 2)", "ops.lcm({0}, {1})",
 )
 _COMPARE = ("({0} > {1})", "({0} < {1})", "({0} >= {1})", "({0} <= {1})", "({0} == {1})",
             "({0} != {1})", "ops.equal({0}, {1})", "ops.greater({0}, {1})", "ops.le({0}, {1})",

@@ -34,6 +34,8 @@ from msc.ops.function.manipulation_func import (
 )
 from msc.ops.function.math_func import METHODS as MATH_METHODS
 from msc.ops.function.special_func import METHODS as SPECIAL_METHODS
+from msc.ops.function.sampling_func import METHODS as SAMPLING_METHODS
+from msc.ops.function.solve_func import METHODS as SOLVE_METHODS
 from msc.ops.function.stats_func import METHODS as STATS_METHODS
 from msc.ops.function.math_func import (
     aminmax,
@@ -406,10 +408,17 @@ def _more_methods() -> dict[str, Any]:
     from msc.ops.function import scatter_func as S
     from msc.ops.function.manipulation_func import index_fill, reverse_sequence
     from msc.ops.function.nn_func import soft_shrink
+    from msc.ops.function.patch_func import col2im, fold, unfold
     from msc.ops.function.search_func import searchsorted
 
     return {
         "scatter_add": _scatter_add,
+        "unfold": lambda self, kernel_size, dilation=1, padding=0, stride=1:
+            unfold(self, kernel_size, dilation, padding, stride),
+        "fold": lambda self, output_size, kernel_size, dilation=1, padding=0, stride=1:
+            fold(self, output_size, kernel_size, dilation, padding, stride),
+        "col2im": lambda self, output_size, kernel_size, dilation, padding_value, stride:
+            col2im(self, output_size, kernel_size, dilation, padding_value, stride),
         "scatter_sub": lambda self, indices, updates: S.tensor_scatter_sub(self, indices, updates),
         "scatter_mul": lambda self, indices, updates: S.tensor_scatter_mul(self, indices, updates),
         "scatter_div": lambda self, indices, updates: S.tensor_scatter_div(self, indices, updates),
@@ -476,7 +485,8 @@ def _install_over_functional(cls: type) -> None:
 
 def _install_math_methods(cls: type) -> None:
     """The Tensor methods of the composed math functions (``x.frac()``, ``x.xlogy(y)``)."""
-    for name, method in {**MATH_METHODS, **SPECIAL_METHODS, **STATS_METHODS}.items():
+    for name, method in {**MATH_METHODS, **SPECIAL_METHODS, **STATS_METHODS,
+                         **SOLVE_METHODS, **SAMPLING_METHODS}.items():
         if name in vars(cls):
             raise InternalCompilerError(f"Tensor.{name} is defined twice")
         setattr(cls, name, method)
@@ -490,6 +500,9 @@ def install(cls: type) -> None:
     _install_math_methods(cls)
     _install_array_methods(cls)  # sort, topk, tril, flip, std, ... (array_func)
     _install_mirrored_methods(cls)  # add, permute, float, median, ...
+    from msc.ops import inplace_methods
+
+    inplace_methods.install(cls)  # add_, zero_, masked_fill_, ...
 
 
 install(Tensor)

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from msc import ops
+from msc.common.tensor import apply
+from msc.ir.primitives import Op
 from tests.codegen.cases import Case, f32, ints
 
 
@@ -117,4 +119,72 @@ MATH_CASES = (
     Case("uniform_real", lambda x: x * ops.rand(3, 4, seed=4), lambda r: [f32(r, 3, 4)],
          frozenset({"UniformReal"}),  # a seeded node's first draw
          lambda x: x * np.random.default_rng((4, 0)).random((3, 4), np.float32)),
+)
+
+
+def gamma_bessel_int(x: Any, a: Any, i: Any, j: Any) -> Any:
+    """The special functions of the gamma family, the Bessel functions, the incomplete
+    gamma functions (with their internal derivatives in a), shifts, gcd/lcm, nextafter."""
+    return (ops.lgamma(x), ops.digamma(x), ops.polygamma(i % 3 + 1, x), ops.zeta(x + 1.5, a),
+            ops.bessel_i0(x), ops.bessel_i0e(x), ops.bessel_i1(x), ops.bessel_i1e(-x),
+            ops.igamma(a, x), ops.igammac(a, x), apply(Op.IgammaGradA, a, x),
+            apply(Op.IgammacGradA, a, x), ops.gcd(i, j), ops.lcm(i, j), ops.bessel_j0(x * 9),
+            ops.bessel_j1(-x * 12), ops.bessel_k0(x), ops.bessel_k1(x), ops.bessel_k0e(x * 5),
+            ops.bessel_k1e(x),
+            ops.bitwise_left_shift(i, 2), ops.bitwise_right_shift(i, 1), ops.nextafter(x, a))
+
+
+def gamma_bessel_int_expect(x: np.ndarray, a: np.ndarray, i: np.ndarray,
+                            j: np.ndarray) -> tuple[Any, ...]:
+    from tests.ops.test_coverage_math import (
+        bessel_ref,
+        digamma_ref,
+        igamma_ref,
+        lgamma_ref,
+        zeta_ref,
+    )
+
+    n = i % 3 + 1
+    poly = np.array([[(-1.0) ** (m + 1) * math.factorial(m) * zeta_ref(m + 1.0, v)
+                      for v, m in zip(row, n)] for row in x])
+    p = igamma_ref(a.ravel(), x.ravel()).reshape(x.shape)
+    h = 1e-4
+    da = ((igamma_ref((a + h).ravel(), x.ravel()) - igamma_ref((a - h).ravel(), x.ravel()))
+          / (2 * h)).reshape(x.shape)
+    gcd = np.gcd(i, j)
+    return (lgamma_ref(x), digamma_ref(x), poly, zeta_ref(x + 1.5, a), np.i0(x),
+            np.i0(x) * np.exp(-x), bessel_ref(1, x), -bessel_ref(1, x) * np.exp(-x), p, 1 - p,
+            da, -da, gcd, np.lcm(i, j), bessel_j(0, x * 9), -bessel_j(1, x * 12),
+            bessel_k(0, x), bessel_k(1, x), bessel_k(0, x * 5) * np.exp(x * 5),
+            bessel_k(1, x) * np.exp(x), i * 4, i >> 1, np.nextafter(x, a))
+
+
+def bessel_j(nu: int, x: np.ndarray) -> np.ndarray:
+    """J_nu(x) = (1/pi) * integral_0^pi cos(nu t - x sin t) dt, Simpson's rule."""
+    t = np.linspace(0.0, np.pi, 4001)
+    f = np.cos(nu * t - np.multiply.outer(x, np.sin(t)))
+    h = t[1] - t[0]
+    return h / 3 * (f[..., 0] + f[..., -1] + 4 * f[..., 1:-1:2].sum(-1)
+                    + 2 * f[..., 2:-1:2].sum(-1)) / np.pi
+
+
+def bessel_k(nu: int, x: np.ndarray) -> np.ndarray:
+    """K_nu(x) = integral_0^inf exp(-x cosh t) cosh(nu t) dt, Simpson's rule to t = 12."""
+    t = np.linspace(0.0, 12.0, 24001)
+    f = np.exp(-np.multiply.outer(x, np.cosh(t))) * np.cosh(nu * t)
+    h = t[1] - t[0]
+    return h / 3 * (f[..., 0] + f[..., -1] + 4 * f[..., 1:-1:2].sum(-1)
+                    + 2 * f[..., 2:-1:2].sum(-1))
+
+
+MATH_CASES += (
+    Case("gamma_bessel_int", gamma_bessel_int,
+         lambda r: [r.uniform(0.5, 3.0, (2, 3)), r.uniform(0.7, 2.5, (2, 3)),
+                    ints(r, -20, 20, 3), ints(r, 1, 30, 2, 3)],
+         frozenset({"Lgamma", "Digamma", "Polygamma", "Zeta", "BesselI0", "BesselI0e",
+                    "BesselI1", "BesselI1e", "Igamma", "Igammac", "IgammaGradA",
+                    "IgammacGradA", "Gcd", "Lcm", "LeftShift", "RightShift", "NextAfter",
+                    "BesselJ0", "BesselJ1", "BesselK0", "BesselK1", "BesselK0e",
+                    "BesselK1e"}),
+         gamma_bessel_int_expect),
 )

@@ -1,10 +1,11 @@
 """Scatters into Parameters (``ops.scatter_add``, ``ops.ScatterNdMax``, ...), the
 positional scatters (``slice_scatter``, ``diagonal_scatter``, ``masked_scatter``,
 ``index_put``), order statistics (``quantile``, ``nanmedian``, ``kthvalue``), ``histc``,
-``cov``, ``choose``, ``fill_diagonal`` and the Tensor methods over them: compiled (python
-target: these compose ops whose numba lowerings have their own tests) == eager == numpy written independently, with
-MindSpore 2.10's results where it runs them (quantile, kthvalue and Tensor.bitwise_not have
-no CPU kernel there: those follow its documentation); gradients against finite
+``cov``, ``choose``, ``fill_diagonal`` and the Tensor methods over them: compiled (the
+python target: these compose ops whose numba lowerings have their own tests) == eager ==
+numpy written independently, with MindSpore 2.10's results where it runs them
+(quantile, kthvalue and Tensor.bitwise_not have no CPU kernel there: those follow its
+documentation); gradients against finite
 differences."""
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ class Scatters(nn.Cell):
 
 
 def scatter_reference(rows, nd, u):
-    a, b, c = np.zeros((3, 2), np.float32), np.ones((3, 2), np.float32), np.zeros((3, 2), np.float32)
+    a, b, c = (np.zeros((3, 2), np.float32), np.ones((3, 2), np.float32),
+               np.zeros((3, 2), np.float32))
     np.add.at(a, rows, u)
     np.maximum.at(b, rows, u)
     c[tuple(nd.T)] = u[:2, 0]

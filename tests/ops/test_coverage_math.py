@@ -63,12 +63,27 @@ def python_target():
     ms.set_context(jit_target="numba")
 
 
+def igamma_ref(a, x):
+    """P(a, x) = integral_0^x t^(a-1) e^-t dt / Gamma(a), by Simpson's rule on t = u^2
+    (which removes the t^(a-1) singularity for a >= 1/2)."""
+    out = []
+    for av, xv in zip(np.broadcast_to(a, np.broadcast(a, x).shape).astype(np.float64),
+                      np.broadcast_to(x, np.broadcast(a, x).shape).astype(np.float64)):
+        u = np.linspace(0.0, np.sqrt(xv), 20001)
+        f = 2 * u ** (2 * av - 1) * np.exp(-u * u)
+        h = u[1] - u[0]
+        simpson = h / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
+        out.append(simpson / math.gamma(av))
+    return np.array(out)
+
+
 class Gammas(nn.Cell):
     def construct(self, x, n, s, q):
         return (ops.lgamma(x), ops.digamma(x), ops.polygamma(n, x), x.lgamma(), x.digamma(),
                 ops.zeta(s, q), ops.Lgamma()(x), ops.Digamma()(x), ops.Polygamma()(n, x),
                 ops.Zeta()(s, q), ops.mvlgamma(x + 3.0, 3), ops.abs(x).mvlgamma(1),
-                ops.bessel_i0(x * 9), ops.bessel_i1e(x * 9))
+                ops.bessel_i0(x * 9), ops.bessel_i1e(x * 9), ops.igamma(s, q * 2),
+                ops.igammac(s, q * 2), ops.Igamma()(s, q), nn.IGamma()(s, q))
 
 
 def test_gamma_family(tmp_path):
@@ -88,7 +103,9 @@ def test_gamma_family(tmp_path):
               zeta_ref(s, q).astype(f32), lg.astype(f32), dg.astype(f32), poly.astype(f32),
               zeta_ref(s, q).astype(f32), mvl.astype(f32),
               lgamma_ref(np.abs(x64)).astype(f32), np.i0(x64 * 9).astype(f32),
-              (bessel_ref(1, x64 * 9) * np.exp(-np.abs(x64 * 9))).astype(f32))
+              (bessel_ref(1, x64 * 9) * np.exp(-np.abs(x64 * 9))).astype(f32),
+              igamma_ref(s, q * 2).astype(f32), (1 - igamma_ref(s, q * 2)).astype(f32),
+              igamma_ref(s, q).astype(f32), igamma_ref(s, q).astype(f32))
     check_all(Gammas(), [x, n, s, q], tmp_path, expect=expect, rtol=2e-5, atol=2e-5)
 
 
@@ -203,8 +220,14 @@ def ldexp_3(v):
     return ops.ldexp(v, Tensor(np.int32(3)))
 
 
+def igamma_both(v):
+    return ops.igamma(v + 0.5, v * 2) + ops.igammac(v * 1.5, v + 1.0)
+
+
 GRADIENT_CASES = (ops.lgamma, ops.digamma, polygamma_2, zeta_of_q, mvlgamma_3, ops.bessel_i0,
-                  ops.bessel_i0e, ops.bessel_i1, ops.bessel_i1e, ldexp_3)
+                  ops.bessel_i0e, ops.bessel_i1, ops.bessel_i1e, ldexp_3, igamma_both,
+                  ops.bessel_j0, ops.bessel_j1, ops.bessel_k0, ops.bessel_k1, ops.bessel_k0e,
+                  ops.bessel_k1e)
 WEIGHTS = [1.0 + k / 10 for k in range(len(GRADIENT_CASES))]
 
 

@@ -29,6 +29,8 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("Trunc", "Round"),
                     "piecewise constant: the grad transform gives zeros without a rule"),
     "UniformReal": _CONST + ": a random draw, constant with respect to every input",
+    **dict.fromkeys(("IgammaGradA", "IgammacGradA"),
+                    "not yet: second derivatives of the incomplete gamma functions in a"),
     "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
                    "linear in the cotangent, routed by the arg-max of each window)",
 }

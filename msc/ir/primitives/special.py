@@ -32,14 +32,23 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.elementwise import Result, _binary, _unary
 from msc.ir.primitives.rules import batch_elementwise, cotangent
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
-from msc.runtime.numpy_rt import (
+from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
+from msc.runtime.numpy_special_rt import (
     _rt_bessel_i0,
     _rt_bessel_i0e,
     _rt_bessel_i1,
     _rt_bessel_i1e,
+    _rt_bessel_j0,
+    _rt_bessel_j1,
+    _rt_bessel_k0,
+    _rt_bessel_k0e,
+    _rt_bessel_k1,
+    _rt_bessel_k1e,
     _rt_digamma,
-    _rt_erfc,
-    _rt_erfinv,
+    _rt_igamma,
+    _rt_igamma_da,
+    _rt_igammac,
+    _rt_igammac_da,
     _rt_lgamma,
     _rt_polygamma,
     _rt_zeta,
@@ -246,7 +255,8 @@ def _same_float(x: Type, y: Type) -> Type:
 
 def _float_op(name: str, fn: Any, expr: str, functions: tuple[str, ...],
               methods: tuple[str, ...] = (), vjp: Any = None, cost: float = 16.0,
-              infer: Any = None, args: tuple[str, ...] | None = None) -> Primitive:
+              infer: Any = None, args: tuple[str, ...] | None = None,
+              public: bool = True) -> Primitive:
     """An elementwise op on float tensors only (an integer input is a TypeError, as in
     MindSpore), computed by the float64 runtime helper ``expr`` names."""
     infer = infer or (lambda input: _want_float(input))
@@ -258,7 +268,8 @@ def _float_op(name: str, fn: Any, expr: str, functions: tuple[str, ...],
 
     return register(Primitive(
         name, infer, impl, on_all_targets(Elementwise(expr)), elementwise=True, cost=cost,
-        vjp=vjp, batch=batch_elementwise, public=Public(functions, (name,), methods, args)))
+        vjp=vjp, batch=batch_elementwise,
+        public=Public(functions, (name,) if public else (), methods, args)))
 
 
 def _polygamma_infer(n: Type, input: Type) -> Type:
@@ -304,3 +315,51 @@ bessel_i1 = _float_op("BesselI1", _rt_bessel_i1, "_rt_bessel_i1({0})", ("bessel_
                       vjp=_vjp_bessel_i1)
 bessel_i1e = _float_op("BesselI1e", _rt_bessel_i1e, "_rt_bessel_i1e({0})", ("bessel_i1e",),
                        vjp=_vjp_bessel_i1e)
+
+
+# --- the regularised incomplete gamma functions P(a, x) and Q(a, x) -------------------------
+
+
+def _igamma_slope(b: Any, a: Any, x: Any) -> Any:
+    """dP/dx = exp(-x) x^(a-1) / Gamma(a)."""
+    return b.exp(b.sub(b.sub(b.mul(b.sub(a, 1.0), b.log(x)), x), b.lgamma(a)))
+
+
+igamma_grad_a = _float_op("IgammaGradA", _rt_igamma_da, "_rt_igamma_da({0}, {1})", (),
+                          infer=_same_float, public=False)
+igammac_grad_a = _float_op("IgammacGradA", _rt_igammac_da, "_rt_igammac_da({0}, {1})", (),
+                           infer=_same_float, public=False)
+igamma = _float_op("Igamma", _rt_igamma, "_rt_igamma({0}, {1})", ("igamma",), ("igamma",),
+                   infer=_same_float, args=("input", "other"),
+                   vjp=lambda b, g, a, x, out: (b.mul(g, b.emit(igamma_grad_a, a, x)),
+                                                b.mul(g, _igamma_slope(b, a, x))))
+igammac = _float_op("Igammac", _rt_igammac, "_rt_igammac({0}, {1})", ("igammac",),
+                    ("igammac",), infer=_same_float, args=("input", "other"),
+                    vjp=lambda b, g, a, x, out: (b.mul(g, b.emit(igammac_grad_a, a, x)),
+                                                 b.neg(b.mul(g, _igamma_slope(b, a, x)))))
+
+
+# --- Bessel functions of the first kind and modified of the second kind, orders 0 and 1 -----
+
+
+def _over_x(b: Any, v: Any, x: Any, at_zero: float) -> Any:
+    """v / x, ``at_zero`` where x is 0."""
+    safe = b.select(b.equal(x, 0.0), 1.0, x)
+    return b.select(b.equal(x, 0.0), at_zero, b.div(v, safe))
+
+
+bessel_j0 = _float_op("BesselJ0", _rt_bessel_j0, "_rt_bessel_j0({0})", ("bessel_j0",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_j1(x))),))
+bessel_j1 = _float_op("BesselJ1", _rt_bessel_j1, "_rt_bessel_j1({0})", ("bessel_j1",),
+                      vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_j0(x),
+                                                               _over_x(b, out, x, 0.5))),))
+bessel_k0 = _float_op("BesselK0", _rt_bessel_k0, "_rt_bessel_k0({0})", ("bessel_k0",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_k1(x))),))
+bessel_k1 = _float_op("BesselK1", _rt_bessel_k1, "_rt_bessel_k1({0})", ("bessel_k1",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.add(b.bessel_k0(x),
+                                                                     b.div(out, x)))),))
+bessel_k0e = _float_op("BesselK0e", _rt_bessel_k0e, "_rt_bessel_k0e({0})", ("bessel_k0e",),
+                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(out, b.bessel_k1e(x))),))
+bessel_k1e = _float_op("BesselK1e", _rt_bessel_k1e, "_rt_bessel_k1e({0})", ("bessel_k1e",),
+                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.sub(out, b.bessel_k0e(x)),
+                                                                b.div(out, x))),))

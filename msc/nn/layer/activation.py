@@ -345,8 +345,9 @@ class RReLU(Cell):
         return F.select(x < 0, x * slope, x)
 
 
-__all__ = ["SeLU", "Softmax2d", "LogSoftmaxExt", "PReLUExt", "RReLU", "SiLU", "Mish", "Softsign", "HSigmoid", "LogSigmoid", "Tanhshrink", "LeakyReLU", "ELU",
-           "Hardtanh", "HShrink", "SoftShrink", "Softmin", "Threshold", "PReLU", "CELU", "GLU",
-           "GELU", "HSwish", "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "Softmax", "Tanh",
-           "get_activation", "FastGelu"]
+__all__ = ["SeLU", "Softmax2d", "LogSoftmaxExt", "PReLUExt", "RReLU", "SiLU", "Mish", "Softsign",
+           "HSigmoid", "LogSigmoid", "Tanhshrink", "LeakyReLU", "ELU", "Hardtanh", "HShrink",
+           "SoftShrink", "Softmin", "Threshold", "PReLU", "CELU", "GLU", "GELU", "HSwish",
+           "LogSoftmax", "ReLU", "ReLU6", "Sigmoid", "Softmax", "Tanh", "get_activation",
+           "FastGelu"]
 

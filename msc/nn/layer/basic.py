@@ -420,5 +420,5 @@ class Dropout2dExt(Dropout2d):
 
 
 __all__ = ["Linear", "BiDense", "DropoutExt", "Dropout1d", "Dropout2d", "Dropout3d",
-           "Dropout2dExt", "Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm", "Pad",
-           "Upsample", "Tril", "Triu", "Norm", "OneHot", "L1Regularizer", "Roll"]
+           "Dropout2dExt", "Dense", "Dropout", "Flatten", "Identity", "Unflatten", "ClipByNorm",
+           "Pad", "Upsample", "Tril", "Triu", "Norm", "OneHot", "L1Regularizer", "Roll"]

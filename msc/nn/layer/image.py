@@ -73,4 +73,19 @@ class ImageGradients(Cell):
         return dy, dx
 
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "CentralCrop", "ImageGradients"]
+class Unfold(Cell):
+    """Image patches: (N, C, H, W) -> (N, kh * kw * C, out_h, out_w), depth ordered (row,
+    column, channel); ``ksizes``, ``strides`` and ``rates`` as (1, h, w, 1)."""
+
+    def __init__(self, ksizes: Any, strides: Any, rates: Any, padding: str = "valid"):
+        super().__init__()
+        self.ksizes, self.strides, self.rates, self.padding = ksizes, strides, rates, padding
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.patch_func import extract_patches
+
+        return extract_patches(x, self.ksizes, self.strides, self.rates, self.padding,
+                               "Unfold")
+
+
+__all__ = ["PixelShuffle", "PixelUnshuffle", "CentralCrop", "ImageGradients", "Unfold"]

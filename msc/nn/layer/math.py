@@ -72,6 +72,13 @@ class LGamma(Cell):
         return apply(Op.Lgamma, x)
 
 
+class IGamma(Cell):
+    """The regularised lower incomplete gamma function P(a, x)."""
+
+    def construct(self, a: Any, x: Any) -> Any:
+        return apply(Op.Igamma, a, x)
+
+
 class LBeta(Cell):
     """log |Beta(x, y)| = lgamma(x) + lgamma(y) - lgamma(x + y)."""
 
@@ -118,5 +125,23 @@ class Range(Cell):
                       else dtypes.float32)
 
 
-__all__ = ["MatMul", "Moments", "ReduceLogSumExp", "DiGamma", "LGamma", "LBeta", "MatrixDiag",
-           "MatrixDiagPart", "MatrixSetDiag", "Range"]
+class MatDet(Cell):
+    """The determinant of each (symmetric positive definite) matrix of a batch."""
+
+    def construct(self, a: Any) -> Any:
+        from msc.ops.function.solve_func import det
+
+        return det(a)
+
+
+class MatInverse(Cell):
+    """The inverse of each (symmetric positive definite) matrix of a batch."""
+
+    def construct(self, a: Any) -> Any:
+        from msc.ops.function.solve_func import inverse
+
+        return inverse(a)
+
+
+__all__ = ["IGamma", "MatDet", "MatInverse", "MatMul", "Moments", "ReduceLogSumExp", "DiGamma",
+           "LGamma", "LBeta", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "Range"]

@@ -229,7 +229,31 @@ class LPPool1d(LPPool2d):
     nd = 1
 
 
+class MaxUnpool2d(Cell):
+    """Each value placed at the position its max-pooling index names, zeros elsewhere."""
+
+    nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def construct(self, x: Any, indices: Any, output_size: Any = None) -> Any:
+        from msc.ops.function.layer_func import _max_unpool
+
+        return _max_unpool(x, indices, self.nd, self.kernel_size, self.stride, self.padding,
+                           output_size, self.cls_name)
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    nd = 1
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    nd = 3
+
+
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool3d", "AdaptiveAvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool1dExt", "AvgPool2dExt",
-           "MaxPool2dExt", "LPPool1d", "LPPool2d"]
+           "MaxPool2dExt", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

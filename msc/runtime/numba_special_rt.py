@@ -1,0 +1,321 @@
+"""numba runtime helpers of the special functions: the gamma family (digamma, polygamma,
+Hurwitz zeta), the regularised incomplete gamma functions and the modified Bessel
+functions, as jitted scalar functions in float64 (the same algorithms as
+``numpy_special_rt.py``). Copied into generated modules with ``numba_rt.py``.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+# --- the gamma family and the modified Bessel functions ---------------------------------
+# The numpy runtime's algorithms, as jitted scalar functions in float64.
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_digamma_pos(x):
+    """psi(x) for x > 0: the recurrence up to x >= 10, then the asymptotic series."""
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    w = 1.0 / (x * x)
+    tail = w * (1.0 / 12 - w * (1.0 / 120 - w * (1.0 / 252 - w * (1.0 / 240 - w / 132))))
+    return acc + math.log(x) - 0.5 / x - tail
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_digamma(x):
+    """psi(x): -inf at +0 and +inf at -0 (the sides of the pole), nan at the negative
+    integers; negative x by the reflection psi(1 - x) - pi / tan(pi x)."""
+    x = np.float64(x)
+    if x == 0.0:
+        return -math.copysign(math.inf, x)
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if x < 0.0:
+        if x == math.floor(x):
+            return math.nan
+        return _rt_digamma_pos(1.0 - x) - math.pi / math.tan(math.pi * x)
+    return _rt_digamma_pos(x)
+
+
+#: (2k)! / B_2k, the Euler-Maclaurin tail's coefficients of the Hurwitz zeta function
+_rt_zeta_coef = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                 7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                 -4.5979787224074726105e15, 1.8152105401943546773e17,
+                 -7.1661652561756670113e18)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_zeta(x, q):
+    """The Hurwitz zeta function sum((q + k) ** -x, k >= 0): the first terms summed, the
+    rest by Euler-Maclaurin. inf at x == 1 and at q a non-positive integer; nan for
+    x < 1, and for q < 0 with x not an integer."""
+    x, q = np.float64(x), np.float64(q)
+    if x == 1.0:
+        return math.inf
+    if not x > 1.0 or math.isnan(q):
+        return math.nan
+    if q <= 0.0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    s, a, b, i = q ** -x, q, 0.0, 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if abs(b / s) < 1e-17:
+            return s
+    w = a
+    s += b * w / (x - 1.0) - 0.5 * b
+    fac, k = 1.0, 0.0
+    for c in _rt_zeta_coef:
+        fac *= x + k
+        b /= w
+        t = fac * b / c
+        s += t
+        if abs(t / s) < 1e-17:
+            break
+        k += 1.0
+        fac *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_polygamma(n, x):
+    """The n-th derivative of psi: psi itself for n == 0, else
+    (-1) ** (n + 1) * n! * zeta(n + 1, x)."""
+    n = int(n)
+    if n == 0:
+        return _rt_digamma(x)
+    return (-1.0) ** (n + 1) * math.gamma(n + 1.0) * _rt_zeta(n + 1.0, x)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_i1x(nu, x, scaled):
+    """The modified Bessel function I_nu(x), nu 0 or 1, times exp(-|x|) when ``scaled``:
+    the power series up to |x| = 30 (positive terms, no cancellation), the asymptotic
+    series beyond."""
+    x = np.float64(x)
+    ax = abs(x)
+    if math.isnan(x):
+        return x
+    if ax == math.inf:
+        s = 0.0 if scaled else math.inf
+    elif ax <= 30.0:
+        h = 0.5 * ax
+        term = 1.0 if nu == 0 else h
+        s, k = term, 0
+        while term > 1e-17 * s:
+            k += 1
+            term *= h * h / (k * (k + nu))
+            s += term
+        if scaled:
+            s *= math.exp(-ax)
+    else:
+        mu, term, s = 4.0 * nu * nu, 1.0, 1.0
+        for k in range(1, 40):
+            term *= -(mu - (2 * k - 1) ** 2) / (8.0 * k * ax)
+            s += term
+            if abs(term) < 1e-17 * abs(s):
+                break
+        s /= math.sqrt(2.0 * math.pi * ax)
+        if not scaled:
+            s = s * math.exp(ax) if ax < 709.0 else math.inf
+    return -s if nu == 1 and x < 0.0 else s
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_lgamma(x):
+    return math.lgamma(x)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_i0(x):
+    return _rt_bessel_i1x(0, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_i0e(x):
+    return _rt_bessel_i1x(0, x, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_i1(x):
+    return _rt_bessel_i1x(1, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_i1e(x):
+    return _rt_bessel_i1x(1, x, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igamma1(a, x, upper):
+    """The regularised incomplete gamma function P(a, x) (Q = 1 - P with ``upper``): its
+    series below x = a + 1, Legendre's continued fraction (modified Lentz) above."""
+    a, x = np.float64(a), np.float64(x)
+    if math.isnan(a) or math.isnan(x) or a <= 0.0 or x < 0.0:
+        return math.nan
+    if x == 0.0:
+        return 1.0 if upper else 0.0
+    if x == math.inf:
+        return 0.0 if upper else 1.0
+    scale = math.exp(-x + a * math.log(x) - math.lgamma(a))
+    if x < a + 1.0:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(2000):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-17:
+                break
+        low = total * scale
+        return 1.0 - low if upper else low
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 2000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        step = d * c
+        h *= step
+        if abs(step - 1.0) < 1e-16:
+            break
+    high = h * scale
+    return high if upper else 1.0 - high
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igamma_da1(a, x, upper):
+    """d/da of P(a, x) (of Q with ``upper``) by a central difference of the function itself
+    (step 1e-6 * max(1, a): accurate to about 1e-9 relative)."""
+    h = 1e-6 * max(1.0, abs(np.float64(a)))
+    return (_rt_igamma1(a + h, x, upper) - _rt_igamma1(a - h, x, upper)) / (2.0 * h)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igamma(a, x):
+    return _rt_igamma1(a, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igammac(a, x):
+    return _rt_igamma1(a, x, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igamma_da(a, x):
+    return _rt_igamma_da1(a, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_igammac_da(a, x):
+    return _rt_igamma_da1(a, x, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_j1x(nu, x):
+    """The Bessel function J_nu(x), nu 0 or 1: Bessel's integral averaged over a full
+    period (the trapezoid rule, exact but for J of orders beyond N) up to |x| = 25, the
+    Hankel asymptotic series beyond."""
+    x = np.float64(x)
+    if math.isnan(x):
+        return x
+    ax = abs(x)
+    if ax == math.inf:
+        return 0.0
+    if ax <= 25.0:
+        count = 64 + 2 * int(ax)
+        total = 0.0
+        for j in range(count):
+            tau = 2.0 * math.pi * j / count
+            total += math.cos(nu * tau - x * math.sin(tau))
+        return total / count
+    mu, p, q = 4.0 * nu * nu, 1.0, 0.0
+    term, k = 1.0, 1
+    while k < 60:
+        term *= (mu - (2 * k - 1) ** 2) / (k * 8.0 * ax)
+        if abs(term) < 1e-17:
+            break
+        if k % 2:
+            q += term * (-1.0) ** ((k - 1) // 2)
+        else:
+            p += term * (-1.0) ** (k // 2)
+        k += 1
+    chi = ax - (0.5 * nu + 0.25) * math.pi
+    out = math.sqrt(2.0 / (math.pi * ax)) * (p * math.cos(chi) - q * math.sin(chi))
+    return -out if nu == 1 and x < 0.0 else out
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_k1x(nu, x, scaled):
+    """The modified Bessel function K_nu(x), nu 0 or 1 (times exp(x) when ``scaled``):
+    the integral of exp(-x (cosh t - 1)) cosh(nu t) over t >= 0 by the trapezoid rule,
+    which converges geometrically for this integrand; inf at 0, nan below."""
+    x = np.float64(x)
+    if math.isnan(x) or x < 0.0:
+        return math.nan
+    if x == 0.0:
+        return math.inf
+    if x == math.inf:
+        return 0.0
+    h = 0.1 / max(1.0, math.sqrt(x))
+    total = 0.5
+    t = h
+    while True:
+        f = math.exp(-x * (math.cosh(t) - 1.0)) * math.cosh(nu * t)
+        total += f
+        if f < 1e-18 * total:
+            break
+        t += h
+    out = total * h
+    return out if scaled else out * math.exp(-x)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_j0(x):
+    return _rt_bessel_j1x(0, x)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_j1(x):
+    return _rt_bessel_j1x(1, x)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_k0(x):
+    return _rt_bessel_k1x(0, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_k0e(x):
+    return _rt_bessel_k1x(0, x, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_k1(x):
+    return _rt_bessel_k1x(1, x, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_bessel_k1e(x):
+    return _rt_bessel_k1x(1, x, True)

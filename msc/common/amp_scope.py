@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from msc.ir import dtypes
+from msc.ir.primitives import Op
 
 
 class Scope(NamedTuple):
@@ -69,7 +70,7 @@ def _is_float(x: Any) -> bool:
 def wanted(prim: Any) -> Scope | None:
     """The open scope if it casts ``prim``'s inputs."""
     scope = STACK[-1]
-    if scope is None or prim.name == "Cast" or prim.writes:
+    if scope is None or prim is Op.Cast or prim.writes:
         return None
     if scope.ops is not None and prim.name not in scope.ops:
         return None

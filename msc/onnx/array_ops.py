@@ -196,18 +196,27 @@ ARRAY: dict[Any, Conv] = {
 }
 
 #: Ops without an ONNX form here, and why (the export error says it).
-NOT_EXPORTED: dict[str, str] = {
-    "Assign": "an ONNX graph cannot write its weights (export the inference network)",
-    "AssignAdd": "an ONNX graph cannot write its weights (export the inference network)",
-    "AssignSub": "an ONNX graph cannot write its weights (export the inference network)",
-    "Print": "ONNX has no printing op",
-    "Raise": "ONNX cannot raise an exception",
-    "UniformReal": "ONNX's random ops would not draw msc's numbers",
-    "MaxPoolGrad": "a training graph's op",
-    "Sort": "ONNX's TopK does not promise a stable order of equal values",
-    "CumProd": "ONNX has no cumulative product",
-    "Cummax": "ONNX has no cumulative maximum",
-    "Cummin": "ONNX has no cumulative minimum",
-    "Erfinv": "ONNX has no inverse error function",
-    "Atan2": "not yet",
+NOT_EXPORTED: dict[Any, str] = {
+    Op.Assign: "an ONNX graph cannot write its weights (export the inference network)",
+    Op.AssignAdd: "an ONNX graph cannot write its weights (export the inference network)",
+    Op.AssignSub: "an ONNX graph cannot write its weights (export the inference network)",
+    Op.Print: "ONNX has no printing op",
+    Op.Raise: "ONNX cannot raise an exception",
+    Op.UniformReal: "ONNX's random ops would not draw msc's numbers",
+    Op.MaxPoolGrad: "a training graph's op",
+    Op.Sort: "ONNX's TopK does not promise a stable order of equal values",
+    Op.CumProd: "ONNX has no cumulative product",
+    Op.Cummax: "ONNX has no cumulative maximum",
+    Op.Cummin: "ONNX has no cumulative minimum",
+    Op.Erfinv: "ONNX has no inverse error function",
+    Op.Atan2: "not yet",
+    **{op: "an ONNX model runs on one process: it has no collectives"
+       for op in (Op.AllReduce, Op.AllGather, Op.ReduceScatter, Op.Broadcast)},
+    **{op: "ONNX has no such special function"
+       for op in (Op.Lgamma, Op.Digamma, Op.Polygamma, Op.Zeta, Op.Igamma, Op.Igammac,
+                  Op.IgammaGradA, Op.IgammacGradA, Op.BesselI0, Op.BesselI0e, Op.BesselI1,
+                  Op.BesselI1e, Op.BesselJ0, Op.BesselJ1, Op.BesselK0, Op.BesselK0e,
+                  Op.BesselK1, Op.BesselK1e, Op.Gcd, Op.Lcm, Op.NextAfter)},
+    **{op: "ONNX's BitShift takes unsigned integers only"
+       for op in (Op.LeftShift, Op.RightShift)},
 }

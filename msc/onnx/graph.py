@@ -96,7 +96,7 @@ class Converter:
     """One export: the ONNX nodes and initializers made so far, and each IR value's form."""
 
     def __init__(self, converters: dict[Any, Callable[..., Any]],
-                 reasons: dict[str, str]) -> None:
+                 reasons: dict[Any, str]) -> None:
         self.converters, self.reasons = converters, reasons
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
@@ -202,7 +202,7 @@ class Converter:
             self.node = node
             fn = self.converters.get(node.op)
             if fn is None:
-                why = self.reasons.get(node.op.name)
+                why = self.reasons.get(node.op)
                 raise self.unsupported(f"the op '{node.op.name}'" + (f": {why}" if why else ""))
             try:
                 self.env[node.out] = fn(self, node)

@@ -22,6 +22,7 @@ from msc import dtype as mstype
 from msc.common.api import jit_class
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError, GraphValueError
+from msc.ir.primitives import Op
 from msc.nn.cell import Cell
 from msc.nn.learning_rate_schedule import check_positive_int
 from msc.ops import functional as F
@@ -138,17 +139,21 @@ class DynamicLossScaler(StaticLossScaler):
 def _white_cells() -> tuple[type, ...]:
     from msc import nn
 
-    names = ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose",
-             "Conv3dTranspose", "Dense", "LSTMCell", "RNNCell", "GRUCell")
-    return tuple(getattr(nn, n) for n in names if hasattr(nn, n))
+    return (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose,
+            nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell)  # (no Conv3dTranspose in msc)
 
 
-#: MindSpore's white-listed primitive classes -> the primitives of msc's graphs they run
-#: as (``PReLU`` and ``Ger`` are compositions in msc: their ops are not cast by O1).
-_WHITE_PRIMS = {"Conv2D": ("Conv",), "Conv3D": ("Conv",), "Conv2DTranspose": ("ConvTranspose",),
-                "Conv3DTranspose": ("ConvTranspose",), "Conv2DBackpropInput": ("ConvTranspose",),
-                "MatMul": ("MatMul", "Dense"), "BatchMatMul": ("BatchMatMul",),
-                "PReLU": (), "ReLU": ("ReLU",), "Ger": ()}
+def _white_prims() -> dict[type, tuple[Any, ...]]:
+    """MindSpore's white-listed primitive classes -> the primitives of msc's graphs they
+    run as (``PReLU`` and ``Ger`` are compositions in msc: their ops are not cast by O1;
+    msc has no ``Conv3DTranspose``)."""
+    from msc import ops
+
+    return {ops.Conv2D: (Op.Conv,), ops.Conv3D: (Op.Conv,),
+            ops.Conv2DTranspose: (Op.ConvTranspose,),
+            ops.Conv2DBackpropInput: (Op.ConvTranspose,), ops.MatMul: (Op.MatMul, Op.Dense),
+            ops.BatchMatMul: (Op.BatchMatMul,), ops.PReLU: (), ops.ReLU: (Op.ReLU,),
+            ops.Ger: ()}
 
 
 def _black_cells() -> tuple[type, ...]:
@@ -159,9 +164,7 @@ def _black_cells() -> tuple[type, ...]:
 
 def get_white_list() -> list[type]:
     """The Cells and primitive classes level "O1" runs in low precision."""
-    from msc import ops
-
-    return list(_white_cells()) + [getattr(ops, n) for n in _WHITE_PRIMS if hasattr(ops, n)]
+    return list(_white_cells()) + list(_white_prims())
 
 
 def get_black_list() -> list[type]:
@@ -262,7 +265,8 @@ def _prims_of(classes: list[type]) -> tuple[str, ...]:
     names: list[str] = []
     for cls in classes:
         prim = getattr(cls, "prim", None)
-        names += [prim.name] if prim is not None else list(_WHITE_PRIMS.get(cls.__name__, ()))
+        names += [prim.name] if prim is not None else \
+            [p.name for p in _white_prims().get(cls, ())]
     return tuple(sorted(set(names)))
 
 

@@ -19,6 +19,9 @@ from tests.ir.test_rules import CASES, run
 
 BOOL = (lambda rng, shape: rng.standard_normal(shape) > 0)
 INDICES = (lambda rng, shape: rng.integers(-3, 3, shape))
+SMALL = (lambda rng, shape: rng.integers(0, 4, shape))  # shift counts and shifted values
+ORDERS = (lambda rng, shape: rng.integers(0, 3, shape))  # polygamma's n
+ABOVE_1 = (lambda rng, shape: rng.uniform(1.5, 3.0, shape))  # zeta's exponent
 
 # ops the gradient cases leave out (integer or bool results, no gradient)
 EXTRA: list[tuple[Any, ...]] = [
@@ -46,6 +49,16 @@ EXTRA: list[tuple[Any, ...]] = [
     ("BitwiseOr", [(3,), ()], {}, [INDICES, 5]), ("BitwiseXor", [(2, 3), (2, 3)], {}, [BOOL, BOOL]),
     ("MaxPoolGrad", [(2, 3, 5, 6), (2, 3, 3, 6)],
      {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)}),
+    ("LeftShift", [(2, 3), (3,)], {}, [SMALL, SMALL]),
+    ("RightShift", [(3,), (2, 3)], {}, [INDICES, SMALL]),
+    ("Gcd", [(2, 3), (3,)], {}, [INDICES, INDICES]), ("Lcm", [(3,), ()], {}, [INDICES, 4]),
+    ("NextAfter", [(2, 3), (3,)], {}), ("Lgamma", [(2, 3)], {}), ("Digamma", [(3,)], {}),
+    ("Polygamma", [(2, 3), (3,)], {}, [ORDERS, None]), ("Zeta", [(3,), (2, 3)], {}, [ABOVE_1, None]),
+    *((name, [(2, 3)], {}) for name in ("BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
+                                        "BesselJ0", "BesselJ1", "BesselK0", "BesselK1",
+                                        "BesselK0e", "BesselK1e")),
+    *((name, [(2, 3), (3,)], {}) for name in ("Igamma", "Igammac", "IgammaGradA",
+                                              "IgammacGradA")),
 ]
 ALL = [c for c in CASES if PRIMITIVES[c[0]].batch is not None] + EXTRA
 SIZE = 3

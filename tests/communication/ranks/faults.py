@@ -1,5 +1,6 @@
 """Run by tests/communication/test_faults.py under ``mpiexec -n 2``; ``argv[1]`` picks
-the fault: ``mismatch`` (the ranks all-reduce different shapes in a graph), ``raises``
+the fault: ``mismatch`` (the ranks all-reduce different shapes in a graph; each rank
+writes its error to ``argv[2]``/rankN.txt), ``raises``
 (rank 1 raises while rank 0 waits in a collective), ``killed`` (rank 1 is killed)."""
 
 import os
@@ -19,7 +20,14 @@ def main(fault):
     total = ops.AllReduce()
     if fault == "mismatch":
         ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
-        ms.jit(lambda v: total(v) * 2)(ms.Tensor(np.ones((3 + rank, 2), np.float32)))
+        try:
+            ms.jit(lambda v: total(v) * 2)(ms.Tensor(np.ones((3 + rank, 2), np.float32)))
+        except RuntimeError as e:  # kept whole: mpiexec may interleave the ranks' stderr
+            path = os.path.join(sys.argv[2], f"rank{rank}")
+            with open(path + ".tmp", "w") as f:
+                f.write(str(e))
+            os.replace(path + ".tmp", path + ".txt")  # whole, even if aborted next
+            raise
     elif rank == 1:
         if fault == "killed":
             os.kill(os.getpid(), signal.SIGKILL)

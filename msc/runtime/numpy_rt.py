@@ -124,8 +124,10 @@ def _rt_pad_spatial(x, pad, value):
 def _rt_conv(x, w, stride, dilation, pad, groups):
     """Grouped N-d cross-correlation, NC* layout. Ungrouped 2-d: im2col (every window as
     a column, one copy through a strided view) and one matmul per image, BLAS's best case
-    (a 7x7 stem: 7x faster than a matmul per tap). Otherwise one batched matmul per kernel
-    tap of the (groups, out/groups, in/groups) weight slice with the positions it reads."""
+    (a 7x7 stem: 7x faster than a matmul per tap); up to 4096 output positions in the
+    whole batch, one matmul for all of them instead (the weights read once: ResNet's
+    28x28 to 7x7 layers at batch 4, 25-30% faster). Otherwise one batched matmul per kernel tap of the (groups,
+    out/groups, in/groups) weight slice with the positions it reads."""
     x, w = np.asarray(x), np.asarray(w)
     xp = _rt_pad_spatial(x, pad, 0)
     n, c, o, kernel = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
@@ -134,6 +136,11 @@ def _rt_conv(x, w, stride, dilation, pad, groups):
         oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
         ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
         sn, sc, sy, sx = xp.strides
+        if n * oh * ow <= 4096:  # (channels x taps, images x positions): one matmul
+            cols = np.lib.stride_tricks.as_strided(
+                xp, (c, kh, kw, n, oh, ow), (sc, sy * dh, sx * dw, sn, sy * sh, sx * sw))
+            out = w.reshape(o, -1) @ cols.reshape(c * kh * kw, n * oh * ow)
+            return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
         cols = np.lib.stride_tricks.as_strided(
             xp, (n, c, kh, kw, oh, ow), (sn, sc, sy * dh, sx * dw, sy * sh, sx * sw))
         return np.matmul(w.reshape(o, -1), cols.reshape(n, c * kh * kw, oh * ow)) \

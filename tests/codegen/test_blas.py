@@ -154,7 +154,10 @@ def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
     def normal(*shape: int) -> np.ndarray:
         return rng.standard_normal(shape).astype(np.float32)
 
-    inputs = [normal(2, 8, 7, 5), normal(3, 8, 3, 3), normal(2, 16, 9), normal(4, 16, 3),
+    # the 1-d one has 2 x 2101 output positions: a gemm per example (up to 4096, one for all);
+    # scaled down so that float32 sums in another order stay within the check's atol
+    inputs = [normal(2, 8, 7, 5), normal(3, 8, 3, 3), normal(2, 16, 4200) / np.float32(8),
+              normal(4, 16, 3),
               normal(1, 4, 3, 5, 4), normal(2, 4, 2, 2, 2)]
     assert min(w[0].size for w in inputs[1::2]) >= GEMM_MIN_DEPTH
     x2, w2, x1, w1, x3, w3 = inputs

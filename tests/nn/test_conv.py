@@ -291,6 +291,17 @@ def test_max_pool_gradient_goes_to_the_first_maximum_of_a_tie() -> None:
     np.testing.assert_array_equal(dx, [[[[0.0, 2.0, 0.0], [0.0, 0.0, 0.0]]]])
 
 
+@pytest.mark.parametrize("size", [9, 40])  # 3 x 121 and 3 x 1764 output positions
+def test_eager_conv_on_either_side_of_the_batched_matmul(size: int) -> None:
+    """The numpy runtime multiplies the whole batch at once up to 4096 output positions
+    and image by image above: both against the naive loops, dilated."""
+    x, w = _x(3, 2, size + 4, size + 4), _x(4, 2, 3, 3)
+    got = ops.conv2d(Tensor(x), Tensor(w), stride=1, pad_mode="pad", padding=1,
+                     dilation=2).asnumpy()
+    want = naive_conv(x, w, (1, 1), (2, 2), (1, 1, 1, 1), 1)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 class _Pool(nn.Cell):
     def construct(self, x: Any) -> Any:
         return ops.max_pool2d(x, 2, 2, 1)

@@ -276,19 +276,25 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     (out channels, channels x taps) weight matrix times it: one gemm call, several times
     faster than the loop nest on large convolutions. Rows run over (channel, taps) in
     the weight's own order, columns over output positions in the output's order; the
-    last spatial axis is filled over the range of positions inside the image."""
+    last spatial axis is filled over the range of positions inside the image. Up to 4096
+    output positions in the whole batch, the columns of every example sit side by side
+    and one gemm covers the batch (the weights read once: ResNet's 28x28 to 7x7 layers at
+    batch 4, 25-30% faster), its (out channels, examples x positions) result copied into
+    the output's order."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     nd, kernel, spots = x.ndim - 2, w.shape[2:], o.shape[2:]
     depth, width, last = math.prod(w.shape[1:]), math.prod(spots), spots[-1]
     weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("oflat")
+    whole = width * o.shape[0] <= 4096  # one gemm over the batch
     loops = Loops(fresh)
     dt = dtype_ref(o.dtype)
     loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
     loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
-    loops.add(f"{cols} = np.empty(({depth}, {width}), {dt})")
+    loops.add(f"{cols} = np.empty(({depth}, {width * o.shape[0] if whole else width}), {dt})")
     loops.add(f"{flat} = {out}.reshape(({o.shape[0]}, {o.shape[1]}, {width}))")
     batch = loops.open(o.shape, (0,), "n")
+    column = f"{batch[0]} * {width} + " if whole else ""  # the example's first column
     lead = loops.open(w.shape, range(1, w.ndim), "k")  # channel, then taps
     row = fresh("r")
     loops.add(f"{row} = {_flat_index(list(lead.values()), w.shape[1:])}")
@@ -301,15 +307,15 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
         loops.add(f"if not 0 <= {i} < {x.shape[d + 2]}:")
         base = _flat_index(list(spot.values()), spots[:d + 1])
         loops.add(f"    for {q} in range({last * math.prod(spots[d + 1:-1])}):")
-        loops.add(f"        {cols}[{row}, ({base}) * {last * math.prod(spots[d + 1:-1])} "
-                  f"+ {q}] = 0")
+        loops.add(f"        {cols}[{row}, {column}({base}) * "
+                  f"{last * math.prod(spots[d + 1:-1])} + {q}] = 0")
         loops.add("    continue")
         where.append(i)
     start, t, first, stop, q = fresh("start"), fresh("t"), fresh("first"), fresh("stop"), \
         fresh("q")
     s, size = stride[nd - 1], x.shape[-1]
-    loops.add(f"{start} = ({_flat_index(list(spot.values()), spots[:-1]) if spot else 0}) "
-              f"* {last}")
+    loops.add(f"{start} = {column}({_flat_index(list(spot.values()), spots[:-1]) if spot else 0})"
+              f" * {last}")
     loops.add(f"{t} = {lead[w.ndim - 1]} * {dilation[nd - 1]} - {pad[2 * (nd - 1)]}")
     loops.add(f"{first} = min({last}, max(0, -({t} // {s})))")
     loops.add(f"{stop} = max({first}, min({last}, ({size - 1} - {t}) // {s} + 1))")
@@ -322,8 +328,17 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     loops.add(f"    {cols}[{row}, {start} + {q}] = 0")
     loops.close(spot)
     loops.close(lead)
-    loops.add(f"_rt_matmul_into({weights}, {cols}, {flat}[{batch[0]}])")
+    if not whole:
+        loops.add(f"_rt_matmul_into({weights}, {cols}, {flat}[{batch[0]}])")
+        loops.close(batch)
+        return loops.lines
     loops.close(batch)
+    product = fresh("prod")
+    loops.add(f"{product} = np.empty(({o.shape[1]}, {width * o.shape[0]}), {dt})")
+    loops.add(f"_rt_matmul_into({weights}, {cols}, {product})")
+    at = loops.open((o.shape[0], o.shape[1], width), (0, 1, 2), "c")
+    loops.add(f"{flat}[{at[0]}, {at[1]}, {at[2]}] = {product}[{at[1]}, {at[0]} * {width} + {at[2]}]")
+    loops.close(at)
     return loops.lines
 
 

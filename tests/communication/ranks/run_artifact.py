@@ -1,6 +1,7 @@
 """Run by tests/communication/test_artifact.py under ``mpiexec -n 2`` in a venv without
 msc: each rank imports the data-parallel train step artifact, trains on its half of the
-batch and saves its weights as ``trained_<rank>.npz``."""
+batch and saves its weights as ``trained_<rank>.npz`` and its report as
+``report_<rank>.json`` (files, not stdout: mpiexec may join the ranks' lines)."""
 
 import importlib
 import json
@@ -19,4 +20,5 @@ half = x.shape[0] // size
 mine = slice(rank * half, (rank + 1) * half)
 losses = [float(step.forward(x[mine], labels[mine])) for _ in range(steps)]
 step.save_weights(f"trained_{rank}.npz")
-print(json.dumps({"rank": rank, "losses": losses, "msc": "msc" in sys.modules}))
+with open(f"report_{rank}.json", "w") as f:
+    json.dump({"rank": rank, "losses": losses, "msc": "msc" in sys.modules}, f)

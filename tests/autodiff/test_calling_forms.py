@@ -16,29 +16,14 @@ from msc.common import dtype as mstype
 from msc.fuzz import finite_diff as fd
 from msc.ops import composite as C
 from msc.ops import functional as F
+from tests.autodiff import F64, T, close
 from msc.ops import operations as P
 
-F64 = np.float64
 RNG = np.random.default_rng(3)
 X = RNG.uniform(0.5, 1.5, (2, 3))
 Y = RNG.uniform(-1.0, 1.0, (2, 3))
 W = RNG.uniform(-1.0, 1.0, (2, 3))
 S = RNG.uniform(-2.0, 2.0, (2, 3))
-
-
-@pytest.fixture(params=["graph", "pynative"])
-def mode(request):
-    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE,
-                   jit_target="python")
-    yield request.param
-
-
-def T(a):
-    return Tensor(np.asarray(a, F64))
-
-
-def close(got, want):
-    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
 
 
 def np_two(x, y, w):

@@ -12,28 +12,13 @@ import msc as ms
 from msc import Tensor, ops
 from msc.fuzz import finite_diff as fd
 from msc.ops import functional as F
+from tests.autodiff import F64, T, close
 
-F64 = np.float64
 RNG = np.random.default_rng(5)
 X = RNG.uniform(0.5, 1.5, (2, 3))
 Y = RNG.uniform(-1.0, 1.0, (2, 3))
 V = RNG.uniform(-1.0, 1.0, (2, 3))
 U = RNG.uniform(-1.0, 1.0, (2, 3))
-
-
-@pytest.fixture(params=["graph", "pynative"])
-def mode(request):
-    ms.set_context(mode=ms.GRAPH_MODE if request.param == "graph" else ms.PYNATIVE_MODE,
-                   jit_target="python")
-    yield request.param
-
-
-def T(a):
-    return Tensor(np.asarray(a, F64))
-
-
-def close(got, want):
-    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
 
 
 def f(x, y):

@@ -593,7 +593,6 @@ CASES = (
 )
 
 
-
 # families kept in files of their own (they import ``Case`` from here)
 from tests.codegen.array_cases import ARRAY_CASES  # noqa: E402
 from tests.codegen.cases_math import MATH_CASES  # noqa: E402

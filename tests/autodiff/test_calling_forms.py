@@ -16,7 +16,7 @@ from msc.common import dtype as mstype
 from msc.fuzz import finite_diff as fd
 from msc.ops import composite as C
 from msc.ops import functional as F
-from tests.autodiff import F64, T, close
+from tests.autodiff import T, close
 from msc.ops import operations as P
 
 RNG = np.random.default_rng(3)

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import msc as ms
-from msc import Tensor, ops
+from msc import ops
 from msc.fuzz import finite_diff as fd
 from msc.ops import functional as F
-from tests.autodiff import F64, T, close
+from tests.autodiff import T, close
 
 RNG = np.random.default_rng(5)
 X = RNG.uniform(0.5, 1.5, (2, 3))

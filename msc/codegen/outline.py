@@ -129,8 +129,11 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     text = "\n".join(texts)
     tree = ast.parse(text)
     sizes = _sizes(tree)
-    values = list(dict.fromkeys((type(c.value), c.value) for c in sizes))  # (2 != 2.0)
-    lifted = {id(c): f"c{values.index((type(c.value), c.value))}" for c in sizes}
+    # NOTE: one parameter per literal, even where two are equal: sharing one would make
+    # which sizes coincide part of the kernel (H == W, batch == channels), and the same
+    # loops over other shapes another kernel to compile.
+    values = [c.value for c in sizes]
+    lifted = {id(c): f"c{k}" for k, c in enumerate(sizes)}
     edits = [(n.lineno, n.col_offset, n.end_col_offset, rename[n.id]) for n in ast.walk(tree)
              if isinstance(n, ast.Name) and n.id in rename] + \
         [(c.lineno, c.col_offset, c.end_col_offset, lifted[id(c)]) for c in sizes] + \
@@ -141,7 +144,7 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
     names = tuple(rename[n] for n in params) + tuple(f"c{k}" for k in range(len(values)))
     spec = KernelSpec(name, names, lines, f"({returns})")
-    call = f"{name}({', '.join([*params, *(repr(v) for _, v in values)])})"
+    call = f"{name}({', '.join([*params, *(repr(v) for v in values)])})"
     if len(out) == 1:
         call = f"{out[0]}, = {call}"
     elif out:

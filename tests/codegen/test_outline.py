@@ -85,10 +85,30 @@ def test_the_same_loops_over_other_sizes_are_one_kernel():
     driver, kernels = outline(kernel(*lines, returns="(z, )"), types)
     assert len(kernels) == 1
     assert kernels[0].lines[1:] == ("    for t1 in range(1, c1):",
-                                    "        a0[t0, t1] = a1[t0 * c1 + t1] * np.float32(2) + "
-                                    "a1[3] * c2")
-    assert driver.lines[1].endswith("(y, x, 4, 6, 0.5)")
-    assert driver.lines[3].endswith("(z, y, 2, 8, 0.25)")
+                                    "        a0[t0, t1] = a1[t0 * c2 + t1] * np.float32(2) + "
+                                    "a1[3] * c3")
+    assert driver.lines[1].endswith("(y, x, 4, 6, 6, 0.5)")
+    assert driver.lines[3].endswith("(z, y, 2, 8, 8, 0.25)")
+
+
+def test_sizes_that_happen_to_be_equal_are_separate_arguments():
+    """A square image and a wide one, or batch 8 of 8 channels: the same kernel (a shared
+    argument for equal sizes would make the coincidence part of the kernel)."""
+    def loops(rows: int, cols: int) -> tuple[str, ...]:
+        return (f"y = np.empty(({rows}, {cols}), np.float32)",
+                f"for i in range({rows}):",
+                f"    for j in range({cols}):",
+                f"        y[i, j] = x[i, j] + np.float32(1)")
+
+    names = set()
+    for rows, cols in ((4, 4), (4, 6), (6, 6)):
+        types = {"x": TensorType(dtypes.float32, (rows, cols)),
+                 "y": TensorType(dtypes.float32, (rows, cols))}
+        driver, kernels = outline(kernel(*loops(rows, cols), returns="(y, )"), types)
+        assert [k.params for k in kernels] == [("a0", "a1", "c0", "c1")]
+        assert driver.lines[1].endswith(f"(y, x, {rows}, {cols})")
+        names.add(kernels[0].name)
+    assert len(names) == 1
 
 
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():

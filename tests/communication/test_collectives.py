@@ -16,7 +16,8 @@ CHECKS = ["eager AllReduce sum", "eager AllReduce max", "eager AllReduce min",
           *(f"{kind} AllReduce {op}" for op in ("sum", "max", "min", "prod")
             for kind in ("graph", "grad")),
           "graph AllGather", "grad AllGather", "graph ReduceScatter", "grad ReduceScatter",
-          "graph Broadcast", "grad Broadcast", "numba AllReduce", "numba AllGather"]
+          "graph Broadcast", "grad Broadcast", "eager DistributedGradReducer mean",
+          "graph DistributedGradReducer mean", "numba AllReduce", "numba AllGather"]
 
 
 def test_every_collective_against_numpy_on_two_ranks():

@@ -37,18 +37,22 @@ def _buckets(tensors: Sequence[Any]) -> dict[Any, list[int]]:
 def flat_collective(tensors: Sequence[Any], group: str, divisor: int = 1,
                     **attrs: Any) -> list[Any]:
     """``AllReduce`` (or ``Broadcast`` with ``root=``) of ``tensors`` as one flat buffer
-    per dtype, divided by ``divisor``, split back into their shapes."""
+    per dtype, split back into their shapes, each part times ``1 / divisor`` (MindSpore
+    multiplies by the float32 reciprocal). The product is taken per part rather than on
+    the whole buffer, so that it fuses into the loop that reads the part (the
+    optimizer's update) instead of making one more pass over every gradient."""
     prim = Op.Broadcast if "root" in attrs else Op.AllReduce
     out: list[Any] = list(tensors)
     for positions in _buckets(tensors).values():
         parts = [reshape(tensors[i], (-1,)) for i in positions]
         flat = collective(prim, parts[0] if len(parts) == 1 else concat(parts), group, **attrs)
-        if divisor != 1:
-            flat = flat / Tensor(np.asarray(divisor, flat.dtype.np))
+        scale = Tensor(np.float32(1.0 / divisor).astype(flat.dtype.np))
         offset = 0
         for i in positions:
             size = int(np.prod(tensors[i].shape, dtype=np.int64))
             out[i] = reshape(flat[offset:offset + size], tensors[i].shape)
+            if divisor != 1:
+                out[i] = out[i] * scale
             offset += size
     return out
 

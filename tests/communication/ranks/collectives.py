@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import msc as ms
-from msc import ops
+from msc import nn, ops
 from msc.communication import (
     create_group,
     get_group_size,
@@ -90,6 +90,17 @@ def main():
     wb = [weights(q, xs[0].shape) for q in range(n)]
     same(ms.jit(ms.grad(lambda v: (bcast((v,))[0] * ms.Tensor(wb[r])).sum()))(x).asnumpy(),
          sum(wb) if r == 0 else np.zeros_like(wb[0]), "grad Broadcast")
+
+    # DistributedGradReducer's mean multiplies the sum by the float32 reciprocal of the
+    # degree, as MindSpore does (dividing by 3 rounds some of these sums differently)
+    reducer = nn.DistributedGradReducer([], mean=True, degree=3)
+    grads = (x, ms.Tensor(xs[r][:2] * 3))
+    want = [sum(xs) * np.float32(1 / 3), sum(q[:2] * 3 for q in xs) * np.float32(1 / 3)]
+    assert any((w != sum(xs) / np.float32(3)).any() for w in want[:1])
+    for mode, got in (("eager", reducer(grads)), ("graph", ms.jit(reducer.construct)(grads))):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w, err_msg=f"{mode} grad reducer")
+        print(f"ok {mode} DistributedGradReducer mean rank {r}", flush=True)
 
     # the numba target calls the helpers from object mode, in kernels of the kernel
     # library (outlined however small: their helpers come from the library's runtime file)

@@ -37,6 +37,7 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
+from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
@@ -150,6 +151,13 @@ class Compiled:
             if self.standby is not None:
                 return self.call_tiered(arrays)
             self.load()
+            # the first call compiles the kernels Numba has not cached, in order; spare
+            # CPUs compile the foreseen library kernels meanwhile, from the other end
+            helpers = foresee(self.code.__file__, self.code)
+            try:
+                return self.execute(arrays)
+            finally:
+                stop(helpers)
         return self.execute(arrays)
 
     def execute(self, arrays: list[np.ndarray]) -> Any:

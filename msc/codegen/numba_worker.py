@@ -76,10 +76,9 @@ def spare_cpus() -> int:
 
 
 def foresee(module_path: str, module) -> list:
-    """Start the processes compiling ``module``'s foreseen kernel calls, if it has any and
-    there are spare CPUs."""
-    calls = getattr(module, "_SIGNATURES", ())
-    n = min(spare_cpus(), len(calls) // 2)
+    """Start the processes compiling ``module``'s foreseen kernel calls, if some are not
+    in Numba's cache yet and there are spare CPUs."""
+    n = min(spare_cpus(), len(uncached(module)) // 2)
     return [subprocess.Popen([sys.executable, __file__, "--foresee", module_path, str(k), str(n)],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL) for k in range(n)]
@@ -92,11 +91,21 @@ def stop(helpers: list) -> None:
         p.wait()
 
 
+def uncached(module) -> list:
+    """``module``'s foreseen calls (``_SIGNATURES``) of library kernels that no process
+    has compiled yet: those without an index file in Numba's cache."""
+    calls = getattr(module, "_SIGNATURES", ())
+    folder = os.path.join(module._KERNELS, "__pycache__") if calls else ""
+    done = {f.split(".", 1)[0] for f in os.listdir(folder) if f.endswith(".nbi")} \
+        if os.path.isdir(folder) else set()
+    return [call for call in calls if call[1] not in done]
+
+
 def compile_foreseen(module_path: str, k: int, n: int) -> int:
-    """Compile every n-th foreseen call from the last one, starting k from the end: the
-    run compiles from the first."""
+    """Compile every n-th uncached foreseen call from the last one, starting k from the
+    end: the run compiles from the first."""
     module = load(module_path)
-    for name, _, args in list(reversed(module._SIGNATURES))[k::n]:
+    for name, _, args in list(reversed(uncached(module)))[k::n]:
         getattr(module, name).compile(numba_types(args))
     return 0
 

@@ -26,6 +26,7 @@ import re
 import shutil
 from pathlib import Path
 
+from msc.codegen.outline import without_locations
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
 from msc.codegen.spec import KernelSpec
 from msc.codegen.targets import NUMBA
@@ -87,7 +88,10 @@ def kernel_file(kernel: KernelSpec) -> tuple[str, str]:
               "".join(f"{h} = _rt.{h}\n" for h in helpers) +
               f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n{body}"
               f"    return {kernel.returns}\n")
-    return "_msc_k_" + _digest(source), source
+    # named without the user's lines: a model whose kernel is already in the library from
+    # another file or line uses that file (which keeps the comments it was written with;
+    # each module has its own copy in _LIBRARY, read for Numba's errors: see linemap.py)
+    return "_msc_k_" + _digest(without_locations(source)), source
 
 
 def _digest(text: str) -> str:

@@ -4,6 +4,7 @@ Numba's compile failures re-raised as an ``InternalCompilerError`` at the user's
 
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import re
@@ -44,11 +45,12 @@ def line_map(source: str) -> dict[int, tuple[str, int]]:
 
 
 def user_loc(generated: str | os.PathLike[str], line: int,
-             files: Iterable[str] = ()) -> Loc | None:
-    """The user's location behind line ``line`` of the generated file; the file is named
-    by its full path when one of ``files`` (the compile's sources) has its name."""
+             files: Iterable[str] = (), source: str | None = None) -> Loc | None:
+    """The user's location behind line ``line`` of the generated file (whose text is
+    ``source`` where given); the file is named by its full path when one of ``files``
+    (the compile's sources) has its name."""
     try:
-        source = Path(generated).read_text(encoding="utf-8")
+        source = Path(generated).read_text(encoding="utf-8") if source is None else source
     except OSError:
         return None
     found = line_map(source).get(line)
@@ -71,7 +73,7 @@ def numba_failure(error: BaseException, generated: str | os.PathLike[str],
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else type(error).__name__
     source, number = failing_frame(text, generated) or (generated, None)
-    loc = user_loc(source, number, files) if number else None
+    loc = user_loc(source, number, files, _own_copy(generated, source)) if number else None
     notes = [f"Numba: {lines[1]}"] if len(lines) > 1 else []
     if number:
         notes.append(f"the failing generated line is {source}:{number}")
@@ -86,6 +88,23 @@ def raise_numba_failure(error: BaseException, generated: str | os.PathLike[str],
     err = numba_failure(error, generated, files)
     if err is not None:
         raise err from (error if os.environ.get("MSC_DEBUG") == "1" else None)
+
+
+def _own_copy(generated: str | os.PathLike[str], kernel: str) -> str | None:
+    """The module ``generated``'s own copy (in its ``_LIBRARY``) of the library kernel file
+    ``kernel``: the file on disk may come from another model, whose comments name its
+    lines; the code, and so the line numbers, are the same."""
+    if os.path.abspath(kernel) == os.path.abspath(generated):
+        return None
+    try:
+        tree = ast.parse(Path(generated).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == \
+                ["_LIBRARY"]:
+            return ast.literal_eval(node.value).get(Path(kernel).stem)
+    return None
 
 
 def failing_line(message: str, generated: str | os.PathLike[str]) -> int | None:

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import replace
-from typing import Iterable
 
 from msc.codegen.spec import KernelSpec
 from msc.ir.types import TensorType, TupleType, Type
@@ -74,7 +74,9 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
     body = ast.parse("\n".join(kernel.lines)).body
     lines = list(kernel.lines)
     text = [_source(lines, s) for s in body]
-    later = [_loads(s) for s in body]
+    names = [_name_nodes(s) for s in body]  # (one walk per statement: outlining is hot)
+    later = [{n.id for n in ns if isinstance(n.ctx, ast.Load)} for ns in names]
+    stores = [{n.id for n in ns if isinstance(n.ctx, ast.Store)} for ns in names]
     after: list[set[str]] = [set()] * len(body)  # names read by the statements after i
     seen = _names_in(kernel.returns)
     for i in range(len(body) - 1, -1, -1):
@@ -88,11 +90,11 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
     def close(i: int) -> bool:
         """Ends the segment (statements ``segment``, the last at ``i``) as a kernel call,
         when every value it hands on is an array (or it is the last)."""
-        stored = set().union(*(_stores(body[j]) for j in segment))
-        out = sorted(stored & after[i], key=lambda n: _first(body, segment, n))
+        stored = set().union(*(stores[j] for j in segment))
+        out = sorted(stored & after[i], key=lambda n: _first([names[j] for j in segment], n))
         if i < len(body) - 1 and not all(_is_array(types.get(n)) for n in out):
             return False
-        spec, call = _kernel([body[j] for j in segment], [text[j] for j in segment],
+        spec, call = _kernel([names[j] for j in segment], [text[j] for j in segment],
                              bound, out)
         kernels.setdefault(spec.name, spec)
         driver.append(call)
@@ -103,7 +105,7 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
     for i, stmt in enumerate(body):
         if _driver_statement(stmt) and not segment:
             driver.append(text[i])
-            bound |= _stores(stmt)
+            bound |= stores[i]
             continue
         segment.append(i)
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) or \
@@ -114,36 +116,39 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
     return replace(kernel, lines=tuple(driver), jit=False), list(kernels.values())
 
 
-def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
+def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
             out: list[str]) -> tuple[KernelSpec, str]:
-    """The kernel of one segment (named after its canonical source) and the driver's call.
-    Its sizes (loop bounds, shapes, index arithmetic: see ``_sizes``) become parameters
-    too, so the same loops over other shapes are the same kernel."""
-    loads = set().union(*(_loads(s) for s in stmts))
-    stored = set().union(*(_stores(s) for s in stmts))
-    order = _appearance(stmts)
+    """The kernel of one segment (statements ``texts``, whose names are ``names``; named
+    after its canonical source) and the driver's call. Its sizes (loop bounds, shapes,
+    index arithmetic: see ``_sizes``) become parameters too, so the same loops over other
+    shapes are the same kernel. Its name ignores the user's line comments: the same loops
+    from another line, file or model are the same kernel."""
+    every = [n for ns in names for n in ns]
+    loads = {n.id for n in every if isinstance(n.ctx, ast.Load)}
+    stored = {n.id for n in every if isinstance(n.ctx, ast.Store)}
+    order = list(dict.fromkeys(n.id for n in sorted(every, key=lambda n: (n.lineno,
+                                                                           n.col_offset))))
     params = [n for n in order if n in loads and n in bound]
     local = [n for n in order if n in stored and n not in params]
     rename = {n: f"a{k}" for k, n in enumerate(params)} | \
         {n: f"t{k}" for k, n in enumerate(local)}
     text = "\n".join(texts)
-    tree = ast.parse(text)
-    sizes = _sizes(tree)
+    nodes, parents = _nodes(ast.parse(text))
+    sizes = _sizes(nodes, parents)
     # NOTE: one parameter per literal, even where two are equal: sharing one would make
     # which sizes coincide part of the kernel (H == W, batch == channels), and the same
     # loops over other shapes another kernel to compile.
     values = [c.value for c in sizes]
-    lifted = {id(c): f"c{k}" for k, c in enumerate(sizes)}
-    edits = [(n.lineno, n.col_offset, n.end_col_offset, rename[n.id]) for n in ast.walk(tree)
+    edits = [(n.lineno, n.col_offset, n.end_col_offset, rename[n.id]) for n in nodes
              if isinstance(n, ast.Name) and n.id in rename] + \
-        [(c.lineno, c.col_offset, c.end_col_offset, lifted[id(c)]) for c in sizes] + \
-        _objmode_edits(tree, rename)
+        [(c.lineno, c.col_offset, c.end_col_offset, f"c{k}") for k, c in enumerate(sizes)] + \
+        _objmode_edits(nodes, rename)
     lines = tuple(_edited(text, edits).splitlines())
     returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
-    canonical = ast.unparse(_Rename(rename, lifted).visit(tree)) + f"\nreturn ({returns})"
+    canonical = without_locations("\n".join([*lines, f"return ({returns})"]))
     name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    names = tuple(rename[n] for n in params) + tuple(f"c{k}" for k in range(len(values)))
-    spec = KernelSpec(name, names, lines, f"({returns})")
+    spec = KernelSpec(name, tuple(rename[n] for n in params) +
+                      tuple(f"c{k}" for k in range(len(values))), lines, f"({returns})")
     call = f"{name}({', '.join([*params, *(repr(v) for v in values)])})"
     if len(out) == 1:
         call = f"{out[0]}, = {call}"
@@ -152,17 +157,36 @@ def _kernel(stmts: list[ast.stmt], texts: list[str], bound: set[str],
     return spec, call + _comment(texts[0])
 
 
-def _sizes(tree: ast.AST) -> list[ast.Constant]:
-    """The literals of ``tree`` that become arguments. Integers that are sizes: loop
+#: The comment lowering puts at the end of a statement's line: the user's file and line.
+_LOCATION = re.compile(r"  # [^\n]*:\d+$", re.MULTILINE)
+
+
+def without_locations(source: str) -> str:
+    """``source`` without the user's line comments: what identifies a kernel."""
+    return _LOCATION.sub("", source)
+
+
+def _nodes(tree: ast.AST) -> tuple[list[ast.AST], dict[int, ast.AST]]:
+    """Every node of ``tree`` (in ``ast.walk``'s order) and each one's parent, by id."""
+    nodes: list[ast.AST] = [tree]
+    parents: dict[int, ast.AST] = {}
+    for node in nodes:  # (the list grows while it is read: a breadth-first walk)
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            nodes.append(child)
+    return nodes, parents
+
+
+def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Constant]:
+    """The literals among ``nodes`` that become arguments. Integers that are sizes: loop
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
     ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
     among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs
     a literal) or any other argument (an axis, a dtype's value). Floats other than 0.0 and
     1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba types an int literal and
     an int argument alike (int64), and a float literal and a float argument (float64)."""
-    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     found = []
-    for c in ast.walk(tree):
+    for c in nodes:
         if isinstance(c, ast.Constant) and type(c.value) is float and c.value == c.value \
                 and c.value not in (0.0, 1.0):
             found.append(c)
@@ -198,10 +222,10 @@ def _called(call: ast.Call) -> str:
     return ".".join([f.id, *reversed(parts)]) if isinstance(f, ast.Name) else ""
 
 
-def _objmode_edits(tree: ast.AST, names: dict[str, str]) -> list[tuple[int, int, int, str]]:
+def _objmode_edits(nodes: list[ast.AST], names: dict[str, str]) -> list[tuple[int, int, int, str]]:
     """``with objmode(flat='float32[::1]')`` names a variable as a keyword."""
     return [(k.lineno, k.col_offset, k.col_offset + len(k.arg), names[k.arg])
-            for call in ast.walk(tree) if isinstance(call, ast.Call)
+            for call in nodes if isinstance(call, ast.Call)
             and isinstance(call.func, ast.Name) and call.func.id == "objmode"
             for k in call.keywords if k.arg in names]
 
@@ -232,27 +256,15 @@ def _names_in(expr: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
 
 
-def _loads(stmt: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, ast.Load)}
+def _name_nodes(stmt: ast.AST) -> list[ast.Name]:
+    return [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
 
 
-def _stores(stmt: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, ast.Store)}
-
-
-def _appearance(stmts: Iterable[ast.stmt]) -> list[str]:
-    """Every name in ``stmts`` in order of its first appearance in the source."""
-    names = sorted((n for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)),
-                   key=lambda n: (n.lineno, n.col_offset))
-    return list(dict.fromkeys(n.id for n in names))
-
-
-def _first(body: list[ast.stmt], segment: list[int], name: str) -> tuple[int, int]:
-    for j in segment:
-        for n in ast.walk(body[j]):
-            if isinstance(n, ast.Name) and n.id == name:
+def _first(names: list[list[ast.Name]], name: str) -> tuple[int, int]:
+    """Where ``name`` first appears among the statements whose names are ``names``."""
+    for ns in names:
+        for n in ns:
+            if n.id == name:
                 return (n.lineno, n.col_offset)
     return (0, 0)
 
@@ -303,26 +315,3 @@ def _is_array(t: Type | None) -> bool:
     if isinstance(t, TupleType):
         return all(_is_array(e) for e in t.elems)
     return False
-
-
-class _Rename(ast.NodeTransformer):
-    """The canonical form: variables renamed, lifted sizes (by node) named."""
-
-    def __init__(self, names: dict[str, str], lifted: dict[int, str]):
-        self.names = names
-        self.lifted = lifted
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        return ast.copy_location(ast.Name(self.names.get(node.id, node.id), node.ctx), node)
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        if id(node) in self.lifted:
-            return ast.copy_location(ast.Name(self.lifted[id(node)], ast.Load()), node)
-        return node
-
-    def visit_Call(self, node: ast.Call) -> ast.Call:
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id == "objmode":
-            for k in node.keywords:
-                k.arg = self.names.get(k.arg, k.arg) if k.arg else None
-        return node

@@ -77,6 +77,24 @@ def test_another_model_of_the_same_blocks_compiles_nothing(tmp_path):
     assert sorted(p.name for p in library.glob("*.py")) == files
 
 
+def test_the_same_blocks_on_other_lines_of_another_file_compile_nothing(tmp_path):
+    """Kernel files are named without the user's line comments: a model written elsewhere
+    (here: the same one moved down three lines, in another folder) finds them compiled."""
+    library = tmp_path / "library"
+    kernels, loaded, compiled = finish(start(tmp_path, library, 2))
+    assert loaded + compiled == kernels
+    files = sorted(p.name for p in library.glob("*.py"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "model.py").write_text("\n\n\n" + MODEL)
+    env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
+    proc = subprocess.Popen([sys.executable, str(elsewhere / "model.py"), "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    kernels, loaded, compiled = finish(proc)
+    assert (loaded, compiled) == (kernels, 0)
+    assert sorted(p.name for p in library.glob("*.py")) == files
+
+
 def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_path):
     library = tmp_path / "library"
     for proc in [start(tmp_path, library, 2) for _ in range(4)]:

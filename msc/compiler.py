@@ -37,8 +37,8 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
-from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.linemap import raise_numba_failure
+from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
 from msc.common.arena import Binding

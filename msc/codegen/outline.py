@@ -59,8 +59,10 @@ OUTLINE_LINES = 250
 _SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
                      "np.lib.stride_tricks.as_strided"})
 
-#: Calls whose result is an array that numpy and Numba make alike: the driver runs them.
-_DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray"})
+#: Calls whose result is an array that numpy and Numba make alike: the driver runs them
+#: (a view is not worth a kernel of its own: each costs Numba a compile).
+_DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray", "np.broadcast_to",
+                           "np.lib.stride_tricks.as_strided"})
 _DRIVER_METHODS = frozenset({"reshape"})
 
 
@@ -270,9 +272,15 @@ def _first(names: list[list[ast.Name]], name: str) -> tuple[int, int]:
 
 
 def _driver_statement(stmt: ast.stmt) -> bool:
-    """``name = <allocation or view>``: an array numpy makes as Numba would."""
-    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-        isinstance(stmt.targets[0], ast.Name) and _structural(stmt.value)
+    """``name = <allocation or view>``, or ``name[...] = name`` (a copy): what numpy does
+    as Numba would."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Subscript):
+        return isinstance(target.value, ast.Name) and isinstance(stmt.value, ast.Name) and \
+            isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis
+    return isinstance(target, ast.Name) and _structural(stmt.value)
 
 
 def _structural(e: ast.expr) -> bool:
@@ -280,15 +288,19 @@ def _structural(e: ast.expr) -> bool:
         return True
     if isinstance(e, ast.Tuple):
         return all(_structural(x) for x in e.elts)
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute):  # x.strides[1]
+        return isinstance(e.value.value, ast.Name) and e.value.attr == "strides" and \
+            isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, int)
     if isinstance(e, ast.Subscript):  # basic slicing: a view
-        return isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Slice) and \
-            all(_index(x) for x in (e.slice.lower, e.slice.upper, e.slice.step))
+        bounds = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        return isinstance(e.value, ast.Name) and all(
+            isinstance(b, ast.Slice) and all(_index(x) for x in (b.lower, b.upper, b.step))
+            for b in bounds)
     if isinstance(e, ast.Call) and not e.keywords:
         f = e.func
         if isinstance(f, ast.Attribute) and f.attr in _DRIVER_METHODS:
             return _structural(f.value) and all(_structural(a) for a in e.args)
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
-                f"{f.value.id}.{f.attr}" in _DRIVER_CALLS:
+        if _called(e) in _DRIVER_CALLS:
             return all(_structural(a) or _dtype(a) for a in e.args)
     return False
 

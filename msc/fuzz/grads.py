@@ -12,7 +12,10 @@ Eager mode is not an independent reference for gradients (its gradients are msc'
 compiled ones), so the eager run replaces those functions by central finite differences
 in float64 (``finite_gradients``), each result snapped to a 2**-20 grid: an exact
 gradient such as 2.0 stays exact (a later ``floor`` of it agrees), any other is within
-the tolerance the comparison allows for programs with gradients.
+the tolerance the comparison allows for programs with gradients. The price: a gradient
+within half a grid step of an integer without being one (-0.99999994) snaps onto it, and
+a later cast to int or ``floor`` then differs by one from msc's exact result; such a
+finding (an integer output off by one in a program with gradients) is the reference's.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from msc.communication import (
     get_rank,
     init,
 )
+from tests.communication.mpi import say
 
 
 def inputs(r, shape=(4, 3)):
@@ -31,7 +32,7 @@ def weights(r, shape):
 
 def same(got, want, what):
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6, err_msg=what)
-    print(f"ok {what} rank {get_rank()}", flush=True)
+    say(f"ok {what} rank {get_rank()}")
 
 
 def main():
@@ -100,7 +101,7 @@ def main():
     for mode, got in (("eager", reducer(grads)), ("graph", ms.jit(reducer.construct)(grads))):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g.asnumpy(), w, err_msg=f"{mode} grad reducer")
-        print(f"ok {mode} DistributedGradReducer mean rank {r}", flush=True)
+        say(f"ok {mode} DistributedGradReducer mean rank {r}")
 
     # the numba target calls the helpers from object mode, in kernels of the kernel
     # library (outlined however small: their helpers come from the library's runtime file)

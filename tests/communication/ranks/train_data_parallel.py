@@ -11,6 +11,7 @@ import numpy as np
 import msc as ms
 from msc import nn, ops
 from msc.communication import get_group_size, get_rank, init
+from tests.communication.mpi import say
 
 STEPS = 4
 
@@ -99,7 +100,7 @@ def main():
             every = ops.AllGather()(ms.Tensor(np.concatenate([g.ravel() for g in got])[None]))
             every = every.asnumpy()
             assert all(np.array_equal(every[0], row) for row in every), "ranks differ"
-            print(f"ok {make_net.__name__} {name} rank {rank}", flush=True)
+            say(f"ok {make_net.__name__} {name} rank {rank}")
     return 0
 
 

@@ -84,6 +84,19 @@ def assert_same(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
+def numeric_grad(fn: Callable[..., Any], x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """The central finite difference of the sum of ``fn(Tensor(x))`` along every element
+    of ``x`` (float64): the independent reference for gradient tests."""
+    out = np.zeros_like(x)
+    for k in range(x.size):
+        hi, lo = x.copy(), x.copy()
+        hi.flat[k] += eps
+        lo.flat[k] -= eps
+        out.flat[k] = (fn(ms.Tensor(hi)).asnumpy().sum() -
+                       fn(ms.Tensor(lo)).asnumpy().sum()) / (2 * eps)
+    return out
+
+
 def ops_in(module: Module) -> set[str]:
     return {n.op.name for n in iter_nodes(module)}
 

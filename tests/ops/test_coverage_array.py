@@ -16,7 +16,7 @@ import pytest
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
 from msc.driver import arg_spec, compile_entry
-from tests.codegen import assert_same, run_python_graph, to_numpy
+from tests.codegen import assert_same, numeric_grad, run_python_graph, to_numpy
 
 RNG = np.random.default_rng(3)
 
@@ -213,16 +213,6 @@ def test_layout_methods():
 
 
 # --- gradients against finite differences -------------------------------------------------
-
-
-def numeric_grad(fn, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for k in range(x.size):
-        hi, lo = x.copy(), x.copy()
-        hi.flat[k] += eps
-        lo.flat[k] -= eps
-        out.flat[k] = (fn(Tensor(hi)).asnumpy().sum() - fn(Tensor(lo)).asnumpy().sum()) / (2 * eps)
-    return out
 
 
 def slices(v):

@@ -14,7 +14,7 @@ import pytest
 
 import msc as ms
 from msc import Tensor, nn, ops
-from tests.codegen import assert_same, check_all, run_python_graph, to_numpy
+from tests.codegen import assert_same, check_all, numeric_grad, run_python_graph, to_numpy
 
 EULER = 0.5772156649015329
 
@@ -192,16 +192,6 @@ def test_nextafter_and_ldexp(tmp_path):
 
 
 # --- gradients against finite differences -------------------------------------------------
-
-
-def numeric_grad(fn, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for k in range(x.size):
-        hi, lo = x.copy(), x.copy()
-        hi.flat[k] += eps
-        lo.flat[k] -= eps
-        out.flat[k] = (fn(Tensor(hi)).asnumpy().sum() - fn(Tensor(lo)).asnumpy().sum()) / (2 * eps)
-    return out
 
 
 def polygamma_2(v):

@@ -46,12 +46,12 @@ def flat_collective(tensors: Sequence[Any], group: str, divisor: int = 1,
     for positions in _buckets(tensors).values():
         parts = [reshape(tensors[i], (-1,)) for i in positions]
         flat = collective(prim, parts[0] if len(parts) == 1 else concat(parts), group, **attrs)
-        scale = Tensor(np.float32(1.0 / divisor).astype(flat.dtype.np))
+        scale = None if divisor == 1 else Tensor(np.float32(1 / divisor).astype(flat.dtype.np))
         offset = 0
         for i in positions:
             size = int(np.prod(tensors[i].shape, dtype=np.int64))
             out[i] = reshape(flat[offset:offset + size], tensors[i].shape)
-            if divisor != 1:
+            if scale is not None:
                 out[i] = out[i] * scale
             offset += size
     return out

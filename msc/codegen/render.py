@@ -41,8 +41,10 @@ BLAS_NEEDS = ("_HAVE_BLAS",)
 #: its top level (an import inside a copied function, like the BLAS probe's, travels with it).
 TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode", "config", "cuda"})
 _HELPER = re.compile(r"\b_rt_\w+")
-#: Runtime files whose helpers every target's modules may call (the collectives).
-SHARED_RUNTIME = ("comm_rt.py",)
+#: Runtime files whose helpers every target's modules may call (the collectives, memory).
+SHARED_RUNTIME = ("comm_rt.py", "memory_rt.py")
+#: The helpers every module calls when imported, whatever its kernels call.
+ON_IMPORT = ("_rt_keep_freed_memory",)
 
 _ENV: list[Any] = []
 
@@ -166,7 +168,8 @@ def runtime_source(spec: ModuleSpec) -> str:
     for shared in SHARED_RUNTIME:
         snippets += runtime_snippets(shared)
     owner = {name: s for s in snippets for name in s.defines}
-    wanted = called_helpers(spec) | set(BLAS_NEEDS if spec.uses_blas and target.numba else ())
+    wanted = called_helpers(spec) | set(ON_IMPORT)
+    wanted |= set(BLAS_NEEDS if spec.uses_blas and target.numba else ())
     unknown = sorted(wanted - owner.keys())
     if unknown:
         raise InternalCompilerError(f"generated {spec.target} code calls {unknown}, which "

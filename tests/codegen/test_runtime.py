@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from msc import ops
-from msc.codegen.render import render, runtime_snippets
+from msc.codegen.render import ON_IMPORT, render, runtime_snippets
 from msc.driver import arg_spec, compile_entry
 from msc.errors import InternalCompilerError
 from msc.runtime import numpy_rt as nrt
@@ -225,7 +225,8 @@ W = np.ones((3, 4), np.float32)
 def test_a_module_without_helpers_defines_none(target: str) -> None:
     source = source_of(plain, [X], target)
     helpers = {n for n in defined(source) if n.startswith("_rt_") or n == "_HAVE_BLAS"}
-    assert helpers == ({"_rt_jit"} if target == "numba" else set())  # numba's jit wrapper
+    # numba's jit wrapper, and what every module calls when imported
+    assert helpers == ({"_rt_jit"} if target == "numba" else set()) | set(ON_IMPORT)
     assert "scipy" not in source and "__blas" not in source
 
 
@@ -238,7 +239,7 @@ def test_a_matmul_module_carries_the_matmul_helpers_only() -> None:
     assert re.search(r"^@_rt_jit\ndef dense\(", numba, re.MULTILINE)
     assert len(re.findall(r"^\s*def dense\(", numba, re.MULTILINE)) == 1  # emitted once
     python = source_of(dense, [X, W], "python")
-    assert {n for n in defined(python) if n.startswith("_rt_")} == {"_rt_matmul"}
+    assert {n for n in defined(python) if n.startswith("_rt_")} == {"_rt_matmul", *ON_IMPORT}
     for source in (numba, python):
         assert "import msc" not in source and "from msc" not in source
         assert not [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)
@@ -337,3 +338,47 @@ def test_runtime_modules_import_nothing_from_msc(path: pathlib.Path) -> None:
     assert imported <= {"math", "numpy", "numba", "llvmlite", "ctypes", "glob", "os", "sys",
                         "time", "mpi4py"}, imported
     assert "msc" not in imported
+
+
+# --- (f) a module keeps freed memory for the next call -----------------------------------
+
+REUSE = textwrap.dedent("""
+    import json, resource, sys
+    import numpy as np
+    if sys.argv[2] == "module":
+        sys.path.insert(0, sys.argv[1])
+        import plain_model  # noqa: F401 - importing it is what is measured
+    def faults():
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    counts = []
+    for _ in range(3):  # two 24 MiB intermediates, made and freed as a call does
+        before = faults()
+        a, b = np.ones(6 << 20, np.float32), np.ones(6 << 20, np.float32)
+        del a, b
+        counts.append(faults() - before)
+    print(json.dumps(counts))
+""")
+
+
+@pytest.mark.skipif(not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
+                    reason="the allocator setting is glibc's")
+@pytest.mark.parametrize("target", ["numba", "python"])
+def test_importing_a_module_keeps_freed_memory_for_the_next_call(
+        target: str, tmp_path: pathlib.Path) -> None:
+    """Without it glibc gives two freed 24 MiB blocks back to the kernel (unmapped, then
+    trimmed off the heap), and each call faults their pages in again (12,288 of 4 KiB, fewer where numpy asks for huge
+    pages); with it the
+    calls after the first reuse the first's pages."""
+    (tmp_path / "plain_model.py").write_text(source_of(plain, [X], target))
+    (tmp_path / "reuse.py").write_text(REUSE)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+
+    def counts(mode: str) -> list[int]:
+        proc = subprocess.run([sys.executable, str(tmp_path / "reuse.py"), str(tmp_path),
+                               mode], capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    alone, imported = counts("plain"), counts("module")
+    assert min(alone[1:]) >= 20  # the control: each call faults the blocks in again
+    assert max(imported[1:]) * 10 < min(alone[1:]), (alone, imported)

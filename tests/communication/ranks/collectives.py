@@ -57,6 +57,17 @@ def main():
          "all_gather_into_tensor")
     same(ops.reduce_scatter_tensor(None, x, "max")[0].asnumpy(),
          every.max(0)[r * k:(r + 1) * k], "reduce_scatter_tensor max")
+    # a sum of 1 MiB or more goes through memory the ranks share: the same bits as
+    # numpy's sum on every rank, for uneven shares, twice through the same window
+    from msc.runtime import comm_rt
+
+    for dtype in (np.float32, np.float64):
+        big = [np.random.default_rng(q).standard_normal(300_001).astype(dtype) for q in range(n)]
+        for _ in range(2):
+            got = ops.AllReduce()(ms.Tensor(big[r])).asnumpy()
+            np.testing.assert_array_equal(got, big[0] + big[1])
+    assert sum(v is not None for v in comm_rt._RT_SHARED.values()) == 2
+    say(f"ok eager AllReduce sum through shared memory rank {r}")
     t = ms.Tensor(xs[r].copy())
     assert ops.broadcast(t, 0) is None
     same(t.asnumpy(), xs[0], "broadcast in place")

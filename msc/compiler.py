@@ -37,6 +37,7 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
+from msc.codegen.library import has_compiled, serves
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
@@ -250,19 +251,23 @@ def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None
         store = context_store()
     if store is None:
         built = build(entry, specs)
-        if tiered:  # the numba tier's thread generates the numba code
+        if tiered and not has_compiled(library_path()):
+            # msc never ran here: the numba tier's thread generates the numba code
             return with_standby(Compiled(built.weights, built.deps, build=built,
                                          timings=dict(built.timings)), tiered)
-        return runnable(built, generate(built, target, layout))
+        return with_standby(runnable(built, generate(built, target, layout)), tiered)
     return _compile_cached(store, entry, tuple(specs), target, layout, progress, tiered)
 
 
 def with_standby(compiled: Compiled, tiered: bool, entry: Any = None,
                  specs: Sequence[Any] = ()) -> Compiled:
     """``compiled`` (the numba target's code) with the python tier that runs its calls
-    until Numba is ready (``tiering.py``), when ``tiered`` and Numba is not ready yet.
-    A compile-cache hit has no build: it builds one from ``entry`` and ``specs``."""
-    if not tiered or compiled.code is not None or _numba_ready(compiled):
+    until Numba is ready (``tiering.py``), when ``tiered`` and Numba is not ready yet: not
+    where the kernel library already holds every kernel the code runs (loading them takes
+    less than the python tier's first call plus a worker). A compile-cache hit has no
+    build: it builds one from ``entry`` and ``specs``."""
+    if not tiered or compiled.code is not None or _numba_ready(compiled) or \
+            (compiled.spec is not None and serves(compiled.spec)):
         return compiled
     built = compiled.build or build(entry, specs)
     compiled.standby = runnable(built, generate(built, "python", "jit"))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from msc.codegen.outline import without_locations
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
-from msc.codegen.spec import KernelSpec
+from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.targets import NUMBA
 
 #: What a library kernel may read besides its parameters and locals.
@@ -206,3 +206,22 @@ class KernelWatch:
         done = self.compiled()
         return (f"{len(done)}/{len(self.stems)} library kernels ({len(done - self.cached)} compiled, "
                 f"{len(self.cached)} cached)")
+
+
+def has_compiled(folder: Path) -> bool:
+    """Whether any kernel in the library at ``folder`` has been compiled: msc has run on
+    this machine before (cheap: one directory scan)."""
+    cache = folder / "__pycache__"
+    return cache.is_dir() and any(p.suffix == ".nbi" for p in cache.iterdir())
+
+
+def serves(spec: ModuleSpec) -> bool:
+    """Whether the library already holds compiled every kernel ``spec``'s numba module
+    runs: its own code is plain Python (no kernel of its own to compile) and each of its
+    library kernels has Numba's index file. Loading such a module costs Numba's start and
+    reading its cache, less than the numpy tier plus a worker process."""
+    if not spec.library or spec.library_dir is None or \
+            any(k.jit for k in (*spec.callees, spec.kernel)):
+        return False
+    stems = sorted({stem for _, stem in spec.library})
+    return KernelWatch(Path(spec.library_dir), stems).cached == set(stems)

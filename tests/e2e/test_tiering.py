@@ -100,6 +100,31 @@ def test_switching_to_the_loaded_numba_tier_compiles_nothing():
     assert all(not d.stats.cache_misses for d in loaded.values())
 
 
+def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
+        monkeypatch, tmp_path):
+    """Once the kernel library holds every kernel of a graph, a new process (here a new
+    Cell of the same graph: no compile cache) loads them on its first call instead of
+    running the python tier and a worker; with an empty library the first call answers
+    from the python tier."""
+    import msc.codegen.outline
+
+    monkeypatch.setenv("MSC_KERNEL_CACHE_PATH", str(tmp_path / "library"))
+    monkeypatch.setattr(msc.codegen.outline, "OUTLINE_LINES", 0)  # every loop a library kernel
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto", enable_compile_cache=False)
+    x = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
+    first = Counter()
+    first(ms.Tensor(x))
+    assert compiled_of(first).tier == "python"
+    assert ms.wait_for_compiles(timeout=300)
+    second = Counter()
+    for i in (1, 2):
+        out = second(ms.Tensor(x))
+        compiled = compiled_of(second)
+        assert (compiled.tier, compiled.standby, compiled.numba_tier) == ("numba", None, None)
+        np.testing.assert_array_equal(out.asnumpy(), reference(x, second.w.asnumpy(), i))
+    assert not [line for line in compiled.source.splitlines() if line == "@_rt_jit"]
+
+
 def test_python_tier_alone_never_starts_numba():
     ms.set_context(jit_tier="python")
 

@@ -9,7 +9,8 @@ that calls them in order. Identical kernels are compiled once: a kernel is named
 hash of its source with its variables renamed canonically (``a0``, ``a1``, ... for its
 parameters, ``t0``, ... for its locals) and its sizes and float literals made arguments
 (``c0``, ...; see ``_sizes``), so the alike batch-norm loops of every ResNet stage, at
-56x56 or at 7x7, become one function. Each call from Python costs a few microseconds,
+56x56 or at 7x7, become one function. A literal lowering writes ``int(3)`` stays: a
+pooling window's size and stride, which LLVM needs to unroll and vectorize its loops. Each call from Python costs a few microseconds,
 nothing next to a loop nest over a feature map; ``library.py`` puts the kernels in files
 that Numba compiles once per machine.
 
@@ -184,7 +185,7 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
     ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
     among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs
-    a literal) or any other argument (an axis, a dtype's value). Floats other than 0.0 and
+    a literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats other than 0.0 and
     1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba types an int literal and
     an int argument alike (int64), and a float literal and a float argument (float64)."""
     found = []
@@ -272,15 +273,26 @@ def _first(names: list[list[ast.Name]], name: str) -> tuple[int, int]:
 
 
 def _driver_statement(stmt: ast.stmt) -> bool:
-    """``name = <allocation or view>``, or ``name[...] = name`` (a copy): what numpy does
-    as Numba would."""
+    """``name = <allocation or view>``, ``name[...] = name`` or ``name[slices] = name``
+    (a copy), ``name[slices] = -np.inf`` (a fill): what numpy does as Numba would."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return False
     target = stmt.targets[0]
     if isinstance(target, ast.Subscript):
-        return isinstance(target.value, ast.Name) and isinstance(stmt.value, ast.Name) and \
+        whole = isinstance(target.value, ast.Name) and \
             isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis
+        return (whole or _structural(target)) and \
+            (isinstance(stmt.value, ast.Name) or _number(stmt.value))
     return isinstance(target, ast.Name) and _structural(stmt.value)
+
+
+def _number(e: ast.expr) -> bool:
+    """A number literal, ``np.inf`` or their negation."""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e = e.operand
+    return (isinstance(e, ast.Constant) and type(e.value) in (int, float)) or \
+        (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and
+         e.value.id == "np" and e.attr == "inf")
 
 
 def _structural(e: ast.expr) -> bool:

@@ -111,6 +111,27 @@ def test_sizes_that_happen_to_be_equal_are_separate_arguments():
     assert len(names) == 1
 
 
+def test_kept_window_literals_stay_and_border_fills_run_in_the_driver():
+    """``int(3)`` (a pooling window's size or stride) stays in the kernel; filling and
+    copying into slices of an array are numpy's work in the driver."""
+    lines = ("b = np.empty((1, 2, 7, 7), np.float32)",
+             "b[:, :, 6:7, :] = -np.inf",
+             "b[:, :, 0:6, 0:6] = x",
+             "y = np.empty((1, 2, 3, 3), np.float32)",
+             "for i in range(3):",
+             "    for k in range(int(3)):",
+             "        y[0, 0, i, 0] = b[0, 0, i * int(2) + k, 0]")
+    types = {"x": TensorType(dtypes.float32, (1, 2, 6, 6)),
+             "b": TensorType(dtypes.float32, (1, 2, 7, 7)),
+             "y": TensorType(dtypes.float32, (1, 2, 3, 3))}
+    driver, kernels = outline(kernel(*lines), types)
+    assert driver.lines[:4] == lines[:4]
+    assert len(kernels) == 1 and kernels[0].params == ("a0", "a1", "c0")
+    assert kernels[0].lines == ("for t0 in range(c0):",
+                                "    for t1 in range(int(3)):",
+                                "        a0[0, 0, t0, 0] = a1[0, 0, t0 * int(2) + t1, 0]")
+
+
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():
     """``s`` is a float32 inside Numba; through Python it would come back as a float64."""
     lines = ("s = np.float32(0)",

@@ -14,6 +14,7 @@ from msc.ir.primitives import (  # noqa: F401  (registration)
     elementwise,
     linalg,
     nn,
+    pool,
     random,
     reduce,
     scatter,

@@ -1,14 +1,13 @@
-"""Convolution and max pooling over 1 to 3 spatial dims, NC* layout (NCW, NCHW, NCDHW).
+"""Convolution over 1 to 3 spatial dims, NC* layout (NCW, NCHW, NCDHW); max pooling, which
+shares its window attributes, is ``pool.py``.
 
 ``Conv`` is a grouped cross-correlation with a stride, a dilation and explicit padding
 (``pad`` is (lo, hi) per spatial dim, flattened: MindSpore's (top, bottom, left, right)).
 ``ConvTranspose`` is its adjoint in the input (MindSpore's Conv2DBackpropInput): it takes
 the input's spatial shape as an attribute, since strides make it ambiguous. The weight
 gradient is a ``Conv`` of the input with the output gradient (stride and dilation swap
-roles), so it needs no primitive of its own. ``MaxPool`` pads with -inf; its gradient
-``MaxPoolGrad`` routes each window's gradient to the window's first maximum (taps in
-row-major order; a NaN beats any number). Average pooling is a depthwise ``Conv`` in the
-frontend; adaptive pooling and resizing are products with constant matrices there.
+roles), so it needs no primitive of its own. Average pooling is a depthwise ``Conv`` in
+the frontend; adaptive pooling and resizing are products with constant matrices there.
 
 Code generation: the python target calls numpy helpers that loop over kernel taps only
 (one batched matmul per tap); the numba target writes one loop nest per op with the taps
@@ -39,12 +38,7 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
 from msc.ir.types import TensorType, Type, tensor_of
-from msc.runtime.numpy_rt import (
-    _rt_conv,
-    _rt_conv_transpose,
-    _rt_max_pool,
-    _rt_max_pool_grad,
-)
+from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose
 
 _CONV_COST = 64.0
 
@@ -52,7 +46,7 @@ _CONV_COST = 64.0
 # --- attributes and shapes ------------------------------------------------------------
 
 
-def _spatial(t: TensorType, what: str) -> int:
+def spatial_dims(t: TensorType, what: str) -> int:
     """The number of spatial dims of an NC* tensor (1 to 3)."""
     if not 3 <= t.ndim <= 5:
         raise ShapeError(f"the {what} must be 3-D, 4-D or 5-D (N, C and 1 to 3 spatial "
@@ -60,7 +54,7 @@ def _spatial(t: TensorType, what: str) -> int:
     return t.ndim - 2
 
 
-def _ints(value: Any, count: int, what: str, least: int) -> tuple[int, ...]:
+def int_tuple(value: Any, count: int, what: str, least: int) -> tuple[int, ...]:
     if not isinstance(value, tuple) or len(value) != count:
         raise GraphValueError(f"{what} must be a tuple of {count} ints, but got {value!r}")
     out = tuple(want_int(v, what) for v in value)
@@ -75,13 +69,13 @@ def window_count(size: int, lo: int, hi: int, kernel: int, stride: int,
     return (size + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def _windows(shape: tuple[int, ...], kernel: tuple[int, ...], stride: Any, dilation: Any,
+def window_shape(shape: tuple[int, ...], kernel: tuple[int, ...], stride: Any, dilation: Any,
              pad: Any) -> tuple[int, ...]:
     """The output's spatial shape for input spatial ``shape``, after checking the attrs."""
     nd = len(shape)
-    stride = _ints(stride, nd, "stride", 1)
-    dilation = _ints(dilation, nd, "dilation", 1)
-    pad = _ints(pad, 2 * nd, "pad", 0)
+    stride = int_tuple(stride, nd, "stride", 1)
+    dilation = int_tuple(dilation, nd, "dilation", 1)
+    pad = int_tuple(pad, 2 * nd, "pad", 0)
     out = tuple(window_count(s, pad[2 * i], pad[2 * i + 1], kernel[i], stride[i], dilation[i])
                 for i, s in enumerate(shape))
     if any(o < 1 for o in out):
@@ -92,7 +86,7 @@ def _windows(shape: tuple[int, ...], kernel: tuple[int, ...], stride: Any, dilat
 
 def _check_conv(x: Type, w: Type, groups: int) -> tuple[TensorType, TensorType]:
     xt, wt = want_float_tensor(x, "x"), want_float_tensor(w, "weight")
-    _spatial(xt, "x")
+    spatial_dims(xt, "x")
     if wt.ndim != xt.ndim:
         raise ShapeError(f"the weight must have the rank of x, {xt.ndim}, but got shape "
                          f"{wt.shape}")
@@ -111,7 +105,7 @@ def _conv_infer(x: Type, w: Type, *, stride: Any, dilation: Any, pad: Any,
     if wt.shape[1] * groups != xt.shape[1]:
         raise ShapeError(f"x has {xt.shape[1]} channels, but the weight {wt.shape} with "
                          f"groups={groups} takes {wt.shape[1] * groups}")
-    out = _windows(xt.shape[2:], wt.shape[2:], stride, dilation, pad)
+    out = window_shape(xt.shape[2:], wt.shape[2:], stride, dilation, pad)
     return TensorType(xt.dtype, (xt.shape[0], wt.shape[0]) + out)
 
 
@@ -125,8 +119,8 @@ def _conv_transpose_infer(dy: Type, w: Type, *, stride: Any, dilation: Any, pad:
     if wt.shape[0] != dyt.shape[1]:
         raise ShapeError(f"the input has {dyt.shape[1]} channels, but the weight {wt.shape} "
                          f"gives {wt.shape[0]}")
-    size = _ints(input_size, dyt.ndim - 2, "input_size", 1)
-    produced = _windows(size, wt.shape[2:], stride, dilation, pad)
+    size = int_tuple(input_size, dyt.ndim - 2, "input_size", 1)
+    produced = window_shape(size, wt.shape[2:], stride, dilation, pad)
     if produced != dyt.shape[2:]:
         raise ShapeError(f"a convolution of spatial shape {size} gives {produced}, not the "
                          f"input's spatial shape {dyt.shape[2:]}")
@@ -138,80 +132,48 @@ def _conv_transpose_impl(dy: Any, w: Any, *, stride: Any, dilation: Any, pad: An
     return _rt_conv_transpose(dy, w, stride, dilation, pad, groups, input_size)
 
 
-def _pool_infer(x: Type, *, kernel: Any, stride: Any, dilation: Any, pad: Any) -> Type:
-    xt = want_float_tensor(x)
-    nd = _spatial(xt, "input")
-    kernel = _ints(kernel, nd, "kernel", 1)
-    return TensorType(xt.dtype, xt.shape[:2] + _windows(xt.shape[2:], kernel, stride,
-                                                        dilation, pad))
-
-
-def _pool_impl(x: Any, *, kernel: Any, stride: Any, dilation: Any, pad: Any) -> Any:
-    with np.errstate(invalid="ignore"):
-        return _rt_max_pool(x, kernel, stride, dilation, pad)
-
-
-def _pool_grad_infer(x: Type, g: Type, *, kernel: Any, stride: Any, dilation: Any,
-                     pad: Any) -> Type:
-    out = _pool_infer(x, kernel=kernel, stride=stride, dilation=dilation, pad=pad)
-    if tensor_of(g) != out:
-        raise ShapeError(f"the gradient must be {out}, but got {g}")
-    return tensor_of(x)
-
-
-def _pool_grad_impl(x: Any, g: Any, *, kernel: Any, stride: Any, dilation: Any,
-                    pad: Any) -> Any:
-    with np.errstate(invalid="ignore"):
-        return _rt_max_pool_grad(x, g, kernel, stride, dilation, pad)
-
-
 # --- code generation: python (numpy helpers) ----------------------------------------------
 
 
-def _args(node: Any, *names: str) -> str:
+def attr_args(node: Any, *names: str) -> str:
     return ", ".join(repr(tuple(node.attr[n]) if isinstance(node.attr[n], tuple)
                           else node.attr[n]) for n in names)
 
 
 def _emit_conv(a: list[str], node: Any) -> str:
-    return f"_rt_conv({a[0]}, {a[1]}, {_args(node, 'stride', 'dilation', 'pad', 'groups')})"
+    return f"_rt_conv({a[0]}, {a[1]}, {attr_args(node, 'stride', 'dilation', 'pad', 'groups')})"
 
 
 def _emit_conv_transpose(a: list[str], node: Any) -> str:
-    attrs = _args(node, "stride", "dilation", "pad", "groups", "input_size")
+    attrs = attr_args(node, "stride", "dilation", "pad", "groups", "input_size")
     return f"_rt_conv_transpose({a[0]}, {a[1]}, {attrs})"
-
-
-def _emit_pool(a: list[str], node: Any) -> str:
-    return f"_rt_max_pool({a[0]}, {_args(node, 'kernel', 'stride', 'dilation', 'pad')})"
-
-
-def _emit_pool_grad(a: list[str], node: Any) -> str:
-    attrs = _args(node, "kernel", "stride", "dilation", "pad")
-    return f"_rt_max_pool_grad({a[0]}, {a[1]}, {attrs})"
 
 
 # --- code generation: numba (loop nests) ---------------------------------------------------
 
 
-def _open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, str],
-               size: tuple[int, ...]) -> tuple[dict[int, str], list[str]]:
+def open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, str],
+              size: tuple[int, ...], kept: Any = str) -> tuple[dict[int, str], list[str]]:
     """Loops over the kernel taps, each guarded to read inside the unpadded input: for
     output position ``at[d]`` along spatial dim d the input index is
-    ``at * stride - lo + tap * dilation``. Returns the taps and the input indices."""
+    ``at * stride - lo + tap * dilation``. Returns the taps and the input indices.
+    ``kept`` writes the window's literals (pooling keeps them from the outliner)."""
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     taps, where = {}, []
     for d, k in enumerate(kernel):
-        taps.update(loops.open(kernel, (d,), "k"))
+        taps[d] = loops.fresh(f"k{d}")
+        loops.add(f"for {taps[d]} in range({kept(k)}):")
+        loops.depth += 1
         i = loops.fresh(f"i{d}")
-        loops.add(f"{i} = {at[d]} * {stride[d]} - {pad[2 * d]} + {taps[d]} * {dilation[d]}")
+        loops.add(f"{i} = {at[d]} * {kept(stride[d])} - {kept(pad[2 * d])} + "
+                  f"{taps[d]} * {kept(dilation[d])}")
         loops.add(f"if 0 <= {i} < {size[d]}:")
         loops.depth += 1
         where.append(i)
     return taps, where
 
 
-def _close_taps(loops: Loops, taps: dict[int, str]) -> None:
+def close_taps(loops: Loops, taps: dict[int, str]) -> None:
     loops.depth -= 2 * len(taps)
 
 
@@ -374,7 +336,7 @@ def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> list
     ch = f"{lead[1]} // {cg} * {og} + {oc}"
     loops.add(f"    {acc} += {a[0]}[{index([lead[0], ch, *where])}] * "
               f"{a[1]}[{index([ch, f'{lead[1]} % {cg}', *taps.values()])}]")
-    _close_taps(loops, taps)
+    close_taps(loops, taps)
     loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({acc})")
     loops.close(lead)
     return loops.lines
@@ -429,57 +391,7 @@ def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) ->
     return loops.lines
 
 
-def _scan_window(loops: Loops, node: Any, src: str, lead: dict[int, str],
-                 shape: tuple[int, ...], track: bool = True) -> tuple[str, list[str], dict[int, str]]:
-    """Lines scanning the window of output position ``lead`` for its maximum (a NaN beats
-    any number and stays); the names of the maximum and, with ``track``, of the input
-    indices of its first occurrence (the forward pass needs none: 2-3x faster without)."""
-    nd = len(shape) - 2
-    best, v, found = loops.fresh("best"), loops.fresh("v"), loops.fresh("found")
-    at = [loops.fresh(f"at{d}") for d in range(nd)] if track else []
-    loops.add(f"{best} = -np.inf")
-    if track:
-        loops.add(f"{found} = False")
-    for name in at:
-        loops.add(f"{name} = 0")
-    taps, where = _open_taps(loops, node, node.attr["kernel"],
-                             {d: lead[d + 2] for d in range(nd)}, shape[2:])
-    loops.add(f"{v} = {src}[{index([lead[0], lead[1], *where])}]")
-    if track:
-        loops.add(f"if not {found} or {v} > {best} or ({v} != {v} and {best} == {best}):")
-        loops.add(f"    {found} = True")
-    else:
-        loops.add(f"if {v} > {best} or {v} != {v}:")
-    loops.add(f"    {best} = {v}")
-    for name, i in zip(at, where):
-        loops.add(f"    {name} = {i}")
-    _close_taps(loops, taps)
-    return best, at, taps
-
-
-def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    x, o = in_type(node), out_type(node)
-    loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, range(o.ndim), "p")
-    best, _, _ = _scan_window(loops, node, a[0], lead, x.shape, track=False)
-    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({best})")
-    loops.close(lead)
-    return loops.lines
-
-
-def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    x, g = in_type(node, 0), in_type(node, 1)
-    loops = Loops(fresh)
-    loops.add(f"{out} = np.zeros({x.shape!r}, {dtype_ref(x.dtype)})")
-    lead = loops.open(g.shape, range(g.ndim), "p")
-    _, at, _ = _scan_window(loops, node, a[0], lead, x.shape)
-    loops.add(f"{out}[{index([lead[0], lead[1], *at])}] += {a[1]}[{index(list(lead.values()))}]")
-    loops.close(lead)
-    return loops.lines
-
-
-def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
+def lowering(array: Any, loops: Any) -> dict[str, Lowering]:
     return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
 
 
@@ -528,21 +440,17 @@ def _vjp_conv_transpose(b: Any, g: Any, dy: Any, w: Any, *, out: Any,
     return b.conv(g, w, **attrs), filter_grad(b, g, dy, tensor_of(w.type).shape[2:], **attrs)
 
 
-def _vjp_pool(b: Any, g: Any, x: Any, *, out: Any, **attrs: Any) -> tuple[Any]:
-    return (b.max_pool_grad(x, g, **attrs),)
-
-
 # --- batching ------------------------------------------------------------------------------
 
 
-def _folded(b: Any, x: Any, dim: int | None, size: int) -> Any:
+def folded(b: Any, x: Any, dim: int | None, size: int) -> Any:
     """Batched ``x`` (N, C, ...) per example as one (B*N, C, ...) batch."""
     x = batched_front(b, x, dim, size)
     shape = tensor_of(x.type).shape
     return b.reshape(x, shape=(shape[0] * shape[1],) + shape[2:])
 
 
-def _unfolded(b: Any, y: Any, size: int) -> tuple[Any, int]:
+def unfolded(b: Any, y: Any, size: int) -> tuple[Any, int]:
     shape = tensor_of(y.type).shape
     return b.reshape(y, shape=(size, shape[0] // size) + shape[1:]), 0
 
@@ -554,7 +462,7 @@ def _batch_conv(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[
     (x, w), (dx, dw) = args, dims
     size = batch_size(args, dims)
     if dw is None:
-        return _unfolded(b, b.emit(prim, _folded(b, x, dx, size), w, **attrs), size)
+        return unfolded(b, b.emit(prim, folded(b, x, dx, size), w, **attrs), size)
     x = batched_front(b, x, dx, size)
     xt = tensor_of(x.type)
     x = b.transpose(x, perm=(1, 0) + tuple(range(2, xt.ndim)))
@@ -567,29 +475,16 @@ def _batch_conv(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[
     return b.reshape(y, shape=(yt.shape[0], size, yt.shape[1] // size) + yt.shape[2:]), 1
 
 
-def _batch_pool(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
-    """Pooling is per channel: the examples' batches as one batch."""
-    size = batch_size(args, dims)
-    folded = [_folded(b, a, d, size) for a, d in zip(args, dims)]
-    return _unfolded(b, b.emit(prim, *folded, **attrs), size)
-
-
 # --- the table -----------------------------------------------------------------------------
 
-_WINDOW = (Attr("stride", types=(tuple,)), Attr("dilation", types=(tuple,)),
+WINDOW = (Attr("stride", types=(tuple,)), Attr("dilation", types=(tuple,)),
            Attr("pad", types=(tuple,)))
-_POOL = (Attr("kernel", types=(tuple,)),) + _WINDOW
 
-register(Primitive("Conv", _conv_infer, _conv_impl, _lowering(_emit_conv, _loops_conv_or_gemm),
-                   attrs=_WINDOW + (Attr("groups", 1, (int,)),), cost=_CONV_COST,
+register(Primitive("Conv", _conv_infer, _conv_impl, lowering(_emit_conv, _loops_conv_or_gemm),
+                   attrs=WINDOW + (Attr("groups", 1, (int,)),), cost=_CONV_COST,
                    vjp=_vjp_conv, batch=_batch_conv))
 register(Primitive("ConvTranspose", _conv_transpose_infer, _conv_transpose_impl,
-                   _lowering(_emit_conv_transpose, _loops_conv_transpose_or_gemm),
-                   attrs=_WINDOW + (Attr("groups", 1, (int,)),
+                   lowering(_emit_conv_transpose, _loops_conv_transpose_or_gemm),
+                   attrs=WINDOW + (Attr("groups", 1, (int,)),
                                     Attr("input_size", types=(tuple,))),
                    cost=_CONV_COST, vjp=_vjp_conv_transpose, batch=_batch_conv))
-register(Primitive("MaxPool", _pool_infer, _pool_impl, _lowering(_emit_pool, _loops_pool),
-                   attrs=_POOL, cost=8, vjp=_vjp_pool, batch=_batch_pool))
-register(Primitive("MaxPoolGrad", _pool_grad_infer, _pool_grad_impl,
-                   _lowering(_emit_pool_grad, _loops_pool_grad), attrs=_POOL, cost=8,
-                   batch=_batch_pool))

@@ -36,7 +36,8 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("clip", 1, None), ("cast", 1.5, None), ("reshape", 1, "shape-ops"),
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
-    ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("tuple_item", 1, "tuple"),
+    ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
+    ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
     ("builtin", 0.6, "builtins"), ("vmap", 0.4, "vmap"), ("grad", 1.2, "grad"),
@@ -410,6 +411,21 @@ class Exprs:
         elif t.ndim == 2 and rng.random() < 0.3:
             call = f"ops.MatMul()({x}, {y})"
         return f"ops.clip_by_value({call}, {lo}, {hi})"
+
+    def _f_pool(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """Max pooling (kernel 1-3, stride 1-2, padding up to half the kernel) of a 4-D
+        input whose windows give ``t``'s elements, reshaped to ``t``."""
+        if t.dtype not in ("float32", "float64") or t.ndim == 0:
+            return None
+        rng = self.rng
+        k, s = rng.randint(1, 3), rng.randint(1, 2)
+        p = rng.randint(0, k // 2)
+        out = (1,) * (4 - t.ndim) + t.shape
+        spatial = tuple((o - 1) * s + k - 2 * p for o in out[2:])
+        if min(spatial) < 1:
+            return None
+        x = self.sub(t.with_shape(out[:2] + spatial), scope, depth)
+        return f"ops.reshape(ops.max_pool2d({x}, {k}, {s}, {p}), {t.shape!r})"
 
     # --- shapes -----------------------------------------------------------------------------
 

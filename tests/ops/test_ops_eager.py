@@ -220,6 +220,9 @@ def test_reshape_transpose_squeeze_expand() -> None:
     same(ops.squeeze(ms.Tensor(b)), b.reshape(3))
     same(ms.Tensor(b).squeeze(2), b.reshape(1, 3))
     same(ops.squeeze(ms.Tensor(b), (0, 2)), b.reshape(3))
+    scalar = np.array(7, np.int32)  # MindSpore returns a 0-d tensor whatever axes it names
+    for axis in (0, -1, 1, (0, -1)):
+        same(ops.squeeze(ms.Tensor(scalar), axis), scalar)
 
 
 def test_flatten_keeps_dim_zero_by_default() -> None:

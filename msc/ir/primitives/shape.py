@@ -119,10 +119,15 @@ def _expand_dims_impl(x: Any, *, axis: int) -> Any:
 
 
 def _squeeze_axes(t: TensorType, axis: Any) -> tuple[int, ...]:
-    """() squeezes every size-1 dim; naming a dim whose size is not 1 is an error."""
+    """() squeezes every size-1 dim; naming a dim whose size is not 1 is an error. A 0-d
+    tensor is returned as it is, whatever axes are named (as MindSpore does)."""
     if axis == () or axis is None:
         return tuple(i for i, d in enumerate(t.shape) if d == 1)
     axes = axis if isinstance(axis, tuple) else (axis,)
+    if t.ndim == 0:
+        for a in axes:
+            want_int(a, "axis")
+        return ()
     out = tuple(sorted({_axis(a, t.ndim) for a in axes}))
     for a in out:
         if t.shape[a] != 1:

@@ -231,6 +231,11 @@ class Compiled:
         return path
 
 
+#: Graphs with fewer nodes are rarely outlined into library kernels (``outline.py``), so
+#: a first call does not generate their numba code early to see whether the kernel
+#: library holds it all (about 20 ms on a small graph's first call in a process).
+LIBRARY_MIN_NODES = 50
+
 #: ``store`` default of ``compile_entry``: the cache the context (or environment) asks for.
 FROM_CONTEXT: Any = object()
 
@@ -251,8 +256,10 @@ def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None
         store = context_store()
     if store is None:
         built = build(entry, specs)
-        if tiered and not has_compiled(library_path()):
-            # msc never ran here: the numba tier's thread generates the numba code
+        if tiered and (built.module.node_count() < LIBRARY_MIN_NODES or
+                       not has_compiled(library_path())):
+            # a small graph, or msc never ran here: the numba tier's thread generates the
+            # numba code (asking the library first would only delay the first call)
             return with_standby(Compiled(built.weights, built.deps, build=built,
                                          timings=dict(built.timings)), tiered)
         return with_standby(runnable(built, generate(built, target, layout)), tiered)

@@ -105,11 +105,13 @@ def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
     """Once the kernel library holds every kernel of a graph, a new process (here a new
     Cell of the same graph: no compile cache) loads them on its first call instead of
     running the python tier and a worker; with an empty library the first call answers
-    from the python tier."""
+    from the python tier, and so does a graph too small to ask the library."""
     import msc.codegen.outline
+    import msc.compiler
 
     monkeypatch.setenv("MSC_KERNEL_CACHE_PATH", str(tmp_path / "library"))
     monkeypatch.setattr(msc.codegen.outline, "OUTLINE_LINES", 0)  # every loop a library kernel
+    monkeypatch.setattr(msc.compiler, "LIBRARY_MIN_NODES", 0)  # however small the graph
     ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto", enable_compile_cache=False)
     x = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
     first = Counter()
@@ -123,6 +125,10 @@ def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
         assert (compiled.tier, compiled.standby, compiled.numba_tier) == ("numba", None, None)
         np.testing.assert_array_equal(out.asnumpy(), reference(x, second.w.asnumpy(), i))
     assert not [line for line in compiled.source.splitlines() if line == "@_rt_jit"]
+    monkeypatch.setattr(msc.compiler, "LIBRARY_MIN_NODES", 50)
+    small = Counter()
+    small(ms.Tensor(x))
+    assert compiled_of(small).tier == "python"
 
 
 def test_python_tier_alone_never_starts_numba():

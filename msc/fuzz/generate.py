@@ -20,6 +20,7 @@ import numpy as np
 
 from msc.fuzz.exprs import Exprs
 from msc.fuzz.grads import GradForms
+from msc.fuzz.shapes import ShapeForms
 from msc.fuzz.pyforms import PY_FEATURES, PyForms
 from msc.fuzz.types import (MS_DTYPE, PYFLOAT, PYINT, SHAPES, TT, Tup, Var, array_literal,
                             literal_source, sub_shape)
@@ -90,7 +91,7 @@ class Callee:
     to_float: bool = False  # sub-Cells: made with ``.to_float(ms.float16)``
 
 
-class Gen(PyForms, Exprs, GradForms):
+class Gen(PyForms, Exprs, ShapeForms, GradForms):
     """Builds one program from ``rng``; ``features`` says which constructs it may use."""
 
     callee_type, stmt_type = Callee, Stmt

@@ -119,15 +119,12 @@ def _expand_dims_impl(x: Any, *, axis: int) -> Any:
 
 
 def _squeeze_axes(t: TensorType, axis: Any) -> tuple[int, ...]:
-    """() squeezes every size-1 dim; naming a dim whose size is not 1 is an error. A 0-d
-    tensor is returned as it is, whatever axes are named (as MindSpore does)."""
+    """() squeezes every size-1 dim; naming a dim whose size is not 1 is an error."""
     if axis == () or axis is None:
         return tuple(i for i, d in enumerate(t.shape) if d == 1)
     axes = axis if isinstance(axis, tuple) else (axis,)
-    if t.ndim == 0:
-        for a in axes:
-            want_int(a, "axis")
-        return ()
+    if t.ndim == 0 and all(isinstance(want_int(a, "axis"), int) for a in axes):
+        return ()  # MindSpore keeps a 0-d tensor as it is, whatever axes it names
     out = tuple(sorted({_axis(a, t.ndim) for a in axes}))
     for a in out:
         if t.shape[a] != 1:

@@ -1,7 +1,8 @@
 """Run by tests/communication/test_faults.py under ``mpiexec -n 2``; ``argv[1]`` picks
 the fault: ``mismatch`` (the ranks all-reduce different shapes in a graph; each rank
-writes its error to ``argv[2]``/rankN.txt), ``raises``
-(rank 1 raises while rank 0 waits in a collective), ``killed`` (rank 1 is killed)."""
+writes its error to ``argv[2]``/rankN.txt), ``raises`` (rank 1 raises while rank 0 waits
+in a collective; its stderr goes to ``argv[2]``/rank1-stderr.txt), ``killed`` (rank 1 is
+killed)."""
 
 import os
 import signal
@@ -31,6 +32,9 @@ def main(fault):
     elif rank == 1:
         if fault == "killed":
             os.kill(os.getpid(), signal.SIGKILL)
+        # the traceback and the abort notice go to a file, whole before the abort: mpiexec
+        # may stop forwarding stderr part-way once the job aborts
+        sys.stderr = open(os.path.join(sys.argv[2], "rank1-stderr.txt"), "w", buffering=1)
         raise ValueError("rank 1 fails on purpose")
     total(ms.Tensor(np.ones(2, np.float32)))  # rank 0 waits here for rank 1, in vain
     print("rank 0 was not stopped", flush=True)

@@ -204,6 +204,7 @@ NOT_EXPORTED: dict[Any, str] = {
     Op.Raise: "ONNX cannot raise an exception",
     Op.UniformReal: "ONNX's random ops would not draw msc's numbers",
     Op.MaxPoolGrad: "a training graph's op",
+    Op.MaxPoolGradGrad: "a training graph's op",
     Op.Sort: "ONNX's TopK does not promise a stable order of equal values",
     Op.CumProd: "ONNX has no cumulative product",
     Op.Cummax: "ONNX has no cumulative maximum",

@@ -185,23 +185,43 @@ def _rt_max_pool(x, kernel, stride, dilation, pad):
     return best
 
 
-def _rt_max_pool_grad(x, g, kernel, stride, dilation, pad):
-    """``g`` routed to the first maximum of each window (taps in row-major order; a NaN
-    beats any number), summed where windows overlap."""
-    x, g = np.asarray(x), np.asarray(g)
-    xp = _rt_pad_spatial(x, pad, -np.inf)
-    size = g.shape[2:]
+def _rt_pool_argmax(xp, kernel, stride, dilation):
+    """The windows of the padded input ``xp`` (slices, one per tap) and, for each output
+    position, the tap of its window's first maximum (row-major order; a NaN beats any
+    number)."""
+    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
+                 for i, k in enumerate(kernel))
     windows = [_rt_window(tap, dilation, stride, size) for tap in np.ndindex(*kernel)]
-    best, arg = xp[windows[0]], np.zeros(g.shape, np.int64)
+    best, arg = xp[windows[0]], np.zeros(xp.shape[:2] + size, np.int64)
     for i, window in enumerate(windows[1:], 1):
         seen = xp[window]
         take = (seen > best) | (np.isnan(seen) & ~np.isnan(best))
         best, arg = np.where(take, seen, best), np.where(take, i, arg)
+    return windows, arg
+
+
+def _rt_max_pool_grad(x, g, kernel, stride, dilation, pad):
+    """``g`` routed to the first maximum of each window, summed where windows overlap."""
+    x, g = np.asarray(x), np.asarray(g)
+    xp = _rt_pad_spatial(x, pad, -np.inf)
+    windows, arg = _rt_pool_argmax(xp, kernel, stride, dilation)
     dxp = np.zeros(xp.shape, g.dtype)
     for i, window in enumerate(windows):
         dxp[window] += np.where(arg == i, g, 0).astype(g.dtype)
     crop = tuple(slice(pad[2 * i], pad[2 * i] + s) for i, s in enumerate(x.shape[2:]))
     return np.ascontiguousarray(dxp[(slice(None), slice(None)) + crop])
+
+
+def _rt_max_pool_grad_grad(x, c, kernel, stride, dilation, pad):
+    """For each window of ``x``, ``c`` (shaped like x) at the window's first maximum: the
+    adjoint of ``_rt_max_pool_grad`` in its cotangent."""
+    x, c = np.asarray(x), np.asarray(c)
+    windows, arg = _rt_pool_argmax(_rt_pad_spatial(x, pad, -np.inf), kernel, stride, dilation)
+    cp = _rt_pad_spatial(c, pad, 0)
+    out = np.zeros(arg.shape, c.dtype)
+    for i, window in enumerate(windows):
+        out += np.where(arg == i, cp[window], 0).astype(c.dtype)
+    return out
 
 
 def _rt_sort(x, axis, descending):

@@ -60,9 +60,11 @@ def naive_conv_transpose(dy: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
 
 
 def naive_max_pool(x: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
-                   pad: tuple[int, ...], grad: np.ndarray | None = None) -> np.ndarray:
+                   pad: tuple[int, ...], grad: np.ndarray | None = None,
+                   read: np.ndarray | None = None) -> np.ndarray:
     """The maximum of each window's in-range taps; with ``grad``, the input's gradient:
-    each window's gradient goes to its first maximum (taps in row-major order)."""
+    each window's gradient goes to its first maximum (taps in row-major order); with
+    ``read`` (shaped like x), its value at each window's first maximum."""
     nd = x.ndim - 2
     size = tuple(_out_size(x.shape[2 + i], kernel[i], stride[i], 1, pad[2 * i],
                            pad[2 * i + 1]) for i in range(nd))
@@ -76,7 +78,7 @@ def naive_max_pool(x: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ..
                 if all(0 <= at[i] < x.shape[2 + i] for i in range(nd)) and \
                         (where is None or x[lead + at] > best):
                     best, where = x[lead + at], at
-            out[lead + p] = best
+            out[lead + p] = best if read is None else read[lead + where]
             if grad is not None:
                 dx[lead + where] += grad[lead + p]
     return out if grad is None else dx
@@ -86,13 +88,24 @@ def _pool_total(x: Any) -> Any:
     return ops.max_pool2d(x, 3, 2, 1).sum()
 
 
+def _pool_weighted(x: Any, w: Any) -> Any:
+    return (ops.max_pool2d(x, 3, 2, 1) * w).sum()
+
+
+def _pool_routed(x: Any, w: Any, c: Any) -> Any:
+    return (ops.grad(_pool_weighted)(x, w) * c).sum()
+
+
 def conv_pool(x: Any, w: Any, w1: Any, x1: Any, dy: Any, wt: Any) -> Any:
     """Grouped 2-D convolution with uneven strides and 'same' padding, a dilated 1-D one,
-    a transposed one, max pooling and its gradient (the pooled windows overlap)."""
+    a transposed one, max pooling, its gradient (the pooled windows overlap) and its second
+    derivative (``sin(3x)`` read at each window's maximum)."""
     return (ops.conv2d(x, w, stride=(1, 2), pad_mode="same", groups=2),
             ops.conv1d(x1, w1, pad_mode="pad", padding=2, dilation=2),
             ops.conv_transpose2d(dy, wt, stride=2, padding=1, output_padding=1),
-            ops.max_pool2d(x, 3, 2, 1), ops.grad(_pool_total)(x))
+            ops.max_pool2d(x, 3, 2, 1), ops.grad(_pool_total)(x),
+            ops.grad(_pool_routed, grad_position=1)(x, ops.max_pool2d(x, 3, 2, 1),
+                                                     ops.sin(x * 3.0)))
 
 
 def conv_pool_inputs(r: np.random.Generator) -> list[np.ndarray]:
@@ -109,7 +122,8 @@ def conv_pool_expect(x: np.ndarray, w: np.ndarray, w1: np.ndarray, x1: np.ndarra
             naive_conv(x1, w1, (1,), (2,), (2, 2)),
             naive_conv_transpose(dy, wt, (2, 2), (1, 1), (1, 1, 1, 1), 1, (6, 6)),
             naive_max_pool(x, (3, 3), (2, 2), (1, 1, 1, 1)),
-            naive_max_pool(x, (3, 3), (2, 2), (1, 1, 1, 1), np.ones((2, 4, 4, 3), np.float32)))
+            naive_max_pool(x, (3, 3), (2, 2), (1, 1, 1, 1), np.ones((2, 4, 4, 3), np.float32)),
+            naive_max_pool(x, (3, 3), (2, 2), (1, 1, 1, 1), read=np.sin(x * np.float32(3))))
 
 
-CONV_OPS = frozenset({"Conv", "ConvTranspose", "MaxPool", "MaxPoolGrad"})
+CONV_OPS = frozenset({"Conv", "ConvTranspose", "MaxPool", "MaxPoolGrad", "MaxPoolGradGrad"})

@@ -49,6 +49,8 @@ EXTRA: list[tuple[Any, ...]] = [
     ("BitwiseOr", [(3,), ()], {}, [INDICES, 5]), ("BitwiseXor", [(2, 3), (2, 3)], {}, [BOOL, BOOL]),
     ("MaxPoolGrad", [(2, 3, 5, 6), (2, 3, 3, 6)],
      {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)}),
+    ("MaxPoolGradGrad", [(2, 3, 5, 6), (2, 3, 5, 6)],
+     {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)}),
     ("LeftShift", [(2, 3), (3,)], {}, [SMALL, SMALL]),
     ("RightShift", [(3,), (2, 3)], {}, [INDICES, SMALL]),
     ("Gcd", [(2, 3), (3,)], {}, [INDICES, INDICES]), ("Lcm", [(3,), ()], {}, [INDICES, 4]),

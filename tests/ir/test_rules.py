@@ -74,6 +74,13 @@ CONV_CASES: list[tuple[Any, ...]] = [
      {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)}, [signed()]),
     ("MaxPool", [(2, 2, 7)],
      {"kernel": (3,), "stride": (2,), "dilation": (2,), "pad": (2, 2)}, [signed()]),
+    # second derivatives: each is linear in its second operand, piecewise constant in x
+    ("MaxPoolGrad", [(2, 3, 5, 6), (2, 3, 3, 6)],
+     {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)},
+     [signed()] * 2),
+    ("MaxPoolGradGrad", [(2, 3, 5, 6), (2, 3, 5, 6)],
+     {"kernel": (2, 3), "stride": (2, 1), "dilation": (1, 1), "pad": (1, 0, 1, 1)},
+     [signed()] * 2),
 ]
 
 #: sorting, running products and extremes (random inputs have no ties), gathers and

@@ -31,8 +31,6 @@ NO_VJP: dict[str, str] = {
     "UniformReal": _CONST + ": a random draw, constant with respect to every input",
     **dict.fromkeys(("IgammaGradA", "IgammacGradA"),
                     "not yet: second derivatives of the incomplete gamma functions in a"),
-    "MaxPoolGrad": "not yet: second derivatives of max pooling (the gradient is piecewise "
-                   "linear in the cotangent, routed by the arg-max of each window)",
 }
 
 #: op name -> why it has no ``batch`` rule.

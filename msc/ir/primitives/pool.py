@@ -4,7 +4,10 @@ spatial dim, flattened).
 
 ``MaxPool`` pads with -inf; its gradient ``MaxPoolGrad`` routes each window's gradient to
 the window's first maximum (taps in row-major order; a NaN beats any number), summed where
-windows overlap.
+windows overlap. ``MaxPoolGradGrad`` is that routing's adjoint (second derivatives): for
+each window, its argument shaped like the input read at the window's first maximum. It is
+linear in that argument, and the arg-max is piecewise constant in the input, so each of
+the two is the other's gradient and the input gets none.
 
 Code generation: the python target calls numpy helpers that loop over the taps. The numba
 target's forward copies the input into a -inf border once (where there is padding), then
@@ -38,7 +41,7 @@ from msc.ir.primitives.conv import (
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.primitives.rules import batch_size
 from msc.ir.types import TensorType, Type, tensor_of
-from msc.runtime.numpy_rt import _rt_max_pool, _rt_max_pool_grad
+from msc.runtime.numpy_rt import _rt_max_pool, _rt_max_pool_grad, _rt_max_pool_grad_grad
 
 
 def _pool_infer(x: Type, *, kernel: Any, stride: Any, dilation: Any, pad: Any) -> Type:
@@ -68,6 +71,20 @@ def _pool_grad_impl(x: Any, g: Any, *, kernel: Any, stride: Any, dilation: Any,
         return _rt_max_pool_grad(x, g, kernel, stride, dilation, pad)
 
 
+def _pool_grad_grad_infer(x: Type, c: Type, *, kernel: Any, stride: Any, dilation: Any,
+                          pad: Any) -> Type:
+    out = _pool_infer(x, kernel=kernel, stride=stride, dilation=dilation, pad=pad)
+    if tensor_of(c) != tensor_of(x):
+        raise ShapeError(f"the cotangent must be {tensor_of(x)}, but got {c}")
+    return out
+
+
+def _pool_grad_grad_impl(x: Any, c: Any, *, kernel: Any, stride: Any, dilation: Any,
+                         pad: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return _rt_max_pool_grad_grad(x, c, kernel, stride, dilation, pad)
+
+
 # --- code generation: python (numpy helpers) ----------------------------------------------
 
 
@@ -78,6 +95,11 @@ def _emit_pool(a: list[str], node: Any) -> str:
 def _emit_pool_grad(a: list[str], node: Any) -> str:
     attrs = attr_args(node, "kernel", "stride", "dilation", "pad")
     return f"_rt_max_pool_grad({a[0]}, {a[1]}, {attrs})"
+
+
+def _emit_pool_grad_grad(a: list[str], node: Any) -> str:
+    attrs = attr_args(node, "kernel", "stride", "dilation", "pad")
+    return f"_rt_max_pool_grad_grad({a[0]}, {a[1]}, {attrs})"
 
 
 # --- code generation: numba (loop nests) ---------------------------------------------------
@@ -137,13 +159,35 @@ def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
 
 
 def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """out[the window's first maximum] += g[n, c, p...]: the scan reads only inside the
-    input (a bounds check per tap), so an input of -inf still gets its gradient."""
+    """out[the window's first maximum] += g[n, c, p...]."""
     x, g = in_type(node, 0), in_type(node, 1)
-    nd = x.ndim - 2
     loops = Loops(fresh)
     loops.add(f"{out} = np.zeros({x.shape!r}, {dtype_ref(x.dtype)})")
     lead = loops.open(g.shape, range(g.ndim), "p")
+    at = _first_maximum(loops, node, a[0], lead, x)
+    loops.add(f"{out}[{index([lead[0], lead[1], *at])}] += {a[1]}[{index(list(lead.values()))}]")
+    loops.close(lead)
+    return loops.lines
+
+
+def _loops_pool_grad_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    """out[n, c, p...] = the cotangent at the first maximum of p's window."""
+    x, o = in_type(node, 0), out_type(node)
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(o.shape, range(o.ndim), "p")
+    at = _first_maximum(loops, node, a[0], lead, x)
+    loops.add(f"{out}[{index(list(lead.values()))}] = {a[1]}[{index([lead[0], lead[1], *at])}]")
+    loops.close(lead)
+    return loops.lines
+
+
+def _first_maximum(loops: Loops, node: Any, src: str, lead: dict[int, str],
+                   x: TensorType) -> list[str]:
+    """Lines finding the input indices of the first maximum of output position ``lead``'s
+    window (their names): the scan reads only inside the input (a bounds check per tap),
+    so an input of -inf still has its maximum."""
+    nd = x.ndim - 2
     best, v, found = loops.fresh("best"), loops.fresh("v"), loops.fresh("found")
     at = [loops.fresh(f"at{d}") for d in range(nd)]
     loops.add(f"{best} = -np.inf")
@@ -152,16 +196,14 @@ def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
         loops.add(f"{name} = 0")
     taps, where = open_taps(loops, node, node.attr["kernel"],
                             {d: lead[d + 2] for d in range(nd)}, x.shape[2:], kept=_kept)
-    loops.add(f"{v} = {a[0]}[{index([lead[0], lead[1], *where])}]")
+    loops.add(f"{v} = {src}[{index([lead[0], lead[1], *where])}]")
     loops.add(f"if not {found} or {v} > {best} or ({v} != {v} and {best} == {best}):")
     loops.add(f"    {found} = True")
     loops.add(f"    {best} = {v}")
     for name, i in zip(at, where):
         loops.add(f"    {name} = {i}")
     close_taps(loops, taps)
-    loops.add(f"{out}[{index([lead[0], lead[1], *at])}] += {a[1]}[{index(list(lead.values()))}]")
-    loops.close(lead)
-    return loops.lines
+    return at
 
 
 # --- gradients and batching ------------------------------------------------------------------
@@ -169,6 +211,15 @@ def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
 
 def _vjp_pool(b: Any, g: Any, x: Any, *, out: Any, **attrs: Any) -> tuple[Any]:
     return (b.max_pool_grad(x, g, **attrs),)
+
+
+def _vjp_pool_grad(b: Any, c: Any, x: Any, g: Any, *, out: Any, **attrs: Any) -> tuple[Any, Any]:
+    return b.zeros_like(x), b.max_pool_grad_grad(x, c, **attrs)
+
+
+def _vjp_pool_grad_grad(b: Any, g: Any, x: Any, c: Any, *, out: Any,
+                        **attrs: Any) -> tuple[Any, Any]:
+    return b.zeros_like(x), b.max_pool_grad(x, g, **attrs)
 
 
 def _batch_pool(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
@@ -186,4 +237,7 @@ register(Primitive("MaxPool", _pool_infer, _pool_impl, lowering(_emit_pool, _loo
                    attrs=_POOL, cost=8, vjp=_vjp_pool, batch=_batch_pool))
 register(Primitive("MaxPoolGrad", _pool_grad_infer, _pool_grad_impl,
                    lowering(_emit_pool_grad, _loops_pool_grad), attrs=_POOL, cost=8,
-                   batch=_batch_pool))
+                   vjp=_vjp_pool_grad, batch=_batch_pool))
+register(Primitive("MaxPoolGradGrad", _pool_grad_grad_infer, _pool_grad_grad_impl,
+                   lowering(_emit_pool_grad_grad, _loops_pool_grad_grad), attrs=_POOL, cost=8,
+                   vjp=_vjp_pool_grad_grad, batch=_batch_pool))

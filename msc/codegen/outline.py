@@ -10,9 +10,10 @@ hash of its source with its variables renamed canonically (``a0``, ``a1``, ... f
 parameters, ``t0``, ... for its locals) and its sizes and float literals made arguments
 (``c0``, ...; see ``_sizes``), so the alike batch-norm loops of every ResNet stage, at
 56x56 or at 7x7, become one function. A literal lowering writes ``int(3)`` stays: a
-pooling window's size and stride, which LLVM needs to unroll and vectorize its loops. Each call from Python costs a few microseconds,
-nothing next to a loop nest over a feature map; ``library.py`` puts the kernels in files
-that Numba compiles once per machine.
+pooling window's size and stride, which LLVM needs to unroll and vectorize its loops.
+Each call from Python costs a few microseconds, nothing next to a loop nest over a
+feature map; ``library.py`` puts the kernels in files that Numba compiles once per
+machine.
 
 Before::
 
@@ -185,9 +186,10 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
     ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
     among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs
-    a literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats other than 0.0 and
-    1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba types an int literal and
-    an int argument alike (int64), and a float literal and a float argument (float64)."""
+    a literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats
+    other than 0.0 and 1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba
+    types an int literal and an int argument alike (int64), and a float literal and a
+    float argument (float64)."""
     found = []
     for c in nodes:
         if isinstance(c, ast.Constant) and type(c.value) is float and c.value == c.value \

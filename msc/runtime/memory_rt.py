@@ -9,8 +9,8 @@ its ceiling (32 MiB) and the trim threshold to 1 GiB keeps the freed blocks in t
 for the next call, as the caching allocators of other frameworks do; the cost is that
 up to 1 GiB of freed memory stays with the process.
 
-Only glibc is asked (each module asks again when imported: the same answer), and never where the user chose these settings
-(the ``MALLOC_*_THRESHOLD_`` variables glibc reads).
+Only glibc is asked (each module asks again when imported: the same answer), and never
+where the user chose these settings (the ``MALLOC_*_THRESHOLD_`` variables glibc reads).
 """
 
 

@@ -366,9 +366,9 @@ REUSE = textwrap.dedent("""
 def test_importing_a_module_keeps_freed_memory_for_the_next_call(
         target: str, tmp_path: pathlib.Path) -> None:
     """Without it glibc gives two freed 24 MiB blocks back to the kernel (unmapped, then
-    trimmed off the heap), and each call faults their pages in again (12,288 of 4 KiB, fewer where numpy asks for huge
-    pages); with it the
-    calls after the first reuse the first's pages."""
+    trimmed off the heap), and each call faults their pages in again (12,288 of 4 KiB,
+    fewer where numpy asks for huge pages); with it the calls after the first reuse the
+    first's pages."""
     (tmp_path / "plain_model.py").write_text(source_of(plain, [X], target))
     (tmp_path / "reuse.py").write_text(REUSE)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}

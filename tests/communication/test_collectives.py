@@ -10,7 +10,8 @@ from msc import ops
 from .mpi import RANKS, launch, reported
 
 CHECKS = ["eager AllReduce sum", "eager AllReduce max", "eager AllReduce min",
-          "eager AllReduce prod", "eager AllReduce sum through shared memory", "eager AllGather", "eager ReduceScatter", "eager Broadcast",
+          "eager AllReduce prod", "eager AllReduce sum through shared memory",
+          "eager AllGather", "eager ReduceScatter", "eager Broadcast",
           "all_reduce avg", "all_gather_into_tensor", "reduce_scatter_tensor max",
           "broadcast in place", "group AllGather",
           *(f"{kind} AllReduce {op}" for op in ("sum", "max", "min", "prod")

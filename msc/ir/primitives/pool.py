@@ -20,6 +20,7 @@ as arguments and a bounds check per tap. Each window shape is a kernel of its ow
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -158,26 +159,17 @@ def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     return loops.lines
 
 
-def _loops_pool_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """out[the window's first maximum] += g[n, c, p...]."""
-    x, g = in_type(node, 0), in_type(node, 1)
-    loops = Loops(fresh)
-    loops.add(f"{out} = np.zeros({x.shape!r}, {dtype_ref(x.dtype)})")
-    lead = loops.open(g.shape, range(g.ndim), "p")
-    at = _first_maximum(loops, node, a[0], lead, x)
-    loops.add(f"{out}[{index([lead[0], lead[1], *at])}] += {a[1]}[{index(list(lead.values()))}]")
-    loops.close(lead)
-    return loops.lines
-
-
-def _loops_pool_grad_grad(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """out[n, c, p...] = the cotangent at the first maximum of p's window."""
+def _loops_routed(a: list[str], node: Any, out: str, fresh: Any, *, scatter: bool) -> list[str]:
+    """MaxPoolGrad's loops (``scatter``: out[the first maximum of p's window] += g[p]) and
+    MaxPoolGradGrad's (out[p] = the cotangent at that first maximum)."""
     x, o = in_type(node, 0), out_type(node)
+    pooled = in_type(node, 1) if scatter else o
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, range(o.ndim), "p")
-    at = _first_maximum(loops, node, a[0], lead, x)
-    loops.add(f"{out}[{index(list(lead.values()))}] = {a[1]}[{index([lead[0], lead[1], *at])}]")
+    loops.add(f"{out} = np.{'zeros' if scatter else 'empty'}({o.shape!r}, {dtype_ref(o.dtype)})")
+    lead = loops.open(pooled.shape, range(pooled.ndim), "p")
+    at = index([lead[0], lead[1], *_first_maximum(loops, node, a[0], lead, x)])
+    here = index(list(lead.values()))
+    loops.add(f"{out}[{at}] += {a[1]}[{here}]" if scatter else f"{out}[{here}] = {a[1]}[{at}]")
     loops.close(lead)
     return loops.lines
 
@@ -236,8 +228,8 @@ _POOL = (Attr("kernel", types=(tuple,)),) + WINDOW
 register(Primitive("MaxPool", _pool_infer, _pool_impl, lowering(_emit_pool, _loops_pool),
                    attrs=_POOL, cost=8, vjp=_vjp_pool, batch=_batch_pool))
 register(Primitive("MaxPoolGrad", _pool_grad_infer, _pool_grad_impl,
-                   lowering(_emit_pool_grad, _loops_pool_grad), attrs=_POOL, cost=8,
-                   vjp=_vjp_pool_grad, batch=_batch_pool))
+                   lowering(_emit_pool_grad, partial(_loops_routed, scatter=True)),
+                   attrs=_POOL, cost=8, vjp=_vjp_pool_grad, batch=_batch_pool))
 register(Primitive("MaxPoolGradGrad", _pool_grad_grad_infer, _pool_grad_grad_impl,
-                   lowering(_emit_pool_grad_grad, _loops_pool_grad_grad), attrs=_POOL, cost=8,
-                   vjp=_vjp_pool_grad_grad, batch=_batch_pool))
+                   lowering(_emit_pool_grad_grad, partial(_loops_routed, scatter=False)),
+                   attrs=_POOL, cost=8, vjp=_vjp_pool_grad_grad, batch=_batch_pool))

@@ -115,6 +115,12 @@ def _rt_window(tap, dilation, stride, size):
         slice(t * d, t * d + s * (n - 1) + 1, s) for t, d, s, n in zip(tap, dilation, stride, size))
 
 
+def _rt_window_counts(xp, kernel, stride, dilation):
+    """How many windows of ``kernel`` fit each spatial dim of the padded input ``xp``."""
+    return tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
+                 for i, k in enumerate(kernel))
+
+
 def _rt_pad_spatial(x, pad, value):
     """x with ``pad`` (lo, hi per spatial dim) of ``value`` around its spatial dims."""
     pairs = [(0, 0), (0, 0)] + [(pad[2 * i], pad[2 * i + 1]) for i in range(x.ndim - 2)]
@@ -145,8 +151,7 @@ def _rt_conv(x, w, stride, dilation, pad, groups):
             xp, (n, c, kh, kw, oh, ow), (sn, sc, sy * dh, sx * dw, sy * sh, sx * sw))
         return np.matmul(w.reshape(o, -1), cols.reshape(n, c * kh * kw, oh * ow)) \
             .reshape(n, o, oh, ow)
-    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
-                 for i, k in enumerate(kernel))
+    size = _rt_window_counts(xp, kernel, stride, dilation)
     wg = w.reshape((groups, o // groups, c // groups) + kernel)
     acc = np.zeros((n, groups, o // groups, math.prod(size)), x.dtype)
     for tap in np.ndindex(*kernel):
@@ -176,8 +181,7 @@ def _rt_max_pool(x, kernel, stride, dilation, pad):
     """The maximum of each window (padding is -inf; a NaN in a window wins, as in numpy)."""
     x = np.asarray(x)
     xp = _rt_pad_spatial(x, pad, -np.inf)
-    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
-                 for i, k in enumerate(kernel))
+    size = _rt_window_counts(xp, kernel, stride, dilation)
     best = None
     for tap in np.ndindex(*kernel):
         seen = xp[_rt_window(tap, dilation, stride, size)]
@@ -189,8 +193,7 @@ def _rt_pool_argmax(xp, kernel, stride, dilation):
     """The windows of the padded input ``xp`` (slices, one per tap) and, for each output
     position, the tap of its window's first maximum (row-major order; a NaN beats any
     number)."""
-    size = tuple((xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1
-                 for i, k in enumerate(kernel))
+    size = _rt_window_counts(xp, kernel, stride, dilation)
     windows = [_rt_window(tap, dilation, stride, size) for tap in np.ndindex(*kernel)]
     best, arg = xp[windows[0]], np.zeros(xp.shape[:2] + size, np.int64)
     for i, window in enumerate(windows[1:], 1):

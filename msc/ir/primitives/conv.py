@@ -161,9 +161,7 @@ def open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, st
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     taps, where = {}, []
     for d, k in enumerate(kernel):
-        taps[d] = loops.fresh(f"k{d}")
-        loops.add(f"for {taps[d]} in range({kept(k)}):")
-        loops.depth += 1
+        taps.update(loops.open([kept(k) for k in kernel], (d,), "k"))
         i = loops.fresh(f"i{d}")
         loops.add(f"{i} = {at[d]} * {kept(stride[d])} - {kept(pad[2 * d])} + "
                   f"{taps[d]} * {kept(dilation[d])}")

@@ -143,17 +143,13 @@ def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     lead = loops.open(o.shape, range(o.ndim), "p")
     best, v = loops.fresh("best"), loops.fresh("v")
     loops.add(f"{best} = -np.inf")
-    taps = {}
-    for d, k in enumerate(kernel):
-        taps[d] = loops.fresh(f"k{d}")
-        loops.add(f"for {taps[d]} in range({_kept(k)}):")
-        loops.depth += 1
+    taps = loops.open([_kept(k) for k in kernel], range(len(kernel)), "k")
     at = [f"{lead[2 + d]} * {_kept(stride[d])} + {taps[d]} * {_kept(dilation[d])}"
           for d in range(len(kernel))]
     loops.add(f"{v} = {src}[{index([lead[0], lead[1], *at])}]")
     loops.add(f"if {v} > {best} or {v} != {v}:")
     loops.add(f"    {best} = {v}")
-    loops.depth -= len(kernel)
+    loops.close(taps)
     loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({best})")
     loops.close(lead)
     return loops.lines

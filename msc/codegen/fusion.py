@@ -34,6 +34,11 @@ def literal(value: Any, dt: DType | None) -> str:
     return f"{dtype_ref(dt)}({text})" if dt is not None else text
 
 
+def reads(node: Node, group: list[Node]) -> bool:
+    """Whether ``node`` reads a value a member of ``group`` computes."""
+    return bool(group) and any(v is n.out for n in group for v in node.inputs)
+
+
 class FusedLoops:
     """The elementwise half of ``Lowerer`` (its attributes: ``target``, ``ns``, ``env``,
     ``lines``, ``users``, ``all_defs``, ``group``, ``name_of``)."""
@@ -45,6 +50,7 @@ class FusedLoops:
     users: dict[Any, list[Any]]
     all_defs: dict[Var, Node]
     group: list[Node]
+    aside: list[Node]
     written: set[Var]  # values a fused loop already wrote into their weight
     owned: set[Var]  # values whose array the kernel made and nobody else shares
     here: set[Var]  # the values defined in the graph or region being lowered
@@ -120,9 +126,36 @@ class FusedLoops:
         text = self.expr(node, self.operands(node, loaded, scalar=False), scalar=False)
         return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
 
+    def join(self, node: Node) -> None:
+        """Add elementwise ``node`` to the pending group. One of another shape that reads
+        no member of the group waits in a group of its own, ``aside``, emitted before the
+        group's loop (when something reads it, or with the group): the small (1, C, 1, 1)
+        scale a batch norm computes from its variance no longer splits the chain over
+        the activations in two loops."""
+        shape = node.out.type.shape  # type: ignore[union-attr]
+        if self.group and self.group[0].out.type.shape != shape:  # type: ignore[union-attr]
+            if reads(node, self.group):
+                self.flush()
+            else:
+                if self.aside and self.aside[0].out.type.shape != shape:  # type: ignore
+                    self.flush_aside()
+                self.aside.append(node)
+                return
+        if reads(node, self.aside):
+            self.flush_aside()
+        self.group.append(node)
+
+    def flush_aside(self) -> None:
+        self.group, held, self.aside = self.aside, self.group, []
+        self.flush()
+        self.group = held
+
     def flush(self, before: Node | None = None) -> None:
         """Emit the pending elementwise group as one loop nest (numba target); ``before``
-        is the node that ends the group, emitted right after the loop."""
+        is the node that ends the group, emitted right after the loop. The group set
+        aside comes first: it reads nothing the group computes."""
+        if self.aside:
+            self.flush_aside()
         group, self.group = self.group, []
         if group and self.target.fuses:
             group = self.reroll(group, before)  # many identical chains: one loop (lanes.py)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.fusion import FusedLoops, literal, loc_comment
+from msc.codegen.fusion import FusedLoops, literal, loc_comment, reads
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
@@ -30,7 +30,15 @@ from msc.codegen.targets import Float16, Target, target_named
 from msc.errors import InternalCompilerError
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
+from msc.ir.primitives.base import (
+    Alias,
+    ArrayExpr,
+    Builtin,
+    Effect,
+    Elementwise,
+    LoopNest,
+    Statements,
+)
 from msc.ir.rewrite import callee, regions, tuple_parts, walk
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 
@@ -81,6 +89,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.const_names: dict[Const, str] = {}  # the constants this kernel reads itself
         self.users = _users(graph)
         self.group: list[Node] = []
+        self.aside: list[Node] = []  # elementwise nodes of another shape (fusion.join)
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
         self.written: set[Var] = set()
@@ -240,13 +249,13 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         lowering = node.op.lowering[self.target.name]
         if self.target.fuses and isinstance(lowering, Elementwise) and \
                 isinstance(node.out.type, TensorType):
-            if self.group and self.group[0].out.type.shape != node.out.type.shape:  # type: ignore
-                self.flush()
-            self.group.append(node)
+            self.join(node)
             return
+        if reads(node, self.aside):
+            self.flush_aside()
         aliases = isinstance(lowering, Alias)  # Load, Depend, UpdateState
-        if not (aliases or node.op in KEEPS_GROUP) or \
-                any(v is n.out for n in self.group for v in node.inputs):
+        if reads(node, self.group) or not (aliases or node.op in KEEPS_GROUP or
+                                           self.hoists(node, lowering)):
             self.flush(node)
         if isinstance(lowering, Alias):  # no code: the node's value is one of its inputs
             source = node.inputs[lowering.input]
@@ -293,6 +302,14 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
+
+    def hoists(self, node: Node, lowering: Any) -> bool:
+        """Whether ``node`` (reading no member of the pending group) may run before the
+        group's loop instead of ending it: a pure array computation, which nothing the
+        group computes can observe. BatchNorm's reshaped weights and the convolution of a
+        residual branch then no longer split the elementwise chains around them."""
+        return bool(self.group) and node.op.effect is Effect.NONE and \
+            isinstance(lowering, (ArrayExpr, LoopNest)) and node.op is not Op.Call
 
     def branch(self, node: Node) -> None:
         """A Python ``if``/``else`` with each region's code inside (both targets)."""

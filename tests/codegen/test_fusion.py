@@ -66,22 +66,40 @@ def test_a_chain_is_one_loop_nest_with_scalar_intermediates(tmp_path: Any, rng: 
 
 def split_by_shape(x: Any, v: Any) -> Any:
     a = ops.sqrt(ops.abs(x)) + 1.0     # (3, 4)
-    b = ops.exp(v) * 2.0               # (4,): a new loop nest
+    b = ops.exp(v) * 2.0               # (4,): reads nothing of a's loop, so waits aside
     return a * b, b - 1.0              # back to (3, 4), then (4,) again
 
 
-def test_a_shape_change_starts_a_new_loop_nest(tmp_path: Any, rng: Any) -> None:
+def test_a_shape_change_sets_independent_nodes_aside(tmp_path: Any, rng: Any) -> None:
     inputs = [rng.normal(size=(3, 4)).astype(F32), rng.normal(size=4).astype(F32)]
     a = np.sqrt(np.abs(inputs[0])) + F32(1)
     b = np.exp(inputs[1]) * F32(2)
     _, built = check_all(split_by_shape, inputs, tmp_path, expect=(a * b, b - F32(1)))
     lines = kernel_lines(built)
     headers = [(depth(x), x.split(" in ")[1]) for x in loops(lines)]
-    assert headers == [(0, "range(3):"), (1, "range(4):"), (0, "range(4):"),
-                       (0, "range(3):"), (1, "range(4):"), (0, "range(4):")], headers
-    # a and b are used by later loop nests, so they are written out; so are the results,
-    # but a * b goes into a's array: a dies in that loop nest
+    # b's loop runs first (a * b reads it), then b - 1's (set aside too), then one loop
+    # computes a and a * b: a never leaves its registers
+    assert headers == [(0, "range(4):"), (0, "range(4):"),
+                       (0, "range(3):"), (1, "range(4):")], headers
+    # b (read by two loops) and the two results; no array for a
     assert len(allocations(lines)) == 3
+
+
+def reads_the_group(x: Any) -> Any:
+    a = ops.sqrt(ops.abs(x)) + 1.0     # (3, 4)
+    b = ops.sum(a, 0) * 2.0            # (4,) from a: a's loop ends first
+    return a * b
+
+
+def test_a_shape_change_reading_the_group_starts_a_new_loop_nest(tmp_path: Any,
+                                                                 rng: Any) -> None:
+    inputs = [rng.normal(size=(3, 4)).astype(F32)]
+    a = np.sqrt(np.abs(inputs[0])) + F32(1)
+    _, built = check_all(reads_the_group, inputs, tmp_path,
+                         expect=a * (a.sum(0) * F32(2)), rtol=1e-5)
+    headers = [(depth(x), x.split(" in ")[1]) for x in loops(kernel_lines(built))]
+    assert headers[:2] == [(0, "range(3):"), (1, "range(4):")], headers
+    assert headers[-2:] == [(0, "range(3):"), (1, "range(4):")], headers
 
 
 def used_after(x: Any) -> Any:

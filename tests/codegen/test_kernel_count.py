@@ -76,10 +76,12 @@ def kernels(make, inputs, depth: int) -> tuple[set[str], int]:
 def test_the_kernels_do_not_grow_with_the_number_of_identical_blocks(model, monkeypatch):
     monkeypatch.setattr(outlining, "OUTLINE_LINES", 0)  # outline however small
     make, inputs = MODELS[model]
-    one, calls_one = kernels(make, inputs, 1)
-    three, calls_three = kernels(make, inputs, 3)
-    assert one and three == one  # the same kernels, by name (a hash of their source) ...
-    assert calls_three > calls_one  # ... called more often
+    # from two blocks on: the first block may fuse differently where it meets what comes
+    # before it (the encoder's attention mask, computed once, joins the first block's loop)
+    two, calls_two = kernels(make, inputs, 2)
+    four, calls_four = kernels(make, inputs, 4)
+    assert two and four == two  # the same kernels, by name (a hash of their source) ...
+    assert calls_four > calls_two  # ... called more often
 
 
 def test_the_tiny_encoder_is_the_models_own_math():

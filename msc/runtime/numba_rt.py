@@ -136,10 +136,11 @@ def _rt_add_rows(out, row):
 
 
 def _rt_gemm_intrinsic():
-    """``_rt_gemm(a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc)``: one row-major
-    ``cblas_?gemm`` call, ``c = op(a) @ op(b)``, on the float32 or float64 arrays' data
-    in place (the caller has checked their strides). Written as an intrinsic so the
-    arrays themselves are the call's operands and stay alive through it."""
+    """``_rt_gemm(a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc, beta)``: one row-major
+    ``cblas_?gemm`` call, ``c = op(a) @ op(b) + beta * c``, on the float32 or float64
+    arrays' data in place (the caller has checked their strides; with beta 0, ``c`` is
+    not read). Written as an intrinsic so the arrays themselves are the call's operands
+    and stay alive through it."""
     from llvmlite import ir
     from numba import types
     from numba.core import cgutils
@@ -147,29 +148,32 @@ def _rt_gemm_intrinsic():
     from numba.extending import intrinsic
 
     @intrinsic
-    def gemm(typingctx, a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc):
+    def gemm(typingctx, a, b, c, trans_a, trans_b, m, n, k, lda, ldb, ldc, beta):
         if not (a.dtype == b.dtype == c.dtype and a.dtype in (types.float32, types.float64)):
             raise TypingError(f"gemm of {a.dtype}, {b.dtype} into {c.dtype}")
-        sig = types.void(a, b, c, types.boolean, types.boolean, *[types.int64] * 6)
+        sig = types.void(a, b, c, types.boolean, types.boolean, *[types.int64] * 6,
+                         types.float64)
 
         def codegen(context, builder, sig, args):
             data = [context.make_array(t)(context, builder, v).data
                     for t, v in zip(sig.args[:3], args[:3])]
-            real = context.get_value_type(sig.args[0].dtype)
+            dtype = sig.args[0].dtype
+            real = context.get_value_type(dtype)
             i32, i64 = ir.IntType(32), ir.IntType(64)
             ptr = data[0].type
             fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i32, i64, i64, i64, real, ptr,
                                                    i64, ptr, i64, real, ptr, i64])
-            kind = "s" if sig.args[0].dtype == types.float32 else "d"
+            kind = "s" if dtype == types.float32 else "d"
             fn = cgutils.get_or_insert_function(builder.module, fnty,
                                                 f"msc_cblas_{kind}gemm64")
 
             def trans(flag):  # CblasTrans (112) or CblasNoTrans (111)
                 return builder.select(flag, i32(112), i32(111))
 
-            m_, n_, k_, lda_, ldb_, ldc_ = args[5:]
+            m_, n_, k_, lda_, ldb_, ldc_ = args[5:11]
+            scale = context.cast(builder, args[11], types.float64, dtype)
             builder.call(fn, [i32(101), trans(args[3]), trans(args[4]), m_, n_, k_,  # RowMajor
-                              real(1.0), data[0], lda_, data[1], ldb_, real(0.0), data[2],
+                              real(1.0), data[0], lda_, data[1], ldb_, scale, data[2],
                               ldc_])
             return context.get_dummy_value()
         return sig, codegen
@@ -195,18 +199,18 @@ if _HAVE_BLAS:
         return False, 0
 
     @njit(cache=True, error_model="numpy")
-    def _rt_matmul_into(a, b, out):
-        """``out[...] = a @ b`` by one BLAS ``gemm`` call (float32 or float64, ``out`` not
-        overlapping ``a`` or ``b``). Operands are read where they lie, transposed views
-        included; only one whose rows and columns are both strided is copied first."""
+    def _rt_gemm_into(a, b, out, beta):
+        """``out[...] = a @ b + beta * out`` by one BLAS ``gemm`` call (float32 or float64,
+        ``out`` not overlapping ``a`` or ``b``; beta 0 never reads ``out``). Operands are
+        read where they lie, transposed and strided views included; only one whose rows
+        and columns are both strided is copied first."""
         m, k = a.shape
         n = b.shape[1]
         if m == 0 or n == 0:
             return
         if k == 0:
-            for i in range(m):
-                for j in range(n):
-                    out[i, j] = 0
+            if beta == 0:
+                out[:, :] = 0
             return
         ta, lda = _rt_blas_layout(a)
         if lda == 0:
@@ -219,14 +223,20 @@ if _HAVE_BLAS:
         tc, ldc = _rt_blas_layout(out)
         if ldc == 0:  # an output with strided rows and columns: through a buffer
             buffer = np.empty((m, n), out.dtype)
-            _rt_gemm(a, b, buffer, ta, tb, m, n, k, lda, ldb, n)
-            for i in range(m):
-                for j in range(n):
-                    out[i, j] = buffer[i, j]
+            _rt_gemm(a, b, buffer, ta, tb, m, n, k, lda, ldb, n, 0.0)
+            if beta == 0:
+                out[:, :] = buffer
+            else:
+                out[:, :] += buffer
         elif tc:  # a column-major output: its transpose, b.T @ a.T, is row-major
-            _rt_gemm(b, a, out, not tb, not ta, n, m, k, ldb, lda, ldc)
+            _rt_gemm(b, a, out, not tb, not ta, n, m, k, ldb, lda, ldc, beta)
         else:
-            _rt_gemm(a, b, out, ta, tb, m, n, k, lda, ldb, ldc)
+            _rt_gemm(a, b, out, ta, tb, m, n, k, lda, ldb, ldc, beta)
+
+    @njit(cache=True, error_model="numpy")
+    def _rt_matmul_into(a, b, out):
+        """``out[...] = a @ b`` (see ``_rt_gemm_into``)."""
+        _rt_gemm_into(a, b, out, 0.0)
 
     @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):
@@ -242,8 +252,17 @@ if _HAVE_BLAS:
         return out
 else:
     @njit(cache=True, error_model="numpy")
+    def _rt_gemm_into(a, b, out, beta):
+        if beta == 0:
+            _rt_dot_loops(np.ascontiguousarray(a), b, out)
+        else:
+            part = np.empty(out.shape, out.dtype)
+            _rt_dot_loops(np.ascontiguousarray(a), b, part)
+            out[:, :] += part
+
+    @njit(cache=True, error_model="numpy")
     def _rt_matmul_into(a, b, out):
-        _rt_dot_loops(np.ascontiguousarray(a), b, out)
+        _rt_gemm_into(a, b, out, 0.0)
 
     @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):

@@ -2,7 +2,8 @@
 every operand layout the lowering produces (transposed views, padded rows, batch slices,
 doubly strided views, empty and single-row/column matrices), the loops flavour that
 stands in where numpy bundles no BLAS, switched on by ``MSC_NUMBA_BLAS=0`` in a fresh
-process, and convolutions lowered to im2col + gemm against a naive numpy convolution.
+process, and convolutions lowered to im2col + gemm or to shifted products against a naive
+numpy convolution.
 (Which flavour a kernel's Numba cache belongs to is tested in test_runtime.py; MatMul,
 BatchMatMul and Dense with every transpose are in the codegen cases of test_targets.py.)
 """
@@ -71,6 +72,32 @@ def test_matmul_into_reads_every_layout(nb: Any, dtype: Any) -> None:
                                            err_msg=f"{how_a} @ {how_b} -> {how_out}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gemm_into_accumulates_on_every_layout(nb: Any, dtype: Any) -> None:
+    """beta 1 adds the product to what ``out`` holds (the shifted convolution's taps),
+    through the buffer where ``out`` is doubly strided too; beta 0 never reads it."""
+    rng = np.random.default_rng(8)
+    m, k, n = 4, 6, 5
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for how_a in LAYOUTS:
+        for how_out in LAYOUTS:
+            a = strided(rng, (m, k), dtype, how_a)
+            b = strided(rng, (k, n), dtype, "padded")
+            out = strided(rng, (m, n), dtype, how_out)
+            want = out.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+            nb._rt_gemm_into(a, b, out, 1.0)
+            np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-5,
+                                       err_msg=f"{how_a} -> {how_out}")
+            out[...] = np.nan
+            nb._rt_gemm_into(a, b, out, 0.0)
+            np.testing.assert_allclose(out, a.astype(np.float64) @ b, rtol=rtol, atol=1e-5)
+    out = np.ones((3, 2), dtype)  # k = 0: the product is zeros
+    nb._rt_gemm_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 1.0)
+    assert (out == 1).all()
+    nb._rt_gemm_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 0.0)
+    assert (out == 0).all()
+
+
 def test_matmul_edge_shapes(nb: Any) -> None:
     """Empty products (k = 0 gives zeros), single rows and columns, and a batch slice
     ``out[b]`` with a transposed operand, as BatchMatMul's loop passes them."""
@@ -129,7 +156,9 @@ FALLBACK = textwrap.dedent("""
     bias = rng.standard_normal(4).astype(np.float32)
     got = nb._rt_matmul_bias(a, b.T, bias)
     want = a.astype(np.float64) @ b.T.astype(np.float64) + bias
-    print(float(np.max(np.abs(got - want))))
+    acc = np.ones((5, 4), np.float32)
+    nb._rt_gemm_into(a, b.T, acc, 1.0)
+    print(float(max(np.max(np.abs(got - want)), np.max(np.abs(acc - 1 - (want - bias))))))
 """)
 
 
@@ -166,6 +195,36 @@ def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
               naive_conv(x3, w3, (1, 2, 1), (1, 1, 1), (0,) * 6))
     _, built = check_all(gemm_convs, inputs, tmp_path, expect=expect)
     assert built["numba"].source.count("_rt_matmul_into(wmat") == 3  # all three took gemm
+
+
+def shifted_convs(x2: Any, w2: Any, xa: Any, wa: Any, x1: Any, w1: Any, x3: Any,
+                  w3: Any) -> Any:
+    """Stride-1 convolutions whose products are wide enough to be sums of shifted
+    products: ResNet's 3x3, an asymmetric kernel with uneven padding and dilation, 1-D
+    and 3-D (padded along the last dim)."""
+    return (ops.conv2d(x2, w2, pad_mode="pad", padding=1),
+            ops.conv2d(xa, wa, pad_mode="pad", padding=(2, 1, 0, 1), dilation=(2, 1)),
+            ops.conv1d(x1, w1, pad_mode="pad", padding=2),
+            ops.conv3d(x3, w3, pad_mode="pad", padding=(0, 0, 0, 0, 1, 1)))
+
+
+def test_stride_one_convolutions_are_shifted_products(tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(9)
+
+    def normal(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) / 4).astype(np.float32)
+
+    inputs = [normal(2, 32, 24, 24), normal(3, 32, 3, 3), normal(1, 32, 20, 30),
+              normal(2, 32, 3, 2), normal(2, 32, 600), normal(3, 32, 5),
+              normal(1, 32, 3, 16, 30), normal(2, 32, 2, 1, 3)]
+    x2, w2, xa, wa, x1, w1, x3, w3 = inputs
+    expect = (naive_conv(x2, w2, (1, 1), (1, 1), (1,) * 4),
+              naive_conv(xa, wa, (1, 1), (2, 1), (2, 1, 0, 1)),
+              naive_conv(x1, w1, (1,), (1,), (2, 2)),
+              naive_conv(x3, w3, (1, 1, 1), (1, 1, 1), (0, 0, 0, 0, 1, 1)))
+    _, built = check_all(shifted_convs, inputs, tmp_path, expect=expect)
+    assert built["numba"].source.count("_rt_gemm_into(wtaps") == 4  # all four shifted
+    assert "_rt_matmul_into(wmat" not in built["numba"].source
 
 
 def gemm_transposed(dy2: Any, w2: Any, dy3: Any, w3: Any) -> Any:

@@ -38,6 +38,7 @@ from msc.ir.primitives.conv import (
     spatial_dims,
     unfolded,
     window_shape,
+    with_border,
 )
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.primitives.rules import batch_size
@@ -111,34 +112,13 @@ def _kept(v: int) -> str:
     return f"int({v})"
 
 
-def _with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...]) -> str:
-    """The name of ``src`` inside a -inf border of ``pad`` ((lo, hi) per spatial dim): a
-    new array filled strip by strip, then the copy; ``src`` itself without padding."""
-    if not any(pad):
-        return src
-    nd = x.ndim - 2
-    lo, hi = pad[0::2], pad[1::2]
-    shape = x.shape[:2] + tuple(s + lo[d] + hi[d] for d, s in enumerate(x.shape[2:]))
-    name = loops.fresh("bordered")
-    loops.add(f"{name} = np.empty({shape!r}, {dtype_ref(x.dtype)})")
-    whole = [":"] * x.ndim
-    for d in range(nd):
-        for strip in ((0, lo[d]), (shape[2 + d] - hi[d], shape[2 + d])):
-            if strip[0] < strip[1]:
-                at = whole[:2 + d] + [f"{strip[0]}:{strip[1]}"] + whole[3 + d:]
-                loops.add(f"{name}[{', '.join(at)}] = -np.inf")
-    inner = whole[:2] + [f"{lo[d]}:{lo[d] + s}" for d, s in enumerate(x.shape[2:])]
-    loops.add(f"{name}[{', '.join(inner)}] = {src}")
-    return name
-
-
 def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """out[n, c, p...] = the maximum of the bordered input over the window of p (a NaN
     wins and stays): no bounds checks, the taps' loops over kept literals."""
     x, o = in_type(node), out_type(node)
     kernel, stride, dilation = node.attr["kernel"], node.attr["stride"], node.attr["dilation"]
     loops = Loops(fresh)
-    src = _with_border(loops, a[0], x, node.attr["pad"])
+    src = with_border(loops, a[0], x, node.attr["pad"], "-np.inf")
     loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
     lead = loops.open(o.shape, range(o.ndim), "p")
     best, v = loops.fresh("best"), loops.fresh("v")

@@ -199,7 +199,7 @@ if _HAVE_BLAS:
         return False, 0
 
     @njit(cache=True, error_model="numpy")
-    def _rt_gemm_into(a, b, out, beta):
+    def _rt_matmul_into(a, b, out, beta):
         """``out[...] = a @ b + beta * out`` by one BLAS ``gemm`` call (float32 or float64,
         ``out`` not overlapping ``a`` or ``b``; beta 0 never reads ``out``). Operands are
         read where they lie, transposed and strided views included; only one whose rows
@@ -234,14 +234,9 @@ if _HAVE_BLAS:
             _rt_gemm(a, b, out, ta, tb, m, n, k, lda, ldb, ldc, beta)
 
     @njit(cache=True, error_model="numpy")
-    def _rt_matmul_into(a, b, out):
-        """``out[...] = a @ b`` (see ``_rt_gemm_into``)."""
-        _rt_gemm_into(a, b, out, 0.0)
-
-    @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):
         out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-        _rt_matmul_into(a, b, out)
+        _rt_matmul_into(a, b, out, 0.0)
         return out
 
     @njit(cache=True, error_model="numpy")
@@ -252,7 +247,7 @@ if _HAVE_BLAS:
         return out
 else:
     @njit(cache=True, error_model="numpy")
-    def _rt_gemm_into(a, b, out, beta):
+    def _rt_matmul_into(a, b, out, beta):
         if beta == 0:
             _rt_dot_loops(np.ascontiguousarray(a), b, out)
         else:
@@ -261,13 +256,9 @@ else:
             out[:, :] += part
 
     @njit(cache=True, error_model="numpy")
-    def _rt_matmul_into(a, b, out):
-        _rt_gemm_into(a, b, out, 0.0)
-
-    @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):
         out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-        _rt_matmul_into(a, b, out)
+        _rt_matmul_into(a, b, out, 0.0)
         return out
 
     @njit(cache=True, error_model="numpy")

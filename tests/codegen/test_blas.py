@@ -67,13 +67,13 @@ def test_matmul_into_reads_every_layout(nb: Any, dtype: Any) -> None:
             for how_out in LAYOUTS[1:]:  # a column-major output is filled as its transpose
                 out = strided(rng, (m, n), dtype, how_out)
                 out[...] = np.nan
-                nb._rt_matmul_into(a, b, out)
+                nb._rt_matmul_into(a, b, out, 0.0)
                 np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-5,
                                            err_msg=f"{how_a} @ {how_b} -> {how_out}")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gemm_into_accumulates_on_every_layout(nb: Any, dtype: Any) -> None:
+def test_matmul_into_accumulates_on_every_layout(nb: Any, dtype: Any) -> None:
     """beta 1 adds the product to what ``out`` holds (the shifted convolution's taps),
     through the buffer where ``out`` is doubly strided too; beta 0 never reads it."""
     rng = np.random.default_rng(8)
@@ -85,16 +85,16 @@ def test_gemm_into_accumulates_on_every_layout(nb: Any, dtype: Any) -> None:
             b = strided(rng, (k, n), dtype, "padded")
             out = strided(rng, (m, n), dtype, how_out)
             want = out.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
-            nb._rt_gemm_into(a, b, out, 1.0)
+            nb._rt_matmul_into(a, b, out, 1.0)
             np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-5,
                                        err_msg=f"{how_a} -> {how_out}")
             out[...] = np.nan
-            nb._rt_gemm_into(a, b, out, 0.0)
+            nb._rt_matmul_into(a, b, out, 0.0)
             np.testing.assert_allclose(out, a.astype(np.float64) @ b, rtol=rtol, atol=1e-5)
     out = np.ones((3, 2), dtype)  # k = 0: the product is zeros
-    nb._rt_gemm_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 1.0)
+    nb._rt_matmul_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 1.0)
     assert (out == 1).all()
-    nb._rt_gemm_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 0.0)
+    nb._rt_matmul_into(np.empty((3, 0), dtype), np.empty((0, 2), dtype), out, 0.0)
     assert (out == 0).all()
 
 
@@ -112,7 +112,7 @@ def test_matmul_edge_shapes(nb: Any) -> None:
     b = rng.standard_normal((3, 5, 4)).astype(np.float32)
     out = np.full((3, 2, 5), np.nan, np.float32)
     for i in range(3):
-        nb._rt_matmul_into(a[i], b[i].T, out[i])
+        nb._rt_matmul_into(a[i], b[i].T, out[i], 0.0)
     np.testing.assert_allclose(out, np.matmul(a, np.swapaxes(b, 1, 2)), rtol=1e-5)
 
 
@@ -157,7 +157,7 @@ FALLBACK = textwrap.dedent("""
     got = nb._rt_matmul_bias(a, b.T, bias)
     want = a.astype(np.float64) @ b.T.astype(np.float64) + bias
     acc = np.ones((5, 4), np.float32)
-    nb._rt_gemm_into(a, b.T, acc, 1.0)
+    nb._rt_matmul_into(a, b.T, acc, 1.0)
     print(float(max(np.max(np.abs(got - want)), np.max(np.abs(acc - 1 - (want - bias))))))
 """)
 
@@ -223,7 +223,7 @@ def test_stride_one_convolutions_are_shifted_products(tmp_path: pathlib.Path) ->
               naive_conv(x1, w1, (1,), (1,), (2, 2)),
               naive_conv(x3, w3, (1, 1, 1), (1, 1, 1), (0, 0, 0, 0, 1, 1)))
     _, built = check_all(shifted_convs, inputs, tmp_path, expect=expect)
-    assert built["numba"].source.count("_rt_gemm_into(wtaps") == 4  # all four shifted
+    assert built["numba"].source.count("_rt_matmul_into(wtaps") == 4  # all four shifted
     assert "_rt_matmul_into(wmat" not in built["numba"].source
 
 

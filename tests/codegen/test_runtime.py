@@ -172,10 +172,12 @@ def test_numba_matmul_helpers_agree(nb: Any, dtype: Any, rng: np.random.Generato
         got = nb._rt_matmul(a, right)
         assert got.dtype == dtype
         np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6)
-        for into in (nb._rt_matmul_into, nb._rt_dot_loops):  # the loops whatever SciPy says
-            out = np.full((5, 3), np.nan, dtype)
-            into(a, right, out)
-            np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-6)
+        out = np.full((5, 3), np.nan, dtype)
+        nb._rt_matmul_into(a, right, out, 0.0)
+        np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-6)
+        out[...] = np.nan
+        nb._rt_dot_loops(a, right, out)  # the loops, whatever SciPy says
+        np.testing.assert_allclose(out, want, rtol=rtol, atol=1e-6)
 
 
 def test_numba_print_is_numpy_print(nb: Any, capsys: Any) -> None:

@@ -204,7 +204,7 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
         left = cast_to(f"{a[0]}[{index(xb)}]" if xb else a[0], xt.dtype, o.dtype)
         right = cast_to(f"{a[1]}[{index(yb)}]" if yb else a[1], yt.dtype, o.dtype)
         loops.add(f"_rt_matmul_into({left}{'.T' if swap_a else ''}, "
-                  f"{right}{'.T' if swap_b else ''}, {out}[{index(list(names.values()))}])")
+                  f"{right}{'.T' if swap_b else ''}, {out}[{index(list(names.values()))}], 0.0)")
     else:
         rows = loops.open(o.shape, (o.ndim - 2, o.ndim - 1))
         i, j = rows[o.ndim - 2], rows[o.ndim - 1]

@@ -65,7 +65,7 @@ _SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
 #: (a view is not worth a kernel of its own: each costs Numba a compile).
 _DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray", "np.broadcast_to",
                            "np.lib.stride_tricks.as_strided"})
-_DRIVER_METHODS = frozenset({"reshape"})
+_DRIVER_METHODS = frozenset({"reshape", "transpose"})
 
 
 def worth_outlining(kernel: KernelSpec) -> bool:

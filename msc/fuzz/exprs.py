@@ -37,6 +37,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
+    ("conv", 0.4, "conv"),
     ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
@@ -426,6 +427,27 @@ class Exprs:
             return None
         x = self.sub(t.with_shape(out[:2] + spatial), scope, depth)
         return f"ops.reshape(ops.max_pool2d({x}, {k}, {s}, {p}), {t.shape!r})"
+
+    def _f_conv(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """The spatial means of a 2-D convolution of 32 channels over about 24x28
+        positions (kernel 3x3, 1x1 or 3x2, stride 1-2, dilation 1-2, uneven padding):
+        large enough for the numba target's products (im2col, shifted taps). The input
+        is tanh of (C, H) values times (W) values, the weight tanh of its own values
+        over the taps' count, so every output is an average of bounded terms."""
+        if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
+            return None
+        rng = self.rng
+        kh, kw = rng.choice([(3, 3), (1, 1), (3, 2)])
+        stride, dilation = rng.choice([1, 1, 2]), rng.choice([1, 1, 2])
+        pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw))
+        h, w = rng.randint(20, 28), rng.randint(24, 34)
+        rows = self.sub(t.with_shape((1, 32, h, 1)), scope, depth)
+        cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
+        weight = self.sub(t.with_shape((t.size, 32, kh, kw)), scope, depth)
+        conv = (f"ops.conv2d(ops.tanh({rows} * {cols} + {cols}), "
+                f"ops.tanh({weight}) * {1 / (32 * kh * kw)!r}, stride={stride}, "
+                f"pad_mode='pad', padding={pad!r}, dilation={dilation})")
+        return f"ops.reshape(ops.mean({conv}, (2, 3)), {t.shape!r})"
 
     # --- tuples, calls ----------------------------------------------------------------------
 

@@ -208,9 +208,11 @@ if _HAVE_BLAS:
         n = b.shape[1]
         if m == 0 or n == 0:
             return
-        if k == 0:
+        if k == 0:  # (loops, not slice assignments: those cost seconds of compile time)
             if beta == 0:
-                out[:, :] = 0
+                for i in range(m):
+                    for j in range(n):
+                        out[i, j] = 0
             return
         ta, lda = _rt_blas_layout(a)
         if lda == 0:
@@ -224,10 +226,9 @@ if _HAVE_BLAS:
         if ldc == 0:  # an output with strided rows and columns: through a buffer
             buffer = np.empty((m, n), out.dtype)
             _rt_gemm(a, b, buffer, ta, tb, m, n, k, lda, ldb, n, 0.0)
-            if beta == 0:
-                out[:, :] = buffer
-            else:
-                out[:, :] += buffer
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = buffer[i, j] if beta == 0 else out[i, j] + buffer[i, j]
         elif tc:  # a column-major output: its transpose, b.T @ a.T, is row-major
             _rt_gemm(b, a, out, not tb, not ta, n, m, k, ldb, lda, ldc, beta)
         else:
@@ -253,7 +254,9 @@ else:
         else:
             part = np.empty(out.shape, out.dtype)
             _rt_dot_loops(np.ascontiguousarray(a), b, part)
-            out[:, :] += part
+            for i in range(out.shape[0]):
+                for j in range(out.shape[1]):
+                    out[i, j] += part[i, j]
 
     @njit(cache=True, error_model="numpy")
     def _rt_matmul(a, b):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -198,14 +199,15 @@ def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
 
 
 def shifted_convs(x2: Any, w2: Any, xa: Any, wa: Any, x1: Any, w1: Any, x3: Any,
-                  w3: Any) -> Any:
+                  w3: Any, w11: Any) -> Any:
     """Stride-1 convolutions whose products are wide enough to be sums of shifted
     products: ResNet's 3x3, an asymmetric kernel with uneven padding and dilation, 1-D
-    and 3-D (padded along the last dim)."""
+    and 3-D (padded along the last dim), and 1x1 (whose products fill the output)."""
     return (ops.conv2d(x2, w2, pad_mode="pad", padding=1),
             ops.conv2d(xa, wa, pad_mode="pad", padding=(2, 1, 0, 1), dilation=(2, 1)),
             ops.conv1d(x1, w1, pad_mode="pad", padding=2),
-            ops.conv3d(x3, w3, pad_mode="pad", padding=(0, 0, 0, 0, 1, 1)))
+            ops.conv3d(x3, w3, pad_mode="pad", padding=(0, 0, 0, 0, 1, 1)),
+            ops.conv2d(x2, w11))
 
 
 def test_stride_one_convolutions_are_shifted_products(tmp_path: pathlib.Path) -> None:
@@ -216,14 +218,18 @@ def test_stride_one_convolutions_are_shifted_products(tmp_path: pathlib.Path) ->
 
     inputs = [normal(2, 32, 24, 24), normal(3, 32, 3, 3), normal(1, 32, 20, 30),
               normal(2, 32, 3, 2), normal(2, 32, 600), normal(3, 32, 5),
-              normal(1, 32, 3, 16, 30), normal(2, 32, 2, 1, 3)]
-    x2, w2, xa, wa, x1, w1, x3, w3 = inputs
+              normal(1, 32, 3, 16, 30), normal(2, 32, 2, 1, 3), normal(5, 32, 1, 1)]
+    x2, w2, xa, wa, x1, w1, x3, w3, w11 = inputs
     expect = (naive_conv(x2, w2, (1, 1), (1, 1), (1,) * 4),
               naive_conv(xa, wa, (1, 1), (2, 1), (2, 1, 0, 1)),
               naive_conv(x1, w1, (1,), (1,), (2, 2)),
-              naive_conv(x3, w3, (1, 1, 1), (1, 1, 1), (0, 0, 0, 0, 1, 1)))
+              naive_conv(x3, w3, (1, 1, 1), (1, 1, 1), (0, 0, 0, 0, 1, 1)),
+              naive_conv(x2, w11, (1, 1), (1, 1), (0,) * 4))
     _, built = check_all(shifted_convs, inputs, tmp_path, expect=expect)
-    assert built["numba"].source.count("_rt_matmul_into(wtaps") == 4  # all four shifted
+    source = built["numba"].source
+    assert source.count("_rt_matmul_into(wtaps") == 5  # all five shifted
+    # the 1-D and 1x1 products go straight into their outputs; the others are cropped
+    assert len(re.findall(r"wide\w* = np\.empty", source)) == 3
     assert "_rt_matmul_into(wmat" not in built["numba"].source
 
 

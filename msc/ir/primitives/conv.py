@@ -293,7 +293,10 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     order = (*range(2, w.ndim), 0, 1)
     loops.add(f"{weights} = np.ascontiguousarray({a[1]}.transpose({order!r}))"
               f".reshape(({taps}, {w.shape[0]}, {w.shape[1]}))")
-    loops.add(f"{acc} = np.empty(({n}, {o.shape[1]}, {wide}), {dt})")
+    if padded[1:] == o.shape[3:]:  # no column to drop (1x1): the products fill the output
+        loops.add(f"{acc} = {out}.reshape(({n}, {o.shape[1]}, {wide}))")
+    else:
+        loops.add(f"{acc} = np.empty(({n}, {o.shape[1]}, {wide}), {dt})")
     batch = loops.open(o.shape, (0,), "n")
     tap = loops.open(w.shape, range(2, w.ndim), "k")
     offset, k = fresh("off"), fresh("tap")
@@ -304,10 +307,11 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
               f"{wide}], {acc}[{batch[0]}], float(min({k}, 1)))")
     loops.close(tap)
     loops.close(batch)
-    at = loops.open(o.shape, range(o.ndim), "c")
-    spot = _flat_index([at[d] for d in range(2, o.ndim)], (o.shape[2], *padded[1:]))
-    loops.add(f"{out}[{index(list(at.values()))}] = {acc}[{at[0]}, {at[1]}, {spot}]")
-    loops.close(at)
+    if padded[1:] != o.shape[3:]:
+        at = loops.open(o.shape, range(o.ndim), "c")
+        spot = _flat_index([at[d] for d in range(2, o.ndim)], (o.shape[2], *padded[1:]))
+        loops.add(f"{out}[{index(list(at.values()))}] = {acc}[{at[0]}, {at[1]}, {spot}]")
+        loops.close(at)
     return loops.lines
 
 

@@ -127,16 +127,56 @@ def _rt_pad_spatial(x, pad, value):
     return np.pad(x, pairs, constant_values=value)
 
 
+def _rt_shifted(channels, size, padded, stride):
+    """Whether a convolution is a sum of shifted products (``_rt_conv_shifted``, and the
+    numba target's): stride 1, at least 32 channels, each product at least 512 columns
+    wide and at most 1/8 more of them than ``size``, the output's positions, since a
+    product covers every padded column of each output row."""
+    wide = size[0] * math.prod(padded[1:])
+    return all(s == 1 for s in stride) and channels >= 32 and wide >= 512 and \
+        8 * wide <= 9 * math.prod(size)
+
+
+def _rt_conv_shifted(x, w, dilation, pad, size):
+    """The sum over taps of the tap's (out, in) weight matrix times the zero-bordered
+    input, flattened and shifted by the tap's offset (a product reads the input where it
+    lies: no im2col copy); the output is a view of the first columns of each padded row."""
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    padded = tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(x.shape[2:]))
+    row = math.prod(padded[1:])
+    flat = np.zeros((n, c, (padded[0] + 1) * row), x.dtype)  # + a slab the last taps read
+    inner = tuple(slice(pad[2 * i], pad[2 * i] + s) for i, s in enumerate(x.shape[2:]))
+    flat[:, :, :padded[0] * row].reshape((n, c) + padded)[(Ellipsis,) + inner] = x
+    taps = np.ascontiguousarray(np.moveaxis(w, (0, 1), (-2, -1)))  # (*kernel, out, in)
+    acc = part = None
+    for tap in np.ndindex(*w.shape[2:]):
+        at = sum(t * d * math.prod(padded[i + 1:]) for i, (t, d) in enumerate(zip(tap, dilation)))
+        product = np.matmul(taps[tap], flat[:, :, at:at + size[0] * row], out=part)
+        if acc is None:
+            acc, part = product, np.empty_like(product)
+        else:
+            acc += product
+    wide = acc.reshape((n, o, size[0]) + padded[1:])
+    return wide[(Ellipsis,) + tuple(slice(0, s) for s in size[1:])]  # a view: no copy
+
+
 def _rt_conv(x, w, stride, dilation, pad, groups):
-    """Grouped N-d cross-correlation, NC* layout. Ungrouped 2-d: im2col (every window as
-    a column, one copy through a strided view) and one matmul per image, BLAS's best case
-    (a 7x7 stem: 7x faster than a matmul per tap); up to 4096 output positions in the
-    whole batch, one matmul for all of them instead (the weights read once: ResNet's
-    28x28 to 7x7 layers at batch 4, 25-30% faster). Otherwise one batched matmul per kernel tap of the (groups,
-    out/groups, in/groups) weight slice with the positions it reads."""
+    """Grouped N-d cross-correlation, NC* layout. Ungrouped: a sum of shifted products
+    where ``_rt_shifted`` says so (ResNet's 56x56 and 28x28 3x3 layers); 2-d otherwise:
+    im2col (every window as a column, one copy through a strided view) and one matmul
+    per image, BLAS's best case (a 7x7 stem: 7x faster than a matmul per tap); up to 4096
+    output positions in the whole batch, one matmul for all of them instead (the weights
+    read once: ResNet's 28x28 to 7x7 layers at batch 4, 25-30% faster). Otherwise one
+    batched matmul per kernel tap of the (groups, out/groups, in/groups) weight slice
+    with the positions it reads."""
     x, w = np.asarray(x), np.asarray(w)
-    xp = _rt_pad_spatial(x, pad, 0)
     n, c, o, kernel = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
+    if groups == 1 and x.dtype.kind == "f" and x.dtype == w.dtype:
+        padded = tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(x.shape[2:]))
+        size = tuple(p - d * (k - 1) for p, d, k in zip(padded, dilation, kernel))
+        if _rt_shifted(c, size, padded, stride):
+            return _rt_conv_shifted(x, w, dilation, pad, size)
+    xp = _rt_pad_spatial(x, pad, 0)
     if groups == 1 and len(kernel) == 2:
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1

@@ -38,7 +38,7 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
 from msc.ir.types import TensorType, Type, tensor_of
-from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose
+from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose, _rt_shifted
 
 _CONV_COST = 64.0
 
@@ -242,21 +242,13 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
 GEMM_MIN_DEPTH = 32
 
 
-#: A stride-1 convolution is a sum of shifted products (``_loops_conv_shifted``) where
-#: each example's product has at least this many columns and computes at most 1/8 more
-#: positions than the output has (the padded rows' extra columns).
-SHIFTED_MIN_COLUMNS = 512
-
-
 def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
-        padded = _padded(x.shape[2:], node.attr["pad"])
-        wide = o.shape[2] * math.prod(padded[1:])
-        if all(s == 1 for s in node.attr["stride"]) and w.shape[1] >= GEMM_MIN_DEPTH and \
-                wide >= SHIFTED_MIN_COLUMNS and 8 * wide <= 9 * math.prod(o.shape[2:]):
+        if _rt_shifted(w.shape[1], o.shape[2:], _padded(x.shape[2:], node.attr["pad"]),
+                       node.attr["stride"]):
             return _loops_conv_shifted(a, node, out, fresh)
         return _loops_conv_gemm(a, node, out, fresh)
     return _loops_conv(a, node, out, fresh)

@@ -9,11 +9,12 @@ gradient is a ``Conv`` of the input with the output gradient (stride and dilatio
 roles), so it needs no primitive of its own. Average pooling is a depthwise ``Conv`` in
 the frontend; adaptive pooling and resizing are products with constant matrices there.
 
-Code generation: the python target calls numpy helpers that loop over kernel taps only
-(one batched matmul per tap); the numba target writes one loop nest per op with the taps
-and channels innermost, each output element accumulated in a float64 register; a large
-ungrouped float convolution is im2col plus one BLAS product per example instead
-(``_loops_conv_gemm``).
+Code generation: the python target calls numpy helpers (``_rt_conv``); the numba target
+writes one loop nest per op with the taps and channels innermost, each output element
+accumulated in a float64 register. A large ungrouped float convolution is BLAS work on
+both: a stride-1 one of 32 channels or more a sum of shifted products, one per tap
+(``_loops_conv_shifted``, where ``_rt_shifted`` says so), any other im2col plus one
+product per example (``_loops_conv_gemm``).
 """
 
 from __future__ import annotations

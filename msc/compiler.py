@@ -37,7 +37,7 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
-from msc.codegen.library import has_compiled, serves
+from msc.codegen.library import has_compiled, holds, served, serves
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
@@ -282,12 +282,15 @@ def with_standby(compiled: Compiled, tiered: bool, entry: Any = None,
 
 
 def _numba_ready(compiled: Compiled) -> bool:
-    """Whether Numba's cache beside a compile-cache entry's module holds its kernels:
-    compiled when the entry was stored, or by a background worker since."""
+    """Whether Numba's cache holds a compile-cache entry's kernels: beside its module,
+    compiled when the entry was stored or by a background worker since; or, for a module
+    that only calls library kernels, in the kernel library (the entry lists their files)."""
     if compiled.entry_dir is None:
         return False
+    library = compiled.manifest.get("library")  # kernels all in the library, compiled?
     return "numba" in compiled.manifest.get("timings", {}) or \
-        ready_file(compiled.module_path()).exists()
+        ready_file(compiled.module_path()).exists() or \
+        (library is not None and holds(Path(library["dir"]), library["stems"]))
 
 
 def gc_paused(fn: Any) -> Any:
@@ -493,6 +496,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     manifest = {**describe, "module": module_file, "kernel": spec.kernel.name,
                 "pass_report": built.report.as_dicts(), "timings": dict(timings),
                 "msc_version": VERSION}
+    if served(spec):  # a later hit runs compiled code at once where the library holds them
+        manifest["library"] = {"dir": spec.library_dir, "stems": list(served(spec))}
     if artifact:
         manifest["artifact"] = build_manifest(
             built, spec, weight_arrays(built, spec), entry_name=layout[len("artifact:"):],

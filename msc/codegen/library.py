@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Sequence
 
 from msc.codegen.outline import without_locations
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
@@ -215,13 +216,24 @@ def has_compiled(folder: Path) -> bool:
     return cache.is_dir() and any(p.suffix == ".nbi" for p in cache.iterdir())
 
 
-def serves(spec: ModuleSpec) -> bool:
-    """Whether the library already holds compiled every kernel ``spec``'s numba module
-    runs: its own code is plain Python (no kernel of its own to compile) and each of its
-    library kernels has Numba's index file. Loading such a module costs Numba's start and
-    reading its cache, less than the numpy tier plus a worker process."""
+def served(spec: ModuleSpec) -> tuple[str, ...]:
+    """The library files of the kernels ``spec``'s numba module runs, where they are all
+    it runs (its own code is plain Python: no kernel of its own to compile); else ()."""
     if not spec.library or spec.library_dir is None or \
             any(k.jit for k in (*spec.callees, spec.kernel)):
-        return False
-    stems = sorted({stem for _, stem in spec.library})
-    return KernelWatch(Path(spec.library_dir), stems).cached == set(stems)
+        return ()
+    return tuple(sorted({stem for _, stem in spec.library}))
+
+
+def holds(folder: Path, stems: Sequence[str]) -> bool:
+    """Whether the library at ``folder`` has compiled each of the files ``stems``:
+    each has Numba's index file."""
+    return bool(stems) and KernelWatch(folder, list(stems)).cached == set(stems)
+
+
+def serves(spec: ModuleSpec) -> bool:
+    """Whether the library already holds compiled every kernel ``spec``'s numba module
+    runs (``served``). Loading such a module costs Numba's start and reading its cache,
+    less than the numpy tier plus a worker process."""
+    stems = served(spec)
+    return holds(Path(spec.library_dir), stems) if stems else False

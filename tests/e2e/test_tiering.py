@@ -131,6 +131,35 @@ def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
     assert compiled_of(small).tier == "python"
 
 
+def test_a_cache_hit_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
+        monkeypatch, tmp_path):
+    """An entry the library served at its first call gets no worker, so no ready file: its
+    manifest lists the library files it runs, and a later hit (here a new Cell) whose
+    library holds them all compiled runs the numba tier at once, not the python tier."""
+    import msc.codegen.outline
+    import msc.compiler
+
+    monkeypatch.setenv("MSC_KERNEL_CACHE_PATH", str(tmp_path / "library"))
+    monkeypatch.setattr(msc.codegen.outline, "OUTLINE_LINES", 0)
+    monkeypatch.setattr(msc.compiler, "LIBRARY_MIN_NODES", 0)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto", enable_compile_cache=False)
+    x = np.arange(8, dtype=np.float32).reshape(4, 2) - 3
+    Counter()(ms.Tensor(x))  # fills the library
+    assert ms.wait_for_compiles(timeout=300)
+    ms.set_context(enable_compile_cache=True, compile_cache_path=str(tmp_path / "cache"))
+    try:
+        for cache in ("miss", "hit"):
+            net = Counter()
+            out = net(ms.Tensor(x))
+            compiled = compiled_of(net)
+            assert (compiled.cache, compiled.tier, compiled.standby) == (cache, "numba", None)
+            assert compiled.manifest["library"]["stems"]
+            assert not ready_file(compiled.module_path()).exists()
+            np.testing.assert_array_equal(out.asnumpy(), reference(x, net.w.asnumpy(), 1))
+    finally:
+        ms.set_context(enable_compile_cache=False)
+
+
 def test_python_tier_alone_never_starts_numba():
     ms.set_context(jit_tier="python")
 

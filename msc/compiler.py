@@ -496,8 +496,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     manifest = {**describe, "module": module_file, "kernel": spec.kernel.name,
                 "pass_report": built.report.as_dicts(), "timings": dict(timings),
                 "msc_version": VERSION}
-    if served(spec):  # a later hit runs compiled code at once where the library holds them
-        manifest["library"] = {"dir": spec.library_dir, "stems": list(served(spec))}
+    if stems := served(spec):  # a hit runs them at once where the library holds them
+        manifest["library"] = {"dir": spec.library_dir, "stems": list(stems)}
     if artifact:
         manifest["artifact"] = build_manifest(
             built, spec, weight_arrays(built, spec), entry_name=layout[len("artifact:"):],

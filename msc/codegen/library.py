@@ -228,7 +228,7 @@ def served(spec: ModuleSpec) -> tuple[str, ...]:
 def holds(folder: Path, stems: Sequence[str]) -> bool:
     """Whether the library at ``folder`` has compiled each of the files ``stems``:
     each has Numba's index file."""
-    return bool(stems) and KernelWatch(folder, list(stems)).cached == set(stems)
+    return KernelWatch(folder, list(stems)).cached == set(stems)
 
 
 def serves(spec: ModuleSpec) -> bool:
@@ -236,4 +236,4 @@ def serves(spec: ModuleSpec) -> bool:
     runs (``served``). Loading such a module costs Numba's start and reading its cache,
     less than the numpy tier plus a worker process."""
     stems = served(spec)
-    return holds(Path(spec.library_dir), stems) if stems else False
+    return bool(stems) and holds(Path(spec.library_dir), stems)  # type: ignore[arg-type]

@@ -121,6 +121,11 @@ def _rt_window_counts(xp, kernel, stride, dilation):
                  for i, k in enumerate(kernel))
 
 
+def _rt_padded(size, pad):
+    """The spatial ``size`` with ``pad`` (lo, hi per spatial dim) added."""
+    return tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(size))
+
+
 def _rt_pad_spatial(x, pad, value):
     """x with ``pad`` (lo, hi per spatial dim) of ``value`` around its spatial dims."""
     pairs = [(0, 0), (0, 0)] + [(pad[2 * i], pad[2 * i + 1]) for i in range(x.ndim - 2)]
@@ -137,12 +142,12 @@ def _rt_shifted(channels, size, padded, stride):
         8 * wide <= 9 * math.prod(size)
 
 
-def _rt_conv_shifted(x, w, dilation, pad, size):
+def _rt_conv_shifted(x, w, dilation, pad, padded, size):
     """The sum over taps of the tap's (out, in) weight matrix times the zero-bordered
-    input, flattened and shifted by the tap's offset (a product reads the input where it
-    lies: no im2col copy); the output is a view of the first columns of each padded row."""
+    input (spatial shape ``padded``), flattened and shifted by the tap's offset (a product
+    reads the input where it lies: no im2col copy); the output is a view of the first
+    columns of each padded row."""
     n, c, o = x.shape[0], x.shape[1], w.shape[0]
-    padded = tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(x.shape[2:]))
     row = math.prod(padded[1:])
     flat = np.zeros((n, c, (padded[0] + 1) * row), x.dtype)  # + a slab the last taps read
     inner = tuple(slice(pad[2 * i], pad[2 * i] + s) for i, s in enumerate(x.shape[2:]))
@@ -172,10 +177,10 @@ def _rt_conv(x, w, stride, dilation, pad, groups):
     x, w = np.asarray(x), np.asarray(w)
     n, c, o, kernel = x.shape[0], x.shape[1], w.shape[0], w.shape[2:]
     if groups == 1 and x.dtype.kind == "f" and x.dtype == w.dtype:
-        padded = tuple(s + pad[2 * i] + pad[2 * i + 1] for i, s in enumerate(x.shape[2:]))
+        padded = _rt_padded(x.shape[2:], pad)
         size = tuple(p - d * (k - 1) for p, d, k in zip(padded, dilation, kernel))
         if _rt_shifted(c, size, padded, stride):
-            return _rt_conv_shifted(x, w, dilation, pad, size)
+            return _rt_conv_shifted(x, w, dilation, pad, padded, size)
     xp = _rt_pad_spatial(x, pad, 0)
     if groups == 1 and len(kernel) == 2:
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation

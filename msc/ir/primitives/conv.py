@@ -39,7 +39,7 @@ from msc.ir.primitives.base import (
 from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
 from msc.ir.types import TensorType, Type, tensor_of
-from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose, _rt_shifted
+from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose, _rt_padded, _rt_shifted
 
 _CONV_COST = 64.0
 
@@ -183,7 +183,7 @@ def with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...], fil
     if not any(pad):
         return src
     lo, hi = pad[0::2], pad[1::2]
-    shape = x.shape[:2] + _padded(x.shape[2:], pad)
+    shape = x.shape[:2] + _rt_padded(x.shape[2:], pad)
     name = loops.fresh("bordered")
     loops.add(f"{name} = np.empty({shape!r}, {dtype_ref(x.dtype)})")
     whole = [":"] * x.ndim
@@ -248,15 +248,11 @@ def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
-        if _rt_shifted(w.shape[1], o.shape[2:], _padded(x.shape[2:], node.attr["pad"]),
+        if _rt_shifted(w.shape[1], o.shape[2:], _rt_padded(x.shape[2:], node.attr["pad"]),
                        node.attr["stride"]):
             return _loops_conv_shifted(a, node, out, fresh)
         return _loops_conv_gemm(a, node, out, fresh)
     return _loops_conv(a, node, out, fresh)
-
-
-def _padded(size: tuple[int, ...], pad: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(n + pad[2 * d] + pad[2 * d + 1] for d, n in enumerate(size))
 
 
 def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
@@ -270,12 +266,12 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     copy is nine times the input's size."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     dilation, pad = node.attr["dilation"], list(node.attr["pad"])
-    padded = _padded(x.shape[2:], pad)
+    padded = _rt_padded(x.shape[2:], pad)
     strides = [math.prod(padded[d + 1:]) for d in range(len(padded))]
     wide = o.shape[2] * strides[0]  # every padded column of each output row
     # the last row's last taps read past the padded image: a slab of zeros more
     pad[1] += any((k - 1) * dilation[d] * strides[d] for d, k in enumerate(w.shape[3:], 1))
-    padded = _padded(x.shape[2:], pad)
+    padded = _rt_padded(x.shape[2:], pad)
     dt, n, taps = dtype_ref(o.dtype), o.shape[0], math.prod(w.shape[2:])
     flat, weights, acc = fresh("xflat"), fresh("wtaps"), fresh("wide")
     loops = Loops(fresh)

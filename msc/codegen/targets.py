@@ -32,6 +32,9 @@ class Target:
     ``splits``: an entry that calls shared graphs becomes plain Python around kernels
     (see ``split.py``), because the target's compile time grows with function size.
     ``prologue``: a statement each kernel body runs inside (its lines are indented).
+    ``vector_math``: fused loops compute float32 exp, tanh, sigmoid, erf, erfc and GeLU
+    with the runtime's float64 functions that LLVM vectorizes (``fusion.VECTOR_MATH``)
+    instead of libm's scalar calls.
     ``device``: a GPU target: its graphs become host drivers around device kernels, lowered
     by ``msc/codegen/cuda`` (which also reads ``fallback``, the runtime file of the ops that
     run on the host)."""
@@ -43,12 +46,13 @@ class Target:
     float16: Float16
     splits: bool
     prologue: str | None = None
+    vector_math: bool = False
     device: bool = False
     fallback: str | None = None
 
 
 NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=Float16.BITS,
-               splits=True)
+               splits=True, vector_math=True)
 #: Division by zero and overflow give inf/nan silently, as in eager mode (Numba's
 #: ``error_model="numpy"`` does the same).
 PYTHON = Target("python", "numpy_rt.py", numba=False, fuses=False, float16=Float16.NATIVE,

@@ -56,6 +56,8 @@ _FLOAT_UNARY = (
     "ops.bessel_i0e({0})", "ops.bessel_i1(ops.clip_by_value({0}, -10.0, 10.0))",
     "ops.bessel_j0({0})", "ops.bessel_k1e(ops.abs({0}) + 0.5)", "ops.logit(ops.sigmoid({0}))",
     "ops.igamma(ops.abs({0}) + 0.5, ops.abs({0}))", "ops.selu({0})",
+    "ops.gelu({0}, approximate='tanh')", "ops.erfc({0})",
+    "(ops.exp(ops.clip_by_value({0} * 30.0, -110.0, 85.0)) * 1e-30)",
 )
 _INT_UNARY = ("(-{0})", "ops.abs({0})", "({0} % 5)", "({0} // 3)", "ops.neg({0})",
               "ops.square(ops.clip_by_value({0}, -30, 30))", "ops.sign({0})", "{0}.abs()")

@@ -11,8 +11,76 @@ import math
 
 import numpy as np
 
-_rt_erf = np.frompyfunc(math.erf, 1, 1)  # math.erf per element (numpy has no erf)
-_rt_erfc = np.frompyfunc(math.erfc, 1, 1)  # 1 - erf, without its cancellation for large x
+_rt_erf_exact = np.frompyfunc(math.erf, 1, 1)  # math.erf per element (numpy has no erf)
+_rt_erfc_exact = np.frompyfunc(math.erfc, 1, 1)  # 1 - erf, no cancellation for large x
+
+#: erf(z) / z as a series in z*z (10 Taylor terms: below 1e-12 for |z| < 0.5), and
+#: erfc(z) * exp(z*z) ~ P(z) / Q(z) fitted on [0.5, 10.5] (5.3e-10), highest power first:
+#: the numba runtime's ``_rt_erf_parts`` with the same coefficients.
+_rt_erf_series = (-1.6365844691234924e-07, 1.6462114365889246e-06, -1.492565035840625e-05,
+                  0.00012055332981789664, -0.0008548327023450852, 0.005223977625442188,
+                  -0.026866170645131252, 0.11283791670955126, -0.37612638903183754,
+                  1.1283791670955126)
+_rt_erfcx_p = (5.200073535938294e-10, -2.2752248241778832e-08, -7.692152228616016e-08,
+               4.969539409880401e-05, -0.002454082494039, 0.048415043770944965,
+               0.33183819647506724, 0.8191445393615258, 0.9999935245087859)
+_rt_erfcx_q = (4.953524805246288e-10, -1.311650716169318e-08, -9.171205168331639e-07,
+               0.00010146332633479657, -0.00450378827755403, 0.08711756854099671,
+               0.5783701563651111, 1.5296020821192322, 1.9474593896992638, 1.0)
+
+
+def _rt_horner(c, z):
+    """The polynomial with coefficients ``c`` (highest power first) at ``z``, in place."""
+    acc = z * c[0]
+    for k in c[1:-1]:
+        acc += k
+        acc *= z
+    acc += c[-1]
+    return acc
+
+
+def _rt_erf_fast(x, upper):
+    """erf (``upper`` false) or erfc of a float64 array to a relative error below 1e-9,
+    enough for float32 results, where ``_rt_erf_exact`` costs a Python call an element:
+    the series below 0.5, above it erfc(|x|) as exp(-x*x) P(|x|) / Q(|x|), so neither
+    cancels. In blocks that stay in cache (3x faster on a transformer's activations)."""
+    out = np.empty_like(x)
+    flat, into = x.reshape(-1), out.reshape(-1)
+    for i in range(0, flat.size, 32768):
+        w = flat[i:i + 32768]
+        a, z = np.abs(w), w * w
+        small = _rt_horner(_rt_erf_series, z)
+        small *= w  # erf(w), |w| < 0.5
+        tail = np.exp(-z)
+        tail *= _rt_horner(_rt_erfcx_p, a)
+        tail /= _rt_horner(_rt_erfcx_q, a)
+        tail[a > 10.5] = 0.0  # erfc(|w|)
+        near = a < 0.5
+        if upper:
+            part = np.where(w > 0, tail, 2.0 - tail)
+            part[near] = 1.0 - small[near]
+        else:
+            part = np.where(w > 0, 1.0 - tail, tail - 1.0)
+            part[near] = small[near]
+        into[i:i + 32768] = part
+    return out
+
+
+def _rt_erf(x):
+    """erf in float64: by ``_rt_erf_fast`` for float32 input, else exact."""
+    x = np.asarray(x)
+    if x.dtype == np.float32:
+        return _rt_erf_fast(x.astype(np.float64), False)
+    return np.asarray(_rt_erf_exact(x), dtype=np.float64)
+
+
+def _rt_erfc(x):
+    """erfc in float64: by ``_rt_erf_fast`` for float32 input, else exact."""
+    x = np.asarray(x)
+    if x.dtype == np.float32:
+        return _rt_erf_fast(x.astype(np.float64), True)
+    return np.asarray(_rt_erfc_exact(x), dtype=np.float64)
+
 
 #: erfinv's first guess (M. Giles' polynomials in w = -log(1 - y*y), shifted), which two
 #: Newton steps on erf then refine to double precision.
@@ -51,13 +119,16 @@ def _rt_pow(x, y):
 
 
 def _rt_gelu(x, approximate):
-    """GeLU, by tanh or by erf (``approximate`` "tanh" or "none"). erf is computed in
-    float64 (``_rt_erf`` gives Python floats, a bare float for 0-d input) and the product
-    cast back to the input's dtype, as the numba target computes in float64 scalars."""
+    """GeLU, by tanh or by erf (``approximate`` "tanh" or "none"). The erf form computes
+    in float64 and casts back to the input's dtype, as the numba target does: for float32
+    as x erfc(-x / sqrt 2) / 2 (``_rt_erf_fast``, which does not cancel for x < 0)."""
     x = np.asarray(x)
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
-    erf = np.asarray(_rt_erf(x / 1.4142135623730951), dtype=np.float64)
+    if x.dtype == np.float32:
+        wide = x.astype(np.float64)
+        return (0.5 * wide * _rt_erf_fast(-0.7071067811865476 * wide, True)).astype(x.dtype)
+    erf = _rt_erf(x / 1.4142135623730951)
     return (0.5 * x * (1.0 + erf)).astype(x.dtype)
 
 

@@ -5,7 +5,9 @@ Each is checked on a wide sample of float32 values (the specials included) again
 function computed in float64 by Python's ``math`` and rounded once to float32, within one
 ulp, with the same NaNs and the same signs of zeros; against eager mode through every
 target; the fused loop calls the vector form for float32 and keeps libm for float64; and
-a loop calling each form compiles to vector instructions with no call left.
+a loop calling each form compiles to vector instructions with no call left. The numpy
+runtime (eager mode, the python target) computes float32 erf, erfc and GeLU by the same
+series and rational, checked the same way, and float64 by Python's exact ``math.erf``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from numba import njit
 
 from msc import ops
 from msc.runtime import numba_rt
+from msc.runtime import numpy_rt
 from tests.codegen import check_all, compile_fn, build
 
 F32 = np.float32
@@ -156,3 +159,26 @@ def test_a_loop_over_each_form_vectorizes(helper: str) -> None:
     body = body[:body.index("\n}\n")]  # the loop's own function, first in the module
     assert re.search(r"<\d+ x double>", body), helper
     assert not re.search(r"call [^@]*@(exp|tanh|erf|erfc)\b", body), helper
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "gelu"])
+def test_numpy_runtime_float32_erf_is_within_one_ulp(name: str) -> None:
+    """Eager mode's and the python target's float32 erf family: blocks of numpy array
+    operations (not a Python call per element), within one ulp, zeros' signs kept."""
+    x = sample()
+    got = {"erf": numpy_rt._rt_erf, "erfc": numpy_rt._rt_erfc,
+           "gelu": lambda v: numpy_rt._rt_gelu(v, "none")}[name](x)
+    with np.errstate(all="ignore"):
+        got = np.asarray(got).astype(F32)
+        want = FUNCTIONS[name][1](x).astype(F32)
+    assert ulps(got, want).max() <= 1.0, name
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    zeros = want == 0
+    assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])), name
+
+
+def test_numpy_runtime_float64_erf_is_exact(rng: Any) -> None:
+    x = np.concatenate([rng.normal(size=300) * 4, [0.0, -0.0, np.inf, -np.inf]])
+    assert numpy_rt._rt_erf(x).tolist() == [math.erf(v) for v in x]
+    assert numpy_rt._rt_erfc(x).tolist() == [math.erfc(v) for v in x]
+    assert numpy_rt._rt_erf(np.float32(0.25)).shape == ()  # 0-d in, 0-d out

@@ -23,12 +23,14 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
+from msc.ir.dtypes import float16
 from msc.ir.primitives import elementwise
 from msc.ir.primitives.base import (
     Alias,
     ArrayExpr,
     Attr,
     Effect,
+    Lowering,
     Primitive,
     Statements,
     broadcast_shapes,
@@ -36,7 +38,7 @@ from msc.ir.primitives.base import (
     operand_dtype,
     register,
 )
-from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 from msc.runtime.numpy_rt import print_text
@@ -124,6 +126,37 @@ def _emit_write(op: str | None) -> Statements:
             if t.ndim == 0 else f"({current} {op} {value}).astype({dtype_ref(t.dtype)})"
         return [f"{ref}[{where}] = {new}", f"{out} = {ref}"]
     return Statements(emit)
+
+
+def _write_by_loops(op: str | None) -> Statements:
+    """The numba target's write of an array: ``ref[...] = array`` makes Numba compile
+    its shape-mismatch message (string formatting: 2 s of a fresh process's compile, for
+    a one-line kernel), so the new value is made a fresh array (a copy where it may be a
+    view of the weight itself) and stored by loops, broadcasting as numpy does."""
+    slices = _emit_write(op)
+
+    def emit(args: list[str], node: Any, out: str) -> list[str]:
+        t, vt = node.out.type, tensor_of(node.inputs[1].type)
+        if t.ndim == 0 or vt is None or vt.ndim == 0 or t.dtype == float16:
+            return slices.emit(args, node, out)
+        ref, value = args[0], args[1]
+        new, dt = f"{out}_new", dtype_ref(t.dtype)
+        if op is None:
+            shape, made = vt.shape, f"{value}.astype({dt})"  # astype copies
+        else:
+            shape, made = t.shape, f"({ref} {op} {value}).astype({dt})"
+        at = [f"{out}_i{d}" for d in range(t.ndim)]
+        lines = [f"{new} = {made}"]
+        lines += ["    " * d + f"for {at[d]} in range({n}):" for d, n in enumerate(t.shape)]
+        lead = t.ndim - len(shape)
+        read = ["0" if shape[d - lead] == 1 else at[d] for d in range(lead, t.ndim)]
+        return lines + ["    " * t.ndim + f"{ref}[{index(at)}] = {new}[{index(read)}]",
+                        f"{out} = {ref}"]
+    return Statements(emit)
+
+
+def _writes(op: str | None) -> dict[str, Lowering]:
+    return {**on_all_targets(_emit_write(op)), "numba": _write_by_loops(op)}
 
 
 # --- ordering ------------------------------------------------------------------------------
@@ -214,10 +247,10 @@ _NONE = on_all_targets(Alias(0))
 register(Primitive("Load", _load_infer, _load_impl, _NONE, effect=Effect.READ, cost=0,
                    view=True))
 assign = register(Primitive("Assign", _assign_infer, _assign_impl,
-                            on_all_targets(_emit_write(None)), effect=Effect.MEMORY, view=True))
-register(Primitive("AssignAdd", _assign_infer, _assign_add_impl, on_all_targets(_emit_write("+")),
+                            _writes(None), effect=Effect.MEMORY, view=True))
+register(Primitive("AssignAdd", _assign_infer, _assign_add_impl, _writes("+"),
                    effect=Effect.MEMORY, view=True, update=elementwise.add))
-register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, on_all_targets(_emit_write("-")),
+register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, _writes("-"),
                    effect=Effect.MEMORY, view=True, update=elementwise.sub))
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from msc._version import VERSION
-from msc.codegen.library import KernelWatch, share
+from msc.codegen.library import KernelWatch, learn, share
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file
@@ -232,9 +232,10 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         else:
             sys.modules.pop(name, None)
     seconds = time.perf_counter() - start
-    if seeded:  # and the library keeps what this compile added
+    if seeded:  # and the library keeps what this compile added: files and signatures
         with contextlib.suppress(OSError):
             share(kernels, library, stems)  # type: ignore[arg-type]
+            learn(kernels, library, stems)  # type: ignore[arg-type]
     if progress is not None:
         progress(spec.kernel.name, seconds,
                  watch.summary() if spec.library else "")

@@ -21,11 +21,13 @@ import ast
 import builtins
 import functools
 import hashlib
+import itertools
 import os
+import pickle
 import re
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from msc.codegen.outline import without_locations
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
@@ -114,6 +116,58 @@ def share(source: Path, target: Path, stems: list[str]) -> None:
         shutil.copy2(src, tmp)
         os.replace(tmp, target / f"{stem}.py")
 
+
+def learn(source: Path, target: Path, stems: list[str]) -> None:
+    """Add to ``target``'s Numba cache the signatures ``source`` compiled for the library
+    files ``stems`` that ``target`` lacks: an artifact's compile that needed a kernel for
+    new argument types (float32 where another model compiled float64) teaches the library,
+    which ``share`` alone never updates once it has the file. Entries are merged as Numba
+    adds one (a free data file name, the data written before the index that names it);
+    an index of another Numba version or of another source stamp is left alone."""
+    theirs = target / "__pycache__"
+    for stem in stems:
+        for index in (source / "__pycache__").glob(f"{stem}.*.nbi"):
+            mine, into = _index(index), _index(theirs / index.name)
+            if mine is None or into is None or mine[:2] != into[:2]:
+                continue
+            version, stamp, wanted = mine
+            overloads, copies = dict(into[2]), []
+            for key, name in wanted.items():
+                if key in overloads:
+                    continue
+                base = name.rsplit(".", 2)[0]  # data files are <base>.<n>.nbc
+                free = next(f"{base}.{n}.nbc" for n in itertools.count(1)
+                            if f"{base}.{n}.nbc" not in overloads.values()
+                            and not (theirs / f"{base}.{n}.nbc").exists())
+                overloads[key] = free
+                copies.append((index.parent / name, theirs / free))
+            if not copies:
+                continue
+            try:
+                text = pickle.dumps(version, -1) + pickle.dumps((stamp, overloads), -1)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                continue
+            for data, into_file in copies:
+                _replace(into_file, data.read_bytes())
+            _replace(theirs / index.name, text)
+
+
+def _index(path: Path) -> tuple[Any, Any, dict[Any, str]] | None:
+    """(Numba version, source stamp, {signature key: data file name}) of a Numba cache
+    index file, None where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            version = pickle.load(f)
+            stamp, overloads = pickle.loads(f.read())
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        return None
+    return version, stamp, overloads
+
+
+def _replace(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 # --- the signatures a driver will call its kernels with ------------------------------------
 

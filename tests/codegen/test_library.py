@@ -7,6 +7,7 @@ Real processes, real Numba."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 
@@ -152,3 +153,81 @@ def test_helpers_compile_only_what_no_process_has_compiled(tmp_path):
     assert proc.returncode == 0, proc.stderr
     uncached_before, foreseen, uncached_after = map(int, proc.stdout.split())
     assert uncached_before == foreseen >= 3 and uncached_after == 0
+
+
+TWO_DTYPES = '''
+import sys
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+import msc as ms
+import msc.codegen.outline
+from msc import nn
+
+msc.codegen.outline.OUTLINE_LINES = 0  # outline however small
+
+
+class Block(nn.Cell):
+    def __init__(self, dtype):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 3, pad_mode="pad", padding=1, dtype=dtype)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.relu(self.conv(x) + x)
+
+
+def make32():
+    return nn.SequentialCell([Block(ms.float32) for _ in range(2)])
+
+
+def make64():
+    return nn.SequentialCell([Block(ms.float64) for _ in range(2)])
+
+
+if __name__ == "__main__":  # float32 in this process, through the library itself
+    net = make32()
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    eager = net(x).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
+    assert np.allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
+    kernels = [d for name, m in list(sys.modules.items()) if name.startswith("_msc_k_")
+               for k, d in vars(m).items() if k.startswith("_k_") and isinstance(d, Dispatcher)]
+    print(len(kernels), sum(len(d.stats.cache_hits) for d in kernels),
+          sum(len(d.stats.cache_misses) for d in kernels))
+'''
+
+
+def signatures_in(folder):
+    """{index file: the dtypes of each signature's first argument} of a Numba cache."""
+    found = {}
+    for index in sorted((folder / "__pycache__").glob("*.nbi")):
+        with open(index, "rb") as f:
+            pickle.load(f)  # Numba's version
+            _, overloads = pickle.loads(f.read())
+        found[index.name] = {str(key[0][0].dtype) for key in overloads}
+    return found
+
+
+def test_an_artifact_compile_teaches_the_library_new_signatures(tmp_path):
+    """A kernel the library compiled for float64 that a float32 artifact needs: the
+    artifact's compile adds the float32 signature to the library (its index names a data
+    file the library now holds), and a float32 run on the library compiles nothing."""
+    library = tmp_path / "library"
+    (tmp_path / "model.py").write_text(TWO_DTYPES)
+    env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
+    for entry, spec in (("make64", "f64[2,4,6,6]"), ("make32", "f32[2,4,6,6]")):
+        subprocess.run([sys.executable, "-m", "msc", "compile", str(tmp_path / "model.py"),
+                        entry, "--input", spec, "-o", str(tmp_path / entry), "--no-cache",
+                        "--quiet"], check=True, env=env, capture_output=True, timeout=600)
+    learned = signatures_in(library)
+    both = [name for name, dtypes in learned.items() if dtypes == {"float32", "float64"}]
+    assert both, learned  # shared kernels, compiled for float64 first
+    for name, dtypes in signatures_in(tmp_path / "make32" / "kernels").items():
+        assert dtypes <= learned[name], name
+    proc = subprocess.run([sys.executable, str(tmp_path / "model.py")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    kernels, loaded, compiled = map(int, proc.stdout.split())
+    assert (loaded, compiled) == (kernels, 0)

@@ -182,3 +182,23 @@ def test_numpy_runtime_float64_erf_is_exact(rng: Any) -> None:
     assert numpy_rt._rt_erf(x).tolist() == [math.erf(v) for v in x]
     assert numpy_rt._rt_erfc(x).tolist() == [math.erfc(v) for v in x]
     assert numpy_rt._rt_erf(np.float32(0.25)).shape == ()  # 0-d in, 0-d out
+
+
+def softmaxes(x: Any) -> Any:
+    return ops.softmax(x, axis=-1), ops.log_softmax(x, axis=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_rows_exponentiate_in_a_loop_of_their_own(dtype: Any, tmp_path: Any,
+                                                         rng: Any) -> None:
+    """float32 rows store ``_rt_exp64`` of each element first (a loop LLVM vectorizes),
+    then sum them; float64 rows keep ``math.exp``. Both agree with eager mode."""
+    x = (rng.normal(size=(6, 37)) * 20).astype(dtype)
+    x[2, 5] = np.nan
+    x[4] = -np.inf
+    x[4, 3] = 0.0
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-14}
+    _, built = check_all(softmaxes, [x], tmp_path, **tol)
+    kernel = "\n".join(built["numba"].spec.kernel.lines)
+    assert ("_rt_exp64(" in kernel) == (dtype == np.float32), kernel
+    assert ("math.exp(" in kernel) == (dtype == np.float64), kernel

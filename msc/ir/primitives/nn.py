@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
+from msc.ir import dtypes
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
@@ -143,7 +144,9 @@ def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
 
 
 def _loops_softmax(log: bool) -> Any:
-    """Max, then the sum of exponentials (softmax stores them), then the result."""
+    """Max, then the sum of exponentials (softmax stores them), then the result. float32
+    rows store their exponentials first, by ``_rt_exp64`` in a loop of its own, which
+    LLVM vectorizes (the float64 sum keeps a loop scalar), and sum them after."""
     def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
         x, axes = in_type(node), _norm_axes(node)
         dt = dtype_ref(x.dtype)
@@ -152,12 +155,19 @@ def _loops_softmax(log: bool) -> Any:
         loops.add(f"{out} = np.empty({x.shape!r}, {dt})")
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
         top = _row_max(loops, a[0], x, kept, axes)
+        if x.dtype == dtypes.float32:
+            at, inner = _row(loops, x, kept, axes)
+            loops.add(f"{out}[{at}] = {dt}(_rt_exp64({a[0]}[{at}] - {top}))")
+            loops.close(inner)
         loops.add(f"{total} = 0.0")
         at, inner = _row(loops, x, kept, axes)
-        loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
-        if not log:
-            loops.add(f"{out}[{at}] = {dt}({e})")
-        loops.add(f"{total} += {e}")
+        if x.dtype == dtypes.float32:
+            loops.add(f"{total} += {out}[{at}]")
+        else:
+            loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
+            if not log:
+                loops.add(f"{out}[{at}] = {dt}({e})")
+            loops.add(f"{total} += {e}")
         loops.close(inner)
         if log:
             loops.add(f"{total} = math.log({total})")

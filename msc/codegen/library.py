@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -234,11 +235,23 @@ class KernelWatch:
     """Counts a generated module's library kernels that have an entry in Numba's cache,
     for the progress line of a compile someone waits for (``msc compile``,
     ``msc.wait_for_compiles``). Numba writes a kernel's index file once the kernel has
-    compiled, in whichever process compiled it, so the count includes parallel helpers'."""
+    compiled, in whichever process compiled it, so the count includes parallel helpers';
+    a kernel compiled for new argument types rewrites its index and counts as compiled."""
 
     def __init__(self, folder: Path, stems: list[str]):
         self.folder, self.stems = folder, stems
-        self.cached = self.compiled()  # what an earlier compile left
+        self.start = self.indexes()
+        self.cached = set(self.start)  # what an earlier compile left
+
+    def indexes(self) -> dict[str, int]:
+        """{stem: the time its Numba index files last changed} of the stems compiled."""
+        found: dict[str, int] = {}
+        for path in (self.folder / "__pycache__").glob("*.nbi"):
+            stem = path.name.split(".", 1)[0]
+            if stem in self.stems:
+                with contextlib.suppress(OSError):  # replaced while we look: counted next time
+                    found[stem] = max(found.get(stem, 0), path.stat().st_mtime_ns)
+        return found
 
     @classmethod
     def of_module(cls, path: Path) -> KernelWatch | None:
@@ -253,14 +266,15 @@ class KernelWatch:
                    stems)
 
     def compiled(self) -> set[str]:
-        found = {p.name.split(".", 1)[0] for p in (self.folder / "__pycache__").glob("*.nbi")}
-        return {stem for stem in self.stems if stem in found}
+        return set(self.indexes())
 
     def summary(self) -> str:
-        """"5/14 library kernels (3 compiled, 2 cached)": compiled now, and found compiled."""
-        done = self.compiled()
-        return (f"{len(done)}/{len(self.stems)} library kernels ({len(done - self.cached)} compiled, "
-                f"{len(self.cached)} cached)")
+        """"5/14 library kernels (3 compiled, 2 cached)": compiled now (a new or rewritten
+        index), and found compiled."""
+        done = self.indexes()
+        fresh = sum(self.start.get(stem) != changed for stem, changed in done.items())
+        return (f"{len(done)}/{len(self.stems)} library kernels ({fresh} compiled, "
+                f"{len(done) - fresh} cached)")
 
 
 def has_compiled(folder: Path) -> bool:

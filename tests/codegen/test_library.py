@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -217,10 +218,19 @@ def test_an_artifact_compile_teaches_the_library_new_signatures(tmp_path):
     library = tmp_path / "library"
     (tmp_path / "model.py").write_text(TWO_DTYPES)
     env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
-    for entry, spec in (("make64", "f64[2,4,6,6]"), ("make32", "f32[2,4,6,6]")):
-        subprocess.run([sys.executable, "-m", "msc", "compile", str(tmp_path / "model.py"),
-                        entry, "--input", spec, "-o", str(tmp_path / entry), "--no-cache",
-                        "--quiet"], check=True, env=env, capture_output=True, timeout=600)
+    lines = []  # each compile's progress line: new signatures count as compiled
+    for entry, spec in (("make64", "f64[2,4,6,6]"), ("make32", "f32[2,4,6,6]"),
+                        ("make32", "f32[2,4,6,6]")):
+        done = subprocess.run([sys.executable, "-m", "msc", "compile",
+                               str(tmp_path / "model.py"), entry, "--input", spec, "-o",
+                               str(tmp_path / entry), "--no-cache"], check=True, env=env,
+                              capture_output=True, text=True, timeout=600)
+        lines.append(re.search(r"(\d+)/(\d+) library kernels \((\d+) compiled, (\d+) cached\)",
+                               done.stdout).groups())
+    first, second, third = [tuple(map(int, found)) for found in lines]
+    assert first[2] == first[0] == first[1]  # all compiled
+    assert second[2] == second[0] and second[3] == 0  # each new for float32, shared or not
+    assert third[2] == 0 and third[3] == third[0]  # the library taught: nothing to compile
     learned = signatures_in(library)
     both = [name for name, dtypes in learned.items() if dtypes == {"float32", "float64"}]
     assert both, learned  # shared kernels, compiled for float64 first

@@ -43,7 +43,6 @@ def _rt_gelu(x, approximate):
     return 0.5 * x * (1.0 + math.erf(x / 1.4142135623730951))
 
 
-
 # --- float32 transcendentals that vectorize ----------------------------------------------
 # libm's exp, tanh and erf are one call per element (tanh and erf 15-20 ns each), and a
 # call keeps LLVM from vectorizing the loop around it. For float32 results the numba
@@ -150,6 +149,7 @@ def _rt_gelu_tanh64(x):
     """0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u): no cancellation for u < 0."""
     x = np.float64(x)
     return x * _rt_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x))
+
 
 #: erfinv's first guess (as in the numpy runtime), refined by Newton steps on erf.
 _rt_erfinv_central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,

@@ -155,13 +155,14 @@ def _loops_softmax(log: bool) -> Any:
         loops.add(f"{out} = np.empty({x.shape!r}, {dt})")
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
         top = _row_max(loops, a[0], x, kept, axes)
-        if x.dtype == dtypes.float32:
+        stored = x.dtype == dtypes.float32  # the exponentials, before the sum
+        if stored:
             at, inner = _row(loops, x, kept, axes)
             loops.add(f"{out}[{at}] = {dt}(_rt_exp64({a[0]}[{at}] - {top}))")
             loops.close(inner)
         loops.add(f"{total} = 0.0")
         at, inner = _row(loops, x, kept, axes)
-        if x.dtype == dtypes.float32:
+        if stored:
             loops.add(f"{total} += {out}[{at}]")
         else:
             loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")

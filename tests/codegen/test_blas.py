@@ -198,6 +198,40 @@ def test_deep_convolutions_are_im2col_and_gemm(tmp_path: pathlib.Path) -> None:
     assert built["numba"].source.count("_rt_matmul_into(wmat") == 3  # all three took gemm
 
 
+def batch_or_example_convs(xd: Any, wd: Any, xw: Any, ww: Any, x3: Any, w3: Any, xs: Any,
+                           ws: Any) -> Any:
+    """Convolutions too narrow for shifted products: a 1x1 multiplied example by example
+    straight from its input, a 1x1 and a 3x3 whose weights outweigh their outputs (one
+    product over the batch), a stride-2 3x3 whose outputs outweigh its weights."""
+    return (ops.conv2d(xd, wd), ops.conv2d(xw, ww),
+            ops.conv2d(x3, w3, pad_mode="pad", padding=1),
+            ops.conv2d(xs, ws, stride=2, pad_mode="pad", padding=1))
+
+
+def test_gemm_convolutions_multiply_the_batch_at_once_where_it_pays(
+        tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(8)
+
+    def normal(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) / 4).astype(np.float32)
+
+    inputs = [normal(4, 64, 7, 7), normal(128, 64, 1, 1), normal(4, 256, 3, 3),
+              normal(64, 256, 1, 1), normal(2, 32, 5, 5), normal(16, 32, 3, 3),
+              normal(2, 8, 40, 40), normal(8, 8, 3, 3)]
+    xd, wd, xw, ww, x3, w3, xs, ws = inputs
+    expect = (naive_conv(xd, wd, (1, 1), (1, 1), (0,) * 4),
+              naive_conv(xw, ww, (1, 1), (1, 1), (0,) * 4),
+              naive_conv(x3, w3, (1, 1), (1, 1), (1,) * 4),
+              naive_conv(xs, ws, (2, 2), (1, 1), (1,) * 4))
+    _, built = check_all(batch_or_example_convs, inputs, tmp_path, expect=expect)
+    source = built["numba"].source
+    products = re.findall(r"_rt_matmul_into\(wmat\w*, (cols\w*)(\[\w+\])?, (\w+)", source)
+    # the direct 1x1 and the stride-2 3x3 per example, the other two over the batch
+    assert sorted((bool(at), out.split("_")[0]) for _, at, out in products) == \
+        [(False, "oflat"), (False, "prod"), (False, "prod"), (True, "oflat")]
+    assert len(re.findall(r"cols\w* = np\.ascontiguousarray\(", source)) == 1  # no copy
+
+
 def shifted_convs(x2: Any, w2: Any, xa: Any, wa: Any, x1: Any, w1: Any, x3: Any,
                   w3: Any, w11: Any) -> Any:
     """Stride-1 convolutions whose products are wide enough to be sums of shifted

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from msc.codegen.outline import without_locations
-from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_special
+from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_companions
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.targets import NUMBA
 
@@ -61,9 +61,9 @@ def _rt_jit(fn):
 @functools.cache
 def runtime_file() -> tuple[str, str]:
     """(stem, source) of the helpers' file: every statement of numba_rt.py (and of
-    numba_special_rt.py), of the runtime files every target shares (the collectives),
+    its companions), of the runtime files every target shares (the collectives),
     and ``_rt_jit``."""
-    snippets = [*with_special(NUMBA.runtime),
+    snippets = [*with_companions(NUMBA.runtime),
                 *(s for f in SHARED_RUNTIME for s in runtime_snippets(f))]
     body = "\n\n\n".join(s.source for s in snippets)
     source = _HEADER.format(what="The runtime helpers") + "\n\n" + body + "\n" + _JIT

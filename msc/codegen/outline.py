@@ -61,6 +61,11 @@ OUTLINE_LINES = 250
 _SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
                      "np.lib.stride_tricks.as_strided"})
 
+#: Runtime helpers whose int arguments are all sizes, 0 and 1 included (a first column,
+#: a window's kernel, stride, padding, dilation, output size): every convolution's
+#: kernel is one of a few, and so is the helper's signature.
+_WINDOWED = frozenset({"_rt_im2col", "_rt_col2im", "_rt_im2col3", "_rt_col2im3"})
+
 #: Calls whose result is an array that numpy and Numba make alike: the driver runs them
 #: (a view is not worth a kernel of its own: each costs Numba a compile).
 _DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray", "np.broadcast_to",
@@ -185,8 +190,9 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
     """The literals among ``nodes`` that become arguments. Integers that are sizes: loop
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
     ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
-    among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs
-    a literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats
+    among others; not 0 and 1 (but in a window of ``_WINDOWED``), a lone index (``t[2]``
+    may pick from a tuple, which needs a literal) or any other argument (an axis, a
+    dtype's value, a kept ``int(3)``). Floats
     other than 0.0 and 1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba
     types an int literal and an int argument alike (int64), and a float literal and a
     float argument (float64)."""
@@ -196,13 +202,16 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
                 and c.value not in (0.0, 1.0):
             found.append(c)
             continue
-        if not (isinstance(c, ast.Constant) and type(c.value) is int and c.value > 1):
+        if not (isinstance(c, ast.Constant) and type(c.value) is int):
             continue
         parent = parents.get(id(c))
         if isinstance(parent, ast.UnaryOp):
             parent = parents.get(id(parent))
+        owner = parents.get(id(parent)) if isinstance(parent, ast.Tuple) else parent
+        if isinstance(owner, ast.Call) and _called(owner) in _WINDOWED:
+            found.append(c)  # 0 and 1 too: one kernel for every window
+            continue
         if isinstance(parent, ast.Tuple):
-            owner = parents.get(id(parent))
             if isinstance(owner, ast.keyword):
                 owner = parents.get(id(owner))
             sized = isinstance(owner, ast.Subscript) or (
@@ -213,7 +222,7 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
             sized = isinstance(parent, (ast.BinOp, ast.Compare, ast.Slice)) or (
                 isinstance(parent, ast.Call) and c in parent.args and
                 _called(parent) in ("range", "min", "max"))
-        if sized:
+        if sized and c.value > 1:
             found.append(c)
     return sorted(found, key=lambda c: (c.lineno, c.col_offset))
 

@@ -148,23 +148,25 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
     return names
 
 
-def with_special(filename: str) -> tuple[Snippet, ...]:
-    """A runtime file's statements and those of its companion of special functions
-    (``numba_special_rt.py`` for ``numba_rt.py``), where there is one."""
-    companion = filename.replace("_rt.py", "_special_rt.py")
-    if importlib.resources.files("msc.runtime").joinpath(companion).is_file():
-        return runtime_snippets(filename) + runtime_snippets(companion)
-    return runtime_snippets(filename)
+def with_companions(filename: str) -> tuple[Snippet, ...]:
+    """A runtime file's statements and those of its companions, in name order
+    (``numba_conv_rt.py`` and ``numba_special_rt.py`` for ``numba_rt.py``)."""
+    folder = importlib.resources.files("msc.runtime")
+    stem = filename.removesuffix("_rt.py")
+    companions = sorted(f.name for f in folder.iterdir()
+                        if f.name != filename and f.name.startswith(f"{stem}_")
+                        and f.name.endswith("_rt.py"))
+    return runtime_snippets(filename) + tuple(s for c in companions for s in runtime_snippets(c))
 
 
 def runtime_source(spec: ModuleSpec) -> str:
     """The runtime statements ``spec``'s kernels need, transitively, in file order."""
     target = target_named(spec.target)
     filename = target.runtime
-    snippets = with_special(filename)
+    snippets = with_companions(filename)
     if target.fallback is not None:  # the host code of a device target's fallback ops
         filename = f"{filename} and {target.fallback}"
-        snippets += with_special(target.fallback)
+        snippets += with_companions(target.fallback)
     for shared in SHARED_RUNTIME:
         snippets += runtime_snippets(shared)
     owner = {name: s for s in snippets for name in s.defines}

@@ -431,25 +431,27 @@ class Exprs:
         return f"ops.reshape(ops.max_pool2d({x}, {k}, {s}, {p}), {t.shape!r})"
 
     def _f_conv(self, t: TT, scope: list[Var], depth: int) -> str | None:
-        """The spatial means of a 2-D convolution of 32 channels over about 24x28
-        positions (kernel 3x3, 1x1 or 3x2, stride 1-2, dilation 1-2, uneven padding):
-        large enough for the numba target's products (im2col, shifted taps). The input
-        is tanh of (C, H) values times (W) values, the weight tanh of its own values
-        over the taps' count, so every output is an average of bounded terms."""
+        """The batch and spatial means of a 2-D convolution of 32 channels over about
+        24x28 positions (kernel 3x3, 1x1, 3x2, 1x3, 5x5 or 7x7, stride 1-2, dilation 1-2,
+        uneven padding, 1 to 3 examples): large enough for the numba target's products
+        (im2col one example at a time or for the batch, 1x1 straight from the input,
+        shifted taps). The input is tanh of (N, C, H) values times (W) values, the weight
+        tanh of its own values over the taps' count, so every output is an average of
+        bounded terms."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
             return None
         rng = self.rng
-        kh, kw = rng.choice([(3, 3), (1, 1), (3, 2)])
+        kh, kw = rng.choice([(3, 3), (1, 1), (3, 2), (1, 3), (5, 5), (7, 7)])
         stride, dilation = rng.choice([1, 1, 2]), rng.choice([1, 1, 2])
         pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw))
         h, w = rng.randint(20, 28), rng.randint(24, 34)
-        rows = self.sub(t.with_shape((1, 32, h, 1)), scope, depth)
+        rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
         weight = self.sub(t.with_shape((t.size, 32, kh, kw)), scope, depth)
         conv = (f"ops.conv2d(ops.tanh({rows} * {cols} + {cols}), "
                 f"ops.tanh({weight}) * {1 / (32 * kh * kw)!r}, stride={stride}, "
                 f"pad_mode='pad', padding={pad!r}, dilation={dilation})")
-        return f"ops.reshape(ops.mean({conv}, (2, 3)), {t.shape!r})"
+        return f"ops.reshape(ops.mean({conv}, (0, 2, 3)), {t.shape!r})"
 
     # --- tuples, calls ----------------------------------------------------------------------
 

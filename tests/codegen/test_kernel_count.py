@@ -119,3 +119,40 @@ def test_the_tiny_encoder_is_the_models_own_math():
         h = 0.5 * h * (1 + erf(h / math.sqrt(2)))
         x = ln(x + dense(h, f"{a}output"), f"{a}output_norm")
     np.testing.assert_allclose(got, x, rtol=1e-4, atol=1e-5)
+
+
+class Windows(nn.Cell):
+    """Convolutions of four windows (kernel, stride, padding, dilation), each too narrow
+    for shifted products, and a 1-D one; deep enough for gemm both ways."""
+
+    def __init__(self):
+        super().__init__()
+        self.same = nn.Conv2d(8, 32, 3, pad_mode="pad", padding=1)
+        self.down = nn.Conv2d(8, 32, 3, stride=2, pad_mode="pad", padding=1)
+        self.wide = nn.Conv2d(8, 32, 7, stride=2, pad_mode="pad", padding=3)
+        self.dilated = nn.Conv2d(8, 32, 3, pad_mode="pad", padding=2, dilation=2)
+        self.line = nn.Conv1d(8, 32, 5, stride=2, pad_mode="pad", padding=1)
+
+    def construct(self, x):
+        return self.same(x).sum() + self.down(x).sum() + self.wide(x).sum() + \
+            self.dilated(x).sum() + self.line(x[:, :, 0]).sum()
+
+
+def test_convolutions_of_any_window_share_their_kernels(monkeypatch):
+    """The windows are arguments of the runtime's im2col and col2im (compiled once per
+    machine), so the convolutions of a training step, forward and backward, 1-D or 2-D,
+    call three kernels that copy windows: im2col one example at a time, im2col for the
+    whole batch, col2im."""
+    monkeypatch.setattr(outlining, "OUTLINE_LINES", 0)
+    net = Windows()
+    x = np.random.default_rng(1).normal(size=(2, 8, 9, 9)).astype(np.float32)
+
+    grad = ms.ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())
+    spec = lower_module(compile_fn(grad, [x]).module, "numba", "test")
+    windowed = {stem for stem, source in spec.library_files if not stem.startswith("_msc_rt_")
+                and re.search(r"_rt_(im2col|col2im)\(", source)}
+    calls = "\n".join(spec.kernel.lines)
+    called = {stem for name, stem in spec.library if re.search(rf"\b{name}\(", calls)}
+    sources = dict(spec.library_files)
+    assert windowed <= called
+    assert [sum("_rt_col2im(" in sources[s] for s in windowed), len(windowed)] == [1, 3]

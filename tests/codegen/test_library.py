@@ -201,13 +201,15 @@ if __name__ == "__main__":  # float32 in this process, through the library itsel
 
 
 def signatures_in(folder):
-    """{index file: the dtypes of each signature's first argument} of a Numba cache."""
+    """{index file: the dtypes of each signature's first array argument} of a Numba
+    cache ("scalars" for a helper of scalars only)."""
     found = {}
     for index in sorted((folder / "__pycache__").glob("*.nbi")):
         with open(index, "rb") as f:
             pickle.load(f)  # Numba's version
             _, overloads = pickle.loads(f.read())
-        found[index.name] = {str(key[0][0].dtype) for key in overloads}
+        found[index.name] = {str(next((t.dtype for t in key[0] if hasattr(t, "dtype")),
+                                      "scalars")) for key in overloads}
     return found
 
 

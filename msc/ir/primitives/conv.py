@@ -306,12 +306,11 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
 
 def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """im2col: each example's input windows are copied into a (channels x taps, output
-    positions) matrix, zeros where a window leaves the image, and ``out[n]`` is the
-    (out channels, channels x taps) weight matrix times it: one gemm call, several times
-    faster than the loop nest on large convolutions. Rows run over (channel, taps) in
-    the weight's own order, columns over output positions in the output's order; the
-    last spatial axis is filled over the range of positions inside the image. A 1x1
-    convolution of stride 1 without padding needs no copy: its columns are the example.
+    positions) matrix, zeros where a window leaves the image (``_rt_im2col``, compiled
+    once per machine for every window), and ``out[n]`` is the (out channels, channels x
+    taps) weight matrix times it: one gemm call, several times faster than the loop nest
+    on large convolutions. A 1x1 convolution of stride 1 without padding needs no copy:
+    its columns are the example.
 
     Up to 4096 output positions in the whole batch, and where reading the weights once
     saves more than it costs, the columns of every example sit side by side and one gemm
@@ -320,12 +319,10 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     ms), not its 1x1 expansions, where the copy costs more than the weights' second
     reads (1024 x 256 weights over 196 positions: 3.2 -> 2.8 ms example by example)."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
-    nd, kernel, spots = x.ndim - 2, w.shape[2:], o.shape[2:]
-    depth, width, last = math.prod(w.shape[1:]), math.prod(spots), spots[-1]
+    depth, width, n = math.prod(w.shape[1:]), math.prod(o.shape[2:]), o.shape[0]
     weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("oflat")
-    n = o.shape[0]
-    direct = all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad)
+    direct = all(k == 1 for k in w.shape[2:]) and all(s == 1 for s in node.attr["stride"]) \
+        and not any(node.attr["pad"])
     # memory traffic: the weights read n - 1 more times, against the product's copy (and
     # a 1x1's columns, which example by example are the input itself)
     reads, copies = (n - 1) * depth * w.shape[0], 2 * n * width * (w.shape[0] + direct * depth)
@@ -341,54 +338,47 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
         loops.add(f"_rt_matmul_into({weights}, {cols}[{batch[0]}], {flat}[{batch[0]}], 0.0)")
         loops.close(batch)
         return loops.lines
+    examples = fresh("xin")
+    loops.add(f"{examples} = {_lifted(a[0], x)}")
     loops.add(f"{cols} = np.empty(({depth}, {width * n if whole else width}), {dt})")
     batch = loops.open(o.shape, (0,), "n")
-    column = f"{batch[0]} * {width} + " if whole else ""  # the example's first column
-    lead = loops.open(w.shape, range(1, w.ndim), "k")  # channel, then taps
-    row = fresh("r")
-    loops.add(f"{row} = {_flat_index(list(lead.values()), w.shape[1:])}")
-    spot: dict[int, str] = {}
-    where = []
-    for d in range(nd - 1):  # outer spatial axes: a row of zeros where outside
-        spot.update(loops.open(spots, (d,), "p"))
-        i, q = fresh(f"i{d}"), fresh("q")
-        loops.add(f"{i} = {spot[d]} * {stride[d]} - {pad[2 * d]} + {lead[d + 2]} * {dilation[d]}")
-        loops.add(f"if not 0 <= {i} < {x.shape[d + 2]}:")
-        base = _flat_index(list(spot.values()), spots[:d + 1])
-        loops.add(f"    for {q} in range({last * math.prod(spots[d + 1:-1])}):")
-        loops.add(f"        {cols}[{row}, {column}({base}) * "
-                  f"{last * math.prod(spots[d + 1:-1])} + {q}] = 0")
-        loops.add("    continue")
-        where.append(i)
-    start, t, first, stop, q = fresh("start"), fresh("t"), fresh("first"), fresh("stop"), \
-        fresh("q")
-    s, size = stride[nd - 1], x.shape[-1]
-    loops.add(f"{start} = {column}({_flat_index(list(spot.values()), spots[:-1]) if spot else 0})"
-              f" * {last}")
-    loops.add(f"{t} = {lead[w.ndim - 1]} * {dilation[nd - 1]} - {pad[2 * (nd - 1)]}")
-    loops.add(f"{first} = min({last}, max(0, -({t} // {s})))")
-    loops.add(f"{stop} = max({first}, min({last}, ({size - 1} - {t}) // {s} + 1))")
-    loops.add(f"for {q} in range({first}):")
-    loops.add(f"    {cols}[{row}, {start} + {q}] = 0")
-    src = index([batch[0], lead[1], *where, f"{q} * {s} + {t}"])
-    loops.add(f"for {q} in range({first}, {stop}):")
-    loops.add(f"    {cols}[{row}, {start} + {q}] = {a[0]}[{src}]")
-    loops.add(f"for {q} in range({stop}, {last}):")
-    loops.add(f"    {cols}[{row}, {start} + {q}] = 0")
-    loops.close(spot)
-    loops.close(lead)
+    column = f"{batch[0]} * {width}" if whole else "0"  # the example's first column
+    loops.add(_window_call("_rt_im2col", node, w, o, f"{examples}[{batch[0]}]", cols, column))
     if not whole:
         loops.add(f"_rt_matmul_into({weights}, {cols}, {flat}[{batch[0]}], 0.0)")
         loops.close(batch)
         return loops.lines
     loops.close(batch)
     product = fresh("prod")
-    loops.add(f"{product} = np.empty(({o.shape[1]}, {width * o.shape[0]}), {dt})")
+    loops.add(f"{product} = np.empty(({o.shape[1]}, {width * n}), {dt})")
     loops.add(f"_rt_matmul_into({weights}, {cols}, {product}, 0.0)")
-    at = loops.open((o.shape[0], o.shape[1], width), (0, 1, 2), "c")
+    at = loops.open((n, o.shape[1], width), (0, 1, 2), "c")
     loops.add(f"{flat}[{at[0]}, {at[1]}, {at[2]}] = {product}[{at[1]}, {at[0]} * {width} + {at[2]}]")
     loops.close(at)
     return loops.lines
+
+
+def _lifted(name: str, t: TensorType) -> str:
+    """``name`` (of type ``t``, NC*) as a contiguous array of examples a window helper
+    takes: a 1-D one given height 1."""
+    shape = t.shape[:2] + (1,) * (t.ndim == 3) + t.shape[2:]
+    return f"np.ascontiguousarray({name}).reshape({shape!r})"
+
+
+def _window_call(helper: str, node: Any, w: TensorType, o: TensorType, source: str,
+                 target: str, col0: str) -> str:
+    """The call of a window helper (``_rt_im2col`` or ``_rt_col2im``, those ending in 3
+    for 3-D) for the convolution ``node`` of weight type ``w`` and output (transposed:
+    dy) type ``o``, with its window: kernel, stride, low-side padding, dilation and
+    output size, 1-D ones lifted to 2-D. The 2-D helpers' first row is 0."""
+    lift = (1,) * (o.ndim == 3)
+    pad = (0,) * len(lift) + tuple(node.attr["pad"][0::2])
+    window = ", ".join(repr(tuple(v)) for v in (
+        lift + w.shape[2:], lift + tuple(node.attr["stride"]), pad,
+        lift + tuple(node.attr["dilation"]), lift + o.shape[2:]))
+    if o.ndim == 5:
+        return f"{helper}3({source}, {target}, {col0}, {window})"
+    return f"{helper}({source}, {target}, 0, {col0}, {window})"
 
 
 def _flat_index(names: list[str], shape: tuple[int, ...]) -> str:
@@ -441,39 +431,22 @@ def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) ->
     """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
     positions) matrix is the transposed weight matrix times its dy, one gemm call; each
     entry is then added to the input position its tap reads from that output position
-    (none where that is padding). A training step's input gradients, several times
-    faster than the gathering loop nest."""
+    (none where that is padding: ``_rt_col2im``). A training step's input gradients,
+    several times faster than the gathering loop nest."""
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
-    nd, spots = o.ndim - 2, dy.shape[2:]
-    depth, width = math.prod(w.shape[1:]), math.prod(spots)
-    weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("dyflat")
+    depth, width = math.prod(w.shape[1:]), math.prod(dy.shape[2:])
+    weights, cols, flat, grads = fresh("wmat"), fresh("cols"), fresh("dyflat"), fresh("dxin")
     dt = dtype_ref(o.dtype)
     loops = Loops(fresh)
     loops.add(f"{out} = np.zeros({o.shape!r}, {dt})")
-    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth})).T")
     loops.add(f"{cols} = np.empty(({depth}, {width}), {dt})")
     loops.add(f"{flat} = np.ascontiguousarray({a[0]})"
               f".reshape(({dy.shape[0]}, {dy.shape[1]}, {width}))")
+    loops.add(f"{grads} = {_lifted(out, o)}")  # (views first: the driver makes them)
+    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth})).T")
     batch = loops.open(o.shape, (0,), "n")
     loops.add(f"_rt_matmul_into({weights}, {flat}[{batch[0]}], {cols}, 0.0)")
-    lead = loops.open(w.shape, range(1, w.ndim), "k")  # channel, then taps
-    row = fresh("r")
-    loops.add(f"{row} = {_flat_index(list(lead.values()), w.shape[1:])}")
-    spot: dict[int, str] = {}
-    where = []
-    for d in range(nd):
-        spot.update(loops.open(spots, (d,), "p"))
-        i = fresh(f"i{d}")
-        loops.add(f"{i} = {spot[d]} * {stride[d]} - {pad[2 * d]} + {lead[d + 2]} * {dilation[d]}")
-        loops.add(f"if 0 <= {i} < {o.shape[d + 2]}:")
-        loops.depth += 1
-        where.append(i)
-    loops.add(f"{out}[{index([batch[0], lead[1], *where])}] += "
-              f"{cols}[{row}, {_flat_index(list(spot.values()), spots)}]")
-    loops.depth -= nd  # the ifs
-    loops.close(spot)
-    loops.close(lead)
+    loops.add(_window_call("_rt_col2im", node, w, dy, cols, f"{grads}[{batch[0]}]", "0"))
     loops.close(batch)
     return loops.lines
 

@@ -297,13 +297,17 @@ class FusedLoops:
             return scalars[v]
         if isinstance(v, Const) and isinstance(v.type, ScalarType):
             return literal(v.value, None), None
-        t = tensor_of(v.type)
-        assert t is not None and v not in members
+        assert v not in members
+        source = v
+        while (node := self.all_defs.get(source)) is not None and node.op.name == "BroadcastTo":
+            source = node.inputs[0]  # read what a broadcast view reads, broadcasting here
+        t = tensor_of(source.type)
+        assert t is not None
         offset = len(shape) - t.ndim
         parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
                  for k, d in enumerate(t.shape)]
         name = self.ns.fresh("a")
-        element = f"{self.name_of(v)}[{index(parts)}]"
+        element = f"{self.name_of(source)}[{index(parts)}]"
         if self.is_half(t.dtype):
             element = f"_rt_f16_to_f32({element})"
         self.lines.append(f"{pad}{name} = {element}")

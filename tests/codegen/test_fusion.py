@@ -102,6 +102,28 @@ def test_a_shape_change_reading_the_group_starts_a_new_loop_nest(tmp_path: Any,
     assert headers[-2:] == [(0, "range(3):"), (1, "range(4):")], headers
 
 
+def broadcast_views(x: Any, c: Any, r: Any) -> Any:
+    """Explicit broadcasts read by fused loops: a (1, 3, 1) column, a broadcast of a
+    broadcast from (3, 1), a row broadcast into a view also returned."""
+    wide = ops.broadcast_to(c, (2, 3, 4))
+    twice = ops.broadcast_to(ops.broadcast_to(r, (3, 4)), (2, 3, 4))
+    return x * wide + twice, ops.relu(wide - x), twice
+
+
+def test_a_fused_loop_reads_a_broadcasts_source(tmp_path: Any, rng: Any) -> None:
+    """A loop reads what an explicit broadcast views, with its own broadcast indexing: no
+    zero-strided view reaches the kernel (Numba compiled a kernel once for arrays and
+    again for such views, read-only and of any layout)."""
+    x, c, r = (rng.normal(size=(2, 3, 4)).astype(F32), rng.normal(size=(1, 3, 1)).astype(F32),
+               rng.normal(size=(3, 1)).astype(F32))
+    wide, twice = np.broadcast_to(c, x.shape), np.broadcast_to(r, x.shape)
+    _, built = check_all(broadcast_views, [x, c, r], tmp_path,
+                         expect=(x * wide + twice, np.maximum(wide - x, F32(0)), twice))
+    reads = [x.split("=", 1)[1].strip() for x in kernel_lines(built)
+             if re.match(r"\s*a\w* = ", x)]
+    assert reads == ["x[i0, i1, i2]", "c[0, i1, 0]", "r[i1, 0]"], reads  # one loop, both results
+
+
 def used_after(x: Any) -> Any:
     """``a`` feeds the fused ``c`` and a reduction; ``b`` feeds only ``c``."""
     a = x * 3.0

@@ -207,9 +207,12 @@ def _scalar(c: ast.Constant) -> Arg | None:
 
 def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
     """The type of the C-contiguous array a driver statement makes (``outline``'s driver
-    statements: allocations, reshapes, contiguous copies, slices of a 1-d array)."""
+    statements: allocations, reshapes, contiguous copies, slices of a 1-d array, matrix
+    products and their sums with a bias)."""
     if isinstance(e, ast.Name):
         return known.get(e.id)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        return _array(e.left, known)
     if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
         base = _array(e.value, known)
         return base if base is not None and base[1] == 1 else None
@@ -223,6 +226,10 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
         isinstance(f.value, ast.Name) else ""
     if name == "np.ascontiguousarray":
         return _array(e.args[0], known)
+    if name == "np.matmul":
+        first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T
+        base = _array(first, known)
+        return None if base is None else (base[0], 2, False)
     if name in ("np.empty", "np.zeros") and len(e.args) == 2 and \
             isinstance(e.args[0], ast.Tuple) and isinstance(e.args[1], ast.Attribute):
         return (e.args[1].attr, len(e.args[0].elts), False)

@@ -113,7 +113,7 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
 
     for i, stmt in enumerate(body):
         if _driver_statement(stmt) and not segment:
-            driver.append(text[i])
+            driver += _with_numpy_products(stmt, text[i])
             bound |= stores[i]
             continue
         segment.append(i)
@@ -294,7 +294,62 @@ def _driver_statement(stmt: ast.stmt) -> bool:
             isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis
         return (whole or _structural(target)) and \
             (isinstance(stmt.value, ast.Name) or _number(stmt.value))
-    return isinstance(target, ast.Name) and _structural(stmt.value)
+    return isinstance(target, ast.Name) and (_structural(stmt.value) or _product(stmt.value))
+
+
+#: The numba runtime's matrix products, which the driver computes with numpy's (the same
+#: BLAS): a kernel of a product alone cost Numba 0.3-0.5 s to compile, the BLAS helpers
+#: inlined into each one.
+_PRODUCTS = frozenset({"_rt_matmul", "_rt_matmul_bias"})
+
+
+def _product(e: ast.expr) -> bool:
+    """A matrix product of views, reshaped or plus a view (a bias)."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        return _product(e.left) and _structural(e.right)
+    if isinstance(e, ast.Call) and not e.keywords:
+        f = e.func
+        if isinstance(f, ast.Attribute) and f.attr == "reshape":
+            return _product(f.value) and all(_structural(a) for a in e.args)
+        return _called(e) in _PRODUCTS and all(_view(a) for a in e.args)
+    return False
+
+
+def _view(e: ast.expr) -> bool:
+    """A name, a view of one, or its transpose (``w.T``)."""
+    if isinstance(e, ast.Attribute) and e.attr == "T":
+        return _view(e.value)
+    return _structural(e)
+
+
+def _with_numpy_products(stmt: ast.stmt, text: str) -> list[str]:
+    """The lines of ``text``, the source of driver statement ``stmt``, with the numba
+    runtime's products made numpy's: ``np.matmul(a, b)``; a product with a bias is
+    computed into the statement's target first and the bias added in place, as the
+    kernel did."""
+    if not (isinstance(stmt, ast.Assign) and _product(stmt.value)):
+        return [text]
+    target = stmt.targets[0].id  # type: ignore[attr-defined]
+    lines: list[str] = []
+
+    class Numpy(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.expr:
+            self.generic_visit(node)
+            name = _called(node)
+            if name not in _PRODUCTS:
+                return node
+            product = ast.Call(ast.parse("np.matmul", mode="eval").body, node.args[:2], [])
+            if name == "_rt_matmul":
+                return product
+            lines.append(f"{target} = {ast.unparse(product)}")
+            lines.append(f"{target} += {ast.unparse(node.args[2])}")
+            return ast.Name(target, ast.Load())
+
+    value = Numpy().visit(stmt.value)
+    if not (isinstance(value, ast.Name) and value.id == target):
+        lines.append(f"{target} = {ast.unparse(value)}")
+    found = _LOCATION.search(text)
+    return [*lines[:-1], lines[-1] + (found.group(0) if found else "")]
 
 
 def _number(e: ast.expr) -> bool:

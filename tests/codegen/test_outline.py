@@ -132,6 +132,44 @@ def test_kept_window_literals_stay_and_border_fills_run_in_the_driver():
                                 "        a0[0, 0, t0, 0] = a1[0, 0, t0 * int(2) + t1, 0]")
 
 
+class Products(nn.Cell):
+    """Dense layers with and without a bias over 3-D input (reshaped around the product),
+    a residual add and a matmul of a transposed operand."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Dense(6, 8)
+        self.down = nn.Dense(8, 6, has_bias=False)
+
+    def construct(self, x, m):
+        h = ops.relu(self.up(x))
+        return self.down(h) + x, ops.matmul(m.T, m)
+
+
+def test_matrix_products_are_numpys_in_the_driver(tmp_path, outline_everything):
+    """A product of views (plus a bias) is computed by numpy in the driver, the same BLAS
+    the kernels call, instead of a kernel of its own: each cost Numba 0.3-0.5 s."""
+    rng = np.random.default_rng(5)
+    inputs = [rng.normal(size=(2, 3, 6)).astype(np.float32),
+              rng.normal(size=(4, 5)).astype(np.float32)]
+    net = Products()
+    compiled = compile_fn(net, inputs)
+    weights = [p.asnumpy() for p in compiled.weights]
+    eager = to_numpy(net(*[ms.Tensor(x) for x in inputs]))
+    p = {k: v.asnumpy() for k, v in net.parameters_dict().items()}
+    h = np.maximum(inputs[0] @ p["up.weight"].T + p["up.bias"], 0)
+    expect = (h @ p["down.weight"].T + inputs[0], inputs[1].T @ inputs[1])
+    for got, want in zip(eager, expect):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    spec = check_module(compiled.module, inputs, tmp_path, eager, weights,
+                        targets=("numba",))["numba"].spec
+    driver = "\n".join(spec.kernel.lines)
+    assert driver.count("np.matmul(") == 3 and re.search(r"\n(\w+) \+= \w+.*\n\1 = \1\.reshape", driver)
+    assert not any("_rt_matmul" in line for k in spec.callees for line in k.lines)
+    assert not any("_rt_matmul" in source for stem, source in spec.library_files
+                   if not stem.startswith("_msc_rt_"))
+
+
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():
     """``s`` is a float32 inside Numba; through Python it would come back as a float64."""
     lines = ("s = np.float32(0)",

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import hashlib
 import itertools
+import json
 import os
 import pickle
 import re
@@ -177,19 +178,23 @@ def _replace(path: Path, data: bytes) -> None:
 Arg = tuple
 
 
-def signatures(driver: KernelSpec, arrays: dict[str, Arg]) -> list[tuple[str, tuple[Arg, ...]]]:
+def signatures(driver: KernelSpec, arrays: dict[str, Arg]
+               ) -> tuple[list[tuple[str, tuple[Arg, ...]]], bool]:
     """(kernel name, argument types) of each distinct call the driver makes that can be
     foreseen: every argument an array the driver or its caller made (``arrays``: the
-    driver's parameters) or a size. Workers compile these while the first run goes on
-    (``numba_worker.py``); a call foreseen wrongly costs only a compile nobody uses."""
+    driver's parameters) or a size; and whether every call could. Workers compile these
+    while the first run goes on (``numba_worker.py``); a call foreseen wrongly costs only
+    a compile nobody uses."""
     known = dict(arrays)
     found: dict[tuple[str, tuple[Arg, ...]], None] = {}
+    every = True
     for stmt in ast.parse("\n".join(driver.lines)).body:
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
                 value.func.id.startswith("_k_"):
             args = [_scalar(a) if isinstance(a, ast.Constant) else
                     known.get(a.id) if isinstance(a, ast.Name) else None for a in value.args]
+            every &= all(args)
             if all(args):
                 found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
         elif isinstance(stmt, ast.Assign):
@@ -197,7 +202,7 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]) -> list[tuple[str, tu
             for target in stmt.targets:
                 if isinstance(target, ast.Name) and made is not None:
                     known[target.id] = made
-    return list(found)
+    return list(found), every
 
 
 def _scalar(c: ast.Constant) -> Arg | None:
@@ -225,7 +230,12 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
     name = f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and \
         isinstance(f.value, ast.Name) else ""
     if name == "np.ascontiguousarray":
-        return _array(e.args[0], known)
+        inner = e.args[0]
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and \
+                inner.func.attr == "transpose":  # a copy, or a view where it is contiguous
+            base = _array(inner.func.value, known)
+            return base if base is not None and not base[2] else None
+        return _array(inner, known)
     if name == "np.matmul":
         first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T
         base = _array(first, known)
@@ -312,3 +322,95 @@ def serves(spec: ModuleSpec) -> bool:
     less than the numpy tier plus a worker process."""
     stems = served(spec)
     return bool(stems) and holds(Path(spec.library_dir), stems)  # type: ignore[arg-type]
+
+
+# --- what the library holds, read without starting Numba ----------------------------------
+
+#: The library's record of what Numba's cache holds: for each library file, the argument
+#: types (``Arg``) of each signature compiled for this machine, with the size and time of
+#: the index file they were read from. ``msc compile`` reads it to know, without starting
+#: Numba (its import, its set-up, loading each kernel, a run on zeros: about 1 s), that
+#: every call its artifact will make is compiled; a changed index or machine is a miss.
+RECORD = "signatures.json"
+
+
+@functools.cache
+def machine() -> str:
+    """What a Numba cache entry depends on besides the source: Python's and Numba's
+    versions, the CPU (/proc/cpuinfo's model and flags, else LLVM's name for it and its
+    features) and Numba's CPU settings."""
+    import importlib.metadata
+    import platform
+    import sys
+
+    try:
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
+        cpu = sorted({x for x in lines if x.startswith(("model name", "flags"))})
+    except OSError:
+        from llvmlite import binding
+        cpu = [binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten()]
+    return _digest("\n".join([sys.version, importlib.metadata.version("numba"),
+                              platform.machine(), *cpu, os.environ.get("NUMBA_CPU_NAME", ""),
+                              os.environ.get("NUMBA_CPU_FEATURES", "")]))
+
+
+def remember(library: Path, stems: Sequence[str]) -> None:
+    """Write into the library's RECORD what Numba's cache holds for the files ``stems``,
+    compiled for this process's machine (Numba is imported: its index files hold its
+    types). A record that cannot be written is left as it was."""
+    from numba.core import types
+    from numba.core.registry import cpu_target
+
+    magic = cpu_target.target_context.codegen().magic_tuple()
+
+    def arg(t: Any) -> list[Any] | None:
+        if isinstance(t, types.Array) and t.layout == "C":
+            return [str(t.dtype), t.ndim, not t.mutable]
+        return [str(t)] if t in (types.int64, types.float64) else None
+
+    record = _record(library)
+    if record.get("machine") != machine():
+        record = {"machine": machine(), "files": {}}
+    for stem in stems:
+        indexes, held = {}, []
+        for index in sorted((library / "__pycache__").glob(f"{stem}.*.nbi")):
+            read, stat = _index(index), index.stat()
+            indexes[index.name] = [stat.st_size, stat.st_mtime_ns]
+            held += [] if read is None else [[arg(t) for t in key[0]] for key in read[2]
+                                             if key[1] == magic]
+        record["files"][stem] = {"indexes": indexes,
+                                 "signatures": [a for a in held if None not in a]}
+    with contextlib.suppress(OSError):
+        _replace(library / RECORD, json.dumps(record).encode())
+
+
+def compiled_for(library: Path, spec: ModuleSpec) -> bool:
+    """Whether the library's RECORD shows compiled, for this machine, every call the
+    numba module ``spec`` makes: all of library kernels and foreseen, each signature read
+    from index files unchanged since."""
+    if not (spec.foresees_all and spec.signatures) or \
+            any(k.jit for k in (*spec.callees, spec.kernel)):
+        return False
+    record = _record(library)
+    if record.get("machine") != machine():
+        return False
+    for _, stem, args in spec.signatures:
+        entry = record["files"].get(stem)
+        if entry is None or [list(a) for a in args] not in entry["signatures"]:
+            return False
+        for name, (size, mtime) in entry["indexes"].items():
+            try:
+                stat = (library / "__pycache__" / name).stat()
+            except OSError:
+                return False
+            if (stat.st_size, stat.st_mtime_ns) != (size, mtime):
+                return False
+    return True
+
+
+def _record(library: Path) -> dict[str, Any]:
+    try:
+        record = json.loads((library / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) and isinstance(record.get("files"), dict) else {}

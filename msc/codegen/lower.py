@@ -535,8 +535,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     if files:
         files = dict([runtime_file()]) | files
     stems = dict(library)
-    foreseen = tuple((name, stems[name], args) for name, args
-                     in signatures(kernel, lowerer.param_arrays()) if name in stems)
+    calls, every = signatures(kernel, lowerer.param_arrays())
+    foreseen = tuple((name, stems[name], args) for name, args in calls if name in stems)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
@@ -554,7 +554,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                       output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
                       lowerer.call_args, tuple(lowerer.run_lines),
                       tuple((shape, dt) for _, shape, dt in lowerer.pooled), tuple(library),
-                      tuple(files.items()), signatures=foreseen)
+                      tuple(files.items()), signatures=foreseen,
+                      foresees_all=every and len(foreseen) == len(calls))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

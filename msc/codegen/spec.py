@@ -54,6 +54,8 @@ class ModuleSpec:
     library_dir: str | None = None
     #: the calls of library kernels foreseen (``library.signatures``): name, stem, arguments
     signatures: tuple[tuple[str, str, tuple[tuple[Any, ...], ...]], ...] = ()
+    #: whether ``signatures`` covers every call the driver makes, each of a library kernel
+    foresees_all: bool = False
 
     @property
     def uses_blas(self) -> bool:

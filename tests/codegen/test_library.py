@@ -6,6 +6,7 @@ Real processes, real Numba."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
@@ -243,3 +244,64 @@ def test_an_artifact_compile_teaches_the_library_new_signatures(tmp_path):
     assert proc.returncode == 0, proc.stderr
     kernels, loaded, compiled = map(int, proc.stdout.split())
     assert (loaded, compiled) == (kernels, 0)
+
+
+RUN_ARTIFACT = '''
+import sys
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from msc.codegen.artifact import load_artifact
+
+x = np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32)
+out = load_artifact(sys.argv[1]).forward(x)
+kernels = [d for name, m in list(sys.modules.items()) if name.startswith("_msc_k_")
+           for k, d in vars(m).items() if k.startswith("_k_") and isinstance(d, Dispatcher)]
+np.save(sys.argv[2], np.asarray(out))
+print(len(kernels), sum(len(d.stats.cache_misses) for d in kernels))
+'''
+
+
+def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
+    """Once the library's record shows every call an artifact makes compiled for this
+    machine, ``msc compile`` copies the kernels without importing Numba (no run on zeros),
+    and the artifact loads every kernel from its cache. An index changed since the record
+    sends the next compile through Numba again."""
+    # the model file without TWO_DTYPES's own numba import (its __main__ part)
+    (tmp_path / "model.py").write_text(TWO_DTYPES.split("if __name__")[0].replace(
+        "from numba.core.dispatcher import Dispatcher\n", ""))
+    (tmp_path / "run.py").write_text(RUN_ARTIFACT)
+    library = tmp_path / "library"
+    env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
+
+    def compile_(name):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "msc", "compile",
+                               str(tmp_path / "model.py"), "make32", "--input", "f32[2,4,6,6]",
+                               "-o", str(tmp_path / name), "--no-cache"], env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        numba = any(re.search(r"\|\s+numba$", line.rstrip()) for line in done.stderr.splitlines())
+        counts = re.search(r"(\d+)/(\d+) library kernels \((\d+) compiled, (\d+) cached\)",
+                           done.stdout).groups()
+        return numba, tuple(map(int, counts))
+
+    started, (n, total, compiled, cached) = compile_("cold")
+    assert started and compiled == n == total > 0
+    assert json.loads((library / "signatures.json").read_text())["files"]
+    started, counts = compile_("warm")
+    assert not started and counts == (n, n, 0, n)
+    outs = []
+    for name in ("cold", "warm"):
+        run = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path / name),
+                              str(tmp_path / f"{name}.npy")], env=env, capture_output=True,
+                             text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        kernels, misses = map(int, run.stdout.split())
+        assert kernels > 0 and misses == 0
+        outs.append(np.load(tmp_path / f"{name}.npy"))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    index = next((library / "__pycache__").glob("_msc_k_*.nbi"))
+    os.utime(index, ns=(index.stat().st_atime_ns, index.stat().st_mtime_ns + 10**9))
+    started, counts = compile_("again")
+    assert started and counts == (n, n, 0, n)

@@ -299,7 +299,7 @@ class FusedLoops:
             return literal(v.value, None), None
         assert v not in members
         source = v
-        while (node := self.all_defs.get(source)) is not None and node.op.name == "BroadcastTo":
+        while (node := self.all_defs.get(source)) is not None and node.op is Op.BroadcastTo:
             source = node.inputs[0]  # read what a broadcast view reads, broadcasting here
         t = tensor_of(source.type)
         assert t is not None

@@ -30,14 +30,19 @@ def _rt_window_spans(taps, dilation, pad, stride, out, size):
 
 
 @njit(cache=True, error_model="numpy")
+def _rt_windows(spatial, kernel, stride, pad, dilation, size):
+    """``_rt_window_spans`` along height and width of an input of ``spatial`` shape."""
+    return (_rt_window_spans(kernel[0], dilation[0], pad[0], stride[0], size[0], spatial[0]),
+            _rt_window_spans(kernel[1], dilation[1], pad[1], stride[1], size[1], spatial[1]))
+
+
+@njit(cache=True, error_model="numpy")
 def _rt_im2col(x, cols, row0, col0, kernel, stride, pad, dilation, size):
     """Copy the windows of ``x`` (channels, height, width) into ``cols``, zeros where a
     window leaves the input."""
-    channels, height, width = x.shape
-    kh, kw = kernel
-    oh, ow = size
-    ys = _rt_window_spans(kh, dilation[0], pad[0], stride[0], oh, height)
-    xs = _rt_window_spans(kw, dilation[1], pad[1], stride[1], ow, width)
+    channels = x.shape[0]
+    (kh, kw), (oh, ow) = kernel, size
+    ys, xs = _rt_windows(x.shape[1:], kernel, stride, pad, dilation, size)
     for c in range(channels):
         for j in range(kh):
             y0, ylo, yhi = ys[j, 0], ys[j, 1], ys[j, 2]
@@ -67,11 +72,9 @@ def _rt_im2col(x, cols, row0, col0, kernel, stride, pad, dilation, size):
 def _rt_col2im(cols, out, row0, col0, kernel, stride, pad, dilation, size):
     """The adjoint of ``_rt_im2col``: add each entry of ``cols`` to the position of
     ``out`` (channels, height, width) its window read, none where that is padding."""
-    channels, height, width = out.shape
-    kh, kw = kernel
-    oh, ow = size
-    ys = _rt_window_spans(kh, dilation[0], pad[0], stride[0], oh, height)
-    xs = _rt_window_spans(kw, dilation[1], pad[1], stride[1], ow, width)
+    channels = out.shape[0]
+    (kh, kw), (oh, ow) = kernel, size
+    ys, xs = _rt_windows(out.shape[1:], kernel, stride, pad, dilation, size)
     for c in range(channels):
         for j in range(kh):
             y0, ylo, yhi = ys[j, 0], ys[j, 1], ys[j, 2]

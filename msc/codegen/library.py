@@ -328,7 +328,8 @@ def serves(spec: ModuleSpec) -> bool:
 
 #: The library's record of what Numba's cache holds: for each library file, the argument
 #: types (``Arg``) of each signature compiled for this machine, with the size and time of
-#: the index file they were read from. ``msc compile`` reads it to know, without starting
+#: the index file they were read from and of the file's source (Numba's cache holds while
+#: the source is unchanged). ``msc compile`` reads it to know, without starting
 #: Numba (its import, its set-up, loading each kernel, a run on zeros: about 1 s), that
 #: every call its artifact will make is compiled; a changed index or machine is a miss.
 RECORD = "signatures.json"
@@ -372,10 +373,10 @@ def remember(library: Path, stems: Sequence[str]) -> None:
     if record.get("machine") != machine():
         record = {"machine": machine(), "files": {}}
     for stem in stems:
-        indexes, held = {}, []
+        indexes, held = {f"../{stem}.py": _stat(library / f"{stem}.py")}, []
         for index in sorted((library / "__pycache__").glob(f"{stem}.*.nbi")):
-            read, stat = _index(index), index.stat()
-            indexes[index.name] = [stat.st_size, stat.st_mtime_ns]
+            read = _index(index)
+            indexes[index.name] = _stat(index)
             held += [] if read is None else [[arg(t) for t in key[0]] for key in read[2]
                                              if key[1] == magic]
         record["files"][stem] = {"indexes": indexes,
@@ -387,7 +388,7 @@ def remember(library: Path, stems: Sequence[str]) -> None:
 def compiled_for(library: Path, spec: ModuleSpec) -> bool:
     """Whether the library's RECORD shows compiled, for this machine, every call the
     numba module ``spec`` makes: all of library kernels and foreseen, each signature read
-    from index files unchanged since."""
+    from index files, and for a source, unchanged since."""
     if not (spec.foresees_all and spec.signatures) or \
             any(k.jit for k in (*spec.callees, spec.kernel)):
         return False
@@ -398,14 +399,19 @@ def compiled_for(library: Path, spec: ModuleSpec) -> bool:
         entry = record["files"].get(stem)
         if entry is None or [list(a) for a in args] not in entry["signatures"]:
             return False
-        for name, (size, mtime) in entry["indexes"].items():
-            try:
-                stat = (library / "__pycache__" / name).stat()
-            except OSError:
-                return False
-            if (stat.st_size, stat.st_mtime_ns) != (size, mtime):
-                return False
+        if any(not stat or _stat(library / "__pycache__" / name) != list(stat)
+               for name, stat in entry["indexes"].items()):  # (a missing file: [])
+            return False
     return True
+
+
+def _stat(path: Path) -> list[int]:
+    """A file's size and modification time (what Numba's cache checks of a source), or []."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return [stat.st_size, stat.st_mtime_ns]
 
 
 def _record(library: Path) -> dict[str, Any]:

@@ -305,3 +305,7 @@ def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
     os.utime(index, ns=(index.stat().st_atime_ns, index.stat().st_mtime_ns + 10**9))
     started, counts = compile_("again")
     assert started and counts == (n, n, 0, n)
+    assert not compile_("served again")[0]  # recorded anew
+    source = library / f"{index.name.split('.')[0]}.py"  # rewritten: Numba's entry is stale
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    assert compile_("recompiled")[0]

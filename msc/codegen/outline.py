@@ -304,9 +304,10 @@ _PRODUCTS = frozenset({"_rt_matmul", "_rt_matmul_bias"})
 
 
 def _product(e: ast.expr) -> bool:
-    """A matrix product of views, reshaped or plus a view (a bias)."""
+    """A matrix product of views, reshaped or plus an array (a bias; not a number, which
+    Numba and numpy would type apart)."""
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
-        return _product(e.left) and _structural(e.right)
+        return _product(e.left) and isinstance(e.right, ast.Name)
     if isinstance(e, ast.Call) and not e.keywords:
         f = e.func
         if isinstance(f, ast.Attribute) and f.attr == "reshape":

@@ -350,7 +350,11 @@ def machine() -> str:
     except OSError:
         from llvmlite import binding
         cpu = [binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten()]
-    return _digest("\n".join([sys.version, importlib.metadata.version("numba"),
+    try:
+        numba = importlib.metadata.version("numba")
+    except importlib.metadata.PackageNotFoundError:
+        numba = "?"
+    return _digest("\n".join([sys.version, numba,
                               platform.machine(), *cpu, os.environ.get("NUMBA_CPU_NAME", ""),
                               os.environ.get("NUMBA_CPU_FEATURES", "")]))
 
@@ -377,8 +381,9 @@ def remember(library: Path, stems: Sequence[str]) -> None:
         for index in sorted((library / "__pycache__").glob(f"{stem}.*.nbi")):
             read = _index(index)
             indexes[index.name] = _stat(index)
-            held += [] if read is None else [[arg(t) for t in key[0]] for key in read[2]
-                                             if key[1] == magic]
+            with contextlib.suppress(IndexError, TypeError):  # another Numba's keys
+                held += [] if read is None else [[arg(t) for t in key[0]] for key in read[2]
+                                                 if key[1] == magic]
         record["files"][stem] = {"indexes": indexes,
                                  "signatures": [a for a in held if None not in a]}
     with contextlib.suppress(OSError):
@@ -395,13 +400,16 @@ def compiled_for(library: Path, spec: ModuleSpec) -> bool:
     record = _record(library)
     if record.get("machine") != machine():
         return False
-    for _, stem, args in spec.signatures:
-        entry = record["files"].get(stem)
-        if entry is None or [list(a) for a in args] not in entry["signatures"]:
-            return False
-        if any(not stat or _stat(library / "__pycache__" / name) != list(stat)
-               for name, stat in entry["indexes"].items()):  # (a missing file: [])
-            return False
+    try:
+        for _, stem, args in spec.signatures:
+            entry = record["files"].get(stem)
+            if entry is None or [list(a) for a in args] not in entry["signatures"]:
+                return False
+            if any(not stat or _stat(library / "__pycache__" / name) != list(stat)
+                   for name, stat in entry["indexes"].items()):  # (a missing file: [])
+                return False
+    except (AttributeError, KeyError, TypeError, ValueError):  # a record not msc's: a miss
+        return False
     return True
 
 

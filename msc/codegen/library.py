@@ -379,11 +379,11 @@ def remember(library: Path, stems: Sequence[str]) -> None:
     for stem in stems:
         indexes, held = {f"../{stem}.py": _stat(library / f"{stem}.py")}, []
         for index in sorted((library / "__pycache__").glob(f"{stem}.*.nbi")):
-            read = _index(index)
             indexes[index.name] = _stat(index)
-            with contextlib.suppress(IndexError, TypeError):  # another Numba's keys
-                held += [] if read is None else [[arg(t) for t in key[0]] for key in read[2]
-                                                 if key[1] == magic]
+            read = _index(index)
+            if read is not None:
+                with contextlib.suppress(IndexError, TypeError):  # another Numba's keys
+                    held += [[arg(t) for t in key[0]] for key in read[2] if key[1] == magic]
         record["files"][stem] = {"indexes": indexes,
                                  "signatures": [a for a in held if None not in a]}
     with contextlib.suppress(OSError):

@@ -148,6 +148,7 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
     return names
 
 
+@functools.cache  # (every compile asks: one folder listing per process)
 def with_companions(filename: str) -> tuple[Snippet, ...]:
     """A runtime file's statements and those of its companions, in name order
     (``numba_conv_rt.py`` and ``numba_special_rt.py`` for ``numba_rt.py``)."""

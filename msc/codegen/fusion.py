@@ -11,6 +11,7 @@ that holds float16 as bits, loads, float16 results and stores convert (see ``hal
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -42,6 +43,10 @@ VECTOR_MATH = {Op.Exp: "_rt_exp64({0})", Op.Tanh: "_rt_tanh64({0})",
                Op.Erfc: "_rt_erfc64({0})", Op.GeLU: "_rt_gelu_{approximate}64({0})"}
 
 
+#: Views whose lowering makes the array C-contiguous first (``emitting.reshape``).
+RESHAPES = frozenset({Op.Reshape, Op.ExpandDims, Op.Squeeze, Op.Flatten})
+
+
 def reads(node: Node, group: list[Node]) -> bool:
     """Whether ``node`` reads a value a member of ``group`` computes."""
     return bool(group) and any(v is n.out for n in group for v in node.inputs)
@@ -62,6 +67,8 @@ class FusedLoops:
     written: set[Var]  # values a fused loop already wrote into their weight
     owned: set[Var]  # values whose array the kernel made and nobody else shares
     here: set[Var]  # the values defined in the graph or region being lowered
+    slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)
+    weight_of: dict[Var, Var]  # a weight, or a Load of it -> the weight
 
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
@@ -180,6 +187,9 @@ class FusedLoops:
                    if (w := self.assigned_weight(n, group, before)) is not None}
         self.written |= set(inplace)
         reused: list[Var] = []  # dead operands whose arrays hold results
+        # every result in a C-contiguous array: one allocated here, owned, pooled or a weight
+        # in its arena (see ``merged_axes``)
+        whole = all(self.weight_of.get(w) in self.slots for w in inplace.values())
         for n in outs:
             if n.out in inplace:
                 self.env[n.out] = self.name_of(inplace[n.out])
@@ -197,15 +207,19 @@ class FusedLoops:
             locs = loc_comment(n)
             self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
                               f"{self.storage(n.out.type.dtype)}){locs}")  # type: ignore
+        views: dict[Value, tuple[str, tuple[int, ...]]] = {}
+        if whole and (axes := self.merged_axes(group, shape, members)) is not None:
+            shape, views = self.merged_views(group, outs, members, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
         for k, (i, d) in enumerate(zip(idx, shape)):
             self.lines.append("    " * k + f"for {i} in range({d}):")
         scalars: dict[Value, tuple[str, DType | None]] = {}
         for v in reused:  # read each element before a result overwrites it
-            self.load(v, members, scalars, idx, shape, pad)
+            self.load(v, members, scalars, idx, shape, pad, views)
         for n in group:
-            loaded = [self.load(v, members, scalars, idx, shape, pad) for v in n.inputs]
+            loaded = [self.load(v, members, scalars, idx, shape, pad, views)
+                      for v in n.inputs]
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
             text = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
@@ -214,9 +228,10 @@ class FusedLoops:
             self.lines.append(f"{pad}{t} = {text}{loc_comment(n)}")
             scalars[n.out] = (t, dt)
             if n in outs and n.out not in inplace:
-                self.lines.append(f"{pad}{self.env[n.out]}[{index(idx)}] = {self.stored(t, dt)}")
+                target = views[n.out][0] if views else self.env[n.out]
+                self.lines.append(f"{pad}{target}[{index(idx)}] = {self.stored(t, dt)}")
         for v, w in inplace.items():  # last: every read of the weight's element came before
-            element, t = f"{self.env[v]}[{index(idx)}]", scalars[v][0]
+            element, t = f"{views[v][0] if views else self.env[v]}[{index(idx)}]", scalars[v][0]
             update = before.op.update  # type: ignore[union-attr]
             wt = w.type.tensor.dtype  # type: ignore[union-attr]
             if update is not None:  # AssignAdd adds, AssignSub subtracts
@@ -224,6 +239,64 @@ class FusedLoops:
                 combined = self.lowering(update).expr.format(old, t)
                 t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
+
+    def merged_axes(self, group: list[Node], shape: tuple[int, ...],
+                    members: set[Var]) -> list[list[int]] | None:
+        """The loop nest's axes with those of size 1 dropped and neighbours that every
+        array the group reads indexes alike (each whole, or each broadcast) merged; None
+        where that changes nothing or an array read may be a view. Every structure is then
+        one kernel at any rank (a ReLU over 4-D and 2-D arrays alike), and the inner loop
+        is as long as it can be."""
+        sources = self.sources(group, members)
+        if any(not self.c_ordered(s) for s in sources):
+            return None
+        axes: list[list[int]] = []
+        for k in (k for k, d in enumerate(shape) if d != 1):
+            if axes and all(_whole(s, shape, k) == _whole(s, shape, axes[-1][-1])
+                            for s in sources):
+                axes[-1].append(k)
+            else:
+                axes.append([k])
+        return None if len(shape) < 2 or len(axes) == len(shape) else axes
+
+    def merged_views(self, group: list[Node], outs: list[Node], members: set[Var],
+              shape: tuple[int, ...], axes: list[list[int]]
+              ) -> tuple[tuple[int, ...], dict[Value, tuple[str, tuple[int, ...]]]]:
+        """The merged loops' shape (see ``merged_axes``), and a view of that shape of each
+        result and each array read (1 where it is broadcast): reshaping a C-contiguous
+        array only re-indexes it."""
+        merged = tuple(math.prod(shape[k] for k in ax) for ax in axes) or (1,)
+        views: dict[Value, tuple[str, tuple[int, ...]]] = {}
+        for n in outs:
+            views[n.out] = (self.ns.fresh("flat"), merged)
+            self.lines.append(f"{views[n.out][0]} = {self.env[n.out]}.reshape({merged!r})")
+        for s in self.sources(group, members):
+            view = tuple(d if _whole(s, shape, ax[0]) else 1 for d, ax in zip(merged, axes))
+            views[s] = (self.ns.fresh("flat"), view or (1,))
+            self.lines.append(f"{views[s][0]} = np.ascontiguousarray({self.name_of(s)})"
+                              f".reshape({views[s][1]!r})")
+        return merged, views
+
+    def sources(self, group: list[Node], members: set[Var]) -> list[Value]:
+        """The arrays the group's loop reads (what broadcast views view), each once."""
+        found = {_broadcast_source(v, self.all_defs): None for n in group for v in n.inputs
+                 if v not in members and not (isinstance(v, Const) and
+                                              isinstance(v.type, ScalarType))}
+        return list(found)
+
+    def c_ordered(self, v: Value) -> bool:
+        """Whether ``v``'s array is C-contiguous as far as the graph shows: an input, a
+        weight, a constant or a value computed into a new array, not a view."""
+        while isinstance(v, Var) and (node := self.all_defs.get(v)) is not None:
+            source = self.all_defs.get(node.inputs[0]) if node.inputs else None
+            if node.op is Op.TupleGetItem and source is not None and source.op is Op.MakeTuple:
+                v = source.inputs[node.attr["index"]]
+            elif node.op in (Op.Load, Op.Depend, Op.TupleGetItem):
+                v = node.inputs[0]  # (the item of an op's results: what made them)
+            else:
+                return node.op in RESHAPES or not \
+                    (node.op.view or node.op in (Op.If, Op.Call, Op.While))
+        return True
 
     def dead_operand(self, n: Node, group: list[Node], members: set[Var],
                      taken: list[Var]) -> Var | None:
@@ -292,27 +365,43 @@ class FusedLoops:
         return False
 
     def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
-             idx: list[str], shape: tuple[int, ...], pad: str) -> tuple[str, DType | None]:
+             idx: list[str], shape: tuple[int, ...], pad: str,
+             views: dict[Value, tuple[str, tuple[int, ...]]]) -> tuple[str, DType | None]:
         if v in scalars:
             return scalars[v]
         if isinstance(v, Const) and isinstance(v.type, ScalarType):
             return literal(v.value, None), None
         assert v not in members
-        source = v
-        while (node := self.all_defs.get(source)) is not None and node.op is Op.BroadcastTo:
-            source = node.inputs[0]  # read what a broadcast view reads, broadcasting here
+        source = _broadcast_source(v, self.all_defs)  # broadcasting here
         t = tensor_of(source.type)
         assert t is not None
-        offset = len(shape) - t.ndim
+        array, sizes = views.get(source, (self.name_of(source), t.shape))  # see views
+        offset = len(shape) - len(sizes)
         parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
-                 for k, d in enumerate(t.shape)]
+                 for k, d in enumerate(sizes)]
         name = self.ns.fresh("a")
-        element = f"{self.name_of(source)}[{index(parts)}]"
+        element = f"{array}[{index(parts)}]"
         if self.is_half(t.dtype):
             element = f"_rt_f16_to_f32({element})"
         self.lines.append(f"{pad}{name} = {element}")
         scalars[v] = (name, t.dtype)
         return scalars[v]
+
+
+def _broadcast_source(v: Value, defs: dict[Var, Node]) -> Value:
+    """What an explicit BroadcastTo views (of a BroadcastTo ...): a fused loop reads it
+    with its own broadcast indexing, not through the zero-strided view."""
+    while (node := defs.get(v)) is not None and node.op is Op.BroadcastTo:  # type: ignore
+        v = node.inputs[0]
+    return v
+
+
+def _whole(v: Value, shape: tuple[int, ...], k: int) -> bool:
+    """Whether the loop over ``shape`` reads ``v`` along its axis ``k`` (not broadcast)."""
+    t = tensor_of(v.type)
+    assert t is not None
+    j = k - (len(shape) - t.ndim)
+    return j >= 0 and t.shape[j] == shape[k]
 
 
 def _dtype(v: Value) -> DType | None:

@@ -259,6 +259,39 @@ def test_a_fused_loop_adds_to_and_subtracts_from_a_weight_in_place() -> None:
     assert not any(line.startswith(("p[...]", "q[...]")) for line in lines)
 
 
+class Momentum(nn.Cell):
+    """A momentum update of 3-D weights from whole arrays."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = Parameter(Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4)), name="w")
+        self.v = Parameter(Tensor(np.zeros((2, 3, 4), np.float32)), name="v")
+
+    def construct(self, g):  # type: ignore[no-untyped-def]
+        ops.assign(self.v, self.v * 0.9 + g)
+        ops.assign_sub(self.w, self.v * 0.1)
+        return self.w * 1
+
+
+def test_a_merged_loop_updates_a_weight_through_a_view_of_its_arena() -> None:
+    """The loops of an update over whole arrays merge into one (``fusion.merged_axes``)
+    and store into a reshaped view of the weight, which is a slice of its arena."""
+    g = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)
+    net = Momentum()
+    compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
+    w, v = np.arange(24, dtype=np.float32).reshape(2, 3, 4), np.zeros_like(g)
+    for _ in range(3):
+        v = v * np.float32(0.9) + g
+        w = w - v * np.float32(0.1)
+        np.testing.assert_allclose(compiled.run([Tensor(g)]).asnumpy(), w, rtol=1e-6)
+    np.testing.assert_allclose(net.v.asnumpy(), v, rtol=1e-6)
+    lines = [line.strip() for line in compiled.spec.kernel.lines]
+    assert "for i0 in range(24):" in lines, lines
+    views = {line.split(" = ")[0] for line in lines if re.match(r"\w+ = [wv]\.reshape", line)}
+    stores = [x for x in lines if re.match(r"(\w+)\[i0\w*\] = ", x) and x.split("[")[0] in views]
+    assert len(stores) == 2, lines  # v's, then w's (subtracting in place)
+
+
 class Overlapping(nn.Cell):
     """Writes whose value reads the weight through a view (p + p.T), broadcasts, or has
     another dtype: the numba target stores them by loops from a fresh array."""

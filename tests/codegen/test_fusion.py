@@ -98,8 +98,37 @@ def test_a_shape_change_reading_the_group_starts_a_new_loop_nest(tmp_path: Any,
     _, built = check_all(reads_the_group, inputs, tmp_path,
                          expect=a * (a.sum(0) * F32(2)), rtol=1e-5)
     headers = [(depth(x), x.split(" in ")[1]) for x in loops(kernel_lines(built))]
-    assert headers[:2] == [(0, "range(3):"), (1, "range(4):")], headers
-    assert headers[-2:] == [(0, "range(3):"), (1, "range(4):")], headers
+    assert headers[0] == (0, "range(12):"), headers  # a's loop reads x whole: merged
+    assert headers[-2:] == [(0, "range(3):"), (1, "range(4):")], headers  # a * b broadcasts
+
+
+def ranks(x4: Any, x2: Any, b: Any) -> Any:
+    """Chains over whole arrays, a per-channel affine and a transposed (viewed) operand."""
+    return (ops.relu(x4 * 2.0 + 1.0), ops.relu(x2 * 2.0 + 1.0) - 3.0, x4 * b + x4,
+            ops.transpose(x2, (1, 0)) * 2.0 + 1.0)
+
+
+def test_loops_merge_the_axes_every_array_indexes_alike(tmp_path: Any, rng: Any) -> None:
+    """A loop nest drops axes of size 1 and merges neighbours that every array it reads
+    indexes alike, through reshaped views: a chain over whole arrays is one loop at any
+    rank (one kernel of the library for every rank); a per-channel operand keeps its
+    axis apart; a view (here a transpose) is read as it is, its loops unmerged."""
+    x4, x2 = rng.normal(size=(2, 3, 4, 5)).astype(F32), rng.normal(size=(6, 7)).astype(F32)
+    b = rng.normal(size=(1, 3, 1, 1)).astype(F32)
+    _, built = check_all(ranks, [x4, x2, b], tmp_path, expect=(
+        np.maximum(x4 * F32(2) + F32(1), F32(0)),
+        np.maximum(x2 * F32(2) + F32(1), F32(0)) - F32(3), x4 * b + x4,
+        x2.T * F32(2) + F32(1)))
+    lines = kernel_lines(built)
+    headers = [(depth(x), x.split(" in ")[1]) for x in loops(lines)]
+    # x2's chain; its transpose's; x4's two results in one nest, the channel axis apart
+    assert headers == [(0, "range(42):"), (0, "range(7):"), (1, "range(6):"),
+                       (0, "range(2):"), (1, "range(3):"), (2, "range(20):")], headers
+    text = "\n".join(lines)
+    assert "np.ascontiguousarray(b).reshape((1, 3, 1))" in text, text
+    assert re.search(r"= flat\w*\[0, i\w+, 0\]$", text, re.M), text  # b, per channel
+    transposed = next(x.split("=")[0].strip() for x in lines if "= x2.T " in x)
+    assert re.search(rf"= {transposed}\[i\w+, i\w+\]$", text, re.M), text  # as it is
 
 
 def broadcast_views(x: Any, c: Any, r: Any) -> Any:
@@ -138,7 +167,7 @@ def test_values_used_outside_the_group_are_written_out(tmp_path: Any, rng: Any) 
     _, built = check_all(used_after, [x], tmp_path, expect=((a + F32(1)) * a, a.sum(1)))
     lines = kernel_lines(built)
     fused = lines[:next(i for i, x in enumerate(lines) if "np.empty((2,)" in x)]
-    stores = [x.strip() for x in fused if re.match(r"\s*v\w*\[i0, i1\] = ", x)]
+    stores = [x.strip() for x in fused if re.match(r"\s*flat\w*\[i0\] = ", x)]  # 1 loop
     assert len(stores) == 2, fused  # a (read by the reduction) and c (the result); not b
     assert len(allocations(fused)) == 2
 
@@ -169,7 +198,7 @@ def test_fused_dtypes_follow_mindspore(tmp_path: Any, rng: Any) -> None:
     _, built = check_all(mixed_dtypes, [i, x], tmp_path,
                          expect=(np.where(y > 0, y, i.astype(F32)), i // 2 + np.int32(1)))
     lines = kernel_lines(built)
-    assert len(loops(lines)) == 2 and len(allocations(lines)) == 2
+    assert len(loops(lines)) == 1 and len(allocations(lines)) == 2  # (3, 4) merged
     assert any("np.bool_(" in x for x in lines) and any("np.int32(" in x for x in lines)
 
 
@@ -194,7 +223,8 @@ def test_a_dead_intermediate_lends_its_array_and_nothing_live_is_overwritten(
     lines = kernel_lines(built)
     assert re.search(r"^\s*(\w+) = _rt_matmul\(", "\n".join(lines), re.M)
     matmul = next(x.split("=")[0].strip() for x in lines if "_rt_matmul(" in x)
-    assert any(re.match(rf"\s*{matmul}\[i0, i1\] = ", x) for x in lines), lines
+    view = next(x.split("=")[0].strip() for x in lines if f"= {matmul}.reshape(" in x)
+    assert any(re.match(rf"\s*{view}\[i0\] = ", x) for x in lines), lines  # e, into m's
     # new arrays: the first result, the sums and x + 1
     assert len(allocations(lines)) == 3, lines
 

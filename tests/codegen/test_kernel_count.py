@@ -156,3 +156,28 @@ def test_convolutions_of_any_window_share_their_kernels(monkeypatch):
     sources = dict(spec.library_files)
     assert windowed <= called
     assert [sum("_rt_col2im(" in sources[s] for s in windowed), len(windowed)] == [1, 3]
+
+
+class Ranks(nn.Cell):
+    """One chain over arrays of four, three and two dimensions, and over a (1, C, 1, 1)
+    per-channel array: each ends in a reduction."""
+
+    def construct(self, a, b, c, s):
+        return [(ms.ops.relu(x * 2.0 + 1.0) - 3.0).sum() for x in (a, b, c, s)]
+
+
+def test_one_structure_is_one_kernel_at_every_rank(monkeypatch):
+    """The loops of a chain over whole arrays merge into one (``fusion.merged_axes``): the
+    library holds one kernel for all four calls, whatever their rank."""
+    monkeypatch.setattr(outlining, "OUTLINE_LINES", 0)
+    rng = np.random.default_rng(2)
+    inputs = [rng.normal(size=shape).astype(np.float32)
+              for shape in ((2, 3, 4, 5), (6, 7, 8), (9, 10), (1, 11, 1, 1))]
+    spec = lower_module(compile_fn(Ranks(), inputs).module, "numba", "test")
+    chains = {name for name, stem in spec.library
+              if "np.maximum(" in dict(spec.library_files)[stem]}
+    calls = re.findall(r"\b(_k_\w+)\(", "\n".join(spec.kernel.lines))
+    assert len(chains) == 1 and sum(c in chains for c in calls) == 4, spec.kernel.lines
+    got = [float(x.asnumpy()) for x in Ranks()(*map(ms.Tensor, inputs))]
+    want = [float((np.maximum(x * 2 + 1, 0) - 3).sum(dtype=np.float64)) for x in inputs]
+    np.testing.assert_allclose(got, want, rtol=1e-5)

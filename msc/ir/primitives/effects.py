@@ -17,6 +17,7 @@ snapshot of the weight, whatever happens to the weight later.
 from __future__ import annotations
 
 import builtins
+import math
 import string
 from typing import Any
 
@@ -141,6 +142,11 @@ def _write_by_loops(op: str | None) -> Statements:
             return slices.emit(args, node, out)
         ref, value = args[0], args[1]
         new, dt = f"{out}_new", dtype_ref(t.dtype)
+        if op is None and vt.shape == t.shape:  # one loop over the elements, at any rank
+            n, i = math.prod(t.shape), f"{out}_i"  # (a view of the weight in another order
+            return [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",  # is copied)
+                    f"{out}_flat = {ref}.reshape(({n},))", f"for {i} in range({n}):",
+                    f"    {out}_flat[{i}] = {dt}({new}[{i}])", f"{out} = {ref}"]
         if op is None:
             shape, made = vt.shape, f"{value}.astype({dt})"  # astype copies
         else:

@@ -270,8 +270,12 @@ class FusedLoops:
         for n in outs:
             views[n.out] = (self.ns.fresh("flat"), merged)
             self.lines.append(f"{views[n.out][0]} = {self.env[n.out]}.reshape({merged!r})")
+        written = {self.env[n.out]: views[n.out] for n in outs}
         for s in self.sources(group, members):
             view = tuple(d if _whole(s, shape, ax[0]) else 1 for d, ax in zip(merged, axes))
+            if written.get(self.name_of(s), (None, ()))[1] == view:  # a result's array:
+                views[s] = written[self.name_of(s)]  # one name, or LLVM's alias check fails
+                continue
             views[s] = (self.ns.fresh("flat"), view or (1,))
             self.lines.append(f"{views[s][0]} = np.ascontiguousarray({self.name_of(s)})"
                               f".reshape({views[s][1]!r})")

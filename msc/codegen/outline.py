@@ -116,13 +116,91 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
             driver += _with_numpy_products(stmt, text[i])
             bound |= stores[i]
             continue
+        if _driver_loop(stmt) and not segment:
+            for line, spec in _python_loop(stmt):
+                driver.append(line)
+                if spec is not None:
+                    kernels.setdefault(spec.name, spec)
+            continue
         segment.append(i)
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) or \
-                (i + 1 < len(body) and _driver_statement(body[i + 1])):
+                (i + 1 < len(body) and (_driver_statement(body[i + 1]) or
+                                        _driver_loop(body[i + 1]))):
             close(i)
     if segment:
         close(len(body) - 1)
     return replace(kernel, lines=tuple(driver), jit=False), list(kernels.values())
+
+
+def _driver_loop(stmt: ast.stmt) -> bool:
+    """A loop (over examples, over a batch's matrices) whose body is only calls of window
+    helpers and products of views into views (or such loops): the driver runs it."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        if _called(call) in _WINDOWED:
+            return len(call.args) > 2 and all(_plain(a) for a in call.args)
+        return _called(call) == "_rt_matmul_into" and len(call.args) == 4 and \
+            all(_plain(a) for a in call.args[:3]) and isinstance(call.args[3], ast.Constant) \
+            and call.args[3].value == 0
+    return isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and \
+        not stmt.orelse and isinstance(stmt.iter, ast.Call) and \
+        _called(stmt.iter) == "range" and all(_plain(a) for a in stmt.iter.args) and \
+        all(_driver_loop(s) for s in stmt.body)
+
+
+def _python_loop(stmt: ast.stmt, depth: int = 0) -> list[tuple[str, KernelSpec | None]]:
+    """The driver's lines of ``_driver_loop`` ``stmt``, each with the kernel it calls: a
+    product is numpy's (``np.matmul(a, b, out=c)``, the same BLAS), a window helper a
+    kernel of that call alone, its int arguments all parameters. Every convolution of a
+    model then shares one small kernel per helper, and no kernel links BLAS for them
+    (0.5-1 s of Numba each); Python's loop costs microseconds an example."""
+    pad = "    " * depth
+    if isinstance(stmt, ast.For):
+        lines: list[tuple[str, KernelSpec | None]] = [(f"{pad}for {ast.unparse(stmt.target)} "
+                                                       f"in {ast.unparse(stmt.iter)}:", None)]
+        for s in stmt.body:
+            lines += _python_loop(s, depth + 1)
+        return lines
+    call = stmt.value  # type: ignore[attr-defined]
+    if _called(call) == "_rt_matmul_into":
+        a, b, out = (ast.unparse(x) for x in call.args[:3])
+        return [(f"{pad}np.matmul({a}, {b}, out={out})", None)]
+    sizes: list[str] = []
+
+    def parameter(e: ast.expr) -> str:
+        if isinstance(e, ast.Tuple):
+            return "(" + "".join(f"{parameter(x)}, " for x in e.elts) + ")"
+        sizes.append(ast.unparse(e))
+        return f"c{len(sizes) - 1}"
+
+    window = ", ".join(parameter(e) for e in call.args[2:])
+    line = f"{_called(call)}(a0, a1, {window})"
+    name = "_k_" + hashlib.sha256(f"{line}\nreturn ()".encode()).hexdigest()[:16]
+    spec = KernelSpec(name, ("a0", "a1", *(f"c{k}" for k in range(len(sizes)))), (line,), "()")
+    arrays = [ast.unparse(x) for x in call.args[:2]]
+    return [(f"{pad}{name}({', '.join(arrays + sizes)})", spec)]
+
+
+def _plain(e: ast.expr | None) -> bool:
+    """An expression the driver evaluates as Numba would: names, numbers, indexing and
+    slicing, arithmetic, attributes (``a.T``) and casts; no other call."""
+    if e is None or isinstance(e, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(e, ast.Attribute):
+        return _plain(e.value)
+    if isinstance(e, ast.Subscript):
+        return _plain(e.value) and _plain(e.slice)
+    if isinstance(e, ast.Slice):
+        return _plain(e.lower) and _plain(e.upper) and _plain(e.step)
+    if isinstance(e, ast.Tuple):
+        return all(_plain(x) for x in e.elts)
+    if isinstance(e, ast.BinOp):
+        return _plain(e.left) and _plain(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _plain(e.operand)
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and \
+        e.func.attr == "astype" and not e.keywords and _plain(e.func.value) and \
+        all(_plain(a) for a in e.args)
 
 
 def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
@@ -370,9 +448,9 @@ def _structural(e: ast.expr) -> bool:
     if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute):  # x.strides[1]
         return isinstance(e.value.value, ast.Name) and e.value.attr == "strides" and \
             isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, int)
-    if isinstance(e, ast.Subscript):  # basic slicing: a view
+    if isinstance(e, ast.Subscript):  # basic slicing: a view (x[()] is an element)
         bounds = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        return isinstance(e.value, ast.Name) and all(
+        return isinstance(e.value, ast.Name) and bool(bounds) and all(
             isinstance(b, ast.Slice) and all(_index(x) for x in (b.lower, b.upper, b.step))
             for b in bounds)
     if isinstance(e, ast.Call) and not e.keywords:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 MODEL = '''
 import sys
@@ -109,8 +110,10 @@ def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_pat
     assert np.all([p.stat().st_size > 0 for p in library.glob("*.py")])
 
 
-def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch):
-    """The signatures workers compile ahead (``_SIGNATURES``) are those the first run needs."""
+@pytest.mark.parametrize("model", ["stack", "convolutions"])
+def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
+    """The signatures workers compile ahead (``_SIGNATURES``) are those the first run
+    needs, the window kernels the driver's loops over examples call included."""
     import msc as ms
     from msc.codegen import outline
     from msc.codegen.numba_worker import numba_types
@@ -118,14 +121,21 @@ def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch):
     from tests.codegen.test_outline import Stack
 
     monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
-    net = Stack(3)
+    net = Stack(3) if model == "stack" else ms.nn.SequentialCell([
+        ms.nn.Conv2d(8, 16, 3, stride=2, pad_mode="pad", padding=1), ms.nn.ReLU(),
+        ms.nn.Conv2d(16, 16, 3, stride=2, pad_mode="pad", padding=1)])
     net.set_train(False)
-    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4 if model == "stack" else 8, 9, 9))
+                  .astype(np.float32))
     compiled = compile_entry(net, [arg_spec(x)], target="numba", store=None)
     np.testing.assert_allclose(compiled.run([x]).asnumpy(), net(x).asnumpy(), rtol=1e-5,
-                               atol=1e-6)
+                               atol=1e-5)
     foreseen = compiled.code._SIGNATURES
     assert len({name for name, _, _ in foreseen}) == len(compiled.spec.library)
+    assert compiled.spec.foresees_all
+    if model == "convolutions":
+        assert re.search(r"^for (\w+) in range\(2\):\n\s+_k_\w+\(\w+\[\1\], ",
+                         "\n".join(compiled.spec.kernel.lines), re.M)  # a loop of the driver
     for name, _, args in foreseen:
         assert numba_types(args) in getattr(compiled.code, name).signatures, name
 

@@ -443,9 +443,9 @@ def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) ->
     loops.add(f"{flat} = np.ascontiguousarray({a[0]})"
               f".reshape(({dy.shape[0]}, {dy.shape[1]}, {width}))")
     loops.add(f"{grads} = {_lifted(out, o)}")  # (views first: the driver makes them)
-    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth})).T")
+    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
     batch = loops.open(o.shape, (0,), "n")
-    loops.add(f"_rt_matmul_into({weights}, {flat}[{batch[0]}], {cols}, 0.0)")
+    loops.add(f"_rt_matmul_into({weights}.T, {flat}[{batch[0]}], {cols}, 0.0)")
     loops.add(_window_call("_rt_col2im", node, w, dy, cols, f"{grads}[{batch[0]}]", "0"))
     loops.close(batch)
     return loops.lines

@@ -273,10 +273,12 @@ class FusedLoops:
         written = {self.env[n.out]: views[n.out] for n in outs}
         for s in self.sources(group, members):
             view = tuple(d if _whole(s, shape, ax[0]) else 1 for d, ax in zip(merged, axes))
-            if written.get(self.name_of(s), (None, ()))[1] == view:  # a result's array:
-                views[s] = written[self.name_of(s)]  # one name, or LLVM's alias check fails
+            view = view or (1,)
+            mine = written.get(self.name_of(s))
+            if mine is not None and mine[1] == view:  # a result's array: one name for it,
+                views[s] = mine  # or LLVM's alias check fails and the loop runs unvectorized
                 continue
-            views[s] = (self.ns.fresh("flat"), view or (1,))
+            views[s] = (self.ns.fresh("flat"), view)
             self.lines.append(f"{views[s][0]} = np.ascontiguousarray({self.name_of(s)})"
                               f".reshape({views[s][1]!r})")
         return merged, views

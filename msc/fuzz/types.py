@@ -18,8 +18,10 @@ MS_DTYPE = {"float32": "ms.float32", "float64": "ms.float64", "float16": "ms.flo
 NP_DTYPE = {"float32": "np.float32", "float64": "np.float64", "float16": "np.float16",
             "int32": "np.int32", "int64": "np.int64", "bool": "np.bool_"}
 #: Shapes the generator draws from: 0-d, size-1 dimensions, broadcasting partners.
+#: (2, 3, 2, 2) and (1, 3, 1, 1): feature maps and per-channel operands, whose loops the
+#: numba target merges axis by axis (fusion.merged_axes).
 SHAPES: tuple[tuple[int, ...], ...] = ((), (1,), (3,), (2,), (2, 3), (1, 3), (2, 1),
-                                       (1, 1), (3, 1, 2), (2, 2))
+                                       (1, 1), (3, 1, 2), (2, 2), (2, 3, 2, 2), (1, 3, 1, 1))
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,18 @@ def test_loops_merge_the_axes_every_array_indexes_alike(tmp_path: Any, rng: Any)
     assert re.search(rf"= {transposed}\[i\w+, i\w+\]$", text, re.M), text  # as it is
 
 
+def ones(x: Any) -> Any:
+    """Loops over (1, 1): every axis dropped, the arrays read as (1,) views."""
+    return ops.exp(ops.broadcast_to(x.max(), (1, 1))) * 2.0 + ops.reshape(x.sum(), (1, 1))
+
+
+def test_a_loop_of_size_one_axes_only(tmp_path: Any, rng: Any) -> None:
+    x = rng.normal(size=(1, 3)).astype(F32)
+    _, built = check_all(ones, [x], tmp_path, rtol=1e-6,
+                         expect=(np.exp(x.max()) * F32(2) + x.sum()).reshape(1, 1))
+    assert [x.split(" in ")[1] for x in loops(kernel_lines(built))][-1] == "range(1):"
+
+
 def broadcast_views(x: Any, c: Any, r: Any) -> Any:
     """Explicit broadcasts read by fused loops: a (1, 3, 1) column, a broadcast of a
     broadcast from (3, 1), a row broadcast into a view also returned."""

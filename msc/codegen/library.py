@@ -203,10 +203,12 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
                 if all(args):
                     found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
             elif isinstance(stmt, ast.Assign):
-                made = _array(stmt.value, known)
+                made, view = _array(stmt.value, known), _strided(stmt.value, known)
                 for target in stmt.targets:
                     if isinstance(target, ast.Name) and made is not None:
                         known[target.id] = made
+                    elif isinstance(target, ast.Name) and view is not None:
+                        known[f"view:{target.id}"] = view
 
     walk(ast.parse("\n".join(driver.lines)).body)
     return list(found), every
@@ -237,6 +239,16 @@ def _scalar(c: ast.Constant) -> Arg | None:
     return {int: ("int64",), float: ("float64",)}.get(type(c.value))
 
 
+def _strided(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+    """The type of the C-contiguous copy ``np.ascontiguousarray`` makes of an
+    ``as_strided`` view of a writable array (a transpose the driver made), or None."""
+    if not (isinstance(e, ast.Call) and len(e.args) == 3 and isinstance(e.args[1], ast.Tuple)
+            and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided"):
+        return None
+    base = _array(e.args[0], known)
+    return None if base is None or base[2] else (base[0], len(e.args[1].elts), False)
+
+
 def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
     """The type of the C-contiguous array a driver statement makes (``outline``'s driver
     statements: allocations, reshapes, contiguous copies, slices of a 1-d array, matrix
@@ -262,6 +274,8 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
                 inner.func.attr == "transpose":  # a copy, or a view where it is contiguous
             base = _array(inner.func.value, known)
             return base if base is not None and not base[2] else None
+        if isinstance(inner, ast.Name) and f"view:{inner.id}" in known:
+            return known[f"view:{inner.id}"]  # (likewise: attention's heads, permuted)
         return _array(inner, known)
     if name == "np.matmul":
         first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T

@@ -319,3 +319,25 @@ def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
     source = library / f"{index.name.split('.')[0]}.py"  # rewritten: Numba's entry is stale
     os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
     assert compile_("recompiled")[0]
+
+
+def test_the_foresight_follows_copies_of_views_and_the_drivers_loops():
+    """``signatures`` types a contiguous copy of an ``as_strided`` view (attention's heads
+    permuted), an example of an array in a loop of the driver and the loop's index; a
+    kernel taking the view itself is not foreseen, and says so."""
+    from msc.codegen.library import signatures
+    from msc.codegen.spec import KernelSpec
+
+    driver = KernelSpec("d", ("x",), (
+        "v = np.empty((2, 3, 4), np.float32)",
+        "t = np.lib.stride_tricks.as_strided(v, (3, 2, 4), (v.strides[1], v.strides[0], "
+        "v.strides[2], ))",
+        "c = np.ascontiguousarray(t).reshape((6, 4))",
+        "_k_a(c, 6, x)",
+        "for n in range(2):",
+        "    _k_b(v[n], n * 12, 1.5)",
+        "_k_c(t)"), "()")
+    calls, every = signatures(driver, {"x": ("float64", 1, True)})
+    assert calls == [("_k_a", (("float32", 2, False), ("int64",), ("float64", 1, True))),
+                     ("_k_b", (("float32", 2, False), ("int64",), ("float64",)))]
+    assert not every

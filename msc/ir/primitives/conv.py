@@ -249,8 +249,8 @@ def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
         if _rt_shifted(w.shape[1], o.shape[2:], _rt_padded(x.shape[2:], node.attr["pad"]),
-                       node.attr["stride"]):
-            return _loops_conv_shifted(a, node, out, fresh)
+                       node.attr["stride"]) and math.prod(w.shape[2:]) > 1:
+            return _loops_conv_shifted(a, node, out, fresh)  # (a 1x1's one product: below)
         return _loops_conv_gemm(a, node, out, fresh)
     return _loops_conv(a, node, out, fresh)
 

@@ -260,8 +260,8 @@ class FusedLoops:
         return None if len(shape) < 2 or len(axes) == len(shape) else axes
 
     def merged_views(self, group: list[Node], outs: list[Node], members: set[Var],
-              shape: tuple[int, ...], axes: list[list[int]]
-              ) -> tuple[tuple[int, ...], dict[Value, tuple[str, tuple[int, ...]]]]:
+                     shape: tuple[int, ...], axes: list[list[int]]
+                     ) -> tuple[tuple[int, ...], dict[Value, tuple[str, tuple[int, ...]]]]:
         """The merged loops' shape (see ``merged_axes``), and a view of that shape of each
         result and each array read (1 where it is broadcast): reshaping a C-contiguous
         array only re-indexes it."""
@@ -381,7 +381,7 @@ class FusedLoops:
         source = _broadcast_source(v, self.all_defs)  # broadcasting here
         t = tensor_of(source.type)
         assert t is not None
-        array, sizes = views.get(source, (self.name_of(source), t.shape))  # see views
+        array, sizes = views.get(source, (self.name_of(source), t.shape))  # merged_views
         offset = len(shape) - len(sizes)
         parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
                  for k, d in enumerate(sizes)]

@@ -253,7 +253,8 @@ def reduce_float(x: Any) -> Any:
             ops.prod(x, 1, True), ops.argmax(x), ops.argmax(x, 1),
             ops.argmax(x, -1, keepdim=True), ops.argmin(x, 0), ops.argmin(x),
             ops.ReduceMax(keep_dims=True)(x), ops.mean(x), ops.prod(x, -1),
-            ops.ReduceMin(keep_dims=True)(x, (1, 2)))
+            ops.ReduceMin(keep_dims=True)(x, (1, 2)), ops.amax(x, 0),
+            ops.amin(x, (0, 1), keepdims=True), ops.sum(x, (0, 1)))
 
 
 def reduce_float_expect(x: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -263,7 +264,8 @@ def reduce_float_expect(x: np.ndarray) -> tuple[np.ndarray, ...]:
             np.argmax(x).astype(i64), x.argmax(1).astype(i64),
             x.argmax(-1, keepdims=True).astype(i64), x.argmin(0).astype(i64),
             np.argmin(x).astype(i64), x.max(keepdims=True), x.mean(), x.prod(-1),
-            x.min((1, 2), keepdims=True))
+            x.min((1, 2), keepdims=True), x.max(0), x.min((0, 1), keepdims=True),
+            x.sum((0, 1)))
 
 
 REDUCE_OPS = frozenset({"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
@@ -275,7 +277,7 @@ def reduce_int(n: Any, b: Any, z: Any, d: Any) -> Any:
     return (ops.sum(n), ops.sum(n, 0), ops.sum(b, 1), ops.mean(n, 1), ops.prod(n, 0),
             ops.amax(n, 1), ops.amin(b), ops.argmax(n, 1), ops.argmin(b), ops.sum(z),
             ops.amax(z), ops.mean(d, (0, 1)), ops.argmax(z), ops.mean(b, 0),
-            ops.sum(d, 1, keepdim=True))
+            ops.sum(d, 1, keepdim=True), ops.amax(n, 0))
 
 
 def reduce_int_expect(n: np.ndarray, b: np.ndarray, z: np.ndarray,
@@ -284,7 +286,7 @@ def reduce_int_expect(n: np.ndarray, b: np.ndarray, z: np.ndarray,
     return (n.sum(dtype=i64), n.sum(0, dtype=i64), b.sum(1, dtype=i64), n.mean(1).astype(f),
             n.prod(0, dtype=i64), n.max(1), b.min(), n.argmax(1).astype(i64),
             np.argmin(b).astype(i64), z.copy(), z.copy(), d.mean((0, 1)), np.int64(0),
-            b.mean(0).astype(f), d.sum(1, keepdims=True))
+            b.mean(0).astype(f), d.sum(1, keepdims=True), n.max(0))
 
 
 # --- contractions -----------------------------------------------------------------------

@@ -143,6 +143,26 @@ def test_a_loop_of_size_one_axes_only(tmp_path: Any, rng: Any) -> None:
     assert [x.split(" in ")[1] for x in loops(kernel_lines(built))][-1] == "range(1):"
 
 
+def column_reductions(x: Any) -> Any:
+    """Reductions of leading axes: a bias's gradient, its mean, a column max with NaN."""
+    return ops.sum(x, 0), ops.mean(x, 0, keep_dims=True), ops.amax(x, 0)
+
+
+def test_leading_axes_reduce_row_by_row(tmp_path: Any, rng: Any) -> None:
+    """Rows are added into a row of float64 accumulators (memory read in order, where a
+    column at a time strides through it), each column in the same order as before; a
+    NaN wins a column's max."""
+    x = rng.normal(size=(7, 5)).astype(F32)
+    x[3, 2] = np.nan
+    wide = x.astype(np.float64)
+    _, built = check_all(column_reductions, [x], tmp_path, rtol=1e-6, expect=(
+        wide.sum(0).astype(F32), wide.mean(0, keepdims=True).astype(F32), x.max(0)))
+    text = "\n".join(kernel_lines(built))
+    assert re.search(r"= np\.zeros\(\(5,\), np\.float64\)", text), text
+    assert re.search(r"^( *)for (\w+) in range\(7\):\n\1    for (\w+) in range\(5\):\n"
+                     r"\1        \w+\[\3\] \+= x\[\2, \3\]", text, re.M), text
+
+
 def broadcast_views(x: Any, c: Any, r: Any) -> Any:
     """Explicit broadcasts read by fused loops: a (1, 3, 1) column, a broadcast of a
     broadcast from (3, 1), a row broadcast into a view also returned."""

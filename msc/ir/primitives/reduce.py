@@ -105,16 +105,17 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
         x, o = in_type(node), out_type(node)
         axes = _axes(node.attr["axis"], x.ndim)
         keep = bool(node.attr["keep_dims"])
+        others = [d for d in range(x.ndim) if d not in axes]
+        if axes and others and max(axes) < min(others):
+            return _loops_leading(kind, a, node, out, fresh)
         loops = Loops(fresh)
         loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+        kept = loops.open(x.shape, others)
         acc = fresh("acc")
         if kind in ("max", "min"):
             loops.add(f"{acc} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
         else:
-            wide = "np.float64" if x.dtype.is_float or kind == "mean" else \
-                "np.uint64" if x.dtype in _KEPT_UNSIGNED else "np.int64"
-            loops.add(f"{acc} = {wide}({int(kind == 'prod')})")
+            loops.add(f"{acc} = {_wide(kind, x.dtype)}({int(kind == 'prod')})")
         red = loops.open(x.shape, axes)
         item = f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]"
         if kind in ("max", "min"):
@@ -130,6 +131,52 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
                   f"{dtype_ref(o.dtype)}({result})")
         return loops.lines
     return emit
+
+
+def _wide(kind: str, dt: DType) -> str:
+    """The accumulator's dtype of sum, mean and prod: float64 for floats and means, else
+    the widest int of the signedness."""
+    return "np.float64" if dt.is_float or kind == "mean" else \
+        "np.uint64" if dt in _KEPT_UNSIGNED else "np.int64"
+
+
+def _loops_leading(kind: str, a: list[str], node: Any, out: str,
+                   fresh: Callable[[str], str]) -> list[str]:
+    """A reduction of leading axes (a bias's gradient sums the rows): each row is added
+    into a row of accumulators, reading memory in order, where a column at a time strides
+    through it waiting on one accumulator. Each column sums its elements in the same order
+    (the same float64 result)."""
+    x, o = in_type(node), out_type(node)
+    axes = _axes(node.attr["axis"], x.ndim)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    acc = fresh("acc")
+    loops = Loops(fresh)
+    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    if kind in ("max", "min"):  # from the first row, as a column at a time starts
+        loops.add(f"{acc} = {a[0]}[{index(['0'] * len(axes))}].copy()")
+    else:
+        start = "np.ones" if kind == "prod" else "np.zeros"
+        loops.add(f"{acc} = {start}({tuple(x.shape[d] for d in kept)!r}, {_wide(kind, x.dtype)})")
+    rows = loops.open(x.shape, axes)
+    at = loops.open(x.shape, kept)
+    item = f"{a[0]}[{index([{**rows, **at}[d] for d in range(x.ndim)])}]"
+    cell = f"{acc}[{index([at[d] for d in kept])}]"
+    if kind in ("max", "min"):
+        v = fresh("a")
+        loops.add(f"{v} = {item}")
+        loops.add(f"if {v} {'>' if kind == 'max' else '<'} {cell} or {v} != {v}:")
+        loops.add(f"    {cell} = {v}")
+    else:
+        loops.add(f"{cell} {'*' if kind == 'prod' else '+'}= {item}")
+    loops.close(at)
+    loops.close(rows)
+    at = loops.open(x.shape, kept)
+    cell = f"{acc}[{index([at[d] for d in kept])}]"
+    result = cell if kind != "mean" else f"{cell} / {math.prod(x.shape[d] for d in axes)}"
+    loops.add(f"{out}[{reduced_index(at, x.ndim, axes, bool(node.attr['keep_dims']))}] = "
+              f"{dtype_ref(o.dtype)}({result})")
+    loops.close(at)
+    return loops.lines
 
 
 def _loops_arg(kind: str) -> Callable[..., list[str]]:

@@ -418,7 +418,7 @@ class Exprs:
     def _f_pool(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """Max pooling (kernel 1-3, stride 1-2, padding up to half the kernel) of a 4-D
         input whose windows give ``t``'s elements, reshaped to ``t``."""
-        if t.dtype not in ("float32", "float64") or t.ndim == 0:
+        if t.dtype not in ("float32", "float64") or not 0 < t.ndim <= 4:
             return None
         rng = self.rng
         k, s = rng.randint(1, 3), rng.randint(1, 2)

@@ -156,8 +156,8 @@ def _python_loop(stmt: ast.stmt, depth: int = 0) -> list[tuple[str, KernelSpec |
     (0.5-1 s of Numba each); Python's loop costs microseconds an example."""
     pad = "    " * depth
     if isinstance(stmt, ast.For):
-        lines: list[tuple[str, KernelSpec | None]] = [(f"{pad}for {ast.unparse(stmt.target)} "
-                                                       f"in {ast.unparse(stmt.iter)}:", None)]
+        header = f"{pad}for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:"
+        lines: list[tuple[str, KernelSpec | None]] = [(header, None)]
         for s in stmt.body:
             lines += _python_loop(s, depth + 1)
         return lines

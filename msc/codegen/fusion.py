@@ -208,8 +208,9 @@ class FusedLoops:
             self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
                               f"{self.storage(n.out.type.dtype)}){locs}")  # type: ignore
         views: dict[Value, tuple[str, tuple[int, ...]]] = {}
-        if whole and (axes := self.merged_axes(group, shape, members)) is not None:
-            shape, views = self.merged_views(group, outs, members, shape, axes)
+        sources = self.sources(group, members) if whole else []
+        if whole and (axes := self.merged_axes(sources, shape)) is not None:
+            shape, views = self.merged_views(sources, outs, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
         for k, (i, d) in enumerate(zip(idx, shape)):
@@ -240,14 +241,13 @@ class FusedLoops:
                 t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
 
-    def merged_axes(self, group: list[Node], shape: tuple[int, ...],
-                    members: set[Var]) -> list[list[int]] | None:
+    def merged_axes(self, sources: list[Value],
+                    shape: tuple[int, ...]) -> list[list[int]] | None:
         """The loop nest's axes with those of size 1 dropped and neighbours that every
-        array the group reads indexes alike (each whole, or each broadcast) merged; None
-        where that changes nothing or an array read may be a view. Every structure is then
-        one kernel at any rank (a ReLU over 4-D and 2-D arrays alike), and the inner loop
-        is as long as it can be."""
-        sources = self.sources(group, members)
+        array the group reads (``sources``) indexes alike (each whole, or each broadcast)
+        merged; None where that changes nothing or an array read may be a view. Every
+        structure is then one kernel at any rank (a ReLU over 4-D and 2-D arrays alike),
+        and the inner loop is as long as it can be."""
         if any(not self.c_ordered(s) for s in sources):
             return None
         axes: list[list[int]] = []
@@ -259,8 +259,8 @@ class FusedLoops:
                 axes.append([k])
         return None if len(shape) < 2 or len(axes) == len(shape) else axes
 
-    def merged_views(self, group: list[Node], outs: list[Node], members: set[Var],
-                     shape: tuple[int, ...], axes: list[list[int]]
+    def merged_views(self, sources: list[Value], outs: list[Node], shape: tuple[int, ...],
+                     axes: list[list[int]]
                      ) -> tuple[tuple[int, ...], dict[Value, tuple[str, tuple[int, ...]]]]:
         """The merged loops' shape (see ``merged_axes``), and a view of that shape of each
         result and each array read (1 where it is broadcast): reshaping a C-contiguous
@@ -271,7 +271,7 @@ class FusedLoops:
             views[n.out] = (self.ns.fresh("flat"), merged)
             self.lines.append(f"{views[n.out][0]} = {self.env[n.out]}.reshape({merged!r})")
         written = {self.env[n.out]: views[n.out] for n in outs}
-        for s in self.sources(group, members):
+        for s in sources:
             view = tuple(d if _whole(s, shape, ax[0]) else 1 for d, ax in zip(merged, axes))
             view = view or (1,)
             mine = written.get(self.name_of(s))

@@ -175,7 +175,7 @@ def _python_loop(stmt: ast.stmt, depth: int = 0) -> list[tuple[str, KernelSpec |
 
     window = ", ".join(parameter(e) for e in call.args[2:])
     line = f"{_called(call)}(a0, a1, {window})"
-    name = "_k_" + hashlib.sha256(f"{line}\nreturn ()".encode()).hexdigest()[:16]
+    name = _kernel_name((line,), "")
     spec = KernelSpec(name, ("a0", "a1", *(f"c{k}" for k in range(len(sizes)))), (line,), "()")
     arrays = [ast.unparse(x) for x in call.args[:2]]
     return [(f"{pad}{name}({', '.join(arrays + sizes)})", spec)]
@@ -232,8 +232,7 @@ def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
         _objmode_edits(nodes, rename)
     lines = tuple(_edited(text, edits).splitlines())
     returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
-    canonical = without_locations("\n".join([*lines, f"return ({returns})"]))
-    name = "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    name = _kernel_name(lines, returns)
     spec = KernelSpec(name, tuple(rename[n] for n in params) +
                       tuple(f"c{k}" for k in range(len(values))), lines, f"({returns})")
     call = f"{name}({', '.join([*params, *(repr(v) for v in values)])})"
@@ -242,6 +241,12 @@ def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
     elif out:
         call = f"{', '.join(out)} = {call}"
     return spec, call + _comment(texts[0])
+
+
+def _kernel_name(lines: tuple[str, ...], returns: str) -> str:
+    """A kernel's name: a hash of its canonical source, without the user's lines."""
+    canonical = without_locations("\n".join([*lines, f"return ({returns})"]))
+    return "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 #: The comment lowering puts at the end of a statement's line: the user's file and line.

@@ -317,7 +317,9 @@ class Exprs:
         else:
             axis = rng.randint(0, t.ndim)
             src_shape = t.shape[:axis] + (rng.randint(1, 3),) + t.shape[axis:]
-        ax = axis - len(src_shape) if rng.random() < 0.3 else axis
+        ax: int | tuple[int, int] = axis - len(src_shape) if rng.random() < 0.3 else axis
+        if not keep and t.ndim and rng.random() < 0.2:  # two leading axes: rows added up
+            src_shape, ax = (rng.randint(1, 3), rng.randint(2, 3)) + t.shape, (0, 1)
         ops_ok = self._reducers(t)
         if not ops_ok:
             return None
@@ -343,6 +345,8 @@ class Exprs:
             "all": [f"ops.all({a}, {ax}{kd})", f"{a}.all({ax}{kd})"],
             "any": [f"ops.any({a}, {ax}{kd})", f"{a}.any({ax}{kd})"],
         }[op]
+        if isinstance(ax, tuple):  # (ops.max takes one axis)
+            forms = [f for f in forms if not f.startswith("ops.max(")]
         return rng.choice(forms)
 
     def _reducers(self, t: TT) -> list[tuple[str, str]]:

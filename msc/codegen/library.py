@@ -189,34 +189,26 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
     found: dict[tuple[str, tuple[Arg, ...]], None] = {}
     every = True
 
-    def walk(statements: list[ast.stmt]) -> None:
-        nonlocal every
-        for stmt in statements:
-            value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
-            if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
-                known[stmt.target.id] = ("int64",)  # a loop of the driver's over a range
-                walk(stmt.body)
-            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
-                    value.func.id.startswith("_k_"):
-                args = [_argument(a, known) for a in value.args]
-                every &= all(args)
-                if all(args):
-                    found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
-            elif isinstance(stmt, ast.Assign):
-                made, view = _array(stmt.value, known), _strided(stmt.value, known)
-                for target in stmt.targets:
-                    if isinstance(target, ast.Name) and made is not None:
-                        known[target.id] = made
-                    elif isinstance(target, ast.Name) and view is not None:
-                        known[f"view:{target.id}"] = view
-
-    walk(ast.parse("\n".join(driver.lines)).body)
+    for stmt in ast.parse("\n".join(driver.lines)).body:
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                value.func.id.startswith("_k_"):
+            args = [_argument(a, known) for a in value.args]
+            every &= all(args)
+            if all(args):
+                found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
+        elif isinstance(stmt, ast.Assign):
+            made, view = _array(stmt.value, known), _strided(stmt.value, known)
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and made is not None:
+                    known[target.id] = made
+                elif isinstance(target, ast.Name) and view is not None:
+                    known[f"view:{target.id}"] = view
     return list(found), every
 
 
 def _argument(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
-    """A kernel argument's type: a literal, a name, an int expression or an element of a
-    C-contiguous array along its first axes (``xin[n]``: C-contiguous too)."""
+    """A kernel argument's type: a literal, a name or an int expression."""
     if isinstance(e, ast.Constant):
         return _scalar(e)
     if isinstance(e, ast.Name):
@@ -224,13 +216,6 @@ def _argument(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
     if isinstance(e, ast.BinOp):
         left, right = _argument(e.left, known), _argument(e.right, known)
         return ("int64",) if left == right == ("int64",) else None
-    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name):
-        base = known.get(e.value.id)
-        at = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        if base is None or len(base) == 1 or len(at) > base[1] or \
-                any(_argument(i, known) != ("int64",) for i in at):
-            return None
-        return (base[0], base[1] - len(at), base[2])
     return None
 
 

@@ -61,11 +61,6 @@ OUTLINE_LINES = 250
 _SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
                      "np.lib.stride_tricks.as_strided"})
 
-#: Runtime helpers whose int arguments are all sizes, 0 and 1 included (a first column,
-#: a window's kernel, stride, padding, dilation, output size): every convolution's
-#: kernel is one of a few, and so is the helper's signature.
-_WINDOWED = frozenset({"_rt_im2col", "_rt_col2im", "_rt_im2col3", "_rt_col2im3"})
-
 #: Calls whose result is an array that numpy and Numba make alike: the driver runs them
 #: (a view is not worth a kernel of its own: each costs Numba a compile).
 _DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray", "np.broadcast_to",
@@ -117,10 +112,7 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
             bound |= stores[i]
             continue
         if _driver_loop(stmt) and not segment:
-            for line, spec in _python_loop(stmt):
-                driver.append(line)
-                if spec is not None:
-                    kernels.setdefault(spec.name, spec)
+            driver += _python_loop(stmt)
             continue
         segment.append(i)
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) or \
@@ -133,12 +125,10 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
 
 
 def _driver_loop(stmt: ast.stmt) -> bool:
-    """A loop (over examples, over a batch's matrices) whose body is only calls of window
-    helpers and products of views into views (or such loops): the driver runs it."""
+    """A loop (over examples, over a batch's matrices) whose body is only products of
+    views into views (or such loops): the driver runs it."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
-        if _called(call) in _WINDOWED:
-            return len(call.args) > 2 and all(_plain(a) for a in call.args)
         return _called(call) == "_rt_matmul_into" and len(call.args) == 4 and \
             all(_plain(a) for a in call.args[:3]) and isinstance(call.args[3], ast.Constant) \
             and call.args[3].value == 0
@@ -148,37 +138,17 @@ def _driver_loop(stmt: ast.stmt) -> bool:
         all(_driver_loop(s) for s in stmt.body)
 
 
-def _python_loop(stmt: ast.stmt, depth: int = 0) -> list[tuple[str, KernelSpec | None]]:
-    """The driver's lines of ``_driver_loop`` ``stmt``, each with the kernel it calls: a
-    product is numpy's (``np.matmul(a, b, out=c)``, the same BLAS), a window helper a
-    kernel of that call alone, its int arguments all parameters. Every convolution of a
-    model then shares one small kernel per helper, and no kernel links BLAS for them
-    (0.5-1 s of Numba each); Python's loop costs microseconds an example."""
+def _python_loop(stmt: ast.stmt, depth: int = 0) -> list[str]:
+    """The driver's lines of ``_driver_loop`` ``stmt``: each product is numpy's
+    (``np.matmul(a, b, out=c)``, the same BLAS), so no kernel links BLAS for a
+    convolution's products (0.5-1 s of Numba each); Python's loop costs microseconds an
+    example."""
     pad = "    " * depth
     if isinstance(stmt, ast.For):
         header = f"{pad}for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:"
-        lines: list[tuple[str, KernelSpec | None]] = [(header, None)]
-        for s in stmt.body:
-            lines += _python_loop(s, depth + 1)
-        return lines
-    call = stmt.value  # type: ignore[attr-defined]
-    if _called(call) == "_rt_matmul_into":
-        a, b, out = (ast.unparse(x) for x in call.args[:3])
-        return [(f"{pad}np.matmul({a}, {b}, out={out})", None)]
-    sizes: list[str] = []
-
-    def parameter(e: ast.expr) -> str:
-        if isinstance(e, ast.Tuple):
-            return "(" + "".join(f"{parameter(x)}, " for x in e.elts) + ")"
-        sizes.append(ast.unparse(e))
-        return f"c{len(sizes) - 1}"
-
-    window = ", ".join(parameter(e) for e in call.args[2:])
-    line = f"{_called(call)}(a0, a1, {window})"
-    name = _kernel_name((line,), "")
-    spec = KernelSpec(name, ("a0", "a1", *(f"c{k}" for k in range(len(sizes)))), (line,), "()")
-    arrays = [ast.unparse(x) for x in call.args[:2]]
-    return [(f"{pad}{name}({', '.join(arrays + sizes)})", spec)]
+        return [header, *(line for s in stmt.body for line in _python_loop(s, depth + 1))]
+    a, b, out = (ast.unparse(x) for x in stmt.value.args[:3])  # type: ignore[attr-defined]
+    return [f"{pad}np.matmul({a}, {b}, out={out})"]
 
 
 def _plain(e: ast.expr | None) -> bool:
@@ -273,9 +243,8 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
     """The literals among ``nodes`` that become arguments. Integers that are sizes: loop
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
     ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
-    among others; not 0 and 1 (but in a window of ``_WINDOWED``), a lone index (``t[2]``
-    may pick from a tuple, which needs a literal) or any other argument (an axis, a
-    dtype's value, a kept ``int(3)``). Floats
+    among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs a
+    literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats
     other than 0.0 and 1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba
     types an int literal and an int argument alike (int64), and a float literal and a
     float argument (float64)."""
@@ -291,9 +260,6 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
         if isinstance(parent, ast.UnaryOp):
             parent = parents.get(id(parent))
         owner = parents.get(id(parent)) if isinstance(parent, ast.Tuple) else parent
-        if isinstance(owner, ast.Call) and _called(owner) in _WINDOWED:
-            found.append(c)  # 0 and 1 too: one kernel for every window
-            continue
         if isinstance(parent, ast.Tuple):
             if isinstance(owner, ast.keyword):
                 owner = parents.get(id(owner))
@@ -368,14 +334,18 @@ def _first(names: list[list[ast.Name]], name: str) -> tuple[int, int]:
 
 def _driver_statement(stmt: ast.stmt) -> bool:
     """``name = <allocation or view>``, ``name[...] = name`` or ``name[slices] = name``
-    (a copy), ``name[slices] = -np.inf`` (a fill): what numpy does as Numba would."""
+    (a copy), ``name[slices] = -np.inf`` (a fill), ``name[slices] += name`` (a
+    transposed convolution's tap): what numpy does as Numba would."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.op, ast.Add) and _sliced(stmt.target) and \
+            isinstance(stmt.value, ast.Name)
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return False
     target = stmt.targets[0]
     if isinstance(target, ast.Subscript):
         whole = isinstance(target.value, ast.Name) and \
             isinstance(target.slice, ast.Constant) and target.slice.value is Ellipsis
-        return (whole or _structural(target)) and \
+        return (whole or _sliced(target)) and \
             (isinstance(stmt.value, ast.Name) or _number(stmt.value))
     return isinstance(target, ast.Name) and (_structural(stmt.value) or _product(stmt.value))
 
@@ -445,6 +415,13 @@ def _number(e: ast.expr) -> bool:
          e.value.id == "np" and e.attr == "inf")
 
 
+def _sliced(e: ast.expr) -> bool:
+    """A view of a name by slices alone."""
+    return isinstance(e, ast.Subscript) and _structural(e) and all(
+        isinstance(b, ast.Slice)
+        for b in (e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]))
+
+
 def _structural(e: ast.expr) -> bool:
     if isinstance(e, (ast.Name, ast.Constant)):
         return True
@@ -455,9 +432,11 @@ def _structural(e: ast.expr) -> bool:
             isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, int)
     if isinstance(e, ast.Subscript):  # basic slicing: a view (x[()] is an element)
         bounds = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        return isinstance(e.value, ast.Name) and bool(bounds) and all(
-            isinstance(b, ast.Slice) and all(_index(x) for x in (b.lower, b.upper, b.step))
-            for b in bounds)
+        slices = [b for b in bounds if isinstance(b, ast.Slice)]
+        return isinstance(e.value, ast.Name) and bool(slices) and all(
+            all(_index(x) for x in (b.lower, b.upper, b.step)) for b in slices) and all(
+            isinstance(b, ast.Constant) and type(b.value) is int
+            for b in bounds if not isinstance(b, ast.Slice))
     if isinstance(e, ast.Call) and not e.keywords:
         f = e.func
         if isinstance(f, ast.Attribute) and f.attr in _DRIVER_METHODS:

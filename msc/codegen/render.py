@@ -151,7 +151,7 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
 @functools.cache  # (every compile asks: one folder listing per process)
 def with_companions(filename: str) -> tuple[Snippet, ...]:
     """A runtime file's statements and those of its companions, in name order
-    (``numba_conv_rt.py`` and ``numba_special_rt.py`` for ``numba_rt.py``)."""
+    (``numba_special_rt.py`` for ``numba_rt.py``)."""
     folder = importlib.resources.files("msc.runtime")
     stem = filename.removesuffix("_rt.py")
     companions = sorted(f.name for f in folder.iterdir()

@@ -72,7 +72,7 @@ def test_another_model_of_the_same_blocks_compiles_nothing(tmp_path):
     library = tmp_path / "library"
     kernels, loaded, compiled = finish(start(tmp_path, library, 2))
     # (the first call's helper processes may have compiled some: this one loads them)
-    assert kernels >= 3 and loaded + compiled == kernels
+    assert kernels >= 2 and loaded + compiled == kernels
     files = sorted(p.name for p in library.glob("*.py"))
     assert any(name.startswith("_msc_rt_") for name in files)  # the helpers' file
 
@@ -113,7 +113,7 @@ def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_pat
 @pytest.mark.parametrize("model", ["stack", "convolutions"])
 def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
     """The signatures workers compile ahead (``_SIGNATURES``) are those the first run
-    needs, the window kernels the driver's loops over examples call included."""
+    needs."""
     import msc as ms
     from msc.codegen import outline
     from msc.codegen.numba_worker import numba_types
@@ -133,9 +133,6 @@ def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
     foreseen = compiled.code._SIGNATURES
     assert len({name for name, _, _ in foreseen}) == len(compiled.spec.library)
     assert compiled.spec.foresees_all
-    if model == "convolutions":
-        assert re.search(r"^for (\w+) in range\(2\):\n\s+_k_\w+\(\w+\[\1\], ",
-                         "\n".join(compiled.spec.kernel.lines), re.M)  # a loop of the driver
     for name, _, args in foreseen:
         assert numba_types(args) in getattr(compiled.code, name).signatures, name
 
@@ -164,7 +161,7 @@ def test_helpers_compile_only_what_no_process_has_compiled(tmp_path):
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
     uncached_before, foreseen, uncached_after = map(int, proc.stdout.split())
-    assert uncached_before == foreseen >= 3 and uncached_after == 0
+    assert uncached_before == foreseen >= 2 and uncached_after == 0
 
 
 TWO_DTYPES = '''
@@ -183,7 +180,9 @@ msc.codegen.outline.OUTLINE_LINES = 0  # outline however small
 class Block(nn.Cell):
     def __init__(self, dtype):
         super().__init__()
-        self.conv = nn.Conv2d(4, 4, 3, pad_mode="pad", padding=1, dtype=dtype)
+        # deep enough for one product over the batch, copied into the output's order by
+        # a kernel of no dtype of its own (both dtypes share it)
+        self.conv = nn.Conv2d(16, 16, 3, pad_mode="pad", padding=1, dtype=dtype)
         self.relu = nn.ReLU()
 
     def construct(self, x):
@@ -200,7 +199,7 @@ def make64():
 
 if __name__ == "__main__":  # float32 in this process, through the library itself
     net = make32()
-    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 16, 3, 3)).astype(np.float32))
     eager = net(x).asnumpy()
     ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
     assert np.allclose(net(x).asnumpy(), eager, rtol=1e-5, atol=1e-6)
@@ -232,8 +231,8 @@ def test_an_artifact_compile_teaches_the_library_new_signatures(tmp_path):
     (tmp_path / "model.py").write_text(TWO_DTYPES)
     env = {**os.environ, "MSC_KERNEL_CACHE_PATH": str(library)}
     lines = []  # each compile's progress line: new signatures count as compiled
-    for entry, spec in (("make64", "f64[2,4,6,6]"), ("make32", "f32[2,4,6,6]"),
-                        ("make32", "f32[2,4,6,6]")):
+    for entry, spec in (("make64", "f64[2,16,3,3]"), ("make32", "f32[2,16,3,3]"),
+                        ("make32", "f32[2,16,3,3]")):
         done = subprocess.run([sys.executable, "-m", "msc", "compile",
                                str(tmp_path / "model.py"), entry, "--input", spec, "-o",
                                str(tmp_path / entry), "--no-cache"], check=True, env=env,
@@ -264,7 +263,7 @@ from numba.core.dispatcher import Dispatcher
 
 from msc.codegen.artifact import load_artifact
 
-x = np.random.default_rng(0).normal(size=(2, 4, 6, 6)).astype(np.float32)
+x = np.random.default_rng(0).normal(size=(2, 16, 3, 3)).astype(np.float32)
 out = load_artifact(sys.argv[1]).forward(x)
 kernels = [d for name, m in list(sys.modules.items()) if name.startswith("_msc_k_")
            for k, d in vars(m).items() if k.startswith("_k_") and isinstance(d, Dispatcher)]
@@ -287,7 +286,7 @@ def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
 
     def compile_(name):
         done = subprocess.run([sys.executable, "-X", "importtime", "-m", "msc", "compile",
-                               str(tmp_path / "model.py"), "make32", "--input", "f32[2,4,6,6]",
+                               str(tmp_path / "model.py"), "make32", "--input", "f32[2,16,3,3]",
                                "-o", str(tmp_path / name), "--no-cache"], env=env,
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
@@ -321,10 +320,9 @@ def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
     assert compile_("recompiled")[0]
 
 
-def test_the_foresight_follows_copies_of_views_and_the_drivers_loops():
+def test_the_foresight_follows_copies_of_views():
     """``signatures`` types a contiguous copy of an ``as_strided`` view (attention's heads
-    permuted), an example of an array in a loop of the driver and the loop's index; a
-    kernel taking the view itself is not foreseen, and says so."""
+    permuted); a kernel taking the view itself is not foreseen, and says so."""
     from msc.codegen.library import signatures
     from msc.codegen.spec import KernelSpec
 
@@ -334,10 +332,9 @@ def test_the_foresight_follows_copies_of_views_and_the_drivers_loops():
         "v.strides[2], ))",
         "c = np.ascontiguousarray(t).reshape((6, 4))",
         "_k_a(c, 6, x)",
-        "for n in range(2):",
-        "    _k_b(v[n], n * 12, 1.5)",
+        "_k_b(v, 12, 1.5)",
         "_k_c(t)"), "()")
     calls, every = signatures(driver, {"x": ("float64", 1, True)})
     assert calls == [("_k_a", (("float32", 2, False), ("int64",), ("float64", 1, True))),
-                     ("_k_b", (("float32", 2, False), ("int64",), ("float64",)))]
+                     ("_k_b", (("float32", 3, False), ("int64",), ("float64",)))]
     assert not every

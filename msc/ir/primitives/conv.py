@@ -305,12 +305,12 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
 
 
 def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
-    """im2col: each example's input windows are copied into a (channels x taps, output
-    positions) matrix, zeros where a window leaves the image (``_rt_im2col``, compiled
-    once per machine for every window), and ``out[n]`` is the (out channels, channels x
-    taps) weight matrix times it: one gemm call, several times faster than the loop nest
-    on large convolutions. A 1x1 convolution of stride 1 without padding needs no copy:
-    its columns are the example.
+    """im2col: the input's windows are copied into a (channels x taps, output positions)
+    matrix per example, zeros where a window leaves the image (one numpy copy of a
+    strided view of the whole batch: ``windows``), and ``out[n]`` is the (out channels,
+    channels x taps) weight matrix times it: one gemm call, several times faster than the
+    loop nest on large convolutions. A 1x1 convolution of stride 1 without padding needs
+    no copy: its columns are the example.
 
     Up to 4096 output positions in the whole batch, and where reading the weights once
     saves more than it costs, the columns of every example sit side by side and one gemm
@@ -334,21 +334,24 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     loops.add(f"{flat} = {out}.reshape(({n}, {o.shape[1]}, {width}))")
     if direct and not whole:
         loops.add(f"{cols} = np.ascontiguousarray({a[0]}).reshape(({n}, {depth}, {width}))")
+    else:
+        view = windows(loops, node, a[0], x, w.shape[2:], o.shape[2:])
+        spatial = tuple(range(2, x.ndim))
+        if whole:  # (channels, taps..., examples, positions...)
+            loops.add(f"{cols} = np.empty(({depth}, {width * n}), {dt})")
+            order = (1, *spatial, 0, *(d + x.ndim - 2 for d in spatial))
+            shape = (x.shape[1], *w.shape[2:], n, *o.shape[2:])
+            view = _named(loops, fresh("win"), f"{view}.transpose({order!r})")
+        else:
+            loops.add(f"{cols} = np.empty(({n}, {depth}, {width}), {dt})")
+            shape = (n, x.shape[1], *w.shape[2:], *o.shape[2:])
+        columns = _named(loops, fresh("colv"), f"{cols}.reshape({shape!r})")
+        loops.add(f"{columns}[...] = {view}")
+    if not whole:
         batch = loops.open(o.shape, (0,), "n")
         loops.add(f"_rt_matmul_into({weights}, {cols}[{batch[0]}], {flat}[{batch[0]}], 0.0)")
         loops.close(batch)
         return loops.lines
-    examples = fresh("xin")
-    loops.add(f"{examples} = {_lifted(a[0], x)}")
-    loops.add(f"{cols} = np.empty(({depth}, {width * n if whole else width}), {dt})")
-    batch = loops.open(o.shape, (0,), "n")
-    column = f"{batch[0]} * {width}" if whole else "0"  # the example's first column
-    loops.add(_window_call("_rt_im2col", node, w, o, f"{examples}[{batch[0]}]", cols, column))
-    if not whole:
-        loops.add(f"_rt_matmul_into({weights}, {cols}, {flat}[{batch[0]}], 0.0)")
-        loops.close(batch)
-        return loops.lines
-    loops.close(batch)
     product = fresh("prod")
     loops.add(f"{product} = np.empty(({o.shape[1]}, {width * n}), {dt})")
     loops.add(f"_rt_matmul_into({weights}, {cols}, {product}, 0.0)")
@@ -358,27 +361,31 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     return loops.lines
 
 
-def _lifted(name: str, t: TensorType) -> str:
-    """``name`` (of type ``t``, NC*) as a contiguous array of examples a window helper
-    takes: a 1-D one given height 1."""
-    shape = t.shape[:2] + (1,) * (t.ndim == 3) + t.shape[2:]
-    return f"np.ascontiguousarray({name}).reshape({shape!r})"
+def windows(loops: Loops, node: Any, src: str, x: TensorType, kernel: tuple[int, ...],
+            size: tuple[int, ...]) -> str:
+    """The name of the windows of convolution ``node`` over ``src`` (of type ``x``): a
+    strided view (examples, channels, taps..., output positions...) of ``src`` in its zero
+    border. numpy copies it into the columns faster than a loop nest did (ResNet's 14x14
+    3x3 layer: 0.14 against 0.39 ms an example) and it costs Numba no compile; inside a
+    kernel Numba makes the same view."""
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    border = with_border(loops, src, x, tuple(pad), "0")
+    if border == src:
+        border = _named(loops, loops.fresh("xc"), f"np.ascontiguousarray({src})")
+    shape = x.shape[:2] + _rt_padded(x.shape[2:], pad)
+    step = [np.dtype(x.dtype.np_name).itemsize * math.prod(shape[d + 1:])
+            for d in range(len(shape))]
+    spatial = range(2, x.ndim)
+    strides = (*step[:2], *(step[d] * dilation[d - 2] for d in spatial),
+               *(step[d] * stride[d - 2] for d in spatial))
+    return _named(loops, loops.fresh("win"), f"np.lib.stride_tricks.as_strided({border}, "
+                  f"{(*shape[:2], *kernel, *size)!r}, {strides!r})")
 
 
-def _window_call(helper: str, node: Any, w: TensorType, o: TensorType, source: str,
-                 target: str, col0: str) -> str:
-    """The call of a window helper (``_rt_im2col`` or ``_rt_col2im``, those ending in 3
-    for 3-D) for the convolution ``node`` of weight type ``w`` and output (transposed:
-    dy) type ``o``, with its window: kernel, stride, low-side padding, dilation and
-    output size, 1-D ones lifted to 2-D. The 2-D helpers' first row is 0."""
-    lift = (1,) * (o.ndim == 3)
-    pad = (0,) * len(lift) + tuple(node.attr["pad"][0::2])
-    window = ", ".join(repr(tuple(v)) for v in (
-        lift + w.shape[2:], lift + tuple(node.attr["stride"]), pad,
-        lift + tuple(node.attr["dilation"]), lift + o.shape[2:]))
-    if o.ndim == 5:
-        return f"{helper}3({source}, {target}, {col0}, {window})"
-    return f"{helper}({source}, {target}, 0, {col0}, {window})"
+def _named(loops: Loops, name: str, value: str) -> str:
+    """``name``, bound to ``value`` by a line of ``loops``."""
+    loops.add(f"{name} = {value}")
+    return name
 
 
 def _flat_index(names: list[str], shape: tuple[int, ...]) -> str:
@@ -429,25 +436,37 @@ def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str, fresh: Any)
 
 def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
-    positions) matrix is the transposed weight matrix times its dy, one gemm call; each
-    entry is then added to the input position its tap reads from that output position
-    (none where that is padding: ``_rt_col2im``). A training step's input gradients,
-    several times faster than the gathering loop nest."""
+    positions) matrix is the transposed weight matrix times its dy, one gemm call; then,
+    tap by tap over the whole batch, the tap's columns are added where that tap read, in
+    an accumulator with the convolution's zero border whose inside is the result (each
+    position sums its taps in the order a loop nest would). A training step's input
+    gradients, several times faster than the gathering loop nest."""
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    depth, width = math.prod(w.shape[1:]), math.prod(dy.shape[2:])
-    weights, cols, flat, grads = fresh("wmat"), fresh("cols"), fresh("dyflat"), fresh("dxin")
+    stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+    depth, width, n = math.prod(w.shape[1:]), math.prod(dy.shape[2:]), o.shape[0]
+    weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("dyflat")
     dt = dtype_ref(o.dtype)
+    padded = o.shape[:2] + _rt_padded(o.shape[2:], pad)
     loops = Loops(fresh)
-    loops.add(f"{out} = np.zeros({o.shape!r}, {dt})")
-    loops.add(f"{cols} = np.empty(({depth}, {width}), {dt})")
-    loops.add(f"{flat} = np.ascontiguousarray({a[0]})"
-              f".reshape(({dy.shape[0]}, {dy.shape[1]}, {width}))")
-    loops.add(f"{grads} = {_lifted(out, o)}")  # (views first: the driver makes them)
+    acc = out if padded == o.shape else fresh("acc")
+    loops.add(f"{acc} = np.zeros({padded!r}, {dt})")
+    loops.add(f"{cols} = np.empty(({n}, {depth}, {width}), {dt})")
+    loops.add(f"{flat} = np.ascontiguousarray({a[0]}).reshape(({n}, {dy.shape[1]}, {width}))")
     loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
     batch = loops.open(o.shape, (0,), "n")
-    loops.add(f"_rt_matmul_into({weights}.T, {flat}[{batch[0]}], {cols}, 0.0)")
-    loops.add(_window_call("_rt_col2im", node, w, dy, cols, f"{grads}[{batch[0]}]", "0"))
+    loops.add(f"_rt_matmul_into({weights}.T, {flat}[{batch[0]}], {cols}[{batch[0]}], 0.0)")
     loops.close(batch)
+    shape = (*o.shape[:2], *w.shape[2:], *dy.shape[2:])
+    taps = _named(loops, fresh("colv"), f"{cols}.reshape({shape!r})")
+    for tap in np.ndindex(*w.shape[2:]):
+        column = _named(loops, fresh("tap"), f"{taps}[:, :, {', '.join(map(str, tap))}]")
+        reach = ", ".join(f"{t * d}:{t * d + s * (m - 1) + 1}:{s}" for t, d, s, m in
+                          zip(tap, dilation, stride, dy.shape[2:]))
+        loops.add(f"{acc}[:, :, {reach}] += {column}")
+    if acc != out:
+        inside = ", ".join(f"{lo}:{lo + m}" for lo, m in zip(pad[0::2], o.shape[2:]))
+        loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
+        loops.add(f"{out}[...] = {_named(loops, fresh('inner'), f'{acc}[:, :, {inside}]')}")
     return loops.lines
 
 

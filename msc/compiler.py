@@ -37,7 +37,7 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
-from msc.codegen.library import has_compiled, holds, served, serves
+from msc.codegen.library import foresees_every_call, has_compiled, holds, served, serves
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
@@ -194,15 +194,18 @@ class Compiled:
             return self.execute(arrays)
         return self.standby.execute(arrays)
 
-    def numba_module(self) -> tuple[Path, tuple[np.ndarray, ...]]:
-        """(The numba module's file, its constants), generating the code first when the
-        compile made only the python tier's (this runs in the numba tier's thread)."""
+    def numba_module(self) -> tuple[Path, bool, tuple[np.ndarray, ...]]:
+        """(The numba module's file, whether its foreseen calls are all it makes, its
+        constants), generating the code first when the compile made only the python
+        tier's (this runs in the numba tier's thread)."""
         if self.entry_dir is None and self.generated is None:
             assert self.build is not None
             self.generated = generate(self.build, "numba", "jit")
             self.timings["codegen numba"] = self.generated.seconds
-        return self.module_path(), self.constants if self.generated is None \
-            else self.generated.constants
+        if self.generated is None:
+            return self.module_path(), False, self.constants
+        spec = self.generated.spec
+        return self.module_path(), foresees_every_call(spec), self.generated.constants
 
     @property
     def tier(self) -> str:

@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from msc.codegen.library import KernelWatch
+from msc.codegen.numba_worker import FORESEEN
 from msc.codegen.render import import_file
 from msc.progress import Ticker, wanted
 
@@ -46,7 +47,9 @@ class TierWarning(UserWarning):
 
 class NumbaTier:
     """Numba compiling a generated module in a worker process, all of it in a thread of
-    this process: ``prepare()`` writes the module and returns its path and the constants
+    this process: ``prepare()`` writes the module and returns its path, whether its
+    foreseen calls are all it makes (the worker compiles them, no array handed over, no
+    step run: ``numba_worker.FORESEEN``), and the constants
     its ``run`` takes after ``arrays`` (the first call's inputs and weights, copied before
     that call ran); a file hands them to the worker; the thread waits for it and loads.
 
@@ -54,7 +57,7 @@ class NumbaTier:
     ``error`` says why it never will be. A ``detach``-ed worker fills a compile-cache
     entry and finishes its work even if this process exits first."""
 
-    def __init__(self, prepare: Callable[[], tuple[Path, Sequence[np.ndarray]]],
+    def __init__(self, prepare: Callable[[], tuple[Path, bool, Sequence[np.ndarray]]],
                  arrays: Sequence[np.ndarray], *, detach: bool = False):
         self.module: ModuleType | None = None
         self.constants: Sequence[np.ndarray] = ()
@@ -70,21 +73,24 @@ class NumbaTier:
         threading.Thread(target=self._work, args=(prepare, arrays), daemon=True,
                          name="msc-numba-tier").start()
 
-    def _work(self, prepare: Callable[[], tuple[Path, Sequence[np.ndarray]]],
+    def _work(self, prepare: Callable[[], tuple[Path, bool, Sequence[np.ndarray]]],
               arrays: Sequence[np.ndarray]) -> None:
         try:
-            path, constants = prepare()
+            path, foreseen, constants = prepare()
             self.watch = KernelWatch.of_module(path)
-            fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
-            args = [*arrays, *constants]
-            with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
-                np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
-                         readonly=np.array([i for i, a in enumerate(args)
-                                            if not a.flags.writeable], np.int64))
+            if foreseen:
+                self.args_file = FORESEEN
+            else:
+                fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
+                args = [*arrays, *constants]
+                with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
+                    np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
+                             readonly=np.array([i for i, a in enumerate(args)
+                                                if not a.flags.writeable], np.int64))
             with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
                 with self._lock:                       # worker may outlive this process
                     if self._stopped:
-                        os.unlink(self.args_file)
+                        self._remove_args()
                         return
                     self.process = subprocess.Popen(
                         [sys.executable, str(WORKER), str(path), self.args_file,
@@ -117,8 +123,12 @@ class NumbaTier:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        with contextlib.suppress(OSError):  # the worker removes it once read
-            os.unlink(self.args_file)
+        self._remove_args()
+
+    def _remove_args(self) -> None:
+        if self.args_file and self.args_file != FORESEEN:
+            with contextlib.suppress(OSError):  # the worker removes it once read
+                os.unlink(self.args_file)
 
 
 def ready_file(module_path: Path) -> Path:

@@ -416,12 +416,18 @@ def remember(library: Path, stems: Sequence[str]) -> None:
         _replace(library / RECORD, json.dumps(record).encode())
 
 
+def foresees_every_call(spec: ModuleSpec) -> bool:
+    """Whether the numba module ``spec``'s foreseen calls (``signatures``) are every call
+    it makes: all of library kernels, each foreseen."""
+    return spec.foresees_all and bool(spec.signatures) and \
+        not any(k.jit for k in (*spec.callees, spec.kernel))
+
+
 def compiled_for(library: Path, spec: ModuleSpec) -> bool:
     """Whether the library's RECORD shows compiled, for this machine, every call the
     numba module ``spec`` makes: all of library kernels and foreseen, each signature read
     from index files, and for a source, unchanged since."""
-    if not (spec.foresees_all and spec.signatures) or \
-            any(k.jit for k in (*spec.callees, spec.kernel)):
+    if not foresees_every_call(spec):
         return False
     record = _record(library)
     if record.get("machine") != machine():

@@ -100,6 +100,30 @@ def test_switching_to_the_loaded_numba_tier_compiles_nothing():
     assert all(not d.stats.cache_misses for d in loaded.values())
 
 
+def test_a_module_of_foreseen_calls_compiles_them_without_running(monkeypatch):
+    """Where the numba module's foreseen calls are all it makes (outlined kernels of the
+    library), the worker compiles that list: no arrays handed over, no call run, and still
+    the first numba-tier call compiles nothing (read-only constants included)."""
+    from msc.codegen import outline
+    from msc.codegen.numba_worker import FORESEEN
+
+    monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
+    net = WithConstants()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
+    expected = (x * [1, -2, 3]) @ np.full((3, 3), 0.5, np.float32) + np.arange(3)
+    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
+    compiled = compiled_of(net)
+    assert ms.wait_for_compiles(timeout=300)
+    assert compiled.numba_tier.args_file == FORESEEN and compiled.numba_tier.module is not None
+    loaded = kernels(compiled.numba_tier.module)
+    counts = {name: len(d.signatures) for name, d in loaded.items()}
+    assert sum(counts.values()) >= 1
+    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
+    assert compiled.tier == "numba"
+    assert {name: len(d.signatures) for name, d in loaded.items()} == counts
+
+
 def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(
         monkeypatch, tmp_path):
     """Once the kernel library holds every kernel of a graph, a new process (here a new
@@ -199,7 +223,7 @@ def test_a_module_numba_cannot_compile_reports_the_failure(tmp_path):
         def run(x):
             return k(x)
     """))
-    tier = NumbaTier(lambda: (module, ()), [np.zeros(3)])
+    tier = NumbaTier(lambda: (module, False, ()), [np.zeros(3)])
     assert tier.wait(timeout=300)
     assert tier.module is None and "no_such_method" in tier.error
     assert not ready_file(module).exists()

@@ -24,6 +24,7 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import os
 import pickle
 import re
@@ -182,13 +183,13 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
                ) -> tuple[list[tuple[str, tuple[Arg, ...]]], bool]:
     """(kernel name, argument types) of each distinct call the driver makes that can be
     foreseen: every argument an array the driver or its caller made (``arrays``: the
-    driver's parameters) or a size; and whether every call could. Workers compile these
-    while the first run goes on (``numba_worker.py``); a call foreseen wrongly costs only
-    a compile nobody uses."""
+    driver's parameters), a view of one whose strides it can follow, or a size; and
+    whether every call could. Workers compile these while the first run goes on
+    (``numba_worker.py``); a call foreseen wrongly costs only a compile nobody uses."""
     known = dict(arrays)
+    geometry: dict[str, Geometry] = {}  # (shape, strides in elements) where followed
     found: dict[tuple[str, tuple[Arg, ...]], None] = {}
     every = True
-
     for stmt in ast.parse("\n".join(driver.lines)).body:
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
@@ -197,14 +198,114 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
             every &= all(args)
             if all(args):
                 found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
-        elif isinstance(stmt, ast.Assign):
-            made, view = _array(stmt.value, known), _strided(stmt.value, known)
-            for target in stmt.targets:
-                if isinstance(target, ast.Name) and made is not None:
-                    known[target.id] = made
-                elif isinstance(target, ast.Name) and view is not None:
-                    known[f"view:{target.id}"] = view
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name):
+            name, made = stmt.targets[0].id, _array(stmt.value, known)
+            view = None if made is not None else _view(stmt.value, known, geometry)
+            if made is not None:
+                known[name] = made
+                shape = _made_shape(stmt.value)
+                if shape is not None:
+                    geometry[name] = (shape, _c_strides(shape))
+            elif view is not None:
+                known[name], geometry[name] = view
+            copy = _strided_copy(stmt.value, known)
+            if copy is not None:  # what np.ascontiguousarray makes of the view
+                known[f"view:{name}"] = copy
     return list(found), every
+
+
+#: An array's shape and strides, in elements.
+Geometry = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
+
+
+def _made_shape(e: ast.expr) -> tuple[int, ...] | None:
+    """The literal shape of an allocation or a reshape (a C-contiguous array)."""
+    if isinstance(e, ast.Call) and e.args and isinstance(e.args[0], ast.Tuple) and \
+            all(isinstance(n, ast.Constant) and type(n.value) is int for n in e.args[0].elts):
+        f = ast.unparse(e.func)
+        if f in ("np.empty", "np.zeros") or f.endswith(".reshape"):
+            return tuple(n.value for n in e.args[0].elts)  # type: ignore[attr-defined]
+    return None
+
+
+def _view(e: ast.expr, known: dict[str, Arg], geometry: dict[str, Geometry]
+          ) -> tuple[Arg, Geometry] | None:
+    """A view the driver makes of an array whose geometry it follows (slices with literal
+    bounds, ``as_strided`` over the array's own strides), with the type Numba gives it:
+    the layout ("C", "F" or "A") numpy's flags say, read-only where the array is."""
+    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name):
+        base = e.value.id
+        bounds = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        if base not in geometry or len(bounds) > len(geometry[base][0]) or \
+                not all(isinstance(b, ast.Slice) for b in bounds):
+            return None
+        bounds = bounds + [ast.Slice()] * (len(geometry[base][0]) - len(bounds))
+        shape, strides = [], []
+        for b, size, stride in zip(bounds, *geometry[base]):
+            lo, hi, step = (_literal(x, default) for x, default in
+                            ((b.lower, 0), (b.upper, size), (b.step, 1)))  # type: ignore
+            if None in (lo, hi, step) or not 0 <= lo <= hi <= size or step < 1:
+                return None
+            shape.append(len(range(lo, hi, step)))
+            strides.append(stride * step)
+    elif isinstance(e, ast.Call) and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided" \
+            and len(e.args) == 3 and isinstance(e.args[0], ast.Name) and \
+            all(isinstance(x, ast.Tuple) for x in e.args[1:]):
+        base = e.args[0].id
+        if base not in geometry:
+            return None
+        held, shape, strides = geometry[base][1], [], []
+        for n, s in zip(e.args[1].elts, e.args[2].elts):  # type: ignore[attr-defined]
+            if not (isinstance(n, ast.Constant) and isinstance(s, ast.Subscript) and
+                    ast.unparse(s.value) == f"{base}.strides" and
+                    isinstance(s.slice, ast.Constant) and s.slice.value < len(held)):
+                return None
+            shape.append(n.value)
+            strides.append(held[s.slice.value])
+    else:
+        return None
+    kind = known.get(base)
+    if kind is None or len(kind) < 3:
+        return None
+    dims = list(zip(shape, strides))
+    layout = "C" if _contiguous(dims[::-1]) else "F" if _contiguous(dims) else "A"
+    arg = (kind[0], len(shape), kind[2]) + ((layout,) if layout != "C" else ())
+    return arg, (tuple(shape), tuple(strides))
+
+
+def _strided_copy(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+    """The type of the C-contiguous copy ``np.ascontiguousarray`` makes of an
+    ``as_strided`` view of a writable C-contiguous array (a transpose the driver made)."""
+    if not (isinstance(e, ast.Call) and len(e.args) == 3 and isinstance(e.args[1], ast.Tuple)
+            and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided"):
+        return None
+    base = _array(e.args[0], known)
+    return None if base is None or base[2] else (base[0], len(e.args[1].elts), False)
+
+
+def _literal(e: ast.expr | None, default: int) -> int | None:
+    if e is None:
+        return default
+    return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
+
+
+def _contiguous(dims: list[tuple[int, int]]) -> bool:
+    """Whether (size, stride) ``dims``, innermost first, are contiguous as numpy checks it:
+    axes of size 1 skipped, any of size 0 an empty array."""
+    if any(size == 0 for size, _ in dims):
+        return True
+    expected = 1
+    for size, stride in dims:
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
 
 
 def _argument(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
@@ -224,25 +325,17 @@ def _scalar(c: ast.Constant) -> Arg | None:
     return {int: ("int64",), float: ("float64",)}.get(type(c.value))
 
 
-def _strided(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
-    """The type of the C-contiguous copy ``np.ascontiguousarray`` makes of an
-    ``as_strided`` view of a writable array (a transpose the driver made), or None."""
-    if not (isinstance(e, ast.Call) and len(e.args) == 3 and isinstance(e.args[1], ast.Tuple)
-            and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided"):
-        return None
-    base = _array(e.args[0], known)
-    return None if base is None or base[2] else (base[0], len(e.args[1].elts), False)
-
-
 def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
     """The type of the C-contiguous array a driver statement makes (``outline``'s driver
-    statements: allocations, reshapes, contiguous copies, slices of a 1-d array, matrix
-    products and their sums with a bias)."""
+    statements: allocations, reshapes, contiguous copies, joins, slices of a 1-d array,
+    matrix products and their sums with a bias)."""
     if isinstance(e, ast.Name):
-        return known.get(e.id)
+        held = known.get(e.id)
+        return held if held is not None and len(held) == 3 else None  # (not a view)
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
         return _array(e.left, known)
-    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice) and \
+            _literal(e.slice.step, 1) == 1:
         base = _array(e.value, known)
         return base if base is not None and base[1] == 1 else None
     if not isinstance(e, ast.Call) or not e.args:
@@ -259,13 +352,16 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
                 inner.func.attr == "transpose":  # a copy, or a view where it is contiguous
             base = _array(inner.func.value, known)
             return base if base is not None and not base[2] else None
-        if isinstance(inner, ast.Name) and f"view:{inner.id}" in known:
+        if isinstance(inner, ast.Name) and known.get(f"view:{inner.id}"):
             return known[f"view:{inner.id}"]  # (likewise: attention's heads, permuted)
         return _array(inner, known)
     if name == "np.matmul":
         first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T
         base = _array(first, known)
         return None if base is None else (base[0], 2, False)
+    if name == "np.concatenate" and isinstance(e.args[0], ast.Tuple) and e.args[0].elts:
+        base = _array(e.args[0].elts[0], known)  # (the parts share a dtype and a rank)
+        return None if base is None else (base[0], base[1], False)
     if name in ("np.empty", "np.zeros") and len(e.args) == 2 and \
             isinstance(e.args[0], ast.Tuple) and isinstance(e.args[1], ast.Attribute):
         return (e.args[1].attr, len(e.args[0].elts), False)
@@ -395,8 +491,8 @@ def remember(library: Path, stems: Sequence[str]) -> None:
     magic = cpu_target.target_context.codegen().magic_tuple()
 
     def arg(t: Any) -> list[Any] | None:
-        if isinstance(t, types.Array) and t.layout == "C":
-            return [str(t.dtype), t.ndim, not t.mutable]
+        if isinstance(t, types.Array):
+            return [str(t.dtype), t.ndim, not t.mutable] + [t.layout] * (t.layout != "C")
         return [str(t)] if t in (types.int64, types.float64) else None
 
     record = _record(library)

@@ -136,12 +136,14 @@ def compile_foreseen(module_path: str, k: int, n: int) -> int:
 
 
 def numba_types(args: tuple) -> tuple:
-    """Numba's types of a foreseen call's arguments (see ``_SIGNATURES``)."""
+    """Numba's types of a foreseen call's arguments (see ``_SIGNATURES``): a scalar's
+    name, or an array's (dtype, rank, read-only[, layout other than "C"])."""
     import numpy as np
     from numba import from_dtype, types
 
     return tuple(getattr(types, a[0]) if len(a) == 1 else
-                 types.Array(from_dtype(np.dtype(a[0])), a[1], "C", readonly=a[2])
+                 types.Array(from_dtype(np.dtype(a[0])), a[1], a[3] if len(a) > 3 else "C",
+                             readonly=a[2])
                  for a in args)
 
 

@@ -64,7 +64,7 @@ _SHAPED = frozenset({"np.empty", "np.zeros", "np.full", "np.broadcast_to",
 #: Calls whose result is an array that numpy and Numba make alike: the driver runs them
 #: (a view is not worth a kernel of its own: each costs Numba a compile).
 _DRIVER_CALLS = frozenset({"np.empty", "np.zeros", "np.ascontiguousarray", "np.broadcast_to",
-                           "np.lib.stride_tricks.as_strided"})
+                           "np.lib.stride_tricks.as_strided", "np.concatenate"})
 _DRIVER_METHODS = frozenset({"reshape", "transpose"})
 
 

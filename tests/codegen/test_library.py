@@ -322,19 +322,37 @@ def test_a_compile_the_library_fully_serves_starts_no_numba(tmp_path):
 
 def test_the_foresight_follows_copies_of_views():
     """``signatures`` types a contiguous copy of an ``as_strided`` view (attention's heads
-    permuted); a kernel taking the view itself is not foreseen, and says so."""
+    permuted) and the views the driver makes of arrays whose strides it follows (a
+    filter gradient cut to its kernel, then its axes swapped): each as Numba types the
+    array numpy makes, layout included. A view of a parameter, whose strides it cannot
+    know, is not foreseen, and it says so."""
+    from numba import typeof
+
     from msc.codegen.library import signatures
+    from msc.codegen.numba_worker import numba_types
     from msc.codegen.spec import KernelSpec
 
-    driver = KernelSpec("d", ("x",), (
+    lines = (
         "v = np.empty((2, 3, 4), np.float32)",
         "t = np.lib.stride_tricks.as_strided(v, (3, 2, 4), (v.strides[1], v.strides[0], "
         "v.strides[2], ))",
         "c = np.ascontiguousarray(t).reshape((6, 4))",
-        "_k_a(c, 6, x)",
-        "_k_b(v, 12, 1.5)",
-        "_k_c(t)"), "()")
+        "g = np.empty((3, 8, 4, 4), np.float32)",
+        "cut = g[0:3:1, 0:8:1, 0:3:1, 0:3:1,]",
+        "dw = np.lib.stride_tricks.as_strided(cut, (8, 3, 3, 3), (cut.strides[1], "
+        "cut.strides[0], cut.strides[2], cut.strides[3], ))",
+        "one = np.empty((3, 8, 1, 1), np.float32)",
+        "dw1 = np.lib.stride_tricks.as_strided(one, (8, 3, 1, 1), (one.strides[1], "
+        "one.strides[0], one.strides[2], one.strides[3], ))",
+        "rows = g[1:3]")
+    driver = KernelSpec("d", ("x",), (*lines, "_k_a(c, 6, x)", "_k_b(v, 12, 1.5)",
+                                      "_k_c(t, dw, dw1, cut, rows)", "_k_d(x[0:2])"), "()")
     calls, every = signatures(driver, {"x": ("float64", 1, True)})
-    assert calls == [("_k_a", (("float32", 2, False), ("int64",), ("float64", 1, True))),
-                     ("_k_b", (("float32", 3, False), ("int64",), ("float64",)))]
+    arrays: dict = {}
+    exec("\n".join(lines), {"np": np}, arrays)
+    assert calls[:2] == [("_k_a", (("float32", 2, False), ("int64",), ("float64", 1, True))),
+                         ("_k_b", (("float32", 3, False), ("int64",), ("float64",)))]
+    (name, args), = calls[2:]
+    assert name == "_k_c" and [a[3:] for a in args] == [("A",), ("A",), ("F",), ("A",), ()]
+    assert numba_types(args) == tuple(typeof(arrays[n]) for n in ("t", "dw", "dw1", "cut", "rows"))
     assert not every

@@ -8,14 +8,12 @@ import atexit
 import contextlib
 import dataclasses
 import functools
-import gc
 import hashlib
 import json
 import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections import Counter
@@ -42,6 +40,7 @@ from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
 from msc.codegen.targets import target_named
+from msc.collector import gc_paused
 from msc.common.arena import Binding
 from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
@@ -294,46 +293,6 @@ def _numba_ready(compiled: Compiled) -> bool:
     return "numba" in compiled.manifest.get("timings", {}) or \
         ready_file(compiled.module_path()).exists() or \
         (library is not None and holds(Path(library["dir"]), library["stems"]))
-
-
-class _GcPause:
-    """Pauses of Python's cyclic garbage collector that threads may overlap: the first
-    pause turns it off (where it was on), the last one's end turns it back on."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.depth = 0
-        self.was_on = False
-
-    def __enter__(self) -> None:
-        with self.lock:
-            if self.depth == 0:
-                self.was_on = gc.isenabled()
-                gc.disable()
-            self.depth += 1
-
-    def __exit__(self, *exc: Any) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth == 0 and self.was_on:
-                gc.enable()
-
-
-_GC_PAUSE = _GcPause()
-
-
-def gc_paused(fn: Any) -> Any:
-    """``fn`` with Python's cyclic garbage collector paused while it runs: a compile makes
-    many short-lived objects, and once Numba has filled the process with its own, a full
-    collection in the middle of one costs about 50 ms, more than the rest of a small
-    graph's first call. In the numba tier's thread too, though the program runs meanwhile
-    (reference counting still frees all but cycles): there the collections doubled code
-    generation (ResNet-18's training step: 1.6 -> 0.8 s)."""
-    @functools.wraps(fn)
-    def paused(*args: Any, **kwargs: Any) -> Any:
-        with _GC_PAUSE:
-            return fn(*args, **kwargs)
-    return paused
 
 
 @gc_paused

@@ -121,8 +121,8 @@ def test_the_cyclic_gc_is_paused_while_a_graph_compiles_and_restored_after():
     worker.start()
     worker.join()
     assert GC_DURING_COMPILE == [False] and gc.isenabled()
-    from msc.compiler import _GC_PAUSE
-    with _GC_PAUSE:  # overlapping pauses: the collector is back on when the last one ends
+    from msc.collector import GC_PAUSE
+    with GC_PAUSE:  # overlapping pauses: the collector is back on when the last one ends
         worker = threading.Thread(
             target=lambda: ms.jit(gc_probe)(ms.Tensor(np.ones(6, np.float32))))
         worker.start()

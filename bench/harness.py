@@ -164,5 +164,33 @@ def machine(start: datetime) -> str:
             cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy's "
+            f"OpenBLAS kernels: {blas_kernels()}"
+            f"{f' (OPENBLAS_CORETYPE={forced})' if forced else ''}, "
             f"run started {start:%Y-%m-%d %H:%M} UTC")
+
+
+#: Prints the core name numpy's bundled OpenBLAS chose its kernels for (a wheel's).
+_BLAS_CORE = """
+import ctypes, glob, os, numpy
+for lib in glob.glob(os.path.join(os.path.dirname(numpy.__file__), "..", "numpy.libs", "*openblas*")):
+    for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                 "openblas_get_corename64_", "openblas_get_corename"):
+        get = getattr(ctypes.CDLL(lib), name, None)
+        if get is not None:
+            get.restype = ctypes.c_char_p
+            print(get().decode())
+            raise SystemExit
+"""
+
+
+def blas_kernels() -> str:
+    """Which kernels numpy's OpenBLAS runs (msc's products are numpy's): "Haswell" (AVX2)
+    where "SkylakeX" (AVX-512) would be on the same CPU halves a convolution's speed."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _BLAS_CORE], capture_output=True,
+                              text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() or "unknown"

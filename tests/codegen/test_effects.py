@@ -171,6 +171,43 @@ def test_a_fused_loop_stores_an_assigned_value_into_the_weight(level: int) -> No
                for line in lines), lines  # one loop over its elements, at any rank
 
 
+class Accumulate(nn.Cell):
+    """AssignAdd and AssignSub of values of the weight's shape: a step count (int32, a
+    read-only constant), the weight itself, and its transpose (read before any write)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = Parameter(Tensor(np.array([7], np.int32)), name="step")
+        self.one = Tensor(np.array([1], np.int32))
+        self.m = Parameter(Tensor(np.arange(9, dtype=np.float32).reshape(3, 3)), name="m")
+        self.n = Parameter(Tensor(np.arange(9, dtype=np.float32).reshape(3, 3)), name="n")
+
+    def construct(self, x):  # type: ignore[no-untyped-def]
+        ops.assign_add(self.step, self.one)
+        ops.assign_add(self.m, self.m)
+        ops.assign_sub(self.n, self.n.T)
+        return x + 1.0
+
+
+def test_accumulating_writes_of_the_weights_shape_are_one_loop() -> None:
+    x = np.ones(3, np.float32)
+    net = Accumulate()
+    compiled = compile_entry(net, [arg_spec(x)], store=None, target="numba")
+    compiled.run([Tensor(x)])
+    eager = Accumulate()
+    eager(Tensor(x))
+    start = np.arange(9, dtype=np.float32).reshape(3, 3)
+    for got, want, numpy in ((net.step, eager.step, [8]), (net.m, eager.m, start * 2),
+                             (net.n, eager.n, start - start.T)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+        np.testing.assert_array_equal(got.asnumpy(), numpy)
+    assert net.step.asnumpy().dtype == np.int32
+    lines = "\n".join(compiled.spec.kernel.lines)
+    assert ".astype(" not in lines  # no array expression: loops over the elements
+    assert re.search(r"\w+_flat\[\w+\] = np\.int32\(\w+_flat\[\w+\] \+ \w+_new\[", lines), lines
+    assert re.search(r"\w+_flat\[\w+\] = np\.float32\(\w+_flat\[\w+\] - \w+_new\[", lines), lines
+
+
 class ReadBetween(nn.Cell):
     """The assigned value's loop ends before a matmul that still reads the old weight."""
 

@@ -133,7 +133,9 @@ def _write_by_loops(op: str | None) -> Statements:
     """The numba target's write of an array: ``ref[...] = array`` makes Numba compile
     its shape-mismatch message (string formatting: 2 s of a fresh process's compile, for
     a one-line kernel), so the new value is made a fresh array (a copy where it may be a
-    view of the weight itself) and stored by loops, broadcasting as numpy does."""
+    view of the weight itself) and stored by loops, broadcasting as numpy does. A value
+    of the weight's shape is one loop over the elements, an AssignAdd's or AssignSub's
+    too (an optimizer's step count: an array expression there cost Numba 0.3 s)."""
     slices = _emit_write(op)
 
     def emit(args: list[str], node: Any, out: str) -> list[str]:
@@ -142,11 +144,12 @@ def _write_by_loops(op: str | None) -> Statements:
             return slices.emit(args, node, out)
         ref, value = args[0], args[1]
         new, dt = f"{out}_new", dtype_ref(t.dtype)
-        if op is None and vt.shape == t.shape:  # one loop over the elements, at any rank
-            n, i = math.prod(t.shape), f"{out}_i"  # (a view of the weight in another order
-            return [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",  # is copied)
+        if vt.shape == t.shape:  # one loop over the elements, at any rank (a view of the
+            n, i = math.prod(t.shape), f"{out}_i"  # weight in another order is copied; an
+            old = f"{out}_flat[{i}] {op} " if op else ""  # element is read, then written)
+            return [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",
                     f"{out}_flat = {ref}.reshape(({n},))", f"for {i} in range({n}):",
-                    f"    {out}_flat[{i}] = {dt}({new}[{i}])", f"{out} = {ref}"]
+                    f"    {out}_flat[{i}] = {dt}({old}{new}[{i}])", f"{out} = {ref}"]
         if op is None:
             shape, made = vt.shape, f"{value}.astype({dt})"  # astype copies
         else:

@@ -10,6 +10,7 @@ import textwrap
 import warnings
 
 import numpy as np
+import pytest
 
 import msc as ms
 from msc import nn, ops
@@ -79,9 +80,17 @@ def kernels(module):
     return {name: d for name, d in vars(module).items() if isinstance(d, Dispatcher)}
 
 
-def test_switching_to_the_loaded_numba_tier_compiles_nothing():
+@pytest.mark.parametrize("outlined", [False, True])
+def test_switching_to_the_loaded_numba_tier_compiles_nothing(monkeypatch, outlined):
     """The worker compiles for the arrays the caller passes (read-only constants included),
-    so the first numba-tier call only runs what the loader thread took from Numba's cache."""
+    so the first numba-tier call only runs what the loader thread took from Numba's cache.
+    Where the module's foreseen calls are all it makes (outlined kernels of the library),
+    the worker compiles that list instead: no arrays handed over, no call run."""
+    from msc.codegen import outline
+    from msc.codegen.numba_worker import FORESEEN
+
+    if outlined:
+        monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
     ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
     net = WithConstants()
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -90,6 +99,7 @@ def test_switching_to_the_loaded_numba_tier_compiles_nothing():
     compiled = compiled_of(net)
     assert compiled.tier == "python"
     assert ms.wait_for_compiles(timeout=300)
+    assert (compiled.numba_tier.args_file == FORESEEN) == outlined
     assert any(not c.flags.writeable for c in compiled.numba_tier.constants)
     loaded = kernels(compiled.numba_tier.module)
     counts = {name: len(d.signatures) for name, d in loaded.items()}
@@ -98,30 +108,6 @@ def test_switching_to_the_loaded_numba_tier_compiles_nothing():
     assert compiled.tier == "numba"
     assert {name: len(d.signatures) for name, d in loaded.items()} == counts
     assert all(not d.stats.cache_misses for d in loaded.values())
-
-
-def test_a_module_of_foreseen_calls_compiles_them_without_running(monkeypatch):
-    """Where the numba module's foreseen calls are all it makes (outlined kernels of the
-    library), the worker compiles that list: no arrays handed over, no call run, and still
-    the first numba-tier call compiles nothing (read-only constants included)."""
-    from msc.codegen import outline
-    from msc.codegen.numba_worker import FORESEEN
-
-    monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
-    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
-    net = WithConstants()
-    x = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
-    expected = (x * [1, -2, 3]) @ np.full((3, 3), 0.5, np.float32) + np.arange(3)
-    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
-    compiled = compiled_of(net)
-    assert ms.wait_for_compiles(timeout=300)
-    assert compiled.numba_tier.args_file == FORESEEN and compiled.numba_tier.module is not None
-    loaded = kernels(compiled.numba_tier.module)
-    counts = {name: len(d.signatures) for name, d in loaded.items()}
-    assert sum(counts.values()) >= 1
-    np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), expected, rtol=1e-6)
-    assert compiled.tier == "numba"
-    assert {name: len(d.signatures) for name, d in loaded.items()} == counts
 
 
 def test_a_graph_whose_kernels_the_library_holds_runs_numba_from_its_first_call(

@@ -200,19 +200,37 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
                 found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
-            name, made = stmt.targets[0].id, _array(stmt.value, known)
-            view = None if made is not None else _view(stmt.value, known, geometry)
-            if made is not None:
-                known[name] = made
-                shape = _made_shape(stmt.value)
-                if shape is not None:
-                    geometry[name] = (shape, _c_strides(shape))
-            elif view is not None:
-                known[name], geometry[name] = view
+            name = stmt.targets[0].id
+            items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+            for k, e in enumerate(items):  # a tuple's items are known as name[k]
+                held = f"{name}[{k}]" if isinstance(stmt.value, ast.Tuple) else name
+                if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and \
+                        isinstance(e.slice, ast.Constant):  # an item of such a tuple
+                    e = ast.Name(f"{e.value.id}[{e.slice.value}]")
+                _learn(held, e, known, geometry)
             copy = _strided_copy(stmt.value, known)
             if copy is not None:  # what np.ascontiguousarray makes of the view
                 known[f"view:{name}"] = copy
     return list(found), every
+
+
+def _learn(name: str, e: ast.expr, known: dict[str, Arg],
+           geometry: dict[str, Geometry]) -> None:
+    """What the driver's ``name = e`` makes: an array, a view, or another name's."""
+    if isinstance(e, ast.Name) and e.id in known:
+        known[name] = known[e.id]
+        if e.id in geometry:
+            geometry[name] = geometry[e.id]
+        return
+    made = _array(e, known)
+    view = None if made is not None else _view(e, known, geometry)
+    if made is not None:
+        known[name] = made
+        shape = _made_shape(e)
+        if shape is not None:
+            geometry[name] = (shape, _c_strides(shape))
+    elif view is not None:
+        known[name], geometry[name] = view
 
 
 #: An array's shape and strides, in elements.
@@ -354,6 +372,9 @@ def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
             return base if base is not None and not base[2] else None
         if isinstance(inner, ast.Name) and known.get(f"view:{inner.id}"):
             return known[f"view:{inner.id}"]  # (likewise: attention's heads, permuted)
+        held = known.get(inner.id) if isinstance(inner, ast.Name) else None
+        if held is not None and len(held) == 4:  # a view in another layout: a new array
+            return (held[0], held[1], False)
         return _array(inner, known)
     if name == "np.matmul":
         first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T

@@ -106,8 +106,11 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
         segment.clear()
         return True
 
+    def driven(stmt: ast.stmt) -> bool:
+        return _driver_statement(stmt) or _tuple_item(stmt, types)
+
     for i, stmt in enumerate(body):
-        if _driver_statement(stmt) and not segment:
+        if driven(stmt) and not segment:
             driver += _with_numpy_products(stmt, text[i])
             bound |= stores[i]
             continue
@@ -116,8 +119,7 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
             continue
         segment.append(i)
         if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With)) or \
-                (i + 1 < len(body) and (_driver_statement(body[i + 1]) or
-                                        _driver_loop(body[i + 1]))):
+                (i + 1 < len(body) and (driven(body[i + 1]) or _driver_loop(body[i + 1]))):
             close(i)
     if segment:
         close(len(body) - 1)
@@ -486,6 +488,18 @@ def _index(e: ast.expr | None) -> bool:
 def _dtype(e: ast.expr) -> bool:
     return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and \
         e.value.id == "np"
+
+
+def _tuple_item(stmt: ast.stmt, types: dict[str, Type]) -> bool:
+    """``name = items[k]``, an array item of a tuple: the same object in Python as in
+    Numba (a kernel of nothing but tuple indexing cost Numba a compile)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Subscript)):
+        return False
+    items, at = stmt.value.value, stmt.value.slice
+    return isinstance(items, ast.Name) and isinstance(types.get(items.id), TupleType) and \
+        isinstance(at, ast.Constant) and type(at.value) is int and \
+        _is_array(types.get(stmt.targets[0].id))
 
 
 def _is_array(t: Type | None) -> bool:

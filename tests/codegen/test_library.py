@@ -110,7 +110,7 @@ def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_pat
     assert np.all([p.stat().st_size > 0 for p in library.glob("*.py")])
 
 
-@pytest.mark.parametrize("model", ["stack", "convolutions"])
+@pytest.mark.parametrize("model", ["stack", "convolutions", "halves"])
 def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
     """The signatures workers compile ahead (``_SIGNATURES``) are those the first run
     needs."""
@@ -120,10 +120,20 @@ def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
     from msc.compiler import arg_spec, compile_entry
     from tests.codegen.test_outline import Stack
 
+    class Halves(ms.nn.Cell):
+        """A split's halves, views of one array, read by a loop: the driver takes the
+        items of the split's tuple (no kernel of tuple indexing alone), and the foresight
+        types them (layout "A")."""
+
+        def construct(self, x):
+            a, b = ms.ops.split(x * 2.0, 4, axis=1)
+            return ms.ops.relu(a) * b
+
     monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
-    net = Stack(3) if model == "stack" else ms.nn.SequentialCell([
-        ms.nn.Conv2d(8, 16, 3, stride=2, pad_mode="pad", padding=1), ms.nn.ReLU(),
-        ms.nn.Conv2d(16, 16, 3, stride=2, pad_mode="pad", padding=1)])
+    net = Stack(3) if model == "stack" else Halves() if model == "halves" else \
+        ms.nn.SequentialCell([ms.nn.Conv2d(8, 16, 3, stride=2, pad_mode="pad", padding=1),
+                              ms.nn.ReLU(),
+                              ms.nn.Conv2d(16, 16, 3, stride=2, pad_mode="pad", padding=1)])
     net.set_train(False)
     x = ms.Tensor(np.random.default_rng(0).normal(size=(2, 4 if model == "stack" else 8, 9, 9))
                   .astype(np.float32))
@@ -135,6 +145,10 @@ def test_every_foreseen_call_is_one_the_run_makes(tmp_path, monkeypatch, model):
     assert compiled.spec.foresees_all
     for name, _, args in foreseen:
         assert numba_types(args) in getattr(compiled.code, name).signatures, name
+    if model == "halves":
+        driver = "\n".join(compiled.spec.kernel.lines)
+        assert re.search(r"^(\w+) = \w+\[0\].*\n\w+ = \w+\[1\]", driver, re.M), driver
+        assert len(compiled.spec.library) == 2  # the product's loop and the halves' loop
 
 
 

@@ -41,8 +41,7 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
     helpers = foresee(module_path, module)
     try:
         if arrays is None:
-            for name, _, args in module._SIGNATURES:
-                getattr(module, name).compile(numba_types(args))
+            compile_calls(module, module._SIGNATURES)
         else:
             run(module, arrays)
     finally:
@@ -130,9 +129,15 @@ def compile_foreseen(module_path: str, k: int, n: int) -> int:
     """Compile every n-th uncached foreseen call from the last one, starting k from the
     end: the run compiles from the first."""
     module = load(module_path)
-    for name, _, args in list(reversed(uncached(module)))[k::n]:
-        getattr(module, name).compile(numba_types(args))
+    compile_calls(module, list(reversed(uncached(module)))[k::n])
     return 0
+
+
+def compile_calls(module, calls) -> None:
+    """Compile each foreseen call (kernel name, library file, argument types) of
+    ``module`` (or load it from Numba's cache)."""
+    for name, _, args in calls:
+        getattr(module, name).compile(numba_types(args))
 
 
 def numba_types(args: tuple) -> tuple:

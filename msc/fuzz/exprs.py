@@ -36,6 +36,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("clip", 1, None), ("cast", 1.5, None), ("reshape", 1, "shape-ops"),
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
+    ("split", 0.8, "shape-ops"),
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
     ("conv", 0.4, "conv"),
     ("tuple_item", 1, "tuple"),
@@ -458,6 +459,17 @@ class Exprs:
         return f"ops.reshape(ops.mean({conv}, (0, 2, 3)), {t.shape!r})"
 
     # --- tuples, calls ----------------------------------------------------------------------
+
+    def _f_split(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """An item of ``ops.split``: a tuple of views of one array (along any axis, so
+        strided where it is not the first), which the numba target's driver indexes and
+        its foresight types."""
+        if t.ndim == 0 or min(t.shape) < 1:
+            return None
+        axis, parts = self.rng.randrange(t.ndim), self.rng.randint(2, 3)
+        src = t.with_shape(t.shape[:axis] + (t.shape[axis] * parts,) + t.shape[axis + 1:])
+        x = self.sub(src, scope, depth)
+        return f"ops.split({x}, {t.shape[axis]}, {axis})[{self.rng.randrange(parts)}]"
 
     def _f_tuple_item(self, t: TT, scope: list[Var], depth: int) -> str | None:
         found = [(v.name, i) for v in scope if isinstance(v.type, Tup)

@@ -6,9 +6,10 @@ same graph runs as soon as it is written. Under ``set_context(jit_tier="auto")``
 default) the first call of a ``@jit`` function or GRAPH_MODE Cell runs the python tier
 and starts a ``NumbaTier``: a worker process (``codegen/numba_worker.py``) compiles the
 numba module into Numba's on-disk cache, then a thread of this process loads the
-compiled kernels from that cache. The caller checks ``NumbaTier.module`` on each call
-and switches when it is set, so it never waits for Numba and never sees a half-loaded
-kernel. Each call runs exactly one tier, so a Parameter write happens once per call.
+compiled kernels from that cache (on a process with one CPU, where every call is
+foreseen, the thread compiles them itself: a worker would run nothing in parallel). The
+caller checks ``NumbaTier.module`` on each call and switches when it is set, so it never
+waits for Numba and never sees a half-loaded kernel. Each call runs exactly one tier, so a Parameter write happens once per call.
 Both tiers come from the same optimized graph and agree (the test suites compare the
 targets op by op); transcendental functions may differ in the last bit between numpy's
 and Numba's implementations, as between the targets.
@@ -33,7 +34,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from msc.codegen.library import KernelWatch
-from msc.codegen.numba_worker import FORESEEN
+from msc.codegen.numba_worker import FORESEEN, compile_calls, spare_cpus, write_ready
+from msc.collector import GC_PAUSE
 from msc.codegen.render import import_file
 from msc.progress import Ticker, wanted
 
@@ -52,6 +54,8 @@ class NumbaTier:
     step run: ``numba_worker.FORESEEN``), and the constants
     its ``run`` takes after ``arrays`` (the first call's inputs and weights, copied before
     that call ran); a file hands them to the worker; the thread waits for it and loads.
+    Where the foreseen calls are all and this process has one CPU, the thread compiles
+    them itself (``_compile_here``).
 
     ``module`` (and ``constants``) are None until the compiled module is loaded;
     ``error`` says why it never will be. A ``detach``-ed worker fills a compile-cache
@@ -66,6 +70,7 @@ class NumbaTier:
         self.done = threading.Event()
         self.detach = detach
         self.process: subprocess.Popen[bytes] | None = None
+        self.here = False  # compiling in this process's thread (one CPU: no worker)
         self.args_file = ""
         self._lock = threading.Lock()  # no worker starts once ``stop`` ran
         self._stopped = False
@@ -78,36 +83,62 @@ class NumbaTier:
         try:
             path, foreseen, constants = prepare()
             self.watch = KernelWatch.of_module(path)
-            if foreseen:
-                self.args_file = FORESEEN
-            else:
-                fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
-                args = [*arrays, *constants]
-                with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
-                    np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
-                             readonly=np.array([i for i, a in enumerate(args)
-                                                if not a.flags.writeable], np.int64))
-            with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
-                with self._lock:                       # worker may outlive this process
-                    if self._stopped:
-                        self._remove_args()
-                        return
-                    self.process = subprocess.Popen(
-                        [sys.executable, str(WORKER), str(path), self.args_file,
-                         str(ready_file(path))],
-                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
-                        start_new_session=self.detach)
-                if self.process.wait() != 0:
-                    errors.seek(0)
-                    lines = errors.read().decode(errors="replace").strip().splitlines()
-                    self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
-                    return
-            self.constants = constants
-            self.module = load_compiled(path)  # Numba's first use here: a few tenths of a second
+            module = self._compile_here(path) if foreseen and not spare_cpus() else \
+                self._compile_in_worker(path, foreseen, [*arrays, *constants])
+            if module is not None:
+                self.constants = constants
+                self.module = module
         except Exception as e:  # noqa: BLE001 - reported to the caller as a TierWarning
             self.error = f"{type(e).__name__}: {e}"
         finally:
             self.done.set()
+
+    def _compile_here(self, path: Path) -> ModuleType | None:
+        """Compile the module's foreseen calls in this thread (None if stopped first). On
+        one CPU a worker runs nothing in parallel and costs its start (Python's, numpy's
+        and Numba's imports) and this process's loading what it compiled: ResNet-18's
+        training step, about 1 s of 7. Numba writes its cache as the worker would."""
+        with self._lock:
+            if self._stopped:
+                return None
+            self.here = True
+        module = import_file(str(path), path.stem)
+        with GC_PAUSE:
+            compile_calls(module, module._SIGNATURES, lambda: self._stopped)
+        if self._stopped:
+            return None
+        write_ready(module, str(ready_file(path)))
+        return module
+
+    def _compile_in_worker(self, path: Path, foreseen: bool,
+                           args: list[np.ndarray]) -> ModuleType | None:
+        """Have a worker process compile the module (running it on ``args`` unless its
+        calls are ``foreseen``), then load what it compiled; None if stopped first, or
+        failed (``error`` says why)."""
+        if foreseen:
+            self.args_file = FORESEEN
+        else:
+            fd, self.args_file = tempfile.mkstemp(prefix="msc-tier-", suffix=".npz")
+            with os.fdopen(fd, "wb") as f:  # (and which are read-only: see numba_worker)
+                np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
+                         readonly=np.array([i for i, a in enumerate(args)
+                                            if not a.flags.writeable], np.int64))
+        with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
+            with self._lock:                       # worker may outlive this process
+                if self._stopped:
+                    self._remove_args()
+                    return None
+                self.process = subprocess.Popen(
+                    [sys.executable, str(WORKER), str(path), self.args_file,
+                     str(ready_file(path))],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                    start_new_session=self.detach)
+            if self.process.wait() != 0:
+                errors.seek(0)
+                lines = errors.read().decode(errors="replace").strip().splitlines()
+                self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
+                return None
+        return load_compiled(path)  # Numba's first use here: a few tenths of a second
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the compile finished (loaded or failed); False on timeout."""
@@ -118,6 +149,9 @@ class NumbaTier:
         detached one filling the compile cache finishes its work for the next process."""
         with self._lock:
             self._stopped = True
+        if self.here:  # the kernel compiling now ends, no other starts: Numba and LLVM
+            self.done.wait()  # are not torn down under it
+            return
         if self.detach or self.process is None:
             return
         if self.process.poll() is None:

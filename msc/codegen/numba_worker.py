@@ -34,8 +34,6 @@ FORESEEN = "-"
 
 
 def main(module_path: str, args_path: str, ready_path: str) -> int:
-    from numba.core.dispatcher import Dispatcher
-
     module = load(module_path)
     arrays = None if args_path == FORESEEN else arguments(args_path)
     helpers = foresee(module_path, module)
@@ -46,13 +44,20 @@ def main(module_path: str, args_path: str, ready_path: str) -> int:
             run(module, arrays)
     finally:
         stop(helpers)
+    write_ready(module, ready_path)
+    return 0
+
+
+def write_ready(module, ready_path: str) -> None:
+    """READY: each kernel of ``module`` with the signatures compiled, written whole."""
+    from numba.core.dispatcher import Dispatcher
+
     signatures = {key: list(value.signatures) for key, value in vars(module).items()
                   if isinstance(value, Dispatcher) and value.signatures}
     tmp = f"{ready_path}.tmp.{os.getpid()}"
     with open(tmp, "wb") as f:
         pickle.dump(signatures, f)
     os.replace(tmp, ready_path)
-    return 0
 
 
 def arguments(args_path: str) -> list:
@@ -133,10 +138,12 @@ def compile_foreseen(module_path: str, k: int, n: int) -> int:
     return 0
 
 
-def compile_calls(module, calls) -> None:
+def compile_calls(module, calls, stopped=lambda: False) -> None:
     """Compile each foreseen call (kernel name, library file, argument types) of
-    ``module`` (or load it from Numba's cache)."""
+    ``module`` (or load it from Numba's cache), until ``stopped()``."""
     for name, _, args in calls:
+        if stopped():
+            return
         getattr(module, name).compile(numba_types(args))
 
 

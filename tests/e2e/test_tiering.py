@@ -80,17 +80,19 @@ def kernels(module):
     return {name: d for name, d in vars(module).items() if isinstance(d, Dispatcher)}
 
 
-@pytest.mark.parametrize("outlined", [False, True])
-def test_switching_to_the_loaded_numba_tier_compiles_nothing(monkeypatch, outlined):
+@pytest.mark.parametrize("outlined,cpus", [(False, 2), (True, 2), (True, 1)])
+def test_switching_to_the_loaded_numba_tier_compiles_nothing(monkeypatch, outlined, cpus):
     """The worker compiles for the arrays the caller passes (read-only constants included),
     so the first numba-tier call only runs what the loader thread took from Numba's cache.
     Where the module's foreseen calls are all it makes (outlined kernels of the library),
-    the worker compiles that list instead: no arrays handed over, no call run."""
+    the worker compiles that list instead: no arrays handed over, no call run; and on one
+    CPU the tier's thread compiles it, no worker started."""
     from msc.codegen import outline
     from msc.codegen.numba_worker import FORESEEN
 
     if outlined:
         monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    monkeypatch.setenv("MSC_COMPILE_JOBS", str(cpus))
     ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
     net = WithConstants()
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -99,7 +101,10 @@ def test_switching_to_the_loaded_numba_tier_compiles_nothing(monkeypatch, outlin
     compiled = compiled_of(net)
     assert compiled.tier == "python"
     assert ms.wait_for_compiles(timeout=300)
-    assert (compiled.numba_tier.args_file == FORESEEN) == outlined
+    here = outlined and cpus == 1
+    assert compiled.numba_tier.here == here
+    assert (compiled.numba_tier.process is None) == here
+    assert (compiled.numba_tier.args_file == FORESEEN) == (outlined and not here)
     assert any(not c.flags.writeable for c in compiled.numba_tier.constants)
     loaded = kernels(compiled.numba_tier.module)
     counts = {name: len(d.signatures) for name, d in loaded.items()}
@@ -313,3 +318,48 @@ def test_process_exiting_while_numba_compiles_leaves_a_sound_cache(tmp_path):
     third = run_script(tmp_path, cache, "none")  # warm: the numba tier from the first call
     assert third[0].split(" ", 2)[:2] == ["hit", "numba"]
     np.testing.assert_allclose(eval(third[0].split(" ", 2)[2]), expected(), rtol=1e-6)
+
+
+HERE = """
+import sys
+import numpy as np
+import msc as ms
+from msc import nn, ops
+from msc.codegen import outline
+
+outline.OUTLINE_LINES = 0  # outlined: the library's kernels, every call foreseen
+ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto", enable_compile_cache=True,
+               compile_cache_path=sys.argv[1])
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return ops.relu(ops.exp(x) - ops.sqrt(ops.abs(x) + 1.5)) * x
+
+net = Net()
+x = ms.Tensor(np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4))
+out = net(x)
+from msc.frontend.jit import cell_cache
+(compiled,) = cell_cache(net).entries.values()
+if sys.argv[2] == "wait":
+    assert ms.wait_for_compiles(timeout=300)
+    out = net(x)
+print(compiled.tier, out.asnumpy().tolist(), flush=True)
+"""
+
+
+def test_process_exiting_while_its_thread_compiles_ends_cleanly(tmp_path):
+    """On one CPU the tier's thread compiles in the process: one that exits at once (its
+    thread anywhere: generating, compiling, done) ends cleanly and leaves a cache the next
+    process runs on, whichever point the thread had reached."""
+    (tmp_path / "model.py").write_text(HERE)
+    env = {**os.environ, "MSC_JIT_TIER": "", "MSC_COMPILE_JOBS": "1"}
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    expected = np.maximum(np.exp(x) - np.sqrt(np.abs(x) + np.float32(1.5)), 0) * x
+    for mode, tier in (("exit", "python"), ("wait", "numba"), ("wait", "numba")):
+        proc = subprocess.run([sys.executable, str(tmp_path / "model.py"),
+                               str(tmp_path / "cache"), mode],
+                              capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        ran, values = proc.stdout.split(" ", 1)
+        assert ran == tier or (mode, ran) == ("exit", "numba")  # a warm cache: numba at once
+        np.testing.assert_allclose(eval(values), expected, rtol=1e-5)

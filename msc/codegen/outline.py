@@ -78,14 +78,13 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
     body = ast.parse("\n".join(kernel.lines)).body
     lines = list(kernel.lines)
     text = [_source(lines, s) for s in body]
-    names = [_name_nodes(s) for s in body]  # (one walk per statement: outlining is hot)
-    later = [{n.id for n in ns if isinstance(n.ctx, ast.Load)} for ns in names]
+    walked = [_nodes(s) for s in body]  # (one walk per statement: outlining is hot)
+    names = [[n for n in nodes if isinstance(n, ast.Name)] for nodes, _ in walked]
     stores = [{n.id for n in ns if isinstance(n.ctx, ast.Store)} for ns in names]
-    after: list[set[str]] = [set()] * len(body)  # names read by the statements after i
-    seen = _names_in(kernel.returns)
-    for i in range(len(body) - 1, -1, -1):
-        after[i] = set(seen)
-        seen |= later[i]
+    last_read = dict.fromkeys(_names_in(kernel.returns), len(body))  # by the statement i
+    for i, ns in enumerate(names):
+        last_read.update((n.id, max(i, last_read.get(n.id, i))) for n in ns
+                         if isinstance(n.ctx, ast.Load))
     driver: list[str] = []
     kernels: dict[str, KernelSpec] = {}
     bound = set(kernel.params)
@@ -95,11 +94,12 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
         """Ends the segment (statements ``segment``, the last at ``i``) as a kernel call,
         when every value it hands on is an array (or it is the last)."""
         stored = set().union(*(stores[j] for j in segment))
-        out = sorted(stored & after[i], key=lambda n: _first([names[j] for j in segment], n))
+        out = sorted((n for n in stored if last_read.get(n, -1) > i),
+                     key=lambda n: _first([names[j] for j in segment], n))
         if i < len(body) - 1 and not all(_is_array(types.get(n)) for n in out):
             return False
-        spec, call = _kernel([names[j] for j in segment], [text[j] for j in segment],
-                             bound, out)
+        spec, call = _kernel([walked[j] for j in segment], body[segment[0]].lineno,
+                             [text[j] for j in segment], bound, out)
         kernels.setdefault(spec.name, spec)
         driver.append(call)
         bound.update(out)
@@ -201,14 +201,17 @@ def _plain(e: ast.expr | None) -> bool:
         all(_plain(a) for a in e.args)
 
 
-def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
-            out: list[str]) -> tuple[KernelSpec, str]:
-    """The kernel of one segment (statements ``texts``, whose names are ``names``; named
-    after its canonical source) and the driver's call. Its sizes (loop bounds, shapes,
-    index arithmetic: see ``_sizes``) become parameters too, so the same loops over other
-    shapes are the same kernel. Its name ignores the user's line comments: the same loops
-    from another line, file or model are the same kernel."""
-    every = [n for ns in names for n in ns]
+def _kernel(walked: list[tuple[list[ast.AST], dict[int, ast.AST]]], first: int,
+            texts: list[str], bound: set[str], out: list[str]) -> tuple[KernelSpec, str]:
+    """The kernel of one segment (statements ``texts``, the first at line ``first`` of the
+    entry, whose nodes and parents are ``walked``; named after its canonical source) and
+    the driver's call. Its sizes (loop bounds, shapes, index arithmetic: see ``_sizes``)
+    become parameters too, so the same loops over other shapes are the same kernel. Its
+    name ignores the user's line comments: the same loops from another line, file or model
+    are the same kernel."""
+    nodes = [n for ns, _ in walked for n in ns]
+    parents = {k: v for _, ps in walked for k, v in ps.items()}
+    every = [n for n in nodes if isinstance(n, ast.Name)]
     loads = {n.id for n in every if isinstance(n.ctx, ast.Load)}
     stored = {n.id for n in every if isinstance(n.ctx, ast.Store)}
     order = list(dict.fromkeys(n.id for n in sorted(every, key=lambda n: (n.lineno,
@@ -218,7 +221,6 @@ def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
     rename = {n: f"a{k}" for k, n in enumerate(params)} | \
         {n: f"t{k}" for k, n in enumerate(local)}
     text = "\n".join(texts)
-    nodes, parents = _nodes(ast.parse(text))
     sizes = _sizes(nodes, parents)
     # NOTE: one parameter per literal, even where two are equal: sharing one would make
     # which sizes coincide part of the kernel (H == W, batch == channels), and the same
@@ -228,7 +230,7 @@ def _kernel(names: list[list[ast.Name]], texts: list[str], bound: set[str],
              if isinstance(n, ast.Name) and n.id in rename] + \
         [(c.lineno, c.col_offset, c.end_col_offset, f"c{k}") for k, c in enumerate(sizes)] + \
         _objmode_edits(nodes, rename)
-    lines = tuple(_edited(text, edits).splitlines())
+    lines = tuple(_edited(text, edits, first).splitlines())
     returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
     name = _kernel_name(lines, returns)
     spec = KernelSpec(name, tuple(rename[n] for n in params) +
@@ -321,11 +323,12 @@ def _objmode_edits(nodes: list[ast.AST], names: dict[str, str]) -> list[tuple[in
             for k in call.keywords if k.arg in names]
 
 
-def _edited(text: str, edits: list[tuple[int, int, int, str]]) -> str:
-    """``text`` with each (line, start, end) span replaced, comments (the user's lines) kept."""
+def _edited(text: str, edits: list[tuple[int, int, int, str]], first: int = 1) -> str:
+    """``text`` (whose first line is line ``first`` of the edits) with each (line, start,
+    end) span replaced, comments (the user's lines) kept."""
     lines = text.split("\n")
     for line, start, end, new in sorted(edits, reverse=True):
-        lines[line - 1] = lines[line - 1][:start] + new + lines[line - 1][end:]
+        lines[line - first] = lines[line - first][:start] + new + lines[line - first][end:]
     return "\n".join(lines)
 
 
@@ -345,10 +348,6 @@ def _comment(text: str) -> str:
 
 def _names_in(expr: str) -> set[str]:
     return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
-
-
-def _name_nodes(stmt: ast.AST) -> list[ast.Name]:
-    return [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
 
 
 def _first(names: list[list[ast.Name]], name: str) -> tuple[int, int]:

@@ -43,6 +43,15 @@ VECTOR_MATH = {Op.Exp: "_rt_exp64({0})", Op.Tanh: "_rt_tanh64({0})",
                Op.Erfc: "_rt_erfc64({0})", Op.GeLU: "_rt_gelu_{approximate}64({0})"}
 
 
+#: Float ops whose loop over one result is numpy's ufunc with ``out=``, to the bit (casts
+#: aside: each operand has the result's dtype). An outlined driver calls it instead of a
+#: kernel of one op, which cost Numba about 0.07 s to compile for no faster loop
+#: (``numpy_call``). ReLU is ``np.maximum(x, 0)``.
+UFUNCS = {Op.Add: "np.add", Op.Sub: "np.subtract", Op.Mul: "np.multiply",
+          Op.Div: "np.divide", Op.Neg: "np.negative", Op.Maximum: "np.maximum",
+          Op.Minimum: "np.minimum", Op.ReLU: "np.maximum"}
+
+
 #: Views whose lowering makes the array C-contiguous first (``emitting.reshape``).
 RESHAPES = frozenset({Op.Reshape, Op.ExpandDims, Op.Squeeze, Op.Flatten})
 
@@ -65,6 +74,7 @@ class FusedLoops:
     group: list[Node]
     aside: list[Node]
     written: set[Var]  # values a fused loop already wrote into their weight
+    numpy_calls: dict[str, str]  # a loop's first line -> the driver's call (numpy_call)
     owned: set[Var]  # values whose array the kernel made and nobody else shares
     here: set[Var]  # the values defined in the graph or region being lowered
     slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)
@@ -213,6 +223,9 @@ class FusedLoops:
             shape, views = self.merged_views(sources, outs, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
+        call = self.numpy_call(group, inplace) if shape else None
+        if call is not None:  # (the loop stays for a kernel that is not outlined)
+            self.numpy_calls[f"for {idx[0]} in range({shape[0]}):"] = call
         for k, (i, d) in enumerate(zip(idx, shape)):
             self.lines.append("    " * k + f"for {i} in range({d}):")
         scalars: dict[Value, tuple[str, DType | None]] = {}
@@ -240,6 +253,27 @@ class FusedLoops:
                 combined = self.lowering(update).expr.format(old, t)
                 t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
+
+    def numpy_call(self, group: list[Node], inplace: dict[Var, Var]) -> str | None:
+        """The ufunc call (``UFUNCS``) computing a group of one float op into its result's
+        array, each operand broadcast as the loop reads it (trailing axes aligned, size 1
+        repeated); None for any other group."""
+        n = group[0]
+        dt = n.out.type.dtype  # type: ignore[union-attr]
+        if len(group) > 1 or n.op not in UFUNCS or n.out in inplace or \
+                not dt.is_float or self.is_half(dt) or \
+                self.compute_dtype(n, self.lowering(n)) != dt:
+            return None
+        args = []
+        for v in n.inputs:
+            if isinstance(v, Const) and isinstance(v.type, ScalarType):
+                args.append(literal(v.value, dt))
+            elif _dtype(v) == dt:
+                args.append(self.name_of(_broadcast_source(v, self.all_defs)))
+            else:
+                return None
+        args += ["0"] if n.op is Op.ReLU else []
+        return f"{UFUNCS[n.op]}({', '.join(args)}, out={self.env[n.out]}){loc_comment(n)}"
 
     def merged_axes(self, sources: list[Value],
                     shape: tuple[int, ...]) -> list[list[int]] | None:

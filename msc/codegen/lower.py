@@ -93,6 +93,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
         self.written: set[Var] = set()
+        self.numpy_calls: dict[str, str] = {}
         # values whose array this kernel made and nobody else shares (see fusion.flush),
         # and the values defined in the graph or region being lowered
         self.owned: set[Var] = set()
@@ -525,7 +526,7 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     library: list[tuple[str, str]] = []
     files: dict[str, str] = {}
     if not split and target.numba and worth_outlining(kernel):
-        kernel, outlined = outline(kernel, lowerer.value_types())
+        kernel, outlined = outline(kernel, lowerer.value_types(), lowerer.numpy_calls)
         for k in outlined:
             if in_library(k):
                 stem, files[stem] = kernel_file(k)

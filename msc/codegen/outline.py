@@ -72,9 +72,12 @@ def worth_outlining(kernel: KernelSpec) -> bool:
     return len(kernel.lines) >= OUTLINE_LINES
 
 
-def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, list[KernelSpec]]:
+def outline(kernel: KernelSpec, types: dict[str, Type],
+            numpy_calls: dict[str, str] | None = None) -> tuple[KernelSpec, list[KernelSpec]]:
     """The plain-Python driver of ``kernel`` and the distinct kernels it calls. ``types``:
-    the IR type of each value the kernel names (temporaries of lowering are absent)."""
+    the IR type of each value the kernel names (temporaries of lowering are absent);
+    ``numpy_calls``: the numpy call the driver makes instead of a loop, by the loop's
+    first line (``FusedLoops.numpy_call``)."""
     body = ast.parse("\n".join(kernel.lines)).body
     lines = list(kernel.lines)
     text = [_source(lines, s) for s in body]
@@ -106,13 +109,19 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
         segment.clear()
         return True
 
+    def numpy_call(stmt: ast.stmt) -> str | None:
+        return (numpy_calls or {}).get(lines[stmt.lineno - 1]) \
+            if isinstance(stmt, ast.For) else None
+
     def driven(stmt: ast.stmt) -> bool:
-        return _driver_statement(stmt) or _tuple_item(stmt, types)
+        return _driver_statement(stmt) or _tuple_item(stmt, types) or \
+            numpy_call(stmt) is not None
 
     for i, stmt in enumerate(body):
         if driven(stmt) and not segment:
-            driver += _with_numpy_products(stmt, text[i])
-            bound |= stores[i]
+            call = numpy_call(stmt)
+            driver += [call] if call is not None else _with_numpy_products(stmt, text[i])
+            bound |= stores[i] if call is None else set()
             continue
         if _driver_loop(stmt) and not segment:
             driver += _python_loop(stmt)

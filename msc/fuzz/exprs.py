@@ -36,7 +36,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("clip", 1, None), ("cast", 1.5, None), ("reshape", 1, "shape-ops"),
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
-    ("split", 0.8, "shape-ops"),
+    ("split", 0.8, "shape-ops"), ("lone", 0.8, "reduce"),
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
     ("conv", 0.4, "conv"),
     ("tuple_item", 1, "tuple"),
@@ -76,6 +76,9 @@ _INT_BINARY = (
     "ops.floor_div({0}, ops.abs({1}) + 2)", "ops.gcd({0}, {1})",
     "ops.bitwise_left_shift(ops.clip_by_value({0}, -100, 100), 2)", "ops.lcm({0}, {1})",
 )
+#: Float ops that a loop of their own computes: numpy's ufunc in an outlined driver.
+_LONE = ("({0} + {1})", "({0} - {1})", "({0} * {1})", "ops.maximum({0}, {1})",
+         "ops.minimum({0}, {1})", "(-{0})", "ops.relu({0})", "({0} / 4.0)", "ops.div({1}, 3.0)")
 _COMPARE = ("({0} > {1})", "({0} < {1})", "({0} >= {1})", "({0} <= {1})", "({0} == {1})",
             "({0} != {1})", "ops.equal({0}, {1})", "ops.greater({0}, {1})", "ops.le({0}, {1})",
             "ops.ne({0}, {1})")
@@ -393,6 +396,21 @@ class Exprs:
             return None
         self.note_approx(t.dtype)
         return f"ops.cumsum({self.sub(t, scope, depth)}, {self.rng.randrange(t.ndim)})"
+
+    def _f_lone(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """One float op alone in its loop (cumulative sums around it, which no loop fuses
+        with), its second operand broadcast: the numba target's outlined driver calls
+        numpy's ufunc for it."""
+        if t.dtype not in ("float32", "float64") or t.ndim == 0:
+            return None
+        self.note_approx(t.dtype)
+        axis = self.rng.randrange(t.ndim)
+        a = f"ops.cumsum({self.sub(t, scope, depth)}, {axis})"
+        other = t.with_shape(sub_shape(self.rng, t.shape))
+        b = self.sub(other, scope, depth)
+        if other.ndim:
+            b = f"ops.cumsum({b}, {self.rng.randrange(other.ndim)})"
+        return f"ops.cumsum({self.rng.choice(_LONE).format(a, b)}, {axis})"
 
     def _f_matmul(self, t: TT, scope: list[Var], depth: int) -> str | None:
         if t.dtype == "bool" or t.ndim > 3:

@@ -244,3 +244,53 @@ def test_a_numba_failure_in_a_library_kernel_names_the_users_line(tmp_path,
         broken_compiled.run((x, y))
     assert info.value.loc is not None and info.value.loc.line == EXP_LINE
     assert any(f"{stem}.py" in note for note in info.value.notes)
+
+
+class OneOpLoops(nn.Cell):
+    """Single float ops between products (each its own loop), and ops that stay kernels:
+    an int32 op, a cast, a chain of two."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(7)
+        self.w = ms.Parameter(ms.Tensor(rng.normal(size=(5, 5)).astype(np.float32)), name="w")
+        self.bias = ms.Parameter(ms.Tensor(rng.normal(size=(5,)).astype(np.float32)),
+                                 name="bias")
+
+    def construct(self, x, n):
+        a = -ops.matmul(x, self.w)
+        b = ops.relu(ops.matmul(a, self.w))
+        c = ops.matmul(b, self.w) + self.bias
+        d = ops.matmul(c, self.w) / 3.0
+        e = ops.maximum(ops.matmul(d, self.w), x)
+        f = ops.matmul(e, self.w) * 2.0 - x
+        return f, n * 3 + 1, ops.cast(f, ms.float64)
+
+
+def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_everything):
+    """Each single float op is numpy's call into its result (no kernel of one op to
+    compile), broadcasting as the loop did; a chain, an int op and a cast stay a kernel
+    (one loop: they share a shape)."""
+    rng = np.random.default_rng(3)
+    inputs = [rng.normal(size=(4, 5)).astype(np.float32),
+              rng.integers(-9, 9, size=(4, 5)).astype(np.int32)]
+    net = OneOpLoops()
+    compiled = compile_fn(net, inputs)
+    weights = [p.asnumpy() for p in compiled.weights]
+    eager = to_numpy(net(*[ms.Tensor(x) for x in inputs]))
+    x, n = inputs
+    w, bias = net.w.asnumpy(), net.bias.asnumpy()
+    d = (np.maximum(-(x @ w) @ w, 0) @ w + bias) @ w / np.float32(3)
+    f = np.maximum(d @ w, x) @ w * np.float32(2) - x
+    for got, want in zip(eager, (f, n * 3 + 1, f.astype(np.float64))):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        assert got.dtype == want.dtype
+    spec = check_module(compiled.module, inputs, tmp_path, eager, weights,
+                        targets=("numba",))["numba"].spec
+    driver = "\n".join(spec.kernel.lines)
+    for call in (r"np\.negative\(\w+, out=", r"np\.maximum\(\w+, 0, out=",
+                 r"np\.add\(\w+, \w+, out=", r"np\.divide\(\w+, np\.float32\(3\.0\), out=",
+                 r"np\.maximum\(\w+, \w+, out="):
+        assert re.search(call, driver), call
+    assert len(re.findall(r"\b_k_\w+\(", driver)) == 1
+    assert "np.multiply(" not in driver and "np.subtract(" not in driver

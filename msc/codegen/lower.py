@@ -358,7 +358,14 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.flush()
         self.here = outer_here
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
-        self.lines.append(f"{out} = {self.contiguous(graph, graph.output)}")
+        value = self.contiguous(graph, graph.output)
+        if tuple_parts(graph.nodes, graph.output) is not None:
+            # a tuple display names a target of its own: Python builds one of over 30
+            # items as a list, and Numba then wants its target defined once (both
+            # branches define ``out``)
+            held, value = value, self.ns.fresh("items")
+            self.lines.append(f"{value} = {held}")
+        self.lines.append(f"{out} = {value}")
         self.lines = outer + ["    " + line for line in self.lines]
 
     def contiguous(self, graph: Graph, v: Value) -> str:

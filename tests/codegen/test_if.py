@@ -68,3 +68,22 @@ def test_if_to_select_computes_both_branches_and_selects(cond, tmp_path, rng):
     x = rng.standard_normal(4).astype(np.float32)
     want = (np.exp(x), -x) if cond else (2 * x - 1, x)
     check_module(module, [x, np.array(cond)], tmp_path, want)
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_branches_returning_a_long_tuple_compile(cond, tmp_path, rng):
+    """Python builds a tuple display of over 30 items as a list, and Numba wants the
+    target of such a display defined once: each branch names its tuple before ``out``."""
+    m = B("main", ("x", t(4)), ("c", t(dtype=dtypes.bool_)))
+    x, c = m.params
+    then = region("then", lambda b: b.MakeTuple(*[b.Add(x, float(k)) for k in range(33)]))
+    orelse = region("orelse", lambda b: b.MakeTuple(*[b.Mul(x, float(k)) for k in range(33)]))
+    attrs = {"then": then, "orelse": orelse}
+    out = Var(infer_type(get("If"), (c.type,), attrs))
+    m.nodes.append(Node(get("If"), (c,), make_attrs(attrs), out))
+    items = [m.TupleGetItem(out, index=k) for k in (0, 5, 32)]
+    module, _ = run_pipeline(mod(m.graph(m.MakeTuple(*items))),
+                             passes=passes(if_to_select=False))
+    v = rng.standard_normal(4).astype(np.float32)
+    want = tuple(v + np.float32(k) if cond else v * np.float32(k) for k in (0, 5, 32))
+    check_module(module, [v, np.array(cond)], tmp_path, want)

@@ -289,6 +289,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                 return
             lines = lowering.emit(args, node, out)
             self.lines += [lines[0] + loc_comment(node), *lines[1:]]
+            form = lowering.numpy and lowering.numpy(args, node, out)
+            if form is not None:  # (see outline: an outlined driver's call for the loop)
+                self.numpy_calls[form[0]] = form[1] + loc_comment(node)
             return
         if widen:
             self.half_node(node, out, loc_comment(node))

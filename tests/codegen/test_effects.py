@@ -181,16 +181,25 @@ class Accumulate(nn.Cell):
         self.one = Tensor(np.array([1], np.int32))
         self.m = Parameter(Tensor(np.arange(9, dtype=np.float32).reshape(3, 3)), name="m")
         self.n = Parameter(Tensor(np.arange(9, dtype=np.float32).reshape(3, 3)), name="n")
+        self.k = Parameter(Tensor(np.zeros(3, np.float32)), name="k")
 
     def construct(self, x):  # type: ignore[no-untyped-def]
         ops.assign_add(self.step, self.one)
         ops.assign_add(self.m, self.m)
         ops.assign_sub(self.n, self.n.T)
+        ops.assign(self.k, x)
         return x + 1.0
 
 
-def test_accumulating_writes_of_the_weights_shape_are_one_loop() -> None:
-    x = np.ones(3, np.float32)
+@pytest.mark.parametrize("outlined", [False, True])
+def test_accumulating_writes_of_the_weights_shape_are_one_loop(outlined, monkeypatch) -> None:
+    """One loop over the elements; in an outlined driver, numpy's copy or ufunc in place
+    (the same values, no kernel to compile)."""
+    from msc.codegen import outline
+
+    if outlined:
+        monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    x = np.arange(3, dtype=np.float32) - 1
     net = Accumulate()
     compiled = compile_entry(net, [arg_spec(x)], store=None, target="numba")
     compiled.run([Tensor(x)])
@@ -198,12 +207,17 @@ def test_accumulating_writes_of_the_weights_shape_are_one_loop() -> None:
     eager(Tensor(x))
     start = np.arange(9, dtype=np.float32).reshape(3, 3)
     for got, want, numpy in ((net.step, eager.step, [8]), (net.m, eager.m, start * 2),
-                             (net.n, eager.n, start - start.T)):
+                             (net.n, eager.n, start - start.T), (net.k, eager.k, x)):
         np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
         np.testing.assert_array_equal(got.asnumpy(), numpy)
     assert net.step.asnumpy().dtype == np.int32
     lines = "\n".join(compiled.spec.kernel.lines)
     assert ".astype(" not in lines  # no array expression: loops over the elements
+    if outlined:
+        assert re.search(r"np\.add\((\w+_flat), \w+_new, out=\1\)", lines), lines
+        assert re.search(r"np\.subtract\((\w+_flat), \w+_new, out=\1\)", lines), lines
+        assert re.search(r"np\.copyto\(\w+_flat, \w+_new\)", lines), lines
+        return
     assert re.search(r"\w+_flat\[\w+\] = np\.int32\(\w+_flat\[\w+\] \+ \w+_new\[", lines), lines
     assert re.search(r"\w+_flat\[\w+\] = np\.float32\(\w+_flat\[\w+\] - \w+_new\[", lines), lines
 

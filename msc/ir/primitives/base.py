@@ -99,9 +99,12 @@ class LoopNest:
 
 @dataclass(frozen=True)
 class Statements:
-    """``emit(args, node, out) -> lines``: statements with effects (writes, prints)."""
+    """``emit(args, node, out) -> lines``: statements with effects (writes, prints).
+    ``numpy(args, node, out)``: where the lines hold a loop that one numpy call does alike,
+    (the loop's first line, the call), which an outlined driver makes instead; or None."""
 
     emit: Callable[..., list[str]]
+    numpy: Callable[..., tuple[str, str] | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,23 @@ def _write_by_loops(op: str | None) -> Statements:
         read = ["0" if shape[d - lead] == 1 else at[d] for d in range(lead, t.ndim)]
         return lines + ["    " * t.ndim + f"{ref}[{index(at)}] = {new}[{index(read)}]",
                         f"{out} = {ref}"]
-    return Statements(emit)
+
+    def numpy(args: list[str], node: Any, out: str) -> tuple[str, str] | None:
+        """The one loop over the elements as numpy's copy (or ufunc, in place), where the
+        value has the weight's dtype and shape: the same values, no kernel to compile."""
+        t, vt = node.out.type, tensor_of(node.inputs[1].type)
+        if t.ndim == 0 or vt is None or vt.shape != t.shape or vt.dtype != t.dtype or \
+                t.dtype == float16:
+            return None
+        flat, new = f"{out}_flat", f"{out}_new"
+        call = f"np.copyto({flat}, {new})" if op is None else \
+            f"{_UFUNCS[op]}({flat}, {new}, out={flat})"
+        return f"for {out}_i in range({math.prod(t.shape)}):", call
+    return Statements(emit, numpy)
+
+
+#: The numpy ufunc of an in-place update's operator (AssignAdd, AssignSub).
+_UFUNCS = {"+": "np.add", "-": "np.subtract"}
 
 
 def _writes(op: str | None) -> dict[str, Lowering]:

@@ -44,12 +44,15 @@ VECTOR_MATH = {Op.Exp: "_rt_exp64({0})", Op.Tanh: "_rt_tanh64({0})",
 
 
 #: Float ops whose loop over one result is numpy's ufunc with ``out=``, to the bit (casts
-#: aside: each operand has the result's dtype). An outlined driver calls it instead of a
-#: kernel of one op, which cost Numba about 0.07 s to compile for no faster loop
-#: (``numpy_call``). ReLU is ``np.maximum(x, 0)``.
+#: aside: each operand has the result's dtype; a loop rounds each op's result to it too).
+#: An outlined driver calls it instead of a kernel of one op (or of a chain of two), which
+#: cost Numba about 0.07 s to compile for a loop no faster, or one pass less over the
+#: arrays (``numpy_call``). ReLU is ``np.maximum(x, 0)``.
 UFUNCS = {Op.Add: "np.add", Op.Sub: "np.subtract", Op.Mul: "np.multiply",
           Op.Div: "np.divide", Op.Neg: "np.negative", Op.Maximum: "np.maximum",
           Op.Minimum: "np.minimum", Op.ReLU: "np.maximum"}
+#: Those two of which a chain may be (``a * c + b``: an optimizer's update).
+CHAINED = frozenset({Op.Add, Op.Sub, Op.Mul, Op.Div, Op.Neg})
 
 
 #: Views whose lowering makes the array C-contiguous first (``emitting.reshape``).
@@ -223,7 +226,7 @@ class FusedLoops:
             shape, views = self.merged_views(sources, outs, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
-        call = self.numpy_call(group, inplace) if shape else None
+        call = self.numpy_call(group, outs, inplace) if shape else None
         if call is not None:  # (the loop stays for a kernel that is not outlined)
             self.numpy_calls[f"for {idx[0]} in range({shape[0]}):"] = call
         for k, (i, d) in enumerate(zip(idx, shape)):
@@ -254,26 +257,38 @@ class FusedLoops:
                 t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
 
-    def numpy_call(self, group: list[Node], inplace: dict[Var, Var]) -> str | None:
-        """The ufunc call (``UFUNCS``) computing a group of one float op into its result's
+    def numpy_call(self, group: list[Node], outs: list[Node],
+                   inplace: dict[Var, Var]) -> str | None:
+        """The ufunc calls (``UFUNCS``) computing a group of one float op, or a chain of two
+        arithmetic ones (the first's result only the second reads), into the result's
         array, each operand broadcast as the loop reads it (trailing axes aligned, size 1
-        repeated); None for any other group."""
-        n = group[0]
-        dt = n.out.type.dtype  # type: ignore[union-attr]
-        if len(group) > 1 or n.op not in UFUNCS or n.out in inplace or \
-                not dt.is_float or self.is_half(dt) or \
-                self.compute_dtype(n, self.lowering(n)) != dt:
+        repeated); None for any other group. A chain's first call writes the result's
+        array, which the second may then read for no other operand."""
+        last = group[-1]
+        if len(group) > 2 or outs != [last] or last.out in inplace or \
+                (len(group) == 2 and not all(n.op in CHAINED for n in group)):
             return None
-        args = []
-        for v in n.inputs:
-            if isinstance(v, Const) and isinstance(v.type, ScalarType):
-                args.append(literal(v.value, dt))
-            elif _dtype(v) == dt:
-                args.append(self.name_of(_broadcast_source(v, self.all_defs)))
-            else:
+        out, calls = self.env[last.out], []
+        for n in group:
+            dt = n.out.type.dtype  # type: ignore[union-attr]
+            if n.op not in UFUNCS or not dt.is_float or self.is_half(dt) or \
+                    self.compute_dtype(n, self.lowering(n)) != dt:
                 return None
-        args += ["0"] if n.op is Op.ReLU else []
-        return f"{UFUNCS[n.op]}({', '.join(args)}, out={self.env[n.out]}){loc_comment(n)}"
+            args = []
+            for v in n.inputs:
+                if calls and v is group[0].out:
+                    args.append(out)
+                elif isinstance(v, Const) and isinstance(v.type, ScalarType):
+                    args.append(literal(v.value, dt))
+                elif _dtype(v) == dt:
+                    args.append(self.name_of(_broadcast_source(v, self.all_defs)))
+                    if calls and args[-1] == out:
+                        return None
+                else:
+                    return None
+            args += ["0"] if n.op is Op.ReLU else []
+            calls.append(f"{UFUNCS[n.op]}({', '.join(args)}, out={out})")
+        return "\n".join(calls) + loc_comment(last)
 
     def merged_axes(self, sources: list[Value],
                     shape: tuple[int, ...]) -> list[list[int]] | None:

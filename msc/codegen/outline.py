@@ -120,7 +120,8 @@ def outline(kernel: KernelSpec, types: dict[str, Type],
     for i, stmt in enumerate(body):
         if driven(stmt) and not segment:
             call = numpy_call(stmt)
-            driver += [call] if call is not None else _with_numpy_products(stmt, text[i])
+            driver += call.split("\n") if call is not None else \
+                _with_numpy_products(stmt, text[i])
             bound |= stores[i] if call is None else set()
             continue
         if _driver_loop(stmt) and not segment:

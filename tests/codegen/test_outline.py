@@ -247,8 +247,8 @@ def test_a_numba_failure_in_a_library_kernel_names_the_users_line(tmp_path,
 
 
 class OneOpLoops(nn.Cell):
-    """Single float ops between products (each its own loop), and ops that stay kernels:
-    an int32 op, a cast, a chain of two."""
+    """Single float ops between products (each its own loop), chains of two, and ops
+    that stay a kernel: an int32 op and a cast, sharing a loop."""
 
     def __init__(self):
         super().__init__()
@@ -264,13 +264,14 @@ class OneOpLoops(nn.Cell):
         d = ops.matmul(c, self.w) / 3.0
         e = ops.maximum(ops.matmul(d, self.w), x)
         f = ops.matmul(e, self.w) * 2.0 - x
-        return f, n * 3 + 1, ops.cast(f, ms.float64)
+        g = ops.matmul(f, self.w[:, :3]) * 0.5 + self.bias[:3]  # a loop of its own shape
+        return f, n * 3 + 1, ops.cast(f, ms.float64), g
 
 
 def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_everything):
-    """Each single float op is numpy's call into its result (no kernel of one op to
-    compile), broadcasting as the loop did; a chain, an int op and a cast stay a kernel
-    (one loop: they share a shape)."""
+    """Each single float op, and a chain of two arithmetic ones, is numpy's calls into
+    its result (no kernel to compile), broadcasting as the loop did; an int op and a cast
+    stay a kernel (one loop: they share a shape)."""
     rng = np.random.default_rng(3)
     inputs = [rng.normal(size=(4, 5)).astype(np.float32),
               rng.integers(-9, 9, size=(4, 5)).astype(np.int32)]
@@ -282,7 +283,8 @@ def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_
     w, bias = net.w.asnumpy(), net.bias.asnumpy()
     d = (np.maximum(-(x @ w) @ w, 0) @ w + bias) @ w / np.float32(3)
     f = np.maximum(d @ w, x) @ w * np.float32(2) - x
-    for got, want in zip(eager, (f, n * 3 + 1, f.astype(np.float64))):
+    g = f @ w[:, :3] * np.float32(0.5) + bias[:3]
+    for got, want in zip(eager, (f, n * 3 + 1, f.astype(np.float64), g)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         assert got.dtype == want.dtype
     spec = check_module(compiled.module, inputs, tmp_path, eager, weights,
@@ -290,7 +292,9 @@ def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_
     driver = "\n".join(spec.kernel.lines)
     for call in (r"np\.negative\(\w+, out=", r"np\.maximum\(\w+, 0, out=",
                  r"np\.add\(\w+, \w+, out=", r"np\.divide\(\w+, np\.float32\(3\.0\), out=",
-                 r"np\.maximum\(\w+, \w+, out="):
+                 r"np\.maximum\(\w+, \w+, out=",
+                 r"np\.multiply\(\w+, np\.float32\(0\.5\), out=(\w+)\)\nnp\.add\(\1, \w+, out=\1\)"):
         assert re.search(call, driver), call
     assert len(re.findall(r"\b_k_\w+\(", driver)) == 1
-    assert "np.multiply(" not in driver and "np.subtract(" not in driver
+    assert re.search(r"np\.multiply\(\w+, np\.float32\(2\.0\), out=(\w+)\)\n"
+                     r"np\.subtract\(\1, x, out=\1\)", driver), driver

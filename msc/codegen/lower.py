@@ -362,10 +362,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.here = outer_here
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
         value = self.contiguous(graph, graph.output)
-        if tuple_parts(graph.nodes, graph.output) is not None:
-            # a tuple display names a target of its own: Python builds one of over 30
-            # items as a list, and Numba then wants its target defined once (both
-            # branches define ``out``)
+        if tuple_parts(graph.nodes, graph.output) is not None:  # a display of over 30
+            # items is built as a list, whose target Numba wants defined once (not twice)
             held, value = value, self.ns.fresh("items")
             self.lines.append(f"{value} = {held}")
         self.lines.append(f"{out} = {value}")

@@ -124,6 +124,9 @@ def same_values(g: np.ndarray, w: np.ndarray, approx_half: bool = False,
         if rtol == atol == 0.0:
             return bool(np.array_equal(g64, w64, equal_nan=True))
         return bool(np.allclose(g64, w64, rtol=rtol, atol=atol, equal_nan=True))
+    if approx_grad and w.dtype.kind in "iu" and g.dtype.kind in "iu":
+        # an integer cast of a finite-difference value lands a unit off at a boundary
+        return bool(np.all(np.abs(g.astype(np.int64) - w.astype(np.int64)) <= 1))
     return bool(np.array_equal(g, w))
 
 

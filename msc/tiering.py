@@ -9,10 +9,11 @@ numba module into Numba's on-disk cache, then a thread of this process loads the
 compiled kernels from that cache (on a process with one CPU, where every call is
 foreseen, the thread compiles them itself: a worker would run nothing in parallel). The
 caller checks ``NumbaTier.module`` on each call and switches when it is set, so it never
-waits for Numba and never sees a half-loaded kernel. Each call runs exactly one tier, so a Parameter write happens once per call.
-Both tiers come from the same optimized graph and agree (the test suites compare the
-targets op by op); transcendental functions may differ in the last bit between numpy's
-and Numba's implementations, as between the targets.
+waits for Numba and never sees a half-loaded kernel. Each call runs exactly one tier, so
+a Parameter write happens once per call. Both tiers come from the same optimized graph
+and agree (the test suites compare the targets op by op); transcendental functions may
+differ in the last bit between numpy's and Numba's implementations, as between the
+targets.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ import numpy as np
 
 from msc.codegen.library import KernelWatch
 from msc.codegen.numba_worker import FORESEEN, compile_calls, spare_cpus, write_ready
-from msc.collector import GC_PAUSE
 from msc.codegen.render import import_file
+from msc.collector import GC_PAUSE
 from msc.progress import Ticker, wanted
 
 WORKER = Path(__file__).with_name("codegen") / "numba_worker.py"

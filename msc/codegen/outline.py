@@ -282,7 +282,8 @@ def _nodes(tree: ast.AST) -> tuple[list[ast.AST], dict[int, ast.AST]]:
 def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Constant]:
     """The literals among ``nodes`` that become arguments. Integers that are sizes: loop
     bounds, elements of a shape or strides (``np.empty``, ``reshape``, ``as_strided``:
-    ``_SHAPED``), operands of index arithmetic and comparisons, slice bounds and indices
+    ``_SHAPED``), operands of index arithmetic, of augmented assignments (a layer norm's
+    ``/= 768``) and of comparisons, slice bounds and indices
     among others; not 0 and 1, a lone index (``t[2]`` may pick from a tuple, which needs a
     literal) or any other argument (an axis, a dtype's value, a kept ``int(3)``). Floats
     other than 0.0 and 1.0, wherever they are (``1 / n`` of a mean, an epsilon). Numba
@@ -308,7 +309,7 @@ def _sizes(nodes: list[ast.AST], parents: dict[int, ast.AST]) -> list[ast.Consta
                 (_called(owner) in _SHAPED or isinstance(owner.func, ast.Attribute) and
                  owner.func.attr == "reshape"))
         else:
-            sized = isinstance(parent, (ast.BinOp, ast.Compare, ast.Slice)) or (
+            sized = isinstance(parent, (ast.BinOp, ast.AugAssign, ast.Compare, ast.Slice)) or (
                 isinstance(parent, ast.Call) and c in parent.args and
                 _called(parent) in ("range", "min", "max"))
         if sized and c.value > 1:

@@ -78,7 +78,7 @@ _INT_BINARY = (
 )
 #: Float ops that a loop of their own computes: numpy's ufunc in an outlined driver.
 _LONE = ("({0} + {1})", "({0} - {1})", "({0} * {1})", "ops.maximum({0}, {1})",
-         "ops.minimum({0}, {1})", "(-{0})", "ops.relu({0})", "({0} / 4.0)", "ops.div({1}, 3.0)")
+         "ops.minimum({0}, {1})", "(-{0})", "ops.relu({0})", "({0} / 4.0)", "ops.div({0}, 3.0)")
 _COMPARE = ("({0} > {1})", "({0} < {1})", "({0} >= {1})", "({0} <= {1})", "({0} == {1})",
             "({0} != {1})", "ops.equal({0}, {1})", "ops.greater({0}, {1})", "ops.le({0}, {1})",
             "ops.ne({0}, {1})")

@@ -91,6 +91,20 @@ def test_the_same_loops_over_other_sizes_are_one_kernel():
     assert driver.lines[3].endswith("(z, y, 2, 8, 8, 0.25)")
 
 
+def test_a_divisor_of_an_augmented_assignment_is_an_argument():
+    """A layer norm's mean (``s /= 768``): the same kernel at another width."""
+    def mean(x, y, n):
+        return (f"{y} = np.empty((4,), np.float64)", f"for r{y} in range(4):",
+                f"    s{y} = 0.0", f"    for i{y} in range({n}):",
+                f"        s{y} += {x}[r{y}, i{y}]", f"    s{y} /= {n}", f"    {y}[r{y}] = s{y}")
+    types = {"x": TensorType(dtypes.float32, (4, 768)), "y": TensorType(dtypes.float64, (4,)),
+             "u": TensorType(dtypes.float32, (4, 512)), "v": TensorType(dtypes.float64, (4,))}
+    spec = KernelSpec("main", ("x", "u"), mean("x", "y", 768) + mean("u", "v", 512), "(y, v, )")
+    driver, kernels = outline(spec, types)
+    assert len(kernels) == 1 and "    t1 /= c2" in kernels[0].lines, kernels
+    assert driver.lines[-1].endswith("(u, v, 4, 512, 512)")
+
+
 def test_sizes_that_happen_to_be_equal_are_separate_arguments():
     """A square image and a wide one, or batch 8 of 8 channels: the same kernel (a shared
     argument for equal sizes would make the coincidence part of the kernel)."""
@@ -293,7 +307,8 @@ def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_
     for call in (r"np\.negative\(\w+, out=", r"np\.maximum\(\w+, 0, out=",
                  r"np\.add\(\w+, \w+, out=", r"np\.divide\(\w+, np\.float32\(3\.0\), out=",
                  r"np\.maximum\(\w+, \w+, out=",
-                 r"np\.multiply\(\w+, np\.float32\(0\.5\), out=(\w+)\)\nnp\.add\(\1, \w+, out=\1\)"):
+                 r"np\.multiply\(\w+, np\.float32\(0\.5\), out=(\w+)\)\n"
+                 r"np\.add\(\1, \w+, out=\1\)"):
         assert re.search(call, driver), call
     assert len(re.findall(r"\b_k_\w+\(", driver)) == 1
     assert re.search(r"np\.multiply\(\w+, np\.float32\(2\.0\), out=(\w+)\)\n"

@@ -29,9 +29,11 @@ import numpy as np
 from msc.fuzz import finite_diff as fd
 from msc.fuzz.types import MS_DTYPE, TT, Var, literal_source
 
-#: (rtol, atol) for the values of a program that takes gradients.
-GRAD_TOLERANCE = (1e-6, 1e-6)
+#: Finite-difference gradients are snapped to multiples of 1 / _GRID (``_snap``): half a
+#: unit off each, a few units once they combine (a loop adding a gradient to what the next
+#: gradient reads), hence the values' (rtol, atol) in a program that takes gradients.
 _GRID = 2.0 ** 20
+GRAD_TOLERANCE = (1e-6, 4 / _GRID)
 
 
 class GradForms:

@@ -302,6 +302,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                                   self.ns.fresh)
         if loops:
             self.lines += [loops[0] + loc_comment(node), *loops[1:]]
+            self.numpy_calls.update(getattr(loops, "numpy_calls", {}))
         else:
             self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
         if getattr(lowering, "fresh", False):

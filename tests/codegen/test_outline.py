@@ -313,3 +313,35 @@ def test_a_loop_of_one_float_op_is_numpys_ufunc_in_the_driver(tmp_path, outline_
     assert len(re.findall(r"\b_k_\w+\(", driver)) == 1
     assert re.search(r"np\.multiply\(\w+, np\.float32\(2\.0\), out=(\w+)\)\n"
                      r"np\.subtract\(\1, x, out=\1\)", driver), driver
+
+
+class ConvThenMean(nn.Cell):
+    """A convolution whose product covers the batch (copied into the output's order), a
+    mean and a sum over the batch (float64 rows, rounded into the result)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1)
+
+    def construct(self, x):
+        y = ops.tanh(self.conv(x))
+        return ops.reduce_mean(y, 0), ops.reduce_sum(y, 0)
+
+
+def test_a_loop_nest_numpy_copies_alike_is_numpys_call_in_the_driver(tmp_path,
+                                                                      outline_everything):
+    """The product's copy into the output's order and a sum's rounding of its float64
+    rows are numpy's calls in an outlined driver (their loops stay in a kernel)."""
+    x = np.random.default_rng(4).normal(size=(2, 32, 3, 3)).astype(np.float32)
+    net = ConvThenMean()
+    compiled = compile_fn(net, [x])
+    weights = [p.asnumpy() for p in compiled.weights]
+    eager = to_numpy(net(ms.Tensor(x)))
+    np.testing.assert_allclose(eager[0] * 2, eager[1], rtol=1e-6, atol=1e-6)
+    spec = check_module(compiled.module, [x], tmp_path, eager, weights,
+                        targets=("numba",))["numba"].spec
+    driver = "\n".join(spec.kernel.lines)
+    for call in (r"np\.copyto\(\w+, \w+\.reshape\(\(32, 2, 9\)\)\.transpose\(\(1, 0, 2\)\)\)",
+                 r"np\.divide\(\w+\.reshape\(\(32, 3, 3\)\), 2, out=\w+, casting='unsafe'\)",
+                 r"np\.copyto\(\w+, \w+\.reshape\(\(32, 3, 3\)\), casting='unsafe'\)"):
+        assert re.search(call, driver), (call, driver)

@@ -59,18 +59,37 @@ def index(parts: Sequence[str]) -> str:
     return ", ".join(parts) if parts else "()"
 
 
+class Lines(list):  # type: ignore[type-arg]
+    """An emitter's lines, with ``numpy_calls``: a loop's first line -> the numpy call an
+    outlined driver makes instead of it (``msc/codegen/outline.py``; a kernel keeps the
+    loop)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.numpy_calls: dict[str, str] = {}
+
+
 class Loops:
     """Writes nested ``for`` loops for a ``loops`` emitter. Numba compiles explicit
     loops much faster than chains of array expressions (transpose, reshape, ...), and
     keeps their accumulators in registers.
 
     ``fresh(hint)`` gives unique identifiers; ``open`` starts one loop per axis and
-    returns the index variable of each (``i2`` for axis 2); ``close`` ends them."""
+    returns the index variable of each (``i2`` for axis 2); ``close`` ends them;
+    ``instead`` names the numpy call that does what loops opened at the top do."""
 
     def __init__(self, fresh: Callable[[str], str]):
         self.fresh = fresh
-        self.lines: list[str] = []
+        self.lines = Lines()
         self.depth = 0
+        self.headers: dict[str, str] = {}  # an outermost loop's variable -> its line
+
+    def instead(self, names: dict[int, str], call: str) -> None:
+        """``call``, one numpy call, computes what the loops ``names`` (opened outside any
+        other) do, to the bit: an outlined driver makes it (no kernel to compile)."""
+        first = next(iter(names.values()))
+        if first in self.headers:
+            self.lines.numpy_calls[self.headers[first]] = call
 
     def add(self, text: str) -> None:
         self.lines.append("    " * self.depth + text)
@@ -80,6 +99,8 @@ class Loops:
         for a in axes:
             names[a] = self.fresh(f"{hint}{a}")
             self.add(f"for {names[a]} in range({shape[a]}):")
+            if self.depth == 0:
+                self.headers[names[a]] = self.lines[-1]
             self.depth += 1
         return names
 

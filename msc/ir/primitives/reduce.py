@@ -172,10 +172,15 @@ def _loops_leading(kind: str, a: list[str], node: Any, out: str,
     loops.close(rows)
     at = loops.open(x.shape, kept)
     cell = f"{acc}[{index([at[d] for d in kept])}]"
-    result = cell if kind != "mean" else f"{cell} / {math.prod(x.shape[d] for d in axes)}"
+    count = math.prod(x.shape[d] for d in axes)
+    result = cell if kind != "mean" else f"{cell} / {count}"
     loops.add(f"{out}[{reduced_index(at, x.ndim, axes, bool(node.attr['keep_dims']))}] = "
               f"{dtype_ref(o.dtype)}({result})")
     loops.close(at)
+    if o.dtype.np_name in ("float32", "float64"):  # the accumulators rounded into it
+        rows = f"{acc}.reshape({o.shape!r})"
+        loops.instead(at, f"np.divide({rows}, {count}, out={out}, casting='unsafe')"
+                      if kind == "mean" else f"np.copyto({out}, {rows}, casting='unsafe')")
     return loops.lines
 
 

@@ -287,11 +287,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             if widen:
                 self.half_node(node, out, loc_comment(node))
                 return
-            lines = lowering.emit(args, node, out)
-            self.lines += [lines[0] + loc_comment(node), *lines[1:]]
-            form = lowering.numpy and lowering.numpy(args, node, out)
-            if form is not None:  # (see outline: an outlined driver's call for the loop)
-                self.numpy_calls[form[0]] = form[1] + loc_comment(node)
+            self.emitted(node, lowering.emit(args, node, out))
             return
         if widen:
             self.half_node(node, out, loc_comment(node))
@@ -301,12 +297,17 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             loops = lowering.emit([self.name_of(v) for v in node.inputs], node, out,
                                   self.ns.fresh)
         if loops:
-            self.lines += [loops[0] + loc_comment(node), *loops[1:]]
-            self.numpy_calls.update(getattr(loops, "numpy_calls", {}))
+            self.emitted(node, loops)
         else:
             self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
+
+    def emitted(self, node: Node, lines: list[str]) -> None:
+        """An emitter's ``lines`` for ``node``, with the calls of ``emitting.Lines``."""
+        self.lines += [lines[0] + loc_comment(node), *lines[1:]]
+        for first, call in getattr(lines, "numpy_calls", {}).items():
+            self.numpy_calls[first] = call + loc_comment(node)
 
     def hoists(self, node: Node, lowering: Any) -> bool:
         """Whether ``node`` (reading no member of the pending group) may run before the
@@ -363,9 +364,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.here = outer_here
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
         value = self.contiguous(graph, graph.output)
-        if tuple_parts(graph.nodes, graph.output) is not None:  # a display of over 30
-            # items is built as a list, whose target Numba wants defined once (not twice)
-            held, value = value, self.ns.fresh("items")
+        if tuple_parts(graph.nodes, graph.output) is not None:  # over 30 items: a list,
+            held, value = value, self.ns.fresh("items")  # its target defined once for Numba
             self.lines.append(f"{value} = {held}")
         self.lines.append(f"{out} = {value}")
         self.lines = outer + ["    " + line for line in self.lines]

@@ -109,9 +109,10 @@ def outline(kernel: KernelSpec, types: dict[str, Type],
         segment.clear()
         return True
 
+    calls = numpy_calls or {}
+
     def numpy_call(stmt: ast.stmt) -> str | None:
-        return (numpy_calls or {}).get(lines[stmt.lineno - 1]) \
-            if isinstance(stmt, ast.For) else None
+        return calls.get(lines[stmt.lineno - 1]) if isinstance(stmt, ast.For) else None
 
     def driven(stmt: ast.stmt) -> bool:
         return _driver_statement(stmt) or _tuple_item(stmt, types) or \

@@ -99,12 +99,11 @@ class LoopNest:
 
 @dataclass(frozen=True)
 class Statements:
-    """``emit(args, node, out) -> lines``: statements with effects (writes, prints).
-    ``numpy(args, node, out)``: where the lines hold a loop that one numpy call does alike,
-    (the loop's first line, the call), which an outlined driver makes instead; or None."""
+    """``emit(args, node, out) -> lines``: statements with effects (writes, prints); the
+    lines may be ``emitting.Lines``, naming numpy calls an outlined driver makes instead of
+    their loops (as a ``LoopNest``'s may)."""
 
     emit: Callable[..., list[str]]
-    numpy: Callable[..., tuple[str, str] | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from msc.ir.primitives.base import (
     operand_dtype,
     register,
 )
-from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.primitives.emitting import Lines, dtype_ref, index
 from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 from msc.runtime.numpy_rt import print_text
@@ -147,9 +147,15 @@ def _write_by_loops(op: str | None) -> Statements:
         if vt.shape == t.shape:  # one loop over the elements, at any rank (a view of the
             n, i = math.prod(t.shape), f"{out}_i"  # weight in another order is copied; an
             old = f"{out}_flat[{i}] {op} " if op else ""  # element is read, then written)
-            return [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",
-                    f"{out}_flat = {ref}.reshape(({n},))", f"for {i} in range({n}):",
-                    f"    {out}_flat[{i}] = {dt}({old}{new}[{i}])", f"{out} = {ref}"]
+            lines = Lines()
+            lines += [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",
+                      f"{out}_flat = {ref}.reshape(({n},))", f"for {i} in range({n}):",
+                      f"    {out}_flat[{i}] = {dt}({old}{new}[{i}])", f"{out} = {ref}"]
+            if vt.dtype == t.dtype:  # numpy's copy (or ufunc, in place) does it alike
+                flat = f"{out}_flat"
+                lines.numpy_calls[lines[2]] = f"np.copyto({flat}, {new})" if op is None \
+                    else f"{_UFUNCS[op]}({flat}, {new}, out={flat})"
+            return lines
         if op is None:
             shape, made = vt.shape, f"{value}.astype({dt})"  # astype copies
         else:
@@ -162,18 +168,7 @@ def _write_by_loops(op: str | None) -> Statements:
         return lines + ["    " * t.ndim + f"{ref}[{index(at)}] = {new}[{index(read)}]",
                         f"{out} = {ref}"]
 
-    def numpy(args: list[str], node: Any, out: str) -> tuple[str, str] | None:
-        """The one loop over the elements as numpy's copy (or ufunc, in place), where the
-        value has the weight's dtype and shape: the same values, no kernel to compile."""
-        t, vt = node.out.type, tensor_of(node.inputs[1].type)
-        if t.ndim == 0 or vt is None or vt.shape != t.shape or vt.dtype != t.dtype or \
-                t.dtype == float16:
-            return None
-        flat, new = f"{out}_flat", f"{out}_new"
-        call = f"np.copyto({flat}, {new})" if op is None else \
-            f"{_UFUNCS[op]}({flat}, {new}, out={flat})"
-        return f"for {out}_i in range({math.prod(t.shape)}):", call
-    return Statements(emit, numpy)
+    return Statements(emit)
 
 
 #: The numpy ufunc of an in-place update's operator (AssignAdd, AssignSub).

@@ -76,9 +76,11 @@ _INT_BINARY = (
     "ops.floor_div({0}, ops.abs({1}) + 2)", "ops.gcd({0}, {1})",
     "ops.bitwise_left_shift(ops.clip_by_value({0}, -100, 100), 2)", "ops.lcm({0}, {1})",
 )
-#: Float ops that a loop of their own computes: numpy's ufunc in an outlined driver.
+#: Float ops that a loop of their own computes, one or a chain of two: numpy's ufuncs in
+#: an outlined driver.
 _LONE = ("({0} + {1})", "({0} - {1})", "({0} * {1})", "ops.maximum({0}, {1})",
-         "ops.minimum({0}, {1})", "(-{0})", "ops.relu({0})", "({0} / 4.0)", "ops.div({0}, 3.0)")
+         "ops.minimum({0}, {1})", "(-{0})", "ops.relu({0})", "({0} / 4.0)", "ops.div({0}, 3.0)",
+         "({0} * 0.9 + {1})", "(({0} - {1}) / 3.0)", "({1} - {0} * 0.5)")
 _COMPARE = ("({0} > {1})", "({0} < {1})", "({0} >= {1})", "({0} <= {1})", "({0} == {1})",
             "({0} != {1})", "ops.equal({0}, {1})", "ops.greater({0}, {1})", "ops.le({0}, {1})",
             "ops.ne({0}, {1})")

@@ -53,6 +53,11 @@ def reduced_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep:
 
 # --- explicit loop nests (numba target) -------------------------------------------------
 
+#: A float fold along a contiguous innermost axis keeps this many partial results: chains
+#: that do not wait on each other, which LLVM turns into vector instructions (one chain
+#: waits a float add's or a compare's latency per element, and Numba never reassociates).
+PARTIALS = 8
+
 
 def index(parts: Sequence[str]) -> str:
     """Subscript text; a 0-d array is indexed with ``()``."""
@@ -106,3 +111,53 @@ class Loops:
 
     def close(self, names: dict[int, str]) -> None:
         self.depth -= len(names)
+
+    def fold(self, kind: str, acc: str, shape: Sequence[int], kept: dict[int, str],
+             axes: Sequence[int], item: Callable[[dict[int, str]], str],
+             hint: str = "j") -> None:
+        """Lines folding ``item`` (the text of one element, given every axis's index)
+        over ``axes`` into ``acc``, which holds the start: ``kind`` "sum" adds (``acc``
+        a float64), "max" keeps the larger, a NaN winning. Where the innermost axis is the
+        last of ``axes`` and at least ``2 * PARTIALS`` long, ``PARTIALS`` partial results each
+        take every ``PARTIALS``-th element of a row and are combined in a fixed order, the
+        rest of the row after them: a float sum's rounding differs from one chain's in
+        the last bits of its float64, a maximum is the same value (of a zero, the sign
+        may differ)."""
+        last = len(shape) - 1
+        if not axes or axes[-1] != last or shape[last] < 2 * PARTIALS:
+            inner = self.open(shape, axes, hint)
+            self._take(kind, acc, item({**kept, **inner}))
+            self.close(inner)
+            return
+        outer = self.open(shape, axes[:-1], hint)
+        at, parts = self.fresh(f"{hint}{last}"), [self.fresh("part") for _ in range(PARTIALS)]
+        self.add(f"{' = '.join(parts)} = {'0.0' if kind == 'sum' else acc}")
+        whole = shape[last] - shape[last] % PARTIALS
+        self.add(f"for {at} in range(0, {whole}, int({PARTIALS})):")
+        self.depth += 1
+        for k, part in enumerate(parts):
+            self._take(kind, part, item({**kept, **outer, last: f"{at} + int({k})" if k else at}))
+        self.depth -= 1
+        if kind == "sum":
+            pairs = [f"({a} + {b})" for a, b in zip(parts[::2], parts[1::2])]
+            while len(pairs) > 1:
+                pairs = [f"({a} + {b})" for a, b in zip(pairs[::2], pairs[1::2])]
+            self.add(f"{acc} += {pairs[0][1:-1]}")
+        else:
+            for part in parts:
+                self._take(kind, acc, part)
+        self.add(f"for {at} in range({whole}, {shape[last]}):")
+        self.depth += 1
+        self._take(kind, acc, item({**kept, **outer, last: at}))
+        self.depth -= 1
+        self.close(outer)
+
+    def _take(self, kind: str, acc: str, item: str) -> None:
+        if kind == "sum":
+            self.add(f"{acc} += {item}")
+            return
+        v = item if item.isidentifier() else self.fresh("a")
+        if v != item:
+            self.add(f"{v} = {item}")
+        self.add(f"if {v} > {acc} or {v} != {v}:")
+        self.add(f"    {acc} = {v}")

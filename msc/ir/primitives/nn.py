@@ -133,14 +133,15 @@ def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
              axes: tuple[int, ...]) -> str:
     """Lines computing the maximum over ``axes`` of the current row (a NaN wins, as in
     numpy); the name holding it. It starts from the row's first element."""
-    top, v = loops.fresh("top"), loops.fresh("a")
+    top = loops.fresh("top")
     loops.add(f"{top} = {src}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
-    at, inner = _row(loops, x, kept, axes)
-    loops.add(f"{v} = {src}[{at}]")
-    loops.add(f"if {v} > {top} or {v} != {v}:")
-    loops.add(f"    {top} = {v}")
-    loops.close(inner)
+    loops.fold("max", top, x.shape, kept, axes, _element(src, x))
     return top
+
+
+def _element(src: str, x: TensorType) -> Any:
+    """``Loops.fold``'s item: the element of ``src`` at the loops' indices."""
+    return lambda names: f"{src}[{index([names[d] for d in range(x.ndim)])}]"
 
 
 def _loops_softmax(log: bool) -> Any:
@@ -161,15 +162,15 @@ def _loops_softmax(log: bool) -> Any:
             loops.add(f"{out}[{at}] = {dt}(_rt_exp64({a[0]}[{at}] - {top}))")
             loops.close(inner)
         loops.add(f"{total} = 0.0")
-        at, inner = _row(loops, x, kept, axes)
         if stored:
-            loops.add(f"{total} += {out}[{at}]")
+            loops.fold("sum", total, x.shape, kept, axes, _element(out, x))
         else:
+            at, inner = _row(loops, x, kept, axes)
             loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
             if not log:
                 loops.add(f"{out}[{at}] = {dt}({e})")
             loops.add(f"{total} += {e}")
-        loops.close(inner)
+            loops.close(inner)
         if log:
             loops.add(f"{total} = math.log({total})")
         at, inner = _row(loops, x, kept, axes)
@@ -201,20 +202,17 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     axes = tuple(range(begin, x.ndim))
     n = math.prod(x.shape[begin:])
     eps = float(node.attr["epsilon"])
-    mean, var, scale, d = fresh("mean"), fresh("var"), fresh("scale"), fresh("d")
+    mean, var, scale = fresh("mean"), fresh("var"), fresh("scale")
     loops = Loops(fresh)
     loops.add(f"{out} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
     kept = loops.open(x.shape, range(begin))
     loops.add(f"{mean} = 0.0")
-    at, inner = _row(loops, x, kept, axes)
-    loops.add(f"{mean} += {a[0]}[{at}]")
-    loops.close(inner)
+    element = _element(a[0], x)
+    loops.fold("sum", mean, x.shape, kept, axes, element)
     loops.add(f"{mean} /= {n}")
     loops.add(f"{var} = 0.0")
-    at, inner = _row(loops, x, kept, axes)
-    loops.add(f"{d} = {a[0]}[{at}] - {mean}")
-    loops.add(f"{var} += {d} * {d}")
-    loops.close(inner)
+    loops.fold("sum", var, x.shape, kept, axes,
+               lambda names: f"({element(names)} - {mean}) * ({element(names)} - {mean})")
     loops.add(f"{scale} = 1.0 / math.sqrt({var} / {n} + {eps!r})")
     at, inner = _row(loops, x, kept, axes)
     names = {**kept, **inner}
@@ -265,9 +263,9 @@ def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     loops.add(f"if not -np.inf < {top} < np.inf:")
     loops.add(f"    {top} = 0.0")
     loops.add(f"{total} = 0.0")
-    at, inner = _row(loops, x, kept, axes)
-    loops.add(f"{total} += math.exp({a[0]}[{at}] - {top})")
-    loops.close(inner)
+    element = _element(a[0], x)
+    loops.fold("sum", total, x.shape, kept, axes,
+               lambda names: f"math.exp({element(names)} - {top})")
     where = reduced_index(kept, x.ndim, axes, node.attr["keep_dims"])
     loops.add(f"{out}[{where}] = {dtype_ref(o.dtype)}(math.log({total}) + {top})")
     return loops.lines

@@ -19,11 +19,11 @@ NP_DTYPE = {"float32": "np.float32", "float64": "np.float64", "float16": "np.flo
             "int32": "np.int32", "int64": "np.int64", "bool": "np.bool_"}
 #: Shapes the generator draws from: 0-d, size-1 dimensions, broadcasting partners.
 #: (2, 3, 2, 2) and (1, 3, 1, 1): feature maps and per-channel operands, whose loops the
-#: numba target merges axis by axis (fusion.merged_axes). (2, 19) and (2, 1, 16): rows
-#: long enough for a fold in partial results (``Loops.fold``), with a rest and without.
+#: numba target merges axis by axis (fusion.merged_axes). (2, 67) and (2, 1, 64): rows
+#: long enough for a fold's runtime helper (``Loops.fold``), with a rest and without.
 SHAPES: tuple[tuple[int, ...], ...] = ((), (1,), (3,), (2,), (2, 3), (1, 3), (2, 1),
                                        (1, 1), (3, 1, 2), (2, 2), (2, 3, 2, 2), (1, 3, 1, 1),
-                                       (2, 19), (2, 1, 16))
+                                       (2, 67), (2, 1, 64))
 
 
 @dataclass(frozen=True)

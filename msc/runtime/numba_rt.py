@@ -1,6 +1,7 @@
 """numba runtime helpers: what the numba target's kernels call. Reductions, row-wise
 kernels (softmax, layer norm) and integer contractions are loop nests in the kernels
-themselves; these are the scalar functions and the matrix products.
+themselves (a long row's maximum or sum is one call of numba_rows_rt.py's helpers); these
+are the scalar functions and the matrix products.
 
 ``msc.codegen.render`` copies the top-level statements a module needs into it, in this
 file's order, so each statement must stand alone on ``math``, ``np`` and ``njit`` (the

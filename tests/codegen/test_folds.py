@@ -1,23 +1,27 @@
-"""Float folds along a contiguous row in partial results (``Loops.fold``): the maxima and
-float64 sums of Softmax, LogSoftmax, LogSumExp, LayerNorm and ReduceSum/ReduceMean keep
-``PARTIALS`` chains that LLVM vectorizes, then the row's rest.
+"""Folds of long rows (``Loops.fold``): the maxima and float64 sums of Softmax,
+LogSoftmax, LayerNorm and float ReduceSum/ReduceMean call the ``_rt_row_*`` helpers
+(numba_rows_rt.py) once per row, whose partial results LLVM vectorizes.
 
-Rows of 37 and 40 elements (a rest and none), of 9 (too short: one chain), over the last
-axis and over the last two; NaN and infinities at a partial's position and in the rest.
-Each result is checked against eager mode and every target (``check_all``) and against
-numpy in float64 written here; float32 sums against the exactly rounded sum.
+Rows of 67 and 72 elements (a rest and none) and of 9 (short: one chain in the kernel),
+over the last axis and over the last two; NaN and infinities at a partial's position, in
+the rest and first. Each result is checked against eager mode and every target
+(``check_all``) and against numpy in float64 written here; float32 sums against the
+exactly rounded sum; the helpers alone against numpy.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 import pytest
 
 from msc import nn, ops
-from msc.ir.primitives.emitting import PARTIALS
+from msc.codegen import outline as outlining
+from msc.ir.primitives.emitting import FOLD_ROWS
+from msc.runtime import numba_rows_rt
 from tests.codegen import check_all
 
 F32 = np.float32
@@ -28,7 +32,7 @@ def kernel_of(built: dict[str, Any]) -> str:
 
 
 def rows(rng: Any, shape: tuple[int, ...], specials: bool = True) -> np.ndarray:
-    """Normal values; with ``specials``, a NaN in a partial's column and in the rest, and
+    """Normal values; with ``specials``, NaN in a partial's column, last and first, and
     +-inf, in rows of their own."""
     x = (rng.normal(size=shape) * 3).astype(F32)
     if specials:
@@ -37,6 +41,7 @@ def rows(rng: Any, shape: tuple[int, ...], specials: bool = True) -> np.ndarray:
         flat[2, -1] = np.nan
         flat[3, min(11, shape[-1] - 2)] = np.inf
         flat[4, 5] = -np.inf
+        flat[5, 0] = np.nan
     return x
 
 
@@ -48,34 +53,18 @@ def np_softmax(x: np.ndarray, axes: tuple[int, ...], log: bool) -> np.ndarray:
         return (s - np.log(total) if log else np.exp(s) / total).astype(F32)
 
 
-@pytest.mark.parametrize("width", [37, 40, 9])
+@pytest.mark.parametrize("width", [67, 72, 9])
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_rows(width: int, log: bool, tmp_path: Any, rng: Any) -> None:
-    x = rows(rng, (6, width))
+    x = rows(rng, (7, width))
     fn = nn.LogSoftmax() if log else nn.Softmax()
     _, built = check_all(fn, [x], tmp_path, expect=np_softmax(x, (1,), log))
-    assert (f"int({PARTIALS})" in kernel_of(built)) == (width >= 2 * PARTIALS)
-
-
-def test_logsumexp_rows_and_two_axes(tmp_path: Any, rng: Any) -> None:
-    x = rows(rng, (6, 3, 21))
-
-    def fn(v: Any) -> Any:
-        return ops.logsumexp(v, 2, False), ops.logsumexp(v, (1, 2), True)
-
-    with np.errstate(invalid="ignore", over="ignore"):
-        def lse(axes: tuple[int, ...], keep: bool) -> np.ndarray:
-            top = x.max(axis=axes, keepdims=True).astype(np.float64)
-            top = np.where(np.isfinite(top), top, 0)
-            out = np.log(np.exp(x - top).sum(axis=axes, keepdims=True)) + top
-            return (out if keep else out.squeeze(axis=axes)).astype(F32)
-        expect = (lse((2,), False), lse((1, 2), True))
-    check_all(fn, [x], tmp_path, expect=expect)
+    assert ("_rt_row_max(" in kernel_of(built)) == (width >= FOLD_ROWS)
 
 
 @pytest.mark.parametrize("begin", [-1, 1])
 def test_layer_norm_rows_and_two_axes(begin: int, tmp_path: Any, rng: Any) -> None:
-    x = rows(rng, (5, 4, 40), specials=False) + F32(7)  # a mean far from 0
+    x = rows(rng, (5, 4, 72), specials=False) + F32(7)  # a mean far from 0
     gamma = rng.uniform(0.5, 1.5, x.shape[begin:]).astype(F32)
     beta = rng.normal(size=x.shape[begin:]).astype(F32)
     norm = ops.LayerNorm(begin_norm_axis=begin, begin_params_axis=begin, epsilon=1e-5)
@@ -89,13 +78,13 @@ def test_layer_norm_rows_and_two_axes(begin: int, tmp_path: Any, rng: Any) -> No
     var = ((d - mean) ** 2).mean(axis=axes, keepdims=True)
     expect = ((d - mean) / np.sqrt(var + 1e-5) * gamma + beta).astype(F32)
     _, built = check_all(fn, [x, gamma, beta], tmp_path, expect=expect)
-    assert f"int({PARTIALS})" in kernel_of(built)
+    assert "_rt_row_sum(" in kernel_of(built) and "_rt_row_squares(" in kernel_of(built)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sums_and_means_of_rows(dtype: Any, tmp_path: Any, rng: Any) -> None:
-    x = (rng.normal(size=(7, 3, 37)) * 5).astype(dtype)
-    x[2, 1, 30] = np.nan
+    x = (rng.normal(size=(7, 3, 67)) * 5).astype(dtype)
+    x[2, 1, 65] = np.nan
     x[3, 0, 8] = np.inf
 
     def fn(v: Any) -> Any:
@@ -106,9 +95,47 @@ def test_sums_and_means_of_rows(dtype: Any, tmp_path: Any, rng: Any) -> None:
     expect = tuple(r.astype(dtype) for r in (
         d.sum(axis=2), d.mean(axis=(1, 2), keepdims=True), d.sum(axis=(0, 2))))
     _, built = check_all(fn, [x], tmp_path, expect=expect)
-    assert f"int({PARTIALS})" in kernel_of(built)
+    assert "_rt_row_sum(" in kernel_of(built)
     if dtype is np.float32:  # a float64 sum of float32 rounds to the exact sum's float32
         got = built["numba"](x.copy())[0]
         exact = np.array([[F32(math.fsum(r)) for r in plane] for plane in d], F32)
         finite = np.isfinite(exact)
         assert np.array_equal(got[finite], exact[finite])
+
+
+def test_rows_of_other_lengths_share_one_kernel(tmp_path: Any, rng: Any,
+                                              monkeypatch: Any) -> None:
+    """A kernel's form does not depend on the row's length (from FOLD_ROWS on): one
+    library kernel takes the softmax of rows of 64 and of 67."""
+    monkeypatch.setattr(outlining, "OUTLINE_LINES", 0)  # outline however small
+    a, b = rows(rng, (6, 64)), rows(rng, (7, 67))
+
+    def fn(u: Any, v: Any) -> Any:
+        return ops.softmax(u, -1), ops.softmax(v, -1)
+
+    expect = (np_softmax(a, (1,), False), np_softmax(b, (1,), False))
+    _, built = check_all(fn, [a, b], tmp_path, expect=expect)
+    calls = re.findall(r"\b(_k_\w+)\(", kernel_of(built))
+    assert len(calls) == 2 and len(set(calls)) == 1, calls
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 70])
+def test_row_helpers_against_numpy(n: int, rng: Any) -> None:
+    """Every position of a NaN, +inf and -inf, for each partial and the rest."""
+    base = rng.normal(size=n).astype(F32)
+    cases = [base, np.full(n, -np.inf, F32)]
+    for special in (np.nan, np.inf, -np.inf):
+        for k in range(min(n, 9)):
+            row = base.copy()
+            row[k] = special
+            cases.append(row)
+    for row in cases:
+        d = row.astype(np.float64)
+        top = numba_rows_rt._rt_row_max(row)
+        assert np.array_equal(top, row.max(), equal_nan=True), (row, top)
+        with np.errstate(invalid="ignore"):
+            assert np.allclose(numba_rows_rt._rt_row_sum(row), d.sum(), rtol=1e-15,
+                               equal_nan=True)
+            want = ((d - 0.25) ** 2).sum()
+            assert np.allclose(numba_rows_rt._rt_row_squares(row, 0.25), want, rtol=1e-14,
+                               equal_nan=True)

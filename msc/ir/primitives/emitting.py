@@ -53,10 +53,11 @@ def reduced_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep:
 
 # --- explicit loop nests (numba target) -------------------------------------------------
 
-#: A float fold along a contiguous innermost axis keeps this many partial results: chains
-#: that do not wait on each other, which LLVM turns into vector instructions (one chain
-#: waits a float add's or a compare's latency per element, and Numba never reassociates).
-PARTIALS = 8
+#: Rows of a fold at least this long are each one call of a runtime helper (``_rt_row_*``
+#: in numba_rows_rt.py: partial results that LLVM vectorizes, compiled once per machine);
+#: shorter ones are one chain in the kernel, where a call would cost more than it saves.
+FOLD_ROWS = 64
+ROW_HELPERS = {"max": "_rt_row_max", "sum": "_rt_row_sum", "squares": "_rt_row_squares"}
 
 
 def index(parts: Sequence[str]) -> str:
@@ -112,52 +113,34 @@ class Loops:
     def close(self, names: dict[int, str]) -> None:
         self.depth -= len(names)
 
-    def fold(self, kind: str, acc: str, shape: Sequence[int], kept: dict[int, str],
-             axes: Sequence[int], item: Callable[[dict[int, str]], str],
-             hint: str = "j") -> None:
-        """Lines folding ``item`` (the text of one element, given every axis's index)
-        over ``axes`` into ``acc``, which holds the start: ``kind`` "sum" adds (``acc``
-        a float64), "max" keeps the larger, a NaN winning. Where the innermost axis is the
-        last of ``axes`` and at least ``2 * PARTIALS`` long, ``PARTIALS`` partial results each
-        take every ``PARTIALS``-th element of a row and are combined in a fixed order, the
-        rest of the row after them: a float sum's rounding differs from one chain's in
-        the last bits of its float64, a maximum is the same value (of a zero, the sign
-        may differ)."""
+    def fold(self, kind: str, acc: str, src: str, shape: Sequence[int],
+             kept: dict[int, str], axes: Sequence[int], around: str = "") -> None:
+        """Lines folding the elements of ``src`` over ``axes`` (the loops ``kept`` open
+        the others) into ``acc``, which holds the start: "max" keeps the larger, a NaN
+        winning; "sum" adds (``acc`` a float64); "squares" adds ``(x - around) ** 2``.
+        Where the innermost axis is the last of ``axes`` and at least ``FOLD_ROWS``
+        long, each row is one call of the runtime helper of ``kind``: a float sum's
+        rounding differs from one chain's in the last bits of its float64, a maximum is
+        the same value (of a zero, the sign may differ)."""
         last = len(shape) - 1
-        if not axes or axes[-1] != last or shape[last] < 2 * PARTIALS:
-            inner = self.open(shape, axes, hint)
-            self._take(kind, acc, item({**kept, **inner}))
-            self.close(inner)
-            return
-        outer = self.open(shape, axes[:-1], hint)
-        at, parts = self.fresh(f"{hint}{last}"), [self.fresh("part") for _ in range(PARTIALS)]
-        self.add(f"{' = '.join(parts)} = {'0.0' if kind == 'sum' else acc}")
-        whole = shape[last] - shape[last] % PARTIALS
-        self.add(f"for {at} in range(0, {whole}, int({PARTIALS})):")
-        self.depth += 1
-        for k, part in enumerate(parts):
-            self._take(kind, part, item({**kept, **outer, last: f"{at} + int({k})" if k else at}))
-        self.depth -= 1
-        if kind == "sum":
-            pairs = [f"({a} + {b})" for a, b in zip(parts[::2], parts[1::2])]
-            while len(pairs) > 1:
-                pairs = [f"({a} + {b})" for a, b in zip(pairs[::2], pairs[1::2])]
-            self.add(f"{acc} += {pairs[0][1:-1]}")
+        rows = bool(axes) and axes[-1] == last and shape[last] >= FOLD_ROWS
+        inner = self.open(shape, axes[:-1] if rows else axes, "j")
+        names = {**kept, **inner}
+        if rows:
+            row = f"{src}[{index([names[d] for d in range(last)])}]" if last else src
+            extra = f", {around}" if kind == "squares" else ""
+            self._take(kind == "max", acc, f"{ROW_HELPERS[kind]}({row}{extra})")
         else:
-            for part in parts:
-                self._take(kind, acc, part)
-        self.add(f"for {at} in range({whole}, {shape[last]}):")
-        self.depth += 1
-        self._take(kind, acc, item({**kept, **outer, last: at}))
-        self.depth -= 1
-        self.close(outer)
+            item = f"{src}[{index([names[d] for d in range(len(shape))])}]"
+            self._take(kind == "max", acc, item if kind != "squares" else
+                       f"({item} - {around}) * ({item} - {around})")
+        self.close(inner)
 
-    def _take(self, kind: str, acc: str, item: str) -> None:
-        if kind == "sum":
+    def _take(self, larger: bool, acc: str, item: str) -> None:
+        if not larger:
             self.add(f"{acc} += {item}")
             return
-        v = item if item.isidentifier() else self.fresh("a")
-        if v != item:
-            self.add(f"{v} = {item}")
+        v = self.fresh("a")
+        self.add(f"{v} = {item}")
         self.add(f"if {v} > {acc} or {v} != {v}:")
         self.add(f"    {acc} = {v}")

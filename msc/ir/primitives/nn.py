@@ -135,13 +135,8 @@ def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
     numpy); the name holding it. It starts from the row's first element."""
     top = loops.fresh("top")
     loops.add(f"{top} = {src}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
-    loops.fold("max", top, x.shape, kept, axes, _element(src, x))
+    loops.fold("max", top, src, x.shape, kept, axes)
     return top
-
-
-def _element(src: str, x: TensorType) -> Any:
-    """``Loops.fold``'s item: the element of ``src`` at the loops' indices."""
-    return lambda names: f"{src}[{index([names[d] for d in range(x.ndim)])}]"
 
 
 def _loops_softmax(log: bool) -> Any:
@@ -163,7 +158,7 @@ def _loops_softmax(log: bool) -> Any:
             loops.close(inner)
         loops.add(f"{total} = 0.0")
         if stored:
-            loops.fold("sum", total, x.shape, kept, axes, _element(out, x))
+            loops.fold("sum", total, out, x.shape, kept, axes)
         else:
             at, inner = _row(loops, x, kept, axes)
             loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
@@ -207,12 +202,10 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     loops.add(f"{out} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
     kept = loops.open(x.shape, range(begin))
     loops.add(f"{mean} = 0.0")
-    element = _element(a[0], x)
-    loops.fold("sum", mean, x.shape, kept, axes, element)
+    loops.fold("sum", mean, a[0], x.shape, kept, axes)
     loops.add(f"{mean} /= {n}")
     loops.add(f"{var} = 0.0")
-    loops.fold("sum", var, x.shape, kept, axes,
-               lambda names: f"({element(names)} - {mean}) * ({element(names)} - {mean})")
+    loops.fold("squares", var, a[0], x.shape, kept, axes, around=mean)
     loops.add(f"{scale} = 1.0 / math.sqrt({var} / {n} + {eps!r})")
     at, inner = _row(loops, x, kept, axes)
     names = {**kept, **inner}
@@ -263,9 +256,9 @@ def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     loops.add(f"if not -np.inf < {top} < np.inf:")
     loops.add(f"    {top} = 0.0")
     loops.add(f"{total} = 0.0")
-    element = _element(a[0], x)
-    loops.fold("sum", total, x.shape, kept, axes,
-               lambda names: f"math.exp({element(names)} - {top})")
+    at, inner = _row(loops, x, kept, axes)
+    loops.add(f"{total} += math.exp({a[0]}[{at}] - {top})")
+    loops.close(inner)
     where = reduced_index(kept, x.ndim, axes, node.attr["keep_dims"])
     loops.add(f"{out}[{where}] = {dtype_ref(o.dtype)}(math.log({total}) + {top})")
     return loops.lines

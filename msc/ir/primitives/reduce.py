@@ -116,13 +116,12 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
             loops.add(f"{acc} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
         else:
             loops.add(f"{acc} = {_wide(kind, x.dtype)}({int(kind == 'prod')})")
-        def element(names: dict[int, str]) -> str:
-            return f"{a[0]}[{index([names[d] for d in range(x.ndim)])}]"
         if kind in ("sum", "mean") and x.dtype.is_float:
-            loops.fold("sum", acc, x.shape, kept, axes, element)
+            loops.fold("sum", acc, a[0], x.shape, kept, axes)
         else:
             red = loops.open(x.shape, axes)
-            _accumulate(loops, fresh, kind, acc, element({**kept, **red}))
+            _accumulate(loops, fresh, kind, acc,
+                        f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]")
             loops.close(red)
         result = acc if kind != "mean" else f"{acc} / {math.prod(x.shape[d] for d in axes)}"
         loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = "

@@ -79,7 +79,7 @@ class FusedLoops:
     written: set[Var]  # values a fused loop already wrote into their weight
     numpy_calls: dict[str, str]  # a loop's first line -> the driver's call (numpy_call)
     owned: set[Var]  # values whose array the kernel made and nobody else shares
-    here: set[Var]  # the values defined in the graph or region being lowered
+    here: dict[Var, int]  # the values defined in the graph or region being lowered: where
     slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)
     weight_of: dict[Var, Var]  # a weight, or a Load of it -> the weight
 
@@ -226,7 +226,8 @@ class FusedLoops:
             shape, views = self.merged_views(sources, outs, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         pad = "    " * len(shape)
-        call = self.numpy_call(group, outs, inplace) if shape else None
+        plain = not inplace or before.op.update is None  # (AssignAdd: the loop adds)
+        call = self.numpy_call(group, outs, inplace) if shape and plain else None
         if call is not None:  # (the loop stays for a kernel that is not outlined)
             self.numpy_calls[f"for {idx[0]} in range({shape[0]}):"] = call
         for k, (i, d) in enumerate(zip(idx, shape)):
@@ -261,11 +262,13 @@ class FusedLoops:
                    inplace: dict[Var, Var]) -> str | None:
         """The ufunc calls (``UFUNCS``) computing a group of one float op, or a chain of two
         arithmetic ones (the first's result only the second reads), into the result's
-        array, each operand broadcast as the loop reads it (trailing axes aligned, size 1
-        repeated); None for any other group. A chain's first call writes the result's
-        array, which the second may then read for no other operand."""
+        array (a weight's, where ``inplace`` assigns it), each operand broadcast as the
+        loop reads it (trailing axes aligned, size 1 repeated); None for any other group.
+        A chain's first call writes the result's array, which the second may then read
+        for no other operand (a weight's old value is read by the weight's name: a view
+        of it is never assigned in place, see ``same_index``)."""
         last = group[-1]
-        if len(group) > 2 or outs != [last] or last.out in inplace or \
+        if len(group) > 2 or outs != [last] or \
                 (len(group) == 2 and not all(n.op in CHAINED for n in group)):
             return None
         out, calls = self.env[last.out], []
@@ -373,21 +376,41 @@ class FusedLoops:
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
         """The weight the group may compute ``n`` straight into (or add it to, subtract it
-        from): ``n``'s one use is ``write``, the node right after the loop, which assigns
-        all of it to a weight of its type; and the group reads that weight only element by
-        element at the loop's own index (storing each element last in its iteration is
-        then safe)."""
-        if write is None or not write.op.writes or write.inputs[1] is not n.out or \
-                self.users.get(n.out) != [write.out]:
+        from): ``write``, the node right after the loop, assigns all of ``n`` to a weight
+        of its type, and ``n``'s other uses may read the weight instead (``read_after``);
+        and the group reads that weight only element by element at the loop's own index
+        (storing each element last in its iteration is then safe)."""
+        if write is None or not write.op.writes or write.inputs[1] is not n.out:
             return None
         weight = write.inputs[0]
-        if tensor_of(weight.type) != n.out.type:
+        others = [u for u in self.users.get(n.out, ()) if u is not write.out]
+        if tensor_of(weight.type) != n.out.type or others and (
+                write.op.update is not None or not self.read_after(others, write, weight)):
             return None
         members = {m.out for m in group}
         for m in group:
             if any(v not in members and not self.same_index(v, weight) for v in m.inputs):
                 return None
         return weight  # type: ignore[return-value]
+
+    def read_after(self, users: list[Any], write: Node, weight: Value) -> bool:
+        """Whether ``users`` of the value ``write`` assigns to ``weight`` (an optimizer's
+        new moment, which the parameter's update reads) can read the weight instead: each
+        is an elementwise node after ``write`` (its result a new array, never the weight's
+        own), and nothing writes the weight or runs a region that might from ``write`` to
+        the last of them."""
+        start = self.here.get(write.out)
+        if start is None or any(self.here.get(u, -1) <= start or
+                                not self.all_defs[u].op.elementwise for u in users):
+            return False
+        end = max(self.here[u] for u in users)
+        for u in self.users.get(weight, ()):
+            if u not in self.here:
+                return False  # read or written in a region
+            m = self.all_defs[u]
+            if start < self.here[u] <= end and (m.op.writes or m.op in (Op.Call, Op.If, Op.While)):
+                return False
+        return True
 
     def same_index(self, v: Value, weight: Value) -> bool:
         """Whether reading ``v`` at the loop's index cannot see another element of

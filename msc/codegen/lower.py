@@ -95,9 +95,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.written: set[Var] = set()
         self.numpy_calls: dict[str, str] = {}
         # values whose array this kernel made and nobody else shares (see fusion.flush),
-        # and the values defined in the graph or region being lowered
+        # and the values defined in the graph or region being lowered (-> their position)
         self.owned: set[Var] = set()
-        self.here: set[Var] = {n.out for n in graph.nodes}
+        self.here: dict[Var, int] = {n.out: k for k, n in enumerate(graph.nodes)}
         # the entry's weights: (arena, index among the arena's weights) of each, the
         # names of each arena's buffer and offsets, and the weights sliced out so far
         self.slots: dict[Var, tuple[int, int]] = {}
@@ -357,7 +357,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         for p, name in zip(graph.params, params):
             self.env[p] = name
         outer, self.lines = self.lines, []
-        outer_here, self.here = self.here, {n.out for n in graph.nodes}
+        outer_here, self.here = self.here, {n.out: k for k, n in enumerate(graph.nodes)}
         for node in graph.nodes:
             self.node(node)
         self.flush()

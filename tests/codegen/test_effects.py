@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -244,6 +245,64 @@ def test_a_read_between_the_value_and_its_write_sees_the_old_weight(level: int) 
     out = compile_entry(net, [arg_spec(x)], store=None, target="numba").run([Tensor(x)])
     np.testing.assert_allclose(out.asnumpy(), x @ np.arange(4).reshape(2, 2))
     np.testing.assert_allclose(net.w.asnumpy(), x * 2)
+
+
+class ReadAfter(nn.Cell):
+    """A value assigned to a weight and read afterwards: Momentum's new moment, which the
+    parameter's update reads (from the moment itself); then the forms that must not read
+    the weight instead: the weight written again before the read, the value added to the
+    weight, and the value returned."""
+
+    def __init__(self, form: str) -> None:
+        super().__init__()
+        self.form = form
+        self.m = Parameter(Tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), name="m")
+        self.w = Parameter(Tensor(np.ones((2, 3), np.float32)), name="w")
+
+    def construct(self, g):  # type: ignore[no-untyped-def]
+        v = self.m * 0.9 + g
+        if self.form in ("late", "depend"):  # the second op reads the old moment
+            v = g * 0.9 + (ops.depend(self.m, g) if self.form == "depend" else self.m)
+        if self.form == "add":
+            ops.assign_add(self.m, v)
+        else:
+            ops.assign(self.m, v)
+        if self.form == "again":
+            ops.assign(self.m, g * 0.0)
+        ops.assign(self.w, self.w - v * 0.1)
+        return v if self.form == "returned" else g + 1.0
+
+
+@pytest.mark.parametrize("outlined", [False, True])
+@pytest.mark.parametrize("form", ["momentum", "late", "depend", "again", "add", "returned"])
+def test_a_value_read_after_its_write_is_read_from_the_weight(form: str, outlined: bool,
+                                                              monkeypatch: Any) -> None:
+    """Outlined, a chain of two ops into the moment is numpy's two calls in the driver,
+    unless the second reads the moment ("late", "depend"): the first call overwrote it."""
+    from msc.codegen import outline
+
+    if outlined:
+        monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    g = np.array([[1.0, -2.0, 3.0], [0.5, 0.25, -1.0]], np.float32)
+    net, eager = ReadAfter(form), ReadAfter(form)
+    compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
+    for _ in range(2):
+        out = compiled.run([Tensor(g)]).asnumpy()
+        np.testing.assert_array_equal(out, eager(Tensor(g)).asnumpy())
+    m, w = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((2, 3), np.float32)
+    for _ in range(2):  # numpy, independently
+        v = g * np.float32(0.9) + m if form in ("late", "depend") else m * np.float32(0.9) + g
+        m = m + v if form == "add" else g * np.float32(0.0) if form == "again" else v
+        w = w - v * np.float32(0.1)
+    for got, want, numpy in ((net.m, eager.m, m), (net.w, eager.w, w)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+        np.testing.assert_allclose(got.asnumpy(), numpy, rtol=1e-6)
+    lines = "\n".join(compiled.spec.kernel.lines)  # the moment stored by its own loop, or
+    assert ("_new" in lines) == (form not in ("momentum", "late", "depend")), lines
+    if outlined:
+        chain = re.search(r"np\.multiply\(m, np\.float32\(0\.9\), out=m\)\n\s*np\.add\(m, g",
+                          lines)
+        assert (chain is not None) == (form == "momentum"), lines
 
 
 CACHED = '''

@@ -338,6 +338,11 @@ class Gen(PyForms, Exprs, ShapeForms, GradForms):
         value = f"ops.clip_by_value({value}, -50.0, 50.0)"
         op = rng.choice(["ops.assign", "ops.assign_add", "ops.assign_sub",
                          "ops.AssignAdd()", "ops.Assign()"])
+        if rng.random() < 0.25:  # the value named and read again after its write (an
+            t = Var(self.fresh("t"), p.type)  # optimizer's moment, read by the update)
+            value = f"ops.clip_by_value({self.expr(p.type, scope, 2)}, -50.0, 50.0)"
+            scope.append(t)
+            return Stmt(f"{t.name} = {value}\n{op}({p.name}, {t.name})")
         write = f"{op}({p.name}, {value})"
         s = self._state(lambda v: isinstance(v.type, TT))
         if s is not None and rng.random() < 0.5:

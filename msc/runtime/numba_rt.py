@@ -70,6 +70,36 @@ def _rt_bits_to_f64():
 _rt_f64_of_bits = _rt_bits_to_f64()
 
 
+# Polynomials by Estrin's scheme: pairs of terms, then pairs of pairs. The chain of
+# dependent operations is 4 deep where Horner's is 9-11, so a loop over many elements
+# waits on it less (GeLU 1.47 -> 1.05 ms over 786,432 elements); the values differ from
+# Horner's in the last bits of their float64, not in the float32 results tried.
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_poly10(x, c):
+    """c[0] + c[1] x + ... + c[9] x**9."""
+    x2 = x * x
+    x4 = x2 * x2
+    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + x4 * (
+        (c[4] + x * c[5]) + x2 * (c[6] + x * c[7])) + (x4 * x4) * (c[8] + x * c[9])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_poly12(x, c):
+    """c[0] + c[1] x + ... + c[11] x**11."""
+    x2 = x * x
+    x4 = x2 * x2
+    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + x4 * (
+        (c[4] + x * c[5]) + x2 * (c[6] + x * c[7])) + (x4 * x4) * (
+        (c[8] + x * c[9]) + x2 * (c[10] + x * c[11]))
+
+
+#: exp's Taylor coefficients, 1 / k! for k = 0..11
+_rt_exp_taylor = (1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                  1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800)
+
+
 @njit(cache=True, error_model="numpy")
 def _rt_exp64(x):
     """exp(x), relative error ~1e-15: 2**k times a Taylor polynomial of the remainder
@@ -78,10 +108,7 @@ def _rt_exp64(x):
     y = 0.0 if x != x else min(max(np.float64(x), -110.0), 90.0)
     k = np.floor(y * 1.4426950408889634 + 0.5)
     r = (y - k * 0.6931471803691238) - k * 1.9082149292705877e-10  # ln 2, high and low
-    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
-        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (
-            1.0 / 3628800 + r * (1.0 / 39916800)))))))))))
-    e = p * _rt_f64_of_bits((np.int64(k) + 1023) << 52)
+    e = _rt_poly12(r, _rt_exp_taylor) * _rt_f64_of_bits((np.int64(k) + 1023) << 52)
     return np.float64(x) if x != x else (0.0 if x < -110.0 else e)
 
 
@@ -101,6 +128,20 @@ def _rt_sigmoid64(x):
     return e / (1.0 + e)
 
 
+#: erf's Taylor series in x*x (times x), and the rational p(|x|) / q(|x|) of erfc(|x|)
+#: exp(x*x) fitted on [0.5, 10.5] (p padded with a zero)
+_rt_erf_taylor = (1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
+                  -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852,
+                  0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06,
+                  -1.6365844691234924e-07)
+_rt_erfc_p = (0.9999935245087859, 0.8191445393615258, 0.33183819647506724,
+              0.048415043770944965, -0.002454082494039, 4.969539409880401e-05,
+              -7.692152228616016e-08, -2.2752248241778832e-08, 5.200073535938294e-10, 0.0)
+_rt_erfc_q = (1.0, 1.9474593896992638, 1.5296020821192322, 0.5783701563651111,
+              0.08711756854099671, -0.00450378827755403, 0.00010146332633479657,
+              -9.171205168331639e-07, -1.311650716169318e-08, 4.953524805246288e-10)
+
+
 @njit(cache=True, error_model="numpy", inline="always")  # else LLVM keeps it a call
 def _rt_erf_parts(x):
     """(erf(x), erfc(x)), each to a relative error below 1e-9: under 0.5 erf's Taylor
@@ -108,20 +149,8 @@ def _rt_erf_parts(x):
     [0.5, 10.5] (5.3e-10), so neither cancels. Every part is computed: no branch."""
     x = np.float64(x)
     a, z = abs(x), x * x
-    small = x * (1.1283791670955126 + z * (-0.37612638903183754 + z * (
-        0.11283791670955126 + z * (-0.026866170645131252 + z * (0.005223977625442188 + z * (
-            -0.0008548327023450852 + z * (0.00012055332981789664 + z * (
-                -1.492565035840625e-05 + z * (1.6462114365889246e-06 + z * (
-                    -1.6365844691234924e-07))))))))))
-    p = 0.9999935245087859 + a * (0.8191445393615258 + a * (0.33183819647506724 + a * (
-        0.048415043770944965 + a * (-0.002454082494039 + a * (4.969539409880401e-05 + a * (
-            -7.692152228616016e-08 + a * (-2.2752248241778832e-08 + a * (
-                5.200073535938294e-10))))))))
-    q = 1.0 + a * (1.9474593896992638 + a * (1.5296020821192322 + a * (
-        0.5783701563651111 + a * (0.08711756854099671 + a * (-0.00450378827755403 + a * (
-            0.00010146332633479657 + a * (-9.171205168331639e-07 + a * (
-                -1.311650716169318e-08 + a * 4.953524805246288e-10))))))))
-    tail = _rt_exp64(-z) * (p / q)
+    small = x * _rt_poly10(z, _rt_erf_taylor)
+    tail = _rt_exp64(-z) * (_rt_poly10(a, _rt_erfc_p) / _rt_poly10(a, _rt_erfc_q))
     tail = 0.0 if a > 10.5 else tail  # erfc(|x|)
     near = a < 0.5
     erf = small if near else (1.0 - tail if x > 0.0 else tail - 1.0)

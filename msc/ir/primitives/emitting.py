@@ -129,18 +129,20 @@ class Loops:
         if rows:
             row = f"{src}[{index([names[d] for d in range(last)])}]" if last else src
             extra = f", {around}" if kind == "squares" else ""
-            self._take(kind == "max", acc, f"{ROW_HELPERS[kind]}({row}{extra})")
+            self.take(kind, acc, f"{ROW_HELPERS[kind]}({row}{extra})")
         else:
             item = f"{src}[{index([names[d] for d in range(len(shape))])}]"
-            self._take(kind == "max", acc, item if kind != "squares" else
-                       f"({item} - {around}) * ({item} - {around})")
+            self.take(kind, acc, item if kind != "squares" else
+                      f"({item} - {around}) * ({item} - {around})")
         self.close(inner)
 
-    def _take(self, larger: bool, acc: str, item: str) -> None:
-        if not larger:
-            self.add(f"{acc} += {item}")
+    def take(self, kind: str, acc: str, item: str) -> None:
+        """``acc`` takes ``item`` in: "max" ("min") keeps the larger (smaller) of the two,
+        a NaN winning; "prod" multiplies; any other kind adds."""
+        if kind not in ("max", "min"):
+            self.add(f"{acc} {'*' if kind == 'prod' else '+'}= {item}")
             return
         v = self.fresh("a")
         self.add(f"{v} = {item}")
-        self.add(f"if {v} > {acc} or {v} != {v}:")
+        self.add(f"if {v} {'>' if kind == 'max' else '<'} {acc} or {v} != {v}:")
         self.add(f"    {acc} = {v}")

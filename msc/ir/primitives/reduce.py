@@ -120,27 +120,14 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
             loops.fold("sum", acc, a[0], x.shape, kept, axes)
         else:
             red = loops.open(x.shape, axes)
-            _accumulate(loops, fresh, kind, acc,
-                        f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]")
+            item = f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]"
+            loops.take(kind, acc, item)
             loops.close(red)
         result = acc if kind != "mean" else f"{acc} / {math.prod(x.shape[d] for d in axes)}"
         loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = "
                   f"{dtype_ref(o.dtype)}({result})")
         return loops.lines
     return emit
-
-
-def _accumulate(loops: Loops, fresh: Callable[[str], str], kind: str, acc: str,
-                item: str) -> None:
-    """``acc`` takes ``item`` in: the larger (smaller) of the two, a NaN winning, or
-    their sum (product)."""
-    if kind in ("max", "min"):
-        v = fresh("a")
-        loops.add(f"{v} = {item}")
-        loops.add(f"if {v} {'>' if kind == 'max' else '<'} {acc} or {v} != {v}:")
-        loops.add(f"    {acc} = {v}")
-    else:
-        loops.add(f"{acc} {'*' if kind == 'prod' else '+'}= {item}")
 
 
 def _wide(kind: str, dt: DType) -> str:
@@ -169,8 +156,8 @@ def _loops_leading(kind: str, a: list[str], node: Any, out: str,
         loops.add(f"{acc} = {start}({tuple(x.shape[d] for d in kept)!r}, {_wide(kind, x.dtype)})")
     rows = loops.open(x.shape, axes)
     at = loops.open(x.shape, kept)
-    _accumulate(loops, fresh, kind, f"{acc}[{index([at[d] for d in kept])}]",
-                f"{a[0]}[{index([{**rows, **at}[d] for d in range(x.ndim)])}]")
+    loops.take(kind, f"{acc}[{index([at[d] for d in kept])}]",
+               f"{a[0]}[{index([{**rows, **at}[d] for d in range(x.ndim)])}]")
     loops.close(at)
     loops.close(rows)
     at = loops.open(x.shape, kept)

@@ -24,12 +24,10 @@ from __future__ import annotations
 from typing import Callable
 
 from msc.ir.builder import Builder, make_node
-from msc.ir.nodes import Graph, Node, Value, Var
+from msc.ir.nodes import REUSABLE, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.rewrite import callee, captures, regions, substitute_graph
 from msc.ir.transform import Transformer
-
-REUSABLE = frozenset({"reusable"})
 
 
 def needs_split(graph: Graph) -> bool:
@@ -113,7 +111,8 @@ def _part(graph: Graph, run: list[Node], end: int, b: Builder,
     body = list(run)
     output: Value = live_out[0] if len(live_out) == 1 else Builder(None, body).tuple(*live_out)
     params = tuple(Var(v.type, v.hint) for v in live_in)
-    part = Graph(f"{graph.name}_part{len(b.nodes)}", params, tuple(body), output, REUSABLE)
+    part = Graph(f"{graph.name}_part{len(b.nodes)}", params, tuple(body), output,
+                 frozenset({REUSABLE}))
     part = substitute_graph(part, dict(zip(live_in, params)))
     call = b.emit(Op.Call, *map(read, live_in), graph=part)
     if len(live_out) == 1:

@@ -25,13 +25,12 @@ from msc.errors import GraphValueError
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.deps import _MISSING, Deps
 from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
-from msc.ir.nodes import Const, Graph
+from msc.ir.nodes import REUSABLE, Const, Graph
 from msc.ir.primitives import Op
 from msc.ir.rewrite import tuple_parts
 from msc.ir.types import TupleType, Type
 
 POLICIES = ("lazy_inline", "auto", "off")
-REUSABLE = "reusable"  # the graph flag the inline pass respects
 _SELF: Path = (("self", 0),)
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from msc.errors import InternalCompilerError, Loc, UnsupportedSyntaxError
 from msc.ir.builder import Builder, make_node
 from msc.ir.dtypes import int64
-from msc.ir.nodes import Const, Graph, Node, Value, Var
+from msc.ir.nodes import REUSABLE, Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.exempt import NO_VJP
 from msc.ir.rewrite import (
@@ -53,8 +53,6 @@ from msc.ir.rewrite import (
 from msc.ir.transform import Copier, Transformer, close_regions
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
-#: The flag of a shared graph (the inline pass keeps its calls).
-REUSABLE = "reusable"
 #: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
 Cotangent = Any
 
@@ -115,7 +113,7 @@ class _Inline(Transformer):
 
 
 def _shareable(g: Graph) -> bool:
-    return REUSABLE in g.flags and not any(n.op.writes or n.op is Op.Print for n in walk(g))
+    return g.reusable and not any(n.op.writes or n.op is Op.Print for n in walk(g))
 
 
 def _inline_calls(graph: Graph) -> Graph:

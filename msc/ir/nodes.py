@@ -104,11 +104,16 @@ def make_attrs(attrs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, canon(v)) for k, v in attrs.items()))
 
 
+#: The flag of a graph that is compiled once and called, never inlined: a ``lazy_inline``
+#: block, a Cell shared under ``reuse="auto"``, a part of a split entry.
+REUSABLE = "reusable"
+
+
 @dataclass(frozen=True, slots=True)
 class Graph:
     """A function: parameters (inputs first, then weights of ``RefType``), nodes, output.
 
-    ``flags`` marks properties passes respect (for example ``"reusable"``: do not inline).
+    ``flags`` marks properties passes respect (``REUSABLE``: do not inline).
     """
 
     name: str
@@ -124,6 +129,10 @@ class Graph:
     @property
     def weights(self) -> tuple[Var, ...]:
         return tuple(p for p in self.params if isinstance(p.type, RefType))
+
+    @property
+    def reusable(self) -> bool:
+        return REUSABLE in self.flags
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,6 @@ from msc.ir.nodes import Graph, Module, Node, Value
 from msc.ir.rewrite import all_graphs, callee, walk
 from msc.ir.transform import Transformer
 
-#: A graph with this flag stays a graph of its own and is called, never pasted.
-REUSABLE = "reusable"
-
 
 def inline(module: Module) -> Module:
     """Replace each ``Call`` of a graph without the ``reusable`` flag by a copy of the
@@ -46,7 +43,7 @@ def inline(module: Module) -> Module:
 class _Inline(Transformer):
     def node(self, node: Node) -> Value | None:
         body = callee(node)
-        if body is None or REUSABLE in body.flags:
+        if body is None or body.reusable:
             return None
         return self.splice(body, node.inputs)
 

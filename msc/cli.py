@@ -21,6 +21,7 @@ import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Sequence
 
+from msc._atomic import write_atomic
 from msc._version import VERSION
 from msc.codegen.render import import_file
 from msc.errors import GraphTypeError, MscError
@@ -121,8 +122,7 @@ def cmd_ir(args: argparse.Namespace) -> int:
         if args.output is None:
             sys.stdout.write(text)
         else:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
+            write_atomic(args.output, text)
         return 0
     print(print_module(compiled.module, locs=not args.no_locs))
     if not args.quiet:
@@ -196,8 +196,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         rows = compiled.report.as_dicts() if compiled.report is not None else \
             compiled.manifest.get("pass_report", [])
         notes = compiled.report.notes if compiled.report is not None else []
-        with open(args.report_html, "w", encoding="utf-8") as f:
-            f.write(report_page(rows, f"msc compile: {name}", notes))
+        write_atomic(args.report_html, report_page(rows, f"msc compile: {name}", notes))
     say(f"artifact: {info.path}")
     files = (info.module_file, "weights.npz", "manifest.json")
     width = max(map(len, files))

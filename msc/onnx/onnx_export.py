@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from msc._atomic import write_atomic
 from msc.errors import ExportError, GraphTypeError, GraphValueError
 
 __all__ = ["export"]
@@ -47,14 +48,14 @@ def export(net: Any, *inputs: Any, file_name: str, input_names: list[str] | None
     if not isinstance(file_name, str) or not file_name:
         raise GraphTypeError(f"For 'export', 'file_name' must be a non-empty str, but got "
                              f"{file_name!r}")
-    onnx = _onnx()
+    _onnx()  # (a clear error where the onnx package is missing, before any work)
     model = to_model(net, inputs, input_names or [], output_names or [], export_params,
                      keep_initializers_as_inputs)
     path = os.path.abspath(file_name)
     if not path.endswith(".onnx"):
         path += ".onnx"
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    onnx.save_model(model, path)
+    write_atomic(path, model.SerializeToString())  # whole or not at all
     return path
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from msc._atomic import write_atomic
 from msc.errors import GraphTypeError, InternalCompilerError, MscError, ShapeError
 from msc.ir.nodes import Module, Node
 from msc.ir.printer import print_module
@@ -165,7 +166,7 @@ def _checkpoint(module: Module, index: int, name: str, dumps: Path | None,
                 typed: dict[int, Node] | None, what: str) -> None:
     """Dump, then verify unless ``typed`` is None (the nodes already type-checked)."""
     if dumps is not None:  # NOTE: dump before verifying, so a bad IR can be inspected
-        (dumps / f"{index:02d}_{name}.ir").write_text(print_module(module), encoding="utf-8")
+        write_atomic(dumps / f"{index:02d}_{name}.ir", print_module(module))
     if typed is not None:
         try:
             verify(module, typed)

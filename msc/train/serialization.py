@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from msc._atomic import write_atomic
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError, GraphValueError, MscError
 from msc.nn.cell import Cell
@@ -232,8 +233,7 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str, integrated_save: bool = 
     blob = b"".join(_encode(name, value) for name, value in values)
     if crc_check:
         blob += _CRC_MARK + binascii.crc32(blob).to_bytes(10, "big")
-    with open(path, "wb") as f:
-        f.write(blob)
+    write_atomic(path, blob)  # a save killed midway leaves the checkpoint that was there
 
 
 # --- loading ---------------------------------------------------------------------------

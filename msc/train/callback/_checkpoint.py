@@ -9,6 +9,7 @@ serialized graph: msc has no such format and writes none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -158,10 +159,6 @@ class ModelCheckpoint(Callback):
         step = (cb_params.cur_step_num - 1) % cb_params.batch_num + 1
         path = os.path.join(self._directory,
                             f"{self._prefix}-{cb_params.cur_epoch_num}_{step}.ckpt")
-        keep = self._config.keep_checkpoint_max
-        self._saved = [p for p in self._saved if os.path.exists(p) and p != path]
-        while keep and len(self._saved) >= keep:
-            os.remove(self._saved.pop(0))
         self._last_triggered_step = cb_params.cur_step_num
         append = dict(self._config.append_dict)
         if "epoch_num" in append:
@@ -171,5 +168,11 @@ class ModelCheckpoint(Callback):
         network = self._config.saved_network or cb_params.train_network
         save_checkpoint(network, path, self._config.integrated_save, append_dict=append or None,
                         crc_check=self._config.crc_check)
-        self._saved.append(path)
+        # NOTE: the oldest go only once the new file is whole (save_checkpoint writes it
+        # under a temporary name, then renames it): a run killed while saving keeps them
+        keep = self._config.keep_checkpoint_max
+        self._saved = [p for p in self._saved if os.path.exists(p) and p != path] + [path]
+        while keep and len(self._saved) > keep:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self._saved.pop(0))
         self._latest_ckpt_file_name = path

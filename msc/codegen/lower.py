@@ -39,7 +39,7 @@ from msc.ir.primitives.base import (
     LoopNest,
     Statements,
 )
-from msc.ir.rewrite import callee, regions, tuple_parts, walk
+from msc.ir.rewrite import callee, callees_first, regions, tuple_parts, walk
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 
 #: Ops emitted in place without ending the pending elementwise group (nor do the
@@ -522,7 +522,7 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
-    order = _callees_first(graph)
+    order = callees_first(graph)[:-1]  # (the graph itself comes last)
     shared = Shared()
     names = Namespace()
     for g in order + [graph]:
@@ -583,18 +583,3 @@ def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], 
         slots.append((k, counts[k]))
         counts[k] += 1
     return tuple(dtypes), tuple(slots)
-
-
-def _callees_first(graph: Graph) -> list[Graph]:
-    """The graphs ``graph`` calls, directly or not, each after the graphs it calls."""
-    done: dict[str, Graph] = {}
-
-    def visit(g: Graph) -> None:
-        for node in walk(g):  # calls inside If and While regions too
-            c = callee(node)
-            if c is not None and c.name not in done:
-                visit(c)
-                done[c.name] = c
-
-    visit(graph)
-    return list(done.values())

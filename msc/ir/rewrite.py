@@ -174,23 +174,27 @@ def all_graphs(module: Module) -> tuple[Graph, ...]:
     return tuple(order)
 
 
-def _callees_first(module: Module) -> list[Graph]:
-    graphs = {g.name: g for g in all_graphs(module)}
+def callees_first(*graphs: Graph, named: Mapping[str, Graph] | None = None) -> list[Graph]:
+    """``graphs`` and the graphs they call, directly or not (calls inside regions too), each
+    after the graphs it calls. A callee of a name in ``named`` is the graph found there
+    (a module's own graphs stand for their names), else the first one a call holds."""
+    named = named or {}
+    seen: set[str] = set()
     order: list[Graph] = []
-    state: dict[str, int] = {}
 
-    def visit(name: str) -> None:
-        if state.get(name):
+    def visit(g: Graph) -> None:
+        g = named.get(g.name, g)
+        if g.name in seen:
             return
-        state[name] = 1
-        for node in walk(graphs[name]):
-            g = callee(node)
-            if g is not None:
-                visit(g.name)
-        order.append(graphs[name])
+        seen.add(g.name)
+        for node in walk(g):
+            c = callee(node)
+            if c is not None:
+                visit(c)
+        order.append(g)
 
-    for name in graphs:
-        visit(name)
+    for g in graphs:
+        visit(g)
     return order
 
 
@@ -212,7 +216,8 @@ def map_graphs(module: Module, fn: Callable[[Graph], Graph]) -> Module:
     """Apply ``fn`` to every graph, callees before callers, so each graph ``fn`` sees
     already calls the rewritten versions of its callees. Keeps the module's graph order."""
     done: dict[str, Graph] = {}
-    for g in _callees_first(module):
+    graphs = all_graphs(module)
+    for g in callees_first(*graphs, named={g.name: g for g in graphs}):
         done[g.name] = fn(rebind_calls(g, done))
     return Module(tuple(done[g.name] for g in module.graphs), module.entry)
 

@@ -26,7 +26,7 @@ from msc.codegen.cuda.library import device_call
 from msc.codegen.cuda.scalar import device_scalar
 from msc.codegen.fusion import loc_comment
 from msc.codegen import lower as host_lower
-from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared, _callees_first
+from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
@@ -34,7 +34,7 @@ from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
 from msc.ir.primitives.emitting import dtype_ref, index
-from msc.ir.rewrite import walk
+from msc.ir.rewrite import callees_first, walk
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, tensor_of
 
 #: Scalar literals the fused code writes that kernels cannot (no ``float(str)`` on a GPU).
@@ -316,7 +316,7 @@ def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModu
     ``Call`` (callees first), the entry's driver, and the kernels they launch."""
     target: Target = target_named(target_name)
     graph = module.entry_graph
-    order = _callees_first(graph)
+    order = callees_first(graph)[:-1]  # (the graph itself comes last)
     shared = CudaShared()
     names = Namespace()
     for g in order + [graph]:

@@ -320,13 +320,13 @@ def generate(built: Build, target: str, layout: str, digest: str | None = None) 
 
     ``digest`` is the compile cache's key; an artifact compiled without one gets a hash of
     its source (rendered without the hash line), its weights' shapes and msc's version."""
-    from msc.codegen.lower import lower_module
+    from msc.codegen.generate import lower_for_target
 
     t0 = time.perf_counter()
     COUNTERS["codegen"] += 1
     artifact = layout.startswith("artifact:")
     label = layout[len("artifact:"):] if artifact else f"@{built.module.entry}"
-    spec = lower_module(built.module, target, header(label, target, digest))
+    spec = lower_for_target(built.module, target, header(label, target, digest))
     if spec.library and not artifact:  # (an artifact keeps its kernels in its own folder)
         spec = dataclasses.replace(spec, library_dir=str(library_path()))
     if digest is None and artifact:

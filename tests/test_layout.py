@@ -91,8 +91,6 @@ KNOWN_DEFERRED_CYCLES = {
                "msc.frontend.specialize", "msc.nn.cell", "msc.ops.composite.base",
                "msc.ops.function.grad_func", "msc.ops.function.vmap_func",
                "msc.nn.layer.container"}),
-    # the code generator's host lowering and its CUDA variant call each other
-    frozenset({"msc.codegen.lower", "msc.codegen.cuda.lower"}),
 }
 
 

@@ -515,9 +515,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     """The render spec of ``module``: one kernel per graph the entry reaches through
     ``Call`` (shared graphs, lowered callees first) and the entry's kernel."""
     spec_target, target = target, target_named(target)
-    if target.device:  # a GPU target: a host driver around kernels, lowered on its own
-        from msc.codegen.cuda.lower import lower_cuda_module
-        return lower_cuda_module(module, spec_target, header)
+    if target.device:  # a GPU target: msc.codegen.generate hands it to cuda/lower.py
+        raise InternalCompilerError(f"lower_module lowers host targets, not {spec_target!r}")
     graph = module.entry_graph
     split = target.splits and needs_split(graph)
     if split:

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import inspect
 from keyword import iskeyword
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from msc.common import amp_scope
 from msc.common.arena import leave
 from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError
-from msc.frontend.builder import GraphBuilder, current_builder
+from msc.frontend.active import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.nodes import Var
 from msc.ir.primitives import Op, Primitive, evaluate
 from msc.ir.types import TensorType, tensor_of
+
+if TYPE_CHECKING:  # the builder makes graph tensors: it imports this module
+    from msc.frontend.builder import GraphBuilder
 
 __all__ = ["Tensor"]  # as in ``mindspore.common.tensor``
 

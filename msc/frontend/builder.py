@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.errors import GraphTypeError, Loc, MscError
+from msc.frontend.active import ACTIVE, current_builder
 from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op, Primitive
@@ -33,11 +35,7 @@ from msc.ir.types import (
     type_of_value,
 )
 
-_ACTIVE: list[GraphBuilder] = []
-
-
-def current_builder() -> GraphBuilder | None:
-    return _ACTIVE[-1] if _ACTIVE else None
+__all__ = ["GraphBuilder", "current_builder"]  # (the stack itself: ``active.py``)
 
 
 class GraphBuilder:
@@ -57,25 +55,21 @@ class GraphBuilder:
         self.wrote = False  # whether an effect advanced the state
 
     def __enter__(self) -> GraphBuilder:
-        _ACTIVE.append(self)
+        ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _ACTIVE.remove(self)
+        ACTIVE.remove(self)
 
     # --- values -----------------------------------------------------------------------
 
     def add_input(self, t: Type, hint: str) -> Any:
-        from msc.common.tensor import SymTensor
-
         var = Var(t, hint)
         self.inputs.append(var)
         return SymTensor(var, self)
 
     def weight(self, param: Any) -> Any:
         """The graph tensor for a ``Parameter``: one weight input per Parameter object."""
-        from msc.common.tensor import SymTensor
-
         entry = self.weights.get(id(param))
         if entry is None:
             t = type_of_value(param.asnumpy())
@@ -87,16 +81,12 @@ class GraphBuilder:
 
     def operand(self, x: Any) -> Value:
         """An IR operand for a tensor, weight (its ``Load``), number, or tuple of numbers."""
-        from msc.common.tensor import Parameter
-
         if isinstance(x, Parameter) or _is_ref(x):
             return self.load(self.reference(x))
         return self.value(x)
 
     def value(self, x: Any) -> Value:
         """``operand`` without loading: a weight stays a reference."""
-        from msc.common.tensor import Parameter, SymTensor, Tensor
-
         if isinstance(x, SymTensor):
             if x.builder is not self:
                 raise MscError("a tensor of one graph is used inside another graph")
@@ -167,8 +157,6 @@ class GraphBuilder:
 
     def apply(self, prim: Primitive, inputs: tuple[Any, ...], attrs: dict[str, Any]) -> Any:
         """Emit ``prim`` on ``inputs``; tuple results come back as tuples of tensors."""
-        from msc.common.tensor import SymTensor, Tensor, WeakNumber
-
         weak = [isinstance(x, WeakNumber) for x in inputs]
         if any(weak) and prim.elementwise and len(inputs) == 2:
             if all(w or not isinstance(x, Tensor) for w, x in zip(weak, inputs)):
@@ -179,8 +167,6 @@ class GraphBuilder:
         return self.unpack(var) if isinstance(var.type, TupleType) else SymTensor(var, self)
 
     def unpack(self, var: Var) -> tuple[Any, ...]:
-        from msc.common.tensor import SymTensor
-
         assert isinstance(var.type, TupleType)
         items = []
         for i, et in enumerate(var.type.elems):
@@ -197,8 +183,6 @@ class GraphBuilder:
 def _as_weak_scalars(builder: GraphBuilder, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     """Each weak number among a binary op's ``inputs`` cast to the dtype the op would
     compute in were it the Python number (next to a real tensor, that tensor's dtype)."""
-    from msc.common.tensor import WeakNumber, apply
-
     types = tuple(ScalarType(x.category) if isinstance(x, WeakNumber)
                   else builder.operand(x).type for x in inputs)
     dt = operand_dtype(types)

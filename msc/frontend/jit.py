@@ -19,8 +19,7 @@ from msc import context
 from msc.common import amp_scope
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError
-from msc.frontend.builder import _ACTIVE as ACTIVE
-from msc.frontend.builder import current_builder
+from msc.frontend.active import ACTIVE, current_builder
 from msc.frontend.deps import fingerprint
 from msc.frontend.source import user_loc
 

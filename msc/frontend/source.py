@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any, Callable
 
 from msc.errors import Loc, UnsupportedSyntaxError
+from msc.frontend.active import current_builder
 
 _MSC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -103,8 +104,6 @@ def user_loc() -> Loc | None:
     """The innermost stack position outside msc: where an eager op was called. While a
     graph is being built, the stack holds msc's evaluator, not the user's code: None, and
     the evaluator attaches the line of the statement it runs."""
-    from msc.frontend.builder import current_builder
-
     if current_builder() is not None:
         return None
     frame: FrameType | None = sys._getframe(1)

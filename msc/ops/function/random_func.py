@@ -17,7 +17,7 @@ import numpy as np
 from msc.common.seed import generator, get_seed
 from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError
-from msc.frontend.builder import _ACTIVE, current_builder
+from msc.frontend.active import ACTIVE, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
@@ -41,7 +41,7 @@ def uniform_draw(shape: tuple[int, ...], seed: int | None = None) -> Any:
     if builder is None:
         rng = generator() if seed is None else np.random.default_rng((seed, 0))
         return Tensor(rng.random(shape, dtype=np.float32))
-    root = _ACTIVE[0]
+    root = ACTIVE[0]
     offset = _DRAWS.get(root, 0)
     _DRAWS[root] = offset + 1
     var = builder.effect(Op.UniformReal, (), {"shape": tuple(shape), "offset": offset,

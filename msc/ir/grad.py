@@ -50,7 +50,7 @@ from msc.ir.rewrite import (
     tuple_parts,
     walk,
 )
-from msc.ir.transform import Copier, Transformer, close_regions
+from msc.ir.transform import Copier, close_regions, inline_calls
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
 #: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
@@ -101,23 +101,14 @@ def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
 # --- preparing the forward graph -----------------------------------------------------------
 
 
-class _Inline(Transformer):
-    """Every ``Call`` replaced by a copy of its callee (itself inlined first), except
-    calls of shared graphs that write nothing: those are differentiated once (``_Shared``)."""
-
-    def node(self, node: Node) -> Value | None:
-        g = callee(node)
-        if g is None or _shareable(g):
-            return None
-        return self.splice(_inline_calls(g), node.inputs)
+def _inline_calls(graph: Graph) -> Graph:
+    """Every ``Call`` inlined but those of shared graphs that write nothing: those are
+    differentiated once (``_Shared``)."""
+    return inline_calls(graph, keep=_shareable)
 
 
 def _shareable(g: Graph) -> bool:
     return g.reusable and not any(n.op.writes or n.op is Op.Print for n in walk(g))
-
-
-def _inline_calls(graph: Graph) -> Graph:
-    return _Inline().graph(graph)
 
 
 # --- forward ---------------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """Walking a graph in order with an environment (Var -> value), after torch.fx: the
 ``Interpreter`` the reference interpreter runs on, the ``Transformer`` every rewriting
-pass is written with, and closure conversion of regions (``close_regions``).
+pass is written with, inlining of calls (``inline_calls``) and closure conversion of
+regions (``close_regions``).
 """
 
 from __future__ import annotations
 
 import operator
 from dataclasses import replace
-from typing import Any, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from msc.errors import Loc, MscError
 from msc.ir.builder import Builder, make_node
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.rewrite import captures, map_graphs, tuple_parts
+from msc.ir.rewrite import callee, captures, map_graphs, tuple_parts
 
 T = TypeVar("T")
 
@@ -189,6 +190,39 @@ class Copier(Transformer):
 def _same(a: Any, b: Any) -> bool:
     a, b = tuple(a), tuple(b)
     return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+# --- inlining ------------------------------------------------------------------------------
+
+
+def _never(graph: Graph) -> bool:
+    return False
+
+
+def inline_calls(graph: Graph, *, keep: Callable[[Graph], bool] = _never) -> Graph:
+    """``graph`` with each ``Call`` replaced by a copy of its callee (itself inlined first)
+    with fresh values, the callee's parameters bound to the call's arguments; the calls of
+    a graph ``keep`` accepts stay calls. ``InlineCalls(keep).module(m)`` does it to every
+    graph of a module."""
+    return InlineCalls(keep).graph(graph)
+
+
+class InlineCalls(Transformer):
+    """The transformer ``inline_calls`` runs; each callee is inlined once per instance."""
+
+    def __init__(self, keep: Callable[[Graph], bool] = _never,
+                 inlined: dict[int, tuple[Graph, Graph]] | None = None) -> None:
+        super().__init__()
+        self.keep = keep
+        self.inlined = {} if inlined is None else inlined  # id -> (callee, inlined callee)
+
+    def node(self, node: Node) -> Value | None:
+        g = callee(node)
+        if g is None or self.keep(g):
+            return None
+        if id(g) not in self.inlined:  # (the callee is held: ids stay unique)
+            self.inlined[id(g)] = (g, InlineCalls(self.keep, self.inlined).graph(g))
+        return self.splice(self.inlined[id(g)][1], node.inputs)
 
 
 # --- closure conversion ------------------------------------------------------------------

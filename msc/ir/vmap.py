@@ -35,8 +35,8 @@ from msc.ir.dtypes import int32
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.exempt import NO_BATCH
-from msc.ir.rewrite import callee, result_and_state, tuple_parts, walk
-from msc.ir.transform import Transformer, close_regions
+from msc.ir.rewrite import result_and_state, tuple_parts, walk
+from msc.ir.transform import close_regions, inline_calls
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
 #: A batch dim: None (unbatched), an axis, or a tuple of batch dims for a tuple value.
@@ -55,7 +55,7 @@ def vmap_graph(graph: Graph, in_dims: Sequence[int | None], size: int,
     weights and state shared. The result is ``(value, state)``: the value with each
     tensor's batch axis at ``out_axes`` (an axis or None for all of them, or a
     structure matching the value's), and the state after the graph's effects."""
-    g = close_regions(_InlineCalls().graph(graph))
+    g = close_regions(inline_calls(graph))  # batching needs the callees' nodes in view
     value, state = result_and_state(g)
     dims = iter(in_dims)
     params, env = [], {}
@@ -90,14 +90,6 @@ def is_batched(dim: BDim) -> bool:
 
 
 # --- the transform ----------------------------------------------------------------------------
-
-
-class _InlineCalls(Transformer):
-    """Every ``Call`` replaced by its callee's nodes (batching needs them in view)."""
-
-    def node(self, node: Node) -> Value | None:
-        g = callee(node)
-        return None if g is None else self.splice(_InlineCalls().graph(g), node.inputs)
 
 
 @dataclass

@@ -6,9 +6,9 @@ graphs that are no longer called from the entry are dropped from the module.
 
 from __future__ import annotations
 
-from msc.ir.nodes import Graph, Module, Node, Value
+from msc.ir.nodes import Graph, Module
 from msc.ir.rewrite import all_graphs, callee, walk
-from msc.ir.transform import Transformer
+from msc.ir.transform import InlineCalls
 
 
 def inline(module: Module) -> Module:
@@ -36,16 +36,12 @@ def inline(module: Module) -> Module:
     """
     if not any(callee(n) for g in module.graphs for n in walk(g)):  # nothing to inline
         return Module(tuple(g for g in module.graphs if g.name == module.entry), module.entry)
-    inlined = _Inline().module(module)
+    inlined = InlineCalls(keep=_reusable).module(module)
     return Module(_reachable(inlined), inlined.entry)
 
 
-class _Inline(Transformer):
-    def node(self, node: Node) -> Value | None:
-        body = callee(node)
-        if body is None or body.reusable:
-            return None
-        return self.splice(body, node.inputs)
+def _reusable(graph: Graph) -> bool:
+    return graph.reusable
 
 
 def _reachable(module: Module) -> tuple[Graph, ...]:

@@ -23,6 +23,7 @@ from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op, Primitive
 from msc.ir.primitives.base import operand_dtype
+from msc.ir.rewrite import tuple_parts
 from msc.ir.types import (
     MonadType,
     RefType,
@@ -178,6 +179,30 @@ class GraphBuilder:
         output = self.seal(output)
         weights = tuple(var for _, var in self.weights.values())
         return Graph(self.name, tuple(self.inputs) + weights, tuple(self.nodes), output, flags)
+
+
+def to_output(builder: GraphBuilder, value: Any) -> Value:
+    """The IR value of a graph's Python result; tuples and lists become MakeTuple."""
+    if isinstance(value, (SymTensor, Parameter)):
+        return builder.operand(value)
+    if isinstance(value, Tensor):
+        return Const(value.asnumpy())
+    if isinstance(value, np.ndarray):  # a numpy constant: returned as a Tensor
+        return Const(value)
+    if isinstance(value, (tuple, list)):
+        items = tuple(to_output(builder, v) for v in value)
+        return builder.emit(Op.MakeTuple, items)
+    if isinstance(value, (bool, int, float, str, type(None), np.generic)):
+        return Const(value)
+    raise GraphTypeError(f"a graph cannot return a {type(value).__name__}")
+
+
+def has_constants(builder: GraphBuilder, output: Any) -> bool:
+    """Whether a graph result holds Python constants (a Call can only return tensors)."""
+    if isinstance(output, Const):
+        return True
+    parts = tuple_parts(builder.nodes, output)
+    return parts is not None and any(has_constants(builder, v) for v in parts)
 
 
 def _as_weak_scalars(builder: GraphBuilder, inputs: tuple[Any, ...]) -> tuple[Any, ...]:

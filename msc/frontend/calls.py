@@ -29,9 +29,10 @@ from msc.errors import (
     as_user_error,
 )
 from msc.frontend import control, desugar
-from msc.frontend.builder import GraphBuilder
+from msc.frontend.builder import GraphBuilder, has_constants, to_output
+from msc.frontend.control import _Return
 from msc.frontend.deps import Deps
-from msc.frontend.evaluator import Evaluator, _Return
+from msc.frontend.evaluator import Evaluator
 from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import is_msc_file, parse_function
 from msc.ir.primitives import Op
@@ -247,9 +248,6 @@ class Calls:
 
     def function_graph(self, fn: Any, values: list[Any]) -> tuple[Any, list[Any]] | None:
         """``fn`` built into a graph of its own (inlined again by the optimizer), or None."""
-        from msc.frontend.reuse import has_constants
-        from msc.frontend.specialize import to_output
-
         name = _function_name(fn)
         sub = GraphBuilder(self.reuse.fresh(f"{name}_map") if self.reuse else f"{name}_map")
         deps = Deps()

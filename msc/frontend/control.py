@@ -20,6 +20,7 @@ import numpy as np
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder
+from msc.frontend.scope import Closure, Unmerged
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Value
 from msc.ir.primitives import Op
@@ -58,13 +59,12 @@ def raise_at_run_time(builder: GraphBuilder, exc: BaseException) -> None:
     raise Raised()
 
 
-class Unmerged:
-    """A variable a tensor ``if`` cannot merge (assigned in one branch only, or an object
-    other than a tensor or number that differs between the branches). Python would know
-    at run time which one it is; a graph does not, so using it afterwards is an error."""
+class _Return(Exception):
+    """A ``return`` statement: the evaluator raises it, and a branch or a call that runs
+    a body catches it with the returned value."""
 
-    def __init__(self, message: str):
-        self.message = message
+    def __init__(self, value: Any):
+        self.value = value
 
 
 class RegionBuilder(GraphBuilder):
@@ -117,8 +117,6 @@ def branch(ev: Any, name: str, run: Callable[[], Any],
     ``("return", value)`` for a ``return`` inside it, or ``Raised`` if it raises). Unless
     the branch has ``own_lists`` (a tensor ``if``'s, merged after it), a list it changes is
     an error: which items it holds would depend on run-time values."""
-    from msc.frontend.evaluator import _Return
-
     lists = None if own_lists else _lists(ev.scope.names)
     outer = ev.builder
     region = RegionBuilder(name, outer)
@@ -201,8 +199,6 @@ def _own_lists(names: dict[str, Any]) -> dict[str, Any]:
 def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
     """``if`` on a tensor: both branches become regions of one ``If`` node. A branch that
     raises gives no values: the ``If`` takes the other branch's (see ``FILL``)."""
-    from msc.frontend.evaluator import _Return
-
     test = truth(cond)
     before = dict(ev.scope.names)
     scopes = []
@@ -326,7 +322,6 @@ def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
 
 
 def _is_function(v: Any) -> bool:
-    from msc.frontend.scope import Closure
     from msc.nn.cell import Cell
 
     return isinstance(v, (Closure, Choice, Cell, types.FunctionType, types.MethodType))

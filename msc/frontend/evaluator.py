@@ -25,6 +25,7 @@ from msc.errors import (
     as_user_error,
 )
 from msc.frontend import control, loops
+from msc.frontend.control import _Return
 from msc.frontend.builder import GraphBuilder
 from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import loc_of
@@ -71,11 +72,6 @@ _UNSUPPORTED = {
 }
 #: Unrolled Python-constant ``while`` loops stop here: a graph must stay finite.
 MAX_UNROLL = 100_000
-
-
-class _Return(Exception):
-    def __init__(self, value: Any):
-        self.value = value
 
 
 class Evaluator(ast.NodeVisitor):

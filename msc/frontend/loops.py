@@ -18,8 +18,8 @@ from msc.frontend.control import (
     RETURNED,
     Raised,
     RegionBuilder,
-    Unmerged,
     _rebuild,
+    _Return,
     _show,
     _value,
     _zeros,
@@ -27,6 +27,7 @@ from msc.frontend.control import (
     branch,
     truth,
 )
+from msc.frontend.scope import Unmerged
 from msc.ir.nodes import Graph, Value
 from msc.ir.primitives import Op
 from msc.ir.rewrite import substitute_graph
@@ -151,8 +152,6 @@ def _leaves(values: list[Any]) -> list[Any]:
 
 
 def _run_loop_body(ev: Any, body: list[ast.stmt]) -> None:
-    from msc.frontend.evaluator import _Return
-
     try:
         ev.run_body(body)
     except _Return:

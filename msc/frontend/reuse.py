@@ -22,12 +22,11 @@ from typing import Any
 
 from msc.common import amp_scope
 from msc.errors import GraphValueError
-from msc.frontend.builder import GraphBuilder
+from msc.frontend.builder import GraphBuilder, has_constants, to_output
 from msc.frontend.deps import _MISSING, Deps
 from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
-from msc.ir.nodes import REUSABLE, Const, Graph
+from msc.ir.nodes import REUSABLE, Graph
 from msc.ir.primitives import Op
-from msc.ir.rewrite import tuple_parts
 from msc.ir.types import TupleType, Type
 
 POLICIES = ("lazy_inline", "auto", "off")
@@ -105,7 +104,6 @@ class Reuse:
     def build(self, calls: Any, cell: Any, args: list[Any]) -> SharedGraph | None:
         """Interpret ``cell.construct`` into a graph of its own."""
         from msc.frontend.calls import Calls
-        from msc.frontend.specialize import to_output
 
         name = self.fresh(f"{type(cell).__name__}_construct")
         below = Locator([(_SELF, cell)])
@@ -145,14 +143,6 @@ class Reuse:
             name, i = f"{base}_{i}", i + 1
         self.names.add(name)
         return name
-
-
-def has_constants(builder: GraphBuilder, output: Any) -> bool:
-    """Whether a graph result holds Python constants (a Call can only return tensors)."""
-    if isinstance(output, Const):
-        return True
-    parts = tuple_parts(builder.nodes, output)
-    return parts is not None and any(has_constants(builder, v) for v in parts)
 
 
 def _dotted(path: Path | None) -> str | None:

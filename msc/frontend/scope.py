@@ -1,7 +1,8 @@
 """Name resolution while a graph is built: local scopes chained to the enclosing ones and,
 at the end, to the function's globals, closure and builtins (``Scope``), and functions
 defined inside a graph (``Closure``, with the signature Python would give them). Every
-global and closure variable read is recorded in the compile's ``Deps``.
+global and closure variable read is recorded in the compile's ``Deps``; a variable a
+tensor ``if`` could not merge (``Unmerged``) is an error to read.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from msc.errors import GraphNameError, UnsupportedSyntaxError
-from msc.frontend import control
 
 if TYPE_CHECKING:  # the evaluator builds scopes and closures; they only call it back
     from msc.frontend.evaluator import Evaluator
@@ -35,7 +35,7 @@ class Scope:
         while scope is not None:
             if name in scope.names:
                 value = scope.names[name]
-                if isinstance(value, control.Unmerged):
+                if isinstance(value, Unmerged):
                     raise UnsupportedSyntaxError(value.message)
                 return value
             if name in scope.closure:
@@ -48,6 +48,15 @@ class Scope:
         if name in table:
             return table[name]
         raise GraphNameError(f"name '{name}' is not defined")
+
+
+class Unmerged:
+    """A variable a tensor ``if`` cannot merge (assigned in one branch only, or an object
+    other than a tensor or number that differs between the branches). Python would know
+    at run time which one it is; a graph does not, so using it afterwards is an error."""
+
+    def __init__(self, message: str):
+        self.message = message
 
 
 class Closure:

@@ -14,12 +14,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from msc.common import amp_scope
-from msc.common.tensor import Parameter, SymTensor, Tensor
+from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
-from msc.frontend.builder import GraphBuilder
+from msc.frontend.builder import GraphBuilder, to_output
 from msc.frontend.deps import Deps
-from msc.ir.nodes import Const, Module, Value
-from msc.ir.primitives import Op
+from msc.ir.nodes import Module
 from msc.ir.types import TensorType
 
 
@@ -115,19 +114,3 @@ def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
         items = [_make_input(builder, s, f"{hint}_{i}") for i, s in enumerate(spec)]
         return items if isinstance(spec, ListSpec) else tuple(items)
     return spec
-
-
-def to_output(builder: GraphBuilder, value: Any) -> Value:
-    """The IR value of a graph's Python result; tuples and lists become MakeTuple."""
-    if isinstance(value, (SymTensor, Parameter)):
-        return builder.operand(value)
-    if isinstance(value, Tensor):
-        return Const(value.asnumpy())
-    if isinstance(value, np.ndarray):  # a numpy constant: returned as a Tensor
-        return Const(value)
-    if isinstance(value, (tuple, list)):
-        items = tuple(to_output(builder, v) for v in value)
-        return builder.emit(Op.MakeTuple, items)
-    if isinstance(value, (bool, int, float, str, type(None), np.generic)):
-        return Const(value)
-    raise GraphTypeError(f"a graph cannot return a {type(value).__name__}")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
-from msc.frontend.builder import GraphBuilder, current_builder
+from msc.frontend.builder import GraphBuilder, current_builder, to_output
 from msc.ir.grad import grad_graph
 from msc.ir.rewrite import result_and_state
 from msc.ir.transform import Copier
@@ -97,7 +97,6 @@ def _trace(outer: GraphBuilder, name: str, fn: Any, args: list[Any]) -> tuple[An
     then the state, then the weights it reads."""
     from msc.frontend.calls import Calls
     from msc.frontend.deps import Deps
-    from msc.frontend.specialize import to_output
 
     sub = GraphBuilder(name)
     sub.calls = inner = Calls(sub, outer.calls.deps if outer.calls else Deps())

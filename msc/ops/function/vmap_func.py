@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from msc.common.tensor import Tensor
-from msc.frontend.builder import GraphBuilder, current_builder
+from msc.frontend.builder import GraphBuilder, current_builder, to_output
 from msc.ir.transform import Copier
 from msc.ir.types import MonadType, TensorType
 from msc.ir.vmap import VmapError, vmap_graph
@@ -72,7 +72,6 @@ class _Batched:
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.frontend.calls import Calls
         from msc.frontend.deps import Deps
-        from msc.frontend.specialize import to_output
 
         if isinstance(self.in_axes, (tuple, list)) and len(self.in_axes) != len(args):
             raise VmapError(f"When vmap`s 'in_axes' is a tuple or list, and its size must be "

@@ -17,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.half import rounded, to_half
+from msc.codegen.half import ROUND, rounded, to_half
+from msc.codegen.pyrender import literal, render
 from msc.codegen.targets import Float16
+from msc.ir import kernel
 from msc.ir.dtypes import DType, bool_, float16, float32
+from msc.ir.kernel import X0, Cast, Expr, Helper, Lit, Name
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
@@ -27,20 +30,12 @@ from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.types import ScalarType, tensor_of
 
 
-def literal(value: Any, dt: DType | None) -> str:
-    """A Python scalar as source, typed to ``dt`` so numpy and numba keep the dtype."""
-    text = repr(bool(value)) if isinstance(value, (bool, np.bool_)) else repr(value)
-    if value != value or value in (float("inf"), float("-inf")):
-        text = f"float({str(value)!r})"
-    return f"{dtype_ref(dt)}({text})" if dt is not None else text
-
-
 #: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's float64
 #: exp, tanh and erf made of arithmetic and selects (LLVM vectorizes the loop; libm's
 #: scalar tanh and erf cost 15-20 ns an element), rounded to float32 as before.
-VECTOR_MATH = {Op.Exp: "_rt_exp64({0})", Op.Tanh: "_rt_tanh64({0})",
-               Op.Sigmoid: "_rt_sigmoid64({0})", Op.Erf: "_rt_erf64({0})",
-               Op.Erfc: "_rt_erfc64({0})", Op.GeLU: "_rt_gelu_{approximate}64({0})"}
+#: (GeLU's helper is named after its form: ``_rt_gelu_tanh64``, ``_rt_gelu_none64``.)
+VECTOR_MATH = {Op.Exp: "_rt_exp64", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigmoid64",
+               Op.Erf: "_rt_erf64", Op.Erfc: "_rt_erfc64", Op.GeLU: "_rt_gelu_{approximate}64"}
 
 
 #: Float ops whose loop over one result is numpy's ufunc with ``out=``, to the bit (casts
@@ -119,43 +114,46 @@ class FusedLoops:
             return bool_
         return node.out.type.dtype  # type: ignore[union-attr]
 
-    def operands(self, node: Node, loaded: list[tuple[str, DType | None]],
-                 scalar: bool) -> list[str]:
-        """Operand sources cast to the op's compute dtype (Python scalars typed); a fused
+    def operands(self, node: Node, loaded: list[tuple[Expr, DType | None]],
+                 scalar: bool) -> list[Expr]:
+        """The operands converted to the op's compute dtype (Python scalars typed); a fused
         loop converts scalars, an array expression converts arrays."""
         lowering = self.lowering(node)
         dt = self.compute_dtype(node, lowering)
-        out = []
-        for i, (v, (text, have)) in enumerate(zip(node.inputs, loaded)):
+        out: list[Expr] = []
+        for i, (v, (e, have)) in enumerate(zip(node.inputs, loaded)):
             if isinstance(v, Const) and isinstance(v.type, ScalarType):
                 if i not in lowering.keep and self.is_half(dt):  # numpy makes it float16
-                    out.append(literal(to_half(v.value), float32))
+                    out.append(Lit(to_half(v.value), float32))
                 else:
-                    out.append(literal(v.value, None if i in lowering.keep else dt))
+                    out.append(Lit(v.value, None if i in lowering.keep else dt))
             elif dt is None or have == dt or i in lowering.keep:
-                out.append(text)
+                out.append(e)
             elif scalar and self.is_half(dt):
-                out.append(f"_rt_f16_round({text})")
-            elif scalar:
-                out.append(f"{dtype_ref(dt)}({text})")
+                out.append(Helper(ROUND, (e,)))
             else:
-                out.append(f"{text}.astype({dtype_ref(dt)})")
+                out.append(Cast(dt, e))
         return out
 
-    def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
+    def expr(self, node: Node, operands: list[Expr], scalar: bool) -> Expr:
+        """The op's expression on ``operands``: on scalars in a fused loop (its scalar
+        form; float16 rounded as numpy rounds, ``half.rounded``; the vectorizable helper of
+        ``VECTOR_MATH`` on a target that has them), else on arrays."""
         lowering = self.lowering(node)
-        template = lowering.scalar or lowering.expr if scalar else lowering.expr
+        template = kernel.bind(lowering.scalar or lowering.expr if scalar else lowering.expr,
+                               node.attr)
         if scalar and self.is_half(node.out.type.dtype):  # type: ignore[union-attr]
-            return rounded(template, operands, node.attr)
-        if scalar and self.target.vector_math and node.op in VECTOR_MATH \
+            template = rounded(template)
+        elif scalar and self.target.vector_math and node.op in VECTOR_MATH \
                 and self.compute_dtype(node, lowering) == float32:
-            template = VECTOR_MATH[node.op]
-        return template.format(*operands, **node.attr)
+            template = Helper(VECTOR_MATH[node.op].format(**node.attr), (X0,))
+        return kernel.substitute(template, operands)
 
     def elementwise_array(self, node: Node, args: list[str], lowering: Elementwise) -> str:
-        loaded = [(a, _dtype(v)) for a, v in zip(args, node.inputs)]
-        text = self.expr(node, self.operands(node, loaded, scalar=False), scalar=False)
-        return f"np.asarray({text}, {dtype_ref(node.out.type.dtype)})"  # type: ignore
+        loaded = [(Name(a), _dtype(v)) for a, v in zip(args, node.inputs)]
+        e = self.expr(node, self.operands(node, loaded, scalar=False), scalar=False)
+        dt = node.out.type.dtype  # type: ignore[union-attr]
+        return f"np.asarray({render(e, scalar=False)}, {dtype_ref(dt)})"
 
     def join(self, node: Node) -> None:
         """Add elementwise ``node`` to the pending group. One of another shape that reads
@@ -232,7 +230,7 @@ class FusedLoops:
             self.numpy_calls[f"for {idx[0]} in range({shape[0]}):"] = call
         for k, (i, d) in enumerate(zip(idx, shape)):
             self.lines.append("    " * k + f"for {i} in range({d}):")
-        scalars: dict[Value, tuple[str, DType | None]] = {}
+        scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for v in reused:  # read each element before a result overwrites it
             self.load(v, members, scalars, idx, shape, pad, views)
         for n in group:
@@ -240,22 +238,24 @@ class FusedLoops:
                       for v in n.inputs]
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
-            text = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
+            e = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
             if not self.is_half(dt):  # (a float16 result is rounded already)
-                text = f"{dtype_ref(dt)}({text})"
-            self.lines.append(f"{pad}{t} = {text}{loc_comment(n)}")
-            scalars[n.out] = (t, dt)
+                e = Cast(dt, e)
+            self.lines.append(f"{pad}{t} = {render(e, scalar=True)}{loc_comment(n)}")
+            scalars[n.out] = (Name(t), dt)
             if n in outs and n.out not in inplace:
                 target = views[n.out][0] if views else self.env[n.out]
                 self.lines.append(f"{pad}{target}[{index(idx)}] = {self.stored(t, dt)}")
         for v, w in inplace.items():  # last: every read of the weight's element came before
-            element, t = f"{views[v][0] if views else self.env[v]}[{index(idx)}]", scalars[v][0]
+            element = f"{views[v][0] if views else self.env[v]}[{index(idx)}]"
+            t = render(scalars[v][0], scalar=True)
             update = before.op.update  # type: ignore[union-attr]
             wt = w.type.tensor.dtype  # type: ignore[union-attr]
             if update is not None:  # AssignAdd adds, AssignSub subtracts
-                old = f"_rt_f16_to_f32({element})" if self.is_half(wt) else element
-                combined = self.lowering(update).expr.format(old, t)
-                t = combined if self.is_half(wt) else f"{dtype_ref(wt)}{combined}"
+                old = Helper("_rt_f16_to_f32", (Name(element),)) if self.is_half(wt) \
+                    else Name(element)
+                combined = kernel.substitute(self.lowering(update).expr, [old, Name(t)])
+                t = render(combined if self.is_half(wt) else Cast(wt, combined), scalar=True)
             self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
 
     def numpy_call(self, group: list[Node], outs: list[Node],
@@ -442,13 +442,13 @@ class FusedLoops:
             v = node.inputs[0]
         return False
 
-    def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[str, DType | None]],
+    def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[Expr, DType | None]],
              idx: list[str], shape: tuple[int, ...], pad: str,
-             views: dict[Value, tuple[str, tuple[int, ...]]]) -> tuple[str, DType | None]:
+             views: dict[Value, tuple[str, tuple[int, ...]]]) -> tuple[Expr, DType | None]:
         if v in scalars:
             return scalars[v]
         if isinstance(v, Const) and isinstance(v.type, ScalarType):
-            return literal(v.value, None), None
+            return Lit(v.value), None
         assert v not in members
         source = _broadcast_source(v, self.all_defs)  # broadcasting here
         t = tensor_of(source.type)
@@ -462,7 +462,7 @@ class FusedLoops:
         if self.is_half(t.dtype):
             element = f"_rt_f16_to_f32({element})"
         self.lines.append(f"{pad}{name} = {element}")
-        scalars[v] = (name, t.dtype)
+        scalars[v] = (Name(name), t.dtype)
         return scalars[v]
 
 

@@ -28,13 +28,13 @@ Example, ``ops.sigmoid(x) * 2.5`` on float16 ``x``::
 
 from __future__ import annotations
 
-import ast
-import re
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from msc.ir.dtypes import DType, float16, float32
+from msc.ir import kernel
+from msc.ir.dtypes import DType, float16, float32, float64
+from msc.ir.kernel import Binary, Call, Cast, Expr, Helper, Lit, Spelling
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives.base import LoopNest, Statements
 from msc.ir.types import RefType, ScalarType, TensorType, TupleType, Type, tensor_of
@@ -167,46 +167,35 @@ class HalfNodes:
 # --- fused expressions -----------------------------------------------------------------
 
 
-def rounded(template: str, operands: Sequence[str], attrs: Mapping[str, Any]) -> str:
-    """An ``Elementwise`` expression whose result is float16, on float32 operands holding
-    float16 values, computed as numpy computes it on float16 arrays: every operator and
-    float16 ufunc in float32, rounded to float16, its number constants float16; ``math``
-    functions (double precision in Python) on float64; runtime helpers as their float16
-    ``TWINS``.
+def rounded(e: Expr) -> Expr:
+    """An elementwise op's expression ``e`` (its attributes bound, its operands float32
+    values holding float16 ones) computed as numpy computes it on float16 arrays: every
+    arithmetic operation and float16 ufunc in float32, rounded to float16, its number
+    constants float16; ``math`` functions (double precision in Python) on float64;
+    runtime helpers as their float16 ``TWINS``. Comparisons, negation (exact) and
+    selections are not rounded, but the result is.
 
-    >>> rounded("(1 / (1 + np.exp(-{0})))", ["a"], {})
-    '_rt_f16_round(np.float32(1.0) / _rt_f16_round(np.float32(1.0) + _rt_f16_round(np.exp(-a))))'
+    >>> from msc.codegen.pyrender import render
+    >>> print(render(rounded(1 / (1 + call(Fn.EXP, -Name("a")))), scalar=True))  # sigmoid
+    _rt_f16_round((np.float32(1.0) / _rt_f16_round((np.float32(1.0) + \
+        _rt_f16_round(np.exp((-a)))))))
     """
-    names = [f"_msc_operand{i}" for i in range(len(operands))]
-    body = _Rounder().visit(ast.parse(template.format(*names, **attrs), mode="eval").body)
-    if not _is_round(body):
-        body = _round(body)
-    return re.sub(r"\b_msc_operand(\d+)\b", lambda m: operands[int(m[1])], ast.unparse(body))
+    out = kernel.rewrite(e, _round_node)
+    return out if _is_round(out) else _round(out)
 
 
-class _Rounder(ast.NodeTransformer):
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        return _round(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        f = node.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            if f.value.id == "math":
-                node.args = [_call("np.float64", a) for a in node.args]
-                return _round(node)
-            return _round(node) if f.value.id == "np" and _float16_ufunc(f.attr) else node
-        if isinstance(f, ast.Name) and f.id.startswith("_rt_"):
-            f.id = TWINS.get(f.id, f.id)
-            return _round(node)
-        return node
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        """A number becomes float16, held in float32 (so Numba computes in float32)."""
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            return node
-        return _call("np.float32", ast.Constant(to_half(node.value)))
+def _round_node(e: Expr) -> Expr | None:
+    if isinstance(e, Binary):
+        return _round(e)
+    if isinstance(e, Call) and e.fn.spelling is Spelling.MATH:
+        return _round(Call(e.fn, tuple(Cast(float64, a) for a in e.args)))
+    if isinstance(e, Call):
+        return _round(e) if _float16_ufunc(e.fn.value) else None
+    if isinstance(e, Helper) and e.name != ROUND:
+        return _round(Helper(TWINS.get(e.name, e.name), e.args))
+    if isinstance(e, Lit) and e.dtype is None and not isinstance(e.value, (bool, str)):
+        return Lit(to_half(e.value), float32)  # a number: float16, held in float32
+    return None
 
 
 def _float16_ufunc(name: str) -> bool:
@@ -215,14 +204,9 @@ def _float16_ufunc(name: str) -> bool:
     return isinstance(u, np.ufunc) and any(t.endswith("->e") for t in u.types)
 
 
-def _call(func: str, arg: ast.expr) -> ast.Call:
-    return ast.Call(ast.parse(func, mode="eval").body, [arg], [])
+def _round(e: Expr) -> Expr:
+    return Helper(ROUND, (e,))
 
 
-def _round(node: ast.expr) -> ast.Call:
-    return _call(ROUND, node)
-
-
-def _is_round(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-        node.func.id == ROUND
+def _is_round(e: Expr) -> bool:
+    return isinstance(e, Helper) and e.name == ROUND

@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.fusion import loc_comment
+from msc.codegen.pyrender import render
 from msc.ir.dtypes import DType, float16
+from msc.ir.kernel import Cast, Expr, Name
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.emitting import dtype_ref
@@ -189,18 +191,19 @@ class LaneLoops:
                   outputs: dict[int, str], flat: str) -> None:
         """One copy of the chain, on the lane's elements."""
         pad = "        "
-        scalars: dict[Value, tuple[str, DType | None]] = {}
+        scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for q, v in enumerate(externals):
             name = self.ns.fresh("a")
             self.lines.append(f"{pad}{name} = {sources[q]}")
-            scalars[v] = (name, tensor_of(v.type).dtype)  # type: ignore[union-attr]
+            scalars[v] = (Name(name), tensor_of(v.type).dtype)  # type: ignore[union-attr]
         for m, n in enumerate(first):
-            loaded = [scalars.get(v) or ("", None) for v in n.inputs]
+            # (a scalar constant has no entry: ``operands`` writes its literal)
+            loaded = [scalars.get(v) or (Name(""), None) for v in n.inputs]
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
-            text = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
-            self.lines.append(f"{pad}{t} = {dtype_ref(dt)}({text}){loc_comment(n)}")
-            scalars[n.out] = (t, dt)
+            e = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
+            self.lines.append(f"{pad}{t} = {render(Cast(dt, e), scalar=True)}{loc_comment(n)}")
+            scalars[n.out] = (Name(t), dt)
             if m in outputs:
                 self.lines.append(f"{pad}{outputs[m]}[{flat}] = {t}")
 

@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.fusion import FusedLoops, literal, loc_comment, reads
+from msc.codegen.fusion import FusedLoops, loc_comment, reads
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
+from msc.codegen.pyrender import literal
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named

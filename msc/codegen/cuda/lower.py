@@ -23,24 +23,20 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.cuda.library import device_call
-from msc.codegen.cuda.scalar import device_scalar
+from msc.codegen.cuda.scalar import device_template, render_device
 from msc.codegen.fusion import loc_comment
 from msc.codegen import lower as host_lower
 from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
+from msc.ir.kernel import Cast, Expr, Lit, Name, substitute
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
 from msc.ir.primitives.emitting import dtype_ref, index
 from msc.ir.rewrite import callees_first, walk
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, tensor_of
-
-#: Scalar literals the fused code writes that kernels cannot (no ``float(str)`` on a GPU).
-_SPECIAL_FLOATS = {"float('inf')": "math.inf", "float('-inf')": "(-math.inf)",
-                   "float('nan')": "math.nan"}
-
 
 @dataclass(frozen=True)
 class DeviceKernel:
@@ -89,8 +85,8 @@ class CudaLowerer(Lowerer):
         assert isinstance(lowering, Elementwise)
         return lowering
 
-    def kernel_template(self, node: Node) -> str | None:
-        """The scalar template of an elementwise node a kernel can compute, else None."""
+    def kernel_template(self, node: Node) -> Expr | None:
+        """The expression of an elementwise node a kernel can compute, else None."""
         lowering = node.op.lowering["numba"]
         if not isinstance(lowering, Elementwise) or not isinstance(node.out.type, TensorType) \
                 or _has_half(node):
@@ -99,18 +95,16 @@ class CudaLowerer(Lowerer):
             if tensor_of(v.type) is None and not (isinstance(v, Const) and
                                                   isinstance(v.type, ScalarType)):
                 return None  # a scalar computed at run time, a tuple: host code
-        return device_scalar(node.op, lowering, node.attr,
-                             self.compute_dtype(node, lowering))
+        return device_template(node.op, lowering, node.attr,
+                               self.compute_dtype(node, lowering))
 
-    def expr(self, node: Node, operands: list[str], scalar: bool) -> str:
+    def expr(self, node: Node, operands: list[Expr], scalar: bool) -> Expr:
         """Kernel code (``scalar``) or the python target's array code (on the host)."""
-        if scalar:
-            template = self.kernel_template(node)
-            assert template is not None
-            return template.format(*operands, **node.attr)
-        lowering = node.op.lowering["python"]
-        assert isinstance(lowering, Elementwise)
-        return lowering.expr.format(*operands, **node.attr)
+        if not scalar:
+            return super().expr(node, operands, scalar)
+        template = self.kernel_template(node)
+        assert template is not None
+        return substitute(template, operands)
 
     def node(self, node: Node) -> None:
         if self.kernel_template(node) is not None:
@@ -185,16 +179,16 @@ class CudaLowerer(Lowerer):
         outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
                 or n.out in self.users.get(None, ())]
         kernel = _KernelWriter(shape)
-        scalars: dict[Value, tuple[str, DType | None]] = {}
+        scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for n in group:
             loaded = [scalars.get(v) or kernel.load(v, self.name_of) for v in n.inputs]
             for v, s in zip(n.inputs, loaded):
                 scalars.setdefault(v, s)
             dt = n.out.type.dtype  # type: ignore[union-attr]
-            text = f"{dtype_ref(dt)}({self.expr(n, self.operands(n, loaded, True), True)})"
+            e = Cast(dt, self.expr(n, self.operands(n, loaded, True), True))
             t = kernel.fresh("t")
-            kernel.body.append(f"{t} = {_device_literals(text)}{loc_comment(n)}")
-            scalars[n.out] = (t, dt)
+            kernel.body.append(f"{t} = {render_device(e)}{loc_comment(n)}")
+            scalars[n.out] = (Name(t), dt)
             if n in outs:
                 out = self.env[n.out] = self.ns.fresh("v")
                 self.lines.append(f"{out} = _rt_cuda_empty({shape!r}, {dtype_ref(dt)})"
@@ -213,8 +207,8 @@ class CudaLowerer(Lowerer):
         new, _ = kernel.load(value, self.name_of)
         if node.op.update is not None:
             old, _ = kernel.load(ref, self.name_of)
-            new = self.lowering(node.op.update).expr.format(old, new)
-        kernel.store(args[0], t, f"{dtype_ref(t.dtype)}({new})")
+            new = substitute(self.lowering(node.op.update).expr, [old, new])
+        kernel.store(args[0], t, render_device(Cast(t.dtype, new)))
         self.launch(kernel, node)
         self.lines.append(f"{out} = {args[0]}")
         return True
@@ -272,11 +266,11 @@ class _KernelWriter:
             self.arrays.append((t.dtype.np_name, t.ndim))
         return self.params[name]
 
-    def load(self, v: Value, name_of: Any) -> tuple[str, DType | None]:
+    def load(self, v: Value, name_of: Any) -> tuple[Expr, DType | None]:
         """A scalar operand: a literal, or a tensor's element read at the thread's index
         (index 0 along the axes it broadcasts)."""
         if isinstance(v, Const) and isinstance(v.type, ScalarType):
-            return _device_literals(repr(v.value)), None
+            return Lit(v.value), None
         t = tensor_of(v.type)
         assert t is not None
         offset = len(self.shape) - t.ndim
@@ -284,7 +278,7 @@ class _KernelWriter:
                  for k, d in enumerate(t.shape)]
         a = self.fresh("a")
         self.body.append(f"{a} = {self.param(name_of(v), t)}[{index(parts)}]")
-        return a, t.dtype
+        return Name(a), t.dtype
 
     def store(self, array: str, t: TensorType, scalar: str) -> None:
         self.body.append(f"{self.param(array, t)}[{index(self.idx)}] = {scalar}")
@@ -303,12 +297,6 @@ class _KernelWriter:
         lines += ["    " + line for line in self.body]
         return DeviceKernel(name, tuple(self.params[a] for a in self.args), tuple(lines),
                             tuple(self.arrays))
-
-
-def _device_literals(text: str) -> str:
-    for python, device in _SPECIAL_FLOATS.items():
-        text = text.replace(python, device)
-    return text
 
 
 def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModuleSpec:

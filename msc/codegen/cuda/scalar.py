@@ -1,82 +1,125 @@
-"""The scalar expressions of elementwise ops inside CUDA kernels, derived from the numba
-target's: numba.cuda compiles ``math`` functions, and some numpy ufuncs on
-scalars, but not every ufunc the numba target writes, and no call of a ``@njit`` helper.
+"""The cuda target's renderer of kernel-IR scalar expressions (``msc/ir/kernel.py``):
+numba.cuda compiles ``math`` functions and some numpy ufuncs on scalars, but not every
+ufunc the numba target calls, and no call of a ``@njit`` runtime helper.
 
-``device_scalar`` rewrites a numba scalar template (``np.exp({0})`` -> ``math.exp({0})``);
-an op it cannot rewrite runs on the host instead (``lower.py``), so the table only ever
-costs speed, never correctness.
+``device_template`` is an elementwise op's expression as a kernel computes it, or None
+when a kernel cannot: that op then runs on the host (``lower.py``), so the tables only
+ever cost speed, never correctness. ``render_device`` writes it.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
+from msc.ir import kernel
 from msc.ir.dtypes import DType, float32, float64
+from msc.ir.kernel import (
+    X0,
+    X1,
+    Binary,
+    BinaryOp,
+    Call,
+    Cast,
+    Compare,
+    Expr,
+    Fn,
+    Helper,
+    Lit,
+    Name,
+    Neg,
+    Select,
+    call,
+)
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Elementwise, Primitive
+from msc.ir.primitives.emitting import dtype_ref
 
 #: numpy functions with a ``math`` (or builtin) function of the same meaning on scalars.
-_MATH = {"exp": "math.exp", "log1p": "math.log1p", "expm1": "math.expm1",
-         "sqrt": "math.sqrt", "abs": "abs", "tanh": "math.tanh", "isnan": "math.isnan",
-         "isinf": "math.isinf", "isfinite": "math.isfinite"}
-#: numpy functions written with ``math`` (whose floor, ceil and trunc return integers):
-#: beyond 2**52 (and for inf and nan) every float is integral; copysign keeps -0.0's sign.
-_INTEGRAL = "(math.copysign(math.{f}({{0}}), {{0}}) if abs({{0}}) < 4503599627370496.0 " \
-    "else {{0}})"
-_REWRITTEN = {"floor": _INTEGRAL.format(f="floor"), "ceil": _INTEGRAL.format(f="ceil"),
-              "trunc": _INTEGRAL.format(f="trunc"), "exp2": "math.pow(2.0, {0})"}
+_MATH = {Fn.EXP: "math.exp", Fn.LOG1P: "math.log1p", Fn.EXPM1: "math.expm1",
+         Fn.SQRT: "math.sqrt", Fn.ABS: "abs", Fn.TANH: "math.tanh", Fn.ISNAN: "math.isnan",
+         Fn.ISINF: "math.isinf", Fn.ISFINITE: "math.isfinite", Fn.MATH_ERF: "math.erf",
+         Fn.MATH_ERFC: "math.erfc", Fn.FMOD: "math.fmod"}
+#: numpy functions written with ``math`` on float operands only (``math``'s floor, ceil and
+#: trunc return integers): beyond 2**52 (and for inf and nan) every float is integral;
+#: copysign keeps -0.0's sign.
+_INTEGRAL = "(math.copysign(math.{f}({x}), {x}) if abs({x}) < 4503599627370496.0 else {x})"
+_FLOAT_ONLY = {Fn.FLOOR: lambda x: _INTEGRAL.format(f="floor", x=x),
+               Fn.CEIL: lambda x: _INTEGRAL.format(f="ceil", x=x),
+               Fn.TRUNC: lambda x: _INTEGRAL.format(f="trunc", x=x),
+               Fn.EXP2: lambda x: f"math.pow(2.0, {x})"}
 #: numpy ufuncs numba.cuda compiles on scalars itself (nan-propagating maximum/minimum).
-_UFUNCS = frozenset({"maximum", "minimum", "log", "log2", "log10", "sin", "cos", "tan",
-                     "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh",
-                     "arctanh", "arctan2", "hypot", "logical_not", "logical_and",
-                     "logical_or"})
-#: dtype constructors convert scalars in kernels as they do in numba's own loops.
-_CONSTRUCTORS = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                           "uint8", "uint16", "uint32", "uint64", "bool_"})
-_NP_CALL = re.compile(r"\bnp\.(\w+)\(")
+_UFUNCS = frozenset({Fn.MAXIMUM, Fn.MINIMUM, Fn.LOG, Fn.LOG2, Fn.LOG10, Fn.SIN, Fn.COS,
+                     Fn.TAN, Fn.ARCSIN, Fn.ARCCOS, Fn.ARCTAN, Fn.SINH, Fn.COSH, Fn.ARCSINH,
+                     Fn.ARCCOSH, Fn.ARCTANH, Fn.ARCTAN2, Fn.HYPOT, Fn.LOGICAL_NOT,
+                     Fn.LOGICAL_AND, Fn.LOGICAL_OR})
+#: Literals a kernel cannot write as the host does (no ``float(str)`` on a GPU).
+_SPECIAL_FLOATS = {float("inf"): "math.inf", float("-inf"): "(-math.inf)"}
 
 
-def _gelu(attr: dict[str, Any], dt: DType) -> str | None:
+def _gelu(attr: dict[str, Any], dt: DType) -> Expr:
     if attr["approximate"] == "tanh":
-        return "(0.5 * {0} * (1.0 + math.tanh(0.7978845608028654 * " \
-            "({0} + 0.044715 * {0} * {0} * {0}))))"
-    return "(0.5 * {0} * (1.0 + math.erf({0} / 1.4142135623730951)))"
+        return 0.5 * X0 * (1.0 + call(Fn.TANH, 0.7978845608028654 * (X0 + 0.044715 * X0 * X0 * X0)))
+    return 0.5 * X0 * (1.0 + call(Fn.MATH_ERF, X0 / 1.4142135623730951))
 
 
 #: Ops whose numba form calls a runtime helper: their kernel form, by attributes and the
 #: compute dtype (None: the host runs it). (No libdevice: the simulator's is a stub.)
-_SPECIAL: dict[Primitive, Callable[[dict[str, Any], DType], str | None]] = {
+_SPECIAL: dict[Primitive, Callable[[dict[str, Any], DType], Expr | None]] = {
     Op.GeLU: _gelu,
-    Op.Pow: lambda attr, dt: "({0} ** {1})",  # as the numba target's _rt_pow
-    Op.Mod: lambda attr, dt: "math.fmod({0}, {1})" if dt in (float32, float64) else None,
+    Op.Pow: lambda attr, dt: Binary(BinaryOp.POW, X0, X1),  # as the numba target's _rt_pow
+    Op.Mod: lambda attr, dt: call(Fn.FMOD, X0, X1) if dt in (float32, float64) else None,
 }
 
 
-def device_scalar(op: Primitive, lowering: Elementwise, attr: dict[str, Any],
-                  dt: DType | None) -> str | None:
-    """The kernel template of ``op`` computing in ``dt`` (operands ``{0}, {1}``, attributes
-    by name, as the numba target's), or None when kernels cannot compute it."""
+def device_template(op: Primitive, lowering: Elementwise, attr: dict[str, Any],
+                    dt: DType | None) -> Expr | None:
+    """The expression a kernel computes for ``op`` in dtype ``dt`` (operands ``X0, X1``,
+    attributes bound), or None when kernels cannot compute it."""
     if op in _SPECIAL:
         return _SPECIAL[op](attr, dt) if dt is not None else None
-    template = lowering.scalar or lowering.expr
-    if "_rt_" in template:
-        return None
-    unknown: list[str] = []
+    template = kernel.bind(lowering.scalar or lowering.expr, attr)
+    ok = all(_on_device(e, dt) for e in _nodes(template))
+    return template if ok else None
 
-    def rewrite(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name in _MATH:
-            return _MATH[name] + "("
-        if name not in _UFUNCS and name not in _CONSTRUCTORS:
-            unknown.append(name)
-        return m.group(0)
 
-    for name, form in _REWRITTEN.items():  # whole calls: their operand is repeated
-        call = f"np.{name}({{0}})"
-        if call in template:
-            if dt not in (float32, float64):
-                return None
-            template = template.replace(call, form)
-    text = _NP_CALL.sub(rewrite, template)
-    return None if unknown else text
+def _nodes(e: Expr) -> list[Expr]:
+    found = [e]
+    for k in kernel.children(e):
+        found += _nodes(k)
+    return found
+
+
+def _on_device(e: Expr, dt: DType | None) -> bool:
+    if isinstance(e, Helper):
+        return False
+    if isinstance(e, Call):
+        return e.fn in _MATH or e.fn in _UFUNCS or \
+            (e.fn in _FLOAT_ONLY and dt in (float32, float64))
+    return True
+
+
+def render_device(e: Expr) -> str:
+    """``e``'s source inside a ``@cuda.jit`` kernel (``device_template``'s forms only)."""
+    r = render_device
+    if isinstance(e, Name):
+        return e.name
+    if isinstance(e, Lit):
+        if isinstance(e.value, float) and (e.value in _SPECIAL_FLOATS or e.value != e.value):
+            text = _SPECIAL_FLOATS.get(e.value, "math.nan")
+        else:
+            text = repr(bool(e.value)) if isinstance(e.value, bool) else repr(e.value)
+        return f"{dtype_ref(e.dtype)}({text})" if e.dtype is not None else text
+    if isinstance(e, (Binary, Compare)):
+        return f"({r(e.a)} {e.op.value} {r(e.b)})"
+    if isinstance(e, Neg):
+        return f"(-{r(e.x)})"
+    if isinstance(e, Call):
+        args = ", ".join(r(a) for a in e.args)
+        if e.fn in _FLOAT_ONLY:
+            return _FLOAT_ONLY[e.fn](args)
+        return f"{_MATH[e.fn]}({args})" if e.fn in _MATH else f"np.{e.fn.value}({args})"
+    if isinstance(e, Select):
+        return f"({r(e.a)} if {r(e.cond)} else {r(e.b)})"
+    if isinstance(e, Cast):
+        return f"{dtype_ref(e.dtype)}({r(e.x)})"
+    raise TypeError(f"no kernel form for {e}")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError
+from msc.ir.kernel import X0, Fn, Select, attr, call, gt
 from msc.ir.primitives.base import (
     Attr,
     Elementwise,
@@ -57,8 +58,7 @@ def _vjp_elu(b: Any, g: Any, x: Any, *, out: Any, alpha: float) -> tuple[Any]:
 
 register(Primitive(
     "Elu", _elu_infer, _elu_impl,
-    on_all_targets(Elementwise("np.where({0} > 0, {0}, {alpha!r} * np.expm1({0}))",
-                               scalar="({0} if {0} > 0 else {alpha!r} * np.expm1({0}))")),
+    on_all_targets(Elementwise(Select(gt(X0, 0), X0, attr("alpha") * call(Fn.EXPM1, X0)))),
     attrs=(Attr("alpha", 1.0),), elementwise=True, cost=4, vjp=_vjp_elu,
     batch=batch_elementwise))
 
@@ -87,10 +87,8 @@ def _vjp_softplus(b: Any, g: Any, x: Any, *, out: Any, beta: float,
 
 register(Primitive(
     "Softplus", _softplus_infer, _softplus_impl,
-    on_all_targets(Elementwise(
-        "np.where({beta!r} * {0} > {threshold!r}, {0}, "
-        "np.log1p(np.exp({beta!r} * {0})) / {beta!r})",
-        scalar="({0} if {beta!r} * {0} > {threshold!r} else "
-               "np.log1p(np.exp({beta!r} * {0})) / {beta!r})")),
+    on_all_targets(Elementwise(Select(
+        gt(attr("beta") * X0, attr("threshold")), X0,
+        call(Fn.LOG1P, call(Fn.EXP, attr("beta") * X0)) / attr("beta")))),
     attrs=(Attr("beta", 1.0), Attr("threshold", 20.0)), elementwise=True, cost=6,
     vjp=_vjp_softplus, batch=batch_elementwise, public=Public(classes=("Softplus",))))

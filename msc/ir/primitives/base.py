@@ -21,6 +21,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, InternalCompilerError, Loc, MscError, ShapeError
 from msc.ir.dtypes import DType, promote, promote_weak
+from msc.ir.kernel import Expr
 from msc.ir.types import ScalarType, TensorType, TupleType, Type, tensor_of, type_of_value
 
 #: The code generators every primitive must have a lowering for.
@@ -67,12 +68,13 @@ class Attr:
 
 @dataclass(frozen=True)
 class Elementwise:
-    """``expr`` over operand sources ``{0}, {1}, ...`` (attrs by name) that is valid on
-    arrays and on scalars; ``scalar`` replaces it inside fused loops where the array form
-    does not apply. Operands are converted to the ``compute`` dtype, except ``keep``."""
+    """``expr``, a kernel-IR expression (``msc/ir/kernel.py``) over operands ``X0, X1,
+    ...`` and attributes, that means the same on arrays and on scalars; ``scalar``
+    replaces it inside fused loops where the array form does not apply. Operands are
+    converted to the ``compute`` dtype, except ``keep``."""
 
-    expr: str
-    scalar: str | None = None
+    expr: Expr
+    scalar: Expr | None = None
     compute: Compute = Compute.OUT
     keep: tuple[int, ...] = ()
 

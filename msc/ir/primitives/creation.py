@@ -15,6 +15,7 @@ import numpy as np
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
+from msc.ir.kernel import X0, Fn, Lit, call
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
@@ -96,8 +97,10 @@ register(Primitive("Ones", _const_infer, _ones_impl, on_all_targets(_emit_full(1
 register(Primitive("Fill", _fill_infer, _fill_impl, on_all_targets(_emit_full(None)),
                    attrs=_SHAPE + (Attr("value"),), cost=0))
 register(Primitive("ZerosLike", _like_infer, _zeros_like_impl, on_all_targets(Elementwise(
-    "np.zeros_like({0})", scalar="0", compute=Compute.NONE)), elementwise=True, cost=0,
-    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise, public=Public(classes=("ZerosLike",))))
+    call(Fn.ZEROS_LIKE, X0), scalar=Lit(0), compute=Compute.NONE)), elementwise=True, cost=0,
+    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise,
+    public=Public(classes=("ZerosLike",))))
 register(Primitive("OnesLike", _like_infer, _ones_like_impl, on_all_targets(Elementwise(
-    "np.ones_like({0})", scalar="1", compute=Compute.NONE)), elementwise=True, cost=0,
-    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise, public=Public(classes=("OnesLike",))))
+    call(Fn.ONES_LIKE, X0), scalar=Lit(1), compute=Compute.NONE)), elementwise=True, cost=0,
+    vjp=lambda b, g, x, out: (None,), batch=batch_elementwise,
+    public=Public(classes=("OnesLike",))))

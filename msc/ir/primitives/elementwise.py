@@ -14,6 +14,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
+from msc.ir.kernel import X0, X1, X2, Expr, Fn, Select, attr, call, eq, ge, gt, helper, le, lt, ne
 from msc.ir.primitives.base import (
     Attr,
     Compute,
@@ -85,9 +86,9 @@ _COMPUTE = {Result.SAME: Compute.OUT, Result.FLOAT: Compute.OUT,
             Result.BOOL: Compute.OPERANDS, Result.LOGIC: Compute.BOOL}
 
 
-def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: str, *,
+def _unary(name: str, fn: Callable[[np.ndarray], Any], expr: Expr, *,
            result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
-           scalar: str | None = None, vjp: Callable[..., Any] | None = None,
+           scalar: Expr | None = None, vjp: Callable[..., Any] | None = None,
            batch: Callable[..., Any] = batch_elementwise, functions: tuple[str, ...] = (),
            methods: tuple[str, ...] = ()) -> Primitive:
     """A one-input elementwise op: ``ops.<functions>(input)``, ``ops.<name>()(input)`` and
@@ -123,51 +124,51 @@ def _vjp_hswish(b: Any, g: Any, x: Any, out: Any) -> tuple[Any]:
     return (b.mul(g, slope),)
 
 
-neg = _unary("Neg", np.negative, "(-{0})", no_bool=True, functions=("neg",),
+neg = _unary("Neg", np.negative, -X0, no_bool=True, functions=("neg",),
              vjp=lambda b, g, x, out: (b.neg(g),))
-abs_ = _unary("Abs", np.abs, "np.abs({0})", functions=("abs",), methods=("abs",),
+abs_ = _unary("Abs", np.abs, call(Fn.ABS, X0), functions=("abs",), methods=("abs",),
               vjp=lambda b, g, x, out: (b.mul(g, b.sign(x)),))  # 0 at 0
-square = _unary("Square", np.square, "({0} * {0})", functions=("square",),
+square = _unary("Square", np.square, X0 * X0, functions=("square",),
                 vjp=lambda b, g, x, out: (b.mul(g, b.mul(x, 2.0)),))
-sign = _unary("Sign", np.sign, "np.sign({0})", functions=("sign",))
-floor = _unary("Floor", np.floor, "np.floor({0})", functions=("floor",))
-ceil = _unary("Ceil", np.ceil, "np.ceil({0})", functions=("ceil",))
-relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), "np.maximum({0}, 0)",
+sign = _unary("Sign", np.sign, call(Fn.SIGN, X0), functions=("sign",))
+floor = _unary("Floor", np.floor, call(Fn.FLOOR, X0), functions=("floor",))
+ceil = _unary("Ceil", np.ceil, call(Fn.CEIL, X0), functions=("ceil",))
+relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), call(Fn.MAXIMUM, X0, 0),
               functions=("relu",),  # 0 at 0
               vjp=lambda b, g, x, out: (b.select(b.greater(x, 0), g, 0.0),))
-exp = _unary("Exp", np.exp, "np.exp({0})", result=Result.FLOAT, cost=4, functions=("exp",),
+exp = _unary("Exp", np.exp, call(Fn.EXP, X0), result=Result.FLOAT, cost=4, functions=("exp",),
              methods=("exp",), vjp=lambda b, g, x, out: (b.mul(g, out),))
-log = _unary("Log", np.log, "np.log({0})", result=Result.FLOAT, cost=4, functions=("log",),
+log = _unary("Log", np.log, call(Fn.LOG, X0), result=Result.FLOAT, cost=4, functions=("log",),
              methods=("log",), vjp=lambda b, g, x, out: (b.div(g, x),))
-log1p = _unary("Log1p", np.log1p, "np.log1p({0})", result=Result.FLOAT, cost=4,
+log1p = _unary("Log1p", np.log1p, call(Fn.LOG1P, X0), result=Result.FLOAT, cost=4,
                functions=("log1p",), methods=("log1p",),
                vjp=lambda b, g, x, out: (b.div(g, b.add(x, 1.0)),))
-erf = _unary("Erf", lambda x: np.asarray(_rt_erf(x), np.float64), "_rt_erf({0})",
-             scalar="math.erf({0})", result=Result.FLOAT, cost=8, functions=("erf",),
+erf = _unary("Erf", lambda x: np.asarray(_rt_erf(x), np.float64), helper("_rt_erf", X0),
+             scalar=call(Fn.MATH_ERF, X0), result=Result.FLOAT, cost=8, functions=("erf",),
              methods=("erf",), vjp=lambda b, g, x, out: (
                  b.mul(g, b.mul(b.exp(b.neg(b.square(x))), _TWO_BY_SQRT_PI)),))
-sqrt = _unary("Sqrt", np.sqrt, "np.sqrt({0})", result=Result.FLOAT, cost=2,
+sqrt = _unary("Sqrt", np.sqrt, call(Fn.SQRT, X0), result=Result.FLOAT, cost=2,
               functions=("sqrt",), methods=("sqrt",),
               vjp=lambda b, g, x, out: (b.div(g, b.mul(out, 2.0)),))
-rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), "(1 / np.sqrt({0}))", result=Result.FLOAT,
+rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), 1 / call(Fn.SQRT, X0), result=Result.FLOAT,
                cost=2, functions=("rsqrt",),
                vjp=lambda b, g, x, out: (b.mul(g, b.mul(b.mul(out, b.square(out)), -0.5)),))
-reciprocal = _unary("Reciprocal", lambda x: 1 / x, "(1 / {0})", result=Result.FLOAT,
+reciprocal = _unary("Reciprocal", lambda x: 1 / x, 1 / X0, result=Result.FLOAT,
                     functions=("reciprocal",),
                     vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.square(out))),))
-sin = _unary("Sin", np.sin, "np.sin({0})", result=Result.FLOAT, cost=4, functions=("sin",),
+sin = _unary("Sin", np.sin, call(Fn.SIN, X0), result=Result.FLOAT, cost=4, functions=("sin",),
              vjp=lambda b, g, x, out: (b.mul(g, b.cos(x)),))
-cos = _unary("Cos", np.cos, "np.cos({0})", result=Result.FLOAT, cost=4, functions=("cos",),
+cos = _unary("Cos", np.cos, call(Fn.COS, X0), result=Result.FLOAT, cost=4, functions=("cos",),
              vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.sin(x))),))
-tanh = _unary("Tanh", np.tanh, "np.tanh({0})", result=Result.FLOAT, cost=4,
+tanh = _unary("Tanh", np.tanh, call(Fn.TANH, X0), result=Result.FLOAT, cost=4,
               functions=("tanh",), methods=("tanh",),
               vjp=lambda b, g, x, out: (b.mul(g, b.sub(1.0, b.square(out))),))
-sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), "(1 / (1 + np.exp(-{0})))",
+sigmoid = _unary("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), 1 / (1 + call(Fn.EXP, -X0)),
                  result=Result.FLOAT, cost=4, functions=("sigmoid",), methods=("sigmoid",),
                  vjp=lambda b, g, x, out: (b.mul(g, b.mul(out, b.sub(1.0, out))),))
-hswish = _unary("HSwish", _hswish, "({0} * np.minimum(np.maximum({0} + 3, 0), 6) / 6)",
+hswish = _unary("HSwish", _hswish, X0 * call(Fn.MINIMUM, call(Fn.MAXIMUM, X0 + 3, 0), 6) / 6,
                 result=Result.FLOAT, cost=2, functions=("hardswish", "hswish"), vjp=_vjp_hswish)
-logical_not = _unary("LogicalNot", np.logical_not, "np.logical_not({0})", result=Result.LOGIC,
+logical_not = _unary("LogicalNot", np.logical_not, call(Fn.LOGICAL_NOT, X0), result=Result.LOGIC,
                      functions=("logical_not",))
 
 
@@ -199,7 +200,8 @@ def _vjp_gelu(b: Any, g: Any, x: Any, *, out: Any, approximate: str) -> tuple[An
 
 
 gelu = register(Primitive(
-    "GeLU", _gelu_infer, _gelu_impl, on_all_targets(Elementwise("_rt_gelu({0}, {approximate!r})")),
+    "GeLU", _gelu_infer, _gelu_impl,
+    on_all_targets(Elementwise(helper("_rt_gelu", X0, attr("approximate")))),
     attrs=(Attr("approximate", "tanh", (str,)),), elementwise=True, cost=6, vjp=_vjp_gelu,
     batch=batch_elementwise))
 
@@ -207,11 +209,11 @@ gelu = register(Primitive(
 # --- binary ---------------------------------------------------------------------------
 
 
-def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *,
+def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: Expr, *,
             result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
             vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
             functions: tuple[str, ...] = (), classes: tuple[str, ...] = (),
-            args: tuple[str, ...] | None = None, scalar: str | None = None) -> Primitive:
+            args: tuple[str, ...] | None = None, scalar: Expr | None = None) -> Primitive:
     """A two-input elementwise op over broadcast operands (one may be a Python number):
     ``ops.<functions>(input, other)`` (or ``args``) and ``ops.<name>()(input, other)``
     (and ``classes``). ``no_bool``: two bool operands are a type error (bool subtraction
@@ -239,17 +241,17 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: str, *
         public=Public(functions, (name,) + classes, (), args)))
 
 
-add = _binary("Add", np.add, "({0} + {1})", functions=("add",), vjp=vjp_add)
-sub = _binary("Sub", np.subtract, "({0} - {1})", no_bool=True, functions=("sub",), vjp=vjp_sub)
-mul = _binary("Mul", np.multiply, "({0} * {1})", functions=("mul",), vjp=vjp_mul)
-div = _binary("Div", np.true_divide, "({0} / {1})", result=Result.FLOAT, cost=2,
+add = _binary("Add", np.add, X0 + X1, functions=("add",), vjp=vjp_add)
+sub = _binary("Sub", np.subtract, X0 - X1, no_bool=True, functions=("sub",), vjp=vjp_sub)
+mul = _binary("Mul", np.multiply, X0 * X1, functions=("mul",), vjp=vjp_mul)
+div = _binary("Div", np.true_divide, X0 / X1, result=Result.FLOAT, cost=2,
               classes=("RealDiv",), vjp=vjp_div)  # ops.div takes a rounding mode
-floor_div = _binary("FloorDiv", np.floor_divide, "np.floor_divide({0}, {1})", cost=2,
+floor_div = _binary("FloorDiv", np.floor_divide, call(Fn.FLOOR_DIVIDE, X0, X1), cost=2,
                     functions=("floor_div", "floor_divide"), args=("x", "y"))
-mod = _binary("FloorMod", np.mod, "np.mod({0}, {1})", cost=2, vjp=vjp_remainder,
+mod = _binary("FloorMod", np.mod, call(Fn.MOD, X0, X1), cost=2, vjp=vjp_remainder,
               functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
 #: C's remainder: the sign of the dividend (``ops.Mod``, ``ops.fmod``), where ``%`` floors.
-fmod = _binary("Mod", np.fmod, "np.fmod({0}, {1})", scalar="_rt_fmod({0}, {1})", cost=2,
+fmod = _binary("Mod", np.fmod, call(Fn.FMOD, X0, X1), scalar=helper("_rt_fmod", X0, X1), cost=2,
                vjp=vjp_remainder, functions=("fmod",), args=("input", "other"))
 
 
@@ -279,26 +281,26 @@ def _vjp_extremum(first: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
     return vjp
 
 
-pow_ = _binary("Pow", _rt_pow, "_rt_pow({0}, {1})", cost=4, functions=("pow",),
+pow_ = _binary("Pow", _rt_pow, helper("_rt_pow", X0, X1), cost=4, functions=("pow",),
                args=("input", "exponent"), vjp=_vjp_pow)
-maximum = _binary("Maximum", np.maximum, "np.maximum({0}, {1})", functions=("maximum",),
+maximum = _binary("Maximum", np.maximum, call(Fn.MAXIMUM, X0, X1), functions=("maximum",),
                   vjp=_vjp_extremum(lambda b: b.greater_equal))
-minimum = _binary("Minimum", np.minimum, "np.minimum({0}, {1})", functions=("minimum",),
+minimum = _binary("Minimum", np.minimum, call(Fn.MINIMUM, X0, X1), functions=("minimum",),
                   vjp=_vjp_extremum(lambda b: b.less_equal))
-equal = _binary("Equal", np.equal, "({0} == {1})", result=Result.BOOL,
+equal = _binary("Equal", np.equal, eq(X0, X1), result=Result.BOOL,
                 functions=("equal", "eq"))
-not_equal = _binary("NotEqual", np.not_equal, "({0} != {1})", result=Result.BOOL,
+not_equal = _binary("NotEqual", np.not_equal, ne(X0, X1), result=Result.BOOL,
                     functions=("not_equal", "ne"))
-less = _binary("Less", np.less, "({0} < {1})", result=Result.BOOL, functions=("less", "lt"))
-less_equal = _binary("LessEqual", np.less_equal, "({0} <= {1})", result=Result.BOOL,
+less = _binary("Less", np.less, lt(X0, X1), result=Result.BOOL, functions=("less", "lt"))
+less_equal = _binary("LessEqual", np.less_equal, le(X0, X1), result=Result.BOOL,
                      functions=("less_equal", "le"))
-greater = _binary("Greater", np.greater, "({0} > {1})", result=Result.BOOL,
+greater = _binary("Greater", np.greater, gt(X0, X1), result=Result.BOOL,
                   functions=("greater", "gt"))
-greater_equal = _binary("GreaterEqual", np.greater_equal, "({0} >= {1})", result=Result.BOOL,
+greater_equal = _binary("GreaterEqual", np.greater_equal, ge(X0, X1), result=Result.BOOL,
                         functions=("greater_equal", "ge"))
-logical_and = _binary("LogicalAnd", np.logical_and, "np.logical_and({0}, {1})",
+logical_and = _binary("LogicalAnd", np.logical_and, call(Fn.LOGICAL_AND, X0, X1),
                       result=Result.LOGIC, functions=("logical_and",))
-logical_or = _binary("LogicalOr", np.logical_or, "np.logical_or({0}, {1})",
+logical_or = _binary("LogicalOr", np.logical_or, call(Fn.LOGICAL_OR, X0, X1),
                      result=Result.LOGIC, functions=("logical_or",))
 
 
@@ -320,8 +322,7 @@ def _select_impl(cond: Any, x: Any, y: Any) -> Any:
 
 select = register(Primitive(
     "Select", _select_infer, _select_impl,
-    on_all_targets(Elementwise("np.where({0}, {1}, {2})", scalar="({1} if {0} else {2})",
-                               keep=(0,))),
+    on_all_targets(Elementwise(Select(X0, X1, X2), keep=(0,))),
     elementwise=True, vjp=vjp_select, batch=batch_elementwise, public=Public(classes=("Select",))))
 
 
@@ -355,7 +356,7 @@ def _vjp_clip(b: Any, g: Any, x: Any, lo: Any, hi: Any, out: Any) -> tuple[Any, 
 
 clip_by_value = register(Primitive(
     "ClipByValue", _clip_infer, _clip_impl,
-    on_all_targets(Elementwise("np.minimum(np.maximum({0}, {1}), {2})")),
+    on_all_targets(Elementwise(call(Fn.MINIMUM, call(Fn.MAXIMUM, X0, X1), X2))),
     elementwise=True, vjp=_vjp_clip, batch=batch_elementwise))
 
 
@@ -370,6 +371,6 @@ def _cast_impl(x: Any, *, dtype: dtypes.DType) -> Any:
 
 
 cast = register(Primitive(
-    "Cast", _cast_infer, _cast_impl, on_all_targets(Elementwise("{0}", compute=Compute.NONE)),
+    "Cast", _cast_infer, _cast_impl, on_all_targets(Elementwise(X0, compute=Compute.NONE)),
     attrs=(Attr("dtype", convert=dtypes.coerce),), elementwise=True, vjp=vjp_cast,
     batch=batch_elementwise))

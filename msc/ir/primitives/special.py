@@ -18,6 +18,7 @@ import numpy as np
 
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
+from msc.ir.kernel import X0, X1, Binary, BinaryOp, Expr, Fn, call, helper
 from msc.ir.primitives.base import (
     Compute,
     Elementwise,
@@ -66,24 +67,24 @@ def _float64(helper: Any) -> Any:
 
 # --- erf's kin, logs and powers of 2 and 10 -----------------------------------------------
 
-erfc = _unary("Erfc", _float64(_rt_erfc), "_rt_erfc({0})", scalar="math.erfc({0})",
+erfc = _unary("Erfc", _float64(_rt_erfc), helper("_rt_erfc", X0), scalar=call(Fn.MATH_ERFC, X0),
               result=Result.FLOAT, cost=8, functions=("erfc",), methods=("erfc",),
               vjp=lambda b, g, x, out: (
                   b.mul(g, b.mul(b.exp(b.neg(b.square(x))), -_TWO_BY_SQRT_PI)),))
-erfinv = _unary("Erfinv", _rt_erfinv, "_rt_erfinv({0})", result=Result.FLOAT, cost=16,
+erfinv = _unary("Erfinv", _rt_erfinv, helper("_rt_erfinv", X0), result=Result.FLOAT, cost=16,
                 functions=("erfinv",), methods=("erfinv",),
                 vjp=lambda b, g, x, out: (
                     b.mul(g, b.mul(b.exp(b.square(out)), _SQRT_PI_BY_TWO)),))
-expm1 = _unary("Expm1", np.expm1, "np.expm1({0})", result=Result.FLOAT, cost=4,
+expm1 = _unary("Expm1", np.expm1, call(Fn.EXPM1, X0), result=Result.FLOAT, cost=4,
                functions=("expm1",), methods=("expm1",),
                vjp=lambda b, g, x, out: (b.mul(g, b.exp(x)),))
-log2 = _unary("Log2", np.log2, "np.log2({0})", result=Result.FLOAT, cost=4,
+log2 = _unary("Log2", np.log2, call(Fn.LOG2, X0), result=Result.FLOAT, cost=4,
               functions=("log2",), methods=("log2",),
               vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN2)),))
-log10 = _unary("Log10", np.log10, "np.log10({0})", result=Result.FLOAT, cost=4,
+log10 = _unary("Log10", np.log10, call(Fn.LOG10, X0), result=Result.FLOAT, cost=4,
                functions=("log10",), methods=("log10",),
                vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN10)),))
-exp2 = _unary("Exp2", np.exp2, "np.exp2({0})", result=Result.FLOAT, cost=4,
+exp2 = _unary("Exp2", np.exp2, call(Fn.EXP2, X0), result=Result.FLOAT, cost=4,
               functions=("exp2",), vjp=lambda b, g, x, out: (b.mul(g, b.mul(out, _LN2)),))
 
 # --- trigonometry -------------------------------------------------------------------------
@@ -93,31 +94,31 @@ def _one_minus_square(b: Any, x: Any) -> Any:
     return b.sub(1.0, b.square(x))
 
 
-tan = _unary("Tan", np.tan, "np.tan({0})", result=Result.FLOAT, cost=4, functions=("tan",),
+tan = _unary("Tan", np.tan, call(Fn.TAN, X0), result=Result.FLOAT, cost=4, functions=("tan",),
              methods=("tan",),
              vjp=lambda b, g, x, out: (b.mul(g, b.add(b.square(out), 1.0)),))
-asin = _unary("Asin", np.arcsin, "np.arcsin({0})", result=Result.FLOAT, cost=4,
+asin = _unary("Asin", np.arcsin, call(Fn.ARCSIN, X0), result=Result.FLOAT, cost=4,
               functions=("asin", "arcsin"), methods=("asin", "arcsin"),
               vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(_one_minus_square(b, x))),))
-acos = _unary("ACos", np.arccos, "np.arccos({0})", result=Result.FLOAT, cost=4,
+acos = _unary("ACos", np.arccos, call(Fn.ARCCOS, X0), result=Result.FLOAT, cost=4,
               functions=("acos", "arccos"), methods=("acos", "arccos"),
               vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.rsqrt(_one_minus_square(b, x)))),))
-atan = _unary("Atan", np.arctan, "np.arctan({0})", result=Result.FLOAT, cost=4,
+atan = _unary("Atan", np.arctan, call(Fn.ARCTAN, X0), result=Result.FLOAT, cost=4,
               functions=("atan", "arctan"), methods=("atan", "arctan"),
               vjp=lambda b, g, x, out: (b.div(g, b.add(b.square(x), 1.0)),))
-sinh = _unary("Sinh", np.sinh, "np.sinh({0})", result=Result.FLOAT, cost=4,
+sinh = _unary("Sinh", np.sinh, call(Fn.SINH, X0), result=Result.FLOAT, cost=4,
               functions=("sinh",), methods=("sinh",),
               vjp=lambda b, g, x, out: (b.mul(g, b.cosh(x)),))
-cosh = _unary("Cosh", np.cosh, "np.cosh({0})", result=Result.FLOAT, cost=4,
+cosh = _unary("Cosh", np.cosh, call(Fn.COSH, X0), result=Result.FLOAT, cost=4,
               functions=("cosh",), methods=("cosh",),
               vjp=lambda b, g, x, out: (b.mul(g, b.sinh(x)),))
-asinh = _unary("Asinh", np.arcsinh, "np.arcsinh({0})", result=Result.FLOAT, cost=4,
+asinh = _unary("Asinh", np.arcsinh, call(Fn.ARCSINH, X0), result=Result.FLOAT, cost=4,
                functions=("asinh", "arcsinh"), methods=("asinh", "arcsinh"),
                vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.add(b.square(x), 1.0))),))
-acosh = _unary("Acosh", np.arccosh, "np.arccosh({0})", result=Result.FLOAT, cost=4,
+acosh = _unary("Acosh", np.arccosh, call(Fn.ARCCOSH, X0), result=Result.FLOAT, cost=4,
                functions=("acosh", "arccosh"), methods=("acosh", "arccosh"),
                vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.sub(b.square(x), 1.0))),))
-atanh = _unary("Atanh", np.arctanh, "np.arctanh({0})", result=Result.FLOAT, cost=4,
+atanh = _unary("Atanh", np.arctanh, call(Fn.ARCTANH, X0), result=Result.FLOAT, cost=4,
                functions=("atanh", "arctanh"), methods=("atanh", "arctanh"),
                vjp=lambda b, g, x, out: (b.div(g, _one_minus_square(b, x)),))
 
@@ -138,21 +139,21 @@ def _vjp_hypot(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
     return (cotangent(b, b.div(b.mul(g, x), out), x), cotangent(b, b.div(b.mul(g, y), out), y))
 
 
-atan2 = _binary("Atan2", np.arctan2, "np.arctan2({0}, {1})", result=Result.FLOAT, cost=4,
+atan2 = _binary("Atan2", np.arctan2, call(Fn.ARCTAN2, X0, X1), result=Result.FLOAT, cost=4,
                 functions=("atan2", "arctan2"), args=("input", "other"), vjp=_vjp_atan2)
-hypot = _binary("Hypot", np.hypot, "np.hypot({0}, {1})", result=Result.FLOAT, cost=3,
+hypot = _binary("Hypot", np.hypot, call(Fn.HYPOT, X0, X1), result=Result.FLOAT, cost=3,
                 functions=("hypot",), args=("input", "other"), vjp=_vjp_hypot)
 
 # --- rounding (piecewise constant: no vjp) ------------------------------------------------
 
-trunc = _unary("Trunc", np.trunc, "np.trunc({0})", functions=("trunc",), methods=("trunc",))
+trunc = _unary("Trunc", np.trunc, call(Fn.TRUNC, X0), functions=("trunc",), methods=("trunc",))
 #: half to even, as MindSpore's Round (and numpy's rint)
-round_ = _unary("Round", np.rint, "np.rint({0})", no_bool=True)
+round_ = _unary("Round", np.rint, call(Fn.RINT, X0), no_bool=True)
 
 # --- float class tests: bool results, any input dtype -----------------------------------------
 
 
-def _predicate(name: str, fn: Any, expr: str, functions: tuple[str, ...]) -> Primitive:
+def _predicate(name: str, fn: Any, expr: Expr, functions: tuple[str, ...]) -> Primitive:
     """``fn(input)`` as a bool tensor, read in the input's own dtype (integers and bools
     are finite, never nan or inf)."""
     def infer(input: Type) -> Type:
@@ -167,9 +168,9 @@ def _predicate(name: str, fn: Any, expr: str, functions: tuple[str, ...]) -> Pri
                                                                   functions)))
 
 
-isnan = _predicate("IsNan", np.isnan, "np.isnan({0})", ("isnan",))
-isinf = _predicate("IsInf", np.isinf, "np.isinf({0})", ("isinf",))
-isfinite = _predicate("IsFinite", np.isfinite, "np.isfinite({0})", ("isfinite",))
+isnan = _predicate("IsNan", np.isnan, call(Fn.ISNAN, X0), ("isnan",))
+isinf = _predicate("IsInf", np.isinf, call(Fn.ISINF, X0), ("isinf",))
+isfinite = _predicate("IsFinite", np.isfinite, call(Fn.ISFINITE, X0), ("isfinite",))
 
 # --- bitwise operators: integer and bool operands only ------------------------------------
 
@@ -190,7 +191,7 @@ def _bitwise(name: str, fn: Any, symbol: str, function: str) -> Primitive:
         return fn(np.asarray(input, dt.np), np.asarray(other, dt.np))
 
     return register(Primitive(
-        name, infer, impl, on_all_targets(Elementwise(f"({{0}} {symbol} {{1}})")),
+        name, infer, impl, on_all_targets(Elementwise(Binary(BinaryOp(symbol), X0, X1))),
         elementwise=True, batch=batch_elementwise,
         public=Public((function,), (name,), (function,), ("input", "other"))))
 
@@ -207,7 +208,7 @@ bitwise_xor = _bitwise("BitwiseXor", np.bitwise_xor, "^", "bitwise_xor")
 # --- shifts, gcd and lcm: integer operands only -------------------------------------------
 
 
-def _integer_binary(name: str, fn: Any, expr: str, functions: tuple[str, ...],
+def _integer_binary(name: str, fn: Any, expr: Expr, functions: tuple[str, ...],
                     methods: tuple[str, ...], cost: float = 1.0) -> Primitive:
     """``fn(input, other)`` on integer tensors (a Python int may stand for one), in their
     common dtype; bools and floats are type errors, as in MindSpore."""
@@ -228,12 +229,12 @@ def _integer_binary(name: str, fn: Any, expr: str, functions: tuple[str, ...],
         batch=batch_elementwise, public=Public(functions, (name,), methods, ("input", "other"))))
 
 
-left_shift = _integer_binary("LeftShift", np.left_shift, "({0} << {1})",
+left_shift = _integer_binary("LeftShift", np.left_shift, X0 << X1,
                              ("bitwise_left_shift",), ("bitwise_left_shift",))
-right_shift = _integer_binary("RightShift", np.right_shift, "({0} >> {1})",
+right_shift = _integer_binary("RightShift", np.right_shift, X0 >> X1,
                               ("bitwise_right_shift",), ("bitwise_right_shift",))
-gcd = _integer_binary("Gcd", np.gcd, "np.gcd({0}, {1})", ("gcd",), ("gcd",), cost=8)
-lcm = _integer_binary("Lcm", np.lcm, "np.lcm({0}, {1})", ("lcm",), ("lcm",), cost=8)
+gcd = _integer_binary("Gcd", np.gcd, call(Fn.GCD, X0, X1), ("gcd",), ("gcd",), cost=8)
+lcm = _integer_binary("Lcm", np.lcm, call(Fn.LCM, X0, X1), ("lcm",), ("lcm",), cost=8)
 
 # --- float-only functions: nextafter, the gamma family, Bessel functions ------------------
 
@@ -253,7 +254,7 @@ def _same_float(x: Type, y: Type) -> Type:
     return TensorType(a.dtype, operand_shape((x, y)))
 
 
-def _float_op(name: str, fn: Any, expr: str, functions: tuple[str, ...],
+def _float_op(name: str, fn: Any, expr: Expr, functions: tuple[str, ...],
               methods: tuple[str, ...] = (), vjp: Any = None, cost: float = 16.0,
               infer: Any = None, args: tuple[str, ...] | None = None,
               public: bool = True) -> Primitive:
@@ -292,28 +293,28 @@ def _vjp_bessel_i1e(b: Any, g: Any, x: Any, out: Any) -> tuple[Any]:
     return (b.mul(g, b.select(b.equal(x, 0.0), 0.5, slope)),)
 
 
-next_after = _float_op("NextAfter", np.nextafter, "np.nextafter({0}, {1})", ("nextafter",),
+next_after = _float_op("NextAfter", np.nextafter, call(Fn.NEXTAFTER, X0, X1), ("nextafter",),
                        ("nextafter",), infer=_same_float, args=("input", "other"), cost=2,
                        vjp=lambda b, g, x, y, out: (g, None))  # MindSpore's rule: dx = 1
-lgamma = _float_op("Lgamma", _rt_lgamma, "_rt_lgamma({0})", ("lgamma",), ("lgamma",),
+lgamma = _float_op("Lgamma", _rt_lgamma, helper("_rt_lgamma", X0), ("lgamma",), ("lgamma",),
                    vjp=lambda b, g, x, out: (b.mul(g, b.digamma(x)),))
-digamma = _float_op("Digamma", _rt_digamma, "_rt_digamma({0})", ("digamma",), ("digamma",),
+digamma = _float_op("Digamma", _rt_digamma, helper("_rt_digamma", X0), ("digamma",), ("digamma",),
                     vjp=lambda b, g, x, out: (b.mul(g, b.polygamma(1, x)),))
-polygamma = _float_op("Polygamma", _rt_polygamma, "_rt_polygamma({0}, {1})", ("polygamma",),
+polygamma = _float_op("Polygamma", _rt_polygamma, helper("_rt_polygamma", X0, X1), ("polygamma",),
                       infer=_polygamma_infer, args=("n", "input"),
                       vjp=lambda b, g, n, x, out: (None, b.mul(g, b.polygamma(b.add(n, 1), x))))
-zeta = _float_op("Zeta", _rt_zeta, "_rt_zeta({0}, {1})", ("zeta",), infer=_same_float,
+zeta = _float_op("Zeta", _rt_zeta, helper("_rt_zeta", X0, X1), ("zeta",), infer=_same_float,
                  args=("input", "other"),  # MindSpore's rule: no gradient for the exponent
                  vjp=lambda b, g, x, q, out: (None, b.mul(g, b.neg(b.mul(x, b.zeta(
                      b.add(x, 1.0), q))))))
-bessel_i0 = _float_op("BesselI0", _rt_bessel_i0, "_rt_bessel_i0({0})", ("bessel_i0", "i0"),
+bessel_i0 = _float_op("BesselI0", _rt_bessel_i0, helper("_rt_bessel_i0", X0), ("bessel_i0", "i0"),
                       ("i0",), vjp=lambda b, g, x, out: (b.mul(g, b.bessel_i1(x)),))
-bessel_i0e = _float_op("BesselI0e", _rt_bessel_i0e, "_rt_bessel_i0e({0})", ("bessel_i0e",),
+bessel_i0e = _float_op("BesselI0e", _rt_bessel_i0e, helper("_rt_bessel_i0e", X0), ("bessel_i0e",),
                        vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_i1e(x),
                                                                 b.mul(b.sign(x), out))),))
-bessel_i1 = _float_op("BesselI1", _rt_bessel_i1, "_rt_bessel_i1({0})", ("bessel_i1",),
+bessel_i1 = _float_op("BesselI1", _rt_bessel_i1, helper("_rt_bessel_i1", X0), ("bessel_i1",),
                       vjp=_vjp_bessel_i1)
-bessel_i1e = _float_op("BesselI1e", _rt_bessel_i1e, "_rt_bessel_i1e({0})", ("bessel_i1e",),
+bessel_i1e = _float_op("BesselI1e", _rt_bessel_i1e, helper("_rt_bessel_i1e", X0), ("bessel_i1e",),
                        vjp=_vjp_bessel_i1e)
 
 
@@ -325,15 +326,15 @@ def _igamma_slope(b: Any, a: Any, x: Any) -> Any:
     return b.exp(b.sub(b.sub(b.mul(b.sub(a, 1.0), b.log(x)), x), b.lgamma(a)))
 
 
-igamma_grad_a = _float_op("IgammaGradA", _rt_igamma_da, "_rt_igamma_da({0}, {1})", (),
+igamma_grad_a = _float_op("IgammaGradA", _rt_igamma_da, helper("_rt_igamma_da", X0, X1), (),
                           infer=_same_float, public=False)
-igammac_grad_a = _float_op("IgammacGradA", _rt_igammac_da, "_rt_igammac_da({0}, {1})", (),
+igammac_grad_a = _float_op("IgammacGradA", _rt_igammac_da, helper("_rt_igammac_da", X0, X1), (),
                            infer=_same_float, public=False)
-igamma = _float_op("Igamma", _rt_igamma, "_rt_igamma({0}, {1})", ("igamma",), ("igamma",),
+igamma = _float_op("Igamma", _rt_igamma, helper("_rt_igamma", X0, X1), ("igamma",), ("igamma",),
                    infer=_same_float, args=("input", "other"),
                    vjp=lambda b, g, a, x, out: (b.mul(g, b.emit(igamma_grad_a, a, x)),
                                                 b.mul(g, _igamma_slope(b, a, x))))
-igammac = _float_op("Igammac", _rt_igammac, "_rt_igammac({0}, {1})", ("igammac",),
+igammac = _float_op("Igammac", _rt_igammac, helper("_rt_igammac", X0, X1), ("igammac",),
                     ("igammac",), infer=_same_float, args=("input", "other"),
                     vjp=lambda b, g, a, x, out: (b.mul(g, b.emit(igammac_grad_a, a, x)),
                                                  b.neg(b.mul(g, _igamma_slope(b, a, x)))))
@@ -348,18 +349,18 @@ def _over_x(b: Any, v: Any, x: Any, at_zero: float) -> Any:
     return b.select(b.equal(x, 0.0), at_zero, b.div(v, safe))
 
 
-bessel_j0 = _float_op("BesselJ0", _rt_bessel_j0, "_rt_bessel_j0({0})", ("bessel_j0",),
+bessel_j0 = _float_op("BesselJ0", _rt_bessel_j0, helper("_rt_bessel_j0", X0), ("bessel_j0",),
                       vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_j1(x))),))
-bessel_j1 = _float_op("BesselJ1", _rt_bessel_j1, "_rt_bessel_j1({0})", ("bessel_j1",),
+bessel_j1 = _float_op("BesselJ1", _rt_bessel_j1, helper("_rt_bessel_j1", X0), ("bessel_j1",),
                       vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_j0(x),
                                                                _over_x(b, out, x, 0.5))),))
-bessel_k0 = _float_op("BesselK0", _rt_bessel_k0, "_rt_bessel_k0({0})", ("bessel_k0",),
+bessel_k0 = _float_op("BesselK0", _rt_bessel_k0, helper("_rt_bessel_k0", X0), ("bessel_k0",),
                       vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_k1(x))),))
-bessel_k1 = _float_op("BesselK1", _rt_bessel_k1, "_rt_bessel_k1({0})", ("bessel_k1",),
+bessel_k1 = _float_op("BesselK1", _rt_bessel_k1, helper("_rt_bessel_k1", X0), ("bessel_k1",),
                       vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.add(b.bessel_k0(x),
                                                                      b.div(out, x)))),))
-bessel_k0e = _float_op("BesselK0e", _rt_bessel_k0e, "_rt_bessel_k0e({0})", ("bessel_k0e",),
+bessel_k0e = _float_op("BesselK0e", _rt_bessel_k0e, helper("_rt_bessel_k0e", X0), ("bessel_k0e",),
                        vjp=lambda b, g, x, out: (b.mul(g, b.sub(out, b.bessel_k1e(x))),))
-bessel_k1e = _float_op("BesselK1e", _rt_bessel_k1e, "_rt_bessel_k1e({0})", ("bessel_k1e",),
+bessel_k1e = _float_op("BesselK1e", _rt_bessel_k1e, helper("_rt_bessel_k1e", X0), ("bessel_k1e",),
                        vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.sub(out, b.bessel_k0e(x)),
                                                                 b.div(out, x))),))

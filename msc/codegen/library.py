@@ -104,13 +104,31 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def intact(stem: str, source: str) -> bool:
+    """Whether ``source`` is the library file its name ``stem`` promises (``kernel_file``,
+    ``runtime_file``): it hashes to the name. A generated module checks each library file
+    it imports the same way (``_rt_sound`` in the numba template) and writes a damaged one
+    again from its own copy."""
+    if stem.startswith("_msc_k_"):
+        return stem == "_msc_k_" + _digest(without_locations(source))
+    return stem.startswith("_msc_rt_") and stem == "_msc_rt_" + _digest(source)
+
+
+def _intact_file(path: Path) -> bool:
+    try:
+        return intact(path.stem, path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def share(source: Path, target: Path, stems: list[str]) -> None:
     """Copy the library files ``stems`` and their Numba cache from folder ``source`` to
     ``target`` where ``target`` lacks them (with their times: Numba's index checks them).
-    Seeds an artifact's ``kernels/`` from the library before its compile, and back."""
+    Seeds an artifact's ``kernels/`` from the library before its compile, and back; a
+    damaged file is not passed on (the generated module writes it from its copy)."""
     for stem in stems:
         src = source / f"{stem}.py"
-        if not src.is_file() or (target / f"{stem}.py").exists():
+        if not src.is_file() or (target / f"{stem}.py").exists() or not _intact_file(src):
             continue
         (target / "__pycache__").mkdir(parents=True, exist_ok=True)
         for cached in sorted((source / "__pycache__").glob(f"{stem}.*")):

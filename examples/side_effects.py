@@ -35,7 +35,7 @@ import numpy as np
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.ir.printer import print_module
 from msc.ops import composite as C
 from msc.ops import functional as F

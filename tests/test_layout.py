@@ -31,7 +31,7 @@ def test_ir_imports_nothing_above_it():
     bad = [(str(p.relative_to(ROOT)), m) for p in (ROOT / "ir").rglob("*.py")
            for m in imported_packages(p)
            if m.startswith(("msc.frontend", "msc.optimizer", "msc.codegen", "msc.cache",
-                            "msc.driver", "msc.compiler", "msc.cli"))]
+                            "msc.compiler", "msc.cli"))]
     assert not bad, bad
 
 
@@ -48,17 +48,10 @@ def test_the_cache_package_stores_and_does_not_compile():
     even from inside a function: no import cycle between them."""
     bad = [(str(p.relative_to(ROOT)), m) for p in (ROOT / "cache").rglob("*.py")
            for m in imported_packages(p)
-           if m.startswith(("msc.driver", "msc.compiler", "msc.codegen.lower", "msc.frontend",
+           if m.startswith(("msc.compiler", "msc.codegen.lower", "msc.frontend",
                             "msc.common", "msc.nn", "msc.ops", "msc.train", "msc.cli"))]
     assert not bad, bad
     assert not (ROOT / "cache" / "compile.py").exists()
-
-
-def test_the_driver_reaches_the_cache_only_through_the_compiler():
-    driver = ROOT / "driver.py"
-    if driver.exists():
-        bad = [m for m in imported_packages(driver) if m.startswith("msc.cache")]
-        assert not bad, bad
 
 
 def test_the_version_is_written_once():

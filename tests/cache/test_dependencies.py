@@ -51,7 +51,7 @@ ms.set_seed(int(os.environ.get("SEED", "0")))
 net = Net()
 x = ms.Tensor(np.arange(8, dtype=np.float32).reshape(2, 4) / 4)
 out = net(x)
-from msc.driver import COUNTERS
+from msc.compiler import COUNTERS
 from msc.frontend.jit import cell_cache
 c = next(iter(cell_cache(net).entries.values()))
 kernel = getattr(c.code, c.manifest["kernel"], None)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import msc as ms
-from msc.driver import context_store
+from msc.compiler import context_store
 from msc.errors import GraphValueError
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import msc as ms
 from msc.codegen.lower import ModuleSpec, lower_module
 from msc.codegen.render import import_file, render
-from msc.driver import Compiled, arg_spec, compile_entry
+from msc.compiler import Compiled, arg_spec, compile_entry
 from msc.ir.interpret import interpret
 from msc.ir.nodes import Module, iter_nodes
 

@@ -10,7 +10,7 @@ import pytest
 import msc as ms
 from msc import ops
 from msc.codegen.lower import POOL_BYTES
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 
 N = POOL_BYTES // 4  # float32 elements: the smallest pooled result
 

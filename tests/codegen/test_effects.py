@@ -18,7 +18,7 @@ import pytest
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
 from msc.codegen.artifact import verify_artifact
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.ir.interpret import interpret
 from msc.ir.nodes import iter_nodes
 from tests.codegen.cases import EFFECTS
@@ -310,7 +310,7 @@ import sys
 import numpy as np
 import msc as ms
 from msc import nn, ops, Tensor, Parameter
-from msc.driver import COUNTERS
+from msc.compiler import COUNTERS
 
 ms.set_context(mode=ms.GRAPH_MODE, enable_compile_cache=True, compile_cache_path=sys.argv[1])
 

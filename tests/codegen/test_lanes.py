@@ -11,7 +11,7 @@ import pytest
 
 import msc as ms
 from msc import nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.ops import composite as C
 from msc.ops import functional as F
 

@@ -25,7 +25,7 @@ import pytest
 
 from msc import ops
 from msc.codegen.render import ON_IMPORT, render, runtime_snippets
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import InternalCompilerError
 from msc.runtime import numpy_rt as nrt
 

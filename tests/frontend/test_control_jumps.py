@@ -13,7 +13,7 @@ import pytest
 
 import msc as ms
 from msc import nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import UnsupportedSyntaxError
 from tests.codegen import assert_same, build, check_all, to_numpy
 

@@ -8,7 +8,7 @@ import pytest
 
 import msc as ms
 from msc import nn
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import GraphTypeError
 from tests.codegen import check_module, to_numpy
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import msc as ms
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 
 from .cases import bad_models as bm
 

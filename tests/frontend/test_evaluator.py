@@ -6,7 +6,7 @@ import pytest
 
 import msc as ms
 from msc import nn, ops
-from msc.driver import compile_entry
+from msc.compiler import compile_entry
 from msc.ir.interpret import interpret
 
 GLOBAL_SCALE = 3.0
@@ -14,7 +14,7 @@ GLOBAL_SCALE = 3.0
 
 def compiled(entry, *args):
     """(compiled object, its output on args)."""
-    from msc.driver import arg_spec
+    from msc.compiler import arg_spec
 
     c = compile_entry(entry, tuple(arg_spec(a) for a in args))
     return c, c.run(args)

@@ -12,7 +12,7 @@ import pytest
 
 import msc as ms
 from msc import ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import GraphTypeError, InternalCompilerError
 from msc.ir.primitives import Op
 

@@ -219,7 +219,7 @@ def test_item_assignment_rebinds_the_tensor(t, tmp_path):
 
 @pytest.mark.parametrize("target", ["numba", "python"])
 def test_an_assigned_tensor_index_out_of_range_raises_index_error(target, tmp_path):
-    from msc.driver import arg_spec, compile_entry
+    from msc.compiler import arg_spec, compile_entry
     from tests.codegen import build
 
     x = np.ones((4, 3), F)

@@ -15,7 +15,7 @@ import pytest
 
 import msc as ms
 from msc import nn
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.frontend.jit import cell_cache
 from tests.codegen import check_module, to_numpy
 

@@ -11,7 +11,7 @@ import pytest
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.frontend.specialize import specialize
 from msc.ir.builder import Builder
 from msc.ir.interpret import interpret

@@ -14,7 +14,7 @@ import pytest
 
 import msc as ms
 from msc import nn
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 
 RNG = np.random.default_rng(7)
 

@@ -15,7 +15,7 @@ import pytest
 
 import msc as ms
 from msc import nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 
 RNG = np.random.default_rng(7)
 ROOT = __file__.rsplit("/tests/", 1)[0]

@@ -15,7 +15,7 @@ import pytest
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from tests.codegen import assert_same, numeric_grad, run_python_graph, to_numpy
 
 RNG = np.random.default_rng(3)

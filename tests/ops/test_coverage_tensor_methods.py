@@ -10,7 +10,7 @@ import pytest
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 
 X = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 

@@ -10,7 +10,7 @@ import pytest
 
 import msc as ms
 from msc import ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.ir.primitives import PRIMITIVES
 
 

@@ -281,7 +281,7 @@ class Stack(nn.Cell):
 
 
 def stack_module(n, reuse):
-    from msc.driver import arg_spec, compile_entry
+    from msc.compiler import arg_spec, compile_entry
 
     ms.set_context(reuse=reuse)
     net = Stack(n)

@@ -338,7 +338,7 @@ def test_grad_of_vmap_is_the_mean_of_per_example_gradients(each_target):
 
 
 def test_the_batched_graph_does_not_grow_with_the_batch():
-    from msc.driver import arg_spec, compile_entry
+    from msc.compiler import arg_spec, compile_entry
 
     counts = []
     for n in (10, 1000):

@@ -15,7 +15,7 @@ import pytest
 
 import msc as ms
 from msc import Parameter, Tensor, nn, ops
-from msc.driver import arg_spec, compile_entry
+from msc.compiler import arg_spec, compile_entry
 from msc.errors import GraphValueError
 from msc.ir.interpret import interpret
 from msc.ir.nodes import iter_nodes

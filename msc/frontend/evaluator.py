@@ -27,6 +27,7 @@ from msc.errors import (
 from msc.frontend import control, loops
 from msc.frontend.control import _Return
 from msc.frontend.builder import GraphBuilder
+from msc.frontend.effects import refuse_file_effects
 from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import loc_of
 from msc.ir.primitives import Op
@@ -467,6 +468,7 @@ class Evaluator(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> Any:
         fn = self.visit(node.func)
+        refuse_file_effects(fn, node)  # (before the arguments: nothing of the call runs)
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, ast.Starred):

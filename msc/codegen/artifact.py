@@ -145,6 +145,8 @@ def _write_folder(out_dir: str | os.PathLike[str], module_file: str, kernel: str
         stage[0] = "creating a temporary folder beside it"
         tmp = _make_temp_sibling(out)
         manifest = fill(tmp, stage)
+        stage[0] = "keeping the files msc did not write"
+        _keep_users_files(out, tmp)
         manifest["checksums"] = {n: file_sha256(tmp / n) for n in (module_file, WEIGHTS)}
         stage[0] = f"writing {MANIFEST}"
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -349,6 +351,29 @@ def _check_replaceable(out: Path) -> None:
     if entries and MANIFEST not in entries:
         raise ArtifactError(f"refusing to replace {out}: it is not empty and holds no "
                             f"{MANIFEST}, so it is not an msc artifact folder")
+
+
+def _keep_users_files(out: Path, tmp: Path) -> list[str]:
+    """Copy into the new folder ``tmp`` what the user added to the artifact folder ``out``
+    it replaces (all but msc's own files: the manifest, the module it names, the weights,
+    Numba's cache and the kernels), so that a recompile never deletes them; returns their
+    names. A file of the user's that the new artifact would overwrite is refused."""
+    if not out.is_dir() or out.is_symlink():
+        return []
+    own = {MANIFEST, WEIGHTS, "__pycache__", "kernels"}
+    with contextlib.suppress(ArtifactError):  # (a damaged manifest names no module)
+        own.add(read_manifest(out)["module"])
+    kept = [name for name in sorted(os.listdir(out)) if name not in own]
+    clash = [name for name in kept if os.path.lexists(tmp / name)]
+    if clash:
+        raise ArtifactError(f"refusing to replace {out}: {', '.join(clash)} there "
+                            "is not msc's, and the new artifact writes a file of that name")
+    for name in kept:
+        if (out / name).is_dir() and not (out / name).is_symlink():
+            shutil.copytree(out / name, tmp / name, symlinks=True)
+        else:
+            shutil.copy2(out / name, tmp / name, follow_symlinks=False)
+    return kept
 
 
 def _make_parents(out: Path) -> list[Path]:

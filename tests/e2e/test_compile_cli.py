@@ -160,10 +160,11 @@ def test_generated_module_never_imports_msc(built, name, target):
             imported.add((node.module or "").split(".")[0])
     # every module asks glibc's malloc through ctypes to keep freed memory; the numba
     # target reaches numpy's bundled OpenBLAS through ctypes and llvmlite (numba's own
-    # dependency) and imports its kernel files by path (importlib); cuda modules need numba
+    # dependency) and imports its kernel files by path (importlib), mending what it finds
+    # damaged (the standard library's hashlib ... atexit); cuda modules need numba
     allowed = {"os", "sys", "math", "types", "numpy", "ctypes"} | \
-        ({"numba", "glob", "llvmlite", "importlib"} if target == "numba"
-         else set()) | \
+        ({"numba", "glob", "llvmlite", "importlib", "hashlib", "re", "pickle", "warnings",
+          "tempfile", "shutil", "atexit"} if target == "numba" else set()) | \
         ({"numba"} if target == "cuda" else set())
     assert imported <= allowed, imported
 
@@ -320,13 +321,26 @@ def test_a_folder_that_is_not_an_artifact_is_never_replaced(tmp_path):
     assert os.listdir(mine) == ["notes.txt"] and os.listdir(tmp_path) == ["mine"]
 
 
-def test_an_older_artifact_is_replaced_whole(tmp_path):
+def test_an_older_artifact_is_replaced_and_the_users_files_are_kept(tmp_path):
+    """msc's files of the older artifact go (its module among them); what the user added
+    to the folder stays, a file or a folder of files."""
     out = tmp_path / "art"
     assert run_msc(*CASES["mlp"].compile_args("python", out)).returncode == 0
+    module = json.loads((out / "manifest.json").read_text())["module"]
+    (out / "my_notes.txt").write_text("keep me")
+    (out / "runs").mkdir()
+    (out / "runs" / "1.log").write_text("loss 0.1")
     assert run_msc(*CASES["loop200"].compile_args("python", out)).returncode == 0
-    assert sorted(os.listdir(out)) == ["func.py", "manifest.json", "weights.npz"]
+    assert sorted(os.listdir(out)) == ["func.py", "manifest.json", "my_notes.txt", "runs",
+                                       "weights.npz"]
     assert json.loads((out / "manifest.json").read_text())["entry"] == "func"
+    assert (out / "my_notes.txt").read_text() == "keep me"
+    assert (out / "runs" / "1.log").read_text() == "loss 0.1"
     assert os.listdir(tmp_path) == ["art"]
+    (out / module).write_text("mine")  # a file of the user's the new artifact would write
+    proc = run_msc(*CASES["mlp"].compile_args("python", out))
+    assert proc.returncode == 1 and f"refusing to replace {out}: {module} there" in proc.stderr
+    assert (out / module).read_text() == "mine" and (out / "my_notes.txt").exists()
 
 
 LIMITED = """

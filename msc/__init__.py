@@ -46,8 +46,21 @@ from msc.errors import (  # noqa: F401
 from msc.common.tensor import Parameter, ParameterTuple, Tensor, tensor  # noqa: F401
 from msc.ops import tensor_methods as _tensor_methods  # noqa: F401  (adds Tensor's methods)
 from msc.frontend.jit import jit, ms_function  # noqa: F401,E402
+from msc.frontend import hooks as _hooks  # noqa: E402
 
 from msc._version import VERSION as __version__  # noqa: E402
+
+
+def _compile_call(entry: object, args: tuple[object, ...]) -> object:
+    """How ``jit`` functions and Cells compile (``frontend/hooks.py``): the compiler, which
+    sits above them, loads on the first compile."""
+    from msc.compiler import compile_call
+
+    return compile_call(entry, args)
+
+
+_hooks.install_compiler(_compile_call)
+
 
 #: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
 _LAZY_SUBMODULES = ("amp", "common", "communication", "dataset", "nn", "numpy", "onnx", "ops",

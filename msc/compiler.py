@@ -44,6 +44,8 @@ from msc.collector import gc_paused
 from msc.common.arena import Binding
 from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
+from msc.frontend.hooks import is_cell
+from msc.frontend.jit import to_user
 from msc.frontend.paths import NotCacheable, check_record, record_deps, show, stable_print
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, entry_function, specialize
@@ -428,9 +430,7 @@ def _lookup(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, 
 def _entry_identity(entry: Any, fn: Any) -> tuple[str, Any]:
     """What names a compile's entry in its cache key: ("Cell", the Cell's class) or
     ("function", the function)."""
-    from msc.nn.cell import Cell
-
-    return ("Cell", type(entry)) if isinstance(entry, Cell) else ("function", fn)
+    return ("Cell", type(entry)) if is_cell(entry) else ("function", fn)
 
 
 def _describe_input(spec: Any) -> Any:
@@ -561,10 +561,7 @@ def flatten_tensors(args: Sequence[Any]) -> list[Any]:
     return out
 
 
-def to_user(value: Any) -> Any:
-    """Arrays become Tensors; the generated code already copied any aliased output."""
-    if isinstance(value, np.ndarray):
-        return Tensor.wrap(value)
-    if isinstance(value, tuple):
-        return tuple(to_user(v) for v in value)
-    return value
+def compile_call(entry: Any, args: Sequence[Any]) -> Compiled:
+    """What a ``jit`` function's or a Cell's call compiles: ``entry`` for the signature of
+    ``args`` (``msc`` installs this in ``frontend/hooks.py`` for ``frontend/jit.py``)."""
+    return compile_entry(entry, tuple(arg_spec(a) for a in args))

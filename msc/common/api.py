@@ -27,6 +27,7 @@ from typing import Any
 
 from msc.errors import GraphTypeError
 from msc.common.mutable import mutable
+from msc.frontend.hooks import is_cell_class
 from msc.frontend.jit import jit, ms_function
 
 _MARK = "__ms_class__"  # the attribute MindSpore sets; subclasses inherit it
@@ -43,11 +44,9 @@ def jit_class(cls: type) -> type:
         ...     def __call__(self, x):
         ...         return x * self.k
     """
-    from msc.nn.cell import Cell
-
     if not inspect.isclass(cls):
         raise GraphTypeError(f"Decorator jit_class can only be used for class type, but got {cls}.")
-    if issubclass(cls, Cell):
+    if is_cell_class(cls):
         raise GraphTypeError("Decorator jit_class is used for user-defined classes and cannot be "
                              f"used for nn.Cell: {cls.__name__}<>.")
     setattr(cls, _MARK, True)

@@ -33,12 +33,18 @@ from msc.frontend.builder import GraphBuilder, has_constants, to_output
 from msc.frontend.control import _Return
 from msc.frontend.deps import Deps
 from msc.frontend.evaluator import Evaluator
+from msc.frontend.hooks import is_cell, is_cell_class
+from msc.frontend.jit import JitFunction
 from msc.frontend.scope import Closure, Scope
 from msc.frontend.source import is_msc_file, parse_function
 from msc.ir.primitives import Op
 from msc.ir.types import MonadType, TupleType
-from msc.ops.composite.base import HyperMap, MultitypeFuncGraph, map_sequences
 from msc.ops.function.side_effect_func import print_in_graph
+
+#: The method by which an object runs a call in a graph its own way: ``type(obj).
+#: __msc_graph_call__(obj, calls, args, kwargs, ev)``. ``HyperMap`` and ``MultitypeFuncGraph``
+#: (``ops/composite/base.py``, above the front end: it holds ``GradOperation``) have it.
+GRAPH_CALL = "__msc_graph_call__"
 
 #: Nested calls deeper than this are reported as unbounded recursion (MindSpore's default
 #: call depth limit). Recursion on Python constants unrolls up to it.
@@ -97,9 +103,7 @@ def interpreted(fn: Any) -> Any:
 
 def _is_user_class(cls: Any) -> bool:
     """A class written by the user (not msc's, not a builtin), other than a Cell."""
-    from msc.nn.cell import Cell
-
-    if not inspect.isclass(cls) or issubclass(cls, Cell) or cls.__module__ == "builtins":
+    if not inspect.isclass(cls) or is_cell_class(cls) or cls.__module__ == "builtins":
         return False
     try:
         return not is_msc_file(inspect.getfile(cls))
@@ -109,9 +113,7 @@ def _is_user_class(cls: Any) -> bool:
 
 def compiled_object(obj: Any) -> bool:
     """Whether ``obj``'s methods compile into the graph: Cells and ``@jit_class`` objects."""
-    from msc.nn.cell import Cell
-
-    return isinstance(obj, Cell) or is_jit_class(obj)
+    return is_cell(obj) or is_jit_class(obj)
 
 
 def _holds_graph_tensor(value: Any) -> bool:
@@ -128,14 +130,12 @@ def _function_name(fn: Any) -> str:
     """A readable name for a mapped function (through partials; a MultitypeFuncGraph's own)."""
     while isinstance(fn, functools.partial):
         fn = fn.func
-    if isinstance(fn, MultitypeFuncGraph):
-        return fn.name
+    if hasattr(type(fn), GRAPH_CALL) and isinstance(getattr(fn, "name", None), str):
+        return str(fn.name)  # a MultitypeFuncGraph's own
     return str(getattr(fn, "__name__", "fn"))
 
 
 def _construct(cell: Any) -> Any:
-    from msc.frontend.jit import JitFunction
-
     construct = inspect.getattr_static(type(cell), "construct")
     return construct.fn if isinstance(construct, JitFunction) else construct
 
@@ -175,22 +175,18 @@ class Calls:
     # --- calls ----------------------------------------------------------------------
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], ev: Evaluator | None) -> Any:
-        from msc.frontend.jit import JitFunction
-        from msc.nn.cell import Cell
-
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, kwargs)
         if isinstance(fn, control.Choice):
             return control.call_choice(ev, fn, args, kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs}, ev)
-        if isinstance(fn, MultitypeFuncGraph):
-            return self.call(fn.resolve(tuple(args)), args, kwargs, ev)
-        if isinstance(fn, HyperMap):
-            return self.hypermap(fn, tuple(args))
+        graph_call = getattr(type(fn), GRAPH_CALL, None)
+        if graph_call is not None:
+            return graph_call(fn, self, args, kwargs, ev)
         if isinstance(fn, JitFunction):
             return self.call(fn.fn, args, kwargs, ev)
-        if isinstance(fn, Cell):
+        if is_cell(fn):
             if self.reuse is not None and self.reuse.wants(fn):
                 result = self.reuse.call(self, fn, args, kwargs)
                 if result is not None:
@@ -216,15 +212,18 @@ class Calls:
                 return result
         return self.native(fn, args, kwargs)
 
+    def choose(self, index: SymTensor, items: list[Any]) -> Any:
+        """``items[index]`` for native code indexing with a graph tensor (a ``CellList``,
+        whose module sits below the front end): one of them chosen at run time."""
+        return control.choose(None, index, items)
+
     # --- HyperMap -------------------------------------------------------------------------
 
-    def hypermap(self, hm: HyperMap, args: tuple[Any, ...]) -> Any:
+    def hypermap(self, hm: Any, args: tuple[Any, ...]) -> Any:
         """``HyperMap`` in a graph: the function is built once per element signature and
         called for every element, not interpreted again for each."""
-        fn, seqs = hm.split(args)
         graphs: dict[Any, Any] = {}
-        return map_sequences(fn, seqs, lambda f, elems: self.mapped(f, elems, graphs),
-                             hm.reverse)
+        return hm.map(args, lambda f, elems: self.mapped(f, elems, graphs))
 
     def mapped(self, fn: Any, elems: tuple[Any, ...], graphs: dict[Any, Any]) -> Any:
         from msc.common.tensor import Parameter

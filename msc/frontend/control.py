@@ -20,6 +20,7 @@ import numpy as np
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder
+from msc.frontend.hooks import is_cell
 from msc.frontend.scope import Closure, Unmerged
 from msc.ir import dtypes
 from msc.ir.nodes import Const, Value
@@ -322,9 +323,7 @@ def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
 
 
 def _is_function(v: Any) -> bool:
-    from msc.nn.cell import Cell
-
-    return isinstance(v, (Closure, Choice, Cell, types.FunctionType, types.MethodType))
+    return is_cell(v) or isinstance(v, (Closure, Choice, types.FunctionType, types.MethodType))
 
 
 def _holds_tensor(v: Any) -> bool:

@@ -3,6 +3,8 @@
 A ``@jit`` function or a Cell under GRAPH_MODE (or whose ``construct`` is ``@jit``)
 compiles on its first call for the argument types seen, and reuses the result while
 the constants the graph read are unchanged; PyNative Cells run ``construct`` eagerly.
+This module sits below the compiler and ``msc.nn``, which import it: it compiles through
+``hooks.compile_call`` and tells a Cell by ``hooks.is_cell``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError
 from msc.frontend.active import ACTIVE, current_builder
 from msc.frontend.deps import fingerprint
+from msc.frontend.hooks import compile_call, is_cell
 from msc.frontend.source import user_loc
 
 
@@ -70,9 +73,7 @@ def entry_function(transformed: Any) -> Callable[..., Any]:
 
 
 def _call_bound(jf: JitFunction, obj: Any, *args: Any, **kwargs: Any) -> Any:
-    from msc.nn.cell import Cell
-
-    if isinstance(obj, Cell):
+    if is_cell(obj):
         return call_cell(obj, args, kwargs)
     return jf.fn(obj, *args, **kwargs)
 
@@ -145,13 +146,11 @@ class CompileCache:
         self.fast: Callable[[tuple[Any, ...]], Any] | None = None  # see ``fast_path``
 
     def call(self, entry: Any, args: tuple[Any, ...]) -> Any:
-        from msc.compiler import arg_spec, compile_entry
-
         key = context.jit_key() + tuple(map(_arg_key, args))
         compiled = self.entries.get(key)
         if compiled is None or (compiled.deps.reads and
                                 not compiled.deps.still_valid()):
-            compiled = compile_entry(entry, tuple(arg_spec(a) for a in args))
+            compiled = compile_call(entry, args)  # (the compiler, through ``hooks``)
             self.compiles += 1
             self.entries[key] = compiled
             compiled.all_tensors = all(type(a) is Tensor for a in args)
@@ -241,7 +240,6 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
     else:
         lines += ["    return to_user(r)"]
     from msc.codegen.linemap import raise_numba_failure
-    from msc.compiler import to_user
 
     scope = {"context": context, "ACTIVE": ACTIVE, "MISS": MISS, "Tensor": Tensor,
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
@@ -253,6 +251,15 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
              **{f"D{i}": d for i, d in enumerate(dtypes)}}
     exec("\n".join(lines), scope)
     return scope["call"]  # type: ignore[no-any-return]
+
+
+def to_user(value: Any) -> Any:
+    """Arrays become Tensors; the generated code already copied any aliased output."""
+    if isinstance(value, np.ndarray):
+        return Tensor.wrap(value)
+    if isinstance(value, tuple):
+        return tuple(to_user(v) for v in value)
+    return value
 
 
 def _arg_key(value: Any) -> Any:

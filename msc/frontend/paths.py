@@ -34,6 +34,7 @@ from msc.frontend.deps import (
     file_digest,
     fingerprint,
 )
+from msc.frontend.hooks import is_cell
 from msc.ir.dtypes import DType
 
 Step = tuple[str, Any]  # ("attr", name) | ("item", index) | ("closure", name)
@@ -137,8 +138,6 @@ _REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
 
 
 def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
-    from msc.nn.cell import Cell
-
     if isinstance(obj, (str, bytes, int, float, bool, type(None), np.ndarray, np.generic)):
         return
     if isinstance(obj, (tuple, list)):
@@ -154,7 +153,7 @@ def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:
     attrs = getattr(obj, "__dict__", None)
     if not isinstance(attrs, dict):
         return
-    if isinstance(obj, Cell):
+    if is_cell(obj):
         for registry in _REGISTRIES[:3]:
             yield from ((("attr", k), v) for k, v in attrs.get(registry, {}).items()
                         if v is not None)
@@ -217,10 +216,8 @@ def record_deps(entry: Any, fn: Any, args: tuple[Any, ...], deps: Deps,
     """The files (path -> sha256), reads ([path, stable print, shown value]) and weight
     paths of a finished compile; ``NotCacheable`` if a read or weight cannot be found from
     the roots."""
-    from msc.nn.cell import Cell
-
     roots: list[tuple[Path, Any]] = [((("fn", 0),), fn)]
-    if isinstance(entry, Cell):
+    if is_cell(entry):
         roots.insert(0, ((("self", 0),), entry))
     roots += [((("arg", i),), a) for i, a in enumerate(args)
               if not isinstance(a, (int, float, bool, str, type(None)))]

@@ -24,6 +24,7 @@ from msc.common import amp_scope
 from msc.errors import GraphValueError
 from msc.frontend.builder import GraphBuilder, has_constants, to_output
 from msc.frontend.deps import _MISSING, Deps
+from msc.frontend.hooks import is_cell
 from msc.frontend.paths import Locator, Path, format_path, resolve, stable_print
 from msc.ir.nodes import REUSABLE, Graph
 from msc.ir.primitives import Op
@@ -155,11 +156,10 @@ def _dotted(path: Path | None) -> str | None:
 def _repeated_user_cells(entry: Any) -> set[type]:
     """User Cell classes with two or more instances below ``entry`` (``reuse="auto"``)."""
     from msc.frontend.calls import user_construct
-    from msc.nn.cell import Cell
 
     counts: dict[type, int] = {}
     seen: set[int] = set()
-    stack = [entry] if isinstance(entry, Cell) else []
+    stack = [entry] if is_cell(entry) else []
     while stack:
         cell = stack.pop()
         if id(cell) in seen:

@@ -18,6 +18,8 @@ from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder, to_output
 from msc.frontend.deps import Deps
+from msc.frontend.hooks import is_cell
+from msc.frontend.jit import JitFunction
 from msc.ir.nodes import Module
 from msc.ir.types import TensorType
 
@@ -34,10 +36,7 @@ class Specialized:
 
 def entry_function(entry: Any) -> tuple[Any, str, bool]:
     """(the function to parse, the graph's name, whether it takes ``self``)."""
-    from msc.frontend.jit import JitFunction
-    from msc.nn.cell import Cell
-
-    if isinstance(entry, Cell):
+    if is_cell(entry):
         construct = inspect.getattr_static(type(entry), "construct", None)
         if construct is None:
             raise UnsupportedSyntaxError(f"{type(entry).__name__} has no construct method")

@@ -18,6 +18,8 @@ from typing import Any
 
 from msc.common.tensor import Parameter, ParameterTuple, Tensor
 from msc.errors import GraphTypeError, GraphValueError
+from msc.frontend.hooks import register_cell
+from msc.frontend.jit import call_cell
 from msc.frontend.source import user_loc
 
 
@@ -57,6 +59,7 @@ _INTERNAL = ("_params", "_cells", "_param_tuples")
 _REGISTRIES = _INTERNAL + ("_param_keys",)
 
 
+@register_cell  # the front end and ``jit`` tell a Cell by it, without importing msc.nn
 class Cell:
     """Base class of every network and layer (``mindspore.nn.Cell``).
 
@@ -390,8 +393,6 @@ class Cell:
         raise AttributeError("For 'Cell', the method 'construct' is not defined.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from msc.frontend.jit import call_cell  # jit imports this module
-
         return call_cell(self, args, kwargs)
 
     # --- printing -----------------------------------------------------------------

@@ -249,9 +249,7 @@ class CellList(_CellSeq):
         if isinstance(index, slice):
             return CellList(self._children()[index])
         if isinstance(index, SymTensor):  # in a graph: chosen at run time (switch_layer)
-            from msc.frontend.control import choose
-
-            return choose(None, index, self._children())
+            return index.builder.calls.choose(index, self._children())
         return self._children()[self._index(index)]
 
     def extend(self, cells: Any) -> CellList:

@@ -85,6 +85,12 @@ class MultitypeFuncGraph:
             return builder.calls.call(self.resolve(args), list(args), {}, None)
         return self.resolve(args)(*args)
 
+    def __msc_graph_call__(self, calls: Any, args: list[Any], kwargs: dict[str, Any],
+                           ev: Any) -> Any:
+        """A call in a graph being built (``frontend/calls.py``): the registered function
+        for ``args``, interpreted."""
+        return calls.call(self.resolve(tuple(args)), args, kwargs, ev)
+
 
 class HyperMap:
     """Map a function over tuples: ``HyperMap(f)(xs, ys)`` is ``(f(x0, y0), f(x1, y1), ...)``;
@@ -103,14 +109,24 @@ class HyperMap:
             raise GraphTypeError("HyperMap() without a function needs one as its first argument")
         return args[0], args[1:]
 
+    def map(self, args: tuple[Any, ...], apply: Callable[[Any, tuple[Any, ...]], Any]) -> Any:
+        """The call on ``args``, each element's call made through ``apply(fn, elements)``."""
+        fn, seqs = self.split(args)
+        return map_sequences(fn, seqs, apply, self.reverse)
+
     def __call__(self, *args: Any) -> Any:
         from msc.frontend.builder import current_builder
 
         builder = current_builder()
         if builder is not None:
             return builder.calls.hypermap(self, args)
-        fn, seqs = self.split(args)
-        return map_sequences(fn, seqs, lambda f, elems: f(*elems), self.reverse)
+        return self.map(args, lambda f, elems: f(*elems))
+
+    def __msc_graph_call__(self, calls: Any, args: list[Any], kwargs: dict[str, Any],
+                           ev: Any) -> Any:
+        """A call in a graph being built: ``calls.hypermap`` builds the function once per
+        element signature (``frontend/calls.py``)."""
+        return calls.hypermap(self, tuple(args))
 
 
 def map_sequences(fn: Any, seqs: tuple[Any, ...], apply: Callable[[Any, tuple[Any, ...]], Any],

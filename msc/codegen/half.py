@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from msc.codegen.pyrender import source_lines
 from msc.ir import kernel
 from msc.ir.dtypes import DType, float16, float32, float64
 from msc.ir.kernel import Binary, Call, Cast, Expr, Helper, Lit, Spelling
@@ -157,7 +158,8 @@ class HalfNodes:
         if isinstance(lowering, LoopNest):
             loops = lowering.emit(args, proxy, result, self.ns.fresh)
         if loops:
-            self.lines += [loops[0] + loc, *loops[1:]]
+            lines = source_lines(loops)
+            self.lines += [lines[0] + loc, *lines[1:]]
         else:
             self.lines.append(f"{result} = {self.lowered_expr(proxy, args)}{loc}")
         if result != out:

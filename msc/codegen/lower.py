@@ -24,7 +24,7 @@ from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
-from msc.codegen.pyrender import literal
+from msc.codegen.pyrender import literal, source_lines
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named
@@ -304,8 +304,10 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
 
-    def emitted(self, node: Node, lines: list[str]) -> None:
-        """An emitter's ``lines`` for ``node``, with the calls of ``emitting.Lines``."""
+    def emitted(self, node: Node, emitted: Any) -> None:
+        """An emitter's statements (or lines) for ``node``, with the numpy calls of their
+        loops (``emitting.Lines``)."""
+        lines = source_lines(emitted)
         self.lines += [lines[0] + loc_comment(node), *lines[1:]]
         for first, call in getattr(lines, "numpy_calls", {}).items():
             self.numpy_calls[first] = call + loc_comment(node)

@@ -8,25 +8,40 @@ parenthesized, so the text means what the tree means whatever surrounds it.
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import Any, Sequence
 
 import numpy as np
 
 from msc.ir.kernel import (
+    Accumulate,
     Arg,
+    Assign,
     AttrRef,
     Binary,
+    BoolOp,
+    Branch,
     Call,
     Cast,
     Compare,
+    DTypeRef,
+    Eval,
     Expr,
     Helper,
     Lit,
+    Load,
+    Loop,
     Name,
     Neg,
+    Raw,
     Select,
+    Slice,
+    Spelling,
+    Stmt,
+    Store,
+    Tuple,
 )
-from msc.ir.primitives.emitting import dtype_ref
+from msc.ir.primitives.emitting import Lines, dtype_ref
 
 
 def literal(value: Any, dt: Any = None) -> str:
@@ -55,7 +70,7 @@ def render(e: Expr, *, scalar: bool) -> str:
     if isinstance(e, Neg):
         return f"(-{r(e.x)})"
     if isinstance(e, Call):
-        return f"{e.fn.spelling.value}.{e.fn.value}({', '.join(r(a) for a in e.args)})"
+        return _call(e, r)
     if isinstance(e, Helper):
         return f"{e.name}({', '.join(r(a) for a in e.args)})"
     if isinstance(e, Select):
@@ -65,5 +80,92 @@ def render(e: Expr, *, scalar: bool) -> str:
     if isinstance(e, Cast):
         return f"{dtype_ref(e.dtype)}({r(e.x)})" if scalar else \
             f"{r(e.x)}.astype({dtype_ref(e.dtype)})"
+    if isinstance(e, Load):
+        return f"{r(e.array)}[{', '.join(r(i) for i in e.index) or '()'}]"
+    if isinstance(e, Slice):
+        parts = [e.lo, e.hi] + ([e.step] if e.step is not None else [])
+        return ":".join("" if x is None else r(x) for x in parts)
+    if isinstance(e, Tuple):
+        return "(" + ", ".join(r(i) for i in e.items) + ("," if len(e.items) == 1 else "") + ")"
+    if isinstance(e, DTypeRef):
+        return dtype_ref(e.dtype)
+    if isinstance(e, BoolOp):
+        return "(" + f" {'and' if e.all_ else 'or'} ".join(r(i) for i in e.items) + ")"
     assert not isinstance(e, (Arg, AttrRef)), f"unbound {e} in a rendered expression"
     raise TypeError(f"not a kernel-IR expression: {e!r}")
+
+
+def _call(e: Call, r: Any) -> str:
+    args = [r(a) for a in e.args] + [f"{k}={r(v)}" for k, v in e.kwargs]
+    sp = e.fn.spelling
+    if sp is Spelling.METHOD:
+        return f"{args[0]}.{e.fn.symbol}({', '.join(args[1:])})"
+    if sp is Spelling.ATTRIBUTE:
+        return f"{args[0]}.{e.fn.symbol}"
+    prefix = "" if sp is Spelling.BUILTIN else f"{sp.value}."
+    return f"{prefix}{e.fn.symbol}({', '.join(args)})"
+
+
+def render_stmts(stmts: Sequence[Stmt], depth: int = 0,
+                 instead: dict[str, str] | None = None) -> list[str]:
+    """The lines of ``stmts``, indented ``depth`` levels, each statement's user line as a
+    trailing comment. ``instead`` collects, for each loop at depth 0 that has numpy calls
+    to make instead of it, its header line -> those calls' lines."""
+    pad, out = "    " * depth, []
+    for s in stmts:
+        line = pad + _head(s) + _where(s)
+        out.append(line)
+        if isinstance(s, Loop) and s.instead and depth == 0 and instead is not None:
+            instead[line] = "\n".join(render_stmts(s.instead))
+        if isinstance(s, (Loop, Raw)):
+            out += render_stmts(s.body, depth + 1)
+        elif isinstance(s, Branch):
+            out += render_stmts(s.body, depth + 1)
+            if s.orelse:
+                out.append(pad + "else:")
+                out += render_stmts(s.orelse, depth + 1)
+    return out
+
+
+def _head(s: Stmt) -> str:
+    if isinstance(s, Raw):
+        return s.text
+    if isinstance(s, Assign):
+        return f"{_target(s.target)} = {render(s.value, scalar=True)}"
+    if isinstance(s, Store):
+        return f"{render(s.target, scalar=True)} = {render(s.value, scalar=True)}"
+    if isinstance(s, Accumulate):
+        return f"{render(s.target, scalar=True)} {s.op.value}= {render(s.value, scalar=True)}"
+    if isinstance(s, Eval):
+        return render(s.value, scalar=True)
+    if isinstance(s, Loop):
+        bounds = [s.stop] if s.start is None and s.step is None else \
+            [s.start or Lit(0), s.stop] + ([s.step] if s.step is not None else [])
+        return f"for {s.var} in range({', '.join(render(b, scalar=True) for b in bounds)}):"
+    if isinstance(s, Branch):
+        return f"if {render(s.cond, scalar=True)}:"
+    raise TypeError(f"not a kernel-IR statement: {s!r}")
+
+
+def _target(e: Expr) -> str:
+    """An assignment's target: a name, or names unpacked (``a, b``; ``a,``)."""
+    if isinstance(e, Tuple):
+        names = [render(i, scalar=True) for i in e.items]
+        return ", ".join(names) + ("," if len(names) == 1 else "")
+    return render(e, scalar=True)
+
+
+def _where(s: Stmt) -> str:
+    """The user's file and line as a trailing comment."""
+    loc = getattr(s, "loc", None)
+    return f"  # {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
+
+
+def source_lines(emitted: Sequence[Any]) -> Lines:
+    """An emitter's result as lines of source: kernel-IR statements rendered (their
+    loops' numpy calls in ``numpy_calls``), or the lines it wrote itself."""
+    if emitted and isinstance(emitted[0], Stmt):
+        lines = Lines()
+        lines += render_stmts(emitted, instead=lines.numpy_calls)
+        return lines
+    return emitted  # type: ignore[return-value]

@@ -1,4 +1,8 @@
-"""The kernel IR's scalar expressions: what an element of a kernel computes, as data.
+"""The kernel IR: what a generated kernel computes, as data, until a renderer writes it.
+
+Expressions (the first half) say what a value is; statements (the second half) say what a
+kernel does: loop nests with their roles, assignments, indexed stores, accumulations,
+branches and calls, each with the user's line it comes from.
 
 An elementwise op's record (``Elementwise`` in ``primitives/base.py``) holds one of these
 trees over its operands ``X0, X1, ...`` and attributes (``attr("alpha")``); fusion
@@ -17,22 +21,33 @@ keeps its dataclass meaning, so comparisons are spelled ``gt(a, b)``, ``eq(a, b)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping, Sequence
 
 
 class Spelling(Enum):
-    """Where a function comes from, which decides how it rounds in float16 and how a
-    Python-syntax renderer names it: numpy's (a ufunc computing float16 in float32 and
-    rounding) or Python's ``math`` module (double precision)."""
+    """Which family a function belongs to, which decides how it rounds in float16 and
+    how a Python-syntax renderer names it: numpy's (a ufunc computes float16 in float32
+    and rounds), Python's ``math`` module (double precision), a Python builtin, a method
+    of an array, or an attribute of one."""
 
     NUMPY = "np"
     MATH = "math"
+    BUILTIN = "builtin"
+    METHOD = "method"
+    ATTRIBUTE = "attribute"
+
+
+#: Name prefixes of ``Fn`` members that are not numpy functions.
+_PREFIXES = {"MATH_": Spelling.MATH, "PY_": Spelling.BUILTIN, "METHOD_": Spelling.METHOD,
+             "ATTR_": Spelling.ATTRIBUTE}
 
 
 class Fn(Enum):
-    """The named scalar functions (value: the function's name in its module)."""
+    """The named functions (value: the function's name in its family, see ``spelling``):
+    numpy's elementwise functions, array allocation and movement, and a few of Python's
+    own. BLAS products are runtime helpers (``Helper("_rt_matmul_into", ...)``)."""
 
     ABS = "abs"
     ARCCOS = "arccos"
@@ -80,10 +95,42 @@ class Fn(Enum):
     ZEROS_LIKE = "zeros_like"
     MATH_ERF = "erf"  # Python's math.erf and math.erfc: double precision, scalars only
     MATH_ERFC = "erfc"
+    MATH_SQRT = "math.sqrt"
+    MATH_EXP = "math.exp"
+    MATH_LOG = "math.log"
+    # arrays: allocation, layout, movement
+    EMPTY = "empty"
+    ZEROS = "zeros"
+    FULL = "full"
+    ASCONTIGUOUSARRAY = "ascontiguousarray"
+    CONCATENATE = "concatenate"
+    COPYTO = "copyto"
+    BROADCAST_TO = "broadcast_to"
+    TAKE = "take"
+    DIVIDE = "divide"
+    MATMUL = "matmul"
+    METHOD_RESHAPE = "reshape"
+    METHOD_TRANSPOSE = "transpose"
+    METHOD_ASTYPE = "astype"
+    METHOD_COPY = "copy"
+    METHOD_ITEM = "item"
+    ATTR_T = "T"
+    # Python's builtins on scalars (indices, bounds)
+    PY_MIN = "min"
+    PY_MAX = "max"
+    PY_INT = "int"
+    PY_FLOAT = "float"
+    PY_RANGE = "range"
 
     @property
     def spelling(self) -> Spelling:
-        return Spelling.MATH if self.name.startswith("MATH_") else Spelling.NUMPY
+        return next((sp for prefix, sp in _PREFIXES.items() if self.name.startswith(prefix)),
+                    Spelling.NUMPY)
+
+    @property
+    def symbol(self) -> str:
+        """The function's name within its family (``math.sqrt`` -> ``sqrt``)."""
+        return self.value.rpartition(".")[2]
 
 
 class BinaryOp(Enum):
@@ -99,6 +146,8 @@ class BinaryOp(Enum):
     LSHIFT = "<<"
     RSHIFT = ">>"
     POW = "**"
+    FLOORDIV = "//"
+    MOD = "%"
 
 
 class CompareOp(Enum):
@@ -153,6 +202,17 @@ class Expr:
 
     def __rshift__(self, other: Any) -> Binary:
         return Binary(BinaryOp.RSHIFT, self, lift(other))
+
+    def __floordiv__(self, other: Any) -> Binary:
+        return Binary(BinaryOp.FLOORDIV, self, lift(other))
+
+    def __mod__(self, other: Any) -> Binary:
+        return Binary(BinaryOp.MOD, self, lift(other))
+
+    def __getitem__(self, index: Any) -> Load:
+        """``a[i, j]``: an element (or, with ``Slice`` parts, a view) of an array."""
+        parts = index if isinstance(index, tuple) else (index,)
+        return Load(self, tuple(lift(i) for i in parts))
 
     def __neg__(self) -> Neg:
         return Neg(self)
@@ -212,10 +272,12 @@ class Compare(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Call(Expr):
-    """A named function (``Fn``) of the operands."""
+    """A named function (``Fn``) of the operands (a method's first operand is its
+    array), with keyword operands ``kwargs`` (numpy's ``out=``, ``axis=``)."""
 
     fn: Fn
     args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,15 +306,58 @@ class Cast(Expr):
     x: Expr
 
 
+@dataclass(frozen=True, slots=True)
+class Load(Expr):
+    """``array[index]``: an element, or a view where some parts are ``Slice``s (an
+    empty index reads a 0-d array's element)."""
+
+    array: Expr
+    index: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Slice(Expr):
+    """``lo:hi:step`` inside an index (None: the default bound)."""
+
+    lo: Expr | None = None
+    hi: Expr | None = None
+    step: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(Expr):
+    """A tuple of values: a shape, an axis order, a function's several results."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DTypeRef(Expr):
+    """An msc dtype as a value (``np.float32`` as numpy's functions take it)."""
+
+    dtype: Any
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Expr):
+    """``and`` (``all_=True``) or ``or`` of conditions, evaluated left to right."""
+
+    all_: bool
+    items: tuple[Expr, ...]
+
+
+ELLIPSIS = Name("...")  # ``a[...]``: the whole array
 X0, X1, X2 = Arg(0), Arg(1), Arg(2)
 
 
 def lift(value: Any) -> Expr:
-    """A Python number as a literal; an expression as it is."""
+    """A Python number as a literal, a string as a name; an expression as it is."""
     if isinstance(value, Expr):
         return value
     if isinstance(value, (bool, int, float)):
         return Lit(value)
+    if isinstance(value, str):
+        return Name(value)
     raise TypeError(f"not a scalar expression: {value!r}")
 
 
@@ -266,6 +371,48 @@ def call(fn: Fn, *args: Any) -> Call:
 
 def helper(name: str, *args: Any) -> Helper:
     return Helper(name, tuple(lift(a) for a in args))
+
+
+def shape_of(dims: Any) -> Tuple:
+    """A shape (or any tuple of ints and expressions) as a value."""
+    return Tuple(tuple(lift(d) for d in dims))
+
+
+def both(*conds: Any) -> BoolOp:
+    return BoolOp(True, tuple(lift(c) for c in conds))
+
+
+def either(*conds: Any) -> BoolOp:
+    return BoolOp(False, tuple(lift(c) for c in conds))
+
+
+# --- array values, as emitters write them ------------------------------------------------
+
+
+def empty(shape: Any, dt: Any) -> Call:
+    """A new array of ``shape`` and msc dtype ``dt``, its elements unset."""
+    return Call(Fn.EMPTY, (shape_of(shape), DTypeRef(dt)))
+
+
+def zeros(shape: Any, dt: Any) -> Call:
+    return Call(Fn.ZEROS, (shape_of(shape), DTypeRef(dt)))
+
+
+def contiguous(x: Any) -> Call:
+    """``x`` with C-contiguous memory (itself when it has it already)."""
+    return Call(Fn.ASCONTIGUOUSARRAY, (lift(x),))
+
+
+def reshape(x: Any, shape: Any) -> Call:
+    return Call(Fn.METHOD_RESHAPE, (lift(x), shape_of(shape)))
+
+
+def transpose(x: Any, order: Any) -> Call:
+    return Call(Fn.METHOD_TRANSPOSE, (lift(x), shape_of(order)))
+
+
+def astype(x: Any, dt: Any) -> Call:
+    return Call(Fn.METHOD_ASTYPE, (lift(x), DTypeRef(dt)))
 
 
 def _compare(op: CompareOp) -> Callable[[Any, Any], Compare]:
@@ -285,10 +432,18 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.x,)
     if isinstance(e, Cast):
         return (e.x,)
-    if isinstance(e, (Call, Helper)):
+    if isinstance(e, Call):
+        return e.args + tuple(v for _, v in e.kwargs)
+    if isinstance(e, Helper):
         return e.args
     if isinstance(e, Select):
         return (e.cond, e.a, e.b)
+    if isinstance(e, Load):
+        return (e.array, *e.index)
+    if isinstance(e, Slice):
+        return tuple(x for x in (e.lo, e.hi, e.step) if x is not None)
+    if isinstance(e, (Tuple, BoolOp)):
+        return e.items
     return ()
 
 
@@ -303,11 +458,21 @@ def with_children(e: Expr, new: Sequence[Expr]) -> Expr:
     if isinstance(e, Cast):
         return Cast(e.dtype, new[0])
     if isinstance(e, Call):
-        return Call(e.fn, tuple(new))
+        n = len(e.args)
+        return Call(e.fn, tuple(new[:n]), tuple((k, v) for (k, _), v in zip(e.kwargs, new[n:])))
     if isinstance(e, Helper):
         return Helper(e.name, tuple(new))
     if isinstance(e, Select):
         return Select(new[0], new[1], new[2])
+    if isinstance(e, Load):
+        return Load(new[0], tuple(new[1:]))
+    if isinstance(e, Slice):
+        it = iter(new)
+        return Slice(*(None if x is None else next(it) for x in (e.lo, e.hi, e.step)))
+    if isinstance(e, Tuple):
+        return Tuple(tuple(new))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.all_, tuple(new))
     return e
 
 
@@ -344,7 +509,152 @@ def show(e: Expr) -> str:
         return e.name
     if isinstance(e, Cast):
         return f"{e.dtype}({show(e.x)})"
+    if isinstance(e, DTypeRef):
+        return str(e.dtype)
+    if isinstance(e, Load):
+        return f"{show(e.array)}[{', '.join(show(i) for i in e.index)}]"
+    if isinstance(e, Slice):
+        parts = [e.lo, e.hi] + ([e.step] if e.step is not None else [])
+        return ":".join("" if x is None else show(x) for x in parts)
+    if isinstance(e, Tuple):
+        return f"({''.join(show(i) + ', ' for i in e.items)})"
+    if isinstance(e, BoolOp):
+        return f" {'and' if e.all_ else 'or'} ".join(show(i) for i in e.items)
+    if isinstance(e, Call) and e.kwargs:
+        args = [show(a) for a in e.args] + [f"{k}={show(v)}" for k, v in e.kwargs]
+        return f"{e.fn.value}({', '.join(args)})"
     name = {Binary: lambda: e.op.name.lower(), Compare: lambda: e.op.name.lower(),  # type: ignore
             Neg: lambda: "neg", Call: lambda: e.fn.value, Helper: lambda: e.name,  # type: ignore
             Select: lambda: "select"}[type(e)]()
     return f"{name}({', '.join(show(k) for k in children(e))})"
+
+
+# --- statements -----------------------------------------------------------------------------
+
+
+class Role(Enum):
+    """What a loop's iterations are to each other, which later passes and renderers use:
+    ``PARALLEL`` iterations are independent (vectorize them, split them across threads),
+    ``REDUCE`` ones fold into a value outside the loop, ``SERIAL`` ones may depend on each
+    other (or nobody said)."""
+
+    SERIAL = "serial"
+    PARALLEL = "parallel"
+    REDUCE = "reduce"
+
+
+class Stmt:
+    """A statement; ``loc`` is the user's line it computes (None: no line of its own)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Stmt):
+    """``target = value``: a name (or a tuple of names) bound to a scalar or an array."""
+
+    target: Expr
+    value: Expr
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Store(Stmt):
+    """``array[index] = value``: an element, or a view filled."""
+
+    target: Load
+    value: Expr
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Accumulate(Stmt):
+    """``target op= value``: an accumulator (a name or an element) takes ``value`` in."""
+
+    target: Expr
+    op: BinaryOp
+    value: Expr
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Eval(Stmt):
+    """A call made for its effect (a BLAS product into an array, a copy)."""
+
+    value: Expr
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Loop(Stmt):
+    """``for var in range(start, stop, step)`` over ``body``. ``instead``: statements that
+    compute what the whole loop computes, to the bit, with numpy calls, which a driver
+    running outside Numba makes instead (a kernel keeps the loop)."""
+
+    var: str
+    stop: Expr
+    body: tuple[Stmt, ...]
+    start: Expr | None = None
+    step: Expr | None = None
+    role: Role = Role.SERIAL
+    instead: tuple[Stmt, ...] = ()
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Branch(Stmt):
+    """``if cond: body else: orelse``."""
+
+    cond: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Raw(Stmt):
+    """A line of source an emitter still writes as text (``text`` ends with ``:`` where
+    it opens a block, which then holds ``body``). Lowerings move off it to the
+    structured statements above, one family at a time."""
+
+    text: str
+    body: tuple[Stmt, ...] = ()
+    loc: Any = field(default=None, compare=False)
+
+
+def stmt_children(s: Stmt) -> tuple[Stmt, ...]:
+    if isinstance(s, (Loop, Raw)):
+        return s.body
+    if isinstance(s, Branch):
+        return s.body + s.orelse
+    return ()
+
+
+def show_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
+    """The debugging form of statements (``msc ir --kernels``): loops with their roles,
+    expressions as ``show`` writes them, the user's line after ``#``."""
+    pad, out = "  " * depth, []
+    for s in stmts:
+        where = f"  # {s.loc.file.rsplit('/', 1)[-1]}:{s.loc.line}" if getattr(s, "loc", None) \
+            else ""
+        if isinstance(s, Loop):
+            bounds = ", ".join(show(x) for x in (s.start or Lit(0), s.stop)) + \
+                (f", {show(s.step)}" if s.step is not None else "")
+            out.append(f"{pad}{s.role.value} for {s.var} in [{bounds}):{where}")
+            out += show_stmts(s.body, depth + 1)
+        elif isinstance(s, Branch):
+            out.append(f"{pad}if {show(s.cond)}:{where}")
+            out += show_stmts(s.body, depth + 1)
+            if s.orelse:
+                out.append(f"{pad}else:")
+                out += show_stmts(s.orelse, depth + 1)
+        elif isinstance(s, Raw):
+            out.append(f"{pad}source {s.text.strip()}{where}")
+            out += show_stmts(s.body, depth + 1)
+        elif isinstance(s, Accumulate):
+            out.append(f"{pad}{show(s.target)} {s.op.value}= {show(s.value)}{where}")
+        elif isinstance(s, (Assign, Store)):
+            out.append(f"{pad}{show(s.target)} = {show(s.value)}{where}")
+        elif isinstance(s, Eval):
+            out.append(f"{pad}{show(s.value)}{where}")
+    return out

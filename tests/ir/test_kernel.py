@@ -45,8 +45,9 @@ def test_arithmetic_builds_nodes_and_prints_by_name() -> None:
     assert str(e) == "select(gt(%0, 0), %0, mul(@alpha, expm1(%0)))"
     assert X0 * 2 + X1 == Binary(BinaryOp.ADD, Binary(BinaryOp.MUL, X0, Lit(2)), X1)
     assert (1 - X0).a == Lit(1)  # reflected operators keep the order
+    assert X0 + "a" == Binary(BinaryOp.ADD, X0, Name("a"))  # a string names a value
     with pytest.raises(TypeError):
-        X0 + "a"  # noqa: B018
+        X0 + object()  # noqa: B018
 
 
 def test_bind_and_substitute_replace_leaves_once() -> None:

@@ -2,14 +2,41 @@
 
 ``ArrayExpr`` emitters return one expression in numpy syntax (on the numba target only
 what Numba compiles quickly: contiguous reshapes, strided views, ``_rt_*`` runtime
-helpers). ``LoopNest`` emitters return the lines of a loop nest that defines the result
-(reductions, row-wise kernels, gathers, integer contractions), written with ``Loops``.
+helpers). ``LoopNest`` emitters return the kernel-IR statements (``msc/ir/kernel.py``) of
+a loop nest that defines the result (reductions, row-wise kernels, gathers, integer
+contractions), built with ``Loops``::
+
+    loops = Loops(fresh)
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    at = loops.open(x.shape, range(x.ndim), role=Role.PARALLEL)
+    loops.emit(Store(Name(out)[tuple(Name(at[d]) for d in range(x.ndim))],
+                     Cast(o.dtype, Name(a[0])[...] * 2)))
+    loops.close(at)
+    return loops.lines
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Sequence
 
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    BoolOp,
+    Branch,
+    Helper,
+    Loop,
+    Name,
+    Raw,
+    Role,
+    Stmt,
+    gt,
+    lift,
+    lt,
+    ne,
+)
 from msc.ir.nodes import Node
 from msc.ir.types import TensorType, tensor_of
 
@@ -76,73 +103,116 @@ class Lines(list):  # type: ignore[type-arg]
 
 
 class Loops:
-    """Writes nested ``for`` loops for a ``loops`` emitter. Numba compiles explicit
-    loops much faster than chains of array expressions (transpose, reshape, ...), and
-    keeps their accumulators in registers.
+    """Builds the kernel-IR statements (``msc/ir/kernel.py``) of a ``LoopNest`` emitter.
+    Numba compiles explicit loops much faster than chains of array expressions
+    (transpose, reshape, ...), and keeps their accumulators in registers.
 
     ``fresh(hint)`` gives unique identifiers; ``open`` starts one loop per axis and
     returns the index variable of each (``i2`` for axis 2); ``close`` ends them;
-    ``instead`` names the numpy call that does what loops opened at the top do."""
+    ``emit`` adds a statement, ``add`` a line of source still written as text (a ``Raw``
+    statement; one ending with ``:`` opens a block, whose lines follow at ``depth + 1``);
+    ``instead`` names the numpy call that does what loops opened at the top do.
+    ``lines`` is the result, the statements as a tree."""
 
     def __init__(self, fresh: Callable[[str], str]):
         self.fresh = fresh
-        self.lines = Lines()
         self.depth = 0
-        self.headers: dict[str, str] = {}  # an outermost loop's variable -> its line
+        self._flat: list[tuple[int, Stmt]] = []  # each statement and its depth
+        self._instead: dict[str, str] = {}  # an outermost loop's variable -> numpy calls
+
+    @property
+    def lines(self) -> tuple[Stmt, ...]:
+        return _nest(self._flat, 0, 0, len(self._flat), self._instead)[0]
+
+    def emit(self, stmt: Stmt) -> None:
+        self._flat.append((self.depth, stmt))
+
+    def add(self, text: str) -> None:
+        self.emit(Raw(text))
 
     def instead(self, names: dict[int, str], call: str) -> None:
         """``call``, one numpy call, computes what the loops ``names`` (opened outside any
         other) do, to the bit: an outlined driver makes it (no kernel to compile)."""
         first = next(iter(names.values()))
-        if first in self.headers:
-            self.lines.numpy_calls[self.headers[first]] = call
+        if any(d == 0 and isinstance(st, Loop) and st.var == first for d, st in self._flat):
+            self._instead[first] = call
 
-    def add(self, text: str) -> None:
-        self.lines.append("    " * self.depth + text)
-
-    def open(self, shape: Sequence[int], axes: Sequence[int], hint: str = "i") -> dict[int, str]:
+    def open(self, shape: Sequence[Any], axes: Sequence[int], hint: str = "i",
+             role: Role = Role.SERIAL) -> dict[int, str]:
         names = {}
         for a in axes:
             names[a] = self.fresh(f"{hint}{a}")
-            self.add(f"for {names[a]} in range({shape[a]}):")
-            if self.depth == 0:
-                self.headers[names[a]] = self.lines[-1]
+            self.emit(Loop(names[a], lift(shape[a]), (), role=role))
             self.depth += 1
         return names
 
     def close(self, names: dict[int, str]) -> None:
         self.depth -= len(names)
 
+    def open_if(self, cond: Any) -> None:
+        """Start a block run where ``cond`` holds (``close_if`` ends it)."""
+        self.emit(Branch(lift(cond), ()))
+        self.depth += 1
+
+    def close_if(self, count: int = 1) -> None:
+        self.depth -= count
+
     def fold(self, kind: str, acc: str, src: str, shape: Sequence[int],
              kept: dict[int, str], axes: Sequence[int], around: str = "") -> None:
-        """Lines folding the elements of ``src`` over ``axes`` (the loops ``kept`` open
-        the others) into ``acc``, which holds the start: "max" keeps the larger, a NaN
-        winning; "sum" adds (``acc`` a float64); "squares" adds ``(x - around) ** 2``.
+        """Statements folding the elements of ``src`` over ``axes`` (the loops ``kept``
+        open the others) into ``acc``, which holds the start: "max" keeps the larger, a
+        NaN winning; "sum" adds (``acc`` a float64); "squares" adds ``(x - around) ** 2``.
         Where the innermost axis is the last of ``axes`` and at least ``FOLD_ROWS``
         long, each row is one call of the runtime helper of ``kind``: a float sum's
         rounding differs from one chain's in the last bits of its float64, a maximum is
         the same value (of a zero, the sign may differ)."""
         last = len(shape) - 1
         rows = bool(axes) and axes[-1] == last and shape[last] >= FOLD_ROWS
-        inner = self.open(shape, axes[:-1] if rows else axes, "j")
+        inner = self.open(shape, axes[:-1] if rows else axes, "j", Role.REDUCE)
         names = {**kept, **inner}
         if rows:
-            row = f"{src}[{index([names[d] for d in range(last)])}]" if last else src
-            extra = f", {around}" if kind == "squares" else ""
-            self.take(kind, acc, f"{ROW_HELPERS[kind]}({row}{extra})")
+            row = Name(src)[tuple(Name(names[d]) for d in range(last))] if last else Name(src)
+            extra = (Name(around),) if kind == "squares" else ()
+            self.take(kind, acc, Helper(ROW_HELPERS[kind], (row, *extra)))
         else:
-            item = f"{src}[{index([names[d] for d in range(len(shape))])}]"
+            item = Name(src)[tuple(Name(names[d]) for d in range(len(shape)))]
             self.take(kind, acc, item if kind != "squares" else
-                      f"({item} - {around}) * ({item} - {around})")
+                      (item - Name(around)) * (item - Name(around)))
         self.close(inner)
 
-    def take(self, kind: str, acc: str, item: str) -> None:
+    def take(self, kind: str, acc: Any, item: Any) -> None:
         """``acc`` takes ``item`` in: "max" ("min") keeps the larger (smaller) of the two,
         a NaN winning; "prod" multiplies; any other kind adds."""
+        acc, item = lift(acc), lift(item)
         if kind not in ("max", "min"):
-            self.add(f"{acc} {'*' if kind == 'prod' else '+'}= {item}")
+            self.emit(Accumulate(acc, BinaryOp.MUL if kind == "prod" else BinaryOp.ADD, item))
             return
-        v = self.fresh("a")
-        self.add(f"{v} = {item}")
-        self.add(f"if {v} {'>' if kind == 'max' else '<'} {acc} or {v} != {v}:")
-        self.add(f"    {acc} = {v}")
+        v = Name(self.fresh("a"))
+        self.emit(Assign(v, item))
+        wins = gt(v, acc) if kind == "max" else lt(v, acc)
+        self.emit(Branch(BoolOp(False, (wins, ne(v, v))), (Assign(acc, v),)))
+
+
+def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
+          instead: dict[str, str]) -> tuple[tuple[Stmt, ...], int]:
+    """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a raw
+    line ending with ``:``) holds the deeper statements after it."""
+    out: list[Stmt] = []
+    k = start
+    while k < stop:
+        d, st = flat[k]
+        end = k + 1
+        while end < stop and flat[end][0] > d:
+            end += 1
+        if isinstance(st, Loop):
+            body, _ = _nest(flat, d + 1, k + 1, end, instead)
+            calls = instead.get(st.var) if d == 0 else None
+            st = replace(st, body=body, instead=tuple(Raw(c) for c in calls.split("\n"))
+                         if calls else ())
+        elif isinstance(st, (Raw, Branch)) and end > k + 1:
+            st = replace(st, body=_nest(flat, d + 1, k + 1, end, instead)[0])
+        else:
+            end = k + 1  # (a raw line indented by its own spaces follows as a sibling)
+        out.append(st)
+        k = end
+    return tuple(out), k

@@ -1,7 +1,8 @@
 """The kernel library (``msc/codegen/library.py``): each outlined kernel is a file of its own
 in a folder every process shares, so Numba compiles it once per machine. A second process
 running another model made of the same blocks compiles nothing; four processes compiling
-the same kernels at once leave files and a cache that a fifth loads without compiling.
+the same kernels at once leave files and a cache that a fifth loads without compiling,
+and two more at once mend a damaged kernel file and cache index.
 Real processes, real Numba."""
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sys
 
 import numpy as np
 import pytest
+
+from msc.codegen.library import intact
 
 MODEL = '''
 import sys
@@ -108,6 +111,20 @@ def test_concurrent_compiles_of_the_same_kernels_leave_one_sound_library(tmp_pat
     kernels, loaded, compiled = finish(start(tmp_path, library, 2))
     assert (loaded, compiled) == (kernels, 0)
     assert np.all([p.stat().st_size > 0 for p in library.glob("*.py")])
+    # a damaged kernel file and a damaged cache index: the next process mends both, while
+    # another runs on the same library, and both answer right (the model checks)
+    first = sorted(library.glob("_msc_k_*.py"))[0]
+    first.write_bytes(first.read_bytes()[:100])
+    index = sorted((library / "__pycache__").glob("_msc_k_*.nbi"))[-1]
+    index.write_bytes(b"\x80\x05 not a pickle")
+    said = ""
+    for proc in [start(tmp_path, library, 2) for _ in range(2)]:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        said += err
+    assert f"the kernel library {library} was damaged: rewrote {first.name}" in said
+    assert intact(first.stem, first.read_text(encoding="utf-8"))
+    assert not [p for p in library.rglob("*") if p.suffix in (".tmp", ".damaged")]
 
 
 @pytest.mark.parametrize("model", ["stack", "convolutions", "halves"])

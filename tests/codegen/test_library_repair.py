@@ -162,27 +162,6 @@ def test_missing_kernel_files_are_written_without_a_word(built, tmp_path):
     assert not warned and _sound(kernels)
 
 
-def test_processes_mending_one_folder_at_once_agree(built, tmp_path):
-    """Three processes find the same damage at once: each answers right, none leaves a
-    temporary or a damaged file, and a fourth finds nothing to mend."""
-    root, answer, artifact = _copy(built, tmp_path)
-    _damage_sources(artifact / "kernels")
-    _damage_cache(artifact / "kernels")
-    procs = [subprocess.Popen([sys.executable, str(root / "run.py"), str(artifact),
-                               str(artifact / f"out{k}.npy")], stderr=subprocess.PIPE,
-                              text=True) for k in range(3)]
-    for k, proc in enumerate(procs):
-        _, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, err
-        np.testing.assert_array_equal(np.load(artifact / f"out{k}.npy"), answer)
-    assert _sound(artifact / "kernels")
-    left = [p.name for p in (artifact / "kernels").rglob("*") if p.suffix in (".tmp", ".damaged")]
-    assert not left, left
-    got, warned = run(root, artifact)
-    np.testing.assert_array_equal(got, answer)
-    assert not warned
-
-
 @contextlib.contextmanager
 def read_only(folder):
     """``folder`` made read-only (for root, who writes anywhere, immutable)."""

@@ -33,6 +33,7 @@ from msc.ir.kernel import (
     Loop,
     Name,
     Neg,
+    Raise,
     Raw,
     Select,
     Slice,
@@ -144,6 +145,8 @@ def _head(s: Stmt) -> str:
         return f"for {s.var} in range({', '.join(render(b, scalar=True) for b in bounds)}):"
     if isinstance(s, Branch):
         return f"if {render(s.cond, scalar=True)}:"
+    if isinstance(s, Raise):
+        return f"raise {s.exc}({s.message!r})"
     raise TypeError(f"not a kernel-IR statement: {s!r}")
 
 

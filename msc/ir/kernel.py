@@ -612,6 +612,16 @@ class Branch(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Raise(Stmt):
+    """``raise exc(message)``: a built-in exception (``IndexError``) with a fixed message,
+    which the generated code raises at run time (an index out of range)."""
+
+    exc: str
+    message: str
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Raw(Stmt):
     """A line of source an emitter still writes as text (``text`` ends with ``:`` where
     it opens a block, which then holds ``body``). Lowerings move off it to the
@@ -657,4 +667,6 @@ def show_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
             out.append(f"{pad}{show(s.target)} = {show(s.value)}{where}")
         elif isinstance(s, Eval):
             out.append(f"{pad}{show(s.value)}{where}")
+        elif isinstance(s, Raise):
+            out.append(f"{pad}raise {s.exc}({s.message!r}){where}")
     return out

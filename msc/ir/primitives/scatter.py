@@ -27,7 +27,25 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Branch,
+    Call,
+    Expr,
+    Fn,
+    Lit,
+    Name,
+    Raise,
+    Role,
+    Store,
+    either,
+    empty,
+    ge,
+    lt,
+)
+from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, example_ndim, is_float_tensor
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_gather_d, _rt_gather_nd, _rt_scatter_d, _rt_scatter_nd
@@ -44,18 +62,26 @@ def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
     return {"numba": LoopNest(loops), "python": ArrayExpr(emit)}
 
 
-def _read_index(loops: Loops, k: str, source: str, dim: int, what: str) -> None:
+def _read_index(loops: Loops, k: str, source: Expr, dim: int, what: str) -> None:
     """``k = source``, a negative index counted from the end, out of range an IndexError."""
-    loops.add(f"{k} = {source}")
-    loops.add(f"if {k} < 0:")
-    loops.add(f"    {k} += {dim}")
+    loops.emit(Assign(Name(k), source))
+    loops.emit(Branch(lt(Name(k), 0), (Accumulate(Name(k), BinaryOp.ADD, Lit(dim)),)))
     _raise_out_of_range(loops, k, dim, what)
 
 
 def _raise_out_of_range(loops: Loops, k: str, dim: int, what: str) -> None:
-    loops.add(f"if {k} < 0 or {k} >= {dim}:")
-    loops.add(f"    raise IndexError(\"{what}: an index is out of range for a dim of size "
-              f"{dim}\")")
+    loops.emit(Branch(either(lt(Name(k), 0), ge(Name(k), dim)),
+                      (Raise("IndexError", f"{what}: an index is out of range for a dim of "
+                                           f"size {dim}"),)))
+
+
+def _at(*groups: Any) -> tuple[Expr, ...]:
+    """An element's index: loop variables (a dict's values, in axis order) and names."""
+    return tuple(Name(v) for g in groups for v in (g.values() if isinstance(g, dict) else g))
+
+
+def _copy(x: str) -> Call:
+    return Call(Fn.METHOD_COPY, (Name(x),))
 
 
 # --- along one axis: GatherD and TensorScatterElements --------------------------------------
@@ -101,11 +127,12 @@ def _loops_gather_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x, o = in_type(node), out_type(node)
     axis = node.attr["dim"] % x.ndim
     loops, k = Loops(fresh), fresh("k")
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    names = loops.open(o.shape, range(o.ndim))
-    at = index(list(names.values()))
-    _read_index(loops, k, f"{a[1]}[{at}]", x.shape[axis], "GatherD")
-    loops.add(f"{out}[{at}] = {a[0]}[{index([k if d == axis else names[d] for d in names])}]")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    names = loops.open(o.shape, range(o.ndim), role=Role.PARALLEL)
+    at = _at(names)
+    _read_index(loops, k, Name(a[1])[at], x.shape[axis], "GatherD")
+    source = _at([k if d == axis else names[d] for d in names])
+    loops.emit(Store(Name(out)[at], Name(a[0])[source]))
     loops.close(names)
     return loops.lines
 
@@ -136,14 +163,19 @@ def _emit_scatter_d(a: list[str], node: Any) -> str:
 def _loops_scatter_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x, it = in_type(node), in_type(node, 1)
     axis = node.attr["axis"] % x.ndim
+    add = node.attr["reduction"] == "add"
     loops, k = Loops(fresh), fresh("k")
-    loops.add(f"{out} = {a[0]}.copy()")
-    names = loops.open(it.shape, range(it.ndim))
-    at = index(list(names.values()))
-    _read_index(loops, k, f"{a[1]}[{at}]", x.shape[axis], "TensorScatterElements")
-    op = "+=" if node.attr["reduction"] == "add" else "="
-    loops.add(f"{out}[{index([k if d == axis else names[d] for d in names])}] {op} "
-              f"{a[2]}[{at}]")
+    loops.emit(Assign(Name(out), _copy(a[0])))
+    # positions apart along another axis write apart; along ``axis`` they may meet (an
+    # update-scatter keeps the last update, so that loop runs in order)
+    along, names = Role.REDUCE if add else Role.SERIAL, {}
+    for d in range(it.ndim):
+        names |= loops.open(it.shape, (d,), role=along if d == axis else Role.PARALLEL)
+    at = _at(names)
+    _read_index(loops, k, Name(a[1])[at], x.shape[axis], "TensorScatterElements")
+    target = Name(out)[_at([k if d == axis else names[d] for d in names])]
+    update = Name(a[2])[at]
+    loops.emit(Accumulate(target, BinaryOp.ADD, update) if add else Store(target, update))
     loops.close(names)
     return loops.lines
 
@@ -219,29 +251,29 @@ def _emit_gather_nd(a: list[str], node: Any) -> str:
     return f"_rt_gather_nd({a[0]}, {a[1]})"
 
 
-def _tuple_loops(loops: Loops, a: list[str], x: TensorType, it: TensorType,
-                 what: str) -> tuple[dict[int, str], list[str], dict[int, str]]:
-    """Loops over the index tuples, the checked coordinates of each, and loops over the
-    dims of x they leave."""
+def _tuple_loops(loops: Loops, a: list[str], x: TensorType, it: TensorType, what: str,
+                 role: Role) -> tuple[dict[int, str], list[str], dict[int, str]]:
+    """Loops over the index tuples (of ``role``: tuples may repeat), the checked
+    coordinates of each, and loops over the dims of x they leave (one tuple's elements
+    are distinct)."""
     fresh = loops.fresh
-    outer = loops.open(it.shape, range(it.ndim - 1))
+    outer = loops.open(it.shape, range(it.ndim - 1), role=role)
     coords = []
     for d in range(it.shape[-1]):
         k = fresh(f"k{d}")
-        loops.add(f"{k} = {a[1]}[{index([*outer.values(), str(d)])}]")
+        loops.emit(Assign(Name(k), Name(a[1])[(*_at(outer), Lit(d))]))
         _raise_out_of_range(loops, k, x.shape[d], what)
         coords.append(k)
-    inner = loops.open(x.shape, range(it.shape[-1], x.ndim))
+    inner = loops.open(x.shape, range(it.shape[-1], x.ndim), role=Role.PARALLEL)
     return outer, coords, inner
 
 
 def _loops_gather_nd(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x, it, o = in_type(node), in_type(node, 1), out_type(node)
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    outer, coords, inner = _tuple_loops(loops, a, x, it, "GatherNd")
-    loops.add(f"{out}[{index([*outer.values(), *inner.values()])}] = "
-              f"{a[0]}[{index([*coords, *inner.values()])}]")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    outer, coords, inner = _tuple_loops(loops, a, x, it, "GatherNd", Role.PARALLEL)
+    loops.emit(Store(Name(out)[_at(outer, inner)], Name(a[0])[_at(coords, inner)]))
     loops.close(inner)
     loops.close(outer)
     return loops.lines
@@ -269,10 +301,11 @@ def _scatter_nd(add: bool) -> Any:
     def loops_emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
         x, it = in_type(node), in_type(node, 1)
         loops = Loops(fresh)
-        loops.add(f"{out} = {a[0]}.copy()")
-        outer, coords, inner = _tuple_loops(loops, a, x, it, node.op.name)
-        loops.add(f"{out}[{index([*coords, *inner.values()])}] {'+=' if add else '='} "
-                  f"{a[2]}[{index([*outer.values(), *inner.values()])}]")
+        loops.emit(Assign(Name(out), _copy(a[0])))
+        outer, coords, inner = _tuple_loops(loops, a, x, it, node.op.name,
+                                            Role.REDUCE if add else Role.SERIAL)
+        target, update = Name(out)[_at(coords, inner)], Name(a[2])[_at(outer, inner)]
+        loops.emit(Accumulate(target, BinaryOp.ADD, update) if add else Store(target, update))
         loops.close(inner)
         loops.close(outer)
         return loops.lines

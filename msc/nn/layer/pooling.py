@@ -73,8 +73,9 @@ class MaxPool1d(MaxPool2d):
 
 
 class AvgPool2d(_Pool):
-    """Mean over windows; 'same' padding is never counted, 'pad' padding is counted when
-    ``count_include_pad``; ``divisor_override`` replaces the count."""
+    """Mean over windows; 'pad' padding is counted when ``count_include_pad``, 'same'
+    padding only with a ``divisor_override``, which rescales the mean by the kernel's size
+    over the divisor (``conv_func.avg_pool``)."""
 
     def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
                  padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -186,7 +187,8 @@ class AvgPool2dExt(_PoolExt):
 
     def construct(self, x: Any) -> Any:
         return K.avg_pool(x, self.nd, self.kernel_size, self.stride, "pad", self.padding,
-                          self.ceil_mode, self.count_include_pad, self.divisor_override)
+                          self.ceil_mode, self.count_include_pad, self.divisor_override,
+                          divisor_replaces_count=True)
 
 
 class AvgPool1dExt(AvgPool2dExt):

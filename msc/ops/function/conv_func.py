@@ -163,20 +163,25 @@ def conv_transpose2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1,
 def pool_pad(spatial: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
              dilation: tuple[int, ...], padding: tuple[int, ...],
              ceil_mode: bool) -> tuple[int, ...]:
-    """(lo, hi) per dim for symmetric ``padding``; ceil mode adds at the end what the last
-    partial window needs, unless that window would start past the input and its lo
-    padding (PyTorch's and MindSpore's rule)."""
+    """(lo, hi) per dim for ``padding``, one int per dim (both sides) or (lo, hi) per dim;
+    ceil mode adds at the end what the last partial window needs, unless that window
+    would start past the input and its lo padding (PyTorch's and MindSpore's rule)."""
+    nd = len(spatial)
+    pairs = padding if len(padding) == 2 * nd else sum(((p, p) for p in padding), ())
     out = []
-    for n, k, s, d, p in zip(spatial, kernel, stride, dilation, padding):
-        if 2 * p > d * (k - 1) + 1:
-            raise GraphValueError(f"the padding {p} must be at most half the kernel size {k}.")
-        span = n + 2 * p - d * (k - 1) - 1
+    for d, (n, k, s, dil) in enumerate(zip(spatial, kernel, stride, dilation)):
+        lo, hi = pairs[2 * d], pairs[2 * d + 1]
+        if 2 * max(lo, hi) > dil * (k - 1) + 1:
+            raise GraphValueError(f"the padding {max(lo, hi)} must be at most half the kernel "
+                                  f"size {k}.")
+        span = n + lo + hi - dil * (k - 1) - 1
         if span < 0:
-            raise ShapeError(f"the kernel {k} does not fit the input size {n} with padding {p}")
+            raise ShapeError(f"the kernel {k} does not fit the input size {n} with padding "
+                             f"{(lo, hi) if lo != hi else lo}")
         count = (-(-span // s) if ceil_mode else span // s) + 1
-        if ceil_mode and (count - 1) * s >= n + p:
+        if ceil_mode and (count - 1) * s >= n + lo:
             count -= 1
-        out += [p, p + max(0, (count - 1) * s - span)]
+        out += [lo, hi + max(0, (count - 1) * s - span)]
     return tuple(out)
 
 
@@ -186,7 +191,8 @@ def _pool_args(x: Tensor, nd: int, kernel_size: Any, stride: Any, pad_mode: str,
     stride = kernel if stride is None else tuple_arg(stride, nd, "stride")
     dilation = tuple_arg(dilation, nd, "dilation")
     if str(pad_mode).lower() == "pad":
-        pads = tuple_arg(padding, nd, "padding", 0)
+        pads = tuple(padding) if isinstance(padding, (tuple, list)) and \
+            len(padding) == 2 * nd else tuple_arg(padding, nd, "padding", 0)
         pad = pool_pad(x.shape[2:], kernel, stride, dilation, pads, bool(ceil_mode))
     else:
         if ceil_mode:
@@ -235,10 +241,19 @@ def _window_counts(n: int, k: int, s: int, lo: int, hi: int, first: int,
 
 def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode: str = "pad",
              padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-             divisor_override: Any = None) -> Any:
-    """Window sums (a depthwise Conv with a kernel of ones) over a constant count: the
-    divisor, or the window's positions inside the input (with its symmetric padding when
-    ``count_include_pad``; never the positions ceil mode adds; never 'same' padding)."""
+             divisor_override: Any = None, divisor_replaces_count: bool = False) -> Any:
+    """Window sums (a depthwise Conv with a kernel of ones) over a constant count per
+    output position, as MindSpore's CPU kernels (oneDNN's average pooling) compute it:
+
+    - the count is the window's positions inside the input, grown by the declared padding
+      when ``count_include_pad`` (never by the positions ceil mode adds). 'same' and
+      'valid' padding is never counted (MindSpore's 2-d ``AvgPool``), except with a
+      ``divisor_override`` (its layers then take the 3-d kernel, which counts it;
+      ``P.AvgPool3D`` passes its 'same' padding as mode 'pad');
+    - ``divisor_override`` rescales that mean by the kernel's size over the divisor:
+      the sum over the divisor when the padding counts, the sum times the kernel's size
+      over (divisor times the positions inside) when it does not. With
+      ``divisor_replaces_count`` (the torch-style layers), the sum over the divisor."""
     x, was = _batched(input, nd, Op.Conv)
     with _checking(Op.Conv):
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,
@@ -246,16 +261,28 @@ def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode
     channels, spatial = x.shape[1], x.shape[2:]
     ones = Tensor(np.ones((channels, 1) + kernel, x.dtype.np))
     total = apply(Op.Conv, x, ones, stride=stride, dilation=dilation, pad=pad, groups=channels)
+    padded = str(pad_mode).lower() == "pad" or bool(divisor_override)
+    include = bool(count_include_pad) and padded
+    grown = _declared_pad(pad_mode, padding, nd, pad)
+    count = np.ones(())
+    for d, (n, k, s) in enumerate(zip(spatial, kernel, stride)):
+        lo, hi = pad[2 * d], pad[2 * d + 1]
+        first, last = (-grown[2 * d], n + grown[2 * d + 1]) if include else (0, n)
+        count = np.multiply.outer(count, _window_counts(n, k, s, lo, hi, first, last))
     if divisor_override:
-        count = np.full(total.shape[2:], float(divisor_override))
-    else:
-        inside = count_include_pad and str(pad_mode).lower() == "pad"
-        count = np.ones(())
-        for d, (n, k, s) in enumerate(zip(spatial, kernel, stride)):
-            lo, hi = pad[2 * d], pad[2 * d + 1]
-            first, last = (-lo, n + lo) if inside else (0, n)
-            count = np.multiply.outer(count, _window_counts(n, k, s, lo, hi, first, last))
-    return _unbatched(total / Tensor(count.astype(x.dtype.np)), was)
+        scale = float(divisor_override) if include or divisor_replaces_count else \
+            float(divisor_override) * count / math.prod(kernel)
+        count = np.broadcast_to(scale, total.shape[2:])
+    return _unbatched(total / Tensor(np.asarray(count).astype(x.dtype.np)), was)
+
+
+def _declared_pad(pad_mode: str, padding: Any, nd: int, pad: tuple[int, ...]) -> tuple[int, ...]:
+    """The (lo, hi) padding per dim that the user asked for (``pad`` without what ceil
+    mode adds)."""
+    if str(pad_mode).lower() != "pad":
+        return pad
+    given = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * nd
+    return given if len(given) == 2 * nd else sum(((p, p) for p in given), ())
 
 
 def avg_pool1d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any = 0,

@@ -13,7 +13,7 @@ import numpy as np
 from msc.common.tensor import Tensor
 from msc.errors import GraphValueError
 from msc.ops import functional as F
-from msc.ops.function.conv_func import avg_pool
+from msc.ops.function.conv_func import avg_pool, same_pad
 from msc.ops.function.manipulation_func import batch_to_space_nd, space_to_batch_nd
 from msc.ops.function.random_func import uniform_draw
 from msc.ops.primitive import Primitive
@@ -55,10 +55,11 @@ def _triple(value: Any, name: str) -> tuple[int, int, int]:
 
 
 class AvgPool3D(Primitive):
-    """3-d average pooling over NCDHW: ``pad_mode`` 'valid', 'same' (the window's
-    padding counts, as in MindSpore's 3-d kernel) or 'pad' with ``pad`` (one int or
-    (front, back, top, bottom, left, right)); ``count_include_pad`` and
-    ``divisor_override`` as in ``ops.avg_pool2d``."""
+    """3-d average pooling over NCDHW: ``pad_mode`` 'valid', 'same' or 'pad' with ``pad``
+    (one int or (front, back, top, bottom, left, right)), ``ceil_mode`` (with 'pad'),
+    ``count_include_pad`` (whatever the mode: 'same' padding counts too, as in
+    MindSpore's 3-d kernel) and ``divisor_override``, as ``conv_func.avg_pool`` computes
+    them."""
 
     def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
                  pad: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
@@ -79,37 +80,23 @@ class AvgPool3D(Primitive):
         if self.pad_mode != "pad" and any(pads):
             raise GraphValueError("For 'AvgPool3D', the 'pad' must be 0 when 'pad_mode' is not "
                                   f"'pad', but got {pad!r}.")
-        if ceil_mode:
-            from msc.api_names import UnsupportedApiError
-
-            raise UnsupportedApiError("AvgPool3D(ceil_mode=True) is not supported by msc.")
+        if ceil_mode and self.pad_mode != "pad":
+            raise GraphValueError("For 'AvgPool3D', 'ceil_mode' needs 'pad_mode' 'pad', but "
+                                  f"got {pad_mode}.")
         if data_format != "NCDHW":
             raise GraphValueError(f"For 'AvgPool3D', the 'data_format' must be 'NCDHW', but got "
                                   f"{data_format}.")
-        self.pads, self.count_include_pad = pads, count_include_pad
+        self.pads, self.ceil_mode = pads, bool(ceil_mode)
+        self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
     def __call__(self, x: Any) -> Any:
         pads = self.pads
         if self.pad_mode == "same":
-            pads = ()
-            for n, k, s in zip(x.shape[2:], self.kernel_size, self.strides):
-                total = max((math.ceil(n / s) - 1) * s + k - n, 0)
-                pads += (total // 2, total - total // 2)
-        include = self.count_include_pad or self.pad_mode == "same"
-        padded = F.pad(x, (pads[4], pads[5], pads[2], pads[3], pads[0], pads[1]))
-        sums = avg_pool(padded, 3, self.kernel_size, self.strides, "pad", 0, False, True, 1)
-        if self.divisor_override:
-            return sums / float(self.divisor_override)
-        if include:
-            return sums / float(np.prod(self.kernel_size))
-        inside = np.pad(np.ones(x.shape[2:]), [(pads[2 * d], pads[2 * d + 1]) for d in range(3)])
-        count = np.ones(sums.shape[2:])
-        for d, (k, st) in enumerate(zip(self.kernel_size, self.strides)):
-            line = inside.sum(axis=tuple(a for a in range(3) if a != d)) > 0  # inside along d
-            window = np.array([line[i * st:i * st + k].sum() for i in range(sums.shape[2 + d])])
-            count = count * window.reshape([-1 if a == d else 1 for a in range(3)])
-        return sums / Tensor(count.astype(x.dtype.np))
+            pads = sum((same_pad(n, k, s, 1) for n, k, s in
+                        zip(x.shape[2:], self.kernel_size, self.strides)), ())
+        return avg_pool(x, 3, self.kernel_size, self.strides, "pad", pads, self.ceil_mode,
+                        self.count_include_pad, self.divisor_override)
 
 
 class SpaceToBatchND(Primitive):

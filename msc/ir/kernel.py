@@ -107,6 +107,7 @@ class Fn(Enum):
     COPYTO = "copyto"
     BROADCAST_TO = "broadcast_to"
     TAKE = "take"
+    ARGSORT = "argsort"
     DIVIDE = "divide"
     MATMUL = "matmul"
     METHOD_RESHAPE = "reshape"

@@ -196,7 +196,8 @@ class Loops:
 def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
           instead: dict[str, str]) -> tuple[tuple[Stmt, ...], int]:
     """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a raw
-    line ending with ``:``) holds the deeper statements after it."""
+    line ending with ``:``) holds the deeper statements after it; one emitted whole, with
+    its body and nothing deeper after it, keeps its body."""
     out: list[Stmt] = []
     k = start
     while k < stop:
@@ -205,7 +206,7 @@ def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
         while end < stop and flat[end][0] > d:
             end += 1
         if isinstance(st, Loop):
-            body, _ = _nest(flat, d + 1, k + 1, end, instead)
+            body = _nest(flat, d + 1, k + 1, end, instead)[0] or st.body
             calls = instead.get(st.var) if d == 0 else None
             st = replace(st, body=body, instead=tuple(Raw(c) for c in calls.split("\n"))
                          if calls else ())

@@ -29,7 +29,26 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index
+from msc.ir.kernel import (
+    Assign,
+    Branch,
+    Call,
+    Cast,
+    DTypeRef,
+    Expr,
+    Fn,
+    Lit,
+    Loop,
+    Name,
+    Role,
+    Store,
+    Tuple,
+    empty,
+    ge,
+    le,
+    lift,
+)
+from msc.ir.primitives.emitting import Loops, dtype_ref, in_type
 from msc.ir.primitives.rules import example_ndim, is_float_tensor, move_to_front
 from msc.ir.types import TensorType, TupleType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_cumextreme, _rt_cumprod, _rt_sort
@@ -46,11 +65,12 @@ def _along(x: Type, axis: Any) -> TensorType:
     return t
 
 
-def _row_loops(loops: Loops, x: TensorType, axis: int) -> tuple[dict[int, str],
-                                                                 Callable[[str], str]]:
-    """Loops over every axis but ``axis``; and the subscript of position ``j`` along it."""
-    kept = loops.open(x.shape, [d for d in range(x.ndim) if d != axis])
-    return kept, lambda j: index([kept.get(d, j) for d in range(x.ndim)])
+def _row_loops(loops: Loops, x: TensorType,
+               axis: int) -> tuple[dict[int, str], Callable[[Any], tuple[Expr, ...]]]:
+    """Loops over every axis but ``axis`` (parallel: each row is computed on its own);
+    and the index of position ``j`` (a name, a number, an expression) along it."""
+    kept = loops.open(x.shape, [d for d in range(x.ndim) if d != axis], role=Role.PARALLEL)
+    return kept, lambda j: tuple(Name(kept[d]) if d in kept else lift(j) for d in range(x.ndim))
 
 
 def _batch_along(b: Any, prim: Any, args: Any, dims: Any, *, axis: int,
@@ -87,21 +107,23 @@ def _loops_sort(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x = in_type(node)
     axis, desc = node.attr["axis"] % x.ndim, bool(node.attr["descending"])
     n, last = x.shape[axis], x.shape[axis] - 1
-    values, idx, row, order, j = (fresh(h) for h in ("values", "idx", "row", "order", "j"))
+    values, idx, row, order, j = (Name(fresh(h)) for h in
+                                  ("values", "idx", "row", "order", "j"))
+    back = Lit(last) - j  # j-th from the end: where a descending row's j-th comes from
     loops = Loops(fresh)
-    loops.add(f"{values} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
-    loops.add(f"{idx} = np.empty({x.shape!r}, np.int32)")
+    loops.emit(Assign(values, empty(x.shape, x.dtype)))
+    loops.emit(Assign(idx, empty(x.shape, dtypes.int32)))
     kept, at = _row_loops(loops, x, axis)
-    loops.add(f"{row} = np.empty({n}, {dtype_ref(x.dtype)})")
-    loops.add(f"for {j} in range({n}):")
-    loops.add(f"    {row}[{j}] = {a[0]}[{at(f'{last} - {j}' if desc else j)}]")
-    loops.add(f"{order} = np.argsort({row}, kind='mergesort')")
-    pick = f"{order}[{last} - {j}]" if desc else f"{order}[{j}]"
-    loops.add(f"for {j} in range({n}):")
-    loops.add(f"    {values}[{at(j)}] = {row}[{pick}]")
-    loops.add(f"    {idx}[{at(j)}] = {f'{last} - {pick}' if desc else pick}")
+    loops.emit(Assign(row, Call(Fn.EMPTY, (Lit(n), DTypeRef(x.dtype)))))
+    loops.emit(Loop(j.name, Lit(n), (Store(row[j], Name(a[0])[at(back if desc else j)]),),
+                    role=Role.PARALLEL))
+    loops.emit(Assign(order, Call(Fn.ARGSORT, (row,), (("kind", Lit("mergesort")),))))
+    pick = order[back if desc else j]
+    loops.emit(Loop(j.name, Lit(n), (Store(values[at(j)], row[pick]),
+                                     Store(idx[at(j)], Lit(last) - pick if desc else pick)),
+                    role=Role.PARALLEL))
     loops.close(kept)
-    loops.add(f"{out} = ({values}, {idx})")
+    loops.emit(Assign(Name(out), Tuple((values, idx))))
     return loops.lines
 
 
@@ -140,20 +162,17 @@ def _emit_cumprod(a: list[str], node: Any) -> str:
 def _loops_cumprod(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x = in_type(node)
     axis = node.attr["axis"] % x.ndim
-    n, kind = x.shape[axis], dtype_ref(x.dtype)
-    acc, j = fresh("acc"), fresh("j")
+    n = x.shape[axis]
+    acc, j = Name(fresh("acc")), Name(fresh("j"))
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({x.shape!r}, {kind})")
+    loops.emit(Assign(Name(out), empty(x.shape, x.dtype)))
     kept, at = _row_loops(loops, x, axis)
-    loops.add(f"{acc} = {kind}(1)")
-    loops.add(f"for {j} in range({n}):")
-    pos = at(f"{n - 1} - {j}" if node.attr["reverse"] else j)
-    if node.attr["exclusive"]:
-        loops.add(f"    {out}[{pos}] = {acc}")
-        loops.add(f"    {acc} = {kind}({acc} * {a[0]}[{pos}])")
-    else:
-        loops.add(f"    {acc} = {kind}({acc} * {a[0]}[{pos}])")
-        loops.add(f"    {out}[{pos}] = {acc}")
+    loops.emit(Assign(acc, Lit(1, x.dtype)))
+    pos = at(Lit(n - 1) - j if node.attr["reverse"] else j)
+    take = Assign(acc, Cast(x.dtype, acc * Name(a[0])[pos]))
+    put = Store(Name(out)[pos], acc)
+    loops.emit(Loop(j.name, Lit(n), (put, take) if node.attr["exclusive"] else (take, put),
+                    role=Role.SERIAL))  # a running product: each step needs the last
     loops.close(kept)
     return loops.lines
 
@@ -200,22 +219,23 @@ def _extreme(name: str, largest: bool, index_dtype: dtypes.DType) -> Primitive:
         """The running extreme and where it was last reached (``>=``: ties move on)."""
         x = in_type(node)
         axis = node.attr["axis"] % x.ndim
-        values, idx, best, at_best, v, j = (fresh(h) for h in
+        values, idx, best, at_best, v, j = (Name(fresh(h)) for h in
                                             ("values", "idx", "best", "at", "v", "j"))
         loops = Loops(fresh)
-        loops.add(f"{values} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
-        loops.add(f"{idx} = np.empty({x.shape!r}, {dtype_ref(index_dtype)})")
+        loops.emit(Assign(values, empty(x.shape, x.dtype)))
+        loops.emit(Assign(idx, empty(x.shape, index_dtype)))
         if x.size:
             kept, at = _row_loops(loops, x, axis)
-            loops.add(f"{best}, {at_best} = {a[0]}[{at('0')}], 0")
-            loops.add(f"for {j} in range({x.shape[axis]}):")
-            loops.add(f"    {v} = {a[0]}[{at(j)}]")
-            loops.add(f"    if {v} {'>=' if largest else '<='} {best}:")
-            loops.add(f"        {best}, {at_best} = {v}, {j}")
-            loops.add(f"    {values}[{at(j)}] = {best}")
-            loops.add(f"    {idx}[{at(j)}] = {at_best}")
+            loops.emit(Assign(Tuple((best, at_best)), Tuple((Name(a[0])[at(0)], Lit(0)))))
+            reached = ge(v, best) if largest else le(v, best)
+            loops.emit(Loop(j.name, Lit(x.shape[axis]), (  # running: each step needs the last
+                Assign(v, Name(a[0])[at(j)]),
+                Branch(reached, (Assign(Tuple((best, at_best)), Tuple((v, j))),)),
+                Store(values[at(j)], best),
+                Store(idx[at(j)], at_best),
+            ), role=Role.SERIAL))
             loops.close(kept)
-        loops.add(f"{out} = ({values}, {idx})")
+        loops.emit(Assign(Name(out), Tuple((values, idx))))
         return loops.lines
 
     return register(Primitive(name, infer, impl,

@@ -9,6 +9,7 @@ stay bounded: products and exponentials are clipped, ``log``/``sqrt``/division t
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Callable
 
@@ -44,6 +45,24 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
     ("builtin", 0.6, "builtins"), ("vmap", 0.4, "vmap"), ("grad", 1.2, "grad"),
 )
+
+#: The pooling forms ``_f_pool`` draws per number of spatial dims; the functional forms
+#: take their padding in mode 'pad' only.
+_POOL_FORMS = {1: ("avg_pool1d",), 2: ("max_pool2d", "MaxPool", "avg_pool2d", "AvgPool"),
+               3: ("max_pool3d", "MaxPool3D", "avg_pool3d", "AvgPool3D")}
+_PAD_ONLY = ("max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d")
+
+
+def _pooled_size(n: int, k: int, s: int, dil: int, mode: str, p: int, ceil: bool) -> int:
+    """The output length of pooling ``n`` positions (0 where the window does not fit)."""
+    if mode == "same":
+        return -(-n // s)
+    span = n + 2 * p - dil * (k - 1) - 1
+    if span < 0:
+        return 0
+    count = (-(-span // s) if ceil else span // s) + 1
+    return count - 1 if ceil and (count - 1) * s >= n + p else count
+
 
 _FLOAT_UNARY = (
     "ops.tanh({0})", "ops.sin({0})", "ops.cos({0})", "ops.abs({0})", "(-{0})", "ops.neg({0})",
@@ -441,19 +460,50 @@ class Exprs:
         return f"ops.clip_by_value({call}, {lo}, {hi})"
 
     def _f_pool(self, t: TT, scope: list[Var], depth: int) -> str | None:
-        """Max pooling (kernel 1-3, stride 1-2, padding up to half the kernel) of a 4-D
-        input whose windows give ``t``'s elements, reshaped to ``t``."""
-        if t.dtype not in ("float32", "float64") or not 0 < t.ndim <= 4:
+        """Max or average pooling of 1 to 3 spatial dims whose windows give ``t``'s
+        elements, reshaped to ``t``: kernel 1-3, stride 1-3, pad modes 'valid', 'same' and
+        'pad' (up to half the kernel), ``ceil_mode``, dilation (max pooling),
+        ``count_include_pad`` and ``divisor_override`` (average pooling), through the
+        functional forms and the primitive classes."""
+        if t.dtype not in ("float32", "float64") or t.ndim == 0:
             return None
         rng = self.rng
-        k, s = rng.randint(1, 3), rng.randint(1, 2)
-        p = rng.randint(0, k // 2)
-        out = (1,) * (4 - t.ndim) + t.shape
-        spatial = tuple((o - 1) * s + k - 2 * p for o in out[2:])
-        if min(spatial) < 1:
-            return None
-        x = self.sub(t.with_shape(out[:2] + spatial), scope, depth)
-        return f"ops.reshape(ops.max_pool2d({x}, {k}, {s}, {p}), {t.shape!r})"
+        nd = rng.choice((1, 2, 2, 3))
+        if t.ndim > nd + 2:
+            out = (math.prod(t.shape[:t.ndim - nd - 1]),) + t.shape[t.ndim - nd - 1:]
+        else:
+            out = (1,) * (nd + 2 - t.ndim) + t.shape
+        form = rng.choice(_POOL_FORMS[nd])
+        k, s = rng.randint(1, 3), rng.randint(1, 3)
+        dil = rng.choice((1, 1, 2)) if form in ("max_pool2d", "max_pool3d") else 1
+        mode = "pad" if form in _PAD_ONLY else rng.choice(("valid", "same", "pad"))
+        if form in ("MaxPool", "AvgPool") and mode == "pad":
+            mode = "same"
+        p = rng.randint(0, (dil * (k - 1) + 1) // 2) if mode == "pad" else 0
+        ceil = mode == "pad" and rng.random() < 0.4
+        spatial = []
+        for o in out[2:]:
+            sizes = [n for n in range(1, o * s + dil * k + 2)
+                     if _pooled_size(n, k, s, dil, mode, p, ceil) == o]
+            if not sizes:
+                return None
+            spatial.append(rng.choice(sizes))
+        self.note_approx(t.dtype)
+        x = self.sub(t.with_shape(out[:2] + tuple(spatial)), scope, depth)
+        include, div = rng.random() < 0.5, rng.choice((0, 0, 2, 5))
+        call = {
+            "max_pool2d": f"ops.max_pool2d({x}, {k}, {s}, {p}, {dil}, ceil_mode={ceil})",
+            "max_pool3d": f"ops.max_pool3d({x}, {k}, {s}, {p}, {dil}, {ceil})",
+            "MaxPool": f"ops.MaxPool({k}, {s}, {mode!r})({x})",
+            "MaxPool3D": f"ops.MaxPool3D({k}, {s}, {mode!r}, {p}, {ceil})({x})",
+            "avg_pool1d": f"ops.avg_pool1d({x}, {k}, {s}, {p}, {ceil}, {include})",
+            "avg_pool2d": f"ops.avg_pool2d({x}, {k}, {s}, {p}, {ceil}, {include}, {div})",
+            "avg_pool3d": f"ops.avg_pool3d({x}, {k}, {s}, {p}, {ceil}, {include}, {div})",
+            "AvgPool": f"ops.AvgPool({k}, {s}, {mode!r})({x})",
+            "AvgPool3D": f"ops.AvgPool3D({k}, {s}, {mode!r}, {p}, {ceil}, {include}, "
+                         f"{div})({x})",
+        }[form]
+        return f"ops.reshape({call}, {t.shape!r})"
 
     def _f_conv(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """The batch and spatial means of a 2-D convolution of 32 channels over about

@@ -141,6 +141,34 @@ class MaxPool3d(MaxPool2d):
                          ceil_mode)
 
 
+class AvgPool3d(_Pool):
+    """``P.AvgPool3D`` over (N, C, D, H, W) or (C, D, H, W) input; ``padding`` one int or
+    one per spatial dim."""
+
+    nd = 3
+
+    def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
+                 padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Any = None):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
+        if divisor_override == 0:
+            raise GraphValueError(f"For '{self.cls_name}', the 'divisor_override' can not be "
+                                  f"0.", user_loc())
+        pads = _checked(K.tuple_arg, padding, 3, "padding", 0) if \
+            not isinstance(padding, int) else (padding,) * 3
+        from msc.ops.operations.layer_ops import AvgPool3D
+
+        self.avg_pool = AvgPool3D(self.kernel_size, self.stride, self.pad_mode.lower(),
+                                  sum(((p, p) for p in pads), ()), self.ceil_mode,
+                                  _bool(count_include_pad, "count_include_pad", self.cls_name),
+                                  divisor_override or 0)
+
+    def construct(self, x: Any) -> Any:
+        if x.ndim == 4:
+            return self.avg_pool(x.reshape((1,) + x.shape)).squeeze(0)
+        return self.avg_pool(x)
+
+
 class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
     nd = 3
 
@@ -256,6 +284,6 @@ class MaxUnpool3d(MaxUnpool2d):
 
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool3d", "AdaptiveAvgPool3d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AvgPool1dExt", "AvgPool2dExt",
            "MaxPool2dExt", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

@@ -47,6 +47,18 @@ def max_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                       return_indices)
 
 
+def avg_pool3d(input_x: Any, kernel_size: Any = 1, stride: Any = 1, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int = 0) -> Any:
+    """Mean over windows of (N, C, D, H, W) input: ``P.AvgPool3D`` in mode 'pad'."""
+    from msc.ops.operations.layer_ops import AvgPool3D
+
+    pad = padding if isinstance(padding, int) or len(padding) != 3 else \
+        sum(((p, p) for p in padding), ())
+    return AvgPool3D(kernel_size, stride, "pad", pad, ceil_mode, count_include_pad,
+                     divisor_override or 0)(input_x)
+
+
 def _lp_pool(x: Any, nd: int, norm_type: float, kernel_size: Any, stride: Any,
              ceil_mode: bool, op: str) -> Any:
     """(sum of x ** p over each window) ** (1 / p): the window mean of x ** p (over the
@@ -74,5 +86,5 @@ def lp_pool2d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None,
     return _lp_pool(x, 2, norm_type, kernel_size, stride, ceil_mode, "LPPool2d")
 
 
-__all__ = ["adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool3d", "max_pool3d",
+__all__ = ["adaptive_avg_pool3d", "avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool3d", "max_pool3d",
            "lp_pool1d", "lp_pool2d"]

@@ -3,7 +3,8 @@
 
 A ``MultitypeFuncGraph`` picks one registered function by its arguments' type names
 ("Tensor", "Number", "Tuple", ...). A ``HyperMap`` maps a function over tuples (or
-lists) element by element, recursing into nested tuples. Eagerly both are plain
+lists) element by element, recursing into nested tuples; a ``Map`` maps over their top
+level only. Eagerly both are plain
 Python; inside a graph the frontend builds the mapped function once per distinct
 element signature and calls that graph for every element (see ``frontend/calls.py``),
 instead of interpreting the function again for each of them. ``GradOperation`` is
@@ -129,6 +130,26 @@ class HyperMap:
         return calls.hypermap(self, tuple(args))
 
 
+class Map(HyperMap):
+    """MindSpore's ``ops.Map``: ``Map(f)(xs, ys)`` (or ``Map()(f, xs, ys)``) is
+    ``(f(x0, y0), f(x1, y1), ...)`` over the top level of the sequences only: a nested
+    tuple is one element, handed to ``f`` whole (``HyperMap`` recurses into it). Inside a
+    graph it is built as ``HyperMap`` is (``calls.hypermap`` calls ``map``)."""
+
+    def map(self, args: tuple[Any, ...], apply: Callable[[Any, tuple[Any, ...]], Any]) -> Any:
+        fn, seqs = self.split(args)
+        if not seqs:
+            raise GraphTypeError("Map needs at least one sequence to map over")
+        if not all(isinstance(s, (tuple, list)) for s in seqs) or \
+                len({len(s) for s in seqs}) != 1:
+            raise GraphTypeError("Map's sequences must all be tuples or lists of the same "
+                                 f"length, but got {[_len(s) for s in seqs]}")
+        order = range(len(seqs[0]) - 1, -1, -1) if self.reverse else range(len(seqs[0]))
+        results = {i: apply(fn, tuple(s[i] for s in seqs)) for i in order}
+        out = [results[i] for i in range(len(seqs[0]))]
+        return tuple(out) if isinstance(seqs[0], tuple) else out
+
+
 def map_sequences(fn: Any, seqs: tuple[Any, ...], apply: Callable[[Any, tuple[Any, ...]], Any],
                   reverse: bool = False) -> Any:
     """``fn`` over the elements of ``seqs`` (recursing into tuples), each call through
@@ -174,4 +195,4 @@ class GradOperation:
         return _Differentiated(fn, _Want(positions, params, single, sens=self.sens_param))
 
 
-__all__ = ["HyperMap", "MultitypeFuncGraph", "partial", "GradOperation"]
+__all__ = ["HyperMap", "Map", "MultitypeFuncGraph", "partial", "GradOperation"]

@@ -1,0 +1,78 @@
+"""Forms MindCV's and the model zoo's training code uses: ``ops.Map`` at module level
+beside ``HyperMap`` (top level of the sequences only), ``ops.identity`` / ``F.identity``
+of any value, eagerly and in graphs (both targets), against plain Python loops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import Tensor, nn, ops
+from msc.ops import composite as C
+from msc.ops import functional as F
+
+TARGETS = ["numba", "python"]
+
+_scale_update = ops.MultitypeFuncGraph("scale_update")
+_map = ops.Map()
+
+
+@_scale_update.register("Number", "Tensor", "Tensor")
+def _update_tensor(lr, param, grad):
+    return param - lr * grad
+
+
+@_scale_update.register("Number", "Tuple", "Tensor")
+def _update_pair(lr, pair, grad):
+    """A nested tuple reaches the function whole under ``Map``."""
+    return pair[0] * pair[1] - lr * grad
+
+
+class MapStep(nn.Cell):
+    """MindCV's optimizer shape: ``_map(ops.partial(fn, lr), tuple1, tuple2)``."""
+
+    def construct(self, params, grads):
+        return _map(ops.partial(_scale_update, 0.5), params, grads)
+
+
+def _inputs(rng):
+    a, b, c, d = (rng.standard_normal(s).astype(np.float32) for s in [(3,), (2, 2), (2, 2), (4,)])
+    ga, gb, gd = (rng.standard_normal(s).astype(np.float32) for s in [(3,), (2, 2), (4,)])
+    params = (Tensor(a), (Tensor(b), Tensor(c)), Tensor(d))
+    grads = (Tensor(ga), Tensor(gb), Tensor(gd))
+    want = (a - 0.5 * ga, b * c - 0.5 * gb, d - 0.5 * gd)
+    return params, grads, want
+
+
+@pytest.mark.parametrize("mode", ["eager", *TARGETS])
+def test_map_applies_to_the_top_level_only(mode):
+    params, grads, want = _inputs(np.random.default_rng(0))
+    loop = tuple(_scale_update(0.5, p, g) for p, g in zip(params, grads))  # a plain loop
+    if mode != "eager":
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target=mode)
+    try:
+        got = MapStep()(params, grads)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert isinstance(got, tuple) and len(got) == 3
+    for g, l, w in zip(got, loop, want):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6)
+        np.testing.assert_allclose(g.asnumpy(), l.asnumpy(), rtol=1e-6)
+
+
+def test_hypermap_recurses_where_map_does_not():
+    rng = np.random.default_rng(1)
+    x = (Tensor(rng.standard_normal(2).astype(np.float32)),
+         (Tensor(rng.standard_normal(3).astype(np.float32)),))
+    lengths = ops.Map()(lambda v: len(v) if isinstance(v, tuple) else 0, x)
+    assert lengths == (0, 1)
+    doubled = C.HyperMap()(lambda v: v * 2, x)
+    np.testing.assert_allclose(doubled[1][0].asnumpy(), x[1][0].asnumpy() * 2)
+    assert ops.Map(F.neg)([x[0]])[0].shape == (2,)  # a list maps to a list
+    assert isinstance(ops.Map(F.neg)([x[0]]), list)
+    reversed_order = []
+    ops.Map(reverse=True)(lambda v: reversed_order.append(v) or v, (1, 2, 3))
+    assert reversed_order == [3, 2, 1]
+    with pytest.raises(ms.errors.GraphTypeError, match="same length"):
+        ops.Map()(F.add, (x[0],), (x[0], x[0]))

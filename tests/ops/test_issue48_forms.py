@@ -76,3 +76,34 @@ def test_hypermap_recurses_where_map_does_not():
     assert reversed_order == [3, 2, 1]
     with pytest.raises(ms.errors.GraphTypeError, match="same length"):
         ops.Map()(F.add, (x[0],), (x[0], x[0]))
+
+
+class Reduced(nn.Cell):
+    """MindCV's train step: ``self.grad_reducer = F.identity`` over the gradients' tuple."""
+
+    def __init__(self, reducer):
+        super().__init__()
+        self.grad_reducer = reducer
+
+    def construct(self, grads, x):
+        grads = self.grad_reducer(grads)
+        return grads[0] + grads[1] * self.grad_reducer(x) + self.grad_reducer(2)
+
+
+@pytest.mark.parametrize("mode", ["eager", *TARGETS])
+@pytest.mark.parametrize("reducer", [ops.identity, F.identity], ids=["ops", "F"])
+def test_identity_passes_any_value_through(mode, reducer):
+    rng = np.random.default_rng(2)
+    a, b, x = (rng.standard_normal(3).astype(np.float32) for _ in range(3))
+    grads = (Tensor(a), Tensor(b))
+    if mode != "eager":
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target=mode)
+    try:
+        got = Reduced(reducer)(grads, Tensor(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got.asnumpy(), a + b * x + 2, rtol=1e-6)
+    same = reducer(grads)
+    assert isinstance(same, tuple) and len(same) == 2 and same[0] is grads[0]
+    assert reducer(None) is None and reducer([1, 2]) == [1, 2]
+    np.testing.assert_array_equal(reducer(Tensor(x)).asnumpy(), x)

@@ -573,7 +573,10 @@ def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 def identity(x: Any) -> Any:
-    """A copy of ``x``."""
+    """A copy of a tensor; any other value (a tuple of gradients, a number, None) is
+    returned unchanged, as MindSpore's ``identity`` passes it through."""
+    if not isinstance(x, (Tensor, np.ndarray, np.generic)):
+        return x
     x = _as_tensor(x, "identity")
     return apply(Op.Reshape, x, shape=x.shape)
 

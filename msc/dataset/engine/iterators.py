@@ -9,16 +9,22 @@ MindSpore. Columns come out as Tensors, or as numpy arrays with ``output_numpy=T
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from msc.dataset.core.columns import DatasetError, Row, check_names
 
-if TYPE_CHECKING:
-    from msc.dataset.engine.datasets import Dataset
-
 __all__ = ["TupleIterator", "DictIterator"]
+
+
+class _Source(Protocol):
+    """What an iterator reads of its dataset (``datasets.Dataset``, which imports this
+    module to make iterators)."""
+
+    def get_col_names(self) -> list[str]: ...
+
+    def _rows(self, epoch: int) -> Iterator[Row]: ...
 
 
 def _tensor(value: np.ndarray, column: str) -> Any:
@@ -33,7 +39,7 @@ def _tensor(value: np.ndarray, column: str) -> Any:
 
 
 class TupleIterator:
-    def __init__(self, dataset: Dataset, columns: Any, num_epochs: int, output_numpy: bool):
+    def __init__(self, dataset: _Source, columns: Any, num_epochs: int, output_numpy: bool):
         if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or \
                 (num_epochs < 1 and num_epochs != -1):
             raise DatasetError(f"num_epochs must be -1 or a positive int, but got "

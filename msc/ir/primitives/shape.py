@@ -45,6 +45,7 @@ from msc.ir.primitives.rules import (
     vjp_transpose,
 )
 from msc.ir.primitives.shape_lowering import (
+    SliceEntry,
     _array,
     _emit_broadcast_to,
     _emit_concat,
@@ -61,8 +62,6 @@ from msc.ir.primitives.shape_lowering import (
     _loops_tile,
 )
 from msc.ir.types import TensorType, TupleType, Type, tensor_of, type_of_value
-
-SliceEntry = Any  # int | None | tuple[int, int | None, int]
 
 
 def _copy(a: Any) -> np.ndarray:

@@ -5,14 +5,14 @@ gathers and tiles whose operands numba would otherwise copy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from msc.ir import dtypes
 from msc.ir.primitives.base import ArrayExpr, LoopNest, Lowering, on_all_targets
 from msc.ir.primitives.emitting import Loops, cast_to, dtype_ref, in_type, index, out_type, reshape
 
-if TYPE_CHECKING:
-    from msc.ir.primitives.shape import SliceEntry
+#: One entry of a ``StridedSlice`` index (``shape.py`` reads them, this module lowers them).
+SliceEntry = Any  # int | None | tuple[int, int | None, int]
 
 # --- code generation: views where numba allows them, contiguous copies where it needs --
 

@@ -18,15 +18,31 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.half import ROUND, rounded, to_half
-from msc.codegen.pyrender import literal, render
+from msc.codegen.pyrender import literal, render, render_stmts
 from msc.codegen.targets import Float16
 from msc.ir import kernel
-from msc.ir.dtypes import DType, bool_, float16, float32
-from msc.ir.kernel import X0, Cast, Expr, Helper, Lit, Name
+from msc.ir.dtypes import DType, bool_, float16, float32, uint16
+from msc.ir.kernel import (
+    X0,
+    Assign,
+    Cast,
+    Expr,
+    Helper,
+    Lit,
+    Loop,
+    Name,
+    Raw,
+    Role,
+    Stmt,
+    Store,
+    contiguous,
+    empty,
+    reshape,
+)
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
-from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import ScalarType, tensor_of
 
 
@@ -95,9 +111,9 @@ class FusedLoops:
     def is_half(self, dt: DType | None) -> bool:
         return self.half and dt == float16
 
-    def storage(self, dt: DType) -> str:
+    def storage(self, dt: DType) -> DType:
         """The dtype of the arrays holding ``dt`` values."""
-        return "np.uint16" if self.is_half(dt) else dtype_ref(dt)
+        return uint16 if self.is_half(dt) else dt
 
     def lowering(self, node_or_op: Node | Primitive) -> Elementwise:
         op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
@@ -215,48 +231,54 @@ class FusedLoops:
                 self.env[n.out] = self.env[dead]
                 continue
             self.env[n.out] = self.ns.fresh("v")
-            locs = loc_comment(n)
-            self.lines.append(f"{self.env[n.out]} = np.empty({shape!r}, "
-                              f"{self.storage(n.out.type.dtype)}){locs}")  # type: ignore
+            self.emit(Assign(Name(self.env[n.out]), empty(shape, self.storage(n.out.type.dtype)),
+                             loc=n.loc))  # type: ignore[union-attr]
         views: dict[Value, tuple[str, tuple[int, ...]]] = {}
         sources = self.sources(group, members) if whole else []
         if whole and (axes := self.merged_axes(sources, shape)) is not None:
             shape, views = self.merged_views(sources, outs, shape, axes)
         idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
-        pad = "    " * len(shape)
-        plain = not inplace or before.op.update is None  # (AssignAdd: the loop adds)
-        call = self.numpy_call(group, outs, inplace) if shape and plain else None
-        if call is not None:  # (the loop stays for a kernel that is not outlined)
-            self.numpy_calls[f"for {idx[0]} in range({shape[0]}):"] = call
-        for k, (i, d) in enumerate(zip(idx, shape)):
-            self.lines.append("    " * k + f"for {i} in range({d}):")
+        at = tuple(Name(i) for i in idx)
+        body: list[Stmt] = []
         scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for v in reused:  # read each element before a result overwrites it
-            self.load(v, members, scalars, idx, shape, pad, views)
+            self.load(v, members, scalars, idx, shape, body, views)
         for n in group:
-            loaded = [self.load(v, members, scalars, idx, shape, pad, views)
+            loaded = [self.load(v, members, scalars, idx, shape, body, views)
                       for v in n.inputs]
-            t = self.ns.fresh("t")
+            t = Name(self.ns.fresh("t"))
             dt = n.out.type.dtype  # type: ignore[union-attr]
             e = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
             if not self.is_half(dt):  # (a float16 result is rounded already)
                 e = Cast(dt, e)
-            self.lines.append(f"{pad}{t} = {render(e, scalar=True)}{loc_comment(n)}")
-            scalars[n.out] = (Name(t), dt)
+            body.append(Assign(t, e, loc=n.loc))
+            scalars[n.out] = (t, dt)
             if n in outs and n.out not in inplace:
-                target = views[n.out][0] if views else self.env[n.out]
-                self.lines.append(f"{pad}{target}[{index(idx)}] = {self.stored(t, dt)}")
+                target = Name(views[n.out][0] if views else self.env[n.out])
+                body.append(Store(target[at], self.stored(t, dt)))
         for v, w in inplace.items():  # last: every read of the weight's element came before
-            element = f"{views[v][0] if views else self.env[v]}[{index(idx)}]"
-            t = render(scalars[v][0], scalar=True)
+            element = Name(views[v][0] if views else self.env[v])[at]
+            new = scalars[v][0]
             update = before.op.update  # type: ignore[union-attr]
             wt = w.type.tensor.dtype  # type: ignore[union-attr]
             if update is not None:  # AssignAdd adds, AssignSub subtracts
-                old = Helper("_rt_f16_to_f32", (Name(element),)) if self.is_half(wt) \
-                    else Name(element)
-                combined = kernel.substitute(self.lowering(update).expr, [old, Name(t)])
-                t = render(combined if self.is_half(wt) else Cast(wt, combined), scalar=True)
-            self.lines.append(f"{pad}{element} = {self.stored(t, wt)}")
+                old = Helper("_rt_f16_to_f32", (element,)) if self.is_half(wt) else element
+                new = kernel.substitute(self.lowering(update).expr, [old, new])
+                new = new if self.is_half(wt) else Cast(wt, new)
+            body.append(Store(element, self.stored(new, wt)))
+        plain = not inplace or before.op.update is None  # (AssignAdd: the loop adds)
+        call = self.numpy_call(group, outs, inplace) if shape and plain else None
+        stmts: tuple[Stmt, ...] = tuple(body)
+        for k in reversed(range(len(shape))):  # every element on its own: parallel loops
+            instead = (Raw(call),) if k == 0 and call is not None else ()
+            stmts = (Loop(idx[k], Lit(shape[k]), stmts, role=Role.PARALLEL, instead=instead),)
+        for st in stmts:
+            self.emit(st)
+
+    def emit(self, stmt: Stmt) -> None:
+        """Render ``stmt`` into the kernel's lines; the numpy calls its loop may be
+        replaced by go to ``numpy_calls`` (``outline.py``)."""
+        self.lines += render_stmts((stmt,), instead=self.numpy_calls)
 
     def numpy_call(self, group: list[Node], outs: list[Node],
                    inplace: dict[Var, Var]) -> str | None:
@@ -321,7 +343,7 @@ class FusedLoops:
         views: dict[Value, tuple[str, tuple[int, ...]]] = {}
         for n in outs:
             views[n.out] = (self.ns.fresh("flat"), merged)
-            self.lines.append(f"{views[n.out][0]} = {self.env[n.out]}.reshape({merged!r})")
+            self.emit(Assign(Name(views[n.out][0]), reshape(self.env[n.out], merged)))
         written = {self.env[n.out]: views[n.out] for n in outs}
         for s in sources:
             view = tuple(d if _whole(s, shape, ax[0]) else 1 for d, ax in zip(merged, axes))
@@ -331,8 +353,7 @@ class FusedLoops:
                 views[s] = mine  # or LLVM's alias check fails and the loop runs unvectorized
                 continue
             views[s] = (self.ns.fresh("flat"), view)
-            self.lines.append(f"{views[s][0]} = np.ascontiguousarray({self.name_of(s)})"
-                              f".reshape({views[s][1]!r})")
+            self.emit(Assign(Name(views[s][0]), reshape(contiguous(self.name_of(s)), view)))
         return merged, views
 
     def sources(self, group: list[Node], members: set[Var]) -> list[Value]:
@@ -370,9 +391,9 @@ class FusedLoops:
                     return v
         return None
 
-    def stored(self, t: str, dt: DType) -> str:
+    def stored(self, e: Expr, dt: DType) -> Expr:
         """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""
-        return f"_rt_f32_to_f16({t})" if self.is_half(dt) else t
+        return Helper("_rt_f32_to_f16", (e,)) if self.is_half(dt) else e
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
         """The weight the group may compute ``n`` straight into (or add it to, subtract it
@@ -443,7 +464,7 @@ class FusedLoops:
         return False
 
     def load(self, v: Value, members: set[Var], scalars: dict[Value, tuple[Expr, DType | None]],
-             idx: list[str], shape: tuple[int, ...], pad: str,
+             idx: list[str], shape: tuple[int, ...], body: list[Stmt],
              views: dict[Value, tuple[str, tuple[int, ...]]]) -> tuple[Expr, DType | None]:
         if v in scalars:
             return scalars[v]
@@ -455,14 +476,14 @@ class FusedLoops:
         assert t is not None
         array, sizes = views.get(source, (self.name_of(source), t.shape))  # merged_views
         offset = len(shape) - len(sizes)
-        parts = ["0" if d == 1 and shape[offset + k] != 1 else idx[offset + k]
+        parts = [Lit(0) if d == 1 and shape[offset + k] != 1 else Name(idx[offset + k])
                  for k, d in enumerate(sizes)]
-        name = self.ns.fresh("a")
-        element = f"{array}[{index(parts)}]"
+        name = Name(self.ns.fresh("a"))
+        element: Expr = Name(array)[tuple(parts)]
         if self.is_half(t.dtype):
-            element = f"_rt_f16_to_f32({element})"
-        self.lines.append(f"{pad}{name} = {element}")
-        scalars[v] = (Name(name), t.dtype)
+            element = Helper("_rt_f16_to_f32", (element,))
+        body.append(Assign(name, element))
+        scalars[v] = (name, t.dtype)
         return scalars[v]
 
 

@@ -365,7 +365,7 @@ def test_a_fused_loop_adds_to_and_subtracts_from_a_weight_in_place() -> None:
         np.testing.assert_allclose(compiled.run([Tensor(g)]).asnumpy(), np.arange(4) - k * g / 2)
         np.testing.assert_array_equal(net.q.asnumpy(), np.arange(4) + k * 2 * g.astype(np.int32))
     lines = [line.strip() for line in compiled.spec.kernel.lines]
-    assert any(line.startswith("p[i0") and "= np.float32(p[i0" in line and " - " in line
+    assert any(line.startswith("p[i0") and "= np.float32((p[i0" in line and " - " in line
                for line in lines)
     assert any(line.startswith("q[i0") and " + " in line for line in lines)
     assert not any(line.startswith(("p[...]", "q[...]")) for line in lines)

@@ -26,15 +26,26 @@ from msc.ir.primitives.base import (
     want_bool,
     want_tensor,
 )
-from msc.ir.primitives.emitting import (
-    Loops,
-    cast_to,
-    dtype_ref,
-    in_type,
-    index,
-    out_type,
-    reshape,
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Call,
+    Cast,
+    Eval,
+    Expr,
+    Fn,
+    Helper,
+    Lit,
+    Loop,
+    Name,
+    Role,
+    Store,
+    astype,
+    empty,
+    ne,
 )
+from msc.ir.primitives.emitting import Loops, cast_to, in_type, out_type, reshape
 from msc.ir.primitives.rules import (
     aligned,
     batch_elementwise,
@@ -184,11 +195,21 @@ def _emit_dense_numba(a: list[str], node: Any) -> str:
     return _emit_dense(a, node, in_place_bias=True)
 
 
-def _batch_index(t: TensorType, batch: tuple[int, ...], names: dict[int, str]) -> list[str]:
-    """Subscripts of ``t``'s batch dims for the output batch position ``names``."""
+def _batch_index(t: TensorType, batch: tuple[int, ...],
+                 names: dict[int, str]) -> tuple[Expr, ...]:
+    """The index of ``t``'s batch dims for the output batch position ``names`` (0 on a
+    dim ``t`` broadcasts)."""
     lead = len(batch) - (t.ndim - 2)
-    return ["0" if d == 1 and batch[lead + e] != 1 else names[lead + e]
-            for e, d in enumerate(t.shape[:-2])]
+    return tuple(Lit(0) if d == 1 and batch[lead + e] != 1 else Name(names[lead + e])
+                 for e, d in enumerate(t.shape[:-2]))
+
+
+def _matrix(x: str, at: tuple[Expr, ...], have: Any, want: Any, swap: bool) -> Expr:
+    """Operand ``x``'s matrix at batch index ``at``, in dtype ``want``, transposed if
+    ``swap`` (a view: BLAS reads it in place)."""
+    m: Expr = Name(x)[at] if at else Name(x)
+    m = m if have == want else astype(m, want)
+    return Call(Fn.ATTR_T, (m,)) if swap else m
 
 
 def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
@@ -196,37 +217,38 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     xt, yt, o = in_type(node, 0), in_type(node, 1), out_type(node)
     batch = o.shape[:-2]
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    names = loops.open(o.shape, range(len(batch)), "b")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    names = loops.open(o.shape, range(len(batch)), "b", role=Role.PARALLEL)
+    at = tuple(Name(v) for v in names.values())
     xb, yb = _batch_index(xt, batch, names), _batch_index(yt, batch, names)
     swap_a, swap_b = bool(node.attr["transpose_a"]), bool(node.attr["transpose_b"])
     if o.dtype.is_float:
-        left = cast_to(f"{a[0]}[{index(xb)}]" if xb else a[0], xt.dtype, o.dtype)
-        right = cast_to(f"{a[1]}[{index(yb)}]" if yb else a[1], yt.dtype, o.dtype)
-        loops.add(f"_rt_matmul_into({left}{'.T' if swap_a else ''}, "
-                  f"{right}{'.T' if swap_b else ''}, {out}[{index(list(names.values()))}], 0.0)")
+        left = _matrix(a[0], xb, xt.dtype, o.dtype, swap_a)
+        right = _matrix(a[1], yb, yt.dtype, o.dtype, swap_b)
+        loops.emit(Eval(Helper("_rt_matmul_into", (left, right, Name(out)[at], Lit(0.0)))))
     else:
-        rows = loops.open(o.shape, (o.ndim - 2, o.ndim - 1))
-        i, j = rows[o.ndim - 2], rows[o.ndim - 1]
+        rows = loops.open(o.shape, (o.ndim - 2, o.ndim - 1), role=Role.PARALLEL)
+        i, j = Name(rows[o.ndim - 2]), Name(rows[o.ndim - 1])
         k_dim = _matrix_dims(xt.shape, swap_a)[1]
-        _int_dot(loops, fresh, node, f"{out}[{index([*names.values(), i, j])}]", k_dim,
-                 lambda k: f"{a[0]}[{index(xb + ([k, i] if swap_a else [i, k]))}]",
-                 lambda k: f"{a[1]}[{index(yb + ([j, k] if swap_b else [k, j]))}]")
+        _int_dot(loops, fresh, node, Name(out)[(*at, i, j)], k_dim,
+                 lambda k: Name(a[0])[(*xb, k, i) if swap_a else (*xb, i, k)],
+                 lambda k: Name(a[1])[(*yb, j, k) if swap_b else (*yb, k, j)])
         loops.close(rows)
     loops.close(names)
     return loops.lines
 
 
-def _int_dot(loops: Loops, fresh: Any, node: Any, dest: str, size: int, left: Any,
-             right: Any, bias: str | None = None) -> None:
+def _int_dot(loops: Loops, fresh: Any, node: Any, dest: Expr, size: int,
+             left: Callable[[Expr], Expr], right: Callable[[Expr], Expr],
+             bias: Expr | None = None) -> None:
     """``dest = sum_k left(k) * right(k) (+ bias)`` accumulated in int64."""
-    acc, k = fresh("acc"), fresh("k")
-    loops.add(f"{acc} = np.int64(0)")
-    loops.add(f"for {k} in range({size}):")
-    loops.add(f"    {acc} += {left(k)} * {right(k)}")
-    total = acc if bias is None else f"{acc} + {bias}"
-    value = f"{total} != 0" if out_type(node).dtype == dtypes.bool_ else total
-    loops.add(f"{dest} = {dtype_ref(out_type(node).dtype)}({value})")
+    acc, k = Name(fresh("acc")), Name(fresh("k"))
+    loops.emit(Assign(acc, Lit(0, dtypes.int64)))
+    loops.emit(Loop(k.name, Lit(size), (Accumulate(acc, BinaryOp.ADD, left(k) * right(k)),),
+                    role=Role.REDUCE))
+    total = acc if bias is None else acc + bias
+    value = ne(total, 0) if out_type(node).dtype == dtypes.bool_ else total
+    loops.emit(Store(dest, Cast(out_type(node).dtype, value)))
 
 
 def _loops_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
@@ -241,16 +263,16 @@ def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | N
     if o.dtype.is_float:
         return None
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    names = loops.open(o.shape, range(o.ndim))
-    lead = [names[d] for d in range(x.ndim - 1)]
-    row = [names[o.ndim - 1]] if w.ndim == 2 else []
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    names = loops.open(o.shape, range(o.ndim), role=Role.PARALLEL)
+    lead = tuple(Name(names[d]) for d in range(x.ndim - 1))
+    row = (Name(names[o.ndim - 1]),) if w.ndim == 2 else ()
     bias = None
     if len(a) == 3:
-        bias = f"{a[2]}[{index(row if in_type(node, 2).ndim else [])}]"
-    _int_dot(loops, fresh, node, f"{out}[{index(list(names.values()))}]", x.shape[-1],
-             lambda k: f"{a[0]}[{index(lead + [k])}]",
-             lambda k: f"{a[1]}[{index(row + [k])}]", bias)
+        bias = Name(a[2])[row if in_type(node, 2).ndim else ()]
+    _int_dot(loops, fresh, node, Name(out)[tuple(Name(v) for v in names.values())],
+             x.shape[-1], lambda k: Name(a[0])[(*lead, k)], lambda k: Name(a[1])[(*row, k)],
+             bias)
     loops.close(names)
     return loops.lines
 

@@ -23,6 +23,7 @@ from msc.ir.kernel import (
     Branch,
     Call,
     Cast,
+    Chain,
     Compare,
     DTypeRef,
     Eval,
@@ -33,6 +34,7 @@ from msc.ir.kernel import (
     Loop,
     Name,
     Neg,
+    Not,
     Raise,
     Raw,
     Select,
@@ -92,6 +94,11 @@ def render(e: Expr, *, scalar: bool) -> str:
         return dtype_ref(e.dtype)
     if isinstance(e, BoolOp):
         return "(" + f" {'and' if e.all_ else 'or'} ".join(r(i) for i in e.items) + ")"
+    if isinstance(e, Not):
+        return f"(not {r(e.x)})"
+    if isinstance(e, Chain):  # (lo < x < hi)
+        return "(" + "".join(f"{r(i)} {op.value} " for i, op in zip(e.items, e.ops)) + \
+            f"{r(e.items[-1])})"
     assert not isinstance(e, (Arg, AttrRef)), f"unbound {e} in a rendered expression"
     raise TypeError(f"not a kernel-IR expression: {e!r}")
 

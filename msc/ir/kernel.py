@@ -101,6 +101,7 @@ class Fn(Enum):
     # arrays: allocation, layout, movement
     EMPTY = "empty"
     ZEROS = "zeros"
+    ONES = "ones"
     FULL = "full"
     ASCONTIGUOUSARRAY = "ascontiguousarray"
     CONCATENATE = "concatenate"
@@ -347,6 +348,22 @@ class BoolOp(Expr):
     items: tuple[Expr, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Not(Expr):
+    """Python's ``not``: the truth of a scalar condition negated."""
+
+    x: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Chain(Expr):
+    """A chained comparison ``items[0] ops[0] items[1] ops[1] items[2] ...`` (``lo < x <
+    hi``): true where every neighbouring pair compares true, each item evaluated once."""
+
+    ops: tuple[CompareOp, ...]
+    items: tuple[Expr, ...]
+
+
 ELLIPSIS = Name("...")  # ``a[...]``: the whole array
 X0, X1, X2 = Arg(0), Arg(1), Arg(2)
 
@@ -399,6 +416,10 @@ def zeros(shape: Any, dt: Any) -> Call:
     return Call(Fn.ZEROS, (shape_of(shape), DTypeRef(dt)))
 
 
+def ones(shape: Any, dt: Any) -> Call:
+    return Call(Fn.ONES, (shape_of(shape), DTypeRef(dt)))
+
+
 def contiguous(x: Any) -> Call:
     """``x`` with C-contiguous memory (itself when it has it already)."""
     return Call(Fn.ASCONTIGUOUSARRAY, (lift(x),))
@@ -429,7 +450,7 @@ eq, ne, lt, le, gt, ge = (_compare(op) for op in CompareOp)
 def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, (Binary, Compare)):
         return (e.a, e.b)
-    if isinstance(e, Neg):
+    if isinstance(e, (Neg, Not)):
         return (e.x,)
     if isinstance(e, Cast):
         return (e.x,)
@@ -443,7 +464,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.array, *e.index)
     if isinstance(e, Slice):
         return tuple(x for x in (e.lo, e.hi, e.step) if x is not None)
-    if isinstance(e, (Tuple, BoolOp)):
+    if isinstance(e, (Tuple, BoolOp, Chain)):
         return e.items
     return ()
 
@@ -474,6 +495,10 @@ def with_children(e: Expr, new: Sequence[Expr]) -> Expr:
         return Tuple(tuple(new))
     if isinstance(e, BoolOp):
         return BoolOp(e.all_, tuple(new))
+    if isinstance(e, Not):
+        return Not(new[0])
+    if isinstance(e, Chain):
+        return Chain(e.ops, tuple(new))
     return e
 
 
@@ -521,12 +546,14 @@ def show(e: Expr) -> str:
         return f"({''.join(show(i) + ', ' for i in e.items)})"
     if isinstance(e, BoolOp):
         return f" {'and' if e.all_ else 'or'} ".join(show(i) for i in e.items)
+    if isinstance(e, Chain):  # lt_lt(lo, x, hi)
+        return f"{'_'.join(op.name.lower() for op in e.ops)}({', '.join(map(show, e.items))})"
     if isinstance(e, Call) and e.kwargs:
         args = [show(a) for a in e.args] + [f"{k}={show(v)}" for k, v in e.kwargs]
         return f"{e.fn.value}({', '.join(args)})"
     name = {Binary: lambda: e.op.name.lower(), Compare: lambda: e.op.name.lower(),  # type: ignore
             Neg: lambda: "neg", Call: lambda: e.fn.value, Helper: lambda: e.name,  # type: ignore
-            Select: lambda: "select"}[type(e)]()
+            Select: lambda: "select", Not: lambda: "not"}[type(e)]()
     return f"{name}({', '.join(show(k) for k in children(e))})"
 
 

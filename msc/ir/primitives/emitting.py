@@ -26,12 +26,16 @@ from msc.ir.kernel import (
     BinaryOp,
     BoolOp,
     Branch,
+    Expr,
     Helper,
+    Lit,
+    Load,
     Loop,
     Name,
     Raw,
     Role,
     Stmt,
+    Store,
     gt,
     lift,
     lt,
@@ -76,6 +80,20 @@ def reduced_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep:
     axes when they are kept)."""
     return index([("0" if a in axes else names[a]) for a in range(ndim)
                   if keep or a not in axes])
+
+
+def reduced_at(names: dict[int, str], ndim: int, axes: tuple[int, ...],
+               keep: bool) -> tuple[Expr, ...]:
+    """``reduced_index`` as expressions: ``Name(out)[reduced_at(...)]`` is the result's
+    element."""
+    return tuple(Lit(0) if a in axes else Name(names[a]) for a in range(ndim)
+                 if keep or a not in axes)
+
+
+def element_at(names: dict[int, str], ndim: int) -> tuple[Expr, ...]:
+    """The index of the element the loops ``names`` are at (0 on an axis with no loop:
+    a row's first element)."""
+    return tuple(Name(names[d]) if d in names else Lit(0) for d in range(ndim))
 
 
 # --- explicit loop nests (numba target) -------------------------------------------------
@@ -190,7 +208,8 @@ class Loops:
         v = Name(self.fresh("a"))
         self.emit(Assign(v, item))
         wins = gt(v, acc) if kind == "max" else lt(v, acc)
-        self.emit(Branch(BoolOp(False, (wins, ne(v, v))), (Assign(acc, v),)))
+        keep = Store(acc, v) if isinstance(acc, Load) else Assign(acc, v)
+        self.emit(Branch(BoolOp(False, (wins, ne(v, v))), (keep,)))
 
 
 def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,

@@ -29,7 +29,29 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
+from msc.ir.kernel import (
+    Assign,
+    Branch,
+    Cast,
+    Expr,
+    Fn,
+    Lit,
+    Name,
+    Role,
+    Store,
+    Tuple,
+    both,
+    call,
+    either,
+    empty,
+    eq,
+    gt,
+    lt,
+    ne,
+    ones,
+    zeros,
+)
+from msc.ir.primitives.emitting import Loops, dtype_ref, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.rules import (
     example_ndim,
     is_float_tensor,
@@ -108,33 +130,32 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
         others = [d for d in range(x.ndim) if d not in axes]
         if axes and others and max(axes) < min(others):
             return _loops_leading(kind, a, node, out, fresh)
+        src, acc = Name(a[0]), Name(fresh("acc"))
         loops = Loops(fresh)
-        loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-        kept = loops.open(x.shape, others)
-        acc = fresh("acc")
-        if kind in ("max", "min"):
-            loops.add(f"{acc} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
+        loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+        kept = loops.open(x.shape, others, role=Role.PARALLEL)
+        if kind in ("max", "min"):  # from the row's first element
+            loops.emit(Assign(acc, src[element_at(kept, x.ndim)]))
         else:
-            loops.add(f"{acc} = {_wide(kind, x.dtype)}({int(kind == 'prod')})")
+            loops.emit(Assign(acc, Lit(int(kind == "prod"), _wide(kind, x.dtype))))
         if kind in ("sum", "mean") and x.dtype.is_float:
-            loops.fold("sum", acc, a[0], x.shape, kept, axes)
+            loops.fold("sum", acc.name, a[0], x.shape, kept, axes)
         else:
-            red = loops.open(x.shape, axes)
-            item = f"{a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]"
-            loops.take(kind, acc, item)
+            red = loops.open(x.shape, axes, role=Role.REDUCE)
+            loops.take(kind, acc, src[element_at({**kept, **red}, x.ndim)])
             loops.close(red)
-        result = acc if kind != "mean" else f"{acc} / {math.prod(x.shape[d] for d in axes)}"
-        loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = "
-                  f"{dtype_ref(o.dtype)}({result})")
+        result = acc if kind != "mean" else acc / math.prod(x.shape[d] for d in axes)
+        loops.emit(Store(Name(out)[reduced_at(kept, x.ndim, axes, keep)], Cast(o.dtype, result)))
+        loops.close(kept)
         return loops.lines
     return emit
 
 
-def _wide(kind: str, dt: DType) -> str:
+def _wide(kind: str, dt: DType) -> DType:
     """The accumulator's dtype of sum, mean and prod: float64 for floats and means, else
     the widest int of the signedness."""
-    return "np.float64" if dt.is_float or kind == "mean" else \
-        "np.uint64" if dt in _KEPT_UNSIGNED else "np.int64"
+    return dtypes.float64 if dt.is_float or kind == "mean" else \
+        dtypes.uint64 if dt in _KEPT_UNSIGNED else dtypes.int64
 
 
 def _loops_leading(kind: str, a: list[str], node: Any, out: str,
@@ -146,31 +167,34 @@ def _loops_leading(kind: str, a: list[str], node: Any, out: str,
     x, o = in_type(node), out_type(node)
     axes = _axes(node.attr["axis"], x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
-    acc = fresh("acc")
+    src, acc = Name(a[0]), Name(fresh("acc"))
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     if kind in ("max", "min"):  # from the first row, as a column at a time starts
-        loops.add(f"{acc} = {a[0]}[{index(['0'] * len(axes))}].copy()")
+        loops.emit(Assign(acc, call(Fn.METHOD_COPY, src[(Lit(0),) * len(axes)])))
     else:
-        start = "np.ones" if kind == "prod" else "np.zeros"
-        loops.add(f"{acc} = {start}({tuple(x.shape[d] for d in kept)!r}, {_wide(kind, x.dtype)})")
-    rows = loops.open(x.shape, axes)
-    at = loops.open(x.shape, kept)
-    loops.take(kind, f"{acc}[{index([at[d] for d in kept])}]",
-               f"{a[0]}[{index([{**rows, **at}[d] for d in range(x.ndim)])}]")
+        wide = _wide(kind, x.dtype)
+        shape = [x.shape[d] for d in kept]
+        loops.emit(Assign(acc, (ones if kind == "prod" else zeros)(shape, wide)))
+
+    def cell(at: dict[int, str]) -> Expr:  # the accumulator of the current column
+        return acc[tuple(Name(at[d]) for d in kept)]
+
+    rows = loops.open(x.shape, axes, role=Role.REDUCE)
+    at = loops.open(x.shape, kept, role=Role.PARALLEL)
+    loops.take(kind, cell(at), src[element_at({**rows, **at}, x.ndim)])
     loops.close(at)
     loops.close(rows)
-    at = loops.open(x.shape, kept)
-    cell = f"{acc}[{index([at[d] for d in kept])}]"
+    at = loops.open(x.shape, kept, role=Role.PARALLEL)
     count = math.prod(x.shape[d] for d in axes)
-    result = cell if kind != "mean" else f"{cell} / {count}"
-    loops.add(f"{out}[{reduced_index(at, x.ndim, axes, bool(node.attr['keep_dims']))}] = "
-              f"{dtype_ref(o.dtype)}({result})")
+    result = cell(at) if kind != "mean" else cell(at) / count
+    where = reduced_at(at, x.ndim, axes, bool(node.attr["keep_dims"]))
+    loops.emit(Store(Name(out)[where], Cast(o.dtype, result)))
     loops.close(at)
     if o.dtype.np_name in ("float32", "float64"):  # the accumulators rounded into it
-        rows = f"{acc}.reshape({o.shape!r})"
-        loops.instead(at, f"np.divide({rows}, {count}, out={out}, casting='unsafe')"
-                      if kind == "mean" else f"np.copyto({out}, {rows}, casting='unsafe')")
+        cells = f"{acc.name}.reshape({o.shape!r})"
+        loops.instead(at, f"np.divide({cells}, {count}, out={out}, casting='unsafe')"
+                      if kind == "mean" else f"np.copyto({out}, {cells}, casting='unsafe')")
     return loops.lines
 
 
@@ -181,23 +205,37 @@ def _loops_arg(kind: str) -> Callable[..., list[str]]:
         axis = _arg_axis(node.attr["axis"], x.ndim)
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
         keep = bool(node.attr["keep_dims"])
+        src = Name(a[0])
+        best, at, v = Name(fresh("best")), Name(fresh("at")), Name(fresh("a"))
         loops = Loops(fresh)
-        loops.add(f"{out} = np.empty({o.shape!r}, np.int64)")
-        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
-        best, at, v = fresh("best"), fresh("at"), fresh("a")
-        loops.add(f"{best} = {a[0]}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
-        loops.add(f"{at} = 0")
-        red = loops.open(x.shape, axes)
-        loops.add(f"{v} = {a[0]}[{index([{**kept, **red}[d] for d in range(x.ndim)])}]")
-        cmp = ">" if kind == "argmax" else "<"
-        loops.add(f"if {v} {cmp} {best} or ({v} != {v} and {best} == {best}):")
-        strides = [math.prod(x.shape[e] for e in axes if e > d) for d in axes]
-        flat = " + ".join(red[d] if s == 1 else f"{red[d]} * {s}" for d, s in zip(axes, strides))
-        loops.add(f"    {best}, {at} = {v}, {flat or '0'}")
+        loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes],
+                          role=Role.PARALLEL)
+        loops.emit(Assign(best, src[element_at(kept, x.ndim)]))
+        loops.emit(Assign(at, Lit(0)))
+        red = loops.open(x.shape, axes, role=Role.REDUCE)
+        loops.emit(Assign(v, src[element_at({**kept, **red}, x.ndim)]))
+        wins = gt(v, best) if kind == "argmax" else lt(v, best)
+        loops.emit(Branch(either(wins, both(ne(v, v), eq(best, best))),
+                          (Assign(Tuple((best, at)), Tuple((v, _flat(red, x.shape, axes)))),)))
         loops.close(red)
-        loops.add(f"{out}[{reduced_index(kept, x.ndim, axes, keep)}] = {at}")
+        loops.emit(Store(Name(out)[reduced_at(kept, x.ndim, axes, keep)], at))
+        loops.close(kept)
         return loops.lines
     return emit
+
+
+def _flat(red: dict[int, str], shape: tuple[int, ...], axes: tuple[int, ...]) -> Expr:
+    """The position in C order, among the elements of ``axes``, of the one the loops
+    ``red`` are at: ``j0 * n1 + j1``."""
+    terms: list[Expr] = []
+    for d in axes:
+        stride = math.prod(shape[e] for e in axes if e > d)
+        terms.append(Name(red[d]) if stride == 1 else Name(red[d]) * stride)
+    flat = terms[0] if terms else Lit(0)
+    for t in terms[1:]:
+        flat = flat + t
+    return flat
 
 
 

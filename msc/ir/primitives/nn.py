@@ -29,7 +29,26 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type, reduced_index
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Branch,
+    Cast,
+    Chain,
+    CompareOp,
+    Expr,
+    Fn,
+    Lit,
+    Name,
+    Not,
+    Role,
+    Store,
+    call,
+    empty,
+    helper,
+)
+from msc.ir.primitives.emitting import Loops, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.reduce import reduced_shape
 from msc.ir.primitives.rules import (
     aligned,
@@ -121,21 +140,20 @@ def _emit_softmax(log: bool) -> Any:
     return emit
 
 
-def _row(loops: Loops, x: TensorType, kept: dict[int, str],
-         axes: tuple[int, ...]) -> tuple[str, dict[int, str]]:
-    """Open loops over ``axes``; the subscript of the current element and the loops."""
-    inner = loops.open(x.shape, axes, "j")
-    names = {**kept, **inner}
-    return index([names[d] for d in range(x.ndim)]), inner
+def _row(loops: Loops, x: TensorType, kept: dict[int, str], axes: tuple[int, ...],
+         role: Role) -> tuple[tuple[Expr, ...], dict[int, str]]:
+    """Open loops over ``axes``; the index of the current element and the loops."""
+    inner = loops.open(x.shape, axes, "j", role)
+    return element_at({**kept, **inner}, x.ndim), inner
 
 
 def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
-             axes: tuple[int, ...]) -> str:
-    """Lines computing the maximum over ``axes`` of the current row (a NaN wins, as in
-    numpy); the name holding it. It starts from the row's first element."""
-    top = loops.fresh("top")
-    loops.add(f"{top} = {src}[{index([kept.get(d, '0') for d in range(x.ndim)])}]")
-    loops.fold("max", top, src, x.shape, kept, axes)
+             axes: tuple[int, ...]) -> Name:
+    """Statements computing the maximum over ``axes`` of the current row (a NaN wins, as
+    in numpy); the name holding it. It starts from the row's first element."""
+    top = Name(loops.fresh("top"))
+    loops.emit(Assign(top, Name(src)[element_at(kept, x.ndim)]))
+    loops.fold("max", top.name, src, x.shape, kept, axes)
     return top
 
 
@@ -145,35 +163,37 @@ def _loops_softmax(log: bool) -> Any:
     LLVM vectorizes (the float64 sum keeps a loop scalar), and sum them after."""
     def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
         x, axes = in_type(node), _norm_axes(node)
-        dt = dtype_ref(x.dtype)
-        total, e = fresh("total"), fresh("e")
+        src, dst = Name(a[0]), Name(out)
+        total, e = Name(fresh("total")), Name(fresh("e"))
         loops = Loops(fresh)
-        loops.add(f"{out} = np.empty({x.shape!r}, {dt})")
-        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+        loops.emit(Assign(dst, empty(x.shape, x.dtype)))
+        kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes],
+                          role=Role.PARALLEL)
         top = _row_max(loops, a[0], x, kept, axes)
         stored = x.dtype == dtypes.float32  # the exponentials, before the sum
         if stored:
-            at, inner = _row(loops, x, kept, axes)
-            loops.add(f"{out}[{at}] = {dt}(_rt_exp64({a[0]}[{at}] - {top}))")
+            at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
+            loops.emit(Store(dst[at], Cast(x.dtype, helper("_rt_exp64", src[at] - top))))
             loops.close(inner)
-        loops.add(f"{total} = 0.0")
+        loops.emit(Assign(total, Lit(0.0)))
         if stored:
-            loops.fold("sum", total, out, x.shape, kept, axes)
+            loops.fold("sum", total.name, out, x.shape, kept, axes)
         else:
-            at, inner = _row(loops, x, kept, axes)
-            loops.add(f"{e} = math.exp({a[0]}[{at}] - {top})")
+            at, inner = _row(loops, x, kept, axes, Role.REDUCE)
+            loops.emit(Assign(e, call(Fn.MATH_EXP, src[at] - top)))
             if not log:
-                loops.add(f"{out}[{at}] = {dt}({e})")
-            loops.add(f"{total} += {e}")
+                loops.emit(Store(dst[at], Cast(x.dtype, e)))
+            loops.emit(Accumulate(total, BinaryOp.ADD, e))
             loops.close(inner)
         if log:
-            loops.add(f"{total} = math.log({total})")
-        at, inner = _row(loops, x, kept, axes)
+            loops.emit(Assign(total, call(Fn.MATH_LOG, total)))
+        at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
         if log:
-            loops.add(f"{out}[{at}] = {dt}({a[0]}[{at}] - {top} - {total})")
+            loops.emit(Store(dst[at], Cast(x.dtype, src[at] - top - total)))
         else:
-            loops.add(f"{out}[{at}] = {dt}({out}[{at}] / {total})")
+            loops.emit(Store(dst[at], Cast(x.dtype, dst[at] / total)))
         loops.close(inner)
+        loops.close(kept)
         return loops.lines
     return emit
 
@@ -197,22 +217,22 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     axes = tuple(range(begin, x.ndim))
     n = math.prod(x.shape[begin:])
     eps = float(node.attr["epsilon"])
-    mean, var, scale = fresh("mean"), fresh("var"), fresh("scale")
+    src, gamma, beta = Name(a[0]), Name(a[1]), Name(a[2])
+    mean, var, scale = Name(fresh("mean")), Name(fresh("var")), Name(fresh("scale"))
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({x.shape!r}, {dtype_ref(x.dtype)})")
-    kept = loops.open(x.shape, range(begin))
-    loops.add(f"{mean} = 0.0")
-    loops.fold("sum", mean, a[0], x.shape, kept, axes)
-    loops.add(f"{mean} /= {n}")
-    loops.add(f"{var} = 0.0")
-    loops.fold("squares", var, a[0], x.shape, kept, axes, around=mean)
-    loops.add(f"{scale} = 1.0 / math.sqrt({var} / {n} + {eps!r})")
-    at, inner = _row(loops, x, kept, axes)
-    names = {**kept, **inner}
-    p = index([names[k] for k in range(params_at, x.ndim)])
-    loops.add(f"{out}[{at}] = {dtype_ref(x.dtype)}(({a[0]}[{at}] - {mean}) * {scale} "
-              f"* {a[1]}[{p}] + {a[2]}[{p}])")
+    loops.emit(Assign(Name(out), empty(x.shape, x.dtype)))
+    kept = loops.open(x.shape, range(begin), role=Role.PARALLEL)
+    loops.emit(Assign(mean, Lit(0.0)))
+    loops.fold("sum", mean.name, a[0], x.shape, kept, axes)
+    loops.emit(Accumulate(mean, BinaryOp.DIV, Lit(n)))
+    loops.emit(Assign(var, Lit(0.0)))
+    loops.fold("squares", var.name, a[0], x.shape, kept, axes, around=mean.name)
+    loops.emit(Assign(scale, 1.0 / call(Fn.MATH_SQRT, var / n + eps)))
+    at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
+    p = at[params_at:]  # gamma's and beta's element
+    loops.emit(Store(Name(out)[at], Cast(x.dtype, (src[at] - mean) * scale * gamma[p] + beta[p])))
     loops.close(inner)
+    loops.close(kept)
     return loops.lines
 
 
@@ -243,24 +263,29 @@ def _emit_logsumexp(a: list[str], node: Any) -> str:
     return f"_rt_logsumexp({a[0]}, {axes!r}, {node.attr['keep_dims']})"
 
 
+_INF = Name("np.inf")  # numpy's infinity, as the kernels spell it
+
+
 def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """The maximum (0 where it is not finite, as ``_rt_logsumexp``), then the sum of the
     shifted exponentials, accumulated in float64."""
     x, o = in_type(node), out_type(node)
     axes = _logsumexp_axes(node.attr["axis"], x.ndim)
-    total = fresh("total")
+    src, total = Name(a[0]), Name(fresh("total"))
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes])
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes],
+                      role=Role.PARALLEL)
     top = _row_max(loops, a[0], x, kept, axes)
-    loops.add(f"if not -np.inf < {top} < np.inf:")
-    loops.add(f"    {top} = 0.0")
-    loops.add(f"{total} = 0.0")
-    at, inner = _row(loops, x, kept, axes)
-    loops.add(f"{total} += math.exp({a[0]}[{at}] - {top})")
+    finite = Chain((CompareOp.LT, CompareOp.LT), (-_INF, top, _INF))
+    loops.emit(Branch(Not(finite), (Assign(top, Lit(0.0)),)))
+    loops.emit(Assign(total, Lit(0.0)))
+    at, inner = _row(loops, x, kept, axes, Role.REDUCE)
+    loops.emit(Accumulate(total, BinaryOp.ADD, call(Fn.MATH_EXP, src[at] - top)))
     loops.close(inner)
-    where = reduced_index(kept, x.ndim, axes, node.attr["keep_dims"])
-    loops.add(f"{out}[{where}] = {dtype_ref(o.dtype)}(math.log({total}) + {top})")
+    where = reduced_at(kept, x.ndim, axes, node.attr["keep_dims"])
+    loops.emit(Store(Name(out)[where], Cast(o.dtype, call(Fn.MATH_LOG, total) + top)))
+    loops.close(kept)
     return loops.lines
 
 

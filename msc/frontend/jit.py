@@ -73,8 +73,13 @@ def entry_function(transformed: Any) -> Callable[..., Any]:
 
 
 def _call_bound(jf: JitFunction, obj: Any, *args: Any, **kwargs: Any) -> Any:
-    if is_cell(obj):
+    """A ``@jit`` method called on ``obj``: a Cell's ``construct`` is the Cell's call; any
+    other method (a Cell's ``@jit`` helper, ``clip_grads(grads)``) is a function of its
+    own, compiled with ``obj`` as its first argument (interpreted inside a graph)."""
+    if is_cell(obj) and inspect.getattr_static(type(obj), "construct", None) is jf:
         return call_cell(obj, args, kwargs)
+    if is_cell(obj):
+        return jf(obj, *args, **kwargs)
     return jf.fn(obj, *args, **kwargs)
 
 

@@ -1,6 +1,7 @@
 """Forms MindCV's and the model zoo's training code uses: ``ops.Map`` at module level
 beside ``HyperMap`` (top level of the sequences only), ``ops.identity`` / ``F.identity``
-of any value, eagerly and in graphs (both targets), against plain Python loops."""
+of any value, a ``TrainOneStepCell`` subclass whose ``construct`` calls a ``@jit``
+helper method, eagerly and in graphs, against plain Python loops and numpy."""
 
 from __future__ import annotations
 
@@ -107,3 +108,52 @@ def test_identity_passes_any_value_through(mode, reducer):
     assert isinstance(same, tuple) and len(same) == 2 and same[0] is grads[0]
     assert reducer(None) is None and reducer([1, 2]) == [1, 2]
     np.testing.assert_array_equal(reducer(Tensor(x)).asnumpy(), x)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([1.0, -0.5, 2.0], np.float32)), name="w")
+
+    def construct(self, x, mask):
+        return ((self.w * x) ** 2).sum() * mask.sum()
+
+
+def _step_class(decorator):
+    class ClippedStep(nn.TrainOneStepCell):
+        """The model zoo Transformer's ``TransformerTrainOneStepCell`` shape."""
+
+        @decorator
+        def clip_grads(self, grads):
+            return ops.clip_by_global_norm(grads, 1.0)
+
+        def construct(self, x, mask):
+            loss = self.network(x, mask)
+            grads = self.grad(self.network, self.weights)(x, mask, ops.ones_like(loss))
+            grads = self.clip_grads(grads)
+            self.optimizer(grads)
+            return loss
+
+    return ClippedStep
+
+
+@pytest.mark.parametrize("mode", ["eager", "python"])
+@pytest.mark.parametrize("decorator", [ms.jit, ms.ms_function], ids=["jit", "ms_function"])
+def test_a_jit_method_called_from_construct_is_its_own_function(mode, decorator):
+    x, mask = np.array([0.5, 1.0, 2.0], np.float32), np.ones(2, np.float32)
+    w = np.array([1.0, -0.5, 2.0])
+    losses = []
+    for _ in range(2):  # numpy: the loss, its gradient clipped to norm 1, an SGD step
+        losses.append(np.sum((w * x) ** 2) * 2)
+        g = 2 * w * x ** 2 * 2
+        w = w - 0.1 * g / max(np.linalg.norm(g), 1.0)
+    net = Net()
+    step = _step_class(decorator)(net, nn.SGD(net.trainable_params(), 0.1))
+    if mode != "eager":
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target=mode)
+    try:
+        got = [float(step(Tensor(x), Tensor(mask)).asnumpy()) for _ in range(2)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got, losses, rtol=1e-5)
+    np.testing.assert_allclose(net.w.asnumpy(), w, rtol=1e-5)

@@ -8,8 +8,25 @@ from __future__ import annotations
 from typing import Any
 
 from msc.ir import dtypes
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Branch,
+    Cast,
+    Expr,
+    Lit,
+    Name,
+    Raise,
+    Role,
+    Store,
+    either,
+    empty,
+    ge,
+    lt,
+)
 from msc.ir.primitives.base import ArrayExpr, LoopNest, Lowering, on_all_targets
-from msc.ir.primitives.emitting import Loops, cast_to, dtype_ref, in_type, index, out_type, reshape
+from msc.ir.primitives.emitting import Loops, cast_to, in_type, out_type, reshape
 
 #: One entry of a ``StridedSlice`` index (``shape.py`` reads them, this module lowers them).
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
@@ -69,17 +86,17 @@ def _loops_joined(stack: bool) -> Any:
         if len(a) <= _MANY_OPERANDS or o.dtype == dtypes.float16:
             return None
         axis, offset, loops = node.attr["axis"] % o.ndim, 0, Loops(fresh)
-        loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
+        loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
         for i, x in enumerate(a):
             t = in_type(node, i)
-            names = loops.open(t.shape, range(t.ndim))
-            src = [names[d] for d in range(t.ndim)]
-            at = str(i) if stack else f"{offset} + {src[axis]}"
-            dst = src[:axis] + [at] + src[axis + (not stack):]
-            value = f"{x}[{index(src)}]"
+            names = loops.open(t.shape, range(t.ndim), role=Role.PARALLEL)
+            src = tuple(Name(names[d]) for d in range(t.ndim))
+            at = Lit(i) if stack else Lit(offset) + src[axis]
+            dst = src[:axis] + (at,) + src[axis + (not stack):]
+            value: Expr = Name(x)[src]
             if t.dtype != o.dtype:
-                value = f"{dtype_ref(o.dtype)}({value})"
-            loops.add(f"{out}[{index(dst)}] = {value}")
+                value = Cast(o.dtype, value)
+            loops.emit(Store(Name(out)[dst], value))
             loops.close(names)
             offset += 0 if stack else t.shape[axis]
         return loops.lines
@@ -108,20 +125,19 @@ def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     x, idx, o = in_type(node, 0), in_type(node, 1), out_type(node)
     axis = node.attr["axis"] % x.ndim
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    before = loops.open(o.shape, range(axis))
-    inner = loops.open(o.shape, range(axis, axis + idx.ndim), "j")
-    k, dim = fresh("k"), x.shape[axis]
-    loops.add(f"{k} = {a[1]}[{index(list(inner.values()))}]")
-    loops.add(f"if {k} < 0:")
-    loops.add(f"    {k} += {dim}")
-    loops.add(f"if {k} < 0 or {k} >= {dim}:")
-    loops.add(f"    raise IndexError(\"Gather: an index is out of range for axis {axis} with "
-              f"size {dim}\")")
-    after = loops.open(o.shape, range(axis + idx.ndim, o.ndim))
-    names = [*before.values(), *inner.values(), *after.values()]
-    src = [*before.values(), k, *after.values()]
-    loops.add(f"{out}[{index(names)}] = {a[0]}[{index(src)}]")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    before = loops.open(o.shape, range(axis), role=Role.PARALLEL)
+    inner = loops.open(o.shape, range(axis, axis + idx.ndim), "j", role=Role.PARALLEL)
+    k, dim = Name(fresh("k")), x.shape[axis]
+    loops.emit(Assign(k, Name(a[1])[tuple(Name(j) for j in inner.values())]))
+    loops.emit(Branch(lt(k, 0), (Accumulate(k, BinaryOp.ADD, Lit(dim)),)))
+    loops.emit(Branch(either(lt(k, 0), ge(k, dim)), (
+        Raise("IndexError", f"Gather: an index is out of range for axis {axis} with size {dim}"),
+    )))
+    after = loops.open(o.shape, range(axis + idx.ndim, o.ndim), role=Role.PARALLEL)
+    names = tuple(Name(v) for v in (*before.values(), *inner.values(), *after.values()))
+    src = (*(Name(v) for v in before.values()), k, *(Name(v) for v in after.values()))
+    loops.emit(Store(Name(out)[names], Name(a[0])[src]))
     loops.close(after)
     loops.close(inner)
     loops.close(before)
@@ -162,12 +178,12 @@ def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     """out[i] = x[i % shape]: the input is aligned with the output's trailing dims."""
     x, o = in_type(node), out_type(node)
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    names = loops.open(o.shape, range(o.ndim))
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    names = loops.open(o.shape, range(o.ndim), role=Role.PARALLEL)
     lead = o.ndim - x.ndim
-    src = [names[lead + e] if o.shape[lead + e] == d else ("0" if d == 1 else
-           f"{names[lead + e]} % {d}") for e, d in enumerate(x.shape)]
-    loops.add(f"{out}[{index(list(names.values()))}] = {a[0]}[{index(src)}]")
+    src = tuple(Name(names[lead + e]) if o.shape[lead + e] == d else
+                (Lit(0) if d == 1 else Name(names[lead + e]) % d) for e, d in enumerate(x.shape))
+    loops.emit(Store(Name(out)[tuple(Name(v) for v in names.values())], Name(a[0])[src]))
     loops.close(names)
     return loops.lines
 

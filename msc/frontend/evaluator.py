@@ -51,13 +51,13 @@ _CMPOPS = {
 
 
 def _contains(seq: Any, item: Any) -> Any:
-    """``item in seq``. For a tensor in a tuple or list, one of them a graph tensor,
+    """``item in seq``. For a tensor in a tuple or list (graph tensors or constants),
     MindSpore's graph-mode answer: a bool tensor, true where an element of the same dtype
-    and shape equals it in every position (other elements never match; none left: False)."""
+    and shape equals it in every position (other elements never match; none left: False).
+    Python's own ``in`` would take the truth value of an elementwise comparison."""
     from msc.ops.functional import all as all_of
 
-    if not (isinstance(item, Tensor) and isinstance(seq, (tuple, list)) and
-            any(isinstance(v, SymTensor) for v in (item, *seq))):
+    if not (isinstance(item, Tensor) and isinstance(seq, (tuple, list))):
         return item in seq
     found: Any = False
     for e in seq:

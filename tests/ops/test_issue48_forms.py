@@ -157,3 +157,39 @@ def test_a_jit_method_called_from_construct_is_its_own_function(mode, decorator)
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(got, losses, rtol=1e-5)
     np.testing.assert_allclose(net.w.asnumpy(), w, rtol=1e-5)
+
+
+class Member(nn.Cell):
+    """``x in [t1, t2]`` beside another condition, with constant tensors (Cell
+    attributes) and graph inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.t1 = Tensor(np.array([1.0, 2.0], np.float32))
+        self.t2 = Tensor(np.array([3.0, 4.0], np.float32))
+        self.t3 = Tensor(np.array([3.0, 4.0], np.float32))
+
+    def construct(self, x, y):
+        out = x * 0
+        if self.t3 in [self.t1, self.t2] and y > 0:  # constants: equal values, not identity
+            out = out + 1
+        if x in (self.t1, self.t2) or y < 0:
+            out = out + 10
+        if not x in [self.t2] and y > 0:  # noqa: E713
+            out = out + 100
+        return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_tensor_in_a_list_is_mindspores_bool_tensor(target):
+    """MindSpore's graph mode: true where an element of the same dtype and shape equals
+    the tensor in every position (Python's ``in`` would take the truth value of an
+    elementwise comparison and raise)."""
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    try:
+        for x, y, want in [([1.0, 2.0], 1.0, 111), ([3.0, 4.0], 1.0, 11), ([1.0, 4.0], 1.0, 101),
+                           ([1.0, 4.0], -1.0, 10)]:
+            got = Member()(Tensor(np.array(x, np.float32)), Tensor(np.array(y, np.float32)))
+            np.testing.assert_array_equal(got.asnumpy(), np.full(2, want, np.float32))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -1,12 +1,14 @@
-"""msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype, lazy_inline.
+"""msc.common (mindspore.common): Parameter, ParameterTuple, Tensor, dtype, lazy_inline,
+mutable (the function, as ``from mindspore.common import mutable`` gives it, not its module).
 
 ``import msc`` loads this package (Tensor lives here); ``dtype`` and ``lazy_inline`` load on
 first use.
 """
 
+from msc.common.mutable import mutable
 from msc.common.tensor import Parameter, ParameterTuple, Tensor
 
-__all__ = ["Parameter", "ParameterTuple", "Tensor", "dtype", "lazy_inline"]
+__all__ = ["Parameter", "ParameterTuple", "Tensor", "dtype", "lazy_inline", "mutable"]
 
 
 def __getattr__(name: str) -> object:

@@ -193,3 +193,11 @@ def test_a_tensor_in_a_list_is_mindspores_bool_tensor(target):
             np.testing.assert_array_equal(got.asnumpy(), np.full(2, want, np.float32))
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_mutable_from_msc_common_is_the_function():
+    from msc.common import mutable
+
+    assert callable(mutable) and mutable is ms.mutable
+    x = Tensor(np.ones(2, np.float32))
+    np.testing.assert_array_equal(mutable(x).asnumpy(), x.asnumpy())

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from msc.codegen.half import ROUND, rounded, to_half
-from msc.codegen.pyrender import literal, render, render_stmts
+from msc.codegen.pyrender import literal, render
 from msc.codegen.targets import Float16
 from msc.ir import kernel
 from msc.ir.dtypes import DType, bool_, float16, float32, uint16
@@ -82,7 +82,7 @@ class FusedLoops:
     target: Any  # a targets.Target
     ns: Any
     env: dict[Var, str]
-    lines: list[str]
+    body: list[Stmt]
     users: dict[Any, list[Any]]
     all_defs: dict[Var, Node]
     group: list[Node]
@@ -276,9 +276,7 @@ class FusedLoops:
             self.emit(st)
 
     def emit(self, stmt: Stmt) -> None:
-        """Render ``stmt`` into the kernel's lines; the numpy calls its loop may be
-        replaced by go to ``numpy_calls`` (``outline.py``)."""
-        self.lines += render_stmts((stmt,), instead=self.numpy_calls)
+        self.body.append(stmt)
 
     def numpy_call(self, group: list[Node], outs: list[Node],
                    inplace: dict[Var, Var]) -> str | None:

@@ -28,14 +28,15 @@ Example, ``ops.sigmoid(x) * 2.5`` on float16 ``x``::
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
 
-from msc.codegen.pyrender import source_lines
+from msc.codegen.pyrender import located
 from msc.ir import kernel
 from msc.ir.dtypes import DType, float16, float32, float64
-from msc.ir.kernel import Binary, Call, Cast, Expr, Helper, Lit, Spelling
+from msc.ir.kernel import Binary, Call, Cast, Expr, Helper, Lit, Loop, Raw, Spelling, Stmt
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives.base import LoopNest, Statements
 from msc.ir.types import RefType, ScalarType, TensorType, TupleType, Type, tensor_of
@@ -117,25 +118,24 @@ def _widened_const(value: Any) -> Any:
 class HalfNodes:
     """The part of ``Lowerer`` that lowers a node that is neither fused nor a view and
     has float16 operands or results (its attributes: ``target``, ``ns``, ``env``,
-    ``lines``, ``name_of``, ``lowered_expr``)."""
+    ``body``, ``name_of``, ``lowered_expr``)."""
 
     target: Any
     ns: Any
     env: dict[Var, str]
-    lines: list[str]
+    body: list[Stmt]
     name_of: Callable[[Value], str]
     lowered_expr: Callable[[Node, list[str]], str]
 
-    def half_node(self, node: Node, out: str, loc: str) -> None:
+    def half_node(self, node: Node, out: str) -> None:
         """Run ``node`` on float32 copies of its float16 operands (a write writes a copy
         of the weight, whose bits then take the rounded values); float16 results are
         rounded once. ``Print`` runs in object mode, where numpy has float16: it prints
         the operands' bits viewed as float16."""
-        lowering = node.op.lowering[self.target.name]
+        lowering, loc = node.op.lowering[self.target.name], node.loc
         if isinstance(lowering, Statements) and not node.op.writes:
             args = [viewed(self.name_of(v), v.type) for v in node.inputs]
-            lines = lowering.emit(args, node, out)
-            self.lines += [lines[0] + loc, *lines[1:]]
+            self.body += located(lowering.emit(args, node, out), node.loc)
             return
         proxy = widened_node(node)
         args = []
@@ -144,26 +144,25 @@ class HalfNodes:
                 args.append(self.name_of(p))
                 continue
             args.append(self.ns.fresh("f"))
-            self.lines.append(f"{args[-1]} = {convert(self.name_of(v), v.type, '_rt_f16_widen')}"
-                              f"{loc}")
+            self.body.append(Raw(f"{args[-1]} = "
+                                 f"{convert(self.name_of(v), v.type, '_rt_f16_widen')}", loc=loc))
         if isinstance(lowering, Statements):  # a write
-            lines = lowering.emit(args, proxy, out)
-            self.lines += [lines[0] + loc, *lines[1:]]
+            self.body += located(lowering.emit(args, proxy, out), loc)
             if has_half(node.inputs[0].type):
                 ref = self.env[node.out] = self.name_of(node.inputs[0])
-                self.lines.append(f"_rt_f16_narrow_into({args[0]}, {ref})")
+                self.body.append(Raw(f"_rt_f16_narrow_into({args[0]}, {ref})"))
             return
         result = self.ns.fresh("f") if has_half(node.out.type) else out
         loops = None
         if isinstance(lowering, LoopNest):
             loops = lowering.emit(args, proxy, result, self.ns.fresh)
-        if loops:
-            lines = source_lines(loops)
-            self.lines += [lines[0] + loc, *lines[1:]]
+        if loops:  # (the numpy calls of its loops are not made: they compute float16)
+            self.body += [replace(s, instead=()) if isinstance(s, Loop) else s
+                          for s in located(loops, loc)]
         else:
-            self.lines.append(f"{result} = {self.lowered_expr(proxy, args)}{loc}")
+            self.body.append(Raw(f"{result} = {self.lowered_expr(proxy, args)}", loc=loc))
         if result != out:
-            self.lines.append(f"{out} = {convert(result, node.out.type, '_rt_f16_narrow')}")
+            self.body.append(Raw(f"{out} = {convert(result, node.out.type, '_rt_f16_narrow')}"))
 
 
 # --- fused expressions -----------------------------------------------------------------

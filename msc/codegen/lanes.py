@@ -32,10 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.fusion import loc_comment
-from msc.codegen.pyrender import render
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Cast, Expr, Name
+from msc.ir.kernel import Assign, Cast, Expr, Lit, Loop, Name, Raw, Role, Stmt
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.emitting import dtype_ref
@@ -57,7 +55,7 @@ class LaneOutput:
 
 class LaneLoops:
     """The lane half of the ``Lowerer`` (its attributes: ``entry``, ``ns``, ``env``,
-    ``lines``, ``users``, ``all_defs``, ``shared``, ``slots``, ``arenas``, ``weight_of``,
+    ``body``, ``users``, ``all_defs``, ``shared``, ``slots``, ``arenas``, ``weight_of``,
     ``input_index``, ``packs``, ``lane_outputs``; and ``FusedLoops``' ``expr`` and
     ``operands``, which it follows in the ``Lowerer``'s bases)."""
 
@@ -65,7 +63,7 @@ class LaneLoops:
     input_index: dict[Var, int]
     ns: Any
     env: dict[Var, str]
-    lines: list[str]
+    body: list[Stmt]
     users: dict[Any, list[Any]]
     all_defs: dict[Var, Node]
     shared: Any
@@ -160,12 +158,13 @@ class LaneLoops:
             if any(u not in {x.out for x in first} for u in self.users.get(n.out, ())):
                 outputs[m] = self.ns.fresh("lanes")
                 dt = dtype_ref(n.out.type.dtype)  # type: ignore[union-attr]
-                self.lines.append(f"{outputs[m]} = np.empty({count * size}, {dt})"
-                                  f"{loc_comment(n)}")
-        self.lines.append(f"for {k} in range({count}):")
-        self.lines += ["    " + line for line in head]
-        self.lines.append(f"    for {i} in range({size}):")
-        self.lane_body(first, externals, sources, outputs, f"{size} * {k} + {i}")
+                self.body.append(Raw(f"{outputs[m]} = np.empty({count * size}, {dt})",
+                                     loc=n.loc))
+        # every lane and every element on its own: parallel loops
+        elements = Loop(i, Lit(size), self.lane_body(first, externals, sources, outputs,
+                                                     f"{size} * {k} + {i}"), role=Role.PARALLEL)
+        self.body.append(Loop(k, Lit(count), (*(Raw(line) for line in head), elements),
+                              role=Role.PARALLEL))
         for m, buffer in outputs.items():
             for lane_number, (lane, _) in enumerate(lanes):
                 v = lane[m].out
@@ -173,8 +172,8 @@ class LaneLoops:
                 if self.read_in_kernel(v):
                     view = self.env[v] = self.ns.fresh("v")
                     start = size * lane_number
-                    self.lines.append(f"{view} = {buffer}[{start}:{start + size}]"
-                                      f".reshape({shape!r})")
+                    self.body.append(Raw(f"{view} = {buffer}[{start}:{start + size}]"
+                                         f".reshape({shape!r})"))
 
     def read_in_kernel(self, v: Var) -> bool:
         """Whether code in the kernel reads ``v`` (not only ``run``, through the output
@@ -188,13 +187,13 @@ class LaneLoops:
         return False
 
     def lane_body(self, first: list[Node], externals: list[Value], sources: dict[int, str],
-                  outputs: dict[int, str], flat: str) -> None:
+                  outputs: dict[int, str], flat: str) -> tuple[Stmt, ...]:
         """One copy of the chain, on the lane's elements."""
-        pad = "        "
+        body: list[Stmt] = []
         scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for q, v in enumerate(externals):
             name = self.ns.fresh("a")
-            self.lines.append(f"{pad}{name} = {sources[q]}")
+            body.append(Raw(f"{name} = {sources[q]}"))
             scalars[v] = (Name(name), tensor_of(v.type).dtype)  # type: ignore[union-attr]
         for m, n in enumerate(first):
             # (a scalar constant has no entry: ``operands`` writes its literal)
@@ -202,10 +201,11 @@ class LaneLoops:
             t = self.ns.fresh("t")
             dt = n.out.type.dtype  # type: ignore[union-attr]
             e = self.expr(n, self.operands(n, loaded, scalar=True), scalar=True)
-            self.lines.append(f"{pad}{t} = {render(Cast(dt, e), scalar=True)}{loc_comment(n)}")
+            body.append(Assign(Name(t), Cast(dt, e), loc=n.loc))
             scalars[n.out] = (Name(t), dt)
             if m in outputs:
-                self.lines.append(f"{pad}{outputs[m]}[{flat}] = {t}")
+                body.append(Raw(f"{outputs[m]}[{flat}] = {t}"))
+        return tuple(body)
 
     def lane_table(self, column: list[int], k: str) -> str:
         """The expression giving lane ``k``'s entry of ``column``: arithmetic when the

@@ -24,11 +24,12 @@ from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
-from msc.codegen.pyrender import literal, source_lines
+from msc.codegen.pyrender import literal, located, render_stmts
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named
 from msc.errors import InternalCompilerError
+from msc.ir.kernel import Branch, Call, Expr, Fn, Name, Not, Raw, Stmt
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import (
@@ -86,7 +87,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.ns = Namespace()
         self.ns.used.update(shared.kernels.values())  # locals never shadow a kernel
         self.env: dict[Var, str] = {}
-        self.lines: list[str] = []
+        self.body: list[Stmt] = []  # the kernel's statements (kernel IR), in order
         self.const_names: dict[Const, str] = {}  # the constants this kernel reads itself
         self.users = _users(graph)
         self.group: list[Node] = []
@@ -162,11 +163,12 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if self.packs:  # the inputs only lane loops read travel packed instead
             params = self.packed_params(params)
         self.call_args += "".join(f", _buffer({k})" for k in range(len(self.pooled)))
-        lines = self.weight_views() + self.lines
-        if self.target.prologue is not None and lines:
-            lines = [self.target.prologue] + ["    " + x for x in lines]
+        body = tuple(self.weight_views() + self.body)
+        if self.target.prologue is not None and body:
+            body = (Raw(self.target.prologue, body),)
+        lines = render_stmts(body, instead=self.numpy_calls)
         name = self.shared.kernels[self.graph.name]
-        return KernelSpec(name, tuple(params), tuple(lines), returns), output
+        return KernelSpec(name, tuple(params), tuple(lines), returns, body=body), output
 
     def value_types(self) -> dict[str, Any]:
         """The IR type of each value the kernel names (a weight's: its tensor's)."""
@@ -223,9 +225,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                             else t.dtype.np_name))
         return name
 
-    def weight_views(self) -> list[str]:
+    def weight_views(self) -> list[Stmt]:
         """The statements slicing each weight the kernel reads out of its arena."""
-        lines = []
+        lines: list[Stmt] = []
         for w in self.graph.weights:
             if w in self.views:
                 k, j = self.slots[w]
@@ -234,7 +236,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                 view = f"{buffer}[{offsets}[{j}]:{offsets}[{j}] + {t.size}]"
                 if t.shape != (t.size,):
                     view += f".reshape({t.shape!r})"
-                lines.append(f"{self.views[w]} = {view}")
+                lines.append(Raw(f"{self.views[w]} = {view}"))
         return lines
 
     def needs(self) -> tuple[str, ...]:
@@ -286,12 +288,12 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                 self.env[node.out] = args[0]
                 return
             if widen:
-                self.half_node(node, out, loc_comment(node))
+                self.half_node(node, out)
                 return
             self.emitted(node, lowering.emit(args, node, out))
             return
         if widen:
-            self.half_node(node, out, loc_comment(node))
+            self.half_node(node, out)
             return
         loops = None
         if isinstance(lowering, LoopNest):
@@ -300,16 +302,20 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if loops:
             self.emitted(node, loops)
         else:
-            self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
+            self.put(f"{out} = {self.array_expr(node)}", node)
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
 
+    def put(self, text: str, node: Node | None = None) -> None:
+        """A line of source the lowerer writes itself, with ``node``'s user line."""
+        self.body.append(Raw(text, loc=node.loc if node is not None else None))
+
     def emitted(self, node: Node, emitted: Any) -> None:
-        """An emitter's statements (or lines) for ``node``, with the numpy calls of their
-        loops (``emitting.Lines``)."""
-        lines = source_lines(emitted)
-        self.lines += [lines[0] + loc_comment(node), *lines[1:]]
-        for first, call in getattr(lines, "numpy_calls", {}).items():
+        """An emitter's statements (or lines, with their numpy calls: ``emitting.Lines``)
+        for ``node``: the first carries the user's line, and so do the numpy calls an
+        outlined driver makes instead of their loops."""
+        self.body += located(emitted, node.loc)
+        for first, call in getattr(emitted, "numpy_calls", {}).items():
             self.numpy_calls[first] = call + loc_comment(node)
 
     def hoists(self, node: Node, lowering: Any) -> bool:
@@ -324,42 +330,43 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         """A Python ``if``/``else`` with each region's code inside (both targets)."""
         out = self.env[node.out] = self.ns.fresh("v")
         args = [self.name_of(v) for v in node.inputs[1:]]  # operands closure conversion made
-        self.lines.append(f"if {self.truth(self.name_of(node.inputs[0]))}:{loc_comment(node)}")
-        self.region(node.attr["then"], out, args)
-        self.lines.append("else:")
-        self.region(node.attr["orelse"], out, args)
+        cond = self.truth(self.name_of(node.inputs[0]))
+        then = self.region(node.attr["then"], out, args)
+        self.body.append(Branch(cond, then, self.region(node.attr["orelse"], out, args),
+                                loc=node.loc))
 
     def loop(self, node: Node) -> None:
         """``while True:`` evaluating the condition region, then the body region; the
         carried values are copied, so Numba types them alike on every iteration."""
         carried = [self.ns.fresh(p.hint or "c") for p in node.attr["body"].params]
         for name, v in zip(carried, node.inputs):
-            self.lines.append(f"{name} = {self.copied(self.name_of(v), v)}{loc_comment(node)}")
+            self.put(f"{name} = {self.copied(self.name_of(v), v)}", node)
         test = self.ns.fresh("go")
-        self.lines.append("while True:")
-        self.region(node.attr["cond"], test, carried)
-        self.lines.append(f"    if not {self.truth(test)}:")
-        self.lines.append("        break")
+        body = self.region(node.attr["cond"], test, carried) + \
+            (Branch(Not(self.truth(test)), (Raw("break"),)),)
         nxt = self.ns.fresh("nxt")
-        self.region(node.attr["body"], nxt, carried)
-        for i, (name, v) in enumerate(zip(carried, node.inputs)):
-            self.lines.append(f"    {name} = {self.copied(f'{nxt}[{i}]', v)}")
+        body += self.region(node.attr["body"], nxt, carried)
+        body += tuple(Raw(f"{name} = {self.copied(f'{nxt}[{i}]', v)}")
+                      for i, (name, v) in enumerate(zip(carried, node.inputs)))
+        self.body.append(Raw("while True:", body))
         out = self.env[node.out] = self.ns.fresh("v")
-        self.lines.append(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
+        self.put(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
 
-    def truth(self, name: str) -> str:
+    def truth(self, name: str) -> Expr:
         """A tensor condition as a Python bool."""
-        return f"{name}.item()"
+        return Call(Fn.METHOD_ITEM, (Name(name),))
 
     def copied(self, name: str, v: Value) -> str:
         """A loop-carried value's own copy (the state token's placeholder needs none, and a
         weight closure conversion made a carried value must stay the weight itself)."""
         return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
 
-    def region(self, graph: Graph, out: str, params: list[str] = ()) -> None:  # type: ignore
+    def region(self, graph: Graph, out: str,
+               params: list[str] = ()) -> tuple[Stmt, ...]:  # type: ignore[assignment]
+        """The statements of a branch's or a loop's region, defining ``out``."""
         for p, name in zip(graph.params, params):
             self.env[p] = name
-        outer, self.lines = self.lines, []
+        outer, self.body = self.body, []
         outer_here, self.here = self.here, {n.out: k for k, n in enumerate(graph.nodes)}
         for node in graph.nodes:
             self.node(node)
@@ -369,9 +376,10 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         value = self.contiguous(graph, graph.output)
         if tuple_parts(graph.nodes, graph.output) is not None:  # over 30 items: a list,
             held, value = value, self.ns.fresh("items")  # its target defined once for Numba
-            self.lines.append(f"{value} = {held}")
-        self.lines.append(f"{out} = {value}")
-        self.lines = outer + ["    " + line for line in self.lines]
+            self.put(f"{value} = {held}")
+        self.put(f"{out} = {value}")
+        inner, self.body = self.body, outer
+        return tuple(inner)
 
     def contiguous(self, graph: Graph, v: Value) -> str:
         parts = tuple_parts(graph.nodes, v)

@@ -9,6 +9,7 @@ parenthesized, so the text means what the tree means whatever surrounds it.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -44,7 +45,7 @@ from msc.ir.kernel import (
     Store,
     Tuple,
 )
-from msc.ir.primitives.emitting import Lines, dtype_ref
+from msc.ir.primitives.emitting import dtype_ref
 
 
 def literal(value: Any, dt: Any = None) -> str:
@@ -171,11 +172,14 @@ def _where(s: Stmt) -> str:
     return f"  # {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
 
 
-def source_lines(emitted: Sequence[Any]) -> Lines:
-    """An emitter's result as lines of source: kernel-IR statements rendered (their
-    loops' numpy calls in ``numpy_calls``), or the lines it wrote itself."""
-    if emitted and isinstance(emitted[0], Stmt):
-        lines = Lines()
-        lines += render_stmts(emitted, instead=lines.numpy_calls)
-        return lines
-    return emitted  # type: ignore[return-value]
+def located(emitted: Sequence[Any], loc: Any) -> list[Stmt]:
+    """An emitter's result as statements whose first (and the last line of each top-level
+    loop's numpy calls) names the user's line ``loc``: kernel-IR statements as they are,
+    lines an emitter wrote itself as ``Raw`` ones."""
+    stmts = list(emitted) if emitted and isinstance(emitted[0], Stmt) else \
+        [Raw(line) for line in emitted]
+    stmts = [replace(s, instead=(*s.instead[:-1], replace(s.instead[-1], loc=loc)))
+             if isinstance(s, Loop) and s.instead else s for s in stmts]
+    if stmts:
+        stmts[0] = replace(stmts[0], loc=loc)
+    return stmts

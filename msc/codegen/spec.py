@@ -17,6 +17,9 @@ class KernelSpec:
     lines: tuple[str, ...]  # body lines, already indented relative to the function body
     returns: str
     jit: bool = True  # False: plain Python (an entry split around its calls, see split.py)
+    #: the kernel IR ``lines`` were rendered from (``msc ir --kernels`` prints it); an
+    #: outlined driver and the kernels cut out of it have none
+    body: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def uses_blas(self) -> bool:

@@ -27,10 +27,11 @@ from msc.codegen.cuda.scalar import device_template, render_device
 from msc.codegen.fusion import loc_comment
 from msc.codegen import lower as host_lower
 from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared
+from msc.codegen.pyrender import located
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Cast, Expr, Lit, Name, substitute
+from msc.ir.kernel import Cast, Expr, Helper, Lit, Name, substitute
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
@@ -126,7 +127,7 @@ class CudaLowerer(Lowerer):
             pass  # only the output uses it: ``run`` rebuilds the structure itself
         elif isinstance(python, Builtin):
             out = self.env[node.out] = self.ns.fresh("v")
-            self.lines.append(f"{out} = {self.array_expr(node)}{loc_comment(node)}")
+            self.put(f"{out} = {self.array_expr(node)}", node)
         else:
             self.device_or_host(node)
 
@@ -135,7 +136,7 @@ class CudaLowerer(Lowerer):
         args = [self.name_of(v) for v in node.inputs]
         call = None if _has_half(node) else device_call(node, args)
         if call is not None:
-            self.lines.append(f"{out} = {call}{loc_comment(node)}")
+            self.put(f"{out} = {call}", node)
         elif not (node.op.writes and self.write_kernel(node, args, out)):
             self.on_host(node, args, out)
 
@@ -147,16 +148,15 @@ class CudaLowerer(Lowerer):
             if isinstance(v, Var) and not isinstance(v.type, MonadType) or \
                     isinstance(v, Const) and isinstance(v.value, (np.ndarray, tuple)):
                 h = self.ns.fresh("h")
-                self.lines.append(f"{h} = _rt_cuda_host({a})")
+                self.put(f"{h} = _rt_cuda_host({a})")
                 a = h
             hosts.append(a)
         lowering = node.op.lowering["python"]
-        loc = loc_comment(node)
         if isinstance(lowering, Statements):
             lines = lowering.emit(hosts, node, out)
-            self.lines += [lines[0] + loc, *lines[1:]]
+            self.body += located(lines, node.loc)
             if node.op.writes:  # the host copy of the weight was written: store it back
-                self.lines.append(f"{out} = _rt_cuda_store({args[0]}, {hosts[0]})")
+                self.put(f"{out} = _rt_cuda_store({args[0]}, {hosts[0]})")
             return
         if isinstance(lowering, LoopNest):
             lowering = lowering.otherwise  # type: ignore[assignment]
@@ -165,7 +165,7 @@ class CudaLowerer(Lowerer):
         else:
             assert isinstance(lowering, ArrayExpr), (node.op, lowering)
             text = lowering.emit(hosts, node)
-        self.lines.append(f"{out} = _rt_cuda_dev({text}){loc}")
+        self.put(f"{out} = _rt_cuda_dev({text})", node)
 
     # --- generated kernels --------------------------------------------------------------
 
@@ -191,8 +191,7 @@ class CudaLowerer(Lowerer):
             scalars[n.out] = (Name(t), dt)
             if n in outs:
                 out = self.env[n.out] = self.ns.fresh("v")
-                self.lines.append(f"{out} = _rt_cuda_empty({shape!r}, {dtype_ref(dt)})"
-                                  f"{loc_comment(n)}")
+                self.put(f"{out} = _rt_cuda_empty({shape!r}, {dtype_ref(dt)})", n)
                 kernel.store(out, TensorType(dt, shape), t)
         self.launch(kernel, group[0])
 
@@ -210,7 +209,7 @@ class CudaLowerer(Lowerer):
             new = substitute(self.lowering(node.op.update).expr, [old, new])
         kernel.store(args[0], t, render_device(Cast(t.dtype, new)))
         self.launch(kernel, node)
-        self.lines.append(f"{out} = {args[0]}")
+        self.put(f"{out} = {args[0]}")
         return True
 
     def launch(self, kernel: _KernelWriter, node: Node) -> None:
@@ -218,8 +217,8 @@ class CudaLowerer(Lowerer):
         self.shared.device.append(kernel.finish(name))
         size = int(np.prod(kernel.shape))
         if size:
-            self.lines.append(f"{name}[_rt_cuda_blocks({size}), _rt_cuda_THREADS]"
-                              f"({', '.join(kernel.args)}){loc_comment(node)}")
+            self.put(f"{name}[_rt_cuda_blocks({size}), _rt_cuda_THREADS]"
+                     f"({', '.join(kernel.args)})", node)
 
     # --- the host driver's own code -----------------------------------------------------
 
@@ -228,8 +227,8 @@ class CudaLowerer(Lowerer):
         takes them from the in-process weight arenas; ``forward`` keeps them resident)."""
         return [self.env[w] for w in self.graph.weights]
 
-    def truth(self, name: str) -> str:
-        return f"_rt_cuda_item({name})"
+    def truth(self, name: str) -> Expr:
+        return Helper("_rt_cuda_item", (Name(name),))
 
     def copied(self, name: str, v: Value) -> str:
         if isinstance(v.type, (MonadType, RefType)) or tensor_of(v.type) is None:

@@ -124,10 +124,28 @@ def cmd_ir(args: argparse.Namespace) -> int:
         else:
             write_atomic(args.output, text)
         return 0
+    if args.kernels:
+        print(kernels_text(compiled.module, args.kernels))
+        return 0
     print(print_module(compiled.module, locs=not args.no_locs))
     if not args.quiet:
         print(compiled.report.format())
     return 0
+
+
+def kernels_text(module: Any, target: str) -> str:
+    """The kernel IR of each function code generation writes for ``target``: callees
+    first, the entry last (before outlining cuts it into the library's kernels)."""
+    from msc.codegen.generate import lower_for_target
+    from msc.ir.kernel import show_stmts
+
+    spec = lower_for_target(module, target, "")
+    out = []
+    for kernel in (*spec.callees, spec.kernel):
+        out.append(f"# kernel {kernel.name}({', '.join(kernel.params)})")
+        out += show_stmts(kernel.body, 1) or ["  (no statements)"]
+        out.append(f"  return {kernel.returns}" if kernel.returns else "")
+    return "\n".join(out)
 
 
 def entry_name(entry: Any, given: str | None) -> str:
@@ -389,6 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--side-effect-load-elim", type=int, choices=(0, 1, 2, 3),
                     metavar="LEVEL", help=LOAD_ELIM_HELP)
     ir.add_argument("--quiet", action="store_true", help="omit the per-pass table")
+    ir.add_argument("--kernels", nargs="?", const="numba", choices=("numba", "python", "cuda"),
+                    metavar="TARGET", help="print the kernel IR code generation builds for "
+                    "TARGET (default numba): loop nests with their roles, loads, stores, "
+                    "each statement's user line")
     ir.add_argument("--format", choices=("text", "dot", "svg", "html"), default="text",
                     help="text (default): the IR as printed; dot, svg: the graph as a picture "
                          "(Graphviz); html: a page with the picture, every node and the "

@@ -11,8 +11,9 @@ import pytest
 
 from msc.codegen.cuda.scalar import device_template, render_device
 from msc.codegen.half import rounded
-from msc.codegen.pyrender import literal, render
+from msc.codegen.pyrender import literal, render, render_stmts
 from msc.ir import dtypes, kernel
+from msc.ir import kernel as kernel_ir
 from msc.ir.kernel import (
     X0,
     X1,
@@ -169,3 +170,54 @@ def test_device_literals_are_kernel_source() -> None:
     assert render_device(Lit(float("inf"))) == "math.inf"
     assert render_device(Lit(float("-inf"), dtypes.float32)) == "np.float32((-math.inf))"
     assert render_device(Lit(float("nan"))) == "math.nan"
+
+
+# --- statements, as the lowerer builds them -------------------------------------------------
+
+
+def _dense_softmax_module() -> object:
+    import msc as ms
+    from msc import nn, ops
+    from msc.compiler import arg_spec, build
+
+    class Net(nn.Cell):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Dense(8, 4)
+
+        def construct(self, x):  # type: ignore[no-untyped-def]
+            y = ops.relu(self.fc(x)) * 2.0 + 1.0
+            return ops.softmax(y, axis=-1), ops.reduce_sum(y, 0)
+
+    x = np.zeros((3, 8), np.float32)
+    return build(Net(), [arg_spec(ms.Tensor(x))]).module
+
+
+def test_the_kernel_ir_of_a_model_names_loop_roles_and_user_lines() -> None:
+    """``msc ir --kernels``: the fused chain is a parallel loop, softmax's row maximum and
+    sum are reductions inside a parallel loop over rows, and every computed value names
+    the user's line."""
+    from msc.cli import kernels_text
+
+    text = kernels_text(_dense_softmax_module(), "numba")
+    lines = text.splitlines()
+    assert lines[0].startswith("# kernel Net_construct(")
+    fused = next(i for i, line in enumerate(lines) if "maximum(" in line)
+    assert lines[fused - 2].strip().startswith("parallel for")
+    assert "test_kernel.py:" in lines[fused]
+    assert any(line.strip().startswith("reduce for") for line in lines)
+    assert sum("if gt(" in line and "or ne(" in line for line in lines) == 1  # NaN wins
+
+
+def test_rendered_statements_are_the_kernels_source() -> None:
+    """The lines of every generated function are its statements rendered, nothing else."""
+    from msc.codegen.generate import lower_for_target
+
+    spec = lower_for_target(_dense_softmax_module(), "numba", "")  # type: ignore[arg-type]
+    for kernel in (*spec.callees, spec.kernel):
+        calls: dict[str, str] = {}
+        assert tuple(render_stmts(kernel.body, instead=calls)) == kernel.lines
+    roles = [s.role for s in spec.kernel.body if isinstance(s, kernel_ir.Loop)]
+    # the fused chain, softmax's rows, the column sum's rows folded in, its result written
+    assert roles == [kernel_ir.Role.PARALLEL, kernel_ir.Role.PARALLEL, kernel_ir.Role.REDUCE,
+                     kernel_ir.Role.PARALLEL]

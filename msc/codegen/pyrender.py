@@ -36,6 +36,7 @@ from msc.ir.kernel import (
     Name,
     Neg,
     Not,
+    ObjMode,
     Raise,
     Raw,
     Select,
@@ -126,7 +127,7 @@ def render_stmts(stmts: Sequence[Stmt], depth: int = 0,
         out.append(line)
         if isinstance(s, Loop) and s.instead and depth == 0 and instead is not None:
             instead[line] = "\n".join(render_stmts(s.instead))
-        if isinstance(s, (Loop, Raw)):
+        if isinstance(s, (Loop, Raw, ObjMode)):
             out += render_stmts(s.body, depth + 1)
         elif isinstance(s, Branch):
             out += render_stmts(s.body, depth + 1)
@@ -155,6 +156,8 @@ def _head(s: Stmt) -> str:
         return f"if {render(s.cond, scalar=True)}:"
     if isinstance(s, Raise):
         return f"raise {s.exc}({s.message!r})"
+    if isinstance(s, ObjMode):
+        return f"with objmode({', '.join(f'{k}={v!r}' for k, v in s.types)}):"
     raise TypeError(f"not a kernel-IR statement: {s!r}")
 
 

@@ -108,15 +108,20 @@ class Fn(Enum):
     COPYTO = "copyto"
     BROADCAST_TO = "broadcast_to"
     TAKE = "take"
+    TILE = "tile"
+    TRANSPOSE = "transpose"  # np.transpose(x, axes)
+    ADD = "add"  # ufuncs an outlined driver calls into an array (``out=``)
+    SUBTRACT = "subtract"
     ARGSORT = "argsort"
     DIVIDE = "divide"
     MATMUL = "matmul"
     METHOD_RESHAPE = "reshape"
-    METHOD_TRANSPOSE = "transpose"
+    METHOD_TRANSPOSE = "ndarray.transpose"  # (qualified: numpy's TRANSPOSE is "transpose")
     METHOD_ASTYPE = "astype"
     METHOD_COPY = "copy"
     METHOD_ITEM = "item"
     ATTR_T = "T"
+    ATTR_STRIDES = "strides"
     # Python's builtins on scalars (indices, bounds)
     PY_MIN = "min"
     PY_MAX = "max"
@@ -240,7 +245,7 @@ class AttrRef(Expr):
 @dataclass(frozen=True, slots=True)
 class Lit(Expr):
     """A number or bool; with ``dtype`` (an msc dtype) it is typed (``np.float32(2.5)``),
-    without it it is a Python literal."""
+    without it it is a Python literal (a string too: a helper's format or group name)."""
 
     value: Any
     dtype: Any = None
@@ -650,6 +655,17 @@ class Raise(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class ObjMode(Stmt):
+    """``with objmode(name='type', ...):`` over ``body``: Numba runs the body as Python
+    (a runtime helper keeping state between calls, MPI, a print); ``types`` gives the
+    Numba type of each name the body assigns that the kernel reads afterwards."""
+
+    body: tuple[Stmt, ...]
+    types: tuple[tuple[str, str], ...] = ()
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Raw(Stmt):
     """A line of source an emitter still writes as text (``text`` ends with ``:`` where
     it opens a block, which then holds ``body``). Lowerings move off it to the
@@ -661,7 +677,7 @@ class Raw(Stmt):
 
 
 def stmt_children(s: Stmt) -> tuple[Stmt, ...]:
-    if isinstance(s, (Loop, Raw)):
+    if isinstance(s, (Loop, Raw, ObjMode)):
         return s.body
     if isinstance(s, Branch):
         return s.body + s.orelse
@@ -697,4 +713,8 @@ def show_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
             out.append(f"{pad}{show(s.value)}{where}")
         elif isinstance(s, Raise):
             out.append(f"{pad}raise {s.exc}({s.message!r}){where}")
+        elif isinstance(s, ObjMode):
+            names = "".join(f" {k}: {v}" for k, v in s.types)
+            out.append(f"{pad}objmode{names}:{where}")
+            out += show_stmts(s.body, depth + 1)
     return out

@@ -21,12 +21,9 @@ import numpy as np
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError, ShapeError
 from msc.ir import dtypes
 from msc.ir.primitives.base import (
-    ArrayExpr,
     Attr,
-    LoopNest,
     Primitive,
     norm_axis,
-    on_all_targets,
     operand_dtype,
     register,
     want_int,
@@ -56,6 +53,7 @@ from msc.ir.primitives.shape_lowering import (
     _emit_strided_slice,
     _emit_tile,
     _emit_transpose,
+    _joined,
     _loops,
     _loops_gather,
     _loops_joined,
@@ -473,7 +471,7 @@ def _vjp_tile(b: Any, g: Any, x: Any, *, out: Any, multiples: tuple[int, ...]) -
 
 # --- the table -----------------------------------------------------------------------------
 
-_RESHAPE = on_all_targets(ArrayExpr(_emit_reshape))
+_RESHAPE = _array(_emit_reshape)
 _AXIS = (Attr("axis", 0),)
 
 
@@ -575,12 +573,10 @@ register(Primitive("Squeeze", _squeeze_infer, _squeeze_impl, _RESHAPE,
 register(Primitive("Flatten", _flatten_infer, _flatten_impl, _RESHAPE, cost=0, view=True,
                    vjp=vjp_reshape, batch=batch_reshape_like))
 register(Primitive("Concat", _concat_infer, _concat_impl,
-                   {"numba": LoopNest(_loops_joined(False), ArrayExpr(_emit_concat)),
-                    "python": ArrayExpr(_emit_concat)}, attrs=_AXIS,
+                   _joined(_loops_joined(False), _emit_concat), attrs=_AXIS,
                    vjp=_vjp_concat, batch=_batch_joined(stack=False)))
 register(Primitive("Stack", _stack_infer, _stack_impl,
-                   {"numba": LoopNest(_loops_joined(True), ArrayExpr(_emit_stack)),
-                    "python": ArrayExpr(_emit_stack)}, attrs=_AXIS,
+                   _joined(_loops_joined(True), _emit_stack), attrs=_AXIS,
                    vjp=_vjp_stack, batch=_batch_joined(stack=True)))
 register(Primitive("Split", _split_infer, _split_impl, _array(_emit_split),
                    attrs=_AXIS + (Attr("output_num", 1),), view=True, vjp=_vjp_split,

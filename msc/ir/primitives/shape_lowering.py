@@ -13,64 +13,74 @@ from msc.ir.kernel import (
     Assign,
     BinaryOp,
     Branch,
+    Call,
     Cast,
     Expr,
+    Fn,
     Lit,
+    Load,
     Name,
     Raise,
     Role,
+    Slice,
+    Stmt,
     Store,
+    Tuple,
+    astype,
+    contiguous,
     either,
     empty,
     ge,
     lt,
+    reshape,
+    shape_of,
 )
 from msc.ir.primitives.base import ArrayExpr, LoopNest, Lowering, on_all_targets
-from msc.ir.primitives.emitting import Loops, cast_to, in_type, out_type, reshape
+from msc.ir.primitives.emitting import Loops, in_type, out_type
 
 #: One entry of a ``StridedSlice`` index (``shape.py`` reads them, this module lowers them).
 SliceEntry = Any  # int | None | tuple[int, int | None, int]
 
 # --- code generation: views where numba allows them, contiguous copies where it needs --
+# (every emitter takes its operands as kernel-IR expressions and returns one)
 
 
-def _same_dtype(a: list[str], node: Any) -> list[str]:
+def _same_dtype(a: list[Expr], node: Any) -> list[Expr]:
     want = out_type(node).dtype
-    return [cast_to(x, in_type(node, i).dtype, want) for i, x in enumerate(a)]
+    return [x if in_type(node, i).dtype == want else astype(x, want) for i, x in enumerate(a)]
 
 
-def _emit_reshape(a: list[str], node: Any) -> str:
-    return reshape(a[0], out_type(node).shape)
+def _emit_reshape(a: list[Expr], node: Any) -> Expr:
+    return reshape(contiguous(a[0]), out_type(node).shape)
 
 
 def _emit_transpose(strided: bool) -> ArrayExpr:
     """A view. NOTE: numba takes seconds to compile ``np.transpose`` with axes (once per
     process), so its target (``strided``) builds the same view from permuted strides."""
-    def emit(a: list[str], node: Any) -> str:
+    def emit(a: list[Expr], node: Any) -> Expr:
         perm = tuple(node.attr["perm"])
         if perm == tuple(range(len(perm))):
             return a[0]
         if perm == tuple(reversed(range(len(perm)))):
-            return f"{a[0]}.T"
+            return Call(Fn.ATTR_T, (a[0],))
         if strided:
-            strides = "".join(f"{a[0]}.strides[{p}], " for p in perm)
-            return (f"np.lib.stride_tricks.as_strided({a[0]}, {out_type(node).shape!r}, "
-                    f"({strides}))")
-        return f"np.transpose({a[0]}, {perm!r})"
-    return ArrayExpr(emit)
+            strides = Call(Fn.ATTR_STRIDES, (a[0],))
+            return Call(Fn.AS_STRIDED, (a[0], shape_of(out_type(node).shape),
+                                        Tuple(tuple(strides[p] for p in perm))))
+        return Call(Fn.TRANSPOSE, (a[0], shape_of(perm)))
+    return ArrayExpr(emit, structured=True)
 
 
-def _emit_concat(a: list[str], node: Any) -> str:
-    parts = "".join(f"{x}, " for x in _same_dtype(a, node))
-    return f"np.concatenate(({parts}), {node.attr['axis']})"
+def _emit_concat(a: list[Expr], node: Any) -> Expr:
+    return Call(Fn.CONCATENATE, (Tuple(tuple(_same_dtype(a, node))), Lit(node.attr["axis"])))
 
 
-def _emit_stack(a: list[str], node: Any) -> str:
+def _emit_stack(a: list[Expr], node: Any) -> Expr:
     out = out_type(node)
     axis = node.attr["axis"] % out.ndim
     item = out.shape[:axis] + (1,) + out.shape[axis + 1:]
-    parts = "".join(f"{reshape(x, item)}, " for x in _same_dtype(a, node))
-    return f"np.concatenate(({parts}), {axis})"
+    parts = tuple(reshape(contiguous(x), item) for x in _same_dtype(a, node))
+    return Call(Fn.CONCATENATE, (Tuple(parts), Lit(axis)))
 
 
 #: Above this many operands the numba target copies each into place with its own loop:
@@ -81,7 +91,7 @@ _MANY_OPERANDS = 8
 
 def _loops_joined(stack: bool) -> Any:
     """Concat/Stack as one copy loop nest per operand into the preallocated result."""
-    def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+    def emit(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...] | None:
         o = out_type(node)
         if len(a) <= _MANY_OPERANDS or o.dtype == dtypes.float16:
             return None
@@ -93,7 +103,7 @@ def _loops_joined(stack: bool) -> Any:
             src = tuple(Name(names[d]) for d in range(t.ndim))
             at = Lit(i) if stack else Lit(offset) + src[axis]
             dst = src[:axis] + (at,) + src[axis + (not stack):]
-            value: Expr = Name(x)[src]
+            value: Expr = x[src]
             if t.dtype != o.dtype:
                 value = Cast(o.dtype, value)
             loops.emit(Store(Name(out)[dst], value))
@@ -103,23 +113,20 @@ def _loops_joined(stack: bool) -> Any:
     return emit
 
 
-def _emit_split(a: list[str], node: Any) -> str:
+def _emit_split(a: list[Expr], node: Any) -> Expr:
     x = in_type(node)
     axis = node.attr["axis"] % x.ndim
     step = x.shape[axis] // node.attr["output_num"]
-    pieces = []
-    for k in range(node.attr["output_num"]):
-        key = [":"] * axis + [f"{k * step}:{(k + 1) * step}"]
-        pieces.append(f"{a[0]}[{', '.join(key)}], ")
-    return "(" + "".join(pieces) + ")"
+    return Tuple(tuple(a[0][(Slice(),) * axis + (Slice(Lit(k * step), Lit((k + 1) * step)),)]
+                       for k in range(node.attr["output_num"])))
 
 
-def _emit_gather(a: list[str], node: Any) -> str:
-    body = f"np.take({a[0]}, {a[1]}, {node.attr['axis'] % in_type(node).ndim})"
-    return f"np.asarray({body})" if out_type(node).ndim == 0 else body
+def _emit_gather(a: list[Expr], node: Any) -> Expr:
+    body = Call(Fn.TAKE, (a[0], a[1], Lit(node.attr["axis"] % in_type(node).ndim)))
+    return Call(Fn.ASARRAY, (body,)) if out_type(node).ndim == 0 else body
 
 
-def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_gather(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """out[before, j, after] = x[before, idx[j], after]; negative indices count from
     the end, and an index out of range raises IndexError as eager mode does."""
     x, idx, o = in_type(node, 0), in_type(node, 1), out_type(node)
@@ -129,7 +136,7 @@ def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     before = loops.open(o.shape, range(axis), role=Role.PARALLEL)
     inner = loops.open(o.shape, range(axis, axis + idx.ndim), "j", role=Role.PARALLEL)
     k, dim = Name(fresh("k")), x.shape[axis]
-    loops.emit(Assign(k, Name(a[1])[tuple(Name(j) for j in inner.values())]))
+    loops.emit(Assign(k, a[1][tuple(Name(j) for j in inner.values())]))
     loops.emit(Branch(lt(k, 0), (Accumulate(k, BinaryOp.ADD, Lit(dim)),)))
     loops.emit(Branch(either(lt(k, 0), ge(k, dim)), (
         Raise("IndexError", f"Gather: an index is out of range for axis {axis} with size {dim}"),
@@ -137,21 +144,21 @@ def _loops_gather(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     after = loops.open(o.shape, range(axis + idx.ndim, o.ndim), role=Role.PARALLEL)
     names = tuple(Name(v) for v in (*before.values(), *inner.values(), *after.values()))
     src = (*(Name(v) for v in before.values()), k, *(Name(v) for v in after.values()))
-    loops.emit(Store(Name(out)[names], Name(a[0])[src]))
+    loops.emit(Store(Name(out)[names], a[0][src]))
     loops.close(after)
     loops.close(inner)
     loops.close(before)
     return loops.lines
 
 
-def _slice_text(entry: SliceEntry) -> str:
+def _slice_of(entry: SliceEntry) -> Expr:
     if isinstance(entry, tuple):
         start, stop, step = entry
-        return f"{start}:{'' if stop is None else stop}:{step}"
-    return str(entry)
+        return Slice(Lit(start), None if stop is None else Lit(stop), Lit(step))
+    return Lit(entry)
 
 
-def _emit_strided_slice(a: list[str], node: Any) -> str:
+def _emit_strided_slice(a: list[Expr], node: Any) -> Expr:
     """Basic indexing; new axes (None entries) are added by a reshape afterwards.
 
     Indexing with ints only gives a scalar, not a 0-d array, so such an index keeps
@@ -160,21 +167,21 @@ def _emit_strided_slice(a: list[str], node: Any) -> str:
     scalar = not any(isinstance(e, tuple) for e in entries)
     if scalar:
         entries = [(e, e + 1, 1) for e in entries]
-    body = f"{a[0]}[{', '.join(_slice_text(e) for e in entries)},]" if entries else a[0]
+    body = Load(a[0], tuple(_slice_of(e) for e in entries)) if entries else a[0]
     if scalar or len(entries) != len(node.attr["index"]):
-        return reshape(body, out_type(node).shape)
+        return reshape(contiguous(body), out_type(node).shape)
     return body
 
 
-def _emit_broadcast_to(a: list[str], node: Any) -> str:
-    return f"np.broadcast_to({a[0]}, {out_type(node).shape!r})"
+def _emit_broadcast_to(a: list[Expr], node: Any) -> Expr:
+    return Call(Fn.BROADCAST_TO, (a[0], shape_of(out_type(node).shape)))
 
 
-def _emit_tile(a: list[str], node: Any) -> str:
-    return f"np.tile({a[0]}, {tuple(node.attr['multiples'])!r})"
+def _emit_tile(a: list[Expr], node: Any) -> Expr:
+    return Call(Fn.TILE, (a[0], shape_of(tuple(node.attr["multiples"]))))
 
 
-def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_tile(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """out[i] = x[i % shape]: the input is aligned with the output's trailing dims."""
     x, o = in_type(node), out_type(node)
     loops = Loops(fresh)
@@ -183,14 +190,21 @@ def _loops_tile(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     lead = o.ndim - x.ndim
     src = tuple(Name(names[lead + e]) if o.shape[lead + e] == d else
                 (Lit(0) if d == 1 else Name(names[lead + e]) % d) for e, d in enumerate(x.shape))
-    loops.emit(Store(Name(out)[tuple(Name(v) for v in names.values())], Name(a[0])[src]))
+    loops.emit(Store(Name(out)[tuple(Name(v) for v in names.values())], a[0][src]))
     loops.close(names)
     return loops.lines
 
 
 def _array(emit: Any) -> dict[str, Lowering]:
-    return on_all_targets(ArrayExpr(emit))
+    return on_all_targets(ArrayExpr(emit, structured=True))
 
 
 def _loops(loops: Any, array: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+    return {"numba": LoopNest(loops, structured=True),
+            "python": ArrayExpr(array, structured=True)}
+
+
+def _joined(loops: Any, array: Any) -> dict[str, Lowering]:
+    """Concat and Stack: copy loops for many operands on the numba target, else ``array``."""
+    return {"numba": LoopNest(loops, ArrayExpr(array, structured=True), structured=True),
+            "python": ArrayExpr(array, structured=True)}

@@ -115,6 +115,15 @@ class Fn(Enum):
     ARGSORT = "argsort"
     DIVIDE = "divide"
     MATMUL = "matmul"
+    SWAPAXES = "swapaxes"
+    # numpy's reductions (``axis=``, ``keepdims=``, ``dtype=`` as keyword operands)
+    SUM = "sum"
+    MEAN = "mean"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
+    ARGMAX = "argmax"
+    ARGMIN = "argmin"
     METHOD_RESHAPE = "reshape"
     METHOD_TRANSPOSE = "ndarray.transpose"  # (qualified: numpy's TRANSPOSE is "transpose")
     METHOD_ASTYPE = "astype"
@@ -123,8 +132,8 @@ class Fn(Enum):
     ATTR_T = "T"
     ATTR_STRIDES = "strides"
     # Python's builtins on scalars (indices, bounds)
-    PY_MIN = "min"
-    PY_MAX = "max"
+    PY_MIN = "builtins.min"  # (qualified: numpy's reductions MIN and MAX are "min", "max")
+    PY_MAX = "builtins.max"
     PY_INT = "int"
     PY_FLOAT = "float"
     PY_RANGE = "range"

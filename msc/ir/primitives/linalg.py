@@ -40,12 +40,15 @@ from msc.ir.kernel import (
     Loop,
     Name,
     Role,
+    Stmt,
     Store,
     astype,
+    contiguous,
     empty,
     ne,
+    reshape,
 )
-from msc.ir.primitives.emitting import Loops, cast_to, in_type, out_type, reshape
+from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import (
     aligned,
     batch_elementwise,
@@ -144,54 +147,60 @@ def _dense_impl(x: Any, w: Any, b: Any = None) -> Any:
 # that read transposed and broadcast operands by index; the python target uses np.matmul.
 
 
-def _operands(a: list[str], node: Any) -> list[str]:
+def _operands(a: list[Expr], node: Any) -> list[Expr]:
     """Operands in the output dtype; bool contractions count in int64 (see ``_to_bool``)."""
     want = out_type(node).dtype
     compute = dtypes.int64 if want == dtypes.bool_ else want
-    return [cast_to(x, in_type(node, i).dtype, compute) for i, x in enumerate(a)]
+    return [x if in_type(node, i).dtype == compute else astype(x, compute)
+            for i, x in enumerate(a)]
 
 
-def _to_bool(body: str, node: Any) -> str:
+def _to_bool(body: Expr, node: Any) -> Expr:
     """A bool product (or sum with a bias) is true where any term is, as numpy's is."""
-    return f"({body} != 0)" if out_type(node).dtype == dtypes.bool_ else body
+    return ne(body, 0) if out_type(node).dtype == dtypes.bool_ else body
 
 
-def _emit_matmul(a: list[str], node: Any) -> str:
+def _t(x: Expr) -> Expr:
+    """``x.T``: a matrix transposed (a view)."""
+    return Call(Fn.ATTR_T, (x,))
+
+
+def _emit_matmul(a: list[Expr], node: Any) -> Expr:
     x, y = _operands(a, node)
     if node.attr["transpose_a"]:
-        x = f"{x}.T"
+        x = _t(x)
     if node.attr["transpose_b"]:
-        y = f"{y}.T"
-    return _to_bool(f"_rt_matmul({x}, {y})", node)
+        y = _t(y)
+    return _to_bool(Helper("_rt_matmul", (x, y)), node)
 
 
-def _emit_batch_matmul(a: list[str], node: Any) -> str:
+def _emit_batch_matmul(a: list[Expr], node: Any) -> Expr:
     x, y = _operands(a, node)
-    for i, flag in enumerate(("transpose_a", "transpose_b")):
-        if node.attr[flag]:
-            src = (x, y)[i]
-            swapped = f"np.swapaxes({src}, -1, -2)"
-            x, y = (swapped, y) if i == 0 else (x, swapped)
-    return _to_bool(f"np.matmul({x}, {y})", node)
+    if node.attr["transpose_a"]:
+        x = Call(Fn.SWAPAXES, (x, Lit(-1), Lit(-2)))
+    if node.attr["transpose_b"]:
+        y = Call(Fn.SWAPAXES, (y, Lit(-1), Lit(-2)))
+    return _to_bool(Call(Fn.MATMUL, (x, y)), node)
 
 
-def _emit_dense(a: list[str], node: Any, in_place_bias: bool = False) -> str:
+def _emit_dense(a: list[Expr], node: Any, in_place_bias: bool = False) -> Expr:
     """``in_place_bias``: a bias per output feature is added into the product's array
     (``_rt_matmul_bias``) instead of into a new one; the sums are the same."""
     ops = _operands(a, node)
     x, w, out = in_type(node, 0), in_type(node, 1), out_type(node)
-    rows = ops[0] if x.ndim == 2 else reshape(ops[0], (math.prod(x.shape[:-1]), x.shape[-1]))
-    weight = f"{ops[1]}.T" if w.ndim == 2 else reshape(ops[1], (w.shape[0], 1))
-    body = f"_rt_matmul({rows}, {weight})"
+    rows = ops[0] if x.ndim == 2 else \
+        reshape(contiguous(ops[0]), (math.prod(x.shape[:-1]), x.shape[-1]))
+    weight = _t(ops[1]) if w.ndim == 2 else reshape(contiguous(ops[1]), (w.shape[0], 1))
+    body: Expr = Helper("_rt_matmul", (rows, weight))
     if len(ops) == 3 and in_place_bias and w.ndim == 2 and in_type(node, 2).ndim == 1:
-        body = f"_rt_matmul_bias({rows}, {weight}, {ops[2]})"
+        body = Helper("_rt_matmul_bias", (rows, weight, ops[2]))
     elif len(ops) == 3:
-        body = f"({body} + {ops[2]})"
+        body = body + ops[2]
     body = _to_bool(body, node)
-    return body if (x.ndim, w.ndim) == (2, 2) else f"{body}.reshape({out.shape!r})"
+    return body if (x.ndim, w.ndim) == (2, 2) else reshape(body, out.shape)
 
 
-def _emit_dense_numba(a: list[str], node: Any) -> str:
+def _emit_dense_numba(a: list[Expr], node: Any) -> Expr:
     return _emit_dense(a, node, in_place_bias=True)
 
 
@@ -204,15 +213,15 @@ def _batch_index(t: TensorType, batch: tuple[int, ...],
                  for e, d in enumerate(t.shape[:-2]))
 
 
-def _matrix(x: str, at: tuple[Expr, ...], have: Any, want: Any, swap: bool) -> Expr:
+def _matrix(x: Expr, at: tuple[Expr, ...], have: Any, want: Any, swap: bool) -> Expr:
     """Operand ``x``'s matrix at batch index ``at``, in dtype ``want``, transposed if
     ``swap`` (a view: BLAS reads it in place)."""
-    m: Expr = Name(x)[at] if at else Name(x)
+    m = x[at] if at else x
     m = m if have == want else astype(m, want)
-    return Call(Fn.ATTR_T, (m,)) if swap else m
+    return _t(m) if swap else m
 
 
-def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_batch_matmul(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     """A loop over the batch; each step one gemm (floats) or an integer loop nest."""
     xt, yt, o = in_type(node, 0), in_type(node, 1), out_type(node)
     batch = o.shape[:-2]
@@ -231,8 +240,8 @@ def _loops_batch_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[s
         i, j = Name(rows[o.ndim - 2]), Name(rows[o.ndim - 1])
         k_dim = _matrix_dims(xt.shape, swap_a)[1]
         _int_dot(loops, fresh, node, Name(out)[(*at, i, j)], k_dim,
-                 lambda k: Name(a[0])[(*xb, k, i) if swap_a else (*xb, i, k)],
-                 lambda k: Name(a[1])[(*yb, j, k) if swap_b else (*yb, k, j)])
+                 lambda k: a[0][(*xb, k, i) if swap_a else (*xb, i, k)],
+                 lambda k: a[1][(*yb, j, k) if swap_b else (*yb, k, j)])
         loops.close(rows)
     loops.close(names)
     return loops.lines
@@ -251,13 +260,13 @@ def _int_dot(loops: Loops, fresh: Any, node: Any, dest: Expr, size: int,
     loops.emit(Store(dest, Cast(out_type(node).dtype, value)))
 
 
-def _loops_matmul(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+def _loops_matmul(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt] | None:
     if out_type(node).dtype.is_float:
         return None  # one gemm call: the array emitter
     return _loops_batch_matmul(a, node, out, fresh)
 
 
-def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | None:
+def _loops_dense(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt] | None:
     """Integer Dense: ``out[..., o] = sum_k x[..., k] * w[o, k] + b[o]``."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     if o.dtype.is_float:
@@ -269,9 +278,9 @@ def _loops_dense(a: list[str], node: Any, out: str, fresh: Any) -> list[str] | N
     row = (Name(names[o.ndim - 1]),) if w.ndim == 2 else ()
     bias = None
     if len(a) == 3:
-        bias = Name(a[2])[row if in_type(node, 2).ndim else ()]
+        bias = a[2][row if in_type(node, 2).ndim else ()]
     _int_dot(loops, fresh, node, Name(out)[tuple(Name(v) for v in names.values())],
-             x.shape[-1], lambda k: Name(a[0])[(*lead, k)], lambda k: Name(a[1])[(*row, k)],
+             x.shape[-1], lambda k: a[0][(*lead, k)], lambda k: a[1][(*row, k)],
              bias)
     loops.close(names)
     return loops.lines
@@ -374,17 +383,19 @@ def _batch_dense(b: Any, prim: Any, args: Any, dims: Any) -> tuple[Any, int]:
 _TRANSPOSES = (Attr("transpose_a", False), Attr("transpose_b", False))
 matmul = register(Primitive(
     "MatMul", _matmul_infer, _matmul_impl,
-    {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul), fresh=True),
-     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
+    {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul, structured=True),
+                       fresh=True, structured=True),
+     "python": ArrayExpr(_emit_matmul, structured=True)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
     vjp=_vjp_contraction(lambda b: b.matmul), batch=_batch_matmul_2d))
 batch_matmul = register(Primitive(
     "BatchMatMul", _batch_matmul_infer, _matmul_impl,
-    {"numba": LoopNest(_loops_batch_matmul, fresh=True),
-     "python": ArrayExpr(_emit_batch_matmul)},
+    {"numba": LoopNest(_loops_batch_matmul, fresh=True, structured=True),
+     "python": ArrayExpr(_emit_batch_matmul, structured=True)},
     attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul),
     batch=batch_elementwise))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
-    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba), fresh=True),
-     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
+    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba, structured=True),
+                       fresh=True, structured=True),
+     "python": ArrayExpr(_emit_dense, structured=True)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
     batch=_batch_dense))

@@ -107,6 +107,7 @@ class Fn(Enum):
     CONCATENATE = "concatenate"
     COPYTO = "copyto"
     BROADCAST_TO = "broadcast_to"
+    AS_STRIDED = "lib.stride_tricks.as_strided"  # a strided view (np.lib.stride_tricks)
     TAKE = "take"
     TILE = "tile"
     TRANSPOSE = "transpose"  # np.transpose(x, axes)
@@ -145,8 +146,9 @@ class Fn(Enum):
 
     @property
     def symbol(self) -> str:
-        """The function's name within its family (``math.sqrt`` -> ``sqrt``)."""
-        return self.value.rpartition(".")[2]
+        """The function's name within its family (``math.sqrt`` -> ``sqrt``; numpy's are
+        named from ``np``: ``lib.stride_tricks.as_strided``)."""
+        return self.value if self.spelling is Spelling.NUMPY else self.value.rpartition(".")[2]
 
 
 class BinaryOp(Enum):

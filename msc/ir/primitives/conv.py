@@ -20,7 +20,7 @@ product per example (``_loops_conv_gemm``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -36,7 +36,39 @@ from msc.ir.primitives.base import (
     want_float_tensor,
     want_int,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
+from msc.ir.kernel import (
+    ELLIPSIS,
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Call,
+    Cast,
+    Chain,
+    CompareOp,
+    Eval,
+    Expr,
+    Fn,
+    Lit,
+    Name,
+    Role,
+    Slice,
+    Stmt,
+    Store,
+    both,
+    call,
+    contiguous,
+    empty,
+    eq,
+    ge,
+    helper,
+    lift,
+    lt,
+    reshape,
+    shape_of,
+    transpose,
+    zeros,
+)
+from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose, _rt_padded, _rt_shifted
@@ -153,51 +185,85 @@ def _emit_conv_transpose(a: list[str], node: Any) -> str:
 # --- code generation: numba (loop nests) ---------------------------------------------------
 
 
+def _inside(i: str, size: int) -> Chain:
+    """The guard ``0 <= i < size``: index ``i`` is inside a dim of ``size``."""
+    return Chain((CompareOp.LE, CompareOp.LT), (Lit(0), Name(i), Lit(size)))
+
+
+def _span(lo: int, hi: int, step: int | None = None) -> Slice:
+    """``lo:hi`` (``lo:hi:step``) inside an index."""
+    return Slice(Lit(lo), Lit(hi), None if step is None else Lit(step))
+
+
+def _named(loops: Loops, name: str, value: Expr) -> str:
+    """``name``, bound to ``value`` by a statement of ``loops``."""
+    loops.emit(Assign(Name(name), value))
+    return name
+
+
+def _flat_index(names: list[str], shape: tuple[int, ...]) -> Expr:
+    """The row-major flat index of position ``names`` in ``shape``."""
+    flat: Expr = Name(names[0])
+    for name, size in zip(names[1:], shape[1:]):
+        flat = flat * size + Name(name)
+    return flat
+
+
 def open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, str],
-              size: tuple[int, ...], kept: Any = str) -> tuple[dict[int, str], list[str]]:
-    """Loops over the kernel taps, each guarded to read inside the unpadded input: for
-    output position ``at[d]`` along spatial dim d the input index is
-    ``at * stride - lo + tap * dilation``. Returns the taps and the input indices.
-    ``kept`` writes the window's literals (pooling keeps them from the outliner)."""
+              size: tuple[int, ...], kept: Callable[[int], Any] = Lit
+              ) -> tuple[dict[int, str], list[str]]:
+    """Loops over the kernel taps (folding the window: ``Role.REDUCE``), each guarded to
+    read inside the unpadded input: for output position ``at[d]`` along spatial dim d the
+    input index is ``at * stride - lo + tap * dilation``. Returns the taps and the input
+    indices; ``close_taps`` ends them. ``kept`` writes the window's literals: an
+    expression (pooling's ``int(3)``, ``Call(Fn.PY_INT, ...)``, keeps them from the
+    outliner), or text, taken as ``Loops.open`` takes a bound."""
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
+
+    def lit(v: int) -> Expr:
+        return lift(kept(v))
+
     taps, where = {}, []
     for d, k in enumerate(kernel):
-        taps.update(loops.open([kept(k) for k in kernel], (d,), "k"))
+        taps.update(loops.open([kept(k) for k in kernel], (d,), "k", Role.REDUCE))
         i = loops.fresh(f"i{d}")
-        loops.add(f"{i} = {at[d]} * {kept(stride[d])} - {kept(pad[2 * d])} + "
-                  f"{taps[d]} * {kept(dilation[d])}")
-        loops.add(f"if 0 <= {i} < {size[d]}:")
-        loops.depth += 1
+        loops.emit(Assign(Name(i), Name(at[d]) * lit(stride[d]) - lit(pad[2 * d]) +
+                          Name(taps[d]) * lit(dilation[d])))
+        loops.open_if(_inside(i, size[d]))
         where.append(i)
     return taps, where
 
 
 def close_taps(loops: Loops, taps: dict[int, str]) -> None:
-    loops.depth -= 2 * len(taps)
+    """End loops opened each with its guard (``open_taps``' taps): guard and loop, the
+    innermost first."""
+    for d in reversed(taps):
+        loops.close_if()
+        loops.close({d: taps[d]})
 
 
-def with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...], fill: str) -> str:
-    """The name of ``src`` inside a border of ``fill`` of ``pad`` ((lo, hi) per spatial
-    dim): a new array filled strip by strip, then the copy; ``src`` itself without
-    padding."""
+def with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...], fill: Any) -> str:
+    """The name of ``src`` inside a border of ``fill`` (an expression, or text written as
+    it is) of ``pad`` ((lo, hi) per spatial dim): a new array filled strip by strip, then
+    the copy; ``src`` itself without padding."""
     if not any(pad):
         return src
     lo, hi = pad[0::2], pad[1::2]
     shape = x.shape[:2] + _rt_padded(x.shape[2:], pad)
     name = loops.fresh("bordered")
-    loops.add(f"{name} = np.empty({shape!r}, {dtype_ref(x.dtype)})")
-    whole = [":"] * x.ndim
+    loops.emit(Assign(Name(name), empty(shape, x.dtype)))
+    whole = [Slice()] * x.ndim
     for d in range(x.ndim - 2):
         for strip in ((0, lo[d]), (shape[2 + d] - hi[d], shape[2 + d])):
             if strip[0] < strip[1]:
-                at = whole[:2 + d] + [f"{strip[0]}:{strip[1]}"] + whole[3 + d:]
-                loops.add(f"{name}[{', '.join(at)}] = {fill}")
-    inner = whole[:2] + [f"{lo[d]}:{lo[d] + s}" for d, s in enumerate(x.shape[2:])]
-    loops.add(f"{name}[{', '.join(inner)}] = {src}")
+                at = whole[:2 + d] + [_span(*strip)] + whole[3 + d:]
+                loops.emit(Store(Name(name)[tuple(at)], lift(fill)))
+    inner = whole[:2] + [_span(lo[d], lo[d] + s) for d, s in enumerate(x.shape[2:])]
+    loops.emit(Store(Name(name)[tuple(inner)], Name(src)))
     return name
 
 
-def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """out[n, o, p...] += x[n, group * cg + c, p * stride - lo + k * dilation] * w[o, c, k]
     for each of the group's channels c and taps k, with the output's last axis innermost:
     that loop walks both arrays contiguously over the range of positions whose input is
@@ -207,33 +273,34 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     nd, cg, og = x.ndim - 2, w.shape[1], o.shape[1] // node.attr["groups"]
     loops = Loops(fresh)
-    loops.add(f"{out} = np.zeros({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, (0, 1), "p")
-    c, ch, wv = fresh("c"), fresh("ch"), fresh("wv")
-    loops.add(f"for {c} in range({cg}):")
-    loops.depth += 1
-    loops.add(f"{ch} = {lead[1]} // {og} * {cg} + {c}")
-    taps = loops.open(w.shape, range(2, w.ndim), "k")
-    loops.add(f"{wv} = {a[1]}[{index([lead[1], c, *taps.values()])}]")
+    loops.emit(Assign(Name(out), zeros(o.shape, o.dtype)))
+    lead = loops.open(o.shape, (0, 1), "p", Role.PARALLEL)  # n, o
+    c = loops.open_range("c", None, cg, Role.REDUCE)  # the group's channels
+    ch, wv = fresh("ch"), fresh("wv")
+    loops.emit(Assign(Name(ch), Name(lead[1]) // og * cg + Name(c)))
+    taps = loops.open(w.shape, range(2, w.ndim), "k", Role.REDUCE)
+    loops.emit(Assign(Name(wv), Name(a[1])[(lead[1], c, *taps.values())]))
     where, opened = [], {}
     for d in range(nd - 1):  # outer spatial axes: guard each input index
-        opened.update(loops.open(o.shape, (d + 2,), "p"))
+        opened.update(loops.open(o.shape, (d + 2,), "p", Role.PARALLEL))
         i = fresh(f"i{d}")
-        loops.add(f"{i} = {opened[d + 2]} * {stride[d]} - {pad[2 * d]} + "
-                  f"{taps[d + 2]} * {dilation[d]}")
-        loops.add(f"if 0 <= {i} < {x.shape[d + 2]}:")
-        loops.depth += 1
+        loops.emit(Assign(Name(i), Name(opened[d + 2]) * stride[d] - pad[2 * d] +
+                          Name(taps[d + 2]) * dilation[d]))
+        loops.open_if(_inside(i, x.shape[d + 2]))
         where.append(i)
-    last, t, first, stop, q = nd - 1, fresh("t"), fresh("first"), fresh("stop"), fresh("q")
+    # the last axis: the positions q whose input q * s + t is inside the image
+    last, t, first, stop = nd - 1, fresh("t"), fresh("first"), fresh("stop")
     s, size = stride[last], x.shape[-1]
-    loops.add(f"{t} = {taps[w.ndim - 1]} * {dilation[last]} - {pad[2 * last]}")
-    loops.add(f"{first} = max(0, -({t} // {s}))")
-    loops.add(f"{stop} = min({o.shape[-1]}, ({size - 1} - {t}) // {s} + 1)")
-    loops.add(f"for {q} in range({first}, {stop}):")
-    dst = index([lead[0], lead[1], *opened.values(), q])
-    src = index([lead[0], ch, *where, f"{q} * {s} + {t}"])
-    loops.add(f"    {out}[{dst}] += {a[0]}[{src}] * {wv}")
-    loops.depth -= 2 * (nd - 1) + len(taps) + 1
+    loops.emit(Assign(Name(t), Name(taps[w.ndim - 1]) * dilation[last] - pad[2 * last]))
+    loops.emit(Assign(Name(first), call(Fn.PY_MAX, 0, -(Name(t) // s))))
+    loops.emit(Assign(Name(stop), call(Fn.PY_MIN, o.shape[-1], (size - 1 - Name(t)) // s + 1)))
+    q = loops.open_range("q", Name(first), Name(stop), Role.PARALLEL)
+    loops.emit(Accumulate(Name(out)[(lead[0], lead[1], *opened.values(), q)], BinaryOp.ADD,
+                          Name(a[0])[(lead[0], ch, *where, Name(q) * s + Name(t))] * Name(wv)))
+    loops.close_range(q)
+    close_taps(loops, opened)
+    loops.close(taps)
+    loops.close_range(c)
     loops.close(lead)
     return loops.lines
 
@@ -243,7 +310,7 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
 GEMM_MIN_DEPTH = 32
 
 
-def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
@@ -255,15 +322,15 @@ def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     return _loops_conv(a, node, out, fresh)
 
 
-def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """A stride-1 convolution without im2col: each example is copied into a zero border
     once, its spatial dims flattened, and for each tap the (out channels, channels)
     weight matrix times the input shifted by the tap's offset is accumulated into a
-    "wide" output, one BLAS call per tap (beta 1 after the first) reading the input where it lies. The
-    wide output has every padded column of each output row (a shift wraps a row's last
-    taps into the next row's border there); the output is its first columns. ResNet's
-    56x56 and 28x28 3x3 layers: about twice as fast as im2col plus one product, whose
-    copy is nine times the input's size."""
+    "wide" output, one BLAS call per tap (beta 1 after the first) reading the input where
+    it lies. The wide output has every padded column of each output row (a shift wraps a
+    row's last taps into the next row's border there); the output is its first columns.
+    ResNet's 56x56 and 28x28 3x3 layers: about twice as fast as im2col plus one product,
+    whose copy is nine times the input's size."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     dilation, pad = node.attr["dilation"], list(node.attr["pad"])
     padded = _rt_padded(x.shape[2:], pad)
@@ -272,39 +339,41 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> list[s
     # the last row's last taps read past the padded image: a slab of zeros more
     pad[1] += any((k - 1) * dilation[d] * strides[d] for d, k in enumerate(w.shape[3:], 1))
     padded = _rt_padded(x.shape[2:], pad)
-    dt, n, taps = dtype_ref(o.dtype), o.shape[0], math.prod(w.shape[2:])
+    n, taps = o.shape[0], math.prod(w.shape[2:])
     flat, weights, acc = fresh("xflat"), fresh("wtaps"), fresh("wide")
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
-    border = with_border(loops, a[0], x, tuple(pad), "0")
-    loops.add(f"{flat} = np.ascontiguousarray({border})"
-              f".reshape(({n}, {x.shape[1]}, {math.prod(padded)}))")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    border = with_border(loops, a[0], x, tuple(pad), Lit(0))
+    loops.emit(Assign(Name(flat), reshape(contiguous(border),
+                                          (n, x.shape[1], math.prod(padded)))))
     order = (*range(2, w.ndim), 0, 1)
-    loops.add(f"{weights} = np.ascontiguousarray({a[1]}.transpose({order!r}))"
-              f".reshape(({taps}, {w.shape[0]}, {w.shape[1]}))")
+    loops.emit(Assign(Name(weights), reshape(contiguous(transpose(a[1], order)),
+                                             (taps, w.shape[0], w.shape[1]))))
     if padded[1:] == o.shape[3:]:  # no column to drop (1x1): the products fill the output
-        loops.add(f"{acc} = {out}.reshape(({n}, {o.shape[1]}, {wide}))")
+        loops.emit(Assign(Name(acc), reshape(out, (n, o.shape[1], wide))))
     else:
-        loops.add(f"{acc} = np.empty(({n}, {o.shape[1]}, {wide}), {dt})")
-    batch = loops.open(o.shape, (0,), "n")
-    tap = loops.open(w.shape, range(2, w.ndim), "k")
+        loops.emit(Assign(Name(acc), empty((n, o.shape[1], wide), o.dtype)))
+    batch = loops.open(o.shape, (0,), "n", Role.PARALLEL)
+    # each tap's product adds into the example's wide output (the first one overwrites)
+    tap = loops.open(w.shape, range(2, w.ndim), "k", Role.REDUCE)
     offset, k = fresh("off"), fresh("tap")
-    loops.add(f"{offset} = " + " + ".join(f"{t} * {dilation[d - 2] * strides[d - 2]}"
-                                          for d, t in tap.items()))
-    loops.add(f"{k} = {_flat_index(list(tap.values()), w.shape[2:])}")
-    loops.add(f"_rt_matmul_into({weights}[{k}], {flat}[{batch[0]}, :, {offset}:{offset} + "
-              f"{wide}], {acc}[{batch[0]}], float(min({k}, 1)))")
+    shifts = [Name(t) * (dilation[d - 2] * strides[d - 2]) for d, t in tap.items()]
+    loops.emit(Assign(Name(offset), sum(shifts[1:], shifts[0])))
+    loops.emit(Assign(Name(k), _flat_index(list(tap.values()), w.shape[2:])))
+    shifted = Name(flat)[batch[0], Slice(), Slice(Name(offset), Name(offset) + wide)]
+    loops.emit(Eval(helper("_rt_matmul_into", Name(weights)[k], shifted, Name(acc)[batch[0]],
+                           call(Fn.PY_FLOAT, call(Fn.PY_MIN, k, 1)))))
     loops.close(tap)
     loops.close(batch)
     if padded[1:] != o.shape[3:]:
-        at = loops.open(o.shape, range(o.ndim), "c")
+        at = loops.open(o.shape, range(o.ndim), "c", Role.PARALLEL)
         spot = _flat_index([at[d] for d in range(2, o.ndim)], (o.shape[2], *padded[1:]))
-        loops.add(f"{out}[{index(list(at.values()))}] = {acc}[{at[0]}, {at[1]}, {spot}]")
+        loops.emit(Store(Name(out)[tuple(at.values())], Name(acc)[at[0], at[1], spot]))
         loops.close(at)
     return loops.lines
 
 
-def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """im2col: the input's windows are copied into a (channels x taps, output positions)
     matrix per example, zeros where a window leaves the image (one numpy copy of a
     strided view of the whole batch: ``windows``), and ``out[n]`` is the (out channels,
@@ -328,38 +397,39 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     reads, copies = (n - 1) * depth * w.shape[0], 2 * n * width * (w.shape[0] + direct * depth)
     whole = n > 1 and width * n <= 4096 and reads > copies  # one gemm over the batch
     loops = Loops(fresh)
-    dt = dtype_ref(o.dtype)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
-    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
-    loops.add(f"{flat} = {out}.reshape(({n}, {o.shape[1]}, {width}))")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    loops.emit(Assign(Name(weights), reshape(contiguous(a[1]), (w.shape[0], depth))))
+    loops.emit(Assign(Name(flat), reshape(out, (n, o.shape[1], width))))
     if direct and not whole:
-        loops.add(f"{cols} = np.ascontiguousarray({a[0]}).reshape(({n}, {depth}, {width}))")
+        loops.emit(Assign(Name(cols), reshape(contiguous(a[0]), (n, depth, width))))
     else:
         view = windows(loops, node, a[0], x, w.shape[2:], o.shape[2:])
         spatial = tuple(range(2, x.ndim))
         if whole:  # (channels, taps..., examples, positions...)
-            loops.add(f"{cols} = np.empty(({depth}, {width * n}), {dt})")
+            loops.emit(Assign(Name(cols), empty((depth, width * n), o.dtype)))
             order = (1, *spatial, 0, *(d + x.ndim - 2 for d in spatial))
             shape = (x.shape[1], *w.shape[2:], n, *o.shape[2:])
-            view = _named(loops, fresh("win"), f"{view}.transpose({order!r})")
+            view = _named(loops, fresh("win"), transpose(view, order))
         else:
-            loops.add(f"{cols} = np.empty(({n}, {depth}, {width}), {dt})")
+            loops.emit(Assign(Name(cols), empty((n, depth, width), o.dtype)))
             shape = (n, x.shape[1], *w.shape[2:], *o.shape[2:])
-        columns = _named(loops, fresh("colv"), f"{cols}.reshape({shape!r})")
-        loops.add(f"{columns}[...] = {view}")
+        columns = _named(loops, fresh("colv"), reshape(cols, shape))
+        loops.emit(Store(Name(columns)[ELLIPSIS], Name(view)))
     if not whole:
-        batch = loops.open(o.shape, (0,), "n")
-        loops.add(f"_rt_matmul_into({weights}, {cols}[{batch[0]}], {flat}[{batch[0]}], 0.0)")
+        batch = loops.open(o.shape, (0,), "n", Role.PARALLEL)
+        loops.emit(Eval(helper("_rt_matmul_into", weights, Name(cols)[batch[0]],
+                               Name(flat)[batch[0]], 0.0)))
         loops.close(batch)
         return loops.lines
     product = fresh("prod")
-    loops.add(f"{product} = np.empty(({o.shape[1]}, {width * n}), {dt})")
-    loops.add(f"_rt_matmul_into({weights}, {cols}, {product}, 0.0)")
-    at = loops.open((n, o.shape[1], width), (0, 1, 2), "c")
-    loops.add(f"{flat}[{at[0]}, {at[1]}, {at[2]}] = {product}[{at[1]}, {at[0]} * {width} + {at[2]}]")
+    loops.emit(Assign(Name(product), empty((o.shape[1], width * n), o.dtype)))
+    loops.emit(Eval(helper("_rt_matmul_into", weights, cols, product, 0.0)))
+    at = loops.open((n, o.shape[1], width), (0, 1, 2), "c", Role.PARALLEL)
+    loops.emit(Store(Name(flat)[at[0], at[1], at[2]],
+                     Name(product)[at[1], Name(at[0]) * width + Name(at[2])]))
     loops.close(at)
-    loops.instead(at, f"np.copyto({flat}, {product}.reshape(({o.shape[1]}, {n}, {width}))"
-                      f".transpose((1, 0, 2)))")  # numpy's copy: 3-4x the loop's speed
+    by_example = transpose(reshape(product, (o.shape[1], n, width)), (1, 0, 2))
+    loops.instead(at, Eval(Call(Fn.COPYTO, (Name(flat), by_example))))  # numpy's: 3-4x faster
     return loops.lines
 
 
@@ -371,64 +441,51 @@ def windows(loops: Loops, node: Any, src: str, x: TensorType, kernel: tuple[int,
     3x3 layer: 0.14 against 0.39 ms an example) and it costs Numba no compile; inside a
     kernel Numba makes the same view."""
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
-    border = with_border(loops, src, x, tuple(pad), "0")
+    border = with_border(loops, src, x, tuple(pad), Lit(0))
     if border == src:
-        border = _named(loops, loops.fresh("xc"), f"np.ascontiguousarray({src})")
+        border = _named(loops, loops.fresh("xc"), contiguous(src))
     shape = x.shape[:2] + _rt_padded(x.shape[2:], pad)
     step = [np.dtype(x.dtype.np_name).itemsize * math.prod(shape[d + 1:])
             for d in range(len(shape))]
     spatial = range(2, x.ndim)
     strides = (*step[:2], *(step[d] * dilation[d - 2] for d in spatial),
                *(step[d] * stride[d - 2] for d in spatial))
-    return _named(loops, loops.fresh("win"), f"np.lib.stride_tricks.as_strided({border}, "
-                  f"{(*shape[:2], *kernel, *size)!r}, {strides!r})")
+    return _named(loops, loops.fresh("win"), Call(Fn.AS_STRIDED, (
+        Name(border), shape_of((*shape[:2], *kernel, *size)), shape_of(strides))))
 
 
-def _named(loops: Loops, name: str, value: str) -> str:
-    """``name``, bound to ``value`` by a line of ``loops``."""
-    loops.add(f"{name} = {value}")
-    return name
-
-
-def _flat_index(names: list[str], shape: tuple[int, ...]) -> str:
-    """The row-major flat index of position ``names`` in ``shape``."""
-    text = names[0]
-    for name, size in zip(names[1:], shape[1:]):
-        text = f"({text}) * {size} + {name}"
-    return text
-
-
-def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """The adjoint, gathered: out[n, c, i...] sums dy[n, o, p] * w[o, c % cg, k] over the
     group's out channels o and the taps k with p * stride - lo + k * dilation == i."""
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     cg, og = w.shape[1], dy.shape[1] // node.attr["groups"]
-    acc, oc = fresh("acc"), fresh("o")
+    acc = fresh("acc")
     loops = Loops(fresh)
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, range(o.ndim), "p")
-    loops.add(f"{acc} = 0.0")
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    lead = loops.open(o.shape, range(o.ndim), "p", Role.PARALLEL)
+    loops.emit(Assign(Name(acc), Lit(0.0)))
     taps, where = {}, []
-    for d, k in enumerate(w.shape[2:]):
-        taps.update(loops.open(w.shape[2:], (d,), "k"))
+    for d, k in enumerate(w.shape[2:]):  # the taps that reach i, each with its p
+        taps.update(loops.open(w.shape[2:], (d,), "k", Role.REDUCE))
         t, p = fresh(f"t{d}"), fresh(f"q{d}")
-        loops.add(f"{t} = {lead[d + 2]} + {pad[2 * d]} - {taps[d]} * {dilation[d]}")
-        loops.add(f"{p} = {t} // {stride[d]}")
-        loops.add(f"if {t} >= 0 and {t} % {stride[d]} == 0 and {p} < {dy.shape[2 + d]}:")
-        loops.depth += 1
+        loops.emit(Assign(Name(t), Name(lead[d + 2]) + pad[2 * d] - Name(taps[d]) * dilation[d]))
+        loops.emit(Assign(Name(p), Name(t) // stride[d]))
+        loops.open_if(both(ge(t, 0), eq(Name(t) % stride[d], 0), lt(p, dy.shape[2 + d])))
         where.append(p)
-    loops.add(f"for {oc} in range({og}):")
-    ch = f"{lead[1]} // {cg} * {og} + {oc}"
-    loops.add(f"    {acc} += {a[0]}[{index([lead[0], ch, *where])}] * "
-              f"{a[1]}[{index([ch, f'{lead[1]} % {cg}', *taps.values()])}]")
+    oc = loops.open_range("o", None, og, Role.REDUCE)  # the group's out channels
+    ch = Name(lead[1]) // cg * og + Name(oc)
+    loops.emit(Accumulate(Name(acc), BinaryOp.ADD, Name(a[0])[(lead[0], ch, *where)] *
+                          Name(a[1])[(ch, Name(lead[1]) % cg, *taps.values())]))
+    loops.close_range(oc)
     close_taps(loops, taps)
-    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({acc})")
+    loops.emit(Store(Name(out)[tuple(lead.values())], Cast(o.dtype, Name(acc))))
     loops.close(lead)
     return loops.lines
 
 
-def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str,
+                                  fresh: Any) -> tuple[Stmt, ...]:
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and dy.dtype == w.dtype == o.dtype and dy.shape[1] >= GEMM_MIN_DEPTH:
@@ -436,7 +493,7 @@ def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str, fresh: Any)
     return _loops_conv_transpose(a, node, out, fresh)
 
 
-def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
     positions) matrix is the transposed weight matrix times its dy, one gemm call; then,
     tap by tap over the whole batch, the tap's columns are added where that tap read, in
@@ -447,28 +504,30 @@ def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) ->
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     depth, width, n = math.prod(w.shape[1:]), math.prod(dy.shape[2:]), o.shape[0]
     weights, cols, flat = fresh("wmat"), fresh("cols"), fresh("dyflat")
-    dt = dtype_ref(o.dtype)
     padded = o.shape[:2] + _rt_padded(o.shape[2:], pad)
     loops = Loops(fresh)
     acc = out if padded == o.shape else fresh("acc")
-    loops.add(f"{acc} = np.zeros({padded!r}, {dt})")
-    loops.add(f"{cols} = np.empty(({n}, {depth}, {width}), {dt})")
-    loops.add(f"{flat} = np.ascontiguousarray({a[0]}).reshape(({n}, {dy.shape[1]}, {width}))")
-    loops.add(f"{weights} = np.ascontiguousarray({a[1]}).reshape(({w.shape[0]}, {depth}))")
-    batch = loops.open(o.shape, (0,), "n")
-    loops.add(f"_rt_matmul_into({weights}.T, {flat}[{batch[0]}], {cols}[{batch[0]}], 0.0)")
+    loops.emit(Assign(Name(acc), zeros(padded, o.dtype)))
+    loops.emit(Assign(Name(cols), empty((n, depth, width), o.dtype)))
+    loops.emit(Assign(Name(flat), reshape(contiguous(a[0]), (n, dy.shape[1], width))))
+    loops.emit(Assign(Name(weights), reshape(contiguous(a[1]), (w.shape[0], depth))))
+    batch = loops.open(o.shape, (0,), "n", Role.PARALLEL)
+    loops.emit(Eval(helper("_rt_matmul_into", Call(Fn.ATTR_T, (Name(weights),)),
+                           Name(flat)[batch[0]], Name(cols)[batch[0]], 0.0)))
     loops.close(batch)
     shape = (*o.shape[:2], *w.shape[2:], *dy.shape[2:])
-    taps = _named(loops, fresh("colv"), f"{cols}.reshape({shape!r})")
+    taps = _named(loops, fresh("colv"), reshape(cols, shape))
     for tap in np.ndindex(*w.shape[2:]):
-        column = _named(loops, fresh("tap"), f"{taps}[:, :, {', '.join(map(str, tap))}]")
-        reach = ", ".join(f"{t * d}:{t * d + s * (m - 1) + 1}:{s}" for t, d, s, m in
-                          zip(tap, dilation, stride, dy.shape[2:]))
-        loops.add(f"{acc}[:, :, {reach}] += {column}")
+        column = _named(loops, fresh("tap"), Name(taps)[(Slice(), Slice(), *tap)])
+        reach = [_span(t * d, t * d + s * (m - 1) + 1, s) for t, d, s, m in
+                 zip(tap, dilation, stride, dy.shape[2:])]
+        loops.emit(Accumulate(Name(acc)[(Slice(), Slice(), *reach)], BinaryOp.ADD,
+                              Name(column)))
     if acc != out:
-        inside = ", ".join(f"{lo}:{lo + m}" for lo, m in zip(pad[0::2], o.shape[2:]))
-        loops.add(f"{out} = np.empty({o.shape!r}, {dt})")
-        loops.add(f"{out}[...] = {_named(loops, fresh('inner'), f'{acc}[:, :, {inside}]')}")
+        inside = [_span(lo, lo + m) for lo, m in zip(pad[0::2], o.shape[2:])]
+        loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+        inner = _named(loops, fresh("inner"), Name(acc)[(Slice(), Slice(), *inside)])
+        loops.emit(Store(Name(out)[ELLIPSIS], Name(inner)))
     return loops.lines
 
 

@@ -136,7 +136,7 @@ class Loops:
         self.fresh = fresh
         self.depth = 0
         self._flat: list[tuple[int, Stmt]] = []  # each statement and its depth
-        self._instead: dict[str, str] = {}  # an outermost loop's variable -> numpy calls
+        self._instead: dict[str, str | Stmt] = {}  # an outermost loop's variable -> numpy calls
 
     @property
     def lines(self) -> tuple[Stmt, ...]:
@@ -148,9 +148,10 @@ class Loops:
     def add(self, text: str) -> None:
         self.emit(Raw(text))
 
-    def instead(self, names: dict[int, str], call: str) -> None:
-        """``call``, one numpy call, computes what the loops ``names`` (opened outside any
-        other) do, to the bit: an outlined driver makes it (no kernel to compile)."""
+    def instead(self, names: dict[int, str], call: str | Stmt) -> None:
+        """``call``, one numpy call (a statement, or its text), computes what the loops
+        ``names`` (opened outside any other) do, to the bit: an outlined driver makes it
+        (no kernel to compile)."""
         first = next(iter(names.values()))
         if any(d == 0 and isinstance(st, Loop) and st.var == first for d, st in self._flat):
             self._instead[first] = call
@@ -211,9 +212,24 @@ class Loops:
         keep = Store(acc, v) if isinstance(acc, Load) else Assign(acc, v)
         self.emit(Branch(BoolOp(False, (wins, ne(v, v))), (keep,)))
 
+    def open_range(self, var_hint: str, start: Any, stop: Any,
+                   role: Role = Role.SERIAL) -> str:
+        """Start one loop ``for var in range(start, stop)`` over bounds computed in the
+        kernel (names, expressions; ``start`` None: ``range(stop)``) and return its fresh
+        variable; ``close_range`` ends it."""
+        var = self.fresh(var_hint)
+        self.emit(Loop(var, lift(stop), (), start=None if start is None else lift(start),
+                       role=role))
+        self.depth += 1
+        return var
+
+    def close_range(self, var: str) -> None:
+        """End the loop ``open_range`` started over ``var``."""
+        self.depth -= 1
+
 
 def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
-          instead: dict[str, str]) -> tuple[tuple[Stmt, ...], int]:
+          instead: dict[str, str | Stmt]) -> tuple[tuple[Stmt, ...], int]:
     """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a raw
     line ending with ``:``) holds the deeper statements after it; one emitted whole, with
     its body and nothing deeper after it, keeps its body."""
@@ -227,8 +243,8 @@ def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
         if isinstance(st, Loop):
             body = _nest(flat, d + 1, k + 1, end, instead)[0] or st.body
             calls = instead.get(st.var) if d == 0 else None
-            st = replace(st, body=body, instead=tuple(Raw(c) for c in calls.split("\n"))
-                         if calls else ())
+            st = replace(st, body=body, instead=() if not calls else (calls,)
+                         if isinstance(calls, Stmt) else tuple(Raw(c) for c in calls.split("\n")))
         elif isinstance(st, (Raw, Branch)) and end > k + 1:
             st = replace(st, body=_nest(flat, d + 1, k + 1, end, instead)[0])
         else:

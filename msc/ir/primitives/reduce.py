@@ -32,14 +32,20 @@ from msc.ir.primitives.base import (
 from msc.ir.kernel import (
     Assign,
     Branch,
+    Call,
     Cast,
+    DTypeRef,
+    Eval,
     Expr,
     Fn,
+    Helper,
     Lit,
     Name,
     Role,
+    Stmt,
     Store,
     Tuple,
+    astype,
     both,
     call,
     either,
@@ -49,9 +55,11 @@ from msc.ir.kernel import (
     lt,
     ne,
     ones,
+    reshape,
+    shape_of,
     zeros,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, element_at, in_type, out_type, reduced_at
+from msc.ir.primitives.emitting import Loops, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.rules import (
     example_ndim,
     is_float_tensor,
@@ -92,45 +100,52 @@ def _check_nonempty(t: TensorType, axes: tuple[int, ...]) -> None:
 # inside, so each result is a scalar accumulator.
 
 
-def _emit_reduction(kind: str) -> Callable[..., str]:
+#: numpy's function of each kind of reduction
+_NUMPY = {"sum": Fn.SUM, "mean": Fn.MEAN, "max": Fn.MAX, "min": Fn.MIN, "prod": Fn.PROD,
+          "argmax": Fn.ARGMAX, "argmin": Fn.ARGMIN}
+
+
+def _emit_reduction(kind: str) -> Callable[..., Expr]:
     """numpy's own reduction with the output dtype (integer means accumulate in float64,
     as the eager implementation does)."""
-    def emit(a: list[str], node: Any) -> str:
+    def emit(a: list[Expr], node: Any) -> Expr:
         x, out = in_type(node), out_type(node)
         axes = _axes(node.attr["axis"], x.ndim)
-        args = f"{a[0]}, axis={axes!r}, keepdims={bool(node.attr['keep_dims'])}"
+        kwargs: tuple[tuple[str, Expr], ...] = (
+            ("axis", shape_of(axes)), ("keepdims", Lit(bool(node.attr["keep_dims"]))))
         if kind in ("sum", "prod") and (x.dtype != out.dtype or x.dtype in _KEPT_UNSIGNED):
-            args += f", dtype={dtype_ref(out.dtype)}"
+            kwargs += (("dtype", DTypeRef(out.dtype)),)
         elif kind == "mean" and not x.dtype.is_float:
-            args += ", dtype=np.float64"
-        body = f"np.{kind}({args})"
+            kwargs += (("dtype", DTypeRef(dtypes.float64)),)
+        body: Expr = Call(_NUMPY[kind], (a[0],), kwargs)
         if kind == "mean" and not x.dtype.is_float:
-            body += f".astype({dtype_ref(out.dtype)})"
-        return f"np.asarray({body})" if out.ndim == 0 else body
+            body = astype(body, out.dtype)
+        return Call(Fn.ASARRAY, (body,)) if out.ndim == 0 else body
     return emit
 
 
-def _emit_arg(kind: str) -> Callable[..., str]:
-    def emit(a: list[str], node: Any) -> str:
+def _emit_arg(kind: str) -> Callable[..., Expr]:
+    def emit(a: list[Expr], node: Any) -> Expr:
         x, out = in_type(node), out_type(node)
         axis = _arg_axis(node.attr["axis"], x.ndim)
         keep = bool(node.attr["keep_dims"])
-        body = f"np.{kind}({a[0]}, axis={axis}, keepdims={keep}).astype(np.int64)"
-        return f"np.asarray({body})" if out.ndim == 0 else body
+        body = astype(Call(_NUMPY[kind], (a[0],), (("axis", Lit(axis)), ("keepdims", Lit(keep)))),
+                      dtypes.int64)
+        return Call(Fn.ASARRAY, (body,)) if out.ndim == 0 else body
     return emit
 
 
-def _loops_reduction(kind: str) -> Callable[..., list[str]]:
+def _loops_reduction(kind: str) -> Callable[..., list[Stmt]]:
     """sum/mean/prod accumulate in float64 (floats) or int64; max/min start from the
     first element and let a NaN win, as numpy does."""
-    def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
+    def emit(a: list[Name], node: Any, out: str, fresh: Callable[[str], str]) -> list[Stmt]:
         x, o = in_type(node), out_type(node)
         axes = _axes(node.attr["axis"], x.ndim)
         keep = bool(node.attr["keep_dims"])
         others = [d for d in range(x.ndim) if d not in axes]
         if axes and others and max(axes) < min(others):
             return _loops_leading(kind, a, node, out, fresh)
-        src, acc = Name(a[0]), Name(fresh("acc"))
+        src, acc = a[0], Name(fresh("acc"))
         loops = Loops(fresh)
         loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
         kept = loops.open(x.shape, others, role=Role.PARALLEL)
@@ -139,7 +154,7 @@ def _loops_reduction(kind: str) -> Callable[..., list[str]]:
         else:
             loops.emit(Assign(acc, Lit(int(kind == "prod"), _wide(kind, x.dtype))))
         if kind in ("sum", "mean") and x.dtype.is_float:
-            loops.fold("sum", acc.name, a[0], x.shape, kept, axes)
+            loops.fold("sum", acc.name, src.name, x.shape, kept, axes)
         else:
             red = loops.open(x.shape, axes, role=Role.REDUCE)
             loops.take(kind, acc, src[element_at({**kept, **red}, x.ndim)])
@@ -158,8 +173,8 @@ def _wide(kind: str, dt: DType) -> DType:
         dtypes.uint64 if dt in _KEPT_UNSIGNED else dtypes.int64
 
 
-def _loops_leading(kind: str, a: list[str], node: Any, out: str,
-                   fresh: Callable[[str], str]) -> list[str]:
+def _loops_leading(kind: str, a: list[Name], node: Any, out: str,
+                   fresh: Callable[[str], str]) -> list[Stmt]:
     """A reduction of leading axes (a bias's gradient sums the rows): each row is added
     into a row of accumulators, reading memory in order, where a column at a time strides
     through it waiting on one accumulator. Each column sums its elements in the same order
@@ -167,7 +182,7 @@ def _loops_leading(kind: str, a: list[str], node: Any, out: str,
     x, o = in_type(node), out_type(node)
     axes = _axes(node.attr["axis"], x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
-    src, acc = Name(a[0]), Name(fresh("acc"))
+    src, acc = a[0], Name(fresh("acc"))
     loops = Loops(fresh)
     loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     if kind in ("max", "min"):  # from the first row, as a column at a time starts
@@ -192,20 +207,21 @@ def _loops_leading(kind: str, a: list[str], node: Any, out: str,
     loops.emit(Store(Name(out)[where], Cast(o.dtype, result)))
     loops.close(at)
     if o.dtype.np_name in ("float32", "float64"):  # the accumulators rounded into it
-        cells = f"{acc.name}.reshape({o.shape!r})"
-        loops.instead(at, f"np.divide({cells}, {count}, out={out}, casting='unsafe')"
-                      if kind == "mean" else f"np.copyto({out}, {cells}, casting='unsafe')")
+        cells, unsafe = reshape(acc, o.shape), ("casting", Lit("unsafe"))
+        loops.instead(at, Eval(Call(Fn.DIVIDE, (cells, Lit(count)), (("out", Name(out)), unsafe))
+                               if kind == "mean" else
+                               Call(Fn.COPYTO, (Name(out), cells), (unsafe,))))
     return loops.lines
 
 
-def _loops_arg(kind: str) -> Callable[..., list[str]]:
+def _loops_arg(kind: str) -> Callable[..., list[Stmt]]:
     """The first extreme wins; the first NaN beats every number (numpy's rule)."""
-    def emit(a: list[str], node: Any, out: str, fresh: Callable[[str], str]) -> list[str]:
+    def emit(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]) -> list[Stmt]:
         x, o = in_type(node), out_type(node)
         axis = _arg_axis(node.attr["axis"], x.ndim)
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
         keep = bool(node.attr["keep_dims"])
-        src = Name(a[0])
+        src = a[0]
         best, at, v = Name(fresh("best")), Name(fresh("at")), Name(fresh("a"))
         loops = Loops(fresh)
         loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
@@ -242,9 +258,10 @@ def _flat(red: dict[int, str], shape: tuple[int, ...], axes: tuple[int, ...]) ->
 
 def _lowering(kind: str) -> dict[str, Lowering]:
     if kind.startswith("arg"):
-        return {"numba": LoopNest(_loops_arg(kind)), "python": ArrayExpr(_emit_arg(kind))}
-    return {"numba": LoopNest(_loops_reduction(kind)),
-            "python": ArrayExpr(_emit_reduction(kind))}
+        return {"numba": LoopNest(_loops_arg(kind), structured=True),
+                "python": ArrayExpr(_emit_arg(kind), structured=True)}
+    return {"numba": LoopNest(_loops_reduction(kind), structured=True),
+            "python": ArrayExpr(_emit_reduction(kind), structured=True)}
 
 
 def _widen_int(dt: DType) -> DType:
@@ -386,10 +403,10 @@ def _cumsum_impl(x: Any, *, axis: int, exclusive: bool, reverse: bool) -> Any:
     return _rt_cumsum(arr, axis % arr.ndim, bool(exclusive), bool(reverse))
 
 
-def _emit_cumsum(a: list[str], node: Any) -> str:
+def _emit_cumsum(a: list[Expr], node: Any) -> Expr:
     axis = node.attr["axis"] % node.inputs[0].type.ndim
-    return f"_rt_cumsum({a[0]}, {axis}, {bool(node.attr['exclusive'])}, " \
-        f"{bool(node.attr['reverse'])})"
+    return Helper("_rt_cumsum", (a[0], Lit(axis), Lit(bool(node.attr["exclusive"])),
+                                 Lit(bool(node.attr["reverse"]))))
 
 
 def _vjp_cumsum(b: Any, g: Any, x: Any, *, out: Any, axis: int, exclusive: bool,
@@ -409,9 +426,10 @@ def _batch_cumsum(b: Any, prim: Any, args: Any, dims: Any, *, axis: int, exclusi
                   exclusive=exclusive, reverse=reverse), 0
 
 
-cumsum = register(Primitive("CumSum", _cumsum_infer, _cumsum_impl, on_all_targets(ArrayExpr(_emit_cumsum)),
-                   attrs=(Attr("axis"), Attr("exclusive", False), Attr("reverse", False)),
-                   cost=2, vjp=_vjp_cumsum, batch=_batch_cumsum))
+cumsum = register(Primitive("CumSum", _cumsum_infer, _cumsum_impl,
+                            on_all_targets(ArrayExpr(_emit_cumsum, structured=True)),
+                            attrs=(Attr("axis"), Attr("exclusive", False), Attr("reverse", False)),
+                            cost=2, vjp=_vjp_cumsum, batch=_batch_cumsum))
 
 
 # --- Argmax / Argmin ------------------------------------------------------------------

@@ -25,8 +25,11 @@ from msc.ir.dtypes import DType, bool_, float16, float32, uint16
 from msc.ir.kernel import (
     X0,
     Assign,
+    Call,
     Cast,
+    DTypeRef,
     Expr,
+    Fn,
     Helper,
     Lit,
     Loop,
@@ -165,11 +168,12 @@ class FusedLoops:
             template = Helper(VECTOR_MATH[node.op].format(**node.attr), (X0,))
         return kernel.substitute(template, operands)
 
-    def elementwise_array(self, node: Node, args: list[str], lowering: Elementwise) -> str:
-        loaded = [(Name(a), _dtype(v)) for a, v in zip(args, node.inputs)]
-        e = self.expr(node, self.operands(node, loaded, scalar=False), scalar=False)
-        dt = node.out.type.dtype  # type: ignore[union-attr]
-        return f"np.asarray({render(e, scalar=False)}, {dtype_ref(dt)})"
+    def elementwise_array(self, node: Node, args: list[Expr], lowering: Elementwise) -> Expr:
+        """The op on whole arrays (numpy's ufuncs), its result of the node's dtype."""
+        loaded = [(a, _dtype(v)) for a, v in zip(args, node.inputs)]
+        e = kernel.on_arrays(self.expr(node, self.operands(node, loaded, scalar=False),
+                                       scalar=False))
+        return Call(Fn.ASARRAY, (e, DTypeRef(node.out.type.dtype)))  # type: ignore
 
     def join(self, node: Node) -> None:
         """Add elementwise ``node`` to the pending group. One of another shape that reads

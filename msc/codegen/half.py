@@ -36,7 +36,23 @@ import numpy as np
 from msc.codegen.pyrender import located
 from msc.ir import kernel
 from msc.ir.dtypes import DType, float16, float32, float64
-from msc.ir.kernel import Binary, Call, Cast, Expr, Helper, Lit, Loop, Raw, Spelling, Stmt
+from msc.ir.kernel import (
+    Binary,
+    Call,
+    Cast,
+    DTypeRef,
+    Eval,
+    Expr,
+    Fn,
+    Helper,
+    Lit,
+    Loop,
+    Name,
+    Raw,
+    Spelling,
+    Stmt,
+    lift,
+)
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives.base import LoopNest, Statements
 from msc.ir.types import RefType, ScalarType, TensorType, TupleType, Type, tensor_of
@@ -125,7 +141,9 @@ class HalfNodes:
     env: dict[Var, str]
     body: list[Stmt]
     name_of: Callable[[Value], str]
-    lowered_expr: Callable[[Node, list[str]], str]
+    lowered_expr: Callable[[Node, list[Any]], Any]
+    value_of: Callable[[Value], Expr]
+    assign: Callable[..., None]
 
     def half_node(self, node: Node, out: str) -> None:
         """Run ``node`` on float32 copies of its float16 operands (a write writes a copy
@@ -133,24 +151,31 @@ class HalfNodes:
         rounded once. ``Print`` runs in object mode, where numpy has float16: it prints
         the operands' bits viewed as float16."""
         lowering, loc = node.op.lowering[self.target.name], node.loc
+        structured = getattr(lowering, "structured", False)
         if isinstance(lowering, Statements) and not node.op.writes:
-            args = [viewed(self.name_of(v), v.type) for v in node.inputs]
+            if structured:
+                args: list[Any] = [Call(Fn.METHOD_VIEW, (self.value_of(v), DTypeRef(float16)))
+                                   if has_half(v.type) else self.value_of(v)
+                                   for v in node.inputs]
+            else:
+                args = [viewed(self.name_of(v), v.type) for v in node.inputs]
             self.body += located(lowering.emit(args, node, out), node.loc)
             return
         proxy = widened_node(node)
         args = []
         for v, p in zip(node.inputs, proxy.inputs):
             if not has_half(v.type):
-                args.append(self.name_of(p))
+                args.append(self.value_of(p) if structured else self.name_of(p))
                 continue
-            args.append(self.ns.fresh("f"))
-            self.body.append(Raw(f"{args[-1]} = "
-                                 f"{convert(self.name_of(v), v.type, '_rt_f16_widen')}", loc=loc))
+            f = self.ns.fresh("f")
+            args.append(Name(f) if structured else f)
+            self.body.append(Raw(f"{f} = {convert(self.name_of(v), v.type, '_rt_f16_widen')}",
+                                 loc=loc))
         if isinstance(lowering, Statements):  # a write
             self.body += located(lowering.emit(args, proxy, out), loc)
             if has_half(node.inputs[0].type):
                 ref = self.env[node.out] = self.name_of(node.inputs[0])
-                self.body.append(Raw(f"_rt_f16_narrow_into({args[0]}, {ref})"))
+                self.body.append(Eval(Helper("_rt_f16_narrow_into", (lift(args[0]), Name(ref)))))
             return
         result = self.ns.fresh("f") if has_half(node.out.type) else out
         loops = None
@@ -160,7 +185,7 @@ class HalfNodes:
             self.body += [replace(s, instead=()) if isinstance(s, Loop) else s
                           for s in located(loops, loc)]
         else:
-            self.body.append(Raw(f"{result} = {self.lowered_expr(proxy, args)}", loc=loc))
+            self.assign(result, self.lowered_expr(proxy, args), node)
         if result != out:
             self.body.append(Raw(f"{out} = {convert(result, node.out.type, '_rt_f16_narrow')}"))
 
@@ -177,7 +202,7 @@ def rounded(e: Expr) -> Expr:
     selections are not rounded, but the result is.
 
     >>> from msc.codegen.pyrender import render
-    >>> print(render(rounded(1 / (1 + call(Fn.EXP, -Name("a")))), scalar=True))  # sigmoid
+    >>> print(render(rounded(1 / (1 + call(Fn.EXP, -Name("a"))))))  # sigmoid
     _rt_f16_round((np.float32(1.0) / _rt_f16_round((np.float32(1.0) + \
         _rt_f16_round(np.exp((-a)))))))
     """

@@ -29,7 +29,21 @@ from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
 from msc.codegen.targets import Float16, Target, target_named
 from msc.errors import InternalCompilerError
-from msc.ir.kernel import Branch, Call, Expr, Fn, Name, Not, Raw, Stmt
+from msc.ir.kernel import (
+    Assign,
+    Branch,
+    Call,
+    Expr,
+    Fn,
+    Invoke,
+    Lit,
+    Load,
+    Name,
+    Not,
+    Raw,
+    Stmt,
+    Tuple,
+)
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import (
@@ -136,6 +150,28 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if isinstance(v.value, tuple):  # a folded tuple: its arrays are constants too
             return "(" + "".join(f"{self.name_of(Const(e))}, " for e in v.value) + ")"
         return literal(v.value, None)
+
+    def value_of(self, v: Value) -> Expr:
+        """``v`` as a kernel-IR expression (what ``name_of`` names, as a tree)."""
+        if isinstance(v, Const) and isinstance(v.value, tuple):
+            return Tuple(tuple(self.value_of(Const(e)) for e in v.value))
+        if isinstance(v, Const) and not isinstance(v.value, np.ndarray) or \
+                isinstance(v.type, MonadType):
+            return Lit(0 if isinstance(v.type, MonadType) else v.value)
+        return Name(self.name_of(v))
+
+    def operands_for(self, node: Node, lowering: Any) -> list[Any]:
+        """``node``'s operands as its lowering takes them: expressions (structured) or
+        source text."""
+        if getattr(lowering, "structured", False):
+            return [self.value_of(v) for v in node.inputs]
+        return [self.name_of(v) for v in node.inputs]
+
+    def assign(self, out: str, value: Expr | str, node: Node | None = None) -> None:
+        """``out = value``, with ``node``'s user line."""
+        loc = node.loc if node is not None else None
+        self.body.append(Assign(Name(out), value, loc=loc) if isinstance(value, Expr)
+                         else Raw(f"{out} = {value}", loc=loc))
 
     # --- graph ----------------------------------------------------------------------
 
@@ -283,10 +319,10 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         widen = self.half and not isinstance(lowering, Builtin) and \
             not (node.op.view and not node.op.writes) and involves_half(node)
         if isinstance(lowering, Statements):  # writes and prints
-            args = [self.name_of(v) for v in node.inputs]
             if node.op.writes and node.inputs[1] in self.written:  # see fusion.flush
-                self.env[node.out] = args[0]
+                self.env[node.out] = self.name_of(node.inputs[0])
                 return
+            args = self.operands_for(node, lowering)
             if widen:
                 self.half_node(node, out)
                 return
@@ -297,12 +333,12 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             return
         loops = None
         if isinstance(lowering, LoopNest):
-            loops = lowering.emit([self.name_of(v) for v in node.inputs], node, out,
+            loops = lowering.emit(self.operands_for(node, lowering), node, out,
                                   self.ns.fresh)
         if loops:
             self.emitted(node, loops)
         else:
-            self.put(f"{out} = {self.array_expr(node)}", node)
+            self.assign(out, self.array_expr(node), node)
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
 
@@ -389,22 +425,26 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
         return f"np.ascontiguousarray({name})" if t is not None and t.ndim else name
 
-    def array_expr(self, node: Node) -> str:
-        args = [self.name_of(v) for v in node.inputs]
+    def array_expr(self, node: Node) -> Expr | str:
         if node.op is Op.MakeTuple:
-            return "(" + "".join(f"{a}, " for a in args) + ")"
+            return Tuple(tuple(self.value_of(v) for v in node.inputs))
         if node.op is Op.TupleGetItem:
-            return f"{args[0]}[{node.attr['index']}]"
+            return Load(self.value_of(node.inputs[0]), (Lit(node.attr["index"]),))
         if (g := callee(node)) is not None:
-            args += self.shared.needs[g.name]
-            return f"{self.shared.kernels[g.name]}({', '.join(args)})"
-        return self.lowered_expr(node, args)
+            args = [self.value_of(v) for v in node.inputs]
+            args += [Name(k) for k in self.shared.needs[g.name]]
+            return Invoke(self.shared.kernels[g.name], tuple(args))
+        return self.lowered_expr(node, self.operands_for(node, self.array_lowering(node)))
 
-    def lowered_expr(self, node: Node, args: list[str]) -> str:
-        """The expression the primitive's lowering writes for ``node`` on ``args``."""
+    def array_lowering(self, node: Node) -> Any:
+        """The lowering that computes ``node`` as one array expression."""
         lowering = node.op.lowering[self.target.name]
-        if isinstance(lowering, LoopNest):  # the loop nest declined
-            lowering = lowering.otherwise  # type: ignore[assignment]
+        return lowering.otherwise if isinstance(lowering, LoopNest) else lowering  # declined
+
+    def lowered_expr(self, node: Node, args: list[Any]) -> Expr | str:
+        """The expression the primitive's lowering writes for ``node`` on ``args`` (as
+        ``operands_for`` gives them)."""
+        lowering = self.array_lowering(node)
         if isinstance(lowering, Elementwise):
             return self.elementwise_array(node, args, lowering)
         if not isinstance(lowering, ArrayExpr):

@@ -30,6 +30,7 @@ from msc.ir.kernel import (
     Eval,
     Expr,
     Helper,
+    Invoke,
     Lit,
     Load,
     Loop,
@@ -59,10 +60,11 @@ def literal(value: Any, dt: Any = None) -> str:
     return f"{dtype_ref(dt)}({text})" if dt is not None else text
 
 
-def render(e: Expr, *, scalar: bool) -> str:
-    """``e``'s source: on scalars (``scalar``) or on whole arrays."""
-    def r(x: Expr) -> str:
-        return render(x, scalar=scalar)
+def render(e: Expr) -> str:
+    """``e``'s source. A cast is a dtype's constructor and a selection a conditional
+    expression, as on scalars: on whole arrays they are ``astype`` and ``where`` calls
+    (``kernel.on_arrays``)."""
+    r = render
 
     if isinstance(e, Name):
         return e.name
@@ -76,15 +78,12 @@ def render(e: Expr, *, scalar: bool) -> str:
         return f"(-{r(e.x)})"
     if isinstance(e, Call):
         return _call(e, r)
-    if isinstance(e, Helper):
+    if isinstance(e, (Helper, Invoke)):
         return f"{e.name}({', '.join(r(a) for a in e.args)})"
     if isinstance(e, Select):
-        if scalar:
-            return f"({r(e.a)} if {r(e.cond)} else {r(e.b)})"
-        return f"np.where({r(e.cond)}, {r(e.a)}, {r(e.b)})"
+        return f"({r(e.a)} if {r(e.cond)} else {r(e.b)})"
     if isinstance(e, Cast):
-        return f"{dtype_ref(e.dtype)}({r(e.x)})" if scalar else \
-            f"{r(e.x)}.astype({dtype_ref(e.dtype)})"
+        return f"{dtype_ref(e.dtype)}({r(e.x)})"
     if isinstance(e, Load):
         return f"{r(e.array)}[{', '.join(r(i) for i in e.index) or '()'}]"
     if isinstance(e, Slice):
@@ -141,19 +140,19 @@ def _head(s: Stmt) -> str:
     if isinstance(s, Raw):
         return s.text
     if isinstance(s, Assign):
-        return f"{_target(s.target)} = {render(s.value, scalar=True)}"
+        return f"{_target(s.target)} = {render(s.value)}"
     if isinstance(s, Store):
-        return f"{render(s.target, scalar=True)} = {render(s.value, scalar=True)}"
+        return f"{render(s.target)} = {render(s.value)}"
     if isinstance(s, Accumulate):
-        return f"{render(s.target, scalar=True)} {s.op.value}= {render(s.value, scalar=True)}"
+        return f"{render(s.target)} {s.op.value}= {render(s.value)}"
     if isinstance(s, Eval):
-        return render(s.value, scalar=True)
+        return render(s.value)
     if isinstance(s, Loop):
         bounds = [s.stop] if s.start is None and s.step is None else \
             [s.start or Lit(0), s.stop] + ([s.step] if s.step is not None else [])
-        return f"for {s.var} in range({', '.join(render(b, scalar=True) for b in bounds)}):"
+        return f"for {s.var} in range({', '.join(render(b) for b in bounds)}):"
     if isinstance(s, Branch):
-        return f"if {render(s.cond, scalar=True)}:"
+        return f"if {render(s.cond)}:"
     if isinstance(s, Raise):
         return f"raise {s.exc}({s.message!r})"
     if isinstance(s, ObjMode):
@@ -164,9 +163,9 @@ def _head(s: Stmt) -> str:
 def _target(e: Expr) -> str:
     """An assignment's target: a name, or names unpacked (``a, b``; ``a,``)."""
     if isinstance(e, Tuple):
-        names = [render(i, scalar=True) for i in e.items]
+        names = [render(i) for i in e.items]
         return ", ".join(names) + ("," if len(names) == 1 else "")
-    return render(e, scalar=True)
+    return render(e)
 
 
 def _where(s: Stmt) -> str:

@@ -104,6 +104,8 @@ class Fn(Enum):
     ONES = "ones"
     FULL = "full"
     ASCONTIGUOUSARRAY = "ascontiguousarray"
+    ASARRAY = "asarray"
+    WHERE = "where"
     CONCATENATE = "concatenate"
     COPYTO = "copyto"
     BROADCAST_TO = "broadcast_to"
@@ -130,6 +132,7 @@ class Fn(Enum):
     METHOD_ASTYPE = "astype"
     METHOD_COPY = "copy"
     METHOD_ITEM = "item"
+    METHOD_VIEW = "view"
     ATTR_T = "T"
     ATTR_STRIDES = "strides"
     # Python's builtins on scalars (indices, bounds)
@@ -238,6 +241,12 @@ class Expr:
     def __str__(self) -> str:
         return show(self)
 
+    def __format__(self, spec: str) -> str:
+        """An expression is not source: only a renderer writes it (an f-string that
+        formats one is a lowering bug, which this makes loud)."""
+        raise TypeError(f"format a kernel-IR expression with a renderer, not f-strings: "
+                        f"{show(self)}")
+
 
 @dataclass(frozen=True, slots=True)
 class Arg(Expr):
@@ -302,6 +311,14 @@ class Call(Expr):
 class Helper(Expr):
     """A call of a runtime helper (``msc/runtime``, ``_rt_*``), which the target's module
     carries: special functions, float16 rounding, vectorizable exp."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Invoke(Expr):
+    """A call of another generated function (a shared graph's kernel) by its name."""
 
     name: str
     args: tuple[Expr, ...]
@@ -472,7 +489,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.x,)
     if isinstance(e, Call):
         return e.args + tuple(v for _, v in e.kwargs)
-    if isinstance(e, Helper):
+    if isinstance(e, (Helper, Invoke)):
         return e.args
     if isinstance(e, Select):
         return (e.cond, e.a, e.b)
@@ -500,6 +517,8 @@ def with_children(e: Expr, new: Sequence[Expr]) -> Expr:
         return Call(e.fn, tuple(new[:n]), tuple((k, v) for (k, _), v in zip(e.kwargs, new[n:])))
     if isinstance(e, Helper):
         return Helper(e.name, tuple(new))
+    if isinstance(e, Invoke):
+        return Invoke(e.name, tuple(new))
     if isinstance(e, Select):
         return Select(new[0], new[1], new[2])
     if isinstance(e, Load):
@@ -526,6 +545,18 @@ def rewrite(e: Expr, rule: Callable[[Expr], Expr | None]) -> Expr:
         e = with_children(e, [rewrite(k, rule) for k in kids])
     out = rule(e)
     return e if out is None else out
+
+
+def on_arrays(e: Expr) -> Expr:
+    """``e`` on whole arrays: where a node means one thing on scalars and another on arrays,
+    its array form (a cast is ``astype``, a selection numpy's ``where``)."""
+    def rule(n: Expr) -> Expr | None:
+        if isinstance(n, Cast):
+            return Call(Fn.METHOD_ASTYPE, (n.x, DTypeRef(n.dtype)))
+        if isinstance(n, Select):
+            return Call(Fn.WHERE, (n.cond, n.a, n.b))
+        return None
+    return rewrite(e, rule)
 
 
 def bind(e: Expr, attrs: Mapping[str, Any]) -> Expr:
@@ -569,7 +600,7 @@ def show(e: Expr) -> str:
         return f"{e.fn.value}({', '.join(args)})"
     name = {Binary: lambda: e.op.name.lower(), Compare: lambda: e.op.name.lower(),  # type: ignore
             Neg: lambda: "neg", Call: lambda: e.fn.value, Helper: lambda: e.name,  # type: ignore
-            Select: lambda: "select", Not: lambda: "not"}[type(e)]()
+            Invoke: lambda: e.name, Select: lambda: "select", Not: lambda: "not"}[type(e)]()
     return f"{name}({', '.join(show(k) for k in children(e))})"
 
 

@@ -37,8 +37,8 @@ ELEMENTWISE = {name: p.lowering["numba"] for name, p in PRIMITIVES.items()
                if isinstance(p.lowering["numba"], Elementwise)}
 
 
-def evaluate(e: kernel.Expr, scalar: bool, **names: object) -> object:
-    return eval(render(e, scalar=scalar), {"np": np, "math": math}, names)  # noqa: S307
+def evaluate(e: kernel.Expr, **names: object) -> object:
+    return eval(render(e), {"np": np, "math": math}, names)  # noqa: S307
 
 
 def test_arithmetic_builds_nodes_and_prints_by_name() -> None:
@@ -87,7 +87,7 @@ def test_every_elementwise_op_renders_what_its_impl_computes(name: str) -> None:
     helpers = {k: getattr(m, k) for m in (numpy_rt, numpy_special_rt) for k in dir(m)
                if k.startswith("_rt_")}
     with np.errstate(all="ignore"):
-        got = eval(render(e, scalar=False), {"np": np, "math": math, **helpers}, names)  # noqa
+        got = eval(render(kernel.on_arrays(e)), {"np": np, "math": math, **helpers}, names)  # noqa
         want = prim.impl(*values, **defaults)
     np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
                                rtol=1e-6, equal_nan=True)
@@ -102,18 +102,18 @@ def _args(e: kernel.Expr) -> list[kernel.Arg]:
 
 def test_scalar_and_array_forms_of_a_selection() -> None:
     e = Select(gt(Name("x"), 0), Name("x"), Lit(0.0))
-    assert render(e, scalar=True) == "(x if (x > 0) else 0.0)"
-    assert render(e, scalar=False) == "np.where((x > 0), x, 0.0)"
-    assert evaluate(e, True, x=-1.5) == 0.0
-    assert list(evaluate(e, False, x=np.array([-1.0, 2.0]))) == [0.0, 2.0]
+    assert render(e) == "(x if (x > 0) else 0.0)"
+    assert render(kernel.on_arrays(e)) == "np.where((x > 0), x, 0.0)"
+    assert evaluate(e, x=-1.5) == 0.0
+    assert list(evaluate(kernel.on_arrays(e), x=np.array([-1.0, 2.0]))) == [0.0, 2.0]
 
 
 def test_literals_keep_their_dtype_and_special_values() -> None:
     assert literal(2.5, dtypes.float32) == "np.float32(2.5)"
     assert literal(float("inf")) == "float('inf')"
     assert literal(True) == "True"
-    assert render(Cast(dtypes.int32, Name("a")), scalar=False) == "a.astype(np.int32)"
-    assert math.isnan(evaluate(Lit(float("nan")), True))
+    assert render(kernel.on_arrays(Cast(dtypes.int32, Name("a")))) == "a.astype(np.int32)"
+    assert math.isnan(evaluate(Lit(float("nan"))))
 
 
 def test_float16_rounding_rounds_each_operation_as_numpy_does() -> None:
@@ -122,7 +122,7 @@ def test_float16_rounding_rounds_each_operation_as_numpy_does() -> None:
     x16 = np.linspace(-6, 6, 97).astype(np.float16)
     want = (np.float16(1) / (np.float16(1) + np.exp(-x16))).astype(np.float16)
     e = rounded(1 / (1 + call(Fn.EXP, -Name("a"))))
-    src = render(e, scalar=True)
+    src = render(e)
     assert src.startswith("_rt_f16_round(") and "np.float32(1.0)" in src
 
     def f16_round(v: object) -> np.float32:
@@ -135,12 +135,12 @@ def test_float16_rounding_rounds_each_operation_as_numpy_does() -> None:
 
 def test_float16_rounding_of_math_functions_and_helpers() -> None:
     e = rounded(call(Fn.MATH_ERF, Name("a")))
-    assert render(e, scalar=True) == "_rt_f16_round(math.erf(np.float64(a)))"
+    assert render(e) == "_rt_f16_round(math.erf(np.float64(a)))"
     e = rounded(Helper("_rt_gelu", (Name("a"), Lit("tanh"))))
-    assert render(e, scalar=True) == "_rt_f16_round(_rt_gelu_f16(a, 'tanh'))"
+    assert render(e) == "_rt_f16_round(_rt_gelu_f16(a, 'tanh'))"
     # a comparison is exact: only the selection's result is rounded
     e = rounded(Select(gt(Name("a"), 0), Name("a"), Lit(0.1)))
-    assert render(e, scalar=True) == "_rt_f16_round((a if (a > np.float32(0.0)) else " \
+    assert render(e) == "_rt_f16_round((a if (a > np.float32(0.0)) else " \
         "np.float32(0.0999755859375)))"
 
 

@@ -31,7 +31,7 @@ from msc.codegen.pyrender import located
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Cast, Expr, Helper, Lit, Name, substitute
+from msc.ir.kernel import Cast, Expr, Helper, Lit, Name, lift, substitute
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
@@ -127,7 +127,7 @@ class CudaLowerer(Lowerer):
             pass  # only the output uses it: ``run`` rebuilds the structure itself
         elif isinstance(python, Builtin):
             out = self.env[node.out] = self.ns.fresh("v")
-            self.put(f"{out} = {self.array_expr(node)}", node)
+            self.assign(out, self.array_expr(node), node)
         else:
             self.device_or_host(node)
 
@@ -143,29 +143,32 @@ class CudaLowerer(Lowerer):
     def on_host(self, node: Node, args: list[str], out: str) -> None:
         """Copy the operands to the host, run the python target's code, copy back."""
         self.shared.host_ops.add(node.op.name)
-        hosts = []
+        lowering = node.op.lowering["python"]
+        if isinstance(lowering, LoopNest):
+            lowering = lowering.otherwise  # type: ignore[assignment]
+        structured = getattr(lowering, "structured", False)
+        hosts: list[Any] = []
         for v, a in zip(node.inputs, args):
             if isinstance(v, Var) and not isinstance(v.type, MonadType) or \
                     isinstance(v, Const) and isinstance(v.value, (np.ndarray, tuple)):
                 h = self.ns.fresh("h")
                 self.put(f"{h} = _rt_cuda_host({a})")
-                a = h
-            hosts.append(a)
-        lowering = node.op.lowering["python"]
+                hosts.append(Name(h) if structured else h)
+            else:
+                hosts.append(self.value_of(v) if structured else a)
         if isinstance(lowering, Statements):
             lines = lowering.emit(hosts, node, out)
             self.body += located(lines, node.loc)
             if node.op.writes:  # the host copy of the weight was written: store it back
-                self.put(f"{out} = _rt_cuda_store({args[0]}, {hosts[0]})")
+                self.assign(out, Helper("_rt_cuda_store", (Name(args[0]), lift(hosts[0]))))
             return
-        if isinstance(lowering, LoopNest):
-            lowering = lowering.otherwise  # type: ignore[assignment]
         if isinstance(lowering, Elementwise):
-            text = self.elementwise_array(node, hosts, lowering)
+            value = self.elementwise_array(node, hosts, lowering)
         else:
             assert isinstance(lowering, ArrayExpr), (node.op, lowering)
-            text = lowering.emit(hosts, node)
-        self.put(f"{out} = _rt_cuda_dev({text})", node)
+            value = lowering.emit(hosts, node)
+        self.assign(out, Helper("_rt_cuda_dev", (value,)) if isinstance(value, Expr)
+                    else f"_rt_cuda_dev({value})", node)
 
     # --- generated kernels --------------------------------------------------------------
 

@@ -39,14 +39,17 @@ from msc.ir.kernel import (
     CompareOp,
     Expr,
     Fn,
+    Helper,
     Lit,
     Name,
     Not,
     Role,
+    Stmt,
     Store,
     call,
     empty,
     helper,
+    shape_of,
 )
 from msc.ir.primitives.emitting import Loops, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.reduce import reduced_shape
@@ -135,8 +138,8 @@ def _norm_axes(node: Any) -> tuple[int, ...]:
 
 
 def _emit_softmax(log: bool) -> Any:
-    def emit(a: list[str], node: Any) -> str:
-        return f"_rt_softmax({a[0]}, {_norm_axes(node)!r}, {log})"
+    def emit(a: list[Expr], node: Any) -> Expr:
+        return Helper("_rt_softmax", (a[0], shape_of(_norm_axes(node)), Lit(log)))
     return emit
 
 
@@ -147,13 +150,13 @@ def _row(loops: Loops, x: TensorType, kept: dict[int, str], axes: tuple[int, ...
     return element_at({**kept, **inner}, x.ndim), inner
 
 
-def _row_max(loops: Loops, src: str, x: TensorType, kept: dict[int, str],
+def _row_max(loops: Loops, src: Name, x: TensorType, kept: dict[int, str],
              axes: tuple[int, ...]) -> Name:
     """Statements computing the maximum over ``axes`` of the current row (a NaN wins, as
     in numpy); the name holding it. It starts from the row's first element."""
     top = Name(loops.fresh("top"))
-    loops.emit(Assign(top, Name(src)[element_at(kept, x.ndim)]))
-    loops.fold("max", top.name, src, x.shape, kept, axes)
+    loops.emit(Assign(top, src[element_at(kept, x.ndim)]))
+    loops.fold("max", top.name, src.name, x.shape, kept, axes)
     return top
 
 
@@ -161,15 +164,15 @@ def _loops_softmax(log: bool) -> Any:
     """Max, then the sum of exponentials (softmax stores them), then the result. float32
     rows store their exponentials first, by ``_rt_exp64`` in a loop of its own, which
     LLVM vectorizes (the float64 sum keeps a loop scalar), and sum them after."""
-    def emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    def emit(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:
         x, axes = in_type(node), _norm_axes(node)
-        src, dst = Name(a[0]), Name(out)
+        src, dst = a[0], Name(out)
         total, e = Name(fresh("total")), Name(fresh("e"))
         loops = Loops(fresh)
         loops.emit(Assign(dst, empty(x.shape, x.dtype)))
         kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes],
                           role=Role.PARALLEL)
-        top = _row_max(loops, a[0], x, kept, axes)
+        top = _row_max(loops, src, x, kept, axes)
         stored = x.dtype == dtypes.float32  # the exponentials, before the sum
         if stored:
             at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
@@ -203,13 +206,12 @@ def _layer_norm_axes(node: Any) -> tuple[int, int]:
     return node.attr["begin_norm_axis"] % x.ndim, node.attr["begin_params_axis"] % x.ndim
 
 
-def _emit_layer_norm(a: list[str], node: Any) -> str:
+def _emit_layer_norm(a: list[Expr], node: Any) -> Expr:
     begin, _ = _layer_norm_axes(node)
-    eps = float(node.attr["epsilon"])
-    return f"_rt_layer_norm({a[0]}, {a[1]}, {a[2]}, {begin}, {eps!r})"
+    return Helper("_rt_layer_norm", (*a[:3], Lit(begin), Lit(float(node.attr["epsilon"]))))
 
 
-def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_layer_norm(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:
     """Mean, then variance (of the centred values), then scale and shift; gamma and beta
     are indexed by the input's dims from ``begin_params_axis`` on."""
     x = in_type(node)
@@ -217,16 +219,16 @@ def _loops_layer_norm(a: list[str], node: Any, out: str, fresh: Any) -> list[str
     axes = tuple(range(begin, x.ndim))
     n = math.prod(x.shape[begin:])
     eps = float(node.attr["epsilon"])
-    src, gamma, beta = Name(a[0]), Name(a[1]), Name(a[2])
+    src, gamma, beta = a
     mean, var, scale = Name(fresh("mean")), Name(fresh("var")), Name(fresh("scale"))
     loops = Loops(fresh)
     loops.emit(Assign(Name(out), empty(x.shape, x.dtype)))
     kept = loops.open(x.shape, range(begin), role=Role.PARALLEL)
     loops.emit(Assign(mean, Lit(0.0)))
-    loops.fold("sum", mean.name, a[0], x.shape, kept, axes)
+    loops.fold("sum", mean.name, src.name, x.shape, kept, axes)
     loops.emit(Accumulate(mean, BinaryOp.DIV, Lit(n)))
     loops.emit(Assign(var, Lit(0.0)))
-    loops.fold("squares", var.name, a[0], x.shape, kept, axes, around=mean.name)
+    loops.fold("squares", var.name, src.name, x.shape, kept, axes, around=mean.name)
     loops.emit(Assign(scale, 1.0 / call(Fn.MATH_SQRT, var / n + eps)))
     at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
     p = at[params_at:]  # gamma's and beta's element
@@ -258,25 +260,25 @@ def _logsumexp_impl(x: Any, *, axis: tuple[int, ...], keep_dims: bool) -> Any:
         return _rt_logsumexp(arr, _logsumexp_axes(axis, arr.ndim), keep_dims)
 
 
-def _emit_logsumexp(a: list[str], node: Any) -> str:
+def _emit_logsumexp(a: list[Expr], node: Any) -> Expr:
     axes = _logsumexp_axes(node.attr["axis"], in_type(node).ndim)
-    return f"_rt_logsumexp({a[0]}, {axes!r}, {node.attr['keep_dims']})"
+    return Helper("_rt_logsumexp", (a[0], shape_of(axes), Lit(node.attr["keep_dims"])))
 
 
 _INF = Name("np.inf")  # numpy's infinity, as the kernels spell it
 
 
-def _loops_logsumexp(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_logsumexp(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:
     """The maximum (0 where it is not finite, as ``_rt_logsumexp``), then the sum of the
     shifted exponentials, accumulated in float64."""
     x, o = in_type(node), out_type(node)
     axes = _logsumexp_axes(node.attr["axis"], x.ndim)
-    src, total = Name(a[0]), Name(fresh("total"))
+    src, total = a[0], Name(fresh("total"))
     loops = Loops(fresh)
     loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     kept = loops.open(x.shape, [d for d in range(x.ndim) if d not in axes],
                       role=Role.PARALLEL)
-    top = _row_max(loops, a[0], x, kept, axes)
+    top = _row_max(loops, src, x, kept, axes)
     finite = Chain((CompareOp.LT, CompareOp.LT), (-_INF, top, _INF))
     loops.emit(Branch(Not(finite), (Assign(top, Lit(0.0)),)))
     loops.emit(Assign(total, Lit(0.0)))
@@ -391,7 +393,8 @@ def _batch_layer_norm(b: Any, prim: Any, args: Any, dims: Any, *, begin_norm_axi
 
 
 def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+    return {"numba": LoopNest(loops, structured=True),
+            "python": ArrayExpr(array, structured=True)}
 
 
 register(Primitive("Softmax", _softmax_infer, _softmax_impl,

@@ -37,10 +37,12 @@ from msc.ir.kernel import (
     DTypeRef,
     Expr,
     Fn,
+    Helper,
     Lit,
     Loop,
     Name,
     Role,
+    Stmt,
     Store,
     Tuple,
     empty,
@@ -48,7 +50,7 @@ from msc.ir.kernel import (
     le,
     lift,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type
+from msc.ir.primitives.emitting import Loops, in_type
 from msc.ir.primitives.rules import example_ndim, is_float_tensor, move_to_front
 from msc.ir.types import TensorType, TupleType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_cumextreme, _rt_cumprod, _rt_sort
@@ -96,12 +98,12 @@ def _sort_impl(x: Any, *, axis: int, descending: bool) -> Any:
     return _rt_sort(arr, axis % arr.ndim, bool(descending))
 
 
-def _emit_sort(a: list[str], node: Any) -> str:
+def _emit_sort(a: list[Expr], node: Any) -> Expr:
     axis = node.attr["axis"] % in_type(node).ndim
-    return f"_rt_sort({a[0]}, {axis}, {bool(node.attr['descending'])})"
+    return Helper("_rt_sort", (a[0], Lit(axis), Lit(bool(node.attr["descending"]))))
 
 
-def _loops_sort(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_sort(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     """Each row copied out (reversed when descending, so that a stable ascending sort
     read backwards keeps equal elements in order) and sorted by ``argsort``."""
     x = in_type(node)
@@ -115,7 +117,7 @@ def _loops_sort(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     loops.emit(Assign(idx, empty(x.shape, dtypes.int32)))
     kept, at = _row_loops(loops, x, axis)
     loops.emit(Assign(row, Call(Fn.EMPTY, (Lit(n), DTypeRef(x.dtype)))))
-    loops.emit(Loop(j.name, Lit(n), (Store(row[j], Name(a[0])[at(back if desc else j)]),),
+    loops.emit(Loop(j.name, Lit(n), (Store(row[j], a[0][at(back if desc else j)]),),
                     role=Role.PARALLEL))
     loops.emit(Assign(order, Call(Fn.ARGSORT, (row,), (("kind", Lit("mergesort")),))))
     pick = order[back if desc else j]
@@ -153,13 +155,13 @@ def _cumprod_impl(x: Any, *, axis: int, exclusive: bool, reverse: bool) -> Any:
     return _rt_cumprod(arr, axis % arr.ndim, bool(exclusive), bool(reverse))
 
 
-def _emit_cumprod(a: list[str], node: Any) -> str:
+def _emit_cumprod(a: list[Expr], node: Any) -> Expr:
     axis = node.attr["axis"] % in_type(node).ndim
-    return f"_rt_cumprod({a[0]}, {axis}, {bool(node.attr['exclusive'])}, " \
-        f"{bool(node.attr['reverse'])})"
+    return Helper("_rt_cumprod", (a[0], Lit(axis), Lit(bool(node.attr["exclusive"])),
+                                  Lit(bool(node.attr["reverse"]))))
 
 
-def _loops_cumprod(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_cumprod(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     x = in_type(node)
     axis = node.attr["axis"] % x.ndim
     n = x.shape[axis]
@@ -169,7 +171,7 @@ def _loops_cumprod(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
     kept, at = _row_loops(loops, x, axis)
     loops.emit(Assign(acc, Lit(1, x.dtype)))
     pos = at(Lit(n - 1) - j if node.attr["reverse"] else j)
-    take = Assign(acc, Cast(x.dtype, acc * Name(a[0])[pos]))
+    take = Assign(acc, Cast(x.dtype, acc * a[0][pos]))
     put = Store(Name(out)[pos], acc)
     loops.emit(Loop(j.name, Lit(n), (put, take) if node.attr["exclusive"] else (take, put),
                     role=Role.SERIAL))  # a running product: each step needs the last
@@ -211,11 +213,11 @@ def _extreme(name: str, largest: bool, index_dtype: dtypes.DType) -> Primitive:
         arr = np.asarray(x)
         return _rt_cumextreme(arr, axis % arr.ndim, largest, index_dtype.np)
 
-    def emit(a: list[str], node: Any) -> str:
+    def emit(a: list[Expr], node: Any) -> Expr:
         axis = node.attr["axis"] % in_type(node).ndim
-        return f"_rt_cumextreme({a[0]}, {axis}, {largest}, {dtype_ref(index_dtype)})"
+        return Helper("_rt_cumextreme", (a[0], Lit(axis), Lit(largest), DTypeRef(index_dtype)))
 
-    def loops_emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    def loops_emit(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
         """The running extreme and where it was last reached (``>=``: ties move on)."""
         x = in_type(node)
         axis = node.attr["axis"] % x.ndim
@@ -226,10 +228,10 @@ def _extreme(name: str, largest: bool, index_dtype: dtypes.DType) -> Primitive:
         loops.emit(Assign(idx, empty(x.shape, index_dtype)))
         if x.size:
             kept, at = _row_loops(loops, x, axis)
-            loops.emit(Assign(Tuple((best, at_best)), Tuple((Name(a[0])[at(0)], Lit(0)))))
+            loops.emit(Assign(Tuple((best, at_best)), Tuple((a[0][at(0)], Lit(0)))))
             reached = ge(v, best) if largest else le(v, best)
             loops.emit(Loop(j.name, Lit(x.shape[axis]), (  # running: each step needs the last
-                Assign(v, Name(a[0])[at(j)]),
+                Assign(v, a[0][at(j)]),
                 Branch(reached, (Assign(Tuple((best, at_best)), Tuple((v, j))),)),
                 Store(values[at(j)], best),
                 Store(idx[at(j)], at_best),
@@ -239,7 +241,7 @@ def _extreme(name: str, largest: bool, index_dtype: dtypes.DType) -> Primitive:
         return loops.lines
 
     return register(Primitive(name, infer, impl,
-                              {"numba": LoopNest(loops_emit), "python": ArrayExpr(emit)},
+                              _lowering(loops_emit, emit),
                               attrs=(Attr("axis"),), cost=2, vjp=_vjp_cumextreme,
                               batch=_batch_along))
 
@@ -254,7 +256,8 @@ def _vjp_cumextreme(b: Any, g: Any, x: Any, *, out: Any, axis: int) -> tuple[Any
 
 
 def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
-    return {"numba": LoopNest(loops), "python": ArrayExpr(emit)}
+    return {"numba": LoopNest(loops, structured=True),
+            "python": ArrayExpr(emit, structured=True)}
 
 
 sort = register(Primitive("Sort", _sort_infer, _sort_impl, _lowering(_loops_sort, _emit_sort),

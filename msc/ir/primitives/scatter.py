@@ -35,10 +35,12 @@ from msc.ir.kernel import (
     Call,
     Expr,
     Fn,
+    Helper,
     Lit,
     Name,
     Raise,
     Role,
+    Stmt,
     Store,
     either,
     empty,
@@ -59,7 +61,8 @@ def _indices(t: Type, what: str = "indices") -> TensorType:
 
 
 def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
-    return {"numba": LoopNest(loops), "python": ArrayExpr(emit)}
+    return {"numba": LoopNest(loops, structured=True),
+            "python": ArrayExpr(emit, structured=True)}
 
 
 def _read_index(loops: Loops, k: str, source: Expr, dim: int, what: str) -> None:
@@ -80,8 +83,8 @@ def _at(*groups: Any) -> tuple[Expr, ...]:
     return tuple(Name(v) for g in groups for v in (g.values() if isinstance(g, dict) else g))
 
 
-def _copy(x: str) -> Call:
-    return Call(Fn.METHOD_COPY, (Name(x),))
+def _copy(x: Expr) -> Call:
+    return Call(Fn.METHOD_COPY, (x,))
 
 
 # --- along one axis: GatherD and TensorScatterElements --------------------------------------
@@ -119,20 +122,20 @@ def _gather_d_impl(x: Any, idx: Any, *, dim: int) -> Any:
     return _rt_gather_d(arr, a, np.asarray(idx))
 
 
-def _emit_gather_d(a: list[str], node: Any) -> str:
-    return f"_rt_gather_d({a[0]}, {node.attr['dim'] % in_type(node).ndim}, {a[1]})"
+def _emit_gather_d(a: list[Expr], node: Any) -> Expr:
+    return Helper("_rt_gather_d", (a[0], Lit(node.attr["dim"] % in_type(node).ndim), a[1]))
 
 
-def _loops_gather_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_gather_d(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     x, o = in_type(node), out_type(node)
     axis = node.attr["dim"] % x.ndim
     loops, k = Loops(fresh), fresh("k")
     loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     names = loops.open(o.shape, range(o.ndim), role=Role.PARALLEL)
     at = _at(names)
-    _read_index(loops, k, Name(a[1])[at], x.shape[axis], "GatherD")
+    _read_index(loops, k, a[1][at], x.shape[axis], "GatherD")
     source = _at([k if d == axis else names[d] for d in names])
-    loops.emit(Store(Name(out)[at], Name(a[0])[source]))
+    loops.emit(Store(Name(out)[at], a[0][source]))
     loops.close(names)
     return loops.lines
 
@@ -155,12 +158,13 @@ def _scatter_d_impl(x: Any, idx: Any, updates: Any, *, axis: int, reduction: str
     return _rt_scatter_d(arr, a, np.asarray(idx), np.asarray(updates), reduction == "add")
 
 
-def _emit_scatter_d(a: list[str], node: Any) -> str:
+def _emit_scatter_d(a: list[Expr], node: Any) -> Expr:
     axis = node.attr["axis"] % in_type(node).ndim
-    return f"_rt_scatter_d({a[0]}, {axis}, {a[1]}, {a[2]}, {node.attr['reduction'] == 'add'})"
+    return Helper("_rt_scatter_d", (a[0], Lit(axis), a[1], a[2],
+                                    Lit(node.attr["reduction"] == "add")))
 
 
-def _loops_scatter_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_scatter_d(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     x, it = in_type(node), in_type(node, 1)
     axis = node.attr["axis"] % x.ndim
     add = node.attr["reduction"] == "add"
@@ -172,9 +176,9 @@ def _loops_scatter_d(a: list[str], node: Any, out: str, fresh: Any) -> list[str]
     for d in range(it.ndim):
         names |= loops.open(it.shape, (d,), role=along if d == axis else Role.PARALLEL)
     at = _at(names)
-    _read_index(loops, k, Name(a[1])[at], x.shape[axis], "TensorScatterElements")
+    _read_index(loops, k, a[1][at], x.shape[axis], "TensorScatterElements")
     target = Name(out)[_at([k if d == axis else names[d] for d in names])]
-    update = Name(a[2])[at]
+    update = a[2][at]
     loops.emit(Accumulate(target, BinaryOp.ADD, update) if add else Store(target, update))
     loops.close(names)
     return loops.lines
@@ -247,11 +251,11 @@ def _gather_nd_impl(x: Any, idx: Any) -> Any:
     return _rt_gather_nd(arr, np.asarray(idx))
 
 
-def _emit_gather_nd(a: list[str], node: Any) -> str:
-    return f"_rt_gather_nd({a[0]}, {a[1]})"
+def _emit_gather_nd(a: list[Expr], node: Any) -> Expr:
+    return Helper("_rt_gather_nd", (a[0], a[1]))
 
 
-def _tuple_loops(loops: Loops, a: list[str], x: TensorType, it: TensorType, what: str,
+def _tuple_loops(loops: Loops, a: list[Expr], x: TensorType, it: TensorType, what: str,
                  role: Role) -> tuple[dict[int, str], list[str], dict[int, str]]:
     """Loops over the index tuples (of ``role``: tuples may repeat), the checked
     coordinates of each, and loops over the dims of x they leave (one tuple's elements
@@ -261,19 +265,19 @@ def _tuple_loops(loops: Loops, a: list[str], x: TensorType, it: TensorType, what
     coords = []
     for d in range(it.shape[-1]):
         k = fresh(f"k{d}")
-        loops.emit(Assign(Name(k), Name(a[1])[(*_at(outer), Lit(d))]))
+        loops.emit(Assign(Name(k), a[1][(*_at(outer), Lit(d))]))
         _raise_out_of_range(loops, k, x.shape[d], what)
         coords.append(k)
     inner = loops.open(x.shape, range(it.shape[-1], x.ndim), role=Role.PARALLEL)
     return outer, coords, inner
 
 
-def _loops_gather_nd(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_gather_nd(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
     x, it, o = in_type(node), in_type(node, 1), out_type(node)
     loops = Loops(fresh)
     loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     outer, coords, inner = _tuple_loops(loops, a, x, it, "GatherNd", Role.PARALLEL)
-    loops.emit(Store(Name(out)[_at(outer, inner)], Name(a[0])[_at(coords, inner)]))
+    loops.emit(Store(Name(out)[_at(outer, inner)], a[0][_at(coords, inner)]))
     loops.close(inner)
     loops.close(outer)
     return loops.lines
@@ -295,16 +299,16 @@ def _scatter_nd(add: bool) -> Any:
         _check_tuples(arr, np.asarray(idx))
         return _rt_scatter_nd(arr, np.asarray(idx), np.asarray(updates), add)
 
-    def emit(a: list[str], node: Any) -> str:
-        return f"_rt_scatter_nd({a[0]}, {a[1]}, {a[2]}, {add})"
+    def emit(a: list[Expr], node: Any) -> Expr:
+        return Helper("_rt_scatter_nd", (a[0], a[1], a[2], Lit(add)))
 
-    def loops_emit(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+    def loops_emit(a: list[Expr], node: Any, out: str, fresh: Any) -> list[Stmt]:
         x, it = in_type(node), in_type(node, 1)
         loops = Loops(fresh)
         loops.emit(Assign(Name(out), _copy(a[0])))
         outer, coords, inner = _tuple_loops(loops, a, x, it, node.op.name,
                                             Role.REDUCE if add else Role.SERIAL)
-        target, update = Name(out)[_at(coords, inner)], Name(a[2])[_at(outer, inner)]
+        target, update = Name(out)[_at(coords, inner)], a[2][_at(outer, inner)]
         loops.emit(Accumulate(target, BinaryOp.ADD, update) if add else Store(target, update))
         loops.close(inner)
         loops.close(outer)

@@ -15,7 +15,7 @@ import numpy as np
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
 from msc.ir.dtypes import DType
-from msc.ir.kernel import X0, Fn, Lit, call
+from msc.ir.kernel import X0, Call, DTypeRef, Expr, Fn, Lit, call, shape_of
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
@@ -28,7 +28,6 @@ from msc.ir.primitives.base import (
     want_shape,
     want_tensor,
 )
-from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import TensorType, Type
 
@@ -82,11 +81,11 @@ def _ones_like_impl(x: Any) -> Any:
 def _emit_full(value: Any) -> ArrayExpr:
     """``np.full`` of the result's type: large constants are left to run time (const_fold
     keeps small ones only). ``value`` None: the node's ``value`` attr."""
-    def emit(a: list[str], node: Any) -> str:
+    def emit(a: list[Expr], node: Any) -> Expr:
         t = node.out.type
         shown = node.attr["value"] if value is None else value
-        return f"np.full({t.shape!r}, {shown!r}, {dtype_ref(t.dtype)})"
-    return ArrayExpr(emit)
+        return Call(Fn.FULL, (shape_of(t.shape), Lit(shown), DTypeRef(t.dtype)))
+    return ArrayExpr(emit, structured=True)
 
 
 _SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype", convert=dtypes.coerce))

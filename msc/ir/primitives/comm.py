@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
+from msc.ir.kernel import Assign, Eval, Expr, Helper, Lit, Name, ObjMode, Stmt, empty, shape_of
 from msc.ir.primitives.base import (
     Attr,
     Effect,
@@ -30,7 +31,6 @@ from msc.ir.primitives.base import (
     register,
     want_tensor,
 )
-from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import MonadType, TensorType, Type
 from msc.runtime import comm_rt
 
@@ -123,21 +123,23 @@ def _broadcast_impl(x: Any, u: Any, *, root: int, group: str, ranks: tuple[int, 
 def _call(helper: str, *attrs: str) -> dict[str, Statements]:
     """``out = np.empty(...)`` then ``helper(x, out, <attrs>, group, ranks)``; the numba
     target runs the call in object mode (the helper writes into ``out``)."""
-    def line(args: list[str], node: Any, out: str) -> str:
-        values = [repr(node.attr[a]) for a in (*attrs, "group", "ranks")]
-        return f"{helper}({args[0]}, {out}, {', '.join(values)})"
+    def call(args: list[Expr], node: Any, out: str) -> Stmt:
+        values = [Lit(node.attr[a]) for a in (*attrs, "group")]
+        return Eval(Helper(helper, (args[0], Name(out), *values,
+                                    shape_of(node.attr["ranks"]))))
 
-    def alloc(node: Any, out: str) -> str:
+    def alloc(node: Any, out: str) -> Stmt:
         t = node.out.type
-        return f"{out} = np.empty({t.shape!r}, {dtype_ref(t.dtype)})"
+        return Assign(Name(out), empty(t.shape, t.dtype))
 
-    def python(args: list[str], node: Any, out: str) -> list[str]:
-        return [alloc(node, out), line(args, node, out)]
+    def python(args: list[Expr], node: Any, out: str) -> list[Stmt]:
+        return [alloc(node, out), call(args, node, out)]
 
-    def numba(args: list[str], node: Any, out: str) -> list[str]:
-        return [alloc(node, out), "with objmode():", "    " + line(args, node, out)]
+    def numba(args: list[Expr], node: Any, out: str) -> list[Stmt]:
+        return [alloc(node, out), ObjMode((call(args, node, out),))]
 
-    return {"numba": Statements(numba), "python": Statements(python)}
+    return {"numba": Statements(numba, structured=True),
+            "python": Statements(python, structured=True)}
 
 
 # --- gradients -------------------------------------------------------------------------------

@@ -25,6 +25,30 @@ import numpy as np
 
 from msc.errors import GraphTypeError, ShapeError
 from msc.ir.dtypes import float16
+from msc.ir.kernel import (
+    ELLIPSIS,
+    Assign,
+    Binary,
+    BinaryOp,
+    Call,
+    Cast,
+    Eval,
+    Expr,
+    Fn,
+    Helper,
+    Lit,
+    Load,
+    Loop,
+    Name,
+    ObjMode,
+    Raise,
+    Role,
+    Stmt,
+    Store,
+    astype,
+    contiguous,
+    reshape,
+)
 from msc.ir.primitives import elementwise
 from msc.ir.primitives.base import (
     Alias,
@@ -39,7 +63,6 @@ from msc.ir.primitives.base import (
     operand_dtype,
     register,
 )
-from msc.ir.primitives.emitting import Lines, dtype_ref, index
 from msc.ir.primitives.rules import batch_elementwise
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, Type, U, tensor_of
 from msc.runtime.numpy_rt import print_text
@@ -111,22 +134,22 @@ def _assign_sub_impl(ref: Any, value: Any, u: Any) -> Any:
 def _emit_write(op: str | None) -> Statements:
     """``ref[...] = value`` (or ``ref + value``, ``ref - value``): the weight's buffer is
     written in place, and the node's value is the weight itself."""
-    def emit(args: list[str], node: Any, out: str) -> list[str]:
+    def emit(args: list[Expr], node: Any, out: str) -> list[Stmt]:
         ref, value = args[0], args[1]
         t = node.out.type
         vt = tensor_of(node.inputs[1].type)
         if vt is not None and vt.ndim == 0:
-            value, vt = f"{value}[()]", None  # a 0-d value is written as a scalar
+            value, vt = value[()], None  # a 0-d value is written as a scalar
         if vt is None:
-            value = f"{dtype_ref(t.dtype)}({value})"
+            value = Cast(t.dtype, value)
         elif vt.dtype != t.dtype:
-            value = f"{value}.astype({dtype_ref(t.dtype)})"
-        where = "()" if t.ndim == 0 else "..."  # Numba indexes a 0-d array with ()
-        current = f"{ref}[()]" if t.ndim == 0 else ref  # (and cannot read ref[...])
-        new = value if op is None else f"{dtype_ref(t.dtype)}({current} {op} {value})" \
-            if t.ndim == 0 else f"({current} {op} {value}).astype({dtype_ref(t.dtype)})"
-        return [f"{ref}[{where}] = {new}", f"{out} = {ref}"]
-    return Statements(emit)
+            value = astype(value, t.dtype)
+        where = () if t.ndim == 0 else (ELLIPSIS,)  # Numba indexes a 0-d array with ()
+        current = ref[()] if t.ndim == 0 else ref  # (and cannot read ref[...])
+        new = value if op is None else Cast(t.dtype, Binary(_OPS[op], current, value)) \
+            if t.ndim == 0 else astype(Binary(_OPS[op], current, value), t.dtype)
+        return [Store(Load(ref, where), new), Assign(Name(out), ref)]
+    return Statements(emit, structured=True)
 
 
 def _write_by_loops(op: str | None) -> Statements:
@@ -138,41 +161,45 @@ def _write_by_loops(op: str | None) -> Statements:
     too (an optimizer's step count: an array expression there cost Numba 0.3 s)."""
     slices = _emit_write(op)
 
-    def emit(args: list[str], node: Any, out: str) -> list[str]:
+    def emit(args: list[Expr], node: Any, out: str) -> list[Stmt]:
         t, vt = node.out.type, tensor_of(node.inputs[1].type)
         if t.ndim == 0 or vt is None or vt.ndim == 0 or t.dtype == float16:
-            return slices.emit(args, node, out)
+            return slices.emit(args, node, out)  # type: ignore[no-any-return]
         ref, value = args[0], args[1]
-        new, dt = f"{out}_new", dtype_ref(t.dtype)
+        new = Name(f"{out}_new")
         if vt.shape == t.shape:  # one loop over the elements, at any rank (a view of the
             n, i = math.prod(t.shape), f"{out}_i"  # weight in another order is copied; an
-            old = f"{out}_flat[{i}] {op} " if op else ""  # element is read, then written)
-            lines = Lines()
-            lines += [f"{new} = np.ascontiguousarray({value}).reshape(({n},))",
-                      f"{out}_flat = {ref}.reshape(({n},))", f"for {i} in range({n}):",
-                      f"    {out}_flat[{i}] = {dt}({old}{new}[{i}])", f"{out} = {ref}"]
+            flat = Name(f"{out}_flat")  # element is read, then written)
+            item: Expr = new[Name(i)]
+            if op is not None:
+                item = Binary(_OPS[op], flat[Name(i)], item)
+            instead: tuple[Stmt, ...] = ()
             if vt.dtype == t.dtype:  # numpy's copy (or ufunc, in place) does it alike
-                flat = f"{out}_flat"
-                lines.numpy_calls[lines[2]] = f"np.copyto({flat}, {new})" if op is None \
-                    else f"{_UFUNCS[op]}({flat}, {new}, out={flat})"
-            return lines
+                instead = (Eval(Call(Fn.COPYTO, (flat, new)) if op is None else
+                                Call(_UFUNCS[op], (flat, new), (("out", flat),))),)
+            return [Assign(new, reshape(contiguous(value), (n,))),
+                    Assign(flat, reshape(ref, (n,))),
+                    Loop(i, Lit(n), (Store(flat[Name(i)], Cast(t.dtype, item)),),
+                         role=Role.PARALLEL, instead=instead),
+                    Assign(Name(out), ref)]
         if op is None:
-            shape, made = vt.shape, f"{value}.astype({dt})"  # astype copies
+            shape, made = vt.shape, astype(value, t.dtype)  # astype copies
         else:
-            shape, made = t.shape, f"({ref} {op} {value}).astype({dt})"
-        at = [f"{out}_i{d}" for d in range(t.ndim)]
-        lines = [f"{new} = {made}"]
-        lines += ["    " * d + f"for {at[d]} in range({n}):" for d, n in enumerate(t.shape)]
+            shape, made = t.shape, astype(Binary(_OPS[op], ref, value), t.dtype)
+        at = [Name(f"{out}_i{d}") for d in range(t.ndim)]
         lead = t.ndim - len(shape)
-        read = ["0" if shape[d - lead] == 1 else at[d] for d in range(lead, t.ndim)]
-        return lines + ["    " * t.ndim + f"{ref}[{index(at)}] = {new}[{index(read)}]",
-                        f"{out} = {ref}"]
+        read = tuple(Lit(0) if shape[d - lead] == 1 else at[d] for d in range(lead, t.ndim))
+        body: Stmt = Store(ref[tuple(at)], new[read])
+        for d in reversed(range(t.ndim)):  # each element stored once: independent
+            body = Loop(at[d].name, Lit(t.shape[d]), (body,), role=Role.PARALLEL)
+        return [Assign(new, made), body, Assign(Name(out), ref)]
 
-    return Statements(emit)
+    return Statements(emit, structured=True)
 
 
-#: The numpy ufunc of an in-place update's operator (AssignAdd, AssignSub).
-_UFUNCS = {"+": "np.add", "-": "np.subtract"}
+#: The operator of an in-place update (AssignAdd, AssignSub), and its numpy ufunc.
+_OPS = {"+": BinaryOp.ADD, "-": BinaryOp.SUB}
+_UFUNCS = {"+": Fn.ADD, "-": Fn.SUBTRACT}
 
 
 def _writes(op: str | None) -> dict[str, Lowering]:
@@ -230,13 +257,13 @@ def _print_impl(*inputs: Any, format: str) -> Any:
     return U
 
 
-def _print_call(args: list[str], node: Any, out: str) -> list[str]:
-    return [f"_rt_print({node.attr['format']!r}{''.join(', ' + a for a in args[:-1])})"]
+def _print_call(args: list[Expr], node: Any, out: str) -> list[Stmt]:
+    return [Eval(Helper("_rt_print", (Lit(node.attr["format"]), *args[:-1])))]
 
 
-def _print_objmode(args: list[str], node: Any, out: str) -> list[str]:
+def _print_objmode(args: list[Expr], node: Any, out: str) -> list[Stmt]:
     """Numba compiles the call in object mode: the runtime helper formats with numpy."""
-    return ["with objmode():", *("    " + line for line in _print_call(args, node, out))]
+    return [ObjMode(tuple(_print_call(args, node, out)))]
 
 
 # --- Raise ---------------------------------------------------------------------------------
@@ -255,10 +282,10 @@ def _raise_impl(u: Any, *, exception: str, message: str) -> Any:
     raise getattr(builtins, exception)(message)
 
 
-def _raise_statement(args: list[str], node: Any, out: str) -> list[str]:
+def _raise_statement(args: list[Expr], node: Any, out: str) -> list[Stmt]:
     """A plain ``raise``: the name is a built-in (``infer`` checked), so the generated
     module needs no import for it, and Numba raises it from compiled code."""
-    return [f"raise {node.attr['exception']}({node.attr['message']!r})"]
+    return [Raise(node.attr["exception"], node.attr["message"])]
 
 
 # --- the table -------------------------------------------------------------------------------
@@ -275,11 +302,14 @@ register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, _writes("-"),
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
-                   on_all_targets(ArrayExpr(lambda a, node: f"{a[0]}.copy()")),
+                   on_all_targets(ArrayExpr(lambda a, node: Call(Fn.METHOD_COPY, (a[0],)),
+                                            structured=True)),
                    vjp=lambda b, g, x, out: (g,), batch=batch_elementwise))  # a copy
 register(Primitive("Print", _print_infer, _print_impl,
-                   {"numba": Statements(_print_objmode), "python": Statements(_print_call)},
+                   {"numba": Statements(_print_objmode, structured=True),
+                    "python": Statements(_print_call, structured=True)},
                    attrs=(Attr("format", types=(str,)),), effect=Effect.IO))
-register(Primitive("Raise", _raise_infer, _raise_impl, on_all_targets(Statements(_raise_statement)),
+register(Primitive("Raise", _raise_infer, _raise_impl,
+                   on_all_targets(Statements(_raise_statement, structured=True)),
                    attrs=(Attr("exception", types=(str,)), Attr("message", types=(str,))),
                    effect=Effect.IO))

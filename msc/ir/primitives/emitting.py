@@ -57,35 +57,16 @@ def out_type(node: Node) -> TensorType:
     return t
 
 
-def contiguous(x: str) -> str:
-    return f"np.ascontiguousarray({x})"
-
-
-def reshape(x: str, shape: tuple[int, ...]) -> str:
-    return f"{contiguous(x)}.reshape({shape!r})"
-
-
 def dtype_ref(dt: object) -> str:
     """``np.float32``-style source for an msc dtype."""
     name = dt.np_name  # type: ignore[attr-defined]
     return "np.bool_" if name == "bool" else f"np.{name}"
 
 
-def cast_to(x: str, have: object, want: object) -> str:
-    return x if have == want else f"{x}.astype({dtype_ref(want)})"
-
-
-def reduced_index(names: dict[int, str], ndim: int, axes: tuple[int, ...], keep: bool) -> str:
-    """The subscript of a reduction's result for the kept loops ``names`` (0 at the reduced
-    axes when they are kept)."""
-    return index([("0" if a in axes else names[a]) for a in range(ndim)
-                  if keep or a not in axes])
-
-
 def reduced_at(names: dict[int, str], ndim: int, axes: tuple[int, ...],
                keep: bool) -> tuple[Expr, ...]:
-    """``reduced_index`` as expressions: ``Name(out)[reduced_at(...)]`` is the result's
-    element."""
+    """The index of a reduction's result for the kept loops ``names`` (0 at the reduced
+    axes when they are kept): ``Name(out)[reduced_at(...)]`` is the result's element."""
     return tuple(Lit(0) if a in axes else Name(names[a]) for a in range(ndim)
                  if keep or a not in axes)
 
@@ -108,16 +89,6 @@ ROW_HELPERS = {"max": "_rt_row_max", "sum": "_rt_row_sum", "squares": "_rt_row_s
 def index(parts: Sequence[str]) -> str:
     """Subscript text; a 0-d array is indexed with ``()``."""
     return ", ".join(parts) if parts else "()"
-
-
-class Lines(list):  # type: ignore[type-arg]
-    """An emitter's lines, with ``numpy_calls``: a loop's first line -> the numpy call an
-    outlined driver makes instead of it (``msc/codegen/outline.py``; a kernel keeps the
-    loop)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.numpy_calls: dict[str, str] = {}
 
 
 class Loops:

@@ -17,6 +17,7 @@ from typing import Any
 
 from msc.errors import GraphTypeError
 from msc.ir import dtypes
+from msc.ir.kernel import Assign, Expr, Helper, Lit, Name, ObjMode, Stmt, reshape
 from msc.ir.primitives.base import Attr, Effect, Primitive, Statements, register, want_int, \
     want_shape
 from msc.ir.types import MonadType, TensorType, Type
@@ -36,24 +37,26 @@ def _uniform_real_impl(u: Any, *, shape: tuple[int, ...], seed: int, offset: int
     return _rt_uniform_real(math.prod(shape), seed, offset, {}).reshape(shape)
 
 
-def _draw(args: list[str], node: Any) -> str:
+def _draw(node: Any) -> Expr:
     a = node.attr
-    return f"_rt_uniform_real({math.prod(a['shape'])}, {a['seed']}, {a['offset']})"
+    return Helper("_rt_uniform_real", (Lit(math.prod(a["shape"])), Lit(a["seed"]),
+                                       Lit(a["offset"])))
 
 
-def _python_draw(args: list[str], node: Any, out: str) -> list[str]:
-    return [f"{out} = {_draw(args, node)}.reshape({node.attr['shape']!r})"]
+def _python_draw(args: list[Expr], node: Any, out: str) -> list[Stmt]:
+    return [Assign(Name(out), reshape(_draw(node), node.attr["shape"]))]
 
 
-def _numba_draw(args: list[str], node: Any, out: str) -> list[str]:
+def _numba_draw(args: list[Expr], node: Any, out: str) -> list[Stmt]:
     """Numba cannot keep a generator between calls: the draw runs as Python."""
     flat = f"{out}_flat"
-    return [f"with objmode({flat}='float32[::1]'):", f"    {flat} = {_draw(args, node)}",
-            f"{out} = {flat}.reshape({node.attr['shape']!r})"]
+    return [ObjMode((Assign(Name(flat), _draw(node)),), ((flat, "float32[::1]"),)),
+            Assign(Name(out), reshape(Name(flat), node.attr["shape"]))]
 
 
 uniform_real = register(Primitive(
     "UniformReal", _uniform_real_infer, _uniform_real_impl,
-    {"numba": Statements(_numba_draw), "python": Statements(_python_draw)},
+    {"numba": Statements(_numba_draw, structured=True),
+     "python": Statements(_python_draw, structured=True)},
     attrs=(Attr("shape", types=(tuple,)), Attr("seed", 0, (int,)), Attr("offset", 0, (int,))),
     effect=Effect.IO, cost=4))

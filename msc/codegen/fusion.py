@@ -69,7 +69,8 @@ UFUNCS = {Op.Add: "np.add", Op.Sub: "np.subtract", Op.Mul: "np.multiply",
 CHAINED = frozenset({Op.Add, Op.Sub, Op.Mul, Op.Div, Op.Neg})
 
 
-#: Views whose lowering makes the array C-contiguous first (``emitting.reshape``).
+#: Views whose lowering makes the array C-contiguous first (``kernel.reshape`` of
+#: ``kernel.contiguous``).
 RESHAPES = frozenset({Op.Reshape, Op.ExpandDims, Op.Squeeze, Op.Flatten})
 
 

@@ -37,6 +37,7 @@ from msc.codegen.pyrender import located
 from msc.ir import kernel
 from msc.ir.dtypes import DType, float16, float32, float64
 from msc.ir.kernel import (
+    Assign,
     Binary,
     Call,
     Cast,
@@ -48,9 +49,9 @@ from msc.ir.kernel import (
     Lit,
     Loop,
     Name,
-    Raw,
     Spelling,
     Stmt,
+    Tuple,
     lift,
 )
 from msc.ir.nodes import Const, Node, Value, Var
@@ -90,12 +91,11 @@ def widened_type(t: Type) -> Type:
     return t
 
 
-def convert(name: str, t: Type, helper: str) -> str:
-    """``helper`` applied to each float16 array of a value ``name`` of type ``t``."""
+def convert(value: Expr, t: Type, helper: str) -> Expr:
+    """``helper`` applied to each float16 array of ``value``, of type ``t``."""
     if isinstance(t, TupleType):
-        return "(" + "".join(f"{convert(f'{name}[{i}]', e, helper)}, "
-                             for i, e in enumerate(t.elems)) + ")"
-    return f"{helper}({name})" if has_half(t) else name
+        return Tuple(tuple(convert(value[i], e, helper) for i, e in enumerate(t.elems)))
+    return Helper(helper, (value,)) if has_half(t) else value
 
 
 def viewed(expr: str, t: Type) -> str:
@@ -169,8 +169,8 @@ class HalfNodes:
                 continue
             f = self.ns.fresh("f")
             args.append(Name(f) if structured else f)
-            self.body.append(Raw(f"{f} = {convert(self.name_of(v), v.type, '_rt_f16_widen')}",
-                                 loc=loc))
+            self.body.append(Assign(Name(f), convert(self.value_of(v), v.type, "_rt_f16_widen"),
+                                    loc=loc))
         if isinstance(lowering, Statements):  # a write
             self.body += located(lowering.emit(args, proxy, out), loc)
             if has_half(node.inputs[0].type):
@@ -187,7 +187,8 @@ class HalfNodes:
         else:
             self.assign(result, self.lowered_expr(proxy, args), node)
         if result != out:
-            self.body.append(Raw(f"{out} = {convert(result, node.out.type, '_rt_f16_narrow')}"))
+            self.body.append(Assign(Name(out), convert(Name(result), node.out.type,
+                                                       "_rt_f16_narrow")))
 
 
 # --- fused expressions -----------------------------------------------------------------

@@ -33,10 +33,9 @@ from typing import Any
 import numpy as np
 
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Assign, Cast, Expr, Lit, Loop, Name, Raw, Role, Stmt
+from msc.ir.kernel import Assign, Cast, Expr, Lit, Loop, Name, Role, Slice, Stmt, Store, empty, reshape
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import ScalarType, tensor_of
 
 MIN_LANES = 4  # fewer lanes stay in the ordinary loop: nothing to save
@@ -137,34 +136,33 @@ class LaneLoops:
         first, externals = lanes[0]
         count, size = len(lanes), math.prod(shape)
         k, i = self.ns.fresh("lane"), self.ns.fresh("i")
-        head: list[str] = []  # per lane, before the element loop
-        sources: dict[int, str] = {}  # operand number -> element text
+        head: list[Stmt] = []  # per lane, before the element loop
+        sources: dict[int, Expr] = {}  # operand number -> its element
         for q, v in enumerate(externals):
             column = [ext[q] for _, ext in lanes]
             if v in self.weight_of:
                 arena, j = self.slots[self.weight_of[v]]  # type: ignore[index]
                 buffer, offsets = self.arenas[arena]
                 index = self.lane_table([self.slots[self.weight_of[w]][1]  # type: ignore
-                                         for w in column], k)
-                start = self.ns.fresh("o")
-                head.append(f"{start} = {offsets}[{index}]")
-                sources[q] = f"{buffer}[{start} + {i}]"
+                                         for w in column], Name(k))
+                start = Name(self.ns.fresh("o"))
+                head.append(Assign(start, Name(offsets)[index]))
+                sources[q] = Name(buffer)[start + Name(i)]
             else:
                 pack = self.ns.fresh("pack")
                 self.packs.append((pack, tuple(self.input_index[w] for w in column)))
-                sources[q] = f"{pack}[{size} * {k} + {i}]"
+                sources[q] = Name(pack)[size * Name(k) + Name(i)]
         outputs = {}
         for m, n in enumerate(first):
             if any(u not in {x.out for x in first} for u in self.users.get(n.out, ())):
                 outputs[m] = self.ns.fresh("lanes")
-                dt = dtype_ref(n.out.type.dtype)  # type: ignore[union-attr]
-                self.body.append(Raw(f"{outputs[m]} = np.empty({count * size}, {dt})",
-                                     loc=n.loc))
+                self.body.append(Assign(Name(outputs[m]), empty(
+                    (count * size,), n.out.type.dtype), loc=n.loc))  # type: ignore[union-attr]
         # every lane and every element on its own: parallel loops
-        elements = Loop(i, Lit(size), self.lane_body(first, externals, sources, outputs,
-                                                     f"{size} * {k} + {i}"), role=Role.PARALLEL)
-        self.body.append(Loop(k, Lit(count), (*(Raw(line) for line in head), elements),
-                              role=Role.PARALLEL))
+        flat = size * Name(k) + Name(i)
+        elements = Loop(i, Lit(size), self.lane_body(first, externals, sources, outputs, flat),
+                        role=Role.PARALLEL)
+        self.body.append(Loop(k, Lit(count), (*head, elements), role=Role.PARALLEL))
         for m, buffer in outputs.items():
             for lane_number, (lane, _) in enumerate(lanes):
                 v = lane[m].out
@@ -172,8 +170,8 @@ class LaneLoops:
                 if self.read_in_kernel(v):
                     view = self.env[v] = self.ns.fresh("v")
                     start = size * lane_number
-                    self.body.append(Raw(f"{view} = {buffer}[{start}:{start + size}]"
-                                         f".reshape({shape!r})"))
+                    self.body.append(Assign(Name(view), reshape(
+                        Name(buffer)[Slice(Lit(start), Lit(start + size))], shape)))
 
     def read_in_kernel(self, v: Var) -> bool:
         """Whether code in the kernel reads ``v`` (not only ``run``, through the output
@@ -186,14 +184,14 @@ class LaneLoops:
                 return True
         return False
 
-    def lane_body(self, first: list[Node], externals: list[Value], sources: dict[int, str],
-                  outputs: dict[int, str], flat: str) -> tuple[Stmt, ...]:
+    def lane_body(self, first: list[Node], externals: list[Value], sources: dict[int, Expr],
+                  outputs: dict[int, str], flat: Expr) -> tuple[Stmt, ...]:
         """One copy of the chain, on the lane's elements."""
         body: list[Stmt] = []
         scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for q, v in enumerate(externals):
             name = self.ns.fresh("a")
-            body.append(Raw(f"{name} = {sources[q]}"))
+            body.append(Assign(Name(name), sources[q]))
             scalars[v] = (Name(name), tensor_of(v.type).dtype)  # type: ignore[union-attr]
         for m, n in enumerate(first):
             # (a scalar constant has no entry: ``operands`` writes its literal)
@@ -204,18 +202,18 @@ class LaneLoops:
             body.append(Assign(Name(t), Cast(dt, e), loc=n.loc))
             scalars[n.out] = (Name(t), dt)
             if m in outputs:
-                body.append(Raw(f"{outputs[m]}[{flat}] = {t}"))
+                body.append(Store(Name(outputs[m])[flat], Name(t)))
         return tuple(body)
 
-    def lane_table(self, column: list[int], k: str) -> str:
+    def lane_table(self, column: list[int], k: Expr) -> Expr:
         """The expression giving lane ``k``'s entry of ``column``: arithmetic when the
         entries are evenly spaced (HyperMap's weights are), else a constant table."""
         step = column[1] - column[0] if len(column) > 1 else 0
         if all(b - a == step for a, b in zip(column, column[1:])):
-            return " + ".join([str(column[0])] * (column[0] != 0) +
-                              [f"{step} * {k}" if step != 1 else k] * (step != 0)) or "0"
-        table = self.shared.const(Const(np.array(column, np.int64)))
-        return f"{table}[{k}]"
+            terms = [Lit(column[0])] * (column[0] != 0) + \
+                [step * k if step != 1 else k] * (step != 0)
+            return terms[0] + terms[1] if len(terms) == 2 else terms[0] if terms else Lit(0)
+        return Name(self.shared.const(Const(np.array(column, np.int64))))[k]
 
 
 def _components(group: list[Node]) -> list[list[Node]]:

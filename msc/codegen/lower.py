@@ -32,6 +32,7 @@ from msc.errors import InternalCompilerError
 from msc.ir.kernel import (
     Assign,
     Branch,
+    Break,
     Call,
     Expr,
     Fn,
@@ -41,8 +42,12 @@ from msc.ir.kernel import (
     Name,
     Not,
     Raw,
+    Slice,
     Stmt,
     Tuple,
+    While,
+    contiguous,
+    reshape,
 )
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
@@ -269,10 +274,11 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
                 k, j = self.slots[w]
                 buffer, offsets = self.arenas[k]
                 t = w.type.tensor  # type: ignore[union-attr]
-                view = f"{buffer}[{offsets}[{j}]:{offsets}[{j}] + {t.size}]"
+                start = Name(offsets)[j]
+                view: Expr = Name(buffer)[Slice(start, start + t.size)]
                 if t.shape != (t.size,):
-                    view += f".reshape({t.shape!r})"
-                lines.append(Raw(f"{self.views[w]} = {view}"))
+                    view = reshape(view, t.shape)
+                lines.append(Assign(Name(self.views[w]), view))
         return lines
 
     def needs(self) -> tuple[str, ...]:
@@ -347,12 +353,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.body.append(Raw(text, loc=node.loc if node is not None else None))
 
     def emitted(self, node: Node, emitted: Any) -> None:
-        """An emitter's statements (or lines, with their numpy calls: ``emitting.Lines``)
-        for ``node``: the first carries the user's line, and so do the numpy calls an
-        outlined driver makes instead of their loops."""
+        """An emitter's statements (or lines) for ``node``: the first carries the user's
+        line, and so do the numpy calls an outlined driver makes instead of their loops."""
         self.body += located(emitted, node.loc)
-        for first, call in getattr(emitted, "numpy_calls", {}).items():
-            self.numpy_calls[first] = call + loc_comment(node)
 
     def hoists(self, node: Node, lowering: Any) -> bool:
         """Whether ``node`` (reading no member of the pending group) may run before the
@@ -376,26 +379,26 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         carried values are copied, so Numba types them alike on every iteration."""
         carried = [self.ns.fresh(p.hint or "c") for p in node.attr["body"].params]
         for name, v in zip(carried, node.inputs):
-            self.put(f"{name} = {self.copied(self.name_of(v), v)}", node)
+            self.body.append(Assign(Name(name), self.copied(self.value_of(v), v), loc=node.loc))
         test = self.ns.fresh("go")
         body = self.region(node.attr["cond"], test, carried) + \
-            (Branch(Not(self.truth(test)), (Raw("break"),)),)
+            (Branch(Not(self.truth(test)), (Break(),)),)
         nxt = self.ns.fresh("nxt")
         body += self.region(node.attr["body"], nxt, carried)
-        body += tuple(Raw(f"{name} = {self.copied(f'{nxt}[{i}]', v)}")
+        body += tuple(Assign(Name(name), self.copied(Name(nxt)[i], v))
                       for i, (name, v) in enumerate(zip(carried, node.inputs)))
-        self.body.append(Raw("while True:", body))
+        self.body.append(While(Lit(True), body))
         out = self.env[node.out] = self.ns.fresh("v")
-        self.put(f"{out} = (" + "".join(f"{c}, " for c in carried) + ")")
+        self.body.append(Assign(Name(out), Tuple(tuple(Name(c) for c in carried))))
 
     def truth(self, name: str) -> Expr:
         """A tensor condition as a Python bool."""
         return Call(Fn.METHOD_ITEM, (Name(name),))
 
-    def copied(self, name: str, v: Value) -> str:
+    def copied(self, e: Expr, v: Value) -> Expr:
         """A loop-carried value's own copy (the state token's placeholder needs none, and a
         weight closure conversion made a carried value must stay the weight itself)."""
-        return name if isinstance(v.type, (MonadType, RefType)) else f"{name}.copy()"
+        return e if isinstance(v.type, (MonadType, RefType)) else Call(Fn.METHOD_COPY, (e,))
 
     def region(self, graph: Graph, out: str,
                params: list[str] = ()) -> tuple[Stmt, ...]:  # type: ignore[assignment]
@@ -411,19 +414,20 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
         value = self.contiguous(graph, graph.output)
         if tuple_parts(graph.nodes, graph.output) is not None:  # over 30 items: a list,
-            held, value = value, self.ns.fresh("items")  # its target defined once for Numba
-            self.put(f"{value} = {held}")
-        self.put(f"{out} = {value}")
+            items = Name(self.ns.fresh("items"))  # its target defined once for Numba
+            self.body.append(Assign(items, value))
+            value = items
+        self.body.append(Assign(Name(out), value))
         inner, self.body = self.body, outer
         return tuple(inner)
 
-    def contiguous(self, graph: Graph, v: Value) -> str:
+    def contiguous(self, graph: Graph, v: Value) -> Expr:
         parts = tuple_parts(graph.nodes, v)
         if parts is not None:
-            return "(" + "".join(f"{self.contiguous(graph, x)}, " for x in parts) + ")"
-        name = self.name_of(v)
+            return Tuple(tuple(self.contiguous(graph, x) for x in parts))
+        value = self.value_of(v)
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
-        return f"np.ascontiguousarray({name})" if t is not None and t.ndim else name
+        return contiguous(value) if t is not None and t.ndim else value
 
     def array_expr(self, node: Node) -> Expr | str:
         if node.op is Op.MakeTuple:

@@ -19,6 +19,7 @@ from msc.ir.kernel import (
     Arg,
     Assign,
     AttrRef,
+    Break,
     Binary,
     BoolOp,
     Branch,
@@ -46,6 +47,7 @@ from msc.ir.kernel import (
     Stmt,
     Store,
     Tuple,
+    While,
 )
 from msc.ir.primitives.emitting import dtype_ref
 
@@ -126,7 +128,7 @@ def render_stmts(stmts: Sequence[Stmt], depth: int = 0,
         out.append(line)
         if isinstance(s, Loop) and s.instead and depth == 0 and instead is not None:
             instead[line] = "\n".join(render_stmts(s.instead))
-        if isinstance(s, (Loop, Raw, ObjMode)):
+        if isinstance(s, (Loop, Raw, ObjMode, While)):
             out += render_stmts(s.body, depth + 1)
         elif isinstance(s, Branch):
             out += render_stmts(s.body, depth + 1)
@@ -155,6 +157,10 @@ def _head(s: Stmt) -> str:
         return f"if {render(s.cond)}:"
     if isinstance(s, Raise):
         return f"raise {s.exc}({s.message!r})"
+    if isinstance(s, While):
+        return f"while {render(s.cond)}:"
+    if isinstance(s, Break):
+        return "break"
     if isinstance(s, ObjMode):
         return f"with objmode({', '.join(f'{k}={v!r}' for k, v in s.types)}):"
     raise TypeError(f"not a kernel-IR statement: {s!r}")

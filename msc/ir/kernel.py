@@ -708,6 +708,22 @@ class ObjMode(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class While(Stmt):
+    """``while cond: body`` (a graph's tensor loop: ``while True`` with a ``Break``)."""
+
+    cond: Expr
+    body: tuple[Stmt, ...]
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    """Leave the innermost ``While``."""
+
+    loc: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Raw(Stmt):
     """A line of source an emitter still writes as text (``text`` ends with ``:`` where
     it opens a block, which then holds ``body``). Lowerings move off it to the
@@ -719,7 +735,7 @@ class Raw(Stmt):
 
 
 def stmt_children(s: Stmt) -> tuple[Stmt, ...]:
-    if isinstance(s, (Loop, Raw, ObjMode)):
+    if isinstance(s, (Loop, Raw, ObjMode, While)):
         return s.body
     if isinstance(s, Branch):
         return s.body + s.orelse
@@ -747,6 +763,11 @@ def show_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
         elif isinstance(s, Raw):
             out.append(f"{pad}source {s.text.strip()}{where}")
             out += show_stmts(s.body, depth + 1)
+        elif isinstance(s, While):
+            out.append(f"{pad}while {show(s.cond)}:{where}")
+            out += show_stmts(s.body, depth + 1)
+        elif isinstance(s, Break):
+            out.append(f"{pad}break{where}")
         elif isinstance(s, Accumulate):
             out.append(f"{pad}{show(s.target)} {s.op.value}= {show(s.value)}{where}")
         elif isinstance(s, (Assign, Store)):

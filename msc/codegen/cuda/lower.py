@@ -233,13 +233,13 @@ class CudaLowerer(Lowerer):
     def truth(self, name: str) -> Expr:
         return Helper("_rt_cuda_item", (Name(name),))
 
-    def copied(self, name: str, v: Value) -> str:
+    def copied(self, e: Expr, v: Value) -> Expr:
         if isinstance(v.type, (MonadType, RefType)) or tensor_of(v.type) is None:
-            return name
-        return f"_rt_cuda_copy({name})"
+            return e
+        return Helper("_rt_cuda_copy", (e,))
 
-    def contiguous(self, graph: Graph, v: Value) -> str:
-        return self.name_of(v)  # every device array the driver makes is C-contiguous
+    def contiguous(self, graph: Graph, v: Value) -> Expr:
+        return self.value_of(v)  # every device array the driver makes is C-contiguous
 
     def aliases_param(self, v: Value) -> bool:
         return False  # the driver copies every result it returns (to the host or not)

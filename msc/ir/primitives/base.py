@@ -109,8 +109,7 @@ class LoopNest:
 class Statements:
     """``emit(args, node, out) -> statements`` with effects (writes, prints): kernel-IR
     statements when ``structured`` (the operands kernel-IR expressions; a loop's numpy
-    calls in ``Loop.instead``), else lines of source, which may be ``emitting.Lines``
-    naming the numpy calls an outlined driver makes instead of their loops."""
+    calls in ``Loop.instead``), else lines of source."""
 
     emit: Callable[..., Any]
     structured: bool = False

@@ -48,6 +48,7 @@ from msc.ir.kernel import (
     Eval,
     Expr,
     Fn,
+    Helper,
     Lit,
     Name,
     Role,
@@ -168,18 +169,20 @@ def _conv_transpose_impl(dy: Any, w: Any, *, stride: Any, dilation: Any, pad: An
 # --- code generation: python (numpy helpers) ----------------------------------------------
 
 
-def attr_args(node: Any, *names: str) -> str:
-    return ", ".join(repr(tuple(node.attr[n]) if isinstance(node.attr[n], tuple)
-                          else node.attr[n]) for n in names)
+def attr_values(node: Any, *names: str) -> tuple[Expr, ...]:
+    """The attributes ``names`` of ``node`` as values: a tuple as a tuple of literals."""
+    return tuple(shape_of(node.attr[n]) if isinstance(node.attr[n], tuple) else
+                 Lit(node.attr[n]) for n in names)
 
 
-def _emit_conv(a: list[str], node: Any) -> str:
-    return f"_rt_conv({a[0]}, {a[1]}, {attr_args(node, 'stride', 'dilation', 'pad', 'groups')})"
+def _emit_conv(a: list[Expr], node: Any) -> Expr:
+    attrs = attr_values(node, "stride", "dilation", "pad", "groups")
+    return Helper("_rt_conv", (a[0], a[1], *attrs))
 
 
-def _emit_conv_transpose(a: list[str], node: Any) -> str:
-    attrs = attr_args(node, "stride", "dilation", "pad", "groups", "input_size")
-    return f"_rt_conv_transpose({a[0]}, {a[1]}, {attrs})"
+def _emit_conv_transpose(a: list[Expr], node: Any) -> Expr:
+    attrs = attr_values(node, "stride", "dilation", "pad", "groups", "input_size")
+    return Helper("_rt_conv_transpose", (a[0], a[1], *attrs))
 
 
 # --- code generation: numba (loop nests) ---------------------------------------------------
@@ -215,9 +218,9 @@ def open_taps(loops: Loops, node: Any, kernel: tuple[int, ...], at: dict[int, st
     """Loops over the kernel taps (folding the window: ``Role.REDUCE``), each guarded to
     read inside the unpadded input: for output position ``at[d]`` along spatial dim d the
     input index is ``at * stride - lo + tap * dilation``. Returns the taps and the input
-    indices; ``close_taps`` ends them. ``kept`` writes the window's literals: an
-    expression (pooling's ``int(3)``, ``Call(Fn.PY_INT, ...)``, keeps them from the
-    outliner), or text, taken as ``Loops.open`` takes a bound."""
+    indices; ``close_taps`` ends them. ``kept`` writes the window's literals as
+    expressions (pooling's ``int(3)``, ``Call(Fn.PY_INT, ...)``, keeps them from the
+    outliner)."""
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
 
     def lit(v: int) -> Expr:
@@ -242,10 +245,10 @@ def close_taps(loops: Loops, taps: dict[int, str]) -> None:
         loops.close({d: taps[d]})
 
 
-def with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...], fill: Any) -> str:
-    """The name of ``src`` inside a border of ``fill`` (an expression, or text written as
-    it is) of ``pad`` ((lo, hi) per spatial dim): a new array filled strip by strip, then
-    the copy; ``src`` itself without padding."""
+def with_border(loops: Loops, src: Expr, x: TensorType, pad: tuple[int, ...],
+                fill: Expr) -> Expr:
+    """``src`` inside a border of ``fill`` of ``pad`` ((lo, hi) per spatial dim): a new
+    array filled strip by strip, then the copy; ``src`` itself without padding."""
     if not any(pad):
         return src
     lo, hi = pad[0::2], pad[1::2]
@@ -257,13 +260,13 @@ def with_border(loops: Loops, src: str, x: TensorType, pad: tuple[int, ...], fil
         for strip in ((0, lo[d]), (shape[2 + d] - hi[d], shape[2 + d])):
             if strip[0] < strip[1]:
                 at = whole[:2 + d] + [_span(*strip)] + whole[3 + d:]
-                loops.emit(Store(Name(name)[tuple(at)], lift(fill)))
+                loops.emit(Store(Name(name)[tuple(at)], fill))
     inner = whole[:2] + [_span(lo[d], lo[d] + s) for d, s in enumerate(x.shape[2:])]
-    loops.emit(Store(Name(name)[tuple(inner)], Name(src)))
-    return name
+    loops.emit(Store(Name(name)[tuple(inner)], src))
+    return Name(name)
 
 
-def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """out[n, o, p...] += x[n, group * cg + c, p * stride - lo + k * dilation] * w[o, c, k]
     for each of the group's channels c and taps k, with the output's last axis innermost:
     that loop walks both arrays contiguously over the range of positions whose input is
@@ -279,7 +282,7 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ..
     ch, wv = fresh("ch"), fresh("wv")
     loops.emit(Assign(Name(ch), Name(lead[1]) // og * cg + Name(c)))
     taps = loops.open(w.shape, range(2, w.ndim), "k", Role.REDUCE)
-    loops.emit(Assign(Name(wv), Name(a[1])[(lead[1], c, *taps.values())]))
+    loops.emit(Assign(Name(wv), a[1][(lead[1], c, *taps.values())]))
     where, opened = [], {}
     for d in range(nd - 1):  # outer spatial axes: guard each input index
         opened.update(loops.open(o.shape, (d + 2,), "p", Role.PARALLEL))
@@ -296,7 +299,7 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ..
     loops.emit(Assign(Name(stop), call(Fn.PY_MIN, o.shape[-1], (size - 1 - Name(t)) // s + 1)))
     q = loops.open_range("q", Name(first), Name(stop), Role.PARALLEL)
     loops.emit(Accumulate(Name(out)[(lead[0], lead[1], *opened.values(), q)], BinaryOp.ADD,
-                          Name(a[0])[(lead[0], ch, *where, Name(q) * s + Name(t))] * Name(wv)))
+                          a[0][(lead[0], ch, *where, Name(q) * s + Name(t))] * Name(wv)))
     loops.close_range(q)
     close_taps(loops, opened)
     loops.close(taps)
@@ -310,7 +313,7 @@ def _loops_conv(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ..
 GEMM_MIN_DEPTH = 32
 
 
-def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv_or_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
@@ -322,7 +325,7 @@ def _loops_conv_or_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[
     return _loops_conv(a, node, out, fresh)
 
 
-def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv_shifted(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """A stride-1 convolution without im2col: each example is copied into a zero border
     once, its spatial dims flattened, and for each tap the (out channels, channels)
     weight matrix times the input shifted by the tap's offset is accumulated into a
@@ -373,7 +376,7 @@ def _loops_conv_shifted(a: list[str], node: Any, out: str, fresh: Any) -> tuple[
     return loops.lines
 
 
-def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """im2col: the input's windows are copied into a (channels x taps, output positions)
     matrix per example, zeros where a window leaves the image (one numpy copy of a
     strided view of the whole batch: ``windows``), and ``out[n]`` is the (out channels,
@@ -433,7 +436,7 @@ def _loops_conv_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stm
     return loops.lines
 
 
-def windows(loops: Loops, node: Any, src: str, x: TensorType, kernel: tuple[int, ...],
+def windows(loops: Loops, node: Any, src: Expr, x: TensorType, kernel: tuple[int, ...],
             size: tuple[int, ...]) -> str:
     """The name of the windows of convolution ``node`` over ``src`` (of type ``x``): a
     strided view (examples, channels, taps..., output positions...) of ``src`` in its zero
@@ -442,8 +445,8 @@ def windows(loops: Loops, node: Any, src: str, x: TensorType, kernel: tuple[int,
     kernel Numba makes the same view."""
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     border = with_border(loops, src, x, tuple(pad), Lit(0))
-    if border == src:
-        border = _named(loops, loops.fresh("xc"), contiguous(src))
+    if border is src:
+        border = Name(_named(loops, loops.fresh("xc"), contiguous(src)))
     shape = x.shape[:2] + _rt_padded(x.shape[2:], pad)
     step = [np.dtype(x.dtype.np_name).itemsize * math.prod(shape[d + 1:])
             for d in range(len(shape))]
@@ -451,10 +454,10 @@ def windows(loops: Loops, node: Any, src: str, x: TensorType, kernel: tuple[int,
     strides = (*step[:2], *(step[d] * dilation[d - 2] for d in spatial),
                *(step[d] * stride[d - 2] for d in spatial))
     return _named(loops, loops.fresh("win"), Call(Fn.AS_STRIDED, (
-        Name(border), shape_of((*shape[:2], *kernel, *size)), shape_of(strides))))
+        border, shape_of((*shape[:2], *kernel, *size)), shape_of(strides))))
 
 
-def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv_transpose(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """The adjoint, gathered: out[n, c, i...] sums dy[n, o, p] * w[o, c % cg, k] over the
     group's out channels o and the taps k with p * stride - lo + k * dilation == i."""
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
@@ -475,8 +478,8 @@ def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> tupl
         where.append(p)
     oc = loops.open_range("o", None, og, Role.REDUCE)  # the group's out channels
     ch = Name(lead[1]) // cg * og + Name(oc)
-    loops.emit(Accumulate(Name(acc), BinaryOp.ADD, Name(a[0])[(lead[0], ch, *where)] *
-                          Name(a[1])[(ch, Name(lead[1]) % cg, *taps.values())]))
+    loops.emit(Accumulate(Name(acc), BinaryOp.ADD, a[0][(lead[0], ch, *where)] *
+                          a[1][(ch, Name(lead[1]) % cg, *taps.values())]))
     loops.close_range(oc)
     close_taps(loops, taps)
     loops.emit(Store(Name(out)[tuple(lead.values())], Cast(o.dtype, Name(acc))))
@@ -484,7 +487,7 @@ def _loops_conv_transpose(a: list[str], node: Any, out: str, fresh: Any) -> tupl
     return loops.lines
 
 
-def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str,
+def _loops_conv_transpose_or_gemm(a: list[Expr], node: Any, out: str,
                                   fresh: Any) -> tuple[Stmt, ...]:
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
@@ -493,7 +496,8 @@ def _loops_conv_transpose_or_gemm(a: list[str], node: Any, out: str,
     return _loops_conv_transpose(a, node, out, fresh)
 
 
-def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
+def _loops_conv_transpose_gemm(a: list[Expr], node: Any, out: str,
+                               fresh: Any) -> tuple[Stmt, ...]:
     """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
     positions) matrix is the transposed weight matrix times its dy, one gemm call; then,
     tap by tap over the whole batch, the tap's columns are added where that tap read, in
@@ -532,7 +536,8 @@ def _loops_conv_transpose_gemm(a: list[str], node: Any, out: str, fresh: Any) ->
 
 
 def lowering(array: Any, loops: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+    return {"numba": LoopNest(loops, structured=True),
+            "python": ArrayExpr(array, structured=True)}
 
 
 # --- gradients ----------------------------------------------------------------------------

@@ -26,10 +26,34 @@ from typing import Any
 import numpy as np
 
 from msc.errors import ShapeError
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Branch,
+    Cast,
+    Expr,
+    Fn,
+    Helper,
+    Lit,
+    Name,
+    Not,
+    Role,
+    Stmt,
+    Store,
+    both,
+    call,
+    either,
+    empty,
+    eq,
+    gt,
+    ne,
+    zeros,
+)
 from msc.ir.primitives.base import Attr, Primitive, register, want_float_tensor
 from msc.ir.primitives.conv import (
     WINDOW,
-    attr_args,
+    attr_values,
     close_taps,
     folded,
     int_tuple,
@@ -40,7 +64,7 @@ from msc.ir.primitives.conv import (
     window_shape,
     with_border,
 )
-from msc.ir.primitives.emitting import Loops, dtype_ref, in_type, index, out_type
+from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import batch_size
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_max_pool, _rt_max_pool_grad, _rt_max_pool_grad_grad
@@ -90,86 +114,91 @@ def _pool_grad_grad_impl(x: Any, c: Any, *, kernel: Any, stride: Any, dilation: 
 # --- code generation: python (numpy helpers) ----------------------------------------------
 
 
-def _emit_pool(a: list[str], node: Any) -> str:
-    return f"_rt_max_pool({a[0]}, {attr_args(node, 'kernel', 'stride', 'dilation', 'pad')})"
+_POOL_ATTRS = ("kernel", "stride", "dilation", "pad")
 
 
-def _emit_pool_grad(a: list[str], node: Any) -> str:
-    attrs = attr_args(node, "kernel", "stride", "dilation", "pad")
-    return f"_rt_max_pool_grad({a[0]}, {a[1]}, {attrs})"
+def _emit_pool(a: list[Expr], node: Any) -> Expr:
+    return Helper("_rt_max_pool", (a[0], *attr_values(node, *_POOL_ATTRS)))
 
 
-def _emit_pool_grad_grad(a: list[str], node: Any) -> str:
-    attrs = attr_args(node, "kernel", "stride", "dilation", "pad")
-    return f"_rt_max_pool_grad_grad({a[0]}, {a[1]}, {attrs})"
+def _emit_pool_grad(a: list[Expr], node: Any) -> Expr:
+    return Helper("_rt_max_pool_grad", (a[0], a[1], *attr_values(node, *_POOL_ATTRS)))
+
+
+def _emit_pool_grad_grad(a: list[Expr], node: Any) -> Expr:
+    return Helper("_rt_max_pool_grad_grad", (a[0], a[1], *attr_values(node, *_POOL_ATTRS)))
 
 
 # --- code generation: numba (loop nests) ---------------------------------------------------
 
+_NEG_INF = -Name("np.inf")  # numpy's -infinity, as the kernels spell it
 
-def _kept(v: int) -> str:
+
+def _kept(v: int) -> Expr:
     """A window literal the outliner keeps in the kernel (see the module docstring)."""
-    return f"int({v})"
+    return call(Fn.PY_INT, v)
 
 
-def _loops_pool(a: list[str], node: Any, out: str, fresh: Any) -> list[str]:
+def _loops_pool(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, ...]:
     """out[n, c, p...] = the maximum of the bordered input over the window of p (a NaN
     wins and stays): no bounds checks, the taps' loops over kept literals."""
     x, o = in_type(node), out_type(node)
     kernel, stride, dilation = node.attr["kernel"], node.attr["stride"], node.attr["dilation"]
     loops = Loops(fresh)
-    src = with_border(loops, a[0], x, node.attr["pad"], "-np.inf")
-    loops.add(f"{out} = np.empty({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(o.shape, range(o.ndim), "p")
-    best, v = loops.fresh("best"), loops.fresh("v")
-    loops.add(f"{best} = -np.inf")
-    taps = loops.open([_kept(k) for k in kernel], range(len(kernel)), "k")
-    at = [f"{lead[2 + d]} * {_kept(stride[d])} + {taps[d]} * {_kept(dilation[d])}"
+    src = with_border(loops, a[0], x, node.attr["pad"], _NEG_INF)
+    loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
+    lead = loops.open(o.shape, range(o.ndim), "p", Role.PARALLEL)
+    best, v = Name(loops.fresh("best")), Name(loops.fresh("v"))
+    loops.emit(Assign(best, _NEG_INF))
+    taps = loops.open([_kept(k) for k in kernel], range(len(kernel)), "k", Role.REDUCE)
+    at = [Name(lead[2 + d]) * _kept(stride[d]) + Name(taps[d]) * _kept(dilation[d])
           for d in range(len(kernel))]
-    loops.add(f"{v} = {src}[{index([lead[0], lead[1], *at])}]")
-    loops.add(f"if {v} > {best} or {v} != {v}:")
-    loops.add(f"    {best} = {v}")
+    loops.emit(Assign(v, src[(Name(lead[0]), Name(lead[1]), *at)]))
+    loops.emit(Branch(either(gt(v, best), ne(v, v)), (Assign(best, v),)))
     loops.close(taps)
-    loops.add(f"{out}[{index(list(lead.values()))}] = {dtype_ref(o.dtype)}({best})")
+    loops.emit(Store(Name(out)[tuple(Name(i) for i in lead.values())], Cast(o.dtype, best)))
     loops.close(lead)
     return loops.lines
 
 
-def _loops_routed(a: list[str], node: Any, out: str, fresh: Any, *, scatter: bool) -> list[str]:
+def _loops_routed(a: list[Expr], node: Any, out: str, fresh: Any, *,
+                  scatter: bool) -> tuple[Stmt, ...]:
     """MaxPoolGrad's loops (``scatter``: out[the first maximum of p's window] += g[p]) and
     MaxPoolGradGrad's (out[p] = the cotangent at that first maximum)."""
     x, o = in_type(node, 0), out_type(node)
     pooled = in_type(node, 1) if scatter else o
     loops = Loops(fresh)
-    loops.add(f"{out} = np.{'zeros' if scatter else 'empty'}({o.shape!r}, {dtype_ref(o.dtype)})")
-    lead = loops.open(pooled.shape, range(pooled.ndim), "p")
-    at = index([lead[0], lead[1], *_first_maximum(loops, node, a[0], lead, x)])
-    here = index(list(lead.values()))
-    loops.add(f"{out}[{at}] += {a[1]}[{here}]" if scatter else f"{out}[{here}] = {a[1]}[{at}]")
+    loops.emit(Assign(Name(out), (zeros if scatter else empty)(o.shape, o.dtype)))
+    # windows overlap: a scatter's positions may add into one element
+    lead = loops.open(pooled.shape, range(pooled.ndim), "p",
+                      Role.REDUCE if scatter else Role.PARALLEL)
+    at = (Name(lead[0]), Name(lead[1]),
+          *(Name(i) for i in _first_maximum(loops, node, a[0], lead, x)))
+    here = tuple(Name(i) for i in lead.values())
+    loops.emit(Accumulate(Name(out)[at], BinaryOp.ADD, a[1][here]) if scatter else
+               Store(Name(out)[here], a[1][at]))
     loops.close(lead)
     return loops.lines
 
 
-def _first_maximum(loops: Loops, node: Any, src: str, lead: dict[int, str],
+def _first_maximum(loops: Loops, node: Any, src: Expr, lead: dict[int, str],
                    x: TensorType) -> list[str]:
-    """Lines finding the input indices of the first maximum of output position ``lead``'s
-    window (their names): the scan reads only inside the input (a bounds check per tap),
-    so an input of -inf still has its maximum."""
+    """Statements finding the input indices of the first maximum of output position
+    ``lead``'s window (their names): the scan reads only inside the input (a bounds check
+    per tap), so an input of -inf still has its maximum."""
     nd = x.ndim - 2
-    best, v, found = loops.fresh("best"), loops.fresh("v"), loops.fresh("found")
+    best, v, found = (Name(loops.fresh(h)) for h in ("best", "v", "found"))
     at = [loops.fresh(f"at{d}") for d in range(nd)]
-    loops.add(f"{best} = -np.inf")
-    loops.add(f"{found} = False")
+    loops.emit(Assign(best, _NEG_INF))
+    loops.emit(Assign(found, Lit(False)))
     for name in at:
-        loops.add(f"{name} = 0")
+        loops.emit(Assign(Name(name), Lit(0)))
     taps, where = open_taps(loops, node, node.attr["kernel"],
                             {d: lead[d + 2] for d in range(nd)}, x.shape[2:], kept=_kept)
-    loops.add(f"{v} = {src}[{index([lead[0], lead[1], *where])}]")
-    loops.add(f"if not {found} or {v} > {best} or ({v} != {v} and {best} == {best}):")
-    loops.add(f"    {found} = True")
-    loops.add(f"    {best} = {v}")
-    for name, i in zip(at, where):
-        loops.add(f"    {name} = {i}")
+    loops.emit(Assign(v, src[(Name(lead[0]), Name(lead[1]), *(Name(i) for i in where))]))
+    first = either(Not(found), gt(v, best), both(ne(v, v), eq(best, best)))
+    loops.emit(Branch(first, (Assign(found, Lit(True)), Assign(best, v),
+                              *(Assign(Name(name), Name(i)) for name, i in zip(at, where)))))
     close_taps(loops, taps)
     return at
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from msc.codegen.half import ROUND, rounded, to_half
-from msc.codegen.pyrender import literal, render
 from msc.codegen.targets import Float16
 from msc.ir import kernel
 from msc.ir.dtypes import DType, bool_, float16, float32, uint16
@@ -28,13 +28,13 @@ from msc.ir.kernel import (
     Call,
     Cast,
     DTypeRef,
+    Eval,
     Expr,
     Fn,
     Helper,
     Lit,
     Loop,
     Name,
-    Raw,
     Role,
     Stmt,
     Store,
@@ -62,9 +62,9 @@ VECTOR_MATH = {Op.Exp: "_rt_exp64", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigm
 #: An outlined driver calls it instead of a kernel of one op (or of a chain of two), which
 #: cost Numba about 0.07 s to compile for a loop no faster, or one pass less over the
 #: arrays (``numpy_call``). ReLU is ``np.maximum(x, 0)``.
-UFUNCS = {Op.Add: "np.add", Op.Sub: "np.subtract", Op.Mul: "np.multiply",
-          Op.Div: "np.divide", Op.Neg: "np.negative", Op.Maximum: "np.maximum",
-          Op.Minimum: "np.minimum", Op.ReLU: "np.maximum"}
+UFUNCS = {Op.Add: Fn.ADD, Op.Sub: Fn.SUBTRACT, Op.Mul: Fn.MULTIPLY, Op.Div: Fn.DIVIDE,
+          Op.Neg: Fn.NEGATIVE, Op.Maximum: Fn.MAXIMUM, Op.Minimum: Fn.MINIMUM,
+          Op.ReLU: Fn.MAXIMUM}
 #: Those two of which a chain may be (``a * c + b``: an optimizer's update).
 CHAINED = frozenset({Op.Add, Op.Sub, Op.Mul, Op.Div, Op.Neg})
 
@@ -275,7 +275,7 @@ class FusedLoops:
         call = self.numpy_call(group, outs, inplace) if shape and plain else None
         stmts: tuple[Stmt, ...] = tuple(body)
         for k in reversed(range(len(shape))):  # every element on its own: parallel loops
-            instead = (Raw(call),) if k == 0 and call is not None else ()
+            instead = call if k == 0 and call is not None else ()
             stmts = (Loop(idx[k], Lit(shape[k]), stmts, role=Role.PARALLEL, instead=instead),)
         for st in stmts:
             self.emit(st)
@@ -284,7 +284,7 @@ class FusedLoops:
         self.body.append(stmt)
 
     def numpy_call(self, group: list[Node], outs: list[Node],
-                   inplace: dict[Var, Var]) -> str | None:
+                   inplace: dict[Var, Var]) -> tuple[Stmt, ...] | None:
         """The ufunc calls (``UFUNCS``) computing a group of one float op, or a chain of two
         arithmetic ones (the first's result only the second reads), into the result's
         array (a weight's, where ``inplace`` assigns it), each operand broadcast as the
@@ -296,27 +296,29 @@ class FusedLoops:
         if len(group) > 2 or outs != [last] or \
                 (len(group) == 2 and not all(n.op in CHAINED for n in group)):
             return None
-        out, calls = self.env[last.out], []
+        out = Name(self.env[last.out])
+        calls: list[Stmt] = []
         for n in group:
             dt = n.out.type.dtype  # type: ignore[union-attr]
             if n.op not in UFUNCS or not dt.is_float or self.is_half(dt) or \
                     self.compute_dtype(n, self.lowering(n)) != dt:
                 return None
-            args = []
+            args: list[Expr] = []
             for v in n.inputs:
                 if calls and v is group[0].out:
                     args.append(out)
                 elif isinstance(v, Const) and isinstance(v.type, ScalarType):
-                    args.append(literal(v.value, dt))
+                    args.append(Lit(v.value, dt))
                 elif _dtype(v) == dt:
-                    args.append(self.name_of(_broadcast_source(v, self.all_defs)))
+                    args.append(Name(self.name_of(_broadcast_source(v, self.all_defs))))
                     if calls and args[-1] == out:
                         return None
                 else:
                     return None
-            args += ["0"] if n.op is Op.ReLU else []
-            calls.append(f"{UFUNCS[n.op]}({', '.join(args)}, out={out})")
-        return "\n".join(calls) + loc_comment(last)
+            args += [Lit(0)] if n.op is Op.ReLU else []
+            calls.append(Eval(Call(UFUNCS[n.op], tuple(args), (("out", out),))))
+        calls[-1] = replace(calls[-1], loc=last.loc)
+        return tuple(calls)
 
     def merged_axes(self, sources: list[Value],
                     shape: tuple[int, ...]) -> list[list[int]] | None:

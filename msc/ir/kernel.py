@@ -115,6 +115,8 @@ class Fn(Enum):
     TRANSPOSE = "transpose"  # np.transpose(x, axes)
     ADD = "add"  # ufuncs an outlined driver calls into an array (``out=``)
     SUBTRACT = "subtract"
+    MULTIPLY = "multiply"
+    NEGATIVE = "negative"
     ARGSORT = "argsort"
     DIVIDE = "divide"
     MATMUL = "matmul"

@@ -16,8 +16,6 @@ import os
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from msc.codegen.half import ROUND, rounded, to_half
 from msc.codegen.targets import Float16
 from msc.ir import kernel
@@ -45,7 +43,6 @@ from msc.ir.kernel import (
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
-from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import ScalarType, tensor_of
 
 
@@ -92,7 +89,6 @@ class FusedLoops:
     group: list[Node]
     aside: list[Node]
     written: set[Var]  # values a fused loop already wrote into their weight
-    numpy_calls: dict[str, str]  # a loop's first line -> the driver's call (numpy_call)
     owned: set[Var]  # values whose array the kernel made and nobody else shares
     here: dict[Var, int]  # the values defined in the graph or region being lowered: where
     slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)

@@ -32,7 +32,6 @@ import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
-from msc.codegen.outline import without_locations
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_companions
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.targets import NUMBA
@@ -80,6 +79,15 @@ def in_library(kernel: KernelSpec) -> bool:
     local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
              and isinstance(n.ctx, ast.Store)} | set(kernel.params)
     return all(n in local or n in _GLOBALS or n.startswith("_rt_") for n in names)
+
+
+#: The comment lowering puts at the end of a statement's line: the user's file and line.
+_LOCATION = re.compile(r"  # [^\n]*:\d+$", re.MULTILINE)
+
+
+def without_locations(source: str) -> str:
+    """``source`` without the user's line comments: what identifies a kernel."""
+    return _LOCATION.sub("", source)
 
 
 def kernel_file(kernel: KernelSpec) -> tuple[str, str]:

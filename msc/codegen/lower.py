@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.fusion import FusedLoops, loc_comment, reads
+from msc.codegen.fusion import FusedLoops, reads
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
 from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
@@ -114,7 +114,6 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         self.defs = {n.out: n for n in graph.nodes}
         self.all_defs = {n.out: n for n in walk(graph)}  # regions' nodes too
         self.written: set[Var] = set()
-        self.numpy_calls: dict[str, str] = {}
         # values whose array this kernel made and nobody else shares (see fusion.flush),
         # and the values defined in the graph or region being lowered (-> their position)
         self.owned: set[Var] = set()
@@ -207,7 +206,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         body = tuple(self.weight_views() + self.body)
         if self.target.prologue is not None and body:
             body = (Raw(self.target.prologue, body),)
-        lines = render_stmts(body, instead=self.numpy_calls)
+        lines = render_stmts(body)
         name = self.shared.kernels[self.graph.name]
         return KernelSpec(name, tuple(params), tuple(lines), returns, body=body), output
 
@@ -589,7 +588,7 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     library: list[tuple[str, str]] = []
     files: dict[str, str] = {}
     if not split and target.numba and worth_outlining(kernel):
-        kernel, outlined = outline(kernel, lowerer.value_types(), lowerer.numpy_calls)
+        kernel, outlined = outline(kernel, lowerer.value_types())
         for k in outlined:
             if in_library(k):
                 stem, files[stem] = kernel_file(k)

@@ -117,17 +117,12 @@ def _call(e: Call, r: Any) -> str:
     return f"{prefix}{e.fn.symbol}({', '.join(args)})"
 
 
-def render_stmts(stmts: Sequence[Stmt], depth: int = 0,
-                 instead: dict[str, str] | None = None) -> list[str]:
+def render_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
     """The lines of ``stmts``, indented ``depth`` levels, each statement's user line as a
-    trailing comment. ``instead`` collects, for each loop at depth 0 that has numpy calls
-    to make instead of it, its header line -> those calls' lines."""
+    trailing comment (a loop's ``instead`` is the outliner's to place, not rendered)."""
     pad, out = "    " * depth, []
     for s in stmts:
-        line = pad + _head(s) + _where(s)
-        out.append(line)
-        if isinstance(s, Loop) and s.instead and depth == 0 and instead is not None:
-            instead[line] = "\n".join(render_stmts(s.instead))
+        out.append(pad + _head(s) + _where(s))
         if isinstance(s, (Loop, Raw, ObjMode, While)):
             out += render_stmts(s.body, depth + 1)
         elif isinstance(s, Branch):

@@ -16,14 +16,30 @@ import msc as ms
 from msc import nn, ops
 from msc.codegen import library
 from msc.codegen import outline as outlining
-from msc.codegen.outline import outline, without_locations
+from msc.codegen.library import without_locations
+from msc.codegen.outline import outline
+from msc.codegen.pyrender import render_stmts
 from msc.codegen.render import render
 from msc.codegen.spec import KernelSpec
 from msc.compiler import arg_spec, compile_entry
-from msc.errors import InternalCompilerError
+from msc.errors import InternalCompilerError, Loc
 from msc.ir import dtypes
+from msc.ir.kernel import (
+    Accumulate,
+    Assign,
+    BinaryOp,
+    Call,
+    Fn,
+    Lit,
+    Loop,
+    Name,
+    Slice,
+    Stmt,
+    Store,
+    empty,
+)
 from msc.ir.types import TensorType
-from tests.codegen import build, check_module, compile_fn, to_numpy
+from tests.codegen import check_module, compile_fn, to_numpy
 from tests.codegen.cases import CASES, Case
 
 
@@ -46,22 +62,32 @@ def test_outlined_numba_code_agrees_with_eager(case: Case, tmp_path, outline_eve
 
 
 F32 = TensorType(dtypes.float32, (3,))
+f32 = dtypes.float32
 
 
-def kernel(*lines: str, returns: str = "(y, )") -> KernelSpec:
-    return KernelSpec("main", ("x",), lines, returns)
+def kernel(*body: Stmt, returns: str = "(y, )") -> KernelSpec:
+    """An entry whose kernel IR is ``body`` (its lines rendered from it, as lowering does)."""
+    return KernelSpec("main", ("x",), tuple(render_stmts(body)), returns, body=body)
+
+
+def at(line: int) -> Loc:
+    return Loc("model.py", line)
+
+
+def v(name: str) -> Name:
+    return Name(name)
 
 
 def test_alike_statements_become_one_kernel_called_twice():
-    spec = kernel("y = np.empty((3,), np.float32)  # model.py:4",
-                  "for i in range(3):",
-                  "    y[i] = x[i] * np.float32(2)",
-                  "z = np.empty((3,), np.float32)  # model.py:5",
-                  "for j in range(3):",
-                  "    z[j] = y[j] * np.float32(2)", returns="(z, )")
+    spec = kernel(Assign(v("y"), empty((3,), f32), loc=at(4)),
+                  Loop("i", Lit(3), (Store(v("y")[v("i")], v("x")[v("i")] * Lit(2, f32)),)),
+                  Assign(v("z"), empty((3,), f32), loc=at(5)),
+                  Loop("j", Lit(3), (Store(v("z")[v("j")], v("y")[v("j")] * Lit(2, f32)),)),
+                  returns="(z, )")
     driver, kernels = outline(spec, {"x": F32, "y": F32, "z": F32})
     assert len(kernels) == 1 and kernels[0].params == ("a0", "a1", "c0")  # (result, x, size)
-    assert kernels[0].lines == ("for t0 in range(c0):", "    a0[t0] = a1[t0] * np.float32(2)")
+    assert kernels[0].lines == ("for t0 in range(c0):",
+                                "    a0[t0] = (a1[t0] * np.float32(2))")
     assert driver.jit is False and driver.returns == "(z, )"
     name = kernels[0].name
     assert driver.lines == ("y = np.empty((3,), np.float32)  # model.py:4",
@@ -73,34 +99,37 @@ def test_alike_statements_become_one_kernel_called_twice():
 def test_the_same_loops_over_other_sizes_are_one_kernel():
     """Loop bounds, shapes, index arithmetic and floats are arguments; a lone index, an
     int argument of another call (here np.float32's) and 0 and 1 stay literals."""
-    lines = ("y = np.empty((4, 6), np.float32)",
-             "for i in range(4):",
-             "    for j in range(1, 6):",
-             "        y[i, j] = x[i * 6 + j] * np.float32(2) + x[3] * 0.5",
-             "z = np.empty((2, 8), np.float32)",
-             "for i_1 in range(2):",
-             "    for j_1 in range(1, 8):",
-             "        z[i_1, j_1] = y[i_1 * 8 + j_1] * np.float32(2) + y[3] * 0.25")
+    def loops(src: str, dst: str, rows: int, cols: int, half: float) -> tuple[Stmt, ...]:
+        i, j = v(f"i{dst}"), v(f"j{dst}")
+        value = v(src)[i * cols + j] * Lit(2, f32) + v(src)[3] * half
+        inner = Loop(j.name, Lit(cols), (Store(v(dst)[i, j], value),), start=Lit(1))
+        return (Assign(v(dst), empty((rows, cols), f32)), Loop(i.name, Lit(rows), (inner,)))
+
     types = {"x": TensorType(dtypes.float32, (24,)), "y": TensorType(dtypes.float32, (4, 6)),
              "z": TensorType(dtypes.float32, (2, 8))}
-    driver, kernels = outline(kernel(*lines, returns="(z, )"), types)
+    spec = kernel(*loops("x", "y", 4, 6, 0.5), *loops("y", "z", 2, 8, 0.25), returns="(z, )")
+    driver, kernels = outline(spec, types)
     assert len(kernels) == 1
     assert kernels[0].lines[1:] == ("    for t1 in range(1, c1):",
-                                    "        a0[t0, t1] = a1[t0 * c2 + t1] * np.float32(2) + "
-                                    "a1[3] * c3")
+                                    "        a0[t0, t1] = ((a1[((t0 * c2) + t1)] * "
+                                    "np.float32(2)) + (a1[3] * c3))")
     assert driver.lines[1].endswith("(y, x, 4, 6, 6, 0.5)")
     assert driver.lines[3].endswith("(z, y, 2, 8, 8, 0.25)")
 
 
 def test_a_divisor_of_an_augmented_assignment_is_an_argument():
     """A layer norm's mean (``s /= 768``): the same kernel at another width."""
-    def mean(x, y, n):
-        return (f"{y} = np.empty((4,), np.float64)", f"for r{y} in range(4):",
-                f"    s{y} = 0.0", f"    for i{y} in range({n}):",
-                f"        s{y} += {x}[r{y}, i{y}]", f"    s{y} /= {n}", f"    {y}[r{y}] = s{y}")
+    def mean(x: str, y: str, n: int) -> tuple[Stmt, ...]:
+        r, i, s = v(f"r{y}"), v(f"i{y}"), v(f"s{y}")
+        row = (Assign(s, Lit(0.0)),
+               Loop(i.name, Lit(n), (Accumulate(s, BinaryOp.ADD, v(x)[r, i]),)),
+               Accumulate(s, BinaryOp.DIV, Lit(n)), Store(v(y)[r], s))
+        return (Assign(v(y), empty((4,), dtypes.float64)), Loop(r.name, Lit(4), row))
+
     types = {"x": TensorType(dtypes.float32, (4, 768)), "y": TensorType(dtypes.float64, (4,)),
              "u": TensorType(dtypes.float32, (4, 512)), "v": TensorType(dtypes.float64, (4,))}
-    spec = KernelSpec("main", ("x", "u"), mean("x", "y", 768) + mean("u", "v", 512), "(y, v, )")
+    body = mean("x", "y", 768) + mean("u", "v", 512)
+    spec = KernelSpec("main", ("x", "u"), tuple(render_stmts(body)), "(y, v, )", body=body)
     driver, kernels = outline(spec, types)
     assert len(kernels) == 1 and "    t1 /= c2" in kernels[0].lines, kernels
     assert driver.lines[-1].endswith("(u, v, 4, 512, 512)")
@@ -109,11 +138,10 @@ def test_a_divisor_of_an_augmented_assignment_is_an_argument():
 def test_sizes_that_happen_to_be_equal_are_separate_arguments():
     """A square image and a wide one, or batch 8 of 8 channels: the same kernel (a shared
     argument for equal sizes would make the coincidence part of the kernel)."""
-    def loops(rows: int, cols: int) -> tuple[str, ...]:
-        return (f"y = np.empty(({rows}, {cols}), np.float32)",
-                f"for i in range({rows}):",
-                f"    for j in range({cols}):",
-                f"        y[i, j] = x[i, j] + np.float32(1)")
+    def loops(rows: int, cols: int) -> tuple[Stmt, ...]:
+        inner = Loop("j", Lit(cols), (Store(v("y")[v("i"), v("j")],
+                                            v("x")[v("i"), v("j")] + Lit(1, f32)),))
+        return (Assign(v("y"), empty((rows, cols), f32)), Loop("i", Lit(rows), (inner,)))
 
     names = set()
     for rows, cols in ((4, 4), (4, 6), (6, 6)):
@@ -129,22 +157,25 @@ def test_sizes_that_happen_to_be_equal_are_separate_arguments():
 def test_kept_window_literals_stay_and_border_fills_run_in_the_driver():
     """``int(3)`` (a pooling window's size or stride) stays in the kernel; filling and
     copying into slices of an array are numpy's work in the driver."""
-    lines = ("b = np.empty((1, 2, 7, 7), np.float32)",
-             "b[:, :, 6:7, :] = -np.inf",
-             "b[:, :, 0:6, 0:6] = x",
-             "y = np.empty((1, 2, 3, 3), np.float32)",
-             "for i in range(3):",
-             "    for k in range(int(3)):",
-             "        y[0, 0, i, 0] = b[0, 0, i * int(2) + k, 0]")
+    def kept(n: int) -> Call:
+        return Call(Fn.PY_INT, (Lit(n),))
+
+    whole = Slice()
+    body = (Assign(v("b"), empty((1, 2, 7, 7), f32)),
+            Store(v("b")[whole, whole, Slice(Lit(6), Lit(7)), whole], -v("np.inf")),
+            Store(v("b")[whole, whole, Slice(Lit(0), Lit(6)), Slice(Lit(0), Lit(6))], v("x")),
+            Assign(v("y"), empty((1, 2, 3, 3), f32)),
+            Loop("i", Lit(3), (Loop("k", kept(3), (Store(
+                v("y")[0, 0, v("i"), 0], v("b")[0, 0, v("i") * kept(2) + v("k"), 0]),)),)))
     types = {"x": TensorType(dtypes.float32, (1, 2, 6, 6)),
              "b": TensorType(dtypes.float32, (1, 2, 7, 7)),
              "y": TensorType(dtypes.float32, (1, 2, 3, 3))}
-    driver, kernels = outline(kernel(*lines), types)
-    assert driver.lines[:4] == lines[:4]
+    driver, kernels = outline(kernel(*body), types)
+    assert driver.lines[:4] == tuple(render_stmts(body[:4]))
     assert len(kernels) == 1 and kernels[0].params == ("a0", "a1", "c0")
     assert kernels[0].lines == ("for t0 in range(c0):",
                                 "    for t1 in range(int(3)):",
-                                "        a0[0, 0, t0, 0] = a1[0, 0, t0 * int(2) + t1, 0]")
+                                "        a0[0, 0, t0, 0] = a1[0, 0, ((t0 * int(2)) + t1), 0]")
 
 
 class Products(nn.Cell):
@@ -187,17 +218,15 @@ def test_matrix_products_are_numpys_in_the_driver(tmp_path, outline_everything):
 
 def test_a_scalar_never_crosses_from_one_kernel_to_the_next():
     """``s`` is a float32 inside Numba; through Python it would come back as a float64."""
-    lines = ("s = np.float32(0)",
-             "for i in range(3):",
-             "    s += x[i]",
-             "y = np.empty((3,), np.float32)",
-             "for j in range(3):",
-             "    y[j] = x[j] * s")
+    body = (Assign(v("s"), Lit(0, f32)),
+            Loop("i", Lit(3), (Accumulate(v("s"), BinaryOp.ADD, v("x")[v("i")]),)),
+            Assign(v("y"), empty((3,), f32)),
+            Loop("j", Lit(3), (Store(v("y")[v("j")], v("x")[v("j")] * v("s")),)))
     scalar = {"x": F32, "y": F32, "s": TensorType(dtypes.float32, ())}
-    driver, kernels = outline(kernel(*lines), scalar)
+    driver, kernels = outline(kernel(*body), scalar)
     assert len(kernels) == 1 and len([x for x in kernels[0].lines if "for " in x]) == 2
     array = {**scalar, "s": F32}  # (were it an array, the loops could part)
-    driver, kernels = outline(kernel(*lines), array)
+    driver, kernels = outline(kernel(*body), array)
     assert len(kernels) == 2
 
 

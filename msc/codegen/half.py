@@ -52,7 +52,6 @@ from msc.ir.kernel import (
     Spelling,
     Stmt,
     Tuple,
-    lift,
 )
 from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives.base import LoopNest, Statements
@@ -151,31 +150,26 @@ class HalfNodes:
         rounded once. ``Print`` runs in object mode, where numpy has float16: it prints
         the operands' bits viewed as float16."""
         lowering, loc = node.op.lowering[self.target.name], node.loc
-        structured = getattr(lowering, "structured", False)
         if isinstance(lowering, Statements) and not node.op.writes:
-            if structured:
-                args: list[Any] = [Call(Fn.METHOD_VIEW, (self.value_of(v), DTypeRef(float16)))
-                                   if has_half(v.type) else self.value_of(v)
-                                   for v in node.inputs]
-            else:
-                args = [viewed(self.name_of(v), v.type) for v in node.inputs]
+            args = [Call(Fn.METHOD_VIEW, (self.value_of(v), DTypeRef(float16)))
+                    if has_half(v.type) else self.value_of(v) for v in node.inputs]
             self.body += located(lowering.emit(args, node, out), node.loc)
             return
         proxy = widened_node(node)
         args = []
         for v, p in zip(node.inputs, proxy.inputs):
             if not has_half(v.type):
-                args.append(self.value_of(p) if structured else self.name_of(p))
+                args.append(self.value_of(p))
                 continue
             f = self.ns.fresh("f")
-            args.append(Name(f) if structured else f)
+            args.append(Name(f))
             self.body.append(Assign(Name(f), convert(self.value_of(v), v.type, "_rt_f16_widen"),
                                     loc=loc))
         if isinstance(lowering, Statements):  # a write
             self.body += located(lowering.emit(args, proxy, out), loc)
             if has_half(node.inputs[0].type):
                 ref = self.env[node.out] = self.name_of(node.inputs[0])
-                self.body.append(Eval(Helper("_rt_f16_narrow_into", (lift(args[0]), Name(ref)))))
+                self.body.append(Eval(Helper("_rt_f16_narrow_into", (args[0], Name(ref)))))
             return
         result = self.ns.fresh("f") if has_half(node.out.type) else out
         loops = None

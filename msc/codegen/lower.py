@@ -164,18 +164,13 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             return Lit(0 if isinstance(v.type, MonadType) else v.value)
         return Name(self.name_of(v))
 
-    def operands_for(self, node: Node, lowering: Any) -> list[Any]:
-        """``node``'s operands as its lowering takes them: expressions (structured) or
-        source text."""
-        if getattr(lowering, "structured", False):
-            return [self.value_of(v) for v in node.inputs]
-        return [self.name_of(v) for v in node.inputs]
+    def operand_values(self, node: Node) -> list[Expr]:
+        """``node``'s operands as lowerings take them."""
+        return [self.value_of(v) for v in node.inputs]
 
-    def assign(self, out: str, value: Expr | str, node: Node | None = None) -> None:
+    def assign(self, out: str, value: Expr, node: Node | None = None) -> None:
         """``out = value``, with ``node``'s user line."""
-        loc = node.loc if node is not None else None
-        self.body.append(Assign(Name(out), value, loc=loc) if isinstance(value, Expr)
-                         else Raw(f"{out} = {value}", loc=loc))
+        self.body.append(Assign(Name(out), value, loc=node.loc if node is not None else None))
 
     # --- graph ----------------------------------------------------------------------
 
@@ -327,7 +322,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             if node.op.writes and node.inputs[1] in self.written:  # see fusion.flush
                 self.env[node.out] = self.name_of(node.inputs[0])
                 return
-            args = self.operands_for(node, lowering)
+            args = self.operand_values(node)
             if widen:
                 self.half_node(node, out)
                 return
@@ -338,7 +333,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             return
         loops = None
         if isinstance(lowering, LoopNest):
-            loops = lowering.emit(self.operands_for(node, lowering), node, out,
+            loops = lowering.emit(self.operand_values(node), node, out,
                                   self.ns.fresh)
         if loops:
             self.emitted(node, loops)
@@ -428,7 +423,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
         return contiguous(value) if t is not None and t.ndim else value
 
-    def array_expr(self, node: Node) -> Expr | str:
+    def array_expr(self, node: Node) -> Expr:
         if node.op is Op.MakeTuple:
             return Tuple(tuple(self.value_of(v) for v in node.inputs))
         if node.op is Op.TupleGetItem:
@@ -437,16 +432,15 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             args = [self.value_of(v) for v in node.inputs]
             args += [Name(k) for k in self.shared.needs[g.name]]
             return Invoke(self.shared.kernels[g.name], tuple(args))
-        return self.lowered_expr(node, self.operands_for(node, self.array_lowering(node)))
+        return self.lowered_expr(node, self.operand_values(node))
 
     def array_lowering(self, node: Node) -> Any:
         """The lowering that computes ``node`` as one array expression."""
         lowering = node.op.lowering[self.target.name]
         return lowering.otherwise if isinstance(lowering, LoopNest) else lowering  # declined
 
-    def lowered_expr(self, node: Node, args: list[Any]) -> Expr | str:
-        """The expression the primitive's lowering writes for ``node`` on ``args`` (as
-        ``operands_for`` gives them)."""
+    def lowered_expr(self, node: Node, args: list[Expr]) -> Expr:
+        """The expression the primitive's lowering writes for ``node`` on ``args``."""
         lowering = self.array_lowering(node)
         if isinstance(lowering, Elementwise):
             return self.elementwise_array(node, args, lowering)

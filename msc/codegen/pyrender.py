@@ -175,14 +175,11 @@ def _where(s: Stmt) -> str:
     return f"  # {os.path.basename(loc.file)}:{loc.line}" if loc is not None else ""
 
 
-def located(emitted: Sequence[Any], loc: Any) -> list[Stmt]:
-    """An emitter's result as statements whose first (and the last line of each top-level
-    loop's numpy calls) names the user's line ``loc``: kernel-IR statements as they are,
-    lines an emitter wrote itself as ``Raw`` ones."""
-    stmts = list(emitted) if emitted and isinstance(emitted[0], Stmt) else \
-        [Raw(line) for line in emitted]
+def located(emitted: Sequence[Stmt], loc: Any) -> list[Stmt]:
+    """An emitter's statements, the first (and the last of each top-level loop's numpy
+    calls) naming the user's line ``loc``."""
     stmts = [replace(s, instead=(*s.instead[:-1], replace(s.instead[-1], loc=loc)))
-             if isinstance(s, Loop) and s.instead else s for s in stmts]
+             if isinstance(s, Loop) and s.instead else s for s in emitted]
     if stmts:
         stmts[0] = replace(stmts[0], loc=loc)
     return stmts

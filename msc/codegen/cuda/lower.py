@@ -31,11 +31,11 @@ from msc.codegen.pyrender import located
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Cast, Expr, Helper, Lit, Name, lift, substitute
+from msc.ir.kernel import Cast, DTypeRef, Expr, Helper, Lit, Name, shape_of, substitute
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
-from msc.ir.primitives.emitting import dtype_ref, index
+from msc.ir.primitives.emitting import index
 from msc.ir.rewrite import callees_first, walk
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, tensor_of
 
@@ -146,29 +146,27 @@ class CudaLowerer(Lowerer):
         lowering = node.op.lowering["python"]
         if isinstance(lowering, LoopNest):
             lowering = lowering.otherwise  # type: ignore[assignment]
-        structured = getattr(lowering, "structured", False)
-        hosts: list[Any] = []
+        hosts: list[Expr] = []
         for v, a in zip(node.inputs, args):
             if isinstance(v, Var) and not isinstance(v.type, MonadType) or \
                     isinstance(v, Const) and isinstance(v.value, (np.ndarray, tuple)):
                 h = self.ns.fresh("h")
-                self.put(f"{h} = _rt_cuda_host({a})")
-                hosts.append(Name(h) if structured else h)
+                self.assign(h, Helper("_rt_cuda_host", (self.value_of(v),)))
+                hosts.append(Name(h))
             else:
-                hosts.append(self.value_of(v) if structured else a)
+                hosts.append(self.value_of(v))
         if isinstance(lowering, Statements):
             lines = lowering.emit(hosts, node, out)
             self.body += located(lines, node.loc)
             if node.op.writes:  # the host copy of the weight was written: store it back
-                self.assign(out, Helper("_rt_cuda_store", (Name(args[0]), lift(hosts[0]))))
+                self.assign(out, Helper("_rt_cuda_store", (Name(args[0]), hosts[0])))
             return
         if isinstance(lowering, Elementwise):
             value = self.elementwise_array(node, hosts, lowering)
         else:
             assert isinstance(lowering, ArrayExpr), (node.op, lowering)
             value = lowering.emit(hosts, node)
-        self.assign(out, Helper("_rt_cuda_dev", (value,)) if isinstance(value, Expr)
-                    else f"_rt_cuda_dev({value})", node)
+        self.assign(out, Helper("_rt_cuda_dev", (value,)), node)
 
     # --- generated kernels --------------------------------------------------------------
 
@@ -194,7 +192,7 @@ class CudaLowerer(Lowerer):
             scalars[n.out] = (Name(t), dt)
             if n in outs:
                 out = self.env[n.out] = self.ns.fresh("v")
-                self.put(f"{out} = _rt_cuda_empty({shape!r}, {dtype_ref(dt)})", n)
+                self.assign(out, Helper("_rt_cuda_empty", (shape_of(shape), DTypeRef(dt))), n)
                 kernel.store(out, TensorType(dt, shape), t)
         self.launch(kernel, group[0])
 
@@ -212,7 +210,7 @@ class CudaLowerer(Lowerer):
             new = substitute(self.lowering(node.op.update).expr, [old, new])
         kernel.store(args[0], t, render_device(Cast(t.dtype, new)))
         self.launch(kernel, node)
-        self.put(f"{out} = {args[0]}")
+        self.assign(out, Name(args[0]))
         return True
 
     def launch(self, kernel: _KernelWriter, node: Node) -> None:

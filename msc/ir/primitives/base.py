@@ -15,7 +15,7 @@ import inspect
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
-from typing import Any, Callable, ClassVar, Iterator, Mapping, Union
+from typing import Any, Callable, Iterator, Mapping, Union
 
 import numpy as np
 
@@ -75,7 +75,6 @@ class Elementwise:
 
     expr: Expr
     scalar: Expr | None = None
-    structured: ClassVar[bool] = True  # (its operands are always expressions)
     compute: Compute = Compute.OUT
     keep: tuple[int, ...] = ()
 
@@ -84,35 +83,31 @@ class Elementwise:
 class ArrayExpr:
     """``emit(args, node) -> Expr``: one array expression defining the result. ``fresh``:
     the expression always makes a new array no other value shares (the numba target may
-    then compute a later elementwise result into it once nothing else reads it).
-    ``structured``: ``emit`` takes the operands as kernel-IR expressions and returns one
-    (``msc/ir/kernel.py``); without it, it takes and returns source text (the older form,
-    which lowerings are moving off)."""
+    then compute a later elementwise result into it once nothing else reads it). The
+    operands (``args``) are kernel-IR expressions (``msc/ir/kernel.py``): names of arrays,
+    literals of Python scalars, tuples of constants."""
 
     emit: Callable[..., Any]
     fresh: bool = False
-    structured: bool = False
 
 
 @dataclass(frozen=True)
 class LoopNest:
-    """``emit(args, node, out, fresh) -> lines`` defining ``out`` with explicit loops, or
-    None to use ``otherwise`` (for example a float matmul that is one BLAS call)."""
+    """``emit(args, node, out, fresh) -> statements`` defining ``out`` with explicit loops
+    (``emitting.Loops``), or None to use ``otherwise`` (for example a float matmul that is
+    one BLAS call)."""
 
     emit: Callable[..., Any]
     otherwise: ArrayExpr | None = None
     fresh: bool = False  # as ArrayExpr's, for the loops and ``otherwise`` alike
-    structured: bool = False  # as ArrayExpr's: the operands are kernel-IR expressions
 
 
 @dataclass(frozen=True)
 class Statements:
     """``emit(args, node, out) -> statements`` with effects (writes, prints): kernel-IR
-    statements when ``structured`` (the operands kernel-IR expressions; a loop's numpy
-    calls in ``Loop.instead``), else lines of source."""
+    statements over the operands' expressions (a loop's numpy calls in ``Loop.instead``)."""
 
     emit: Callable[..., Any]
-    structured: bool = False
 
 
 @dataclass(frozen=True)

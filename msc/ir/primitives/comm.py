@@ -138,8 +138,8 @@ def _call(helper: str, *attrs: str) -> dict[str, Statements]:
     def numba(args: list[Expr], node: Any, out: str) -> list[Stmt]:
         return [alloc(node, out), ObjMode((call(args, node, out),))]
 
-    return {"numba": Statements(numba, structured=True),
-            "python": Statements(python, structured=True)}
+    return {"numba": Statements(numba),
+            "python": Statements(python)}
 
 
 # --- gradients -------------------------------------------------------------------------------

@@ -536,8 +536,8 @@ def _loops_conv_transpose_gemm(a: list[Expr], node: Any, out: str,
 
 
 def lowering(array: Any, loops: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops, structured=True),
-            "python": ArrayExpr(array, structured=True)}
+    return {"numba": LoopNest(loops),
+            "python": ArrayExpr(array)}
 
 
 # --- gradients ----------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def _emit_full(value: Any) -> ArrayExpr:
         t = node.out.type
         shown = node.attr["value"] if value is None else value
         return Call(Fn.FULL, (shape_of(t.shape), Lit(shown), DTypeRef(t.dtype)))
-    return ArrayExpr(emit, structured=True)
+    return ArrayExpr(emit)
 
 
 _SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype", convert=dtypes.coerce))

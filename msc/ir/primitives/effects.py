@@ -149,7 +149,7 @@ def _emit_write(op: str | None) -> Statements:
         new = value if op is None else Cast(t.dtype, Binary(_OPS[op], current, value)) \
             if t.ndim == 0 else astype(Binary(_OPS[op], current, value), t.dtype)
         return [Store(Load(ref, where), new), Assign(Name(out), ref)]
-    return Statements(emit, structured=True)
+    return Statements(emit)
 
 
 def _write_by_loops(op: str | None) -> Statements:
@@ -194,7 +194,7 @@ def _write_by_loops(op: str | None) -> Statements:
             body = Loop(at[d].name, Lit(t.shape[d]), (body,), role=Role.PARALLEL)
         return [Assign(new, made), body, Assign(Name(out), ref)]
 
-    return Statements(emit, structured=True)
+    return Statements(emit)
 
 
 #: The operator of an in-place update (AssignAdd, AssignSub), and its numpy ufunc.
@@ -302,14 +302,13 @@ register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, _writes("-"),
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
-                   on_all_targets(ArrayExpr(lambda a, node: Call(Fn.METHOD_COPY, (a[0],)),
-                                            structured=True)),
+                   on_all_targets(ArrayExpr(lambda a, node: Call(Fn.METHOD_COPY, (a[0],)))),
                    vjp=lambda b, g, x, out: (g,), batch=batch_elementwise))  # a copy
 register(Primitive("Print", _print_infer, _print_impl,
-                   {"numba": Statements(_print_objmode, structured=True),
-                    "python": Statements(_print_call, structured=True)},
+                   {"numba": Statements(_print_objmode),
+                    "python": Statements(_print_call)},
                    attrs=(Attr("format", types=(str,)),), effect=Effect.IO))
 register(Primitive("Raise", _raise_infer, _raise_impl,
-                   on_all_targets(Statements(_raise_statement, structured=True)),
+                   on_all_targets(Statements(_raise_statement)),
                    attrs=(Attr("exception", types=(str,)), Attr("message", types=(str,))),
                    effect=Effect.IO))

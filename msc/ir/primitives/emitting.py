@@ -32,7 +32,6 @@ from msc.ir.kernel import (
     Load,
     Loop,
     Name,
-    Raw,
     Role,
     Stmt,
     Store,
@@ -98,8 +97,7 @@ class Loops:
 
     ``fresh(hint)`` gives unique identifiers; ``open`` starts one loop per axis and
     returns the index variable of each (``i2`` for axis 2); ``close`` ends them;
-    ``emit`` adds a statement, ``add`` a line of source still written as text (a ``Raw``
-    statement; one ending with ``:`` opens a block, whose lines follow at ``depth + 1``);
+    ``open_if``/``close_if`` a branch; ``emit`` adds a statement at the current depth;
     ``instead`` names the numpy call that does what loops opened at the top do.
     ``lines`` is the result, the statements as a tree."""
 
@@ -107,7 +105,7 @@ class Loops:
         self.fresh = fresh
         self.depth = 0
         self._flat: list[tuple[int, Stmt]] = []  # each statement and its depth
-        self._instead: dict[str, str | Stmt] = {}  # an outermost loop's variable -> numpy calls
+        self._instead: dict[str, Stmt] = {}  # an outermost loop's variable -> numpy calls
 
     @property
     def lines(self) -> tuple[Stmt, ...]:
@@ -116,11 +114,8 @@ class Loops:
     def emit(self, stmt: Stmt) -> None:
         self._flat.append((self.depth, stmt))
 
-    def add(self, text: str) -> None:
-        self.emit(Raw(text))
-
-    def instead(self, names: dict[int, str], call: str | Stmt) -> None:
-        """``call``, one numpy call (a statement, or its text), computes what the loops
+    def instead(self, names: dict[int, str], call: Stmt) -> None:
+        """``call``, one numpy call, computes what the loops
         ``names`` (opened outside any other) do, to the bit: an outlined driver makes it
         (no kernel to compile)."""
         first = next(iter(names.values()))
@@ -200,10 +195,10 @@ class Loops:
 
 
 def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
-          instead: dict[str, str | Stmt]) -> tuple[tuple[Stmt, ...], int]:
-    """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a raw
-    line ending with ``:``) holds the deeper statements after it; one emitted whole, with
-    its body and nothing deeper after it, keeps its body."""
+          instead: dict[str, Stmt]) -> tuple[tuple[Stmt, ...], int]:
+    """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a
+    branch) holds the deeper statements after it; one emitted whole, with its body and
+    nothing deeper after it, keeps its body."""
     out: list[Stmt] = []
     k = start
     while k < stop:
@@ -214,12 +209,9 @@ def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
         if isinstance(st, Loop):
             body = _nest(flat, d + 1, k + 1, end, instead)[0] or st.body
             calls = instead.get(st.var) if d == 0 else None
-            st = replace(st, body=body, instead=() if not calls else (calls,)
-                         if isinstance(calls, Stmt) else tuple(Raw(c) for c in calls.split("\n")))
-        elif isinstance(st, (Raw, Branch)) and end > k + 1:
+            st = replace(st, body=body, instead=(calls,) if calls is not None else ())
+        elif isinstance(st, Branch) and end > k + 1:
             st = replace(st, body=_nest(flat, d + 1, k + 1, end, instead)[0])
-        else:
-            end = k + 1  # (a raw line indented by its own spaces follows as a sibling)
         out.append(st)
         k = end
     return tuple(out), k

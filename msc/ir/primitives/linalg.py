@@ -383,19 +383,19 @@ def _batch_dense(b: Any, prim: Any, args: Any, dims: Any) -> tuple[Any, int]:
 _TRANSPOSES = (Attr("transpose_a", False), Attr("transpose_b", False))
 matmul = register(Primitive(
     "MatMul", _matmul_infer, _matmul_impl,
-    {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul, structured=True),
-                       fresh=True, structured=True),
-     "python": ArrayExpr(_emit_matmul, structured=True)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
+    {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul),
+                       fresh=True),
+     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
     vjp=_vjp_contraction(lambda b: b.matmul), batch=_batch_matmul_2d))
 batch_matmul = register(Primitive(
     "BatchMatMul", _batch_matmul_infer, _matmul_impl,
-    {"numba": LoopNest(_loops_batch_matmul, fresh=True, structured=True),
-     "python": ArrayExpr(_emit_batch_matmul, structured=True)},
+    {"numba": LoopNest(_loops_batch_matmul, fresh=True),
+     "python": ArrayExpr(_emit_batch_matmul)},
     attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul),
     batch=batch_elementwise))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
-    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba, structured=True),
-                       fresh=True, structured=True),
-     "python": ArrayExpr(_emit_dense, structured=True)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
+    {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba),
+                       fresh=True),
+     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
     batch=_batch_dense))

@@ -393,8 +393,8 @@ def _batch_layer_norm(b: Any, prim: Any, args: Any, dims: Any, *, begin_norm_axi
 
 
 def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops, structured=True),
-            "python": ArrayExpr(array, structured=True)}
+    return {"numba": LoopNest(loops),
+            "python": ArrayExpr(array)}
 
 
 register(Primitive("Softmax", _softmax_infer, _softmax_impl,

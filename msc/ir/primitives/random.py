@@ -56,7 +56,7 @@ def _numba_draw(args: list[Expr], node: Any, out: str) -> list[Stmt]:
 
 uniform_real = register(Primitive(
     "UniformReal", _uniform_real_infer, _uniform_real_impl,
-    {"numba": Statements(_numba_draw, structured=True),
-     "python": Statements(_python_draw, structured=True)},
+    {"numba": Statements(_numba_draw),
+     "python": Statements(_python_draw)},
     attrs=(Attr("shape", types=(tuple,)), Attr("seed", 0, (int,)), Attr("offset", 0, (int,))),
     effect=Effect.IO, cost=4))

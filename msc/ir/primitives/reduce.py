@@ -258,10 +258,10 @@ def _flat(red: dict[int, str], shape: tuple[int, ...], axes: tuple[int, ...]) ->
 
 def _lowering(kind: str) -> dict[str, Lowering]:
     if kind.startswith("arg"):
-        return {"numba": LoopNest(_loops_arg(kind), structured=True),
-                "python": ArrayExpr(_emit_arg(kind), structured=True)}
-    return {"numba": LoopNest(_loops_reduction(kind), structured=True),
-            "python": ArrayExpr(_emit_reduction(kind), structured=True)}
+        return {"numba": LoopNest(_loops_arg(kind)),
+                "python": ArrayExpr(_emit_arg(kind))}
+    return {"numba": LoopNest(_loops_reduction(kind)),
+            "python": ArrayExpr(_emit_reduction(kind))}
 
 
 def _widen_int(dt: DType) -> DType:
@@ -427,7 +427,7 @@ def _batch_cumsum(b: Any, prim: Any, args: Any, dims: Any, *, axis: int, exclusi
 
 
 cumsum = register(Primitive("CumSum", _cumsum_infer, _cumsum_impl,
-                            on_all_targets(ArrayExpr(_emit_cumsum, structured=True)),
+                            on_all_targets(ArrayExpr(_emit_cumsum)),
                             attrs=(Attr("axis"), Attr("exclusive", False), Attr("reverse", False)),
                             cost=2, vjp=_vjp_cumsum, batch=_batch_cumsum))
 

@@ -61,8 +61,8 @@ def _indices(t: Type, what: str = "indices") -> TensorType:
 
 
 def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
-    return {"numba": LoopNest(loops, structured=True),
-            "python": ArrayExpr(emit, structured=True)}
+    return {"numba": LoopNest(loops),
+            "python": ArrayExpr(emit)}
 
 
 def _read_index(loops: Loops, k: str, source: Expr, dim: int, what: str) -> None:

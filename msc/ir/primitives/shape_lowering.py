@@ -68,7 +68,7 @@ def _emit_transpose(strided: bool) -> ArrayExpr:
             return Call(Fn.AS_STRIDED, (a[0], shape_of(out_type(node).shape),
                                         Tuple(tuple(strides[p] for p in perm))))
         return Call(Fn.TRANSPOSE, (a[0], shape_of(perm)))
-    return ArrayExpr(emit, structured=True)
+    return ArrayExpr(emit)
 
 
 def _emit_concat(a: list[Expr], node: Any) -> Expr:
@@ -196,15 +196,15 @@ def _loops_tile(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, .
 
 
 def _array(emit: Any) -> dict[str, Lowering]:
-    return on_all_targets(ArrayExpr(emit, structured=True))
+    return on_all_targets(ArrayExpr(emit))
 
 
 def _loops(loops: Any, array: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops, structured=True),
-            "python": ArrayExpr(array, structured=True)}
+    return {"numba": LoopNest(loops),
+            "python": ArrayExpr(array)}
 
 
 def _joined(loops: Any, array: Any) -> dict[str, Lowering]:
     """Concat and Stack: copy loops for many operands on the numba target, else ``array``."""
-    return {"numba": LoopNest(loops, ArrayExpr(array, structured=True), structured=True),
-            "python": ArrayExpr(array, structured=True)}
+    return {"numba": LoopNest(loops, ArrayExpr(array)),
+            "python": ArrayExpr(array)}

@@ -256,8 +256,8 @@ def _vjp_cumextreme(b: Any, g: Any, x: Any, *, out: Any, axis: int) -> tuple[Any
 
 
 def _lowering(loops: Any, emit: Any) -> dict[str, Any]:
-    return {"numba": LoopNest(loops, structured=True),
-            "python": ArrayExpr(emit, structured=True)}
+    return {"numba": LoopNest(loops),
+            "python": ArrayExpr(emit)}
 
 
 sort = register(Primitive("Sort", _sort_infer, _sort_impl, _lowering(_loops_sort, _emit_sort),

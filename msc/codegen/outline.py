@@ -123,11 +123,14 @@ def outline(kernel: KernelSpec, types: dict[str, Type]) -> tuple[KernelSpec, lis
         """Ends the segment (statements ``segment``, the last at ``i``) as a kernel call,
         when every value it hands on is an array (or it is the last)."""
         order = list(dict.fromkeys(n for j in segment for n in uses[j].order))
+        loads = set().union(*(uses[j].loads for j in segment))
         stored = set().union(*(uses[j].stores for j in segment))
         out = sorted((n for n in stored if last_read.get(n, -1) > i), key=order.index)
         if i < len(body) - 1 and not all(_is_array(types.get(n)) for n in out):
             return False
-        spec, call = _kernel([body[j] for j in segment], order, bound, out)
+        params = [n for n in order if n in loads and n in bound]
+        local = [n for n in order if n in stored and n not in params]
+        spec, call = _kernel([body[j] for j in segment], params, local, out)
         kernels.setdefault(spec.name, spec)
         driver.append(call)
         bound.update(out)
@@ -166,13 +169,12 @@ class _Uses:
     def __init__(self, stmt: Stmt):
         self.stores: set[str] = set()
         self.loads: set[str] = set()
-        self.order: list[str] = []
+        self.order: dict[str, None] = {}  # (a dict: names in order, each once)
         self.stmt(stmt)
 
     def name(self, n: str, store: bool) -> None:
         (self.stores if store else self.loads).add(n)
-        if n not in self.order:
-            self.order.append(n)
+        self.order.setdefault(n)
 
     def expr(self, e: Expr | None, store: bool = False) -> None:
         if isinstance(e, Name):
@@ -218,15 +220,13 @@ def _returned(returns: str) -> set[str]:
 # --- a segment as a kernel ----------------------------------------------------------------
 
 
-def _kernel(stmts: list[Stmt], order: list[str], bound: set[str],
+def _kernel(stmts: list[Stmt], params: list[str], local: list[str],
             out: list[str]) -> tuple[KernelSpec, Stmt]:
     """The kernel of one segment (named after its canonical source) and the driver's call.
     Its sizes (loop bounds, shapes, index arithmetic: see ``_Sizes``) become parameters
     too, so the same loops over other shapes are the same kernel. Its name ignores the
-    user's lines: the same loops from another line, file or model are the same kernel."""
-    uses = _Uses(Loop("_", Lit(0), tuple(stmts)))
-    params = [n for n in order if n in uses.loads and n in bound]
-    local = [n for n in order if n in uses.stores and n not in params]
+    user's lines: the same loops from another line, file or model are the same kernel.
+    ``params``: the names it reads that are bound before it; ``local``: those it binds."""
     rename = {n: f"a{k}" for k, n in enumerate(params)} | \
         {n: f"t{k}" for k, n in enumerate(local)}
     # NOTE: one parameter per literal, even where two are equal: sharing one would make

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 
 class Spelling(Enum):
@@ -502,6 +502,13 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, (Tuple, BoolOp, Chain)):
         return e.items
     return ()
+
+
+def nodes(e: Expr) -> Iterator[Expr]:
+    """``e`` and every expression inside it, parents first."""
+    yield e
+    for k in children(e):
+        yield from nodes(k)
 
 
 def with_children(e: Expr, new: Sequence[Expr]) -> Expr:

@@ -78,15 +78,8 @@ def device_template(op: Primitive, lowering: Elementwise, attr: dict[str, Any],
     if op in _SPECIAL:
         return _SPECIAL[op](attr, dt) if dt is not None else None
     template = kernel.bind(lowering.scalar or lowering.expr, attr)
-    ok = all(_on_device(e, dt) for e in _nodes(template))
+    ok = all(_on_device(e, dt) for e in kernel.nodes(template))
     return template if ok else None
-
-
-def _nodes(e: Expr) -> list[Expr]:
-    found = [e]
-    for k in kernel.children(e):
-        found += _nodes(k)
-    return found
 
 
 def _on_device(e: Expr, dt: DType | None) -> bool:

@@ -12,7 +12,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import secrets
 import shutil
 import sys
@@ -27,7 +26,7 @@ import numpy as np
 
 from msc._version import VERSION
 from msc.codegen.library import KernelWatch, compiled_for, learn, remember, share
-from msc.codegen.linemap import raise_numba_failure
+from msc.codegen.linemap import raise_numba_failure, without_colours
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file
 from msc.codegen.targets import target_named
@@ -229,7 +228,7 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         if _raised_by_model(e, path):
             return time.perf_counter() - start  # compiled; the model's own check fired
         raise_numba_failure(e, path, files)
-        first = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()[:12]
+        first = without_colours(str(e)).strip().splitlines()[:12]
         err = InternalCompilerError(f"the generated module {path.name} failed on zero "
                                     f"inputs: {type(e).__name__}: " + "\n".join(first))
         raise err from (e if os.environ.get("MSC_DEBUG") == "1" else None)
@@ -402,21 +401,32 @@ def _remove_stale_siblings(out: Path) -> None:
     """Build folders of earlier compiles to ``out`` that were killed mid-way: ours by name
     (``.NAME.tmp-PID-HEX``, or its ``-old`` swap), owned by this user, and named after a
     process that no longer exists. A live process's folder is left alone."""
-    pattern = re.compile(re.escape(f".{out.name}.tmp-") + r"(\d+)-[0-9a-f]{8}(-old)?")
     try:
         siblings = list(out.parent.iterdir())
     except OSError:
         return
     for path in siblings:
-        match = pattern.fullmatch(path.name)
-        if match is None or path.is_symlink() or not path.is_dir():
+        pid = _build_folder_pid(path.name, out.name)
+        if pid is None or path.is_symlink() or not path.is_dir():
             continue
         try:
-            if path.stat().st_uid != os.getuid() or _alive(int(match[1])):
+            if path.stat().st_uid != os.getuid() or _alive(pid):
                 continue
         except OSError:
             continue
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _build_folder_pid(name: str, out: str) -> int | None:
+    """The process id in ``name`` if it is a build folder of ``out``'s
+    (``.OUT.tmp-PID-HEX``, ``-old`` after it for its swap), else None."""
+    prefix = f".{out}.tmp-"
+    if not name.startswith(prefix):
+        return None
+    pid, _, token = name[len(prefix):].removesuffix("-old").partition("-")
+    ascii_digits = pid.isascii() and pid.isdigit()
+    hex_token = len(token) == 8 and all(c in "0123456789abcdef" for c in token)
+    return int(pid) if ascii_digits and hex_token else None
 
 
 def _alive(pid: int) -> bool:

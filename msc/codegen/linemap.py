@@ -17,7 +17,6 @@ from msc.errors import InternalCompilerError, Loc
 _LOC = re.compile(r"\s#\s(?P<file>[^#]+?):(?P<line>\d+)\s*$")  # see fusion.loc_comment
 _KERNEL = re.compile(r"^(?P<indent>\s*)(?:def\s|@)")
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LIBRARY_KERNEL = re.compile(r"_msc_k_[0-9a-f]+\.py")  # see library.kernel_file
 
 
@@ -69,7 +68,7 @@ def numba_failure(error: BaseException, generated: str | os.PathLike[str],
     errors = sys.modules.get("numba.core.errors")
     if errors is None or not isinstance(error, errors.NumbaError):
         return None
-    text = _ANSI.sub("", str(error))
+    text = without_colours(str(error))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else type(error).__name__
     source, number = failing_frame(text, generated) or (generated, None)
@@ -79,6 +78,21 @@ def numba_failure(error: BaseException, generated: str | os.PathLike[str],
         notes.append(f"the failing generated line is {source}:{number}")
     return InternalCompilerError(f"Numba could not compile the generated code: {first}",
                                  loc, tuple(notes))
+
+
+def without_colours(message: str) -> str:
+    """``message`` without the terminal's colour codes (``ESC [ 1;31 m``) Numba puts in it."""
+    out, at = [], 0
+    while (start := message.find("\x1b[", at)) >= 0:
+        end = start + 2
+        while end < len(message) and message[end] in "0123456789;":
+            end += 1
+        if end < len(message) and message[end] == "m":
+            out.append(message[at:start])
+        else:  # not a colour code: kept
+            out.append(message[at:end])
+        at = end + (message[end:end + 1] == "m")
+    return "".join(out) + message[at:]
 
 
 def raise_numba_failure(error: BaseException, generated: str | os.PathLike[str],

@@ -117,7 +117,7 @@ class FusedLoops:
 
     def lowering(self, node_or_op: Node | Primitive) -> Elementwise:
         op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
-        lowering = op.lowering[self.target.name]
+        lowering = op.lowering[self.target.lowering]
         assert isinstance(lowering, Elementwise)
         return lowering
 
@@ -203,7 +203,7 @@ class FusedLoops:
         if self.aside:
             self.flush_aside()
         group, self.group = self.group, []
-        if group and self.target.fuses:
+        if group and self.target.fuses and self.target.lanes:
             group = self.reroll(group, before)  # many identical chains: one loop (lanes.py)
         if not group:
             return

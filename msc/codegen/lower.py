@@ -286,7 +286,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         return self.shared.needs[self.graph.name]
 
     def node(self, node: Node) -> None:
-        lowering = node.op.lowering[self.target.name]
+        lowering = node.op.lowering[self.target.lowering]
         if self.target.fuses and isinstance(lowering, Elementwise) and \
                 isinstance(node.out.type, TensorType):
             self.join(node)
@@ -436,7 +436,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
 
     def array_lowering(self, node: Node) -> Any:
         """The lowering that computes ``node`` as one array expression."""
-        lowering = node.op.lowering[self.target.name]
+        lowering = node.op.lowering[self.target.lowering]
         return lowering.otherwise if isinstance(lowering, LoopNest) else lowering  # declined
 
     def lowered_expr(self, node: Node, args: list[Expr]) -> Expr:

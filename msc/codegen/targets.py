@@ -37,7 +37,10 @@ class Target:
     instead of libm's scalar calls.
     ``device``: a GPU target: its graphs become host drivers around device kernels, lowered
     by ``msc/codegen/cuda`` (which also reads ``fallback``, the runtime file of the ops that
-    run on the host)."""
+    run on the host).
+    ``lanes``: many identical elementwise chains may become one loop over packed operands
+    (``lanes.py``), which the generated ``run`` unpacks.
+    ``borrows``: the target whose op lowerings it uses instead of its own."""
 
     name: str
     runtime: str
@@ -49,6 +52,14 @@ class Target:
     vector_math: bool = False
     device: bool = False
     fallback: str | None = None
+    lanes: bool = True
+    borrows: str | None = None
+
+    @property
+    def lowering(self) -> str:
+        """The key of the op records' lowerings this target uses: its own name, or the
+        target whose loop nests it renders another way (native: numba's)."""
+        return self.borrows or self.name
 
 
 NUMBA = Target("numba", "numba_rt.py", numba=True, fuses=True, float16=Float16.BITS,

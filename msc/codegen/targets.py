@@ -77,6 +77,13 @@ CUDA = Target("cuda", "cuda_rt.py", numba=False, fuses=True, float16=Float16.NAT
 
 TARGETS = {t.name: t for t in (NUMBA, PYTHON, CUDA)}
 
+#: A shared library with a C ABI (``msc compile --native``, ``codegen/native``): the numba
+#: target's loop nests rendered as C, one function with every shared graph inlined. Not in
+#: TARGETS: it renders no Python module.
+NATIVE = Target("native", "native/msc_native.c", numba=False, fuses=True,
+                float16=Float16.BITS, splits=False, vector_math=True, lanes=False,
+                borrows="numba")
+
 
 def target_named(name: str) -> Target:
     try:

@@ -1,0 +1,924 @@
+"""The native target's renderer: a kernel-IR function as one C function.
+
+The native target lowers with the numba target's lowerings (loop nests with roles, array
+views, BLAS helper calls) and renders the result as C instead of Python. Every shape is
+known when msc compiles, so every array value is a ``View`` whose shape and strides are
+constants: ``x[i, j]`` becomes ``p[c + i*s0 + j]``, a reshape, transpose or slice costs
+nothing at run time, and the C compiler sees constant strides to vectorize. Memory is
+planned here too: each array the function allocates is a slot of one workspace, and slots
+whose values are dead are reused (``plan_slots``).
+
+Scalars follow Numba's typing (the numba target's kernels compute the same program):
+integer arithmetic in at least 64 bits, a float32 with an integer in float64, Python's
+floor division and remainder. Names are declared once, at the top, with the type every
+assignment to them unifies to; the function is rendered twice when a later assignment
+widens a name's type.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from msc.errors import ExportError, InternalCompilerError
+from msc.ir import kernel as K
+
+#: C spelling of each numpy dtype the native target computes with.
+CTYPES = {"bool": "bool", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
+          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
+          "int64": "int64_t", "uint64": "uint64_t", "float32": "float", "float64": "double"}
+I64, F64, BOOL = np.dtype("int64"), np.dtype("float64"), np.dtype("bool")
+ALIGN = 64  # bytes: every workspace slot starts on a cache line
+
+
+def ctype(dt: np.dtype) -> str:
+    try:
+        return CTYPES[np.dtype(dt).name]
+    except KeyError:
+        raise ExportError(f"the native target has no {np.dtype(dt).name} arrays yet") from None
+
+
+@dataclass(frozen=True)
+class View:
+    """An array value: ``shape`` elements of ``dtype`` at ``base[offset + sum(i*stride)]``.
+    ``base`` is a C pointer variable, ``dyn`` a run-time part of the offset (a loop index
+    times a stride, '' for none), ``slots`` the workspace slots it may point into."""
+
+    base: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int = 0
+    dyn: str = ""
+    slots: frozenset[int] = frozenset()
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def contiguous(self) -> bool:
+        return all(st == want for n, st, want in zip(self.shape, self.strides, c_strides(self.shape))
+                   if n != 1)
+
+    def element(self, index: Sequence[str]) -> str:
+        """The C lvalue of the element at ``index`` (C expressions, one per axis)."""
+        terms = [f"{self.offset}"] + ([self.dyn] if self.dyn else [])
+        terms += [i if s == 1 else f"({i}) * {s}" for i, s in zip(index, self.strides) if s]
+        return f"{self.base}[{' + '.join(terms)}]"
+
+    def address(self) -> str:
+        return f"({self.base} + {self.offset}{' + ' + self.dyn if self.dyn else ''})"
+
+    def with_layout(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int | None = None,
+                    dyn: str | None = None) -> View:
+        return View(self.base, self.dtype, shape, strides, self.offset if offset is None else offset,
+                    self.dyn if dyn is None else dyn, self.slots)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar value: a C expression and its dtype."""
+
+    code: str
+    dtype: np.dtype
+
+
+def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """The dtype of ``a op b`` in Numba's scalar arithmetic."""
+    if a.kind == "b" and b.kind == "b":
+        return I64
+    r = np.promote_types(a, b)
+    if r.kind == "i" or (r.kind == "u" and (a.kind == "i" or b.kind == "i")):
+        return I64 if r.kind == "i" or r.itemsize < 8 else F64
+    if r.kind == "u":
+        return np.dtype("uint64")
+    if r.kind == "b":
+        return I64
+    return r
+
+
+def unify(a: np.dtype | None, b: np.dtype) -> np.dtype:
+    """The type of a name assigned values of types ``a`` and ``b`` (Numba's unification)."""
+    if a is None or a == b:
+        return b
+    if a.kind == "b" or b.kind == "b":
+        return a if b.kind == "b" else b
+    return promote(a, b)
+
+
+def literal(value: Any, dt: np.dtype | None = None) -> Scalar:
+    """A Python number (or one typed ``dt``) as a C constant."""
+    if isinstance(value, (bool, np.bool_)) and dt is None:
+        return Scalar("true" if value else "false", BOOL)
+    dt = np.dtype(dt) if dt is not None else (I64 if isinstance(value, (int, np.integer)) else F64)
+    if dt.kind == "b":
+        return Scalar("true" if value else "false", BOOL)
+    if dt.kind == "f":
+        v = float(value)
+        text = ("NAN" if v != v else ("INFINITY" if v > 0 else "(-INFINITY)")) \
+            if not math.isfinite(v) else repr(v)
+        return Scalar(text if dt == F64 else f"((float){text})", dt)
+    v = int(value)
+    if dt == I64:
+        return Scalar(f"INT64_C({v})" if abs(v) >= 2**31 else str(v), dt)
+    return Scalar(f"(({ctype(dt)}){v})", dt)
+
+
+def _np(dtype: Any) -> np.dtype:
+    return dtype.np if hasattr(dtype, "np") else np.dtype(dtype)
+
+
+# Python's floor division and remainder and friends, by C helper (msc_native.h)
+_UNARY_F = {K.Fn.ABS: "fabs", K.Fn.SQRT: "sqrt", K.Fn.EXP: "exp", K.Fn.EXP2: "exp2",
+            K.Fn.EXPM1: "expm1", K.Fn.LOG: "log", K.Fn.LOG2: "log2", K.Fn.LOG10: "log10",
+            K.Fn.LOG1P: "log1p", K.Fn.SIN: "sin", K.Fn.COS: "cos", K.Fn.TAN: "tan",
+            K.Fn.ARCSIN: "asin", K.Fn.ARCCOS: "acos", K.Fn.ARCTAN: "atan", K.Fn.SINH: "sinh",
+            K.Fn.COSH: "cosh", K.Fn.TANH: "tanh", K.Fn.ARCSINH: "asinh", K.Fn.ARCCOSH: "acosh",
+            K.Fn.ARCTANH: "atanh", K.Fn.FLOOR: "floor", K.Fn.CEIL: "ceil", K.Fn.TRUNC: "trunc",
+            K.Fn.RINT: "rint"}
+_MATH = {K.Fn.MATH_SQRT: "sqrt", K.Fn.MATH_EXP: "exp", K.Fn.MATH_LOG: "log",
+         K.Fn.MATH_ERF: "erf", K.Fn.MATH_ERFC: "erfc"}
+_BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextafter"}
+#: scalar runtime helpers: name -> (C function, result dtype or None for the operand's)
+SCALAR_HELPERS = {"_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", F64),
+                  "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
+                  "_rt_erfc64": ("msc_erfc64", F64), "_rt_gelu_none64": ("msc_gelu_none64", F64),
+                  "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64), "_rt_erfinv": ("msc_erfinv", F64)}
+_CMP = {K.CompareOp.EQ: "==", K.CompareOp.NE: "!=", K.CompareOp.LT: "<", K.CompareOp.LE: "<=",
+        K.CompareOp.GT: ">", K.CompareOp.GE: ">="}
+
+
+@dataclass
+class Slot:
+    """A workspace allocation: its size, and the top-level statements it is live over."""
+
+    nbytes: int
+    first: int
+    last: int
+    offset: int = 0
+
+
+@dataclass
+class Function:
+    """What rendering one function gave: its C text (the body, after the declarations),
+    the workspace slots, and the types every scalar name unified to."""
+
+    lines: list[str]
+    decls: list[str]
+    outputs: list[tuple[np.dtype, tuple[int, ...]]]
+    workspace: int
+
+
+class Renderer:
+    """Renders statements to C lines, evaluating array values to ``View``s as it goes.
+
+    ``env`` maps the kernel's names to values: a ``View``, a ``Scalar``, a Python number or
+    tuple (shapes, offsets: known at compile time) or a tuple of values."""
+
+    def __init__(self, env: dict[str, Any], types: dict[str, np.dtype], dynamic: set[str]):
+        self.env = dict(env)
+        self.types = dict(types)  # scalar names -> dtype (unified over assignments)
+        self.dynamic = dynamic  # array names assigned in several places: pointer variables
+        self.dyn_slots: dict[str, frozenset[int]] = {}
+        self.lines: list[str] = []
+        #: declared C names -> declaration ('': a scalar, declared with its type; an int:
+        #: the workspace slot it points to)
+        self.decls: dict[str, str | int] = {}
+        self.slots: list[Slot] = []
+        self.slot_types: list[np.dtype] = []
+        self.depth = 1
+        self.top = 0  # the top-level statement being rendered (slot liveness)
+        self.loc: Any = None
+        self.in_while = 0
+        self.fresh_count = 0
+
+    # --- output -------------------------------------------------------------------------
+
+    def put(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def fresh(self, hint: str) -> str:
+        self.fresh_count += 1
+        return f"{hint}_{self.fresh_count}"
+
+    def fail(self, what: str) -> ExportError:
+        return ExportError(f"the native target cannot compile {what} yet", self.loc)
+
+    # --- memory -------------------------------------------------------------------------
+
+    def allocate(self, shape: tuple[int, ...], dt: np.dtype) -> View:
+        """A new C-contiguous array in its own workspace slot."""
+        k = len(self.slots)
+        nbytes = max(math.prod(shape), 1) * dt.itemsize
+        self.slots.append(Slot(nbytes, self.top, self.top))
+        self.slot_types.append(dt)
+        base = f"s{k}"
+        self.decls[base] = k  # declared once the plan gives its offset
+        return View(base, dt, shape, c_strides(shape), slots=frozenset([k]))
+
+    def use(self, value: Any) -> Any:
+        """``value`` read at the current statement: its slots stay live until here."""
+        if isinstance(value, View):
+            for k in value.slots:
+                self.slots[k].last = max(self.slots[k].last, self.top)
+        elif isinstance(value, tuple):
+            for v in value:
+                self.use(v)
+        return value
+
+    # --- statements -----------------------------------------------------------------------
+
+    def body(self, stmts: Sequence[K.Stmt], top: bool = False) -> None:
+        for s in stmts:
+            if top:
+                self.top += 1
+            outer, self.loc = self.loc, getattr(s, "loc", None) or self.loc
+            self.stmt(s)
+            self.loc = outer
+
+    def stmt(self, s: K.Stmt) -> None:
+        if isinstance(s, K.Assign):
+            self.assign(s.target, self.value(s.value))
+        elif isinstance(s, K.Store):
+            self.store(s.target, self.value(s.value))
+        elif isinstance(s, K.Accumulate):
+            self.accumulate(s)
+        elif isinstance(s, K.Eval):
+            self.evaluate(s.value)
+        elif isinstance(s, K.Loop):
+            self.loop(s)
+        elif isinstance(s, K.Branch):
+            self.put(f"if ({self.truth(self.value(s.cond))}) {{")
+            self.block(s.body)
+            if s.orelse:
+                self.put("} else {")
+                self.block(s.orelse)
+            self.put("}")
+        elif isinstance(s, K.While):
+            cond = self.value(s.cond)
+            self.put("for (;;) {" if cond is True else f"while ({self.truth(cond)}) {{")
+            self.in_while += 1
+            self.block(s.body)
+            self.in_while -= 1
+            self.put("}")
+        elif isinstance(s, K.Break):
+            self.put("break;")
+        elif isinstance(s, K.Raise):
+            self.put(f"return msc_fail({_c_string(s.exc + ': ' + s.message)});")
+        elif isinstance(s, K.ObjMode):
+            raise self.fail("a statement that runs Python (a print, a collective, a random "
+                            "draw)")
+        else:
+            raise self.fail(f"the statement {type(s).__name__}")
+
+    def block(self, stmts: Sequence[K.Stmt]) -> None:
+        self.depth += 1
+        self.body(stmts)
+        self.depth -= 1
+
+    def loop(self, s: K.Loop) -> None:
+        start = self.scalar(self.value(s.start)) if s.start is not None else Scalar("0", I64)
+        stop = self.scalar(self.value(s.stop))
+        step = self.value(s.step) if s.step is not None else 1
+        if not isinstance(step, int):
+            raise self.fail("a loop whose step is not known when compiling")
+        var = s.var
+        self.env[var] = Scalar(var, I64)
+        test = "<" if step > 0 else ">"
+        self.put(f"for (int64_t {var} = {start.code}; {var} {test} {stop.code}; {var} += {step}) {{")
+        self.block(s.body)
+        self.put("}")
+
+    def assign(self, target: K.Expr, value: Any) -> None:
+        if isinstance(target, K.Tuple):
+            if not isinstance(value, tuple) or len(value) != len(target.items):
+                raise InternalCompilerError("a tuple assignment of another structure", self.loc)
+            for t, v in zip(target.items, value):
+                self.assign(t, v)
+            return
+        if not isinstance(target, K.Name):
+            raise InternalCompilerError(f"assignment to {K.show(target)}", self.loc)
+        name = target.name
+        if _static(value) and name in self.dynamic:  # a variable that starts as a number
+            value = literal(value)
+        if isinstance(value, Scalar):
+            t = self.types[name] = unify(self.types.get(name), value.dtype)
+            self.decls.setdefault(name, "")
+            self.put(f"{name} = {_cast(value, t)};")
+            self.env[name] = Scalar(name, t)
+        elif isinstance(value, View) and name in self.dynamic:
+            self.env[name] = self.pointer(name, value)
+        else:
+            self.env[name] = value
+
+    def pointer(self, name: str, value: View) -> View:
+        """A name assigned arrays in several places (a branch's result, a loop-carried
+        value): a pointer variable to C-contiguous memory of one shape."""
+        if not value.contiguous:
+            value = self.copy_new(value)
+        known = self.env.get(name)
+        if isinstance(known, View) and (known.shape != value.shape or known.dtype != value.dtype):
+            raise InternalCompilerError(f"'{name}' holds arrays of different shapes", self.loc)
+        ptr = f"p_{name}"
+        self.decls[ptr] = f"{ctype(value.dtype)} *{ptr} = NULL;"
+        self.put(f"{ptr} = {value.address()};")
+        slots = self.dyn_slots[name] = self.dyn_slots.get(name, frozenset()) | value.slots
+        return View(ptr, value.dtype, value.shape, c_strides(value.shape), slots=slots)
+
+    def store(self, target: K.Load, value: Any) -> None:
+        array = self.use(self.value(target.array))
+        if not isinstance(array, View):
+            raise InternalCompilerError(f"a store into {K.show(target.array)}", self.loc)
+        dest = self.index(array, target.index)
+        if isinstance(dest, View):
+            self.fill(dest, value)
+        else:
+            self.put(f"{dest.code} = {_cast(self.scalar(value), array.dtype)};")
+
+    def accumulate(self, s: K.Accumulate) -> None:
+        value = self.scalar(self.value(s.value))
+        if isinstance(s.target, K.Name):
+            cur = self.env[s.target.name]
+            if not isinstance(cur, Scalar):
+                raise self.fail(f"an accumulation into the array {s.target.name}")
+            t = self.types[s.target.name] = unify(self.types.get(s.target.name),
+                                                   self.binary(s.op, cur, value).dtype)
+            result = self.binary(s.op, Scalar(s.target.name, t), value)
+            self.put(f"{s.target.name} = {_cast(result, t)};")
+            return
+        array = self.use(self.value(s.target.array))
+        elem = self.index(array, s.target.index)
+        if isinstance(elem, View):
+            raise self.fail("an accumulation into an array view")
+        result = self.binary(s.op, elem, value)
+        self.put(f"{elem.code} = {_cast(result, array.dtype)};")
+
+    def evaluate(self, e: K.Expr) -> None:
+        if isinstance(e, K.Helper) and e.name == "_rt_matmul_into":
+            a, b, out, beta = (self.use(self.value(x)) for x in e.args)
+            self.gemm(a, b, out, float(self.static(beta)))
+            return
+        if isinstance(e, K.Call) and e.fn is K.Fn.COPYTO:
+            dst, src = (self.use(self.value(x)) for x in e.args[:2])
+            self.fill(dst, src)
+            return
+        value = self.value(e)
+        if isinstance(value, Scalar):
+            self.put(f"(void){value.code};")
+
+    # --- arrays ---------------------------------------------------------------------------
+
+    def fill(self, dest: View, value: Any) -> None:
+        """``dest[...] = value``: a scalar or an array broadcast to ``dest``'s shape."""
+        if isinstance(value, View):
+            self.use(value)
+            src = broadcast(value, dest.shape, self.loc)
+            if src.dtype == dest.dtype and dest.contiguous and src.contiguous and dest.size:
+                self.put(f"memmove({dest.address()}, {src.address()}, "
+                         f"{dest.size * dest.dtype.itemsize});")
+                return
+        else:
+            src = self.scalar(value)
+        idx = [self.fresh("i") for _ in dest.shape]
+        for i, n in zip(idx, dest.shape):
+            self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
+            self.depth += 1
+        got = Scalar(src.element(idx), src.dtype) if isinstance(src, View) else src
+        self.put(f"{dest.element(idx)} = {_cast(got, dest.dtype)};")
+        for _ in dest.shape:
+            self.depth -= 1
+            self.put("}")
+
+    def copy_new(self, value: View, dt: np.dtype | None = None) -> View:
+        out = self.allocate(value.shape, dt or value.dtype)
+        self.fill(out, value)
+        return out
+
+    def contiguous(self, value: View) -> View:
+        return value if value.contiguous else self.copy_new(value)
+
+    def gemm(self, a: View, b: View, out: View, beta: float) -> None:
+        """``out = a @ b + beta * out`` by one BLAS call (float32, float64), operands read
+        where they lie when their rows or columns are contiguous."""
+        if not (a.dtype == b.dtype == out.dtype) or a.dtype.kind != "f":
+            raise self.fail(f"a product of {a.dtype}, {b.dtype} into {out.dtype}")
+        (m, k), n = a.shape, b.shape[1]
+        if m == 0 or n == 0:
+            return
+        target = out if _blas_layout(out) == ("N", out.strides[0] if m > 1 else max(n, 1)) \
+            and out.strides[1] in (1, 0) or n == 1 else None
+        dest = target or self.allocate((m, n), out.dtype)
+        if target is None and beta:
+            self.fill(dest, out)
+        ops = []
+        for x in (a, b):
+            layout = _blas_layout(x)
+            if layout is None:
+                x = self.copy_new(x)
+                layout = _blas_layout(x)
+            ops.append((x, layout))
+        (a, (ta, lda)), (b, (tb, ldb)) = ops
+        ldc = max(dest.strides[0], n) if m > 1 else max(n, 1)
+        kind = "f32" if a.dtype == np.float32 else "f64"
+        self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
+                 f"{a.address()}, {lda}, {b.address()}, {ldb}, {beta!r}, {dest.address()}, {ldc});")
+        if target is None:
+            self.fill(out, dest)
+
+    # --- expressions ----------------------------------------------------------------------
+
+    def value(self, e: K.Expr | None) -> Any:
+        if e is None:
+            return None
+        if isinstance(e, K.Lit):
+            if e.dtype is not None:
+                return literal(e.value, _np(e.dtype))
+            return e.value
+        if isinstance(e, K.Name):
+            if e.name == "...":
+                return Ellipsis
+            if e.name == "np.inf":
+                return math.inf
+            try:
+                return self.use(self.env[e.name])
+            except KeyError:
+                raise InternalCompilerError(f"'{e.name}' read before it is assigned",
+                                            self.loc) from None
+        if isinstance(e, K.Tuple):
+            return tuple(self.value(x) for x in e.items)
+        if isinstance(e, K.DTypeRef):
+            return _np(e.dtype)
+        if isinstance(e, K.Load):
+            base = self.value(e.array)
+            if isinstance(base, tuple):
+                return base[self.static(self.value(e.index[0]))]
+            if not isinstance(base, View):
+                raise InternalCompilerError(f"indexing {K.show(e.array)}", self.loc)
+            return self.index(base, e.index)
+        if isinstance(e, K.Binary):
+            a, b = self.value(e.a), self.value(e.b)
+            if _static(a) and _static(b):
+                return _fold(e.op, a, b)
+            return self.binary(e.op, self.scalar(a), self.scalar(b))
+        if isinstance(e, K.Neg):
+            x = self.value(e.x)
+            if _static(x):
+                return -x
+            x = self.scalar(x)
+            t = I64 if x.dtype.kind == "b" else x.dtype
+            return Scalar(f"(-{_cast(x, t)})", t)
+        if isinstance(e, K.Not):
+            x = self.value(e.x)
+            return (not x) if _static(x) else Scalar(f"(!{self.truth(x)})", BOOL)
+        if isinstance(e, K.Compare):
+            return self.compare(e.op, self.value(e.a), self.value(e.b))
+        if isinstance(e, K.Chain):
+            items = [self.value(x) for x in e.items]
+            parts = [self.compare(op, a, b) for op, a, b in zip(e.ops, items, items[1:])]
+            return Scalar("(" + " && ".join(self.truth(p) for p in parts) + ")", BOOL)
+        if isinstance(e, K.BoolOp):
+            parts = [self.truth(self.value(x)) for x in e.items]
+            return Scalar("(" + (" && " if e.all_ else " || ").join(parts) + ")", BOOL)
+        if isinstance(e, K.Select):
+            c, a, b = (self.value(x) for x in (e.cond, e.a, e.b))
+            a, b = self.scalar(a), self.scalar(b)
+            t = unify(a.dtype, b.dtype) if a.dtype.kind == b.dtype.kind == "b" else \
+                promote(a.dtype, b.dtype) if a.dtype != b.dtype else a.dtype
+            return Scalar(f"({self.truth(c)} ? {_cast(a, t)} : {_cast(b, t)})", t)
+        if isinstance(e, K.Cast):
+            x = self.value(e.x)
+            t = _np(e.dtype)
+            if isinstance(x, View):
+                return self.copy_new(x, t)
+            return Scalar(_cast(self.scalar(x), t), t)
+        if isinstance(e, K.Call):
+            return self.call(e)
+        if isinstance(e, K.Helper):
+            return self.helper(e)
+        if isinstance(e, K.Slice):
+            raise InternalCompilerError("a slice outside an index", self.loc)
+        raise self.fail(f"the expression {K.show(e)}")
+
+    def static(self, value: Any) -> Any:
+        if not _static(value):
+            raise self.fail("a value that is not known when compiling, where the native "
+                            "target needs one (a shape, a slice bound, a loop step)")
+        return value
+
+    def scalar(self, value: Any) -> Scalar:
+        if isinstance(value, Scalar):
+            return value
+        if isinstance(value, (bool, int, float, np.number, np.bool_)):
+            return literal(value)
+        if isinstance(value, View) and value.size == 1:
+            return Scalar(value.element(["0"] * len(value.shape)), value.dtype)
+        raise InternalCompilerError(f"not a scalar: {value!r}", self.loc)
+
+    def truth(self, value: Any) -> str:
+        if _static(value):
+            return "true" if value else "false"
+        s = self.scalar(value)
+        return s.code if s.dtype.kind == "b" else f"({s.code} != 0)"
+
+    def compare(self, op: K.CompareOp, a: Any, b: Any) -> Any:
+        if _static(a) and _static(b):
+            return _fold_compare(op, a, b)
+        a, b = self.scalar(a), self.scalar(b)
+        t = a.dtype if a.dtype == b.dtype else promote(a.dtype, b.dtype)
+        return Scalar(f"({_cast(a, t)} {_CMP[op]} {_cast(b, t)})", BOOL)
+
+    def binary(self, op: K.BinaryOp, a: Scalar, b: Scalar) -> Scalar:
+        B = K.BinaryOp
+        if op in (B.AND, B.OR, B.XOR):
+            c = {B.AND: "&", B.OR: "|", B.XOR: "^"}[op]
+            t = BOOL if a.dtype.kind == b.dtype.kind == "b" else promote(a.dtype, b.dtype)
+            return Scalar(f"({_cast(a, t)} {c} {_cast(b, t)})", t)
+        ints = a.dtype.kind in "biu" and b.dtype.kind in "biu"
+        t = promote(a.dtype, b.dtype) if a.dtype != b.dtype or a.dtype.kind == "b" else a.dtype
+        if t.kind in "iu" and t.itemsize < 8:
+            t = I64 if t.kind == "i" else np.dtype("uint64")
+        if op is B.DIV:
+            t = F64 if ints else t
+            return Scalar(f"({_cast(a, t)} / {_cast(b, t)})", t)
+        if op in (B.ADD, B.SUB, B.MUL):
+            return Scalar(f"({_cast(a, t)} {op.value} {_cast(b, t)})", t)
+        if op in (B.LSHIFT, B.RSHIFT):
+            return Scalar(f"({_cast(a, t)} {op.value} {_cast(b, t)})", t)
+        kind = "i64" if t.kind in "iu" else ("f32" if t == np.float32 else "f64")
+        fn = {B.FLOORDIV: "msc_floordiv", B.MOD: "msc_mod", B.POW: "msc_pow"}[op]
+        return Scalar(f"{fn}_{kind}({_cast(a, t)}, {_cast(b, t)})", t)
+
+    def index(self, array: View, parts: Sequence[K.Expr]) -> Any:
+        """``array[parts]``: an element (a ``Scalar`` lvalue) or a view."""
+        values = [self.value(p) if not isinstance(p, K.Slice) else p for p in parts]
+        if any(v is Ellipsis for v in values):
+            k = values.index(Ellipsis)
+            values[k:k + 1] = [K.Slice()] * (len(array.shape) - len(values) + 1)
+        if len(values) > len(array.shape):
+            raise InternalCompilerError("too many indices", self.loc)
+        values += [K.Slice()] * (len(array.shape) - len(values))
+        shape, strides, offset, dyn = [], [], array.offset, [array.dyn] if array.dyn else []
+        scalar_index = []
+        for v, n, st in zip(values, array.shape, array.strides):
+            if isinstance(v, K.Slice):
+                lo, hi, step = (self.static(self.value(x)) if x is not None else None
+                                for x in (v.lo, v.hi, v.step))
+                start, stop, stride = slice(lo, hi, step).indices(n)
+                count = len(range(start, stop, stride))
+                shape.append(count)
+                strides.append(st * stride)
+                offset += start * st
+            elif _static(v):
+                i = int(v) + (n if int(v) < 0 else 0)
+                offset += i * st
+                scalar_index.append(str(i))
+            else:
+                s = self.scalar(v)
+                dyn.append(s.code if st == 1 else f"({s.code}) * {st}")
+                scalar_index.append(s.code)
+        if not shape and all(isinstance(v, (Scalar, int, np.integer)) or _static(v)
+                             for v in values):
+            terms = [str(offset)] + dyn
+            return Scalar(f"{array.base}[{' + '.join(terms)}]", array.dtype)
+        return View(array.base, array.dtype, tuple(shape), tuple(strides), offset,
+                    " + ".join(dyn), array.slots)
+
+    def helper(self, e: K.Helper) -> Any:
+        if e.name in SCALAR_HELPERS:
+            fn, t = SCALAR_HELPERS[e.name]
+            args = [_cast(self.scalar(self.value(a)), F64) for a in e.args]
+            return Scalar(f"{fn}({', '.join(args)})", t)
+        if e.name in ("_rt_row_max", "_rt_row_sum", "_rt_row_squares"):
+            row = self.value(e.args[0])
+            if not isinstance(row, View) or len(row.shape) != 1 or row.dtype.kind != "f":
+                raise self.fail(f"{e.name} of {row!r}")
+            kind = "f32" if row.dtype == np.float32 else "f64"
+            extra = "".join(", " + _cast(self.scalar(self.value(a)), F64) for a in e.args[1:])
+            t = row.dtype if e.name == "_rt_row_max" else F64
+            return Scalar(f"msc_{e.name[4:]}_{kind}({row.address()}, {row.shape[0]}, "
+                          f"{row.strides[0]}{extra})", t)
+        if e.name in ("_rt_matmul", "_rt_matmul_bias"):
+            a, b = (self.value(x) for x in e.args[:2])
+            out = self.allocate((a.shape[0], b.shape[1]), a.dtype)
+            self.gemm(a, b, out, 0.0)
+            if e.name == "_rt_matmul_bias":
+                bias = broadcast(self.value(e.args[2]), out.shape, self.loc)
+                i, j = self.fresh("i"), self.fresh("j")
+                self.put(f"for (int64_t {i} = 0; {i} < {out.shape[0]}; {i}++)")
+                self.put(f"    for (int64_t {j} = 0; {j} < {out.shape[1]}; {j}++) "
+                         f"{out.element([i, j])} += {bias.element([i, j])};")
+            return out
+        raise self.fail(f"the runtime helper {e.name}")
+
+    def call(self, e: K.Call) -> Any:
+        F = K.Fn
+        fn = e.fn
+        args = [self.value(a) for a in e.args]
+        kwargs = {k: self.value(v) for k, v in e.kwargs}
+        if fn in (F.EMPTY, F.ZEROS, F.ONES, F.FULL):
+            shape = tuple(int(self.static(d)) for d in (args[0] if isinstance(args[0], tuple)
+                                                         else (args[0],)))
+            dt = args[-1] if isinstance(args[-1], np.dtype) else kwargs.get("dtype", F64)
+            out = self.allocate(shape, dt)
+            if fn is not F.EMPTY:
+                fill = {F.ZEROS: 0, F.ONES: 1}.get(fn, args[1] if fn is F.FULL else None)
+                self.fill(out, fill)
+            return out
+        if fn in (F.ASCONTIGUOUSARRAY, F.ASARRAY):
+            x = args[0]
+            return self.contiguous(x) if isinstance(x, View) else x
+        if fn is F.METHOD_COPY:
+            x = args[0]
+            if not isinstance(x, View):
+                return x
+            return self.copy_new(x)
+        if fn is F.METHOD_ASTYPE:
+            x, t = args
+            return self.copy_new(x, t) if isinstance(x, View) else \
+                Scalar(_cast(self.scalar(x), t), t)
+        if fn is F.METHOD_RESHAPE:
+            x, shape = args[0], args[1] if isinstance(args[1], tuple) else tuple(args[1:])
+            shape = _reshaped(x.size, tuple(int(self.static(d)) for d in shape))
+            if not x.contiguous:
+                raise InternalCompilerError("a reshape of a view that is not contiguous",
+                                            self.loc)
+            return x.with_layout(shape, c_strides(shape))
+        if fn is F.ATTR_T:
+            x = args[0]
+            return x.with_layout(x.shape[::-1], x.strides[::-1])
+        if fn in (F.METHOD_TRANSPOSE, F.TRANSPOSE):
+            x = args[0]
+            order = args[1] if len(args) > 1 else tuple(reversed(range(len(x.shape))))
+            order = tuple(int(self.static(o)) for o in order)
+            return x.with_layout(tuple(x.shape[o] for o in order),
+                                 tuple(x.strides[o] for o in order))
+        if fn is F.SWAPAXES:
+            x, a, b = args
+            order = list(range(len(x.shape)))
+            order[a], order[b] = order[b], order[a]
+            return x.with_layout(tuple(x.shape[o] for o in order),
+                                 tuple(x.strides[o] for o in order))
+        if fn is F.ATTR_STRIDES:
+            x = args[0]
+            return tuple(s * x.dtype.itemsize for s in x.strides)
+        if fn is F.AS_STRIDED:
+            x, shape, strides = args[0], args[1], args[2]
+            item = x.dtype.itemsize
+            return x.with_layout(tuple(int(self.static(d)) for d in shape),
+                                 tuple(int(self.static(s)) // item for s in strides))
+        if fn is F.BROADCAST_TO:
+            x = args[0]
+            shape = tuple(int(self.static(d)) for d in args[1])
+            if not isinstance(x, View):
+                out = self.allocate(shape, self.scalar(x).dtype)
+                self.fill(out, x)
+                return out
+            return broadcast(x, shape, self.loc)
+        if fn is F.METHOD_ITEM:
+            x = args[0]
+            return self.scalar(x) if isinstance(x, View) else x
+        if fn in (F.PY_INT, F.PY_FLOAT):
+            x = args[0]
+            t = I64 if fn is F.PY_INT else F64
+            if _static(x):
+                return int(x) if fn is F.PY_INT else float(x)
+            return Scalar(_cast(self.scalar(x), t), t)
+        if fn in (F.PY_MIN, F.PY_MAX, F.MAXIMUM, F.MINIMUM):
+            return self.extreme(fn, args)
+        if fn in _UNARY_F or fn in _MATH or fn in (F.ISNAN, F.ISINF, F.ISFINITE, F.SIGN,
+                                                   F.LOGICAL_NOT):
+            return self.unary(fn, args[0])
+        if fn in _BINARY_F or fn in (F.FMOD, F.LOGICAL_AND, F.LOGICAL_OR, F.FLOOR_DIVIDE,
+                                     F.MOD, F.ADD, F.SUBTRACT, F.MULTIPLY, F.DIVIDE):
+            return self.binary_fn(fn, args)
+        if fn is F.WHERE and all(not isinstance(a, View) for a in args):
+            return self.value(K.Select(*e.args))
+        raise self.fail(f"numpy's {fn.value} on these operands")
+
+    def extreme(self, fn: K.Fn, args: list[Any]) -> Any:
+        if all(_static(a) for a in args):
+            return (min if fn in (K.Fn.PY_MIN, K.Fn.MINIMUM) else max)(args)
+        out = self.scalar(args[0])
+        for b in args[1:]:
+            b = self.scalar(b)
+            t = out.dtype if out.dtype == b.dtype else promote(out.dtype, b.dtype)
+            x, y = _cast(out, t), _cast(b, t)
+            big = fn in (K.Fn.PY_MAX, K.Fn.MAXIMUM)
+            if fn in (K.Fn.MAXIMUM, K.Fn.MINIMUM) and t.kind == "f":  # a NaN wins
+                kind = "f32" if t == np.float32 else "f64"
+                out = Scalar(f"msc_{'maximum' if big else 'minimum'}_{kind}({x}, {y})", t)
+            else:  # Python's max: the first of equal ones, no NaN rule
+                out = Scalar(f"({y} {'>' if big else '<'} {x} ? {y} : {x})", t)
+        return out
+
+    def unary(self, fn: K.Fn, x: Any) -> Scalar:
+        F = K.Fn
+        x = self.scalar(x)
+        f32 = x.dtype == np.float32
+        if fn in _MATH:
+            return Scalar(f"{_MATH[fn]}({_cast(x, F64)})", F64)
+        if fn is F.ISNAN:
+            return Scalar(f"isnan({x.code})" if x.dtype.kind == "f" else "false", BOOL)
+        if fn is F.ISINF:
+            return Scalar(f"isinf({x.code})" if x.dtype.kind == "f" else "false", BOOL)
+        if fn is F.ISFINITE:
+            return Scalar(f"isfinite({x.code})" if x.dtype.kind == "f" else "true", BOOL)
+        if fn is F.LOGICAL_NOT:
+            return Scalar(f"(!{self.truth(x)})", BOOL)
+        if fn is F.SIGN:
+            t = x.dtype
+            body = f"(({x.code} > 0) - ({x.code} < 0))"
+            if t.kind == "f":
+                return Scalar(f"(isnan({x.code}) ? {x.code} : ({ctype(t)}){body})", t)
+            return Scalar(f"(({ctype(t)}){body})", t)
+        if fn is F.ABS and x.dtype.kind in "iub":
+            t = I64 if x.dtype.kind == "b" else x.dtype
+            return Scalar(f"({x.code} < 0 ? ({ctype(t)})-{x.code} : ({ctype(t)}){x.code})", t)
+        if fn in (F.FLOOR, F.CEIL, F.TRUNC, F.RINT) and x.dtype.kind in "iub":
+            return Scalar(_cast(x, F64), F64)
+        t = x.dtype if x.dtype.kind == "f" else F64
+        name = _UNARY_F[fn] + ("f" if f32 else "")
+        return Scalar(f"{name}({_cast(x, t)})", t)
+
+    def binary_fn(self, fn: K.Fn, args: list[Any]) -> Scalar:
+        F = K.Fn
+        a, b = self.scalar(args[0]), self.scalar(args[1])
+        if fn is F.LOGICAL_AND:
+            return Scalar(f"({self.truth(a)} && {self.truth(b)})", BOOL)
+        if fn is F.LOGICAL_OR:
+            return Scalar(f"({self.truth(a)} || {self.truth(b)})", BOOL)
+        simple = {F.ADD: K.BinaryOp.ADD, F.SUBTRACT: K.BinaryOp.SUB, F.MULTIPLY: K.BinaryOp.MUL,
+                  F.DIVIDE: K.BinaryOp.DIV, F.FLOOR_DIVIDE: K.BinaryOp.FLOORDIV,
+                  F.MOD: K.BinaryOp.MOD}
+        if fn in simple:
+            return self.binary(simple[fn], a, b)
+        t = promote(a.dtype, b.dtype) if a.dtype != b.dtype else a.dtype
+        if fn is F.FMOD:
+            kind = "i64" if t.kind in "iub" else ("f32" if t == np.float32 else "f64")
+            t = I64 if kind == "i64" else t
+            return Scalar(f"msc_fmod_{kind}({_cast(a, t)}, {_cast(b, t)})", t)
+        t = t if t.kind == "f" else F64
+        name = _BINARY_F[fn] + ("f" if t == np.float32 else "")
+        return Scalar(f"{name}({_cast(a, t)}, {_cast(b, t)})", t)
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def _static(v: Any) -> bool:
+    return isinstance(v, (bool, int, float, np.number, np.bool_)) and not isinstance(v, Scalar)
+
+
+def _fold(op: K.BinaryOp, a: Any, b: Any) -> Any:
+    B = K.BinaryOp
+    if op is B.DIV:
+        return a / b
+    return {B.ADD: lambda: a + b, B.SUB: lambda: a - b, B.MUL: lambda: a * b,
+            B.FLOORDIV: lambda: a // b, B.MOD: lambda: a % b, B.POW: lambda: a ** b,
+            B.AND: lambda: a & b, B.OR: lambda: a | b, B.XOR: lambda: a ^ b,
+            B.LSHIFT: lambda: a << b, B.RSHIFT: lambda: a >> b}[op]()
+
+
+def _fold_compare(op: K.CompareOp, a: Any, b: Any) -> bool:
+    return {K.CompareOp.EQ: a == b, K.CompareOp.NE: a != b, K.CompareOp.LT: a < b,
+            K.CompareOp.LE: a <= b, K.CompareOp.GT: a > b, K.CompareOp.GE: a >= b}[op]
+
+
+def _cast(x: Scalar, t: np.dtype) -> str:
+    if x.dtype == t:
+        return x.code
+    if t.kind == "b":
+        return f"({x.code} != 0)"
+    return f"(({ctype(t)}){x.code})"
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    if -1 in shape:
+        known = math.prod(d for d in shape if d != -1)
+        shape = tuple(size // max(known, 1) if d == -1 else d for d in shape)
+    return shape
+
+
+def _blas_layout(x: View) -> tuple[str, int] | None:
+    """How BLAS reads the 2-d view ``x``: ("N", leading dimension) for rows in memory,
+    ("T", ...) for columns, None when neither is contiguous."""
+    rows, cols = x.shape
+    s0, s1 = x.strides
+    if s1 == 1 or cols == 1:
+        return "N", max(s0 if rows > 1 else cols, cols, 1)
+    if s0 == 1 or rows == 1:
+        return "T", max(s1 if cols > 1 else rows, rows, 1)
+    return None
+
+
+def broadcast(x: Any, shape: tuple[int, ...], loc: Any) -> Any:
+    """``x`` as a view of ``shape`` (numpy's broadcasting: repeated axes get stride 0)."""
+    if not isinstance(x, View):
+        return x
+    extra = len(shape) - len(x.shape)
+    if extra < 0:
+        raise InternalCompilerError(f"cannot broadcast {x.shape} to {shape}", loc)
+    strides = []
+    for n, (m, st) in zip(shape, [(1, 0)] * extra + list(zip(x.shape, x.strides))):
+        if m != n and m != 1:
+            raise InternalCompilerError(f"cannot broadcast {x.shape} to {shape}", loc)
+        strides.append(st if m == n else 0)
+    return x.with_layout(shape, tuple(strides))
+
+
+def plan_slots(slots: list[Slot]) -> int:
+    """Give each slot an offset so that slots live at the same time do not overlap
+    (first fit, largest first within equal starts); returns the workspace's size."""
+    placed: list[Slot] = []
+    for s in sorted(slots, key=lambda s: (s.first, -s.nbytes)):
+        busy = sorted((p.offset, p.offset + p.nbytes) for p in placed
+                      if p.first <= s.last and s.first <= p.last)
+        at = 0
+        for lo, hi in busy:
+            if at + s.nbytes <= lo:
+                break
+            at = max(at, -(-hi // ALIGN) * ALIGN)
+        s.offset = at
+        placed.append(s)
+    return max((-(-(s.offset + s.nbytes) // ALIGN) * ALIGN for s in slots), default=0)
+
+
+def assigned_names(stmts: Sequence[K.Stmt]) -> dict[str, int]:
+    """How many statements assign each name (tuple targets count for each name, and an
+    accumulation into a name counts)."""
+    counts: dict[str, int] = {}
+
+    def targets(t: K.Expr) -> None:
+        if isinstance(t, K.Name):
+            counts[t.name] = counts.get(t.name, 0) + 1
+        elif isinstance(t, K.Tuple):
+            for x in t.items:
+                targets(x)
+
+    def walk(ss: Sequence[K.Stmt]) -> None:
+        for s in ss:
+            if isinstance(s, K.Assign):
+                targets(s.target)
+            elif isinstance(s, K.Accumulate) and isinstance(s.target, K.Name):
+                targets(s.target)
+            walk(K.stmt_children(s))
+    walk(stmts)
+    return counts
+
+
+def render_function(body: Sequence[K.Stmt], env: dict[str, Any],
+                    results: Sequence[str]) -> Function:
+    """``body`` as C statements, then each of ``results`` copied into ``out[k]``.
+
+    ``env`` gives the function's parameters (inputs, weights, constants) as values."""
+    counts = assigned_names(body)
+    dynamic = {n for n, c in counts.items() if c > 1}
+    types: dict[str, np.dtype] = {}
+    outputs = []
+    for _ in range(4):  # until every name's type is the unification of its assignments
+        r = Renderer(env, types, dynamic)
+        r.body(body, top=True)
+        r.top += 1
+        outputs = []
+        for k, name in enumerate(results):
+            value = r.value(K.Name(name))
+            if not isinstance(value, View):
+                raise ExportError("the native target returns tensors only; the model "
+                                  f"returns {value!r}")
+            outputs.append((value.dtype, value.shape))
+            out = View(f"o{k}", value.dtype, value.shape, c_strides(value.shape))
+            r.decls[out.base] = f"{ctype(value.dtype)} *const {out.base} = " \
+                                f"({ctype(value.dtype)} *)out[{k}];"
+            r.fill(out, value)
+        if r.types == types:
+            break
+        types = r.types
+    else:
+        raise InternalCompilerError("the native renderer's types did not settle")
+    size = plan_slots(r.slots)
+    decls = []
+    for name, decl in r.decls.items():
+        if decl == "":
+            decls.append(f"{ctype(r.types[name])} {name} = 0;")
+        elif isinstance(decl, int):
+            t = ctype(r.slot_types[decl])
+            decls.append(f"{t} *const {name} = ({t} *)(ws + {r.slots[decl].offset});")
+        else:
+            decls.append(decl)
+    return Function(r.lines, decls, outputs, size)

@@ -1,0 +1,334 @@
+/* msc's native runtime: the C ABI of msc_model.h over the generated msc_forward and
+ * msc_model_desc (model.c). Weights are mapped from one file and checked against the
+ * SHA-256 compiled into the library; each concurrent call takes a workspace from the
+ * model's pool, so an inference model runs on any number of threads at once. */
+#define _GNU_SOURCE
+#include "msc_model.h"
+#include "msc_native.h"
+
+#include <errno.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MSC_API __attribute__((visibility("default")))
+
+static _Thread_local char msc_error[1024];
+
+static int failf(const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(msc_error, sizeof msc_error, format, ap);
+    va_end(ap);
+    return 1;
+}
+
+int msc_fail(const char *message) { return failf("%s", message); }
+
+MSC_API const char *msc_last_error(void) { return msc_error; }
+
+/* --- SHA-256 (FIPS 180-4) ----------------------------------------------------------------- */
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha256_block(uint32_t h[8], const unsigned char *p) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROTR(w[i - 15], 7) ^ ROTR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROTR(w[i - 2], 17) ^ ROTR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = hh + (ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+        uint32_t t2 = (ROTR(a, 2) ^ ROTR(a, 13) ^ ROTR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+}
+
+static void sha256_hex(const unsigned char *data, uint64_t n, char out[65]) {
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint64_t whole = n / 64 * 64;
+    for (uint64_t i = 0; i < whole; i += 64) sha256_block(h, data + i);
+    unsigned char tail[128] = {0};
+    uint64_t rest = n - whole, len = rest + 1 + 8 <= 64 ? 64 : 128;
+    memcpy(tail, data + whole, rest);
+    tail[rest] = 0x80;
+    for (int i = 0; i < 8; i++) tail[len - 1 - i] = (unsigned char)((n * 8) >> (8 * i));
+    sha256_block(h, tail);
+    if (len == 128) sha256_block(h, tail + 64);
+    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+/* --- the model ------------------------------------------------------------------------------ */
+
+typedef struct msc_workspace {
+    struct msc_workspace *next;
+    char *memory;
+} msc_workspace;
+
+struct msc_model {
+    char *mapped;                 /* the weights file, mapped */
+    size_t mapped_bytes;
+    char *blocks[64];
+    pthread_mutex_t lock;         /* the workspace pool; the whole call for a training step */
+    msc_workspace *free_list;
+};
+
+static const char *dtype_name(int32_t code) {
+    static const char *names[] = {"bool", "int8", "uint8", "int16", "float16", "int32",
+                                  "float32", "int64", "float64", "uint16", "uint32", "uint64"};
+    return code >= 0 && code < (int32_t)(sizeof names / sizeof *names) ? names[code] : "unknown";
+}
+
+static int dtype_size(int32_t code) {
+    static const int sizes[] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 2, 4, 8};
+    return code >= 0 && code < 12 ? sizes[code] : 0;
+}
+
+static int64_t info_bytes(const msc_info *info) {
+    int64_t n = dtype_size(info->dtype);
+    for (int d = 0; d < info->ndim; d++) n *= info->shape[d];
+    return n;
+}
+
+static void shape_text(const int64_t *shape, int ndim, char *out, size_t size) {
+    size_t at = (size_t)snprintf(out, size, "[");
+    for (int d = 0; d < ndim && at < size; d++)
+        at += (size_t)snprintf(out + at, size - at, d ? ", %lld" : "%lld", (long long)shape[d]);
+    if (at < size) snprintf(out + at, size - at, "]");
+}
+
+static char *library_dir(char *out, size_t size) {
+    Dl_info info;
+    if (!dladdr((void *)&msc_model_create, &info) || !info.dli_fname) return NULL;
+    snprintf(out, size, "%s", info.dli_fname);
+    char *slash = strrchr(out, '/');
+    if (slash) *slash = 0; else snprintf(out, size, ".");
+    return out;
+}
+
+MSC_API int msc_model_create(const char *weights_path, msc_model **out) {
+    const msc_desc *d = &msc_model_desc;
+    char path[4096];
+    if (!out) return failf("msc_model_create: out is NULL");
+    *out = NULL;
+    if (!weights_path) {
+        char dir[4000];
+        if (!library_dir(dir, sizeof dir)) return failf("msc_model_create: cannot find the library's folder");
+        snprintf(path, sizeof path, "%s/weights.bin", dir);
+        weights_path = path;
+    }
+    int fd = open(weights_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return failf("%s: cannot open the weights: %s", weights_path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) { close(fd); return failf("%s: %s", weights_path, strerror(errno)); }
+    if (st.st_size != d->weights_bytes) {
+        close(fd);
+        return failf("%s: the weights file has %lld bytes where this model's has %lld "
+                     "(a truncated or another model's file)", weights_path,
+                     (long long)st.st_size, (long long)d->weights_bytes);
+    }
+    size_t bytes = d->weights_bytes ? (size_t)d->weights_bytes : 1;
+    int prot = d->writes_weights ? PROT_READ | PROT_WRITE : PROT_READ;
+    char *mapped = mmap(NULL, bytes, prot, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (mapped == MAP_FAILED) return failf("%s: cannot map the weights: %s", weights_path, strerror(errno));
+    char digest[65];
+    sha256_hex((const unsigned char *)mapped, (uint64_t)d->weights_bytes, digest);
+    if (strcmp(digest, d->weights_sha256) != 0) {
+        munmap(mapped, bytes);
+        return failf("%s: the weights' SHA-256 is %s where this model's is %s (a damaged or "
+                     "another model's file)", weights_path, digest, d->weights_sha256);
+    }
+    msc_model *m = calloc(1, sizeof *m);
+    if (!m) { munmap(mapped, bytes); return failf("msc_model_create: out of memory"); }
+    m->mapped = mapped;
+    m->mapped_bytes = bytes;
+    for (int b = 0; b < d->n_blocks && b < 64; b++) m->blocks[b] = mapped + d->blocks[b];
+    pthread_mutex_init(&m->lock, NULL);
+    *out = m;
+    return 0;
+}
+
+MSC_API void msc_model_destroy(msc_model *m) {
+    if (!m) return;
+    for (msc_workspace *w = m->free_list, *next; w; w = next) {
+        next = w->next;
+        free(w->memory);
+        free(w);
+    }
+    munmap(m->mapped, m->mapped_bytes);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+MSC_API int msc_model_num_inputs(const msc_model *m) { (void)m; return msc_model_desc.n_inputs; }
+MSC_API int msc_model_num_outputs(const msc_model *m) { (void)m; return msc_model_desc.n_outputs; }
+
+static int info_of(const msc_info *infos, int n, int i, msc_tensor *info, const char *what) {
+    if (!info) return failf("msc_model_%s_info: info is NULL", what);
+    if (i < 0 || i >= n) return failf("msc_model_%s_info: the model has %d %ss, not %d", what, n, what, i + 1);
+    info->data = NULL;
+    info->dtype = infos[i].dtype;
+    info->ndim = infos[i].ndim;
+    info->shape = infos[i].shape;
+    return 0;
+}
+
+MSC_API int msc_model_input_info(const msc_model *m, int i, msc_tensor *info) {
+    (void)m;
+    return info_of(msc_model_desc.inputs, msc_model_desc.n_inputs, i, info, "input");
+}
+
+MSC_API int msc_model_output_info(const msc_model *m, int i, msc_tensor *info) {
+    (void)m;
+    return info_of(msc_model_desc.outputs, msc_model_desc.n_outputs, i, info, "output");
+}
+
+static int check(const msc_tensor *t, const msc_info *want, const char *what, int i) {
+    char got_shape[256], want_shape[256];
+    if (!t->data && info_bytes(want)) return failf("%s %d ('%s'): data is NULL", what, i, want->name);
+    int same = t->dtype == want->dtype && t->ndim == want->ndim && (t->ndim == 0 || t->shape);
+    for (int d = 0; same && d < t->ndim; d++) same = t->shape[d] == want->shape[d];
+    if (same) return 0;
+    shape_text(want->shape, want->ndim, want_shape, sizeof want_shape);
+    if (t->ndim < 0 || t->ndim > MSC_MAX_DIMS || (t->ndim && !t->shape)) snprintf(got_shape, sizeof got_shape, "(ndim %d)", t->ndim);
+    else shape_text(t->shape, t->ndim, got_shape, sizeof got_shape);
+    return failf("%s %d ('%s') must be %s%s, not %s%s", what, i, want->name,
+                 dtype_name(want->dtype), want_shape, dtype_name(t->dtype), got_shape);
+}
+
+MSC_API int msc_model_run(msc_model *m, const msc_tensor *inputs, int n_inputs,
+                          msc_tensor *outputs, int n_outputs) {
+    const msc_desc *d = &msc_model_desc;
+    if (!m) return failf("msc_model_run: the model is NULL");
+    if (n_inputs != d->n_inputs) return failf("msc_model_run: the model takes %d inputs, %d were given", d->n_inputs, n_inputs);
+    if (n_outputs != d->n_outputs) return failf("msc_model_run: the model gives %d outputs, %d were given", d->n_outputs, n_outputs);
+    if ((n_inputs && !inputs) || (n_outputs && !outputs)) return failf("msc_model_run: inputs or outputs is NULL");
+    void *in[64], *res[64];
+    for (int i = 0; i < n_inputs; i++) {
+        if (check(&inputs[i], &d->inputs[i], "input", i)) return 1;
+        in[i] = inputs[i].data;
+    }
+    for (int i = 0; i < n_outputs; i++) {
+        if (check(&outputs[i], &d->outputs[i], "output", i)) return 1;
+        res[i] = outputs[i].data;
+    }
+    pthread_mutex_lock(&m->lock);
+    msc_workspace *w = m->free_list;
+    if (w) m->free_list = w->next;
+    if (!d->writes_weights) pthread_mutex_unlock(&m->lock);
+    if (!w) {
+        w = calloc(1, sizeof *w);
+        size_t bytes = d->workspace_bytes ? (size_t)d->workspace_bytes : 64;
+        if (!w || posix_memalign((void **)&w->memory, 64, bytes) != 0) {
+            free(w);
+            if (d->writes_weights) pthread_mutex_unlock(&m->lock);
+            return failf("msc_model_run: cannot allocate the %lld-byte workspace", (long long)bytes);
+        }
+    }
+    int rc = msc_forward(m->blocks, w->memory, in, res);
+    if (!d->writes_weights) pthread_mutex_lock(&m->lock);
+    w->next = m->free_list;
+    m->free_list = w;
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+MSC_API int msc_model_num_weights(const msc_model *m) { (void)m; return msc_model_desc.n_weights; }
+
+MSC_API const char *msc_model_weight_name(const msc_model *m, int i) {
+    (void)m;
+    return i >= 0 && i < msc_model_desc.n_weights ? msc_model_desc.weights[i].name : NULL;
+}
+
+static const msc_info *weight_named(const char *name) {
+    for (int i = 0; name && i < msc_model_desc.n_weights; i++)
+        if (strcmp(msc_model_desc.weights[i].name, name) == 0) return &msc_model_desc.weights[i];
+    failf("the model has no weight named '%s'", name ? name : "(null)");
+    return NULL;
+}
+
+MSC_API int msc_model_get_weight(const msc_model *m, const char *name, msc_tensor *value) {
+    const msc_info *w = weight_named(name);
+    if (!m || !w || !value) return m && w ? failf("msc_model_get_weight: value is NULL") : 1;
+    if (check(value, w, "weight", (int)(w - msc_model_desc.weights))) return 1;
+    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    memcpy(value->data, m->mapped + w->offset, (size_t)w->nbytes);
+    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    return 0;
+}
+
+MSC_API int msc_model_set_weight(msc_model *m, const char *name, const msc_tensor *value) {
+    const msc_info *w = weight_named(name);
+    if (!m || !w || !value) return m && w ? failf("msc_model_set_weight: value is NULL") : 1;
+    if (!msc_model_desc.writes_weights)
+        return failf("msc_model_set_weight: an inference model's weights are read-only (mapped "
+                     "from the file); write a new weights file instead");
+    if (check(value, w, "weight", (int)(w - msc_model_desc.weights))) return 1;
+    pthread_mutex_lock(&m->lock);
+    memcpy(m->mapped + w->offset, value->data, (size_t)w->nbytes);
+    pthread_mutex_unlock(&m->lock);
+    return 0;
+}
+
+/* --- products ------------------------------------------------------------------------------ */
+
+#ifdef MSC_BLAS
+/* OpenBLAS as the scipy-openblas32 package builds it: cblas with a scipy_ prefix */
+void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a,
+                       int lda, const float *b, int ldb, float beta, float *c, int ldc);
+void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a,
+                       int lda, const double *b, int ldb, double beta, double *c, int ldc);
+
+void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                  const float *b, int64_t ldb, double beta, float *c, int64_t ldc) {
+    if (k == 0) { for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta ? (float)(beta * c[i * ldc + j]) : 0; return; }
+    scipy_cblas_sgemm(101, ta ? 112 : 111, tb ? 112 : 111, (int)m, (int)n, (int)k, 1.0f, a, (int)lda,
+                      b, (int)ldb, (float)beta, c, (int)ldc);
+}
+
+void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
+    if (k == 0) { for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta ? beta * c[i * ldc + j] : 0; return; }
+    scipy_cblas_dgemm(101, ta ? 112 : 111, tb ? 112 : 111, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
+                      b, (int)ldb, beta, c, (int)ldc);
+}
+#else
+/* No BLAS to link: row-by-row products the C compiler vectorizes along the row. */
+#define MSC_GEMM(T, S)                                                                          \
+    void msc_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda, \
+                      const T *b, int64_t ldb, double beta, T *c, int64_t ldc) {                \
+        for (int64_t i = 0; i < m; i++) {                                                        \
+            T *row = c + i * ldc;                                                                \
+            for (int64_t j = 0; j < n; j++) row[j] = beta ? (T)(beta * row[j]) : 0;              \
+            for (int64_t p = 0; p < k; p++) {                                                    \
+                T x = ta ? a[p * lda + i] : a[i * lda + p];                                      \
+                if (tb) for (int64_t j = 0; j < n; j++) row[j] += x * b[j * ldb + p];            \
+                else { const T *brow = b + p * ldb; for (int64_t j = 0; j < n; j++) row[j] += x * brow[j]; } \
+            }                                                                                    \
+        }                                                                                        \
+    }
+MSC_GEMM(float, f32)
+MSC_GEMM(double, f64)
+#endif

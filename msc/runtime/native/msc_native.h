@@ -1,0 +1,185 @@
+/* What a native model's generated code (model.c) and msc's runtime (msc_native.c) share:
+ * the description of the model the generated code exports, and the scalar, row and
+ * product helpers its kernels call. The scalar helpers follow the numba target's runtime
+ * (msc/runtime/numba_rt.py) so both targets compute the same program. */
+#ifndef MSC_NATIVE_H
+#define MSC_NATIVE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MSC_MAX_DIMS 8
+
+typedef struct {
+    const char *name;
+    int32_t dtype;             /* an MSC_* code of msc_model.h */
+    int32_t ndim;
+    int64_t shape[MSC_MAX_DIMS];
+    int64_t offset, nbytes;    /* weights only: where it lies in the weights file */
+} msc_info;
+
+typedef struct {
+    int n_inputs, n_outputs, n_weights, n_blocks;
+    const msc_info *inputs, *outputs, *weights;
+    const int64_t *blocks;     /* byte offset in the weights file of each block (arenas, then constants) */
+    int64_t weights_bytes;
+    const char *weights_sha256;
+    int64_t workspace_bytes;
+    int writes_weights;        /* a training step: runs one call at a time, on its own copy */
+} msc_desc;
+
+extern const msc_desc msc_model_desc;
+/* The model: blocks[b] is the memory of weights block b, ws the workspace. */
+int msc_forward(char *const *blocks, char *ws, void *const *in, void *const *out);
+/* Record this thread's error message; returns 1 (the generated code returns it). */
+int msc_fail(const char *message);
+
+void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                  const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
+void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                  const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+
+/* --- Python's integer and float arithmetic (Numba's) ------------------------------------ */
+
+static inline int64_t msc_floordiv_i64(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t msc_mod_i64(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int64_t msc_fmod_i64(int64_t a, int64_t b) { return b == 0 ? 0 : a % b; }
+static inline int64_t msc_pow_i64(int64_t a, int64_t e) {
+    if (e < 0) return a == 1 ? 1 : (a == -1 ? ((e & 1) ? -1 : 1) : 0);
+    int64_t r = 1;
+    while (e) { if (e & 1) r *= a; a *= a; e >>= 1; }
+    return r;
+}
+#define MSC_FLOAT_ARITH(T, S, FMOD, FLOOR, POW, COPYSIGN)                                   \
+    static inline T msc_mod_##S(T a, T b) {                                                 \
+        T m = FMOD(a, b);                                                                   \
+        if (m != 0) { if ((b < 0) != (m < 0)) m += b; } else m = COPYSIGN((T)0, b);         \
+        return m;                                                                           \
+    }                                                                                       \
+    static inline T msc_floordiv_##S(T a, T b) {                                            \
+        if (b == 0) return a / b;                                                           \
+        T m = FMOD(a, b), d = (a - m) / b;                                                  \
+        if (m != 0 && ((b < 0) != (m < 0))) d -= 1;                                         \
+        T f = FLOOR(d);                                                                     \
+        if (d - f > (T)0.5) f += 1;                                                         \
+        return d == 0 ? COPYSIGN((T)0, a / b) : f;                                          \
+    }                                                                                       \
+    static inline T msc_fmod_##S(T a, T b) { return FMOD(a, b); }                           \
+    static inline T msc_pow_##S(T a, T b) { return POW(a, b); }                             \
+    static inline T msc_maximum_##S(T a, T b) { return (a > b || a != a) ? a : b; }         \
+    static inline T msc_minimum_##S(T a, T b) { return (a < b || a != a) ? a : b; }
+MSC_FLOAT_ARITH(float, f32, fmodf, floorf, powf, copysignf)
+MSC_FLOAT_ARITH(double, f64, fmod, floor, pow, copysign)
+
+/* --- float64 math that vectorizes (the numba runtime's _rt_exp64 and friends) ---------- */
+
+static inline double msc_poly12(double x, const double *c) {
+    double x2 = x * x, x4 = x2 * x2;
+    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + x4 * ((c[4] + x * c[5]) + x2 * (c[6] + x * c[7]))
+           + (x4 * x4) * ((c[8] + x * c[9]) + x2 * (c[10] + x * c[11]));
+}
+static inline double msc_poly10(double x, const double *c) {
+    double x2 = x * x, x4 = x2 * x2;
+    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + x4 * ((c[4] + x * c[5]) + x2 * (c[6] + x * c[7]))
+           + (x4 * x4) * (c[8] + x * c[9]);
+}
+static inline double msc_exp64(double x) {
+    static const double taylor[12] = {1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720,
+                                      1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800,
+                                      1.0 / 39916800};
+    double y = x != x ? 0.0 : fmin(fmax(x, -110.0), 90.0);
+    double k = floor(y * 1.4426950408889634 + 0.5);
+    double r = (y - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
+    int64_t bits = ((int64_t)k + 1023) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    double e = msc_poly12(r, taylor) * scale;
+    return x != x ? x : (x < -110.0 ? 0.0 : e);
+}
+static inline double msc_tanh64(double x) {
+    double a = fabs(x), t = 1.0 - 2.0 / (msc_exp64(a + a) + 1.0);
+    return a < 1e-4 ? x * (1.0 - x * x / 3.0) : (x > 0.0 ? t : -t);
+}
+static inline double msc_sigmoid64(double x) {
+    double e = msc_exp64(x);
+    return e / (1.0 + e);
+}
+static inline void msc_erf_parts(double x, double *erf_out, double *erfc_out) {
+    static const double taylor[10] = {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
+                                      -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852,
+                                      0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06,
+                                      -1.6365844691234924e-07};
+    static const double p[10] = {0.9999935245087859, 0.8191445393615258, 0.33183819647506724,
+                                 0.048415043770944965, -0.002454082494039, 4.969539409880401e-05,
+                                 -7.692152228616016e-08, -2.2752248241778832e-08, 5.200073535938294e-10, 0.0};
+    static const double q[10] = {1.0, 1.9474593896992638, 1.5296020821192322, 0.5783701563651111,
+                                 0.08711756854099671, -0.00450378827755403, 0.00010146332633479657,
+                                 -9.171205168331639e-07, -1.311650716169318e-08, 4.953524805246288e-10};
+    double a = fabs(x), z = x * x;
+    double small = x * msc_poly10(z, taylor);
+    double tail = msc_exp64(-z) * (msc_poly10(a, p) / msc_poly10(a, q));
+    tail = a > 10.5 ? 0.0 : tail;
+    int near = a < 0.5;
+    *erf_out = near ? small : (x > 0.0 ? 1.0 - tail : tail - 1.0);
+    *erfc_out = near ? 1.0 - small : (x > 0.0 ? tail : 2.0 - tail);
+}
+static inline double msc_erf64(double x) { double e, c; msc_erf_parts(x, &e, &c); return e; }
+static inline double msc_erfc64(double x) { double e, c; msc_erf_parts(x, &e, &c); return c; }
+static inline double msc_gelu_none64(double x) { return 0.5 * x * msc_erfc64(-0.7071067811865476 * x); }
+static inline double msc_gelu_tanh64(double x) {
+    return x * msc_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x));
+}
+
+/* --- folds of one row in four partial results (vectorizable, as numba_rows_rt.py) ------ */
+
+#define MSC_ROWS(T, S)                                                                       \
+    static inline T msc_row_max_##S(const T *x, int64_t n, int64_t s) {                     \
+        T m0 = x[0], m1 = x[0], m2 = x[0], m3 = x[0], top = x[0];                            \
+        int64_t whole = n / 4 * 4;                                                           \
+        for (int64_t j = 0; j < whole; j += 4) {                                             \
+            T v0 = x[j * s], v1 = x[(j + 1) * s], v2 = x[(j + 2) * s], v3 = x[(j + 3) * s];  \
+            m0 = (v0 > m0 || v0 != v0) ? v0 : m0; m1 = (v1 > m1 || v1 != v1) ? v1 : m1;      \
+            m2 = (v2 > m2 || v2 != v2) ? v2 : m2; m3 = (v3 > m3 || v3 != v3) ? v3 : m3;      \
+        }                                                                                    \
+        for (int64_t j = whole; j < n; j++) { T v = x[j * s]; m0 = (v > m0 || v != v) ? v : m0; } \
+        top = (m0 > top || m0 != m0) ? m0 : top; top = (m1 > top || m1 != m1) ? m1 : top;    \
+        top = (m2 > top || m2 != m2) ? m2 : top; top = (m3 > top || m3 != m3) ? m3 : top;    \
+        return top;                                                                          \
+    }                                                                                        \
+    static inline double msc_row_sum_##S(const T *x, int64_t n, int64_t s) {                \
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                               \
+        int64_t whole = n / 4 * 4;                                                           \
+        for (int64_t j = 0; j < whole; j += 4) {                                             \
+            s0 += x[j * s]; s1 += x[(j + 1) * s]; s2 += x[(j + 2) * s]; s3 += x[(j + 3) * s];\
+        }                                                                                    \
+        double total = (s0 + s1) + (s2 + s3);                                                \
+        for (int64_t j = whole; j < n; j++) total += x[j * s];                               \
+        return total;                                                                        \
+    }                                                                                        \
+    static inline double msc_row_squares_##S(const T *x, int64_t n, int64_t s, double c) {   \
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                               \
+        int64_t whole = n / 4 * 4;                                                           \
+        for (int64_t j = 0; j < whole; j += 4) {                                             \
+            double d0 = x[j * s] - c, d1 = x[(j + 1) * s] - c, d2 = x[(j + 2) * s] - c,      \
+                   d3 = x[(j + 3) * s] - c;                                                  \
+            s0 += d0 * d0; s1 += d1 * d1; s2 += d2 * d2; s3 += d3 * d3;                      \
+        }                                                                                    \
+        double total = (s0 + s1) + (s2 + s3);                                                \
+        for (int64_t j = whole; j < n; j++) { double d = x[j * s] - c; total += d * d; }     \
+        return total;                                                                        \
+    }
+MSC_ROWS(float, f32)
+MSC_ROWS(double, f64)
+
+#endif

@@ -102,7 +102,7 @@ def write_artifact(compiled: Any, out_dir: str | os.PathLike[str], *, entry_name
         return build_manifest(compiled, spec, arrays, timings=timings, entry_name=entry_name,
                               input_specs=input_specs, digest=digest)
 
-    return _write_folder(out_dir, module_file, spec.kernel.name, fill)
+    return write_folder(out_dir, module_file, spec.kernel.name, fill)
 
 
 def export_artifact(compiled: Any, out_dir: str | os.PathLike[str]) -> ArtifactInfo:
@@ -127,14 +127,16 @@ def export_artifact(compiled: Any, out_dir: str | os.PathLike[str]) -> ArtifactI
         manifest["timings"] = {**compiled.timings, "write": time.perf_counter() - start}
         return manifest
 
-    return _write_folder(out_dir, module_file, Path(module_file).stem, fill)
+    return write_folder(out_dir, module_file, Path(module_file).stem, fill)
 
 
-def _write_folder(out_dir: str | os.PathLike[str], module_file: str, kernel: str,
-                  fill: Callable[[Path, list[str]], dict[str, Any]]) -> ArtifactInfo:
+def write_folder(out_dir: str | os.PathLike[str], module_file: str, kernel: str,
+                 fill: Callable[[Path, list[str]], dict[str, Any]],
+                 checked: Sequence[str] = ()) -> ArtifactInfo:
     """Build the artifact in a temporary sibling with ``fill(tmp, stage)`` (which returns
     the manifest, less checksums, and keeps ``stage[0]`` saying what it is doing), then
-    swap it into place."""
+    swap it into place. The manifest holds the SHA-256 of ``module_file`` and the weights
+    (or of the files ``checked`` names)."""
     out = Path(os.path.abspath(out_dir))
     stage = [""]
     _check_replaceable(out)
@@ -146,7 +148,8 @@ def _write_folder(out_dir: str | os.PathLike[str], module_file: str, kernel: str
         manifest = fill(tmp, stage)
         stage[0] = "keeping the files msc did not write"
         _keep_users_files(out, tmp)
-        manifest["checksums"] = {n: file_sha256(tmp / n) for n in (module_file, WEIGHTS)}
+        manifest["checksums"] = {n: file_sha256(tmp / n)
+                                 for n in (checked or (module_file, WEIGHTS))}
         stage[0] = f"writing {MANIFEST}"
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         stage[0] = "renaming the finished folder into place"

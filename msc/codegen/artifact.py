@@ -364,7 +364,9 @@ def _keep_users_files(out: Path, tmp: Path) -> list[str]:
         return []
     own = {MANIFEST, WEIGHTS, "__pycache__", "kernels"}
     with contextlib.suppress(ArtifactError):  # (a damaged manifest names no module)
-        own.add(read_manifest(out)["module"])
+        manifest = read_manifest(out)
+        own.add(manifest["module"])
+        own.update(f for f in manifest.get("files", ()) if isinstance(f, str) and "/" not in f)
     kept = [name for name in sorted(os.listdir(out)) if name not in own]
     clash = [name for name in kept if os.path.lexists(tmp / name)]
     if clash:

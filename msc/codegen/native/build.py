@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from msc._atomic import write_atomic
 from msc.codegen.lower import Lowerer, Shared
 from msc.codegen.native.cgen import View, c_strides, ctype, render_function
 from msc.codegen.targets import NATIVE
@@ -30,6 +31,9 @@ from msc.ir.transform import InlineCalls
 from msc.ir.types import RefType, tensor_of
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime" / "native"
+LIBRARY = "libmsc_model.so"
+HEADER = "msc_model.h"
+WEIGHTS = "weights.bin"
 ALIGN = 64  # bytes between blocks of the weights file and weights inside an arena
 #: msc_model.h's dtype codes
 DTYPE_CODES = {"bool": 0, "int8": 1, "uint8": 2, "int16": 3, "float16": 4, "int32": 5,
@@ -37,7 +41,7 @@ DTYPE_CODES = {"bool": 0, "int8": 1, "uint8": 2, "int16": 3, "float16": 4, "int3
 
 
 @dataclass(frozen=True)
-class Tensor:
+class TensorSpec:
     name: str
     dtype: np.dtype
     shape: tuple[int, ...]
@@ -53,8 +57,8 @@ class NativeProgram:
     (blocks after the arenas); ``output``: the Python expression rebuilding the model's
     output structure from the list ``_r`` of outputs (the ctypes wrapper's)."""
 
-    inputs: tuple[Tensor, ...]
-    outputs: tuple[Tensor, ...]
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
     weights: tuple[tuple[str, int, int, np.dtype, tuple[int, ...]], ...]
     arenas: tuple[tuple[np.dtype, int], ...]  # dtype, elements
     constants: tuple[np.ndarray, ...]
@@ -83,25 +87,27 @@ def lower_native(module: Module) -> NativeProgram:
         if t is None or isinstance(p.type, RefType):
             raise ExportError(f"the native target takes tensors as inputs; input {i} is {p.type}")
         dt = t.dtype.np
-        inputs.append(Tensor(p.hint or f"input{i}", dt, t.shape))
+        inputs.append(TensorSpec(p.hint or f"input{i}", dt, t.shape))
         base = f"in{i}"
         decls.append(f"{ctype(dt)} *const {base} = ({ctype(dt)} *){('in')}[{i}];")
         env[lowerer.env[p]] = View(base, dt, t.shape, c_strides(t.shape))
-    weights, arenas = [], []
-    slots = {w: lowerer.slots[w] for w in graph.weights}
+    weights = []  # in graph.weights' order, which is build.weights'
+    sizes = [0] * len(lowerer.arenas)
+    starts: list[list[int]] = [[] for _ in lowerer.arenas]
+    dtypes: list[Any] = [None] * len(lowerer.arenas)
+    for w in graph.weights:
+        k = lowerer.slots[w][0]
+        t = w.type.tensor  # type: ignore[union-attr]
+        dt = dtypes[k] = t.dtype.np
+        weights.append((w.hint, k, sizes[k], dt, t.shape))
+        starts[k].append(sizes[k])
+        sizes[k] += -(-t.size * dt.itemsize // ALIGN) * ALIGN // dt.itemsize
+    arenas = list(zip(dtypes, sizes))
     for k, (buffer, offsets) in enumerate(lowerer.arenas):
-        members = [w for w in graph.weights if slots[w][0] == k]
-        dt = members[0].type.tensor.dtype.np  # type: ignore[union-attr]
-        at, starts = 0, []
-        for w in members:
-            starts.append(at)
-            weights.append((w.hint, k, at, dt, w.type.tensor.shape))  # type: ignore[union-attr]
-            at += -(-w.type.tensor.size * dt.itemsize // ALIGN) * ALIGN // dt.itemsize  # type: ignore
-        arenas.append((dt, at))
         base = f"w{k}"
-        decls.append(f"{ctype(dt)} *const {base} = ({ctype(dt)} *)blocks[{k}];")
-        env[buffer] = View(base, dt, (at,), (1,))
-        env[offsets] = tuple(starts)
+        decls.append(f"{ctype(dtypes[k])} *const {base} = ({ctype(dtypes[k])} *)blocks[{k}];")
+        env[buffer] = View(base, dtypes[k], (sizes[k],), (1,))
+        env[offsets] = tuple(starts[k])
     for i, (c, name) in enumerate(shared.consts.items()):
         a = c.value
         base = f"k{i}"
@@ -109,7 +115,7 @@ def lower_native(module: Module) -> NativeProgram:
                      f"blocks[{len(arenas) + i}];")
         env[name] = View(base, a.dtype, a.shape, c_strides(a.shape))
     function = render_function(kernel.body, env, leaves)
-    outputs = tuple(Tensor(f"output{k}", dt, shape) for k, (dt, shape) in enumerate(function.outputs))
+    outputs = tuple(TensorSpec(f"output{k}", dt, shape) for k, (dt, shape) in enumerate(function.outputs))
     body = "\n".join(["int msc_forward(char *const *blocks, char *ws, void *const *in, "
                       "void *const *out) {", "    (void)blocks; (void)ws; (void)in; (void)out;"]
                      + ["    " + d for d in decls + function.decls] + function.lines
@@ -148,8 +154,8 @@ def weights_blob(program: NativeProgram, params: Sequence[np.ndarray]) -> tuple[
 # --- the C file -----------------------------------------------------------------------------
 
 
-def _info(t: Tensor | tuple[Any, ...], offset: int = 0, nbytes: int = 0) -> str:
-    name, dt, shape = (t.name, t.dtype, t.shape) if isinstance(t, Tensor) else t
+def _info(t: TensorSpec | tuple[Any, ...], offset: int = 0, nbytes: int = 0) -> str:
+    name, dt, shape = (t.name, t.dtype, t.shape) if isinstance(t, TensorSpec) else t
     if len(shape) > 8:
         raise ExportError(f"the native target takes tensors of up to 8 dimensions, not {len(shape)}")
     dims = ", ".join(map(str, shape)) or "0"
@@ -180,8 +186,15 @@ def c_source(program: NativeProgram, blob: bytes, offsets: Sequence[int], header
 # --- compiling ------------------------------------------------------------------------------
 
 
-def blas_library() -> Path | None:
-    """OpenBLAS from the scipy-openblas32 package (the ``native`` extra), or None."""
+def blas_library(triple: str | None = None) -> Path | None:
+    """OpenBLAS from the scipy-openblas32 package (the ``native`` extra) for this machine,
+    or ``$MSC_NATIVE_BLAS`` (another machine's build of that library: a cross build's);
+    None without one (the library's own loops compute products)."""
+    given = os.environ.get("MSC_NATIVE_BLAS")
+    if given:
+        return Path(given)
+    if triple is not None:
+        return None
     try:
         import scipy_openblas32  # type: ignore[import-not-found]
     except ImportError:
@@ -190,37 +203,121 @@ def blas_library() -> Path | None:
     return path if path.exists() else None
 
 
-def compile_library(folder: Path, triple: str | None = None, blas: Path | None = None) -> list[str]:
-    """Compile ``folder/model.c`` with msc's runtime into ``folder/libmsc_model.so``;
-    with ``blas``, link that library, copied into the folder and found through $ORIGIN.
-    Returns the command."""
+def compile_command(folder: Path, triple: str | None, blas: Path | None) -> list[str]:
+    """The C compiler's command building ``folder/libmsc_model.so`` from ``model.c`` and
+    msc's runtime, linking ``blas`` (found beside the library through $ORIGIN)."""
     cc = os.environ.get("CC") or (f"{triple}-gcc" if triple else "cc")
     if shutil.which(cc) is None:
         raise ExportError(f"the native target needs a C compiler: '{cc}' is not on PATH"
-                          + (f" (for {triple}: install gcc-{triple.replace('_', '-')})"
-                             if triple else ""))
+                          + (f" (for {triple}: install gcc-{triple})" if triple else ""))
+    # ISO C's floating point: no contraction into fused multiply-adds, so the library
+    # computes what the numba target computes; errno and traps are never read
     cmd = [cc, "-std=gnu11", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
            "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"]
     cmd += [] if triple else ["-march=native"]
-    cmd += [f"-I{RUNTIME}", "-o", str(folder / "libmsc_model.so"), str(folder / "model.c"),
+    cmd += [f"-I{RUNTIME}", "-o", str(folder / LIBRARY), str(folder / "model.c"),
             str(RUNTIME / "msc_native.c")]
     if blas is not None:
+        cmd += ["-DMSC_BLAS", f"-L{blas.parent}", f"-l:{blas.name}", "-Wl,-rpath,$ORIGIN"]
+    return cmd + ["-lm", "-lpthread", "-ldl"]
+
+
+def compile_library(folder: Path, cache: Path | None, triple: str | None = None,
+                    blas: Path | None = None) -> bool:
+    """Compile ``folder/model.c`` into ``folder/libmsc_model.so`` (see ``compile_command``),
+    or copy the library an earlier compile of the same source and command left in
+    ``cache``; ``blas`` is copied into the folder. Returns whether the cache served."""
+    if blas is not None:
         shutil.copy2(blas, folder / blas.name)
-        cmd += ["-DMSC_BLAS", f"-L{folder}", f"-l:{blas.name}", "-Wl,-rpath,$ORIGIN"]
-    cmd += ["-lm", "-lpthread", "-ldl"]
+    cmd = compile_command(folder, triple, blas)
+    key = hashlib.sha256("\0".join(
+        [(folder / "model.c").read_text(), *(f.read_text() for f in sorted(RUNTIME.iterdir())
+                                              if f.suffix in (".c", ".h")),
+         *(c for c in cmd if not c.startswith(("-L", "-o", str(folder)))), compiler_version(cmd[0])]
+    ).encode()).hexdigest()
+    cached = cache / f"{key}.so" if cache is not None else None
+    if cached is not None and cached.exists():
+        shutil.copy2(cached, folder / LIBRARY)
+        return True
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise ExportError(f"the C compiler failed on the generated model.c:\n"
+        raise ExportError(f"the C compiler failed on the generated model.c ({' '.join(cmd)}):\n"
                           f"{done.stderr[-4000:]}")
-    return cmd
+    if cached is not None:
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            write_atomic(cached, (folder / LIBRARY).read_bytes())
+        except OSError:
+            pass  # a cache that cannot be written only costs the next compile its time
+    return False
+
+
+def compiler_version(cc: str) -> str:
+    done = subprocess.run([cc, "--version"], capture_output=True, text=True)
+    return done.stdout.splitlines()[0] if done.stdout else cc
 
 
 def wrapper_source(program: NativeProgram, header: str) -> str:
     """msc_model.py: the ctypes wrapper (``forward``) for Python users without msc."""
     from msc.codegen.render import _environment as environment
 
-    def table(tensors: Sequence[Tensor]) -> str:
+    def table(tensors: Sequence[TensorSpec]) -> str:
         return repr([(t.name, t.dtype.name, tuple(t.shape)) for t in tensors])
     return environment().get_template("native_wrapper.py.j2").render(
         header=header, inputs=table(program.inputs), outputs=table(program.outputs),
         codes=repr(DTYPE_CODES), output=program.output)
+
+
+def write_native(built: Any, out_dir: str | os.PathLike[str], *, entry_name: str,
+                 input_specs: Sequence[Any], triple: str | None = None,
+                 cache: Path | None = None) -> Any:
+    """Write the native artifact of ``built`` (a ``compiler.Build``) into ``out_dir``:
+    libmsc_model.so, msc_model.h, weights.bin, msc_model.py, model.c (the generated C),
+    the BLAS library when one is linked, and manifest.json. Like every artifact, the
+    folder appears whole or not at all."""
+    import time
+
+    from msc._version import VERSION
+    from msc.codegen.artifact import describe_spec, write_folder
+
+    t0 = time.perf_counter()
+    program = lower_native(built.module)
+    params = [np.asarray(p.asnumpy(), order="C") for p in built.weights]
+    blob, offsets = weights_blob(program, params)
+    header = f"Generated by msc {VERSION} from {entry_name} for target 'native'" + \
+        (f" ({triple})" if triple else "") + "."
+    source = c_source(program, blob, offsets, header)
+    codegen = time.perf_counter() - t0
+    blas = blas_library(triple)
+
+    def fill(tmp: Path, stage: list[str]) -> dict[str, Any]:
+        timings = dict(built.timings, codegen=codegen)
+        stage[0] = "writing model.c"
+        (tmp / "model.c").write_text(source, encoding="utf-8")
+        stage[0] = "compiling model.c"
+        t1 = time.perf_counter()
+        served = compile_library(tmp, cache, triple, blas)
+        timings["cc (cached)" if served else "cc"] = time.perf_counter() - t1
+        stage[0] = f"writing {WEIGHTS}"
+        (tmp / WEIGHTS).write_bytes(blob)
+        shutil.copy2(RUNTIME / HEADER, tmp / HEADER)
+        (tmp / "msc_model.py").write_text(wrapper_source(program, header), encoding="utf-8")
+        return {
+            "format": 1, "msc_version": VERSION, "target": "native", "triple": triple,
+            "entry": entry_name, "module": "msc_model.py", "library": LIBRARY, "header": HEADER, "weights": WEIGHTS,
+            "blas": blas.name if blas is not None else None,
+            "input_signature": [describe_spec(s) for s in input_specs],
+            "inputs": [{"name": t.name, "dtype": t.dtype.name, "shape": list(t.shape)}
+                       for t in program.inputs],
+            "outputs": [{"dtype": t.dtype.name, "shape": list(t.shape)} for t in program.outputs],
+            "weight_arrays": [{"name": n, "dtype": dt.name, "shape": list(shape)}
+                              for n, _, _, dt, shape in program.weights],
+            "writes_weights": program.writes_weights,
+            "workspace_bytes": program.workspace,
+            "weights_sha256": hashlib.sha256(blob).hexdigest(),
+            "timings": timings,
+            "files": sorted(os.listdir(tmp)),
+        }
+
+    return write_folder(out_dir, LIBRARY, "msc_forward", fill,
+                        checked=(LIBRARY, WEIGHTS, "model.c"))

@@ -1,0 +1,65 @@
+"""Models the native target's tests compile: a file ``msc compile --native`` reads."""
+
+import numpy as np
+
+import msc as ms
+from msc import Parameter, Tensor, nn, ops
+
+
+class Block(nn.Cell):
+    """Convolution, batch norm, a residual ReLU, pooling, a dense layer and softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 8, 3, pad_mode="same", has_bias=False)
+        self.bn = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU()
+        self.fc = nn.Dense(8, 4)
+
+    def construct(self, x):
+        y = self.relu(self.bn(self.conv(x)) + x)
+        return ops.softmax(self.fc(ops.mean(y, (2, 3))))
+
+
+def block():
+    net = Block()
+    rng = np.random.default_rng(3)
+    for p in net.get_parameters():
+        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5))
+    net.set_train(False)
+    return net
+
+
+class Loops(nn.Cell):
+    """A tensor ``while`` whose trip count the input decides, an ``if`` on a reduction,
+    and two outputs of different dtypes."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.linspace(-1, 1, 9).reshape(3, 3).astype(np.float32)),
+                           name="w")
+
+    def construct(self, x, n):
+        i = ops.zeros((), ms.int32)
+        while i < n:
+            x = ops.tanh(ops.matmul(x, self.w.T)) * 2.0 + 0.25
+            i = i + 1
+        if x.sum() > 0:
+            y = x * 3.0
+        else:
+            y = x - 1.0
+        return y, (i * 2).astype(ms.int64)
+
+
+class Step(nn.Cell):
+    """One training step of a small MLP with Momentum: it writes its Parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(self.net.trainable_params(), learning_rate=0.1, momentum=0.9)
+        self.step = nn.TrainOneStepCell(nn.WithLossCell(self.net, loss), opt)
+
+    def construct(self, x, label):
+        return self.step(x, label)

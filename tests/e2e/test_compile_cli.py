@@ -191,9 +191,11 @@ def test_identical_compiles_give_identical_modules_and_hashes(built, tmp_path):
 def test_forward_checks_input_count_dtype_and_shape(built, target):
     forward = load_artifact(built["mlp", target].path).forward
     x = np.zeros((32, 64), np.float32)
-    with pytest.raises(TypeError, match=r"takes 1 input arrays \(x\), but 2 were given"):
+    with pytest.raises(TypeError, match=r"takes 1 input array \(x: float32\[32,64\]\), "
+                                        r"but 2 were given"):
         forward(x, x)
-    with pytest.raises(TypeError, match=r"takes 1 input arrays \(x\), but 0 were given"):
+    with pytest.raises(TypeError, match=r"takes 1 input array \(x: float32\[32,64\]\), "
+                                        r"but 0 were given"):
         forward()
     with pytest.raises(TypeError, match="input 'x' must have dtype float32, but has float64"):
         forward(x.astype(np.float64))
@@ -201,7 +203,8 @@ def test_forward_checks_input_count_dtype_and_shape(built, target):
                                          r"\(32, 63\)"):
         forward(np.zeros((32, 63), np.float32))
     loop = load_artifact(built["loop200", target].path).forward
-    with pytest.raises(TypeError, match=r"takes 2 input arrays \(input_x, input_y\)"):
+    with pytest.raises(TypeError, match=r"takes 2 input arrays \(input_x: float32\[1\], "
+                                          r"input_y: float32\[1\]\), but 1 was given"):
         loop(np.ones(1, np.float32))
 
 

@@ -158,6 +158,8 @@ def entry_name(entry: Any, given: str | None) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    if args.native:
+        return compile_native(args)
     from msc.cache import CacheStore, default_path
     from msc.codegen.artifact import export_artifact, write_artifact
     from msc.communication.launch import on_ranks
@@ -224,6 +226,28 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if kernels:  # the library kernels it uses, with Numba's cache of them
         size = sum(p.stat().st_size for p in kernels)
         say(f"  {'kernels/':<{width}}  {size:>10,} bytes in {len(kernels)} files")
+    return 0
+
+
+def compile_native(args: argparse.Namespace) -> int:
+    """``msc compile --native``: the model as a shared library with a C ABI and its weights
+    file (``codegen/native``); the compiled library is cached per machine."""
+    from msc.codegen.native.build import write_native
+    from msc.compiler import build, library_path
+
+    entry = find_entry(load_model_file(args.model), args.entry)
+    specs = entry_specs(entry, args.input)
+    name = entry_name(entry, args.entry)
+    say = (lambda text: None) if args.quiet else print
+    say(f"msc compile: {name} from {args.model}, native library"
+        + (f" for {args.triple}" if args.triple else ""))
+    info = write_native(build(entry, specs), args.output, entry_name=name, input_specs=specs,
+                        triple=args.triple, cache=library_path().parent / "native")
+    say("\n".join(f"{phase:<12} {seconds * 1e3:>10.2f} ms"
+                   for phase, seconds in info.timings.items()))
+    say(f"artifact: {info.path}")
+    for file in info.manifest["files"]:
+        say(f"  {file:<24} {(info.path / file).stat().st_size:>12,} bytes")
     return 0
 
 
@@ -428,6 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--target", choices=("numba", "python", "cuda"), default="numba",
                       help="numba (default): Numba-compiled kernels; python: numpy only; "
                            "cuda: numba.cuda kernels and a host driver")
+    comp.add_argument("--native", action="store_true",
+                      help="a shared library with a C ABI (libmsc_model.so, msc_model.h, "
+                           "weights.bin): no Python at run time")
+    comp.add_argument("--triple", metavar="TRIPLE",
+                      help="with --native: build for another machine, e.g. "
+                           "aarch64-linux-gnu (needs TRIPLE-gcc)")
     comp.add_argument("-o", "--output", required=True, metavar="DIR",
                       help="the artifact folder (replaced if it holds an older artifact)")
     comp.add_argument("--quiet", action="store_true", help="print nothing on success")

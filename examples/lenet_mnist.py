@@ -8,6 +8,9 @@ data order (no shuffle), the input pipeline and the initial weights (drawn with 
 are the same, so both print the same loss curve.
 
     python examples/lenet_mnist.py [--mindspore] [--graph] [--folder DIR]
+
+The data and the checkpoints go to DIR, or without ``--folder`` to a temporary folder
+that the script names and removes at the end.
 """
 
 import argparse
@@ -88,27 +91,36 @@ def main(argv=None):
         data = data.map(operations=transforms.TypeCast(ms.int32), input_columns="label")
         return data.batch(BATCH, drop_remainder=True)
 
-    folder = args.folder or tempfile.mkdtemp(prefix="lenet-mnist-")
-    os.makedirs(folder, exist_ok=True)
-    write_mnist(folder)
-    net = LeNet5()
-    init = np.random.default_rng(1)  # the same weights in both frameworks
-    for param in sorted(net.get_parameters(), key=lambda p: p.name):
-        shape = param.shape
-        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        value = init.normal(0, np.sqrt(2 / fan_in), shape) if len(shape) > 1 else np.zeros(shape)
-        param.set_data(ms.Tensor(value.astype(np.float32)))
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
-    model = Model(net, loss, opt, metrics={"accuracy"})
-    config = CheckpointConfig(save_checkpoint_steps=10, keep_checkpoint_max=2)
-    checkpoints = os.path.join(folder, "checkpoints")
-    ckpt = ModelCheckpoint(prefix="lenet", directory=checkpoints, config=config)
-    model.train(1, dataset(folder, "train"), callbacks=[LossMonitor(), ckpt],
-                dataset_sink_mode=False)
-    print(f"accuracy: {model.eval(dataset(folder, 'test'))['accuracy']:.4f}")
-    print("checkpoints:", " ".join(sorted(f for f in os.listdir(checkpoints))))
-    return 0
+    def train(folder):
+        os.makedirs(folder, exist_ok=True)
+        write_mnist(folder)
+        net = LeNet5()
+        init = np.random.default_rng(1)  # the same weights in both frameworks
+        for param in sorted(net.get_parameters(), key=lambda p: p.name):
+            shape = param.shape
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            value = init.normal(0, np.sqrt(2 / fan_in), shape) if len(shape) > 1 \
+                else np.zeros(shape)
+            param.set_data(ms.Tensor(value.astype(np.float32)))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+        model = Model(net, loss, opt, metrics={"accuracy"})
+        config = CheckpointConfig(save_checkpoint_steps=10, keep_checkpoint_max=2)
+        checkpoints = os.path.join(folder, "checkpoints")
+        ckpt = ModelCheckpoint(prefix="lenet", directory=checkpoints, config=config)
+        model.train(1, dataset(folder, "train"), callbacks=[LossMonitor(), ckpt],
+                    dataset_sink_mode=False)
+        print(f"accuracy: {model.eval(dataset(folder, 'test'))['accuracy']:.4f}")
+        print("checkpoints:", " ".join(sorted(f for f in os.listdir(checkpoints))))
+        return 0
+
+    if args.folder is not None:
+        print(f"data and checkpoints: {args.folder}")
+        return train(args.folder)
+    with tempfile.TemporaryDirectory(prefix="lenet-mnist-") as folder:  # removed at the end
+        print(f"data and checkpoints: {folder} (a temporary folder, removed at the end; "
+              "--folder DIR keeps them)")
+        return train(folder)
 
 
 if __name__ == "__main__":

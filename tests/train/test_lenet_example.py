@@ -65,3 +65,18 @@ def test_lenet_loss_curve_and_checkpoints_match_mindspore(msc_run, tmp_path):
     for name, param in mine.items():
         np.testing.assert_allclose(param.asnumpy(), theirs[name].asnumpy(), rtol=1e-3,
                                    atol=1e-5, err_msg=name)
+
+
+def test_without_folder_the_example_names_its_temporary_folder_and_removes_it(tmp_path):
+    """Run as a first-time user runs it: no --folder. It says where the data and the
+    checkpoints go and leaves nothing behind in the temporary folder's parent."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first = proc.stdout.splitlines()[0]
+    m = re.fullmatch(r"data and checkpoints: (\S+) \(a temporary folder, removed at the "
+                     r"end; --folder DIR keeps them\)", first)
+    assert m and Path(m[1]).parent == tmp_path, first
+    assert "checkpoints: lenet-1_10.ckpt lenet-1_20.ckpt" in proc.stdout
+    assert os.listdir(tmp_path) == []

@@ -1,30 +1,36 @@
-"""The ``msc`` command line: ``msc compile``, ``msc ir`` and ``msc cache``.
+"""The ``msc`` command line: ``msc compile``, ``msc ir``, ``msc run`` and ``msc cache``.
 
-``msc compile model.py [ENTRY] --input f32[32,64] ... --target numba -o DIR`` writes an
-artifact folder (through the compile cache) and prints a compile report;
-``msc ir model.py [ENTRY] --input ...`` prints the optimized IR; ``msc cache ls|clear|
-prune`` manages the compile cache.
+``msc compile model.py [ENTRY] --input f32[32,64] ... -o DIR`` writes an artifact
+folder (through the compile cache) and prints a compile report; ``msc ir model.py
+[ENTRY] --input ...`` prints the optimized IR; ``msc run -n N script.py`` runs a script
+on N ranks (MPI); ``msc cache ls|clear|prune`` manages the compile cache.
 
-Errors in the user's model are printed as ``file:line:col: message`` with the
-source line and a caret, and exit with status 1; no traceback unless MSC_DEBUG=1.
+ENTRY names a Cell class, a Cell instance, a function returning a Cell, or a ``@jit``
+function of the model file. Errors in the user's model (a syntax error, an exception
+its code raises, a graph msc refuses) are printed as ``file:line:col: message`` with the
+source line and a caret and exit with status 1; a mistake on the command line exits
+with 2, Ctrl-C with 130 ("msc: interrupted"). No traceback unless MSC_DEBUG=1. Under
+``mpiexec`` only rank 0 prints the report.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import inspect
 import os
 import re
 import sys
+import sysconfig
 import traceback
 import warnings
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence
 
 from msc._atomic import write_atomic
 from msc._version import VERSION
 from msc.codegen.render import import_file
-from msc.errors import GraphTypeError, MscError
+from msc.errors import GraphTypeError, Loc, ModelCodeError, ModelSyntaxError, MscError
 from msc.ir import dtypes
 from msc.ir.types import TensorType
 from msc.progress import Ticker, wanted
@@ -53,21 +59,139 @@ def parse_input_spec(text: str) -> TensorType:
 
 
 def load_model_file(path: str) -> ModuleType:
-    """Import the user's file as a module (its folder goes on sys.path, as for a script)."""
+    """Import the user's file as a module (its folder goes on sys.path, as for a script).
+    A syntax error, or an exception the file's code raises, is msc's error at the user's
+    line rather than importlib's traceback."""
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a directory: give the Python file that defines the model")
     if not os.path.isfile(path):
         raise UsageError(f"no such file: {path}")
     path = os.path.abspath(path)
     name = os.path.splitext(os.path.basename(path))[0]
     sys.path.insert(0, os.path.dirname(path))
-    return import_file(path, name)
+    try:
+        return import_file(path, name)
+    except SyntaxError as e:  # the file, or a file of the user's it imports
+        raise syntax_error(e) from None
+    except Exception as e:  # not KeyboardInterrupt or SystemExit: those are the user's
+        raise_user_error(e, f"importing {os.path.basename(path)} raised", path, None)
+
+
+def check_script_syntax(path: str) -> None:
+    """``msc run``: a script Python cannot parse is msc's error before any rank starts."""
+    try:
+        with open(path, "rb") as f:
+            compile(f.read(), path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise syntax_error(e) from None
+    except OSError:
+        pass  # the launched interpreter says what it cannot read
+
+
+def syntax_error(e: SyntaxError) -> ModelSyntaxError:
+    """Python's SyntaxError as msc's, with the parser's line, column and span."""
+    if isinstance(e, ModelSyntaxError):
+        return e
+    line = e.lineno or 1
+    col = max((e.offset or 1) - 1, 0)
+    end = e.end_offset - 1 if e.end_offset and e.end_lineno in (None, line) \
+        and e.end_offset > (e.offset or 0) else None
+    known = e.filename is not None and os.path.isfile(e.filename)
+    err = ModelSyntaxError(e.msg if known else f"{e.filename}:{e.lineno}: {e.msg}",
+                           Loc(e.filename, line, col, line, end) if known else None)
+    err.filename, err.lineno, err.offset, err.text = e.filename, e.lineno, e.offset, e.text
+    return err
+
+
+def _not_user_folders() -> tuple[str, ...]:
+    """msc's package and Python's own and installed libraries: no user's line is there."""
+    paths = sysconfig.get_paths()
+    folders = {os.path.dirname(os.path.abspath(__file__))}
+    folders |= {os.path.abspath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                if k in paths}
+    return tuple(f + os.sep for f in folders)
+
+
+def user_frame(e: BaseException, model: str) -> Loc | None:
+    """Where ``e`` came from in the user's code: the innermost frame of its traceback in
+    the model file or another file that is neither msc's nor an installed library's."""
+    skip = _not_user_folders()
+    found = None
+    for frame in traceback.extract_tb(e.__traceback__):
+        file = os.path.abspath(frame.filename)
+        if file == model or not (frame.filename.startswith("<") or file.startswith(skip)):
+            found = frame
+    if found is None or found.lineno is None:
+        return None
+    return Loc(found.filename, found.lineno, found.colno or 0, found.end_lineno,
+               found.end_colno)
+
+
+def definition(obj: Any) -> Loc | None:
+    """The line that defines a class or function of the user's."""
+    try:
+        file = inspect.getsourcefile(obj)
+        line = inspect.getsourcelines(obj)[1]
+    except (OSError, TypeError):
+        return None
+    return Loc(file, line) if file else None
+
+
+def raise_user_error(e: Exception, doing: str, model: str, obj: Any) -> NoReturn:
+    """Raise msc's error for an exception the user's code raised while msc loaded the model:
+    at the user's line it came from (else where ``obj`` is defined); an error msc raised
+    on purpose keeps its own message and gains the line if it had none."""
+    loc = user_frame(e, model)
+    if isinstance(e, MscError):
+        raise e.with_loc(loc or definition(obj))
+    err = ModelCodeError(f"{doing} {type(e).__name__}: {e}", loc or definition(obj))
+    if loc is None and inspect.isclass(obj):
+        err.add_note_line("msc constructs a Cell class with no arguments: for others, name a "
+                          "Cell instance or a function that returns the Cell")
+    raise err from e
+
+
+ENTRY_KINDS = ("ENTRY must name a Cell class, a Cell instance, a function that returns a "
+               "Cell, or a @jit function")
+
+
+def entries_of(module: ModuleType) -> list[str]:
+    """What ENTRY could name in ``module``: its Cell classes, Cell instances, functions
+    (factories, if they return a Cell) and @jit functions, each with its kind."""
+    from msc.frontend.jit import JitFunction
+    from msc.nn.cell import Cell
+
+    found = []
+    for n, v in vars(module).items():
+        own = getattr(v, "__module__", None) == module.__name__
+        if n.startswith("_"):
+            continue
+        if isinstance(v, JitFunction) and own:
+            found.append(f"{n} (@jit function)")
+        elif inspect.isclass(v) and issubclass(v, Cell) and own:
+            found.append(f"{n} (Cell class)")
+        elif isinstance(v, Cell):
+            found.append(f"{n} (Cell instance)")
+        elif inspect.isfunction(v) and own:
+            found.append(f"{n} (function)")
+    return found
+
+
+def no_such_entry(module: ModuleType, name: str) -> UsageError:
+    found = entries_of(module)
+    names = [f.split(" ")[0] for f in found]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    listed = ", ".join(found) if found else "none"
+    return UsageError(f"{module.__file__} has no '{name}'{hint}; entries there: {listed}")
 
 
 def find_entry(module: ModuleType, name: str | None) -> Any:
     """The Cell instance or ``@jit`` function to compile.
 
-    ENTRY may name a Cell class (constructed with no arguments), a factory function
-    returning a Cell, or a ``@jit`` function; without ENTRY the file must define
-    exactly one Cell class or ``@jit`` function.
+    ENTRY may name a Cell class (constructed with no arguments), a Cell instance (taken
+    as it is), a factory function returning a Cell, or a ``@jit`` function; without
+    ENTRY the file must define exactly one Cell class or ``@jit`` function.
     """
     from msc.frontend.jit import JitFunction
     from msc.nn.cell import Cell
@@ -82,17 +206,22 @@ def find_entry(module: ModuleType, name: str | None) -> Any:
                              f"(Cell classes and @jit functions found: {listed})")
         name = found[0]
     if not hasattr(module, name):
-        raise UsageError(f"{module.__file__} has no '{name}'")
+        raise no_such_entry(module, name)
     obj = getattr(module, name)
-    if isinstance(obj, JitFunction):
+    if isinstance(obj, (JitFunction, Cell)):
         return obj
-    if inspect.isclass(obj) and issubclass(obj, Cell):
-        return obj()
-    if callable(obj):
+    if inspect.isclass(obj) and not issubclass(obj, Cell):
+        raise UsageError(f"'{name}' is the class {obj.__name__}, not a Cell: {ENTRY_KINDS}")
+    if not callable(obj):
+        raise UsageError(f"'{name}' is a {type(obj).__name__}: {ENTRY_KINDS}")
+    try:
         made = obj()
-        if isinstance(made, Cell):
-            return made
-    raise UsageError(f"'{name}' is not a Cell class, a Cell factory or a @jit function")
+    except Exception as e:
+        doing = "constructing the Cell class" if inspect.isclass(obj) else "calling"
+        raise_user_error(e, f"{doing} '{name}' (the ENTRY) raised", str(module.__file__), obj)
+    if isinstance(made, Cell):
+        return made
+    raise UsageError(f"'{name}' returned {type(made).__name__}, not a Cell: {ENTRY_KINDS}")
 
 
 def entry_specs(entry: Any, inputs: Sequence[str]) -> tuple[Any, ...]:
@@ -162,16 +291,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
         return compile_native(args)
     from msc.cache import CacheStore, default_path
     from msc.codegen.artifact import export_artifact, write_artifact
-    from msc.communication.launch import on_ranks
+    from msc.communication.launch import launcher_rank, on_ranks
     from msc.compiler import compile_entry, library_path
 
+    other_rank = launcher_rank() not in (None, 0)  # under mpiexec, rank 0 reports
+    quiet = args.quiet or other_rank
     entry = find_entry(load_model_file(args.model), args.entry)
     specs = entry_specs(entry, args.input)
     name = entry_name(entry, args.entry)
     store = None if args.no_cache else CacheStore(args.cache_dir or default_path())
-    say = (lambda text: None) if args.quiet else print
+    say = (lambda text: None) if quiet else print
     say(f"msc compile: {name} from {args.model}, target {args.target}")
-    progress = None if args.quiet else ProgressLine()
+    progress = None if quiet else ProgressLine()
+    caught: list[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -181,12 +313,15 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if not specs:
             e.add_note_line("msc compile: give one --input DTYPE[DIMS] per positional input")
         raise
+    except KeyboardInterrupt:
+        caught = []  # Ctrl-C: "msc: interrupted" alone
+        raise
     finally:
         if progress is not None:
             progress.close()
-        for w in caught:
+        for w in () if other_rank else caught:
             print(f"msc: warning: {w.message}", file=sys.stderr)
-    if args.explain_cache:
+    if args.explain_cache and not other_rank:
         print(f"cache: {compiled.cache_why}")
     if compiled.module is not None:
         say(describe_graphs(compiled))
@@ -254,6 +389,7 @@ def compile_native(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from msc.communication.launch import run
 
+    check_script_syntax(args.script)
     try:
         return run(args.n, args.script, args.args, args.hostfile)
     except FileNotFoundError as e:
@@ -407,6 +543,7 @@ def format_phases(timings: dict[str, float], target: str) -> str:
     return "\n".join(lines)
 
 
+ENTRY_HELP = "Cell class, Cell instance, Cell factory or @jit function"
 SELECT_HELP = "keep every tensor if as a branch (default: cheap ones become Select)"
 LOAD_ELIM_HELP = ("where a value loaded from a Parameter is copied before a later write: 0 "
                   "after every load, 1 (default) where a write may precede a use, 2 the fewest "
@@ -415,13 +552,24 @@ REUSE_HELP = ("which Cells compile once and are called from every instance: lazy
               "(default: @lazy_inline Cells), auto (also any repeated user Cell), off")
 
 
+def plain(text: str) -> str:
+    """A docstring's reStructuredText-ish markup (``code``, `name`) as plain text for
+    argparse, which prints it as it is."""
+    return re.sub(r"``(.+?)``|`([^`]+)`", lambda m: m.group(1) or m.group(2), text,
+                  flags=re.DOTALL)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="msc", description=__doc__.splitlines()[0])
+    head, *rest = (__doc__ or "").strip().split("\n\n")
+    parser = argparse.ArgumentParser(
+        prog="msc", description=plain(head), epilog=plain("\n\n".join(rest)) + "\n\n"
+        "msc COMMAND --help describes a command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"msc {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
     ir = sub.add_parser("ir", help="print the optimized IR of a Cell or @jit function")
     ir.add_argument("model", help="the Python file that defines the model")
-    ir.add_argument("entry", nargs="?", help="Cell class, Cell factory or @jit function")
+    ir.add_argument("entry", nargs="?", help=ENTRY_HELP)
     ir.add_argument("--input", action="append", default=[], metavar="SPEC",
                     help="one per positional input: f32[32,64], i64[], bool[3] ...")
     ir.add_argument("--no-locs", action="store_true", help="omit source locations")
@@ -445,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     ir.set_defaults(run=cmd_ir)
     comp = sub.add_parser("compile", help="compile a Cell or @jit function into an artifact folder")
     comp.add_argument("model", help="the Python file that defines the model")
-    comp.add_argument("entry", nargs="?", help="Cell class, Cell factory or @jit function")
+    comp.add_argument("entry", nargs="?", help=ENTRY_HELP)
     comp.add_argument("--input", action="append", default=[], metavar="SPEC",
                       help="one per positional input: f32[32,64], i64[], bool[3] ... "
                            "(default: the @jit function's input_signature)")
@@ -501,6 +649,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_context(side_effect_load_elim=args.side_effect_load_elim)
     try:
         return int(args.run(args))
+    except KeyboardInterrupt:  # Ctrl-C: wherever it lands (Numba, LLVM), one line
+        return interrupted()
     except UsageError as e:
         print(f"msc: error: {e}", file=sys.stderr)
         return 2
@@ -517,6 +667,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{type(e).__name__}: {e}", *getattr(e, "__notes__", ()), sep="\n",
               file=sys.stderr)
         return 1
+
+
+def interrupted() -> int:
+    """Ctrl-C's one line and exit status (128 + SIGINT, as a shell reports it). What was
+    being written is a temporary folder or file that is removed or never renamed."""
+    sys.stdout.flush()
+    print("msc: interrupted", file=sys.stderr, flush=True)
+    return 130
 
 
 if __name__ == "__main__":

@@ -122,6 +122,17 @@ class ExportError(MscError, RuntimeError):
     place, the MINDIR format); MindSpore's export raises RuntimeError when it cannot."""
 
 
+class ModelSyntaxError(MscError, SyntaxError):
+    """A model file (or a file it imports) that Python cannot parse: the parser's message
+    at the user's line and column, with a caret, instead of importlib's traceback."""
+
+
+class ModelCodeError(MscError, RuntimeError):
+    """An exception the user's own code raised while msc loaded the model: importing the
+    file, constructing the ENTRY Cell class or calling the ENTRY factory. It names the
+    user's line the exception came from; the original exception is its ``__cause__``."""
+
+
 class InternalCompilerError(MscError, RuntimeError):
     """A bug in msc, reported with the user's location rather than a deep traceback."""
 

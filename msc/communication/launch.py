@@ -5,6 +5,7 @@ the ``distributed`` extra (MPICH's wheel puts it beside the interpreter), and wh
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -33,15 +34,35 @@ def run(n: int, script: str, args: Sequence[str], hostfile: str | None = None) -
     return subprocess.call([*command, sys.executable, script, *args])
 
 
+#: What launchers tell each process its rank by: Open MPI, MPICH's and Intel MPI's
+#: hydra (PMI), PMIx, MVAPICH, Slurm's srun.
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+                  "SLURM_PROCID")
+
+
+def launcher_rank() -> int | None:
+    """This process's world rank as its launcher (``mpiexec``, ``srun``) set it, read from
+    the environment without starting MPI; None outside a launcher."""
+    for name in RANK_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value.isdigit():
+            return int(value)
+    return None
+
+
 def on_ranks(output: str, write: Callable[[str], Any]) -> Any:
     """``write(folder)`` for ``msc compile`` on every rank of an initialised job (which
     builds the graphs together: a data-parallel step broadcasts its weights): rank 0
     writes ``output``, the others a temporary folder; then the ranks compare their
     generated modules, which must not depend on the rank that made them. Returns rank
-    0's artifact, None on the other ranks."""
+    0's artifact, None on the other ranks. Launched on several ranks without ``init()``
+    (nothing to build together), rank 0 alone writes: the others would race it for the
+    same folder."""
     from msc.communication.management import get_group_size, get_rank
 
-    if not GlobalComm.INITED or get_group_size() == 1:
+    if not GlobalComm.INITED:
+        return write(output) if launcher_rank() in (None, 0) else None
+    if get_group_size() == 1:
         return write(output)
     from mpi4py import MPI
 

@@ -19,7 +19,7 @@ def modules():
 BUDGET = {
     # the compiler (ir: the kernel IR, ir/kernel.py, came with its own ~700 lines, which
     # the lowerings' structured statements repay as the text emitters go)
-    "ir": 7350, "codegen": 3800, "frontend": 3100, "fuzz": 2750, "runtime": 1850,
+    "ir": 7350, "codegen": 3800, "frontend": 3100, "fuzz": 2750, "runtime": 2050,
     "(msc/*.py)": 1800, "onnx": 900, "optimizer": 800, "viz": 450, "cache": 400,
     "communication": 200,
     # the packages at MindSpore's public paths

@@ -34,6 +34,7 @@ MODULES = (
     "msc.nn.layer.timedistributed",
     "msc.nn.layer.combined",
     "msc.nn.loss.loss",
+    "msc.nn.loss.ctc",
     "msc.nn.optim.optimizer",
     "msc.nn.optim.sgd",
     "msc.nn.optim.momentum",

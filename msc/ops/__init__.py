@@ -46,6 +46,7 @@ MODULES = (
     "msc.ops.function.extension_func",
     "msc.ops.function.solve_func",
     "msc.ops.function.sampling_func",
+    "msc.ops.function.ctc_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",
@@ -56,6 +57,7 @@ MODULES = (
     "msc.ops.operations.layer_ops",
     "msc.ops.operations.scatter_ops",
     "msc.ops.operations.composed_ops",
+    "msc.ops.operations.ctc_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

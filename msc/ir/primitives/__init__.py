@@ -10,6 +10,7 @@ from msc.ir.primitives import (  # noqa: F401  (registration)
     comm,
     conv,
     creation,
+    ctc,
     effects,
     elementwise,
     linalg,

@@ -31,6 +31,7 @@ NO_VJP: dict[str, str] = {
     "UniformReal": _CONST + ": a random draw, constant with respect to every input",
     **dict.fromkeys(("IgammaGradA", "IgammacGradA"),
                     "not yet: second derivatives of the incomplete gamma functions in a"),
+    "CTCLossV2Grad": "not yet: second derivatives of the CTC loss",
 }
 
 #: op name -> why it has no ``batch`` rule.
@@ -43,4 +44,6 @@ NO_BATCH: dict[str, str] = {
     "UniformReal": _CONST + ": the vmap transform copies it, one draw shared by the batch",
     **dict.fromkeys(("AllReduce", "AllGather", "ReduceScatter", "Broadcast"),
                     "not yet: a collective under vmap (batch the data before it instead)"),
+    **dict.fromkeys(("CTCLoss", "CTCLossV2", "CTCLossV2Grad"),
+                    "not yet: the CTC losses under vmap (fold the vmapped axis into the batch)"),
 }

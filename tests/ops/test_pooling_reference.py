@@ -7,8 +7,8 @@ What MindSpore 2.10 computes on CPU (oneDNN's pooling under ``P.AvgPool3D``, whi
 - the count of a window is its positions inside the input, grown by the declared padding
   when ``count_include_pad`` (in every pad mode, 'same' too), never by the positions that
   ``ceil_mode`` adds;
-- ``divisor_override`` rescales that mean by the kernel's size over the divisor: the sum
-  over the divisor when the padding counts, sum * K / (divisor * inside) when not;
+- ``divisor_override`` replaces the count: the sum over the divisor, whether the padding
+  counts or not (checked against MindSpore 2.10 in tests/oracle);
 - the 2-d ``P.AvgPool`` (``nn.AvgPool2d``'s default path) never counts its padding;
 - max pooling takes the maximum over the positions inside the input; its gradient goes to
   the window's first maximum.
@@ -61,7 +61,7 @@ def windows(shape: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, 
 def _weight(kernel: tuple[int, ...], taps: list[Any], declared: int, include: bool,
             divisor: int) -> float:
     if divisor:
-        return 1 / divisor if include else math.prod(kernel) / (divisor * len(taps))
+        return 1 / divisor
     return 1 / (declared if include else len(taps))
 
 

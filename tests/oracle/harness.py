@@ -29,9 +29,12 @@ def _names(i: int, case: Case) -> list[str]:
     return [f"a{i}_{j}" for j in range(len(case.inputs))]
 
 
-def _expr(i: int, case: Case) -> str:
+def _expr(i: int, case: Case) -> tuple[list[str], str]:
+    """The statements (lines of ``call`` before its last) and the result's expression;
+    ``{t}`` in them is a prefix private to the configuration."""
     names = dict(zip([f"x{j}" for j in range(len(case.inputs))], _names(i, case)))
-    return case.call.format(c=f"self.c{i}", **names)
+    lines = case.call.format(c=f"self.c{i}", t=f"t{i}_", **names).split("\n")
+    return lines[:-1], lines[-1]
 
 
 def render_forward(cases: list[Case], fw: str) -> str:
@@ -42,7 +45,11 @@ def render_forward(cases: list[Case], fw: str) -> str:
             lines.append(f"        self.c{i} = {case.setup}")
     params = [n for i, c in enumerate(cases) for n in _names(i, c)]
     lines.append(f"    def construct(self, {', '.join(params)}):")
-    results = [_expr(i, c) for i, c in enumerate(cases)]
+    results = []
+    for i, case in enumerate(cases):
+        stmts, result = _expr(i, case)
+        lines += [f"        {line}" for line in stmts]
+        results.append(result)
     lines.append(f"        return ({', '.join(results)},)")
     return "\n".join(lines) + "\n"
 
@@ -85,7 +92,8 @@ def flatten(obj: Any, path: str = "") -> tuple[str, list[tuple[str, np.ndarray]]
 
 
 def _error(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    lines = [ln.strip() for ln in str(exc).splitlines()]
+    text = [ln for ln in lines if ln and set(ln) != {"-"} and not ln.startswith("- ")]
     return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
 
 

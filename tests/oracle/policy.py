@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tests.oracle.spec import Case, case_inputs
+from tests.oracle.spec import Case, case_inputs, case_seed, weight_for
 
 
 class Why(Enum):
@@ -38,6 +38,39 @@ class Policy:
 
 def _p(why: Why, parts: str, note: str, reference: Callable[..., Any] | None = None) -> Policy:
     return Policy(why, frozenset(parts.split()), note, reference)
+
+
+def numpy_reference(forward: Callable[..., np.ndarray], rtol: float = 1e-4,
+                    atol: float = 1e-4) -> Callable[..., str | None]:
+    """A reference from numpy written independently: the result is ``forward`` of the
+    inputs, the gradient of the weighted sum is its central finite difference in float64."""
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        want = forward(*[np.asarray(a, np.float64) for a in inputs])
+        if not np.allclose(got["out"][0], want, rtol=rtol, atol=atol, equal_nan=True):
+            return "the result differs from numpy's"
+        if "grad" not in got:
+            return None
+        w = weight_for(want.shape, "float64", case_seed(case))
+        for j, g in enumerate(got["grad"]):
+            if g is None:
+                continue
+            x = [np.asarray(a, np.float64) for a in inputs]
+            fd = np.zeros(x[j].shape)
+            for idx in np.ndindex(x[j].shape):
+                h = 1e-4 * max(1.0, abs(float(x[j][idx])))
+                keep = x[j][idx]
+                x[j][idx] = keep + h
+                up = float(np.sum(w * forward(*x)))
+                x[j][idx] = keep - h
+                down = float(np.sum(w * forward(*x)))
+                x[j][idx] = keep
+                fd[idx] = (up - down) / (2 * h)
+            if not np.allclose(g, fd, rtol=1e-3, atol=1e-3):
+                return f"the gradient of input {j} differs from finite differences"
+        return None
+
+    return check
 
 
 # (regular expression over configuration ids, policy)
@@ -71,3 +104,24 @@ def verdict(case: Case, diff: dict[str, str], got: dict[str, Any],
         if bad:
             return "unexplained", f"differs from the independent reference: {bad}"
     return "policy", pol.note
+
+
+def _avg_pool_divisor(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    from tests.ops.test_pooling_reference import ref_pool
+
+    k, s, p, ceil, div = re.search(r"k=(\d+),s=(\d+),pad=(\d+),ceil=(\w+),inc=\w+,div=(\d+)",
+                                   case.id).groups()
+    k, s, p = int(k), int(s), int(p)
+    forward = lambda x: ref_pool(x, "avg", (k, k), (s, s), (p, p), (p, p), ceil == "True",
+                                 include=False, divisor=int(div))  # noqa: E731
+    return numpy_reference(forward)(case, inputs, got)
+
+
+POLICIES += [
+    (r"nn\.AvgPool2d\(.*inc=False,div=5\)", _p(
+        Why.MINDSPORE_WRONG, "grad",
+        "MindSpore 2.10's gradient of average pooling with divisor_override and "
+        "count_include_pad=False is not the adjoint of its forward (sum over the divisor): "
+        "it scales border windows by the kernel's size over the positions inside",
+        _avg_pool_divisor)),
+]

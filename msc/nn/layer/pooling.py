@@ -215,8 +215,7 @@ class AvgPool2dExt(_PoolExt):
 
     def construct(self, x: Any) -> Any:
         return K.avg_pool(x, self.nd, self.kernel_size, self.stride, "pad", self.padding,
-                          self.ceil_mode, self.count_include_pad, self.divisor_override,
-                          divisor_replaces_count=True)
+                          self.ceil_mode, self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1dExt(AvgPool2dExt):

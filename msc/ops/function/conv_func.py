@@ -241,7 +241,7 @@ def _window_counts(n: int, k: int, s: int, lo: int, hi: int, first: int,
 
 def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode: str = "pad",
              padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-             divisor_override: Any = None, divisor_replaces_count: bool = False) -> Any:
+             divisor_override: Any = None) -> Any:
     """Window sums (a depthwise Conv with a kernel of ones) over a constant count per
     output position, as MindSpore's CPU kernels (oneDNN's average pooling) compute it:
 
@@ -250,10 +250,9 @@ def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode
       'valid' padding is never counted (MindSpore's 2-d ``AvgPool``), except with a
       ``divisor_override`` (its layers then take the 3-d kernel, which counts it;
       ``P.AvgPool3D`` passes its 'same' padding as mode 'pad');
-    - ``divisor_override`` rescales that mean by the kernel's size over the divisor:
-      the sum over the divisor when the padding counts, the sum times the kernel's size
-      over (divisor times the positions inside) when it does not. With
-      ``divisor_replaces_count`` (the torch-style layers), the sum over the divisor."""
+    - ``divisor_override`` replaces the count: the sum over the divisor, whether the
+      padding counts or not (MindSpore 2.10's ``nn.AvgPool2d``, ``ops.avg_pool2d`` and
+      ``P.AvgPool3D`` alike, tests/oracle)."""
     x, was = _batched(input, nd, Op.Conv)
     with _checking(Op.Conv):
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,
@@ -270,9 +269,7 @@ def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode
         first, last = (-grown[2 * d], n + grown[2 * d + 1]) if include else (0, n)
         count = np.multiply.outer(count, _window_counts(n, k, s, lo, hi, first, last))
     if divisor_override:
-        scale = float(divisor_override) if include or divisor_replaces_count else \
-            float(divisor_override) * count / math.prod(kernel)
-        count = np.broadcast_to(scale, total.shape[2:])
+        count = np.broadcast_to(float(divisor_override), total.shape[2:])
     return _unbatched(total / Tensor(np.asarray(count).astype(x.dtype.np)), was)
 
 

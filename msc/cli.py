@@ -482,8 +482,9 @@ class ProgressLine:
 
     def close(self) -> None:
         self.stop_ticker()
-        if self.open:
-            print(" failed", flush=True)
+        if self.open:  # closed while an exception propagates (a finally clause)
+            stopped = sys.exc_info()[0] is KeyboardInterrupt
+            print(" interrupted" if stopped else " failed", flush=True)
             self.open = False
 
 

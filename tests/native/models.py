@@ -21,13 +21,17 @@ class Block(nn.Cell):
         return ops.softmax(self.fc(ops.mean(y, (2, 3))))
 
 
-def block():
-    net = Block()
+def with_weights(net, scale=0.5):
+    """``net`` in eval mode with weights drawn from a fixed seed (every process alike)."""
     rng = np.random.default_rng(3)
     for p in net.get_parameters():
-        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5))
+        p.set_data(Tensor(rng.standard_normal(p.shape).astype(p.dtype.np_name) * scale))
     net.set_train(False)
     return net
+
+
+def block():
+    return with_weights(Block())
 
 
 class Loops(nn.Cell):
@@ -63,3 +67,29 @@ class Step(nn.Cell):
 
     def construct(self, x, label):
         return self.step(x, label)
+
+
+def step():
+    net = Step()
+    rng = np.random.default_rng(4)
+    for p in net.net.get_parameters():  # (the optimizer's moments start at zero)
+        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5))
+    return net
+
+
+def encoder():
+    """The model zoo-shaped tiny BERT classifier of the end-to-end tests, eval mode."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                                    "models"))
+    from bert_tiny import BertClassifier
+
+    return with_weights(BertClassifier(), 0.2)
+
+
+class Printing(nn.Cell):
+    def construct(self, x):
+        ops.Print()("x is", x)
+        return x * 2

@@ -1,0 +1,288 @@
+"""The native target (``msc compile --native``): libraries built by the system's C
+compiler, run from a C program started with an empty environment and from the ctypes
+wrapper without msc, compared with eager mode and with the numba target; the ABI's checks,
+damaged weights, threads, symbols and an aarch64 build under qemu-user."""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import Tensor
+
+HERE = Path(__file__).parent
+MODELS = HERE / "models.py"
+EXAMPLE = HERE.parent.parent / "examples" / "native"
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make") is None,
+                                reason="the native target needs a C compiler (cc) and make")
+
+sys.path.insert(0, str(HERE))
+import models  # noqa: E402
+
+
+def compile_native(out: Path, entry: str, inputs: list[str], *extra: str) -> Path:
+    cmd = [sys.executable, "-m", "msc", "compile", str(MODELS), entry, "--native", "-o",
+           str(out), "--quiet", *extra]
+    for spec in inputs:
+        cmd += ["--input", spec]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def build_runner(art: Path, where: Path, cc: str = "cc") -> Path:
+    """examples/native/run_model.c built with its Makefile against the artifact ``art``."""
+    where.mkdir(parents=True, exist_ok=True)
+    for name in ("run_model.c", "Makefile"):
+        shutil.copy(EXAMPLE / name, where / name)
+    subprocess.run(["make", "-s", "-C", str(where), f"ART={art}", f"CC={cc}"], check=True)
+    return where / "run_model"
+
+
+def run_c(runner: Path, inputs: list[np.ndarray], tmp: Path, *opts: str,
+          prefix: tuple[str, ...] = ()) -> tuple[list[np.ndarray], str]:
+    """The runner started with an empty environment; its outputs as raw bytes."""
+    files = []
+    for i, a in enumerate(inputs):
+        files.append(tmp / f"in{i}.bin")
+        np.ascontiguousarray(a).tofile(files[-1])
+    out = tmp / "out"
+    out.mkdir(exist_ok=True)
+    done = subprocess.run(["env", "-i", *prefix, str(runner), *opts, "--out", str(out),
+                           *map(str, files)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = sorted(out.glob("output*.bin"))
+    return [p.read_bytes() for p in got], done.stdout
+
+
+def eager(net, *args):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        return net(*(Tensor(a) for a in args))
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)
+
+
+def leaves(value):
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in leaves(v)]
+    return [value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)]
+
+
+@pytest.fixture(scope="module")
+def block_art(tmp_path_factory):
+    return compile_native(tmp_path_factory.mktemp("native") / "block", "block",
+                          ["f32[2,8,6,6]"])
+
+
+@pytest.fixture(scope="module")
+def block_runner(tmp_path_factory, block_art):
+    return build_runner(block_art, tmp_path_factory.mktemp("runner"))
+
+
+def block_input():
+    return np.random.default_rng(7).standard_normal((2, 8, 6, 6)).astype(np.float32)
+
+
+def test_block_from_c_with_an_empty_environment(block_art, block_runner, tmp_path):
+    x = block_input()
+    raw, text = run_c(block_runner, [x], tmp_path)
+    got = np.frombuffer(raw[0], np.float32).reshape(2, 4)
+    net = models.block()
+    want = eager(net, x).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    compiled = net(Tensor(x)).asnumpy()  # GRAPH_MODE: the numba target
+    np.testing.assert_allclose(got, compiled, rtol=1e-5, atol=1e-6)
+    assert "output 0: float32[2, 4]" in text
+
+
+def test_eight_threads_on_one_model_give_the_same_bytes(block_runner, tmp_path):
+    raw, text = run_c(block_runner, [block_input()], tmp_path, "--threads", "8",
+                      "--repeat", "25")
+    assert "8 threads x 25 runs: the same bytes" in text
+    single, _ = run_c(block_runner, [block_input()], tmp_path)
+    assert raw == single
+
+
+WRAPPER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import msc_model
+x = np.load(sys.argv[2])
+y = msc_model.forward(x)
+np.save(sys.argv[3], y)
+assert not any(m.split('.')[0] in ('msc', 'numba', 'llvmlite') for m in sys.modules), \\
+    sorted(m for m in sys.modules if m.startswith(('msc', 'numba', 'llvmlite')))
+"""
+
+
+def test_ctypes_wrapper_runs_with_numpy_alone_from_a_moved_folder(block_art, tmp_path):
+    moved = tmp_path / "elsewhere" / "model"
+    shutil.copytree(block_art, moved)
+    x = block_input()
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run([sys.executable, "-I", "-c", WRAPPER, str(moved),
+                           str(tmp_path / "x.npy"), str(tmp_path / "y.npy")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), eager(models.block(), x).asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
+def _load(art: Path):
+    lib = ctypes.CDLL(str(art / "libmsc_model.so"))
+    lib.msc_last_error.restype = ctypes.c_char_p
+    lib.msc_model_create.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.msc_model_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Tensor), ctypes.c_int,
+                                  ctypes.POINTER(_Tensor), ctypes.c_int]
+    lib.msc_model_destroy.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def _tensor(a: np.ndarray, code: int):
+    shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+    return _Tensor(a.ctypes.data, code, a.ndim, shape), shape
+
+
+def test_run_refuses_wrong_dtype_shape_and_count(block_art):
+    lib = _load(block_art)
+    model = ctypes.c_void_p()
+    assert lib.msc_model_create(None, ctypes.byref(model)) == 0, lib.msc_last_error()
+    out = np.empty((2, 4), np.float32)
+    o, keep_o = _tensor(out, 6)
+    cases = [(np.zeros((2, 8, 6, 6), np.float64), 8, "must be float32[2, 8, 6, 6], not float64[2, 8, 6, 6]"),
+             (np.zeros((2, 8, 6, 5), np.float32), 6, "must be float32[2, 8, 6, 6], not float32[2, 8, 6, 5]")]
+    for a, code, message in cases:
+        t, keep = _tensor(a, code)
+        assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(o), 1) == 1
+        assert message in lib.msc_last_error().decode()
+    t, keep = _tensor(block_input(), 6)
+    assert lib.msc_model_run(model, ctypes.byref(t), 2, ctypes.byref(o), 1) == 1
+    assert "takes 1 inputs, 2 were given" in lib.msc_last_error().decode()
+    bad_out, keep_b = _tensor(np.empty((2, 5), np.float32), 6)
+    assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(bad_out), 1) == 1
+    assert "output 0" in lib.msc_last_error().decode()
+    assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(o), 1) == 0
+    np.testing.assert_allclose(out, eager(models.block(), block_input()).asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    lib.msc_model_destroy(model)
+
+
+def test_damaged_or_truncated_weights_are_refused_by_create(block_art, tmp_path):
+    lib = _load(block_art)
+    data = (block_art / "weights.bin").read_bytes()
+    truncated, flipped = tmp_path / "short.bin", tmp_path / "flipped.bin"
+    truncated.write_bytes(data[:-100])
+    flipped.write_bytes(data[:50] + bytes([data[50] ^ 1]) + data[51:])
+    model = ctypes.c_void_p()
+    assert lib.msc_model_create(os.fsencode(truncated), ctypes.byref(model)) == 1
+    assert "truncated" in lib.msc_last_error().decode()
+    assert lib.msc_model_create(os.fsencode(flipped), ctypes.byref(model)) == 1
+    assert "SHA-256" in lib.msc_last_error().decode()
+    assert lib.msc_model_create(os.fsencode(tmp_path / "none.bin"), ctypes.byref(model)) == 1
+    assert "cannot open" in lib.msc_last_error().decode()
+    assert not model
+
+
+#: the C runtime and the libraries beside it: nothing from Python, Numba or NRT
+GLIBC = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "ld-linux",
+         "libgcc_s.so")
+
+
+def test_library_needs_no_python_and_ships_its_blas(block_art):
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(block_art / "libmsc_model.so")],
+                               capture_output=True, text=True, check=True).stdout
+    names = [line.split()[-1] for line in undefined.splitlines() if line.strip()]
+    assert names and not [n for n in names if n.startswith(("Py", "_Py", "NRT", "numba"))]
+    dynamic = subprocess.run(["readelf", "-d", str(block_art / "libmsc_model.so")],
+                             capture_output=True, text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
+    beside = [n for n in needed if not n.startswith(GLIBC)]
+    assert all((block_art / n).exists() for n in beside), (needed, os.listdir(block_art))
+    if beside:  # the BLAS, found beside the library wherever the folder goes
+        assert "$ORIGIN" in dynamic
+
+
+def test_encoder_and_tensor_control_flow_match_eager(tmp_path):
+    net = models.encoder()
+    ids = np.random.default_rng(1).integers(0, 50, (2, 8)).astype(np.int32)
+    mask = np.ones((2, 8), np.int32)
+    mask[1, 5:] = 0
+    art = compile_native(tmp_path / "enc", "encoder", ["i32[2,8]", "i32[2,8]"])
+    loops = compile_native(tmp_path / "loops", "Loops", ["f32[2,3]", "i32[]"])
+    runner = build_runner(art, tmp_path / "r1")
+    raw, _ = run_c(runner, [ids, mask], tmp_path)
+    np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(2, 3),
+                               eager(net, ids, mask).asnumpy(), rtol=1e-4, atol=1e-5)
+    runner = build_runner(loops, tmp_path / "r2")
+    x = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5) * 0.3
+    for n in (0, 1, 4):
+        for sign in (1.0, -1.0):
+            raw, _ = run_c(runner, [x * sign, np.array(n, np.int32)], tmp_path)
+            y, count = eager(models.Loops(), x * sign, np.array(n, np.int32))
+            np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(2, 3),
+                                       y.asnumpy(), rtol=1e-5, atol=1e-6)
+            assert np.frombuffer(raw[1], np.int64)[0] == count.asnumpy() == 2 * n
+
+
+def test_training_step_updates_its_weights_in_place(tmp_path):
+    art = compile_native(tmp_path / "step", "step", ["f32[4,6]", "i32[4]"])
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    label = np.array([0, 1, 2, 1], np.int32)
+    sys.path.insert(0, str(art))
+    try:
+        import msc_model
+        native = msc_model.Model()
+        reference = models.step()
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        want = [float(reference(Tensor(x), Tensor(label)).asnumpy()) for _ in range(3)]
+        ms.set_context(mode=ms.GRAPH_MODE)
+        got = [float(native(x, label)) for _ in range(3)]
+    finally:
+        sys.path.remove(str(art))
+        sys.modules.pop("msc_model", None)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert got[0] > got[1] > got[2]
+
+
+def test_an_op_without_native_code_is_an_error_at_the_users_line(tmp_path):
+    cmd = [sys.executable, "-m", "msc", "compile", str(MODELS), "Printing", "--input",
+           "f32[3]", "--native", "-o", str(tmp_path / "p")]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode != 0
+    line = next(i for i, text in enumerate(MODELS.read_text().splitlines(), 1)
+                if "ops.Print()" in text)
+    assert f"models.py:{line}" in done.stderr and "native target cannot compile" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.skipif(shutil.which("aarch64-linux-gnu-gcc") is None or
+                    shutil.which("qemu-aarch64") is None,
+                    reason="no aarch64 cross build: apt-get install gcc-aarch64-linux-gnu "
+                           "qemu-user")
+def test_aarch64_build_runs_under_qemu(tmp_path):
+    art = compile_native(tmp_path / "arm", "block", ["f32[2,8,6,6]"], "--triple",
+                         "aarch64-linux-gnu")
+    machine = subprocess.run(["readelf", "-h", str(art / "libmsc_model.so")],
+                             capture_output=True, text=True, check=True).stdout
+    assert "AArch64" in machine
+    runner = build_runner(art, tmp_path / "r", cc="aarch64-linux-gnu-gcc")
+    x = block_input()
+    raw, _ = run_c(runner, [x], tmp_path, prefix=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"))
+    np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(2, 4),
+                               eager(models.block(), x).asnumpy(), rtol=1e-5, atol=1e-6)

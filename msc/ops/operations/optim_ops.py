@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from msc.common.tensor import Tensor
 from msc.ops import functional as F
 from msc.ops.function.side_effect_func import assign
@@ -115,24 +117,55 @@ class ApplyAdagradV2(ApplyAdagrad):
         return self.epsilon
 
 
+def _one_minus(decay: Any) -> Any:
+    """1 - decay as MindSpore's kernel forms it: in double from the float32 decay, rounded
+    to float32 (a Python number's float32, so that 1 - 0.9 is 0.100000024 as there)."""
+    if isinstance(decay, (int, float)):
+        return float(np.float32(1.0 - float(np.float32(decay))))
+    return 1 - decay
+
+
+def _vector_lanes(var: Any) -> Any:
+    """Where MindSpore 2.10's CPU ApplyRMSProp adds epsilon outside the square root: its
+    8-wide AVX loop covers the leading multiple of 8 elements (sqrt(ms) + eps), its scalar
+    tail the rest (sqrt(ms + eps)). A bool Tensor of ``var``'s shape, or True / False when
+    one of them covers all."""
+    size = var.size
+    whole = size // 8 * 8
+    if whole in (0, size):
+        return whole == size and size > 0
+    return Tensor(np.arange(size).reshape(var.shape) < whole)
+
+
 class ApplyRMSProp(Primitive):
-    """ms = decay ms + (1 - decay) g^2; mom = momentum mom + lr g / sqrt(ms + eps);
-    var -= mom."""
+    """ms += (g^2 - ms)(1 - decay); mom = momentum mom + lr g / denom; var -= mom, where
+    denom is sqrt(ms) + eps on the elements MindSpore's CPU kernel updates 8 at a time and
+    sqrt(ms + eps) on the last size % 8 (its scalar loop): the formula MindSpore 2.10
+    computes."""
 
     def __init__(self, use_locking: bool = False):
         super().__init__(use_locking=use_locking)
 
     def __call__(self, var: Any, mean_square: Any, moment: Any, learning_rate: Any,
                  grad: Any, decay: Any, momentum: Any, epsilon: Any) -> Any:
-        ms = mean_square * decay + grad * grad * (1 - decay)
+        ms = mean_square + (grad * grad - mean_square) * _one_minus(decay)
         assign(mean_square, ms)
-        mom = moment * momentum + _like(learning_rate, var) * grad / F.sqrt(ms + epsilon)
+        lanes = _vector_lanes(var)
+        if lanes is True:
+            denom = F.sqrt(ms) + epsilon
+        elif lanes is False:
+            denom = F.sqrt(ms + epsilon)
+        else:
+            denom = F.select(lanes, F.sqrt(ms) + epsilon, F.sqrt(ms + epsilon))
+        mom = moment * momentum + grad * _like(learning_rate, var) / denom
         assign(moment, mom)
         return assign(var, var - mom)
 
 
 class ApplyCenteredRMSProp(Primitive):
-    """``ApplyRMSProp`` with the mean gradient's square taken from the mean square."""
+    """``ApplyRMSProp`` with the mean gradient's square taken from the mean square; an
+    element whose denominator ms - mg^2 + eps is not positive keeps its moment and value
+    (MindSpore's kernel skips it)."""
 
     def __init__(self, use_locking: bool = False):
         super().__init__(use_locking=use_locking)
@@ -140,14 +173,18 @@ class ApplyCenteredRMSProp(Primitive):
     def __call__(self, var: Any, mean_gradient: Any, mean_square: Any, moment: Any,
                  grad: Any, learning_rate: Any, decay: Any, momentum: Any,
                  epsilon: Any) -> Any:
-        mg = mean_gradient * decay + grad * (1 - decay)
-        ms = mean_square * decay + grad * grad * (1 - decay)
+        rest = _one_minus(decay)
+        ms = mean_square + (grad * grad - mean_square) * rest
+        mg = mean_gradient + (grad - mean_gradient) * rest
         assign(mean_gradient, mg)
         assign(mean_square, ms)
-        mom = moment * momentum + _like(learning_rate, var) * grad / F.sqrt(ms - mg * mg +
-                                                                            epsilon)
+        denom = ms - mg * mg + epsilon
+        live = denom > 0
+        step = grad * _like(learning_rate, var) / F.sqrt(F.select(live, denom,
+                                                                  F.ones_like(denom)))
+        mom = F.select(live, moment * momentum + step, moment)
         assign(moment, mom)
-        return assign(var, var - mom)
+        return assign(var, var - F.select(live, mom, F.zeros_like(mom)))
 
 
 class ApplyAdaMax(Primitive):

@@ -50,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--onnx-every", type=int, default=0, metavar="K",
                         help="also export every K-th program to ONNX and run it with "
                              "onnxruntime (0: never, the default; needs msc[onnx])")
+    parser.add_argument("--native-every", type=int, default=0, metavar="K",
+                        help="also compile every K-th program natively (msc compile --native) "
+                             "and run the library (0: never, the default; needs a C compiler)")
     parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--without", default="", metavar="FEATURES",
                         help="constructs not to generate, comma-separated, of: "
@@ -70,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bad:
         parser.error(f"unknown targets: {', '.join(bad)} (known: {', '.join(TARGETS)})")
     options = Options(targets, args.numba_every, args.artifact_every, features,
-                      args.shrink_seconds, args.shrink_per_kind, onnx_every=args.onnx_every)
+                      args.shrink_seconds, args.shrink_per_kind, onnx_every=args.onnx_every,
+                      native_every=args.native_every)
     report = fuzz(args.seed, args.programs, options, start=args.start,
                   time_limit=args.time_limit, out=args.out)
     print(report.table())

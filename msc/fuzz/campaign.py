@@ -25,7 +25,8 @@ from msc.fuzz.run import Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
-WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "onnx", "artifact")
+WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "onnx", "artifact",
+             "native")
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -47,6 +48,7 @@ class Options:
     shrink_per_kind: int = 2
     eager_seconds: float = 20.0
     onnx_every: int = 0  # also export to ONNX and run onnxruntime (0: never)
+    native_every: int = 0  # also compile natively and run the library (0: never)
 
 
 @dataclass
@@ -141,7 +143,7 @@ class Runner:
             eager = self._timed("eager", run.eager)
             if eager.kind == "timeout":
                 return eager, {}
-            in_process = [w for w in ways if w != "artifact"]
+            in_process = [w for w in ways if w not in ("artifact", "native")]
             start = time.perf_counter()
             out = run.graph(in_process) if in_process else {}
             share = (time.perf_counter() - start) / max(len(in_process), 1)
@@ -151,6 +153,9 @@ class Runner:
                 target = self.options.targets[0] if self.options.targets else "python"
                 out["artifact"] = self._timed("artifact", lambda: artifact(
                     program.source, program.inputs, folder, target))
+            if "native" in ways:
+                out["native"] = self._timed("native", lambda: artifact(
+                    program.source, program.inputs, folder, "native"))
             return eager, out
         finally:  # the program's modules go; msc's own (imported lazily) stay, or a
             for name in set(sys.modules) - before:  # re-import would make a 2nd Cell class
@@ -174,6 +179,8 @@ def ways_for(index: int, options: Options, program: Program | None = None) -> li
             ways.append("numba-outlined" if t == "numba" and index % 2 else t)
     if options.artifact_every and index % options.artifact_every == 0:
         ways.append("artifact")
+    if options.native_every and index % options.native_every == 0:
+        ways.append("native")
     if options.onnx_every and index % options.onnx_every == 0 and not (
             program is not None and "float16" in program.source):
         # (onnxruntime computes float16 ops in float32 and drops the rounding to float16
@@ -296,7 +303,7 @@ def write_finding(finding: Finding, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     program = finding.shrunk or finding.program
     problem = finding.shrunk_problem or finding.problem
-    way = finding.ways[0] if finding.ways[0] != "artifact" else "numba"
+    way = finding.ways[0] if finding.ways[0] not in ("artifact", "native") else "numba"
     if way == "numba-outlined":  # the numba target with every entry outlined, as it ran
         way = "numba"
         program = dataclasses.replace(program, source="import msc.codegen.outline\n"

@@ -334,12 +334,14 @@ print(json.dumps({"ok": structure}))
 def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
              seconds: float = 300.0) -> Outcome:
     """``msc compile`` into a folder, then ``forward`` in a fresh Python that never imports
-    msc; the Parameters are the artifact's weights after the call."""
+    msc; the Parameters are the artifact's weights after the call. Target "native" is
+    ``msc compile --native``, run through its ctypes wrapper."""
     model = folder / "artifact_model.py"
     model.write_text(source)
     out_dir = folder / f"artifact_{target}"
-    args = [sys.executable, "-m", "msc", "compile", str(model), "Net", "--target", target,
-            "-o", str(out_dir), "--quiet", "--no-cache"]
+    args = [sys.executable, "-m", "msc", "compile", str(model), "Net", "-o", str(out_dir),
+            "--quiet", "--no-cache"] + (["--native"] if target == "native" else
+                                        ["--target", target])
     for x in inputs:
         args += ["--input", f"{_short(x.dtype)}[{','.join(map(str, x.shape))}]"]
     try:

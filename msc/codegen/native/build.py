@@ -265,6 +265,7 @@ def wrapper_source(program: NativeProgram, header: str) -> str:
         return repr([(t.name, t.dtype.name, tuple(t.shape)) for t in tensors])
     return environment().get_template("native_wrapper.py.j2").render(
         header=header, inputs=table(program.inputs), outputs=table(program.outputs),
+        weights=repr([(n, dt.name, tuple(shape)) for n, _, _, dt, shape in program.weights]),
         codes=repr(DTYPE_CODES), output=program.output)
 
 

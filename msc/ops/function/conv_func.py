@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from msc.common.tensor import Tensor, apply
-from msc.errors import GraphTypeError, GraphValueError, ShapeError, UnsupportedSyntaxError
+from msc.errors import GraphTypeError, GraphValueError, ShapeError
 from msc.ir.primitives import Op
 from msc.ops.function.arguments import _as_tensor, _checking
-from msc.ops.functional import concat, reshape, transpose
+from msc.ops.functional import reshape, transpose
+from msc.ops.function.window_index import pool_taps, window_argmax, window_table
 
 # --- arguments ----------------------------------------------------------------------------
 
@@ -216,14 +217,17 @@ def _unbatched(out: Any, was: bool) -> Any:
 def max_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode: str = "pad",
              padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
              return_indices: bool = False) -> Any:
-    if return_indices:
-        raise UnsupportedSyntaxError("max pooling with return_indices=True is not supported")
     x, was = _batched(input, nd, Op.MaxPool)
     with _checking(Op.MaxPool):
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,
                                                    padding, dilation, ceil_mode)
     out = apply(Op.MaxPool, x, kernel=kernel, stride=stride, dilation=dilation, pad=pad)
-    return _unbatched(out, was)
+    if not return_indices:
+        return _unbatched(out, was)
+    sizes = tuple(out.shape[2:])
+    taps = pool_taps(tuple(x.shape[2:]), kernel, stride, dilation, pad, sizes)
+    _, index = window_argmax(x, nd, window_table(tuple(x.shape[2:]), taps), sizes)
+    return _unbatched(out, was), _unbatched(index, was)
 
 
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -349,29 +353,15 @@ def adaptive_avg_pool2d(input: Any, output_size: Any) -> Any:
 
 def adaptive_max_pool(input: Any, output_size: Any, nd: int,
                       return_indices: bool = False) -> Any:
-    """Max over a box is a max over each of its dims in turn: a MaxPool when the windows
-    along a dim tile it evenly, otherwise one ReduceMax per window."""
-    if return_indices:
-        raise UnsupportedSyntaxError("adaptive max pooling with return_indices=True is not "
-                                     "supported")
+    """Max over the windows [floor(i*n/out), ceil((i+1)*n/out)) of each spatial dim, the
+    first maximum in row-major order taking the gradient (and giving the index)."""
     x = _as_tensor(input, Op.MaxPool)
     sizes = adaptive_sizes(x, output_size, nd, "AdaptiveMaxPool")
-    for d, out in enumerate(sizes):
-        axis, n = x.ndim - nd + d, x.shape[x.ndim - nd + d]
-        if out == n:
-            continue
-        if n % out == 0:
-            rows = x.reshape((math.prod(x.shape[:axis]), 1, n, math.prod(x.shape[axis + 1:])))
-            pooled = apply(Op.MaxPool, rows, kernel=(n // out, 1), stride=(n // out, 1),
-                           dilation=(1, 1), pad=(0, 0, 0, 0))
-            x = pooled.reshape(x.shape[:axis] + (out,) + x.shape[axis + 1:])
-            continue
-        parts = []
-        for lo, hi in adaptive_bounds(n, out):
-            index = tuple(slice(lo, hi) if a == axis else slice(None) for a in range(x.ndim))
-            parts.append(apply(Op.ReduceMax, x[index], axis=(axis,), keep_dims=True))
-        x = concat(parts, axis)
-    return x
+    spatial = tuple(x.shape[-nd:])
+    per_dim = [[list(range(lo, hi)) for lo, hi in adaptive_bounds(n, out)]
+               for n, out in zip(spatial, sizes)]
+    values, index = window_argmax(x, nd, window_table(spatial, per_dim), sizes)
+    return (values, index) if return_indices else values
 
 
 def adaptive_max_pool2d(input: Any, output_size: Any, return_indices: bool = False) -> Any:

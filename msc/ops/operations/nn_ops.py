@@ -287,8 +287,10 @@ class AdaptiveAvgPool2D(Primitive):
 
 
 class AdaptiveMaxPool2D(AdaptiveAvgPool2D):
+    """-> (output, argmax): the maxima and their positions in the flattened spatial dims."""
+
     def __call__(self, x: Any) -> Any:
-        return adaptive_max_pool(x, self.output_size, 2)
+        return adaptive_max_pool(x, self.output_size, 2, True)
 
 
 class BatchNorm(Primitive):

@@ -192,6 +192,7 @@ class Renderer:
         self.types = dict(types)  # scalar names -> dtype (unified over assignments)
         self.dynamic = dynamic  # array names assigned in several places: pointer variables
         self.dyn_slots: dict[str, frozenset[int]] = {}
+        self.dyn_views: dict[str, View] = {}
         self.lines: list[str] = []
         #: declared C names -> declaration ('': a scalar, declared with its type; an int:
         #: the workspace slot it points to)
@@ -311,25 +312,32 @@ class Renderer:
         if not isinstance(target, K.Name):
             raise InternalCompilerError(f"assignment to {K.show(target)}", self.loc)
         name = target.name
-        if _static(value) and name in self.dynamic:  # a variable that starts as a number
+        self.env[name] = self.bind(name, value) if name in self.dynamic else value
+
+    def bind(self, name: str, value: Any) -> Any:
+        """``value`` held in C variables named after ``name`` (a name assigned in several
+        places: a branch's result, a loop-carried value, an accumulator): a scalar
+        variable, a pointer for an array, one of either per item of a tuple."""
+        if isinstance(value, tuple):
+            return tuple(self.bind(f"{name}__{i}", v) for i, v in enumerate(value))
+        if isinstance(value, View):
+            return self.pointer(name, value)
+        if _static(value):  # a variable that starts as a number
             value = literal(value)
-        if isinstance(value, Scalar):
-            t = self.types[name] = unify(self.types.get(name), value.dtype)
-            self.decls.setdefault(name, "")
-            self.put(f"{name} = {_cast(value, t)};")
-            self.env[name] = Scalar(name, t)
-        elif isinstance(value, View) and name in self.dynamic:
-            self.env[name] = self.pointer(name, value)
-        else:
-            self.env[name] = value
+        if not isinstance(value, Scalar):
+            raise self.fail(f"a variable holding {value!r}")
+        t = self.types[name] = unify(self.types.get(name), value.dtype)
+        self.decls.setdefault(name, "")
+        self.put(f"{name} = {_cast(value, t)};")
+        return Scalar(name, t)
 
     def pointer(self, name: str, value: View) -> View:
         """A name assigned arrays in several places (a branch's result, a loop-carried
         value): a pointer variable to C-contiguous memory of one shape."""
         if not value.contiguous:
             value = self.copy_new(value)
-        known = self.env.get(name)
-        if isinstance(known, View) and (known.shape != value.shape or known.dtype != value.dtype):
+        known = self.dyn_views.setdefault(name, value)
+        if known.shape != value.shape or known.dtype != value.dtype:
             raise InternalCompilerError(f"'{name}' holds arrays of different shapes", self.loc)
         ptr = f"p_{name}"
         self.decls[ptr] = f"{ctype(value.dtype)} *{ptr} = NULL;"

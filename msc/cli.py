@@ -66,6 +66,8 @@ def load_model_file(path: str) -> ModuleType:
         raise UsageError(f"{path} is a directory: give the Python file that defines the model")
     if not os.path.isfile(path):
         raise UsageError(f"no such file: {path}")
+    if not path.endswith(".py"):
+        raise UsageError(f"{path} is not a Python file: the model file's name ends in .py")
     path = os.path.abspath(path)
     name = os.path.splitext(os.path.basename(path))[0]
     sys.path.insert(0, os.path.dirname(path))

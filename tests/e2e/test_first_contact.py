@@ -135,11 +135,16 @@ def test_an_msc_error_while_the_model_is_imported_gains_the_users_line(tmp_path)
                      "x = ops.reshape(ms.Tensor(np.zeros(6, np.float32)), (4,))")
 
 
-def test_a_folder_given_as_the_model_is_named_a_folder(tmp_path):
+def test_a_folder_or_another_kind_of_file_given_as_the_model_is_named_so(tmp_path):
     proc = run_msc("compile", str(tmp_path), "-o", str(tmp_path / "art"))
     assert proc.returncode == 2
     assert proc.stderr == (f"msc: error: {tmp_path} is a directory: give the Python file "
                            "that defines the model\n")
+    notes = write(tmp_path, "model.txt", MODEL)
+    proc = run_msc("ir", str(notes), "net", "--input", "f32[2]")
+    assert proc.returncode == 2
+    assert proc.stderr == (f"msc: error: {notes} is not a Python file: the model file's "
+                           "name ends in .py\n")
 
 
 # --- ENTRY ---------------------------------------------------------------------------------

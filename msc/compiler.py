@@ -35,7 +35,15 @@ from msc.codegen.artifact import (
     precompile_kernel,
     weight_arrays,
 )
-from msc.codegen.library import foresees_every_call, has_compiled, holds, served, serves
+from msc.codegen.library import (
+    KernelWatch,
+    foresees_every_call,
+    has_compiled,
+    holds,
+    kernels,
+    served,
+    serves,
+)
 from msc.codegen.linemap import raise_numba_failure
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, render
@@ -195,18 +203,21 @@ class Compiled:
             return self.execute(arrays)
         return self.standby.execute(arrays)
 
-    def numba_module(self) -> tuple[Path, bool, tuple[np.ndarray, ...]]:
+    def numba_module(self) -> tuple[Path, bool, tuple[np.ndarray, ...], KernelWatch | None]:
         """(The numba module's file, whether its foreseen calls are all it makes, its
-        constants), generating the code first when the compile made only the python
-        tier's (this runs in the numba tier's thread)."""
+        constants, the watch of its library kernels), generating the code first when the
+        compile made only the python tier's (this runs in the numba tier's thread)."""
         if self.entry_dir is None and self.generated is None:
             assert self.build is not None
             self.generated = generate(self.build, "numba", "jit")
             self.timings["codegen numba"] = self.generated.seconds
-        if self.generated is None:
-            return self.module_path(), False, self.constants
+        path = self.module_path()
+        if self.generated is None:  # a compile-cache entry's: its manifest names them
+            return path, False, self.constants, \
+                KernelWatch.of_kernels(self.manifest.get("kernels"), path)
         spec = self.generated.spec
-        return self.module_path(), foresees_every_call(spec), self.generated.constants
+        return path, foresees_every_call(spec), self.generated.constants, \
+            KernelWatch.of_spec(spec, path)
 
     @property
     def tier(self) -> str:
@@ -481,6 +492,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
                 "msc_version": VERSION}
     if stems := served(spec):  # a hit runs them at once where the library holds them
         manifest["library"] = {"dir": spec.library_dir, "stems": list(stems)}
+    if spec.library:  # (for the progress line of a hit's background compile)
+        manifest["kernels"] = kernels(spec)
     if artifact:
         manifest["artifact"] = build_manifest(
             built, spec, weight_arrays(built, spec), entry_name=layout[len("artifact:"):],

@@ -48,11 +48,16 @@ class TierWarning(UserWarning):
     """The numba tier failed to compile; calls stay on the python tier."""
 
 
+#: What a numba tier's ``prepare`` returns: the module's path, whether its foreseen calls
+#: are all it makes, its constants, and the watch of its library kernels (or None).
+Prepared = tuple[Path, bool, Sequence[np.ndarray], "KernelWatch | None"]
+
+
 class NumbaTier:
     """Numba compiling a generated module in a worker process, all of it in a thread of
     this process: ``prepare()`` writes the module and returns its path, whether its
     foreseen calls are all it makes (the worker compiles them, no array handed over, no
-    step run: ``numba_worker.FORESEEN``), and the constants
+    step run: ``numba_worker.FORESEEN``), the constants
     its ``run`` takes after ``arrays`` (the first call's inputs and weights, copied before
     that call ran); a file hands them to the worker; the thread waits for it and loads.
     Where the foreseen calls are all and this process has one CPU, the thread compiles
@@ -62,7 +67,7 @@ class NumbaTier:
     ``error`` says why it never will be. A ``detach``-ed worker fills a compile-cache
     entry and finishes its work even if this process exits first."""
 
-    def __init__(self, prepare: Callable[[], tuple[Path, bool, Sequence[np.ndarray]]],
+    def __init__(self, prepare: Callable[[], Prepared],
                  arrays: Sequence[np.ndarray], *, detach: bool = False):
         self.module: ModuleType | None = None
         self.constants: Sequence[np.ndarray] = ()
@@ -79,11 +84,10 @@ class NumbaTier:
         threading.Thread(target=self._work, args=(prepare, arrays), daemon=True,
                          name="msc-numba-tier").start()
 
-    def _work(self, prepare: Callable[[], tuple[Path, bool, Sequence[np.ndarray]]],
+    def _work(self, prepare: Callable[[], Prepared],
               arrays: Sequence[np.ndarray]) -> None:
         try:
-            path, foreseen, constants = prepare()
-            self.watch = KernelWatch.of_module(path)
+            path, foreseen, constants, self.watch = prepare()
             module = self._compile_here(path) if foreseen and not spare_cpus() else \
                 self._compile_in_worker(path, foreseen, [*arrays, *constants])
             if module is not None:

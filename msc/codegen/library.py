@@ -17,7 +17,6 @@ imported; an artifact keeps its files in its own ``kernels/`` folder and needs n
 
 from __future__ import annotations
 
-import ast
 import builtins
 import contextlib
 import functools
@@ -27,14 +26,35 @@ import json
 import math
 import os
 import pickle
-import re
 import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
+from msc.codegen.pyrender import render_stmts
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_companions
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.targets import NUMBA
+from msc.ir import kernel as K
+from msc.ir.kernel import (
+    Assign,
+    Binary,
+    BinaryOp,
+    Call,
+    DTypeRef,
+    Eval,
+    Expr,
+    Fn,
+    Invoke,
+    Lit,
+    Load,
+    Loop,
+    Name,
+    ObjMode,
+    Raw,
+    Slice,
+    Spelling,
+    Tuple,
+)
 
 #: What a library kernel may read besides its parameters and locals.
 _GLOBALS = frozenset({"np", "math", "objmode"}) | frozenset(dir(builtins))
@@ -72,40 +92,74 @@ def runtime_file() -> tuple[str, str]:
 
 
 def in_library(kernel: KernelSpec) -> bool:
-    """Whether ``kernel`` reads nothing of its module (no other graph's kernel, no
-    constant): only numpy, math, builtins and the runtime helpers."""
-    tree = ast.parse("\n".join(kernel.lines) + f"\n{kernel.returns}")
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-             and isinstance(n.ctx, ast.Store)} | set(kernel.params)
-    return all(n in local or n in _GLOBALS or n.startswith("_rt_") for n in names)
+    """Whether ``kernel`` (an outlined one: ``kernel.body`` its statements) reads nothing
+    of its module (no other graph's kernel, no constant): only numpy, math, builtins and
+    the runtime helpers. A statement still written as text (``Raw``) keeps it out, and so
+    does a string holding a location comment's marker, on which the file's name would not
+    agree with the check a module makes (``without_locations``)."""
+    if not kernel.body:
+        return False
+    local = set(kernel.params)
+    read: set[str] = set()
+    for stmt in K.walk_stmts(kernel.body):
+        if isinstance(stmt, Raw):
+            return False
+        if isinstance(stmt, Loop):
+            local.add(stmt.var)
+        elif isinstance(stmt, ObjMode):
+            local |= {n for n, _ in stmt.types}
+        elif isinstance(stmt, Assign):
+            local |= {n.name for n in K.nodes(stmt.target) if isinstance(n, Name)}
+        for e in K.stmt_exprs(stmt):
+            for n in K.nodes(e):
+                if isinstance(n, Name):
+                    read.add(n.name)
+                elif isinstance(n, Invoke):  # another generated function
+                    return False
+                elif isinstance(n, Lit) and isinstance(n.value, str) and _MARK in n.value:
+                    return False
+    read = {n for n in read if n.isidentifier()}  # (not ``...``)
+    return all(n in local or n in _GLOBALS or n.startswith("_rt_") for n in read)
 
 
-#: The comment lowering puts at the end of a statement's line: the user's file and line.
-_LOCATION = re.compile(r"  # [^\n]*:\d+$", re.MULTILINE)
+#: What starts the comment lowering puts at the end of a statement's line, the user's
+#: file and line (``pyrender``): ``  # model.py:12``.
+_MARK = "  # "
 
 
 def without_locations(source: str) -> str:
-    """``source`` without the user's line comments: what identifies a kernel."""
-    return _LOCATION.sub("", source)
+    """A library file's ``source`` without the user's line comments, as the generated
+    module reads a file on disk to check it (``_rt_sound`` in the numba template): from a
+    line's first ``  # `` on, where the line ends in ``:`` and digits. ``kernel_file``
+    names a kernel from its statements rendered without them; this reads a file back."""
+    lines = source.split("\n")
+    for k, line in enumerate(lines):
+        at = line.find(_MARK)
+        _, colon, number = line[at + len(_MARK):].rpartition(":")
+        if at >= 0 and colon and number.isdecimal():
+            lines[k] = line[:at]
+    return "\n".join(lines)
 
 
 def kernel_file(kernel: KernelSpec) -> tuple[str, str]:
-    """(stem, source) of ``kernel``'s file, which takes its helpers from the runtime file."""
+    """(stem, source) of ``kernel``'s file, which takes its helpers from the runtime file.
+    Named without the user's lines (its statements rendered without them): a model whose
+    kernel is already in the library from another file or line uses that file (which
+    keeps the comments it was written with; each module has its own copy in _LIBRARY,
+    read for Numba's errors: see linemap.py)."""
     runtime, _ = runtime_file()
-    text = "\n".join(kernel.lines)
-    helpers = sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)
-                      and n.id.startswith("_rt_")} | {"_rt_jit"})
-    body = "".join(f"    {line}\n" for line in kernel.lines)
-    source = (_HEADER.format(what=f"Kernel {kernel.name}") +
-              f"\n_rt = sys.modules[{runtime!r}]  # imported first by the module\n" +
-              "".join(f"{h} = _rt.{h}\n" for h in helpers) +
-              f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n{body}"
-              f"    return {kernel.returns}\n")
-    # named without the user's lines: a model whose kernel is already in the library from
-    # another file or line uses that file (which keeps the comments it was written with;
-    # each module has its own copy in _LIBRARY, read for Numba's errors: see linemap.py)
-    return "_msc_k_" + _digest(without_locations(source)), source
+    helpers = sorted(kernel.helpers | {"_rt_jit"})
+
+    def source(lines: Sequence[str]) -> str:
+        body = "".join(f"    {line}\n" for line in lines)
+        return (_HEADER.format(what=f"Kernel {kernel.name}") +
+                f"\n_rt = sys.modules[{runtime!r}]  # imported first by the module\n" +
+                "".join(f"{h} = _rt.{h}\n" for h in helpers) +
+                f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n{body}"
+                f"    return {kernel.returns}\n")
+
+    unlocated = render_stmts(kernel.body, locations=False)
+    return "_msc_k_" + _digest(source(unlocated)), source(kernel.lines)
 
 
 def _digest(text: str) -> str:
@@ -210,43 +264,43 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
     """(kernel name, argument types) of each distinct call the driver makes that can be
     foreseen: every argument an array the driver or its caller made (``arrays``: the
     driver's parameters), a view of one whose strides it can follow, or a size; and
-    whether every call could. Workers compile these while the first run goes on
-    (``numba_worker.py``); a call foreseen wrongly costs only a compile nobody uses."""
+    whether every call could. Read off the driver's kernel IR (``driver.body``). Workers
+    compile these while the first run goes on (``numba_worker.py``); a call foreseen
+    wrongly costs only a compile nobody uses."""
     known = dict(arrays)
     geometry: dict[str, Geometry] = {}  # (shape, strides in elements) where followed
     found: dict[tuple[str, tuple[Arg, ...]], None] = {}
     every = True
-    for stmt in ast.parse("\n".join(driver.lines)).body:
-        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr)) else None
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
-                value.func.id.startswith("_k_"):
+    for stmt in driver.body:
+        value = stmt.value if isinstance(stmt, (Assign, Eval)) else None
+        if isinstance(value, Invoke) and value.name.startswith("_k_"):
             args = [_argument(a, known) for a in value.args]
             every &= all(args)
             if all(args):
-                found[(value.func.id, tuple(args))] = None  # type: ignore[arg-type]
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name):
-            name = stmt.targets[0].id
-            items = stmt.value.elts if isinstance(stmt.value, ast.Tuple) else [stmt.value]
+                found[(value.name, tuple(args))] = None  # type: ignore[arg-type]
+        elif isinstance(stmt, Assign) and isinstance(stmt.target, Name):
+            name = stmt.target.name
+            whole = stmt.value
+            items = whole.items if isinstance(whole, Tuple) else (whole,)
             for k, e in enumerate(items):  # a tuple's items are known as name[k]
-                held = f"{name}[{k}]" if isinstance(stmt.value, ast.Tuple) else name
-                if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and \
-                        isinstance(e.slice, ast.Constant):  # an item of such a tuple
-                    e = ast.Name(f"{e.value.id}[{e.slice.value}]")
+                held = f"{name}[{k}]" if isinstance(whole, Tuple) else name
+                if isinstance(e, Load) and isinstance(e.array, Name) and \
+                        len(e.index) == 1 and _constant(e.index[0]):  # an item of such a tuple
+                    e = Name(f"{e.array.name}[{e.index[0].value}]")  # type: ignore[attr-defined]
                 _learn(held, e, known, geometry)
-            copy = _strided_copy(stmt.value, known)
+            copy = _strided_copy(whole, known)
             if copy is not None:  # what np.ascontiguousarray makes of the view
                 known[f"view:{name}"] = copy
     return list(found), every
 
 
-def _learn(name: str, e: ast.expr, known: dict[str, Arg],
+def _learn(name: str, e: Expr, known: dict[str, Arg],
            geometry: dict[str, Geometry]) -> None:
     """What the driver's ``name = e`` makes: an array, a view, or another name's."""
-    if isinstance(e, ast.Name) and e.id in known:
-        known[name] = known[e.id]
-        if e.id in geometry:
-            geometry[name] = geometry[e.id]
+    if isinstance(e, Name) and e.name in known:
+        known[name] = known[e.name]
+        if e.name in geometry:
+            geometry[name] = geometry[e.name]
         return
     made = _array(e, known)
     view = None if made is not None else _view(e, known, geometry)
@@ -267,50 +321,67 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
 
 
-def _made_shape(e: ast.expr) -> tuple[int, ...] | None:
+def _constant(e: Expr) -> bool:
+    """A literal the module holds as a constant: untyped and not negative (``-1`` is a
+    negation of one, ``float('inf')`` a call)."""
+    if not isinstance(e, Lit) or e.dtype is not None:
+        return False
+    v = e.value
+    return not isinstance(v, (int, float)) or isinstance(v, bool) or \
+        (math.isfinite(v) and math.copysign(1, v) > 0)
+
+
+def _int(e: Expr | None, default: int) -> int | None:
+    """An int literal's value (``default`` for a bound left out), None for any other."""
+    if e is None:
+        return default
+    return e.value if _constant(e) and type(e.value) is int else None  # type: ignore[attr-defined]
+
+
+def _made_shape(e: Expr) -> tuple[int, ...] | None:
     """The literal shape of an allocation or a reshape (a C-contiguous array)."""
-    if isinstance(e, ast.Call) and e.args and isinstance(e.args[0], ast.Tuple) and \
-            all(isinstance(n, ast.Constant) and type(n.value) is int for n in e.args[0].elts):
-        f = ast.unparse(e.func)
-        if f in ("np.empty", "np.zeros") or f.endswith(".reshape"):
-            return tuple(n.value for n in e.args[0].elts)  # type: ignore[attr-defined]
+    if not isinstance(e, Call):
+        return None
+    at = 1 if e.fn is Fn.METHOD_RESHAPE else 0 if e.fn in (Fn.EMPTY, Fn.ZEROS) else None
+    if at is None or len(e.args) <= at or not isinstance(e.args[at], Tuple):
+        return None
+    dims = e.args[at].items  # type: ignore[attr-defined]
+    if all(_int(n, 0) is not None for n in dims):
+        return tuple(n.value for n in dims)
     return None
 
 
-def _view(e: ast.expr, known: dict[str, Arg], geometry: dict[str, Geometry]
+def _view(e: Expr, known: dict[str, Arg], geometry: dict[str, Geometry]
           ) -> tuple[Arg, Geometry] | None:
     """A view the driver makes of an array whose geometry it follows (slices with literal
     bounds, ``as_strided`` over the array's own strides), with the type Numba gives it:
     the layout ("C", "F" or "A") numpy's flags say, read-only where the array is."""
-    if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name):
-        base = e.value.id
-        bounds = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
-        if base not in geometry or len(bounds) > len(geometry[base][0]) or \
-                not all(isinstance(b, ast.Slice) for b in bounds):
+    if isinstance(e, Load) and isinstance(e.array, Name):
+        base = e.array.name
+        if base not in geometry or len(e.index) > len(geometry[base][0]) or \
+                not all(isinstance(b, Slice) for b in e.index):
             return None
-        bounds = bounds + [ast.Slice()] * (len(geometry[base][0]) - len(bounds))
+        bounds = e.index + (Slice(),) * (len(geometry[base][0]) - len(e.index))
         shape, strides = [], []
         for b, size, stride in zip(bounds, *geometry[base]):
-            lo, hi, step = (_literal(x, default) for x, default in
-                            ((b.lower, 0), (b.upper, size), (b.step, 1)))  # type: ignore
+            lo, hi, step = (_int(x, default) for x, default in
+                            ((b.lo, 0), (b.hi, size), (b.step, 1)))  # type: ignore
             if None in (lo, hi, step) or not 0 <= lo <= hi <= size or step < 1:
                 return None
             shape.append(len(range(lo, hi, step)))
             strides.append(stride * step)
-    elif isinstance(e, ast.Call) and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided" \
-            and len(e.args) == 3 and isinstance(e.args[0], ast.Name) and \
-            all(isinstance(x, ast.Tuple) for x in e.args[1:]):
-        base = e.args[0].id
+    elif isinstance(e, Call) and e.fn is Fn.AS_STRIDED and len(e.args) == 3 and \
+            isinstance(e.args[0], Name) and all(isinstance(x, Tuple) for x in e.args[1:]):
+        base = e.args[0].name
         if base not in geometry:
             return None
         held, shape, strides = geometry[base][1], [], []
-        for n, s in zip(e.args[1].elts, e.args[2].elts):  # type: ignore[attr-defined]
-            if not (isinstance(n, ast.Constant) and isinstance(s, ast.Subscript) and
-                    ast.unparse(s.value) == f"{base}.strides" and
-                    isinstance(s.slice, ast.Constant) and s.slice.value < len(held)):
+        for n, s in zip(e.args[1].items, e.args[2].items):  # type: ignore[attr-defined]
+            at = _stride_of(s, base)
+            if not (_constant(n) and at is not None and at < len(held)):
                 return None
-            shape.append(n.value)
-            strides.append(held[s.slice.value])
+            shape.append(n.value)  # type: ignore[attr-defined]
+            strides.append(held[at])
     else:
         return None
     kind = known.get(base)
@@ -322,20 +393,22 @@ def _view(e: ast.expr, known: dict[str, Arg], geometry: dict[str, Geometry]
     return arg, (tuple(shape), tuple(strides))
 
 
-def _strided_copy(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+def _stride_of(e: Expr, base: str) -> Any:
+    """k of ``base.strides[k]``, else None."""
+    if isinstance(e, Load) and isinstance(e.array, Call) and e.array.fn is Fn.ATTR_STRIDES \
+            and e.array.args == (Name(base),) and len(e.index) == 1 and _constant(e.index[0]):
+        return e.index[0].value  # type: ignore[attr-defined]
+    return None
+
+
+def _strided_copy(e: Expr, known: dict[str, Arg]) -> Arg | None:
     """The type of the C-contiguous copy ``np.ascontiguousarray`` makes of an
     ``as_strided`` view of a writable C-contiguous array (a transpose the driver made)."""
-    if not (isinstance(e, ast.Call) and len(e.args) == 3 and isinstance(e.args[1], ast.Tuple)
-            and ast.unparse(e.func) == "np.lib.stride_tricks.as_strided"):
+    if not (isinstance(e, Call) and e.fn is Fn.AS_STRIDED and len(e.args) == 3 and
+            isinstance(e.args[1], Tuple)):
         return None
     base = _array(e.args[0], known)
-    return None if base is None or base[2] else (base[0], len(e.args[1].elts), False)
-
-
-def _literal(e: ast.expr | None, default: int) -> int | None:
-    if e is None:
-        return default
-    return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
+    return None if base is None or base[2] else (base[0], len(e.args[1].items), False)
 
 
 def _contiguous(dims: list[tuple[int, int]]) -> bool:
@@ -352,67 +425,68 @@ def _contiguous(dims: list[tuple[int, int]]) -> bool:
     return True
 
 
-def _argument(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+def _argument(e: Expr, known: dict[str, Arg]) -> Arg | None:
     """A kernel argument's type: a literal, a name or an int expression."""
-    if isinstance(e, ast.Constant):
-        return _scalar(e)
-    if isinstance(e, ast.Name):
-        return known.get(e.id)
-    if isinstance(e, ast.BinOp):
-        left, right = _argument(e.left, known), _argument(e.right, known)
+    if isinstance(e, Lit):  # a lifted literal: Numba's type of a Python int or float
+        return {int: ("int64",), float: ("float64",)}.get(type(e.value)) \
+            if _constant(e) else None
+    if isinstance(e, Name):
+        return known.get(e.name)
+    if isinstance(e, Binary):
+        left, right = _argument(e.a, known), _argument(e.b, known)
         return ("int64",) if left == right == ("int64",) else None
     return None
 
 
-def _scalar(c: ast.Constant) -> Arg | None:
-    """A lifted literal's type: Numba's for a Python int or float."""
-    return {int: ("int64",), float: ("float64",)}.get(type(c.value))
-
-
-def _array(e: ast.expr, known: dict[str, Arg]) -> Arg | None:
+def _array(e: Expr, known: dict[str, Arg]) -> Arg | None:
     """The type of the C-contiguous array a driver statement makes (``outline``'s driver
     statements: allocations, reshapes, contiguous copies, joins, slices of a 1-d array,
     matrix products and their sums with a bias)."""
-    if isinstance(e, ast.Name):
-        held = known.get(e.id)
+    if isinstance(e, Name):
+        held = known.get(e.name)
         return held if held is not None and len(held) == 3 else None  # (not a view)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
-        return _array(e.left, known)
-    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice) and \
-            _literal(e.slice.step, 1) == 1:
-        base = _array(e.value, known)
+    if isinstance(e, Binary) and e.op is BinaryOp.ADD:
+        return _array(e.a, known)
+    if isinstance(e, Load) and len(e.index) == 1 and isinstance(e.index[0], Slice) and \
+            _int(e.index[0].step, 1) == 1:
+        base = _array(e.array, known)
         return base if base is not None and base[1] == 1 else None
-    if not isinstance(e, ast.Call) or not e.args:
+    if not isinstance(e, Call) or not e.args:
         return None
-    f = e.func
-    if isinstance(f, ast.Attribute) and f.attr == "reshape" and isinstance(e.args[0], ast.Tuple):
-        base = _array(f.value, known)
-        return None if base is None else (base[0], len(e.args[0].elts), base[2])
-    name = f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and \
-        isinstance(f.value, ast.Name) else ""
-    if name == "np.ascontiguousarray":
-        inner = e.args[0]
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and \
-                inner.func.attr == "transpose":  # a copy, or a view where it is contiguous
-            base = _array(inner.func.value, known)
+    fn, args = e.fn, e.args
+    if fn is Fn.METHOD_RESHAPE and len(args) > 1 and isinstance(args[1], Tuple):
+        base = _array(args[0], known)
+        return None if base is None else (base[0], len(args[1].items), base[2])
+    if fn is Fn.ASCONTIGUOUSARRAY:
+        inner = args[0]
+        if isinstance(inner, Call) and inner.fn in (Fn.METHOD_TRANSPOSE, Fn.TRANSPOSE):
+            # a copy, or a view where it is contiguous (numpy's np.transpose: not followed)
+            base = _array(inner.args[0], known) if inner.fn is Fn.METHOD_TRANSPOSE else None
             return base if base is not None and not base[2] else None
-        if isinstance(inner, ast.Name) and known.get(f"view:{inner.id}"):
-            return known[f"view:{inner.id}"]  # (likewise: attention's heads, permuted)
-        held = known.get(inner.id) if isinstance(inner, ast.Name) else None
+        if isinstance(inner, Name) and known.get(f"view:{inner.name}"):
+            return known[f"view:{inner.name}"]  # (likewise: attention's heads, permuted)
+        held = known.get(inner.name) if isinstance(inner, Name) else None
         if held is not None and len(held) == 4:  # a view in another layout: a new array
             return (held[0], held[1], False)
         return _array(inner, known)
-    if name == "np.matmul":
-        first = e.args[0].value if isinstance(e.args[0], ast.Attribute) else e.args[0]  # a.T
+    if fn is Fn.MATMUL:
+        first = args[0]
+        if isinstance(first, Call) and first.fn.spelling is Spelling.ATTRIBUTE:
+            first = first.args[0]  # a.T
         base = _array(first, known)
         return None if base is None else (base[0], 2, False)
-    if name == "np.concatenate" and isinstance(e.args[0], ast.Tuple) and e.args[0].elts:
-        base = _array(e.args[0].elts[0], known)  # (the parts share a dtype and a rank)
+    if fn is Fn.CONCATENATE and isinstance(args[0], Tuple) and args[0].items:
+        base = _array(args[0].items[0], known)  # (the parts share a dtype and a rank)
         return None if base is None else (base[0], base[1], False)
-    if name in ("np.empty", "np.zeros") and len(e.args) == 2 and \
-            isinstance(e.args[0], ast.Tuple) and isinstance(e.args[1], ast.Attribute):
-        return (e.args[1].attr, len(e.args[0].elts), False)
+    if fn in (Fn.EMPTY, Fn.ZEROS) and len(args) == 2 and \
+            isinstance(args[0], Tuple) and isinstance(args[1], DTypeRef):
+        return (_numpy_name(args[1].dtype), len(args[0].items), False)
     return None
+
+
+def _numpy_name(dt: Any) -> str:
+    """A dtype's name as numpy's attribute spells it (``bool_``)."""
+    return "bool_" if dt.np_name == "bool" else dt.np_name
 
 
 # --- progress: which of a module's kernels Numba has compiled -----------------------------
@@ -440,16 +514,19 @@ class KernelWatch:
         return found
 
     @classmethod
-    def of_module(cls, path: Path) -> KernelWatch | None:
-        """The watch for the generated module at ``path``, read off its ``_KERNELS`` and
-        ``_LIBRARY`` lines; None for a module without library kernels."""
-        source = path.read_text(encoding="utf-8")
-        stems = sorted(set(re.findall(r"'(_msc_k_[0-9a-f]{16})': ", source)))
-        if not stems:
+    def of_spec(cls, spec: ModuleSpec, module: Path) -> KernelWatch | None:
+        """The watch for the numba module ``spec`` written at ``module``; None for a
+        module without library kernels."""
+        return cls.of_kernels(kernels(spec), module)
+
+    @classmethod
+    def of_kernels(cls, record: dict[str, Any] | None, module: Path) -> KernelWatch | None:
+        """The watch for the module at ``module`` whose library kernels ``record``
+        (``kernels``: a compile-cache entry keeps it) names; None where there are none."""
+        if not record or not record.get("stems"):
             return None
-        given = re.search(r"^_KERNELS = ('.*')$", source, re.MULTILINE)
-        return cls(Path(ast.literal_eval(given.group(1))) if given else path.parent / "kernels",
-                   stems)
+        folder = Path(record["dir"]) if record.get("dir") else module.parent / "kernels"
+        return cls(folder, sorted(record["stems"]))
 
     def compiled(self) -> set[str]:
         return set(self.indexes())
@@ -461,6 +538,14 @@ class KernelWatch:
         fresh = sum(self.start.get(stem) != changed for stem, changed in done.items())
         return (f"{len(done)}/{len(self.stems)} library kernels ({fresh} compiled, "
                 f"{len(done) - fresh} cached)")
+
+
+def kernels(spec: ModuleSpec) -> dict[str, Any] | None:
+    """Where the library kernels ``spec``'s module runs are ("dir": None for an
+    artifact's own ``kernels/`` folder) and their files ("stems"); None for none."""
+    if not spec.library:
+        return None
+    return {"dir": spec.library_dir, "stems": sorted({stem for _, stem in spec.library})}
 
 
 def has_compiled(folder: Path) -> bool:

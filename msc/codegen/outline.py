@@ -50,7 +50,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from msc.codegen.pyrender import render_stmts
 from msc.codegen.spec import KernelSpec
@@ -236,9 +236,10 @@ def _kernel(stmts: list[Stmt], params: list[str], local: list[str],
     canonical = tuple(sizes.stmt(_renamed(s, rename)) for s in stmts)
     returns = ", ".join(rename[n] for n in out) + ("," if len(out) == 1 else "")
     lines = tuple(render_stmts(canonical))
-    name = _kernel_name(tuple(render_stmts(_unlocated(canonical))), returns)
+    name = _kernel_name(tuple(render_stmts(canonical, locations=False)), returns)
     spec = KernelSpec(name, tuple(rename[n] for n in params) +
-                      tuple(f"c{k}" for k in range(len(sizes.values))), lines, f"({returns})")
+                      tuple(f"c{k}" for k in range(len(sizes.values))), lines, f"({returns})",
+                      body=canonical)
     call = Invoke(name, tuple(Name(n) for n in params) + tuple(Lit(v) for v in sizes.values))
     loc = getattr(stmts[0], "loc", None)
     if out:
@@ -250,11 +251,6 @@ def _kernel_name(lines: tuple[str, ...], returns: str) -> str:
     """A kernel's name: a hash of its canonical source, without the user's lines."""
     canonical = "\n".join([*lines, f"return ({returns})"])
     return "_k_" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
-def _unlocated(stmts: Sequence[Stmt]) -> tuple[Stmt, ...]:
-    return tuple(_map_stmt(s, lambda st: replace(st, loc=None) if hasattr(st, "loc") else st,
-                           lambda e: e) for s in stmts)
 
 
 def _renamed(s: Stmt, rename: dict[str, str]) -> Stmt:

@@ -32,6 +32,7 @@ from msc.ir.kernel import (
     Expr,
     Helper,
     Invoke,
+    Launch,
     Lit,
     Load,
     Loop,
@@ -82,6 +83,9 @@ def render(e: Expr) -> str:
         return _call(e, r)
     if isinstance(e, (Helper, Invoke)):
         return f"{e.name}({', '.join(r(a) for a in e.args)})"
+    if isinstance(e, Launch):
+        config = ", ".join(r(c) for c in e.config)
+        return f"{e.name}[{config}]({', '.join(r(a) for a in e.args)})"
     if isinstance(e, Select):
         return f"({r(e.a)} if {r(e.cond)} else {r(e.b)})"
     if isinstance(e, Cast):
@@ -117,19 +121,20 @@ def _call(e: Call, r: Any) -> str:
     return f"{prefix}{e.fn.symbol}({', '.join(args)})"
 
 
-def render_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:
+def render_stmts(stmts: Sequence[Stmt], depth: int = 0, locations: bool = True) -> list[str]:
     """The lines of ``stmts``, indented ``depth`` levels, each statement's user line as a
-    trailing comment (a loop's ``instead`` is the outliner's to place, not rendered)."""
+    trailing comment unless ``locations`` is false (a loop's ``instead`` is the
+    outliner's to place, not rendered)."""
     pad, out = "    " * depth, []
     for s in stmts:
-        out.append(pad + _head(s) + _where(s))
+        out.append(pad + _head(s) + (_where(s) if locations else ""))
         if isinstance(s, (Loop, Raw, ObjMode, While)):
-            out += render_stmts(s.body, depth + 1)
+            out += render_stmts(s.body, depth + 1, locations)
         elif isinstance(s, Branch):
-            out += render_stmts(s.body, depth + 1)
+            out += render_stmts(s.body, depth + 1, locations)
             if s.orelse:
                 out.append(pad + "else:")
-                out += render_stmts(s.orelse, depth + 1)
+                out += render_stmts(s.orelse, depth + 1, locations)
     return out
 
 

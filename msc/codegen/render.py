@@ -19,11 +19,8 @@ import ast
 import functools
 import importlib.resources
 import importlib.util
-import io
 import pprint
-import re
 import sys
-import tokenize
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -40,7 +37,6 @@ BLAS_NEEDS = ("_HAVE_BLAS",)
 #: The names the target templates import; a runtime module may import nothing else at
 #: its top level (an import inside a copied function, like the BLAS probe's, travels with it).
 TEMPLATE_IMPORTS = frozenset({"math", "np", "njit", "objmode", "config", "cuda"})
-_HELPER = re.compile(r"\b_rt_\w+")
 #: Runtime files whose helpers every target's modules may call (the collectives, memory).
 SHARED_RUNTIME = ("comm_rt.py", "memory_rt.py")
 #: The helpers every module calls when imported, whatever its kernels call.
@@ -66,8 +62,8 @@ def _environment() -> Any:
 def render(spec: ModuleSpec) -> str:
     template = _environment().get_template(f"{spec.target}.py.j2")
     source = template.render(spec=spec, runtime=runtime_source(spec))
-    try:
-        ast.parse(source)
+    try:  # (the final compile's own check, without keeping its code)
+        compile(source, f"<generated {spec.target} module>", "exec", dont_inherit=True)
     except SyntaxError as e:
         raise InternalCompilerError(f"generated {spec.target} module does not parse: {e}") \
             from None
@@ -130,22 +126,9 @@ def runtime_snippets(filename: str) -> tuple[Snippet, ...]:
 
 
 def called_helpers(spec: ModuleSpec) -> set[str]:
-    """The ``_rt_*`` names the kernels' code reads: name tokens, so a Print format that
-    mentions one is not a call."""
-    names: set[str] = set()
-    for kernel in (*spec.callees, spec.kernel):
-        # NOTE: only the lines that mention a helper are lexed (lexing all took most of
-        # render's time on large kernels); a line not lexable alone counts every mention
-        for line in (*kernel.lines, kernel.returns):
-            if "_rt_" not in line:
-                continue
-            try:
-                names |= {t.string for t in
-                          tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline)
-                          if t.type == tokenize.NAME and t.string.startswith("_rt_")}
-            except (tokenize.TokenError, IndentationError):
-                names |= set(_HELPER.findall(line))
-    return names
+    """The ``_rt_*`` helpers the kernels' statements call (a Print format that mentions
+    one is a string, not a call)."""
+    return set().union(*(k.helpers for k in (*spec.callees, spec.kernel)))
 
 
 @functools.cache  # (every compile asks: one folder listing per process)

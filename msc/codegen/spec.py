@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from msc.ir.kernel import helpers_called
+
 
 @dataclass(frozen=True)
 class KernelSpec:
@@ -22,9 +24,15 @@ class KernelSpec:
     body: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     @property
+    def helpers(self) -> frozenset[str]:
+        """The runtime helpers (``_rt_*``) its statements call, which its module (or its
+        library file) takes from the runtime files."""
+        return helpers_called(self.body)
+
+    @property
     def uses_blas(self) -> bool:
         """Whether the kernel calls the matmul helpers, whose code depends on numpy's BLAS."""
-        return any("_rt_matmul" in line for line in self.lines)
+        return any(h.startswith("_rt_matmul") for h in self.helpers)
 
 
 @dataclass(frozen=True)

@@ -327,6 +327,16 @@ class Invoke(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Launch(Expr):
+    """A generated device kernel (``name``) launched with the launch ``config`` (blocks,
+    threads per block) on ``args``: ``name[config](args)``."""
+
+    name: str
+    config: tuple[Expr, ...]
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Select(Expr):
     """``a`` where ``cond`` holds, else ``b`` (on arrays: element by element)."""
 
@@ -493,6 +503,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return e.args + tuple(v for _, v in e.kwargs)
     if isinstance(e, (Helper, Invoke)):
         return e.args
+    if isinstance(e, Launch):
+        return e.config + e.args
     if isinstance(e, Select):
         return (e.cond, e.a, e.b)
     if isinstance(e, Load):
@@ -528,6 +540,8 @@ def with_children(e: Expr, new: Sequence[Expr]) -> Expr:
         return Helper(e.name, tuple(new))
     if isinstance(e, Invoke):
         return Invoke(e.name, tuple(new))
+    if isinstance(e, Launch):
+        return Launch(e.name, tuple(new[:len(e.config)]), tuple(new[len(e.config):]))
     if isinstance(e, Select):
         return Select(new[0], new[1], new[2])
     if isinstance(e, Load):
@@ -604,6 +618,8 @@ def show(e: Expr) -> str:
         return f" {'and' if e.all_ else 'or'} ".join(show(i) for i in e.items)
     if isinstance(e, Chain):  # lt_lt(lo, x, hi)
         return f"{'_'.join(op.name.lower() for op in e.ops)}({', '.join(map(show, e.items))})"
+    if isinstance(e, Launch):
+        return f"{e.name}[{', '.join(map(show, e.config))}]({', '.join(map(show, e.args))})"
     if isinstance(e, Call) and e.kwargs:
         args = [show(a) for a in e.args] + [f"{k}={show(v)}" for k, v in e.kwargs]
         return f"{e.fn.value}({', '.join(args)})"
@@ -749,6 +765,35 @@ def stmt_children(s: Stmt) -> tuple[Stmt, ...]:
     if isinstance(s, Branch):
         return s.body + s.orelse
     return ()
+
+
+def stmt_exprs(s: Stmt) -> tuple[Expr, ...]:
+    """The expressions of statement ``s`` itself, not of the statements in its body (nor
+    a loop's ``instead``)."""
+    if isinstance(s, (Assign, Store, Accumulate)):
+        return (s.target, s.value)
+    if isinstance(s, Eval):
+        return (s.value,)
+    if isinstance(s, Loop):
+        return tuple(b for b in (s.start, s.stop, s.step) if b is not None)
+    if isinstance(s, (Branch, While)):
+        return (s.cond,)
+    return ()
+
+
+def walk_stmts(stmts: Sequence[Stmt]) -> Iterator[Stmt]:
+    """``stmts`` and every statement in their bodies, each before its body."""
+    for s in stmts:
+        yield s
+        yield from walk_stmts(stmt_children(s))
+
+
+def helpers_called(stmts: Sequence[Stmt]) -> frozenset[str]:
+    """The runtime helpers (``_rt_*``) ``stmts`` call or read (a helper's constant, such
+    as the device's threads per block)."""
+    return frozenset(n.name for s in walk_stmts(stmts) for e in stmt_exprs(s)
+                     for n in nodes(e) if isinstance(n, (Helper, Name))
+                     and n.name.startswith("_rt_"))
 
 
 def show_stmts(stmts: Sequence[Stmt], depth: int = 0) -> list[str]:

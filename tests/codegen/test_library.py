@@ -371,23 +371,34 @@ def test_the_foresight_follows_copies_of_views():
 
     from msc.codegen.library import signatures
     from msc.codegen.numba_worker import numba_types
+    from msc.codegen.pyrender import render_stmts
     from msc.codegen.spec import KernelSpec
+    from msc.common import dtype as mstype
+    from msc.ir import kernel as K
+    from msc.ir.kernel import Assign, Eval, Fn, Invoke, Lit, Name, Slice
 
-    lines = (
-        "v = np.empty((2, 3, 4), np.float32)",
-        "t = np.lib.stride_tricks.as_strided(v, (3, 2, 4), (v.strides[1], v.strides[0], "
-        "v.strides[2], ))",
-        "c = np.ascontiguousarray(t).reshape((6, 4))",
-        "g = np.empty((3, 8, 4, 4), np.float32)",
-        "cut = g[0:3:1, 0:8:1, 0:3:1, 0:3:1,]",
-        "dw = np.lib.stride_tricks.as_strided(cut, (8, 3, 3, 3), (cut.strides[1], "
-        "cut.strides[0], cut.strides[2], cut.strides[3], ))",
-        "one = np.empty((3, 8, 1, 1), np.float32)",
-        "dw1 = np.lib.stride_tricks.as_strided(one, (8, 3, 1, 1), (one.strides[1], "
-        "one.strides[0], one.strides[2], one.strides[3], ))",
-        "rows = g[1:3]")
-    driver = KernelSpec("d", ("x",), (*lines, "_k_a(c, 6, x)", "_k_b(v, 12, 1.5)",
-                                      "_k_c(t, dw, dw1, cut, rows)", "_k_d(x[0:2])"), "()")
+    def strided(base, shape, order):
+        strides = K.Call(Fn.ATTR_STRIDES, (Name(base),))
+        return K.Call(Fn.AS_STRIDED, (Name(base), K.shape_of(shape),
+                                      K.Tuple(tuple(strides[k] for k in order))))
+
+    every_slice = tuple(Slice(Lit(0), Lit(n), Lit(1)) for n in (3, 8, 3, 3))
+    body = (
+        Assign(Name("v"), K.empty((2, 3, 4), mstype.float32)),
+        Assign(Name("t"), strided("v", (3, 2, 4), (1, 0, 2))),
+        Assign(Name("c"), K.reshape(K.contiguous(Name("t")), (6, 4))),
+        Assign(Name("g"), K.empty((3, 8, 4, 4), mstype.float32)),
+        Assign(Name("cut"), Name("g")[every_slice]),
+        Assign(Name("dw"), strided("cut", (8, 3, 3, 3), (1, 0, 2, 3))),
+        Assign(Name("one"), K.empty((3, 8, 1, 1), mstype.float32)),
+        Assign(Name("dw1"), strided("one", (8, 3, 1, 1), (1, 0, 2, 3))),
+        Assign(Name("rows"), Name("g")[Slice(Lit(1), Lit(3))]))
+    lines = render_stmts(body)
+    calls = (Invoke("_k_a", (Name("c"), Lit(6), Name("x"))),
+             Invoke("_k_b", (Name("v"), Lit(12), Lit(1.5))),
+             Invoke("_k_c", tuple(Name(n) for n in ("t", "dw", "dw1", "cut", "rows"))),
+             Invoke("_k_d", (Name("x")[Slice(Lit(0), Lit(2))],)))
+    driver = KernelSpec("d", ("x",), (), "()", body=body + tuple(Eval(c) for c in calls))
     calls, every = signatures(driver, {"x": ("float64", 1, True)})
     arrays: dict = {}
     exec("\n".join(lines), {"np": np}, arrays)

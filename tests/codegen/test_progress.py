@@ -3,6 +3,7 @@ its cache (``KernelWatch``), and the line rewritten on a terminal only (``Ticker
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 
@@ -39,17 +40,22 @@ def test_watch_counts_kernels_compiled_since_it_started_apart_from_cached(tmp_pa
     assert watch.summary() == "2/3 library kernels (1 compiled, 1 cached)"
 
 
-def test_watch_reads_a_generated_modules_kernels_and_folder(tmp_path):
-    module = tmp_path / "m.py"
-    lib = tmp_path / "lib"
-    module.write_text(f"_KERNELS = {str(lib)!r}\n_LIBRARY = {{{STEMS[1]!r}: '...', "
-                      f"'_msc_rt_{'0' * 16}': '...'}}\n")
-    watch = KernelWatch.of_module(module)
+def test_watch_follows_a_modules_library_kernels_and_folder(tmp_path):
+    """A module's watch comes from its spec's library kernels (or, for a compile-cache
+    entry's module, the record its manifest keeps), not from reading the module."""
+    from msc.codegen.library import kernels
+    from msc.codegen.spec import KernelSpec, ModuleSpec
+
+    module, lib = tmp_path / "m.py", tmp_path / "lib"
+    spec = ModuleSpec("numba", "", KernelSpec("run", (), (), "()"), (), (), (), "_r",
+                      library=(("_k_1", STEMS[1]), ("_k_2", STEMS[1])), library_dir=str(lib))
+    watch = KernelWatch.of_spec(spec, module)
     assert watch is not None and watch.folder == lib and watch.stems == [STEMS[1]]
-    module.write_text(f"_LIBRARY = {{{STEMS[0]!r}: '...'}}\n")  # an artifact's own kernels/
-    assert KernelWatch.of_module(module).folder == tmp_path / "kernels"
-    module.write_text("def run():\n    return ()\n")
-    assert KernelWatch.of_module(module) is None
+    assert KernelWatch.of_kernels(kernels(spec), module).stems == [STEMS[1]]
+    own = dataclasses.replace(spec, library_dir=None)  # an artifact's own kernels/
+    assert KernelWatch.of_spec(own, module).folder == tmp_path / "kernels"
+    assert KernelWatch.of_spec(dataclasses.replace(spec, library=()), module) is None
+    assert KernelWatch.of_kernels(None, module) is None
 
 
 def test_ticker_rewrites_one_line_and_leaves_it_blank(tmp_path):

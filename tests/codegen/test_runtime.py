@@ -269,7 +269,10 @@ def test_helpers_follow_from_the_calls_in_runtime_order(target: str, capsys: Any
 
 def test_an_unknown_helper_is_a_compiler_error() -> None:
     spec = compile_entry(plain, [arg_spec(X)], target="python", store=None).spec
-    bad = dataclasses.replace(spec.kernel, lines=spec.kernel.lines + ("_rt_nothing(x)",))
+    from msc.ir.kernel import Eval, Helper, Name
+
+    bad = dataclasses.replace(spec.kernel,
+                              body=spec.kernel.body + (Eval(Helper("_rt_nothing", (Name("x"),))),))
     with pytest.raises(InternalCompilerError, match="_rt_nothing"):
         render(dataclasses.replace(spec, kernel=bad))
 

@@ -215,7 +215,7 @@ def test_a_module_numba_cannot_compile_reports_the_failure(tmp_path):
         def run(x):
             return k(x)
     """))
-    tier = NumbaTier(lambda: (module, False, ()), [np.zeros(3)])
+    tier = NumbaTier(lambda: (module, False, (), None), [np.zeros(3)])
     assert tier.wait(timeout=300)
     assert tier.module is None and "no_such_method" in tier.error
     assert not ready_file(module).exists()

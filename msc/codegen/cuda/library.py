@@ -1,6 +1,6 @@
 """Device lowerings of the op families with a kernel of their own in ``cuda_rt.py``: the
-driver line calling its helper, or None where the helper does not apply (the host runs
-the op then).
+driver's call of its helper (a kernel-IR expression), or None where the helper does not
+apply (the host runs the op then).
 
 Each helper views its operands as small row-major shapes decided here: a reduction,
 softmax or layer norm reads ``x`` as (outer, length, inner), so the axes it works along
@@ -15,11 +15,19 @@ import math
 from typing import Any, Callable
 
 from msc.ir.dtypes import float32, float64
+from msc.ir.kernel import DTypeRef, Expr, Helper, Lit
 from msc.ir.nodes import Node
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Primitive, norm_axes
-from msc.ir.primitives.emitting import dtype_ref
 from msc.ir.types import TensorType, tensor_of
+
+#: ``emit(operands, node)``: the helper call computing ``node``, or None.
+Emit = Callable[[list[Expr], Node], "Helper | None"]
+
+
+def _call(helper: str, *args: Any) -> Helper:
+    """``helper(*args)``, each argument an expression or a constant (a literal)."""
+    return Helper(helper, tuple(a if isinstance(a, Expr) else Lit(a) for a in args))
 
 
 def _float_tensors(node: Node) -> bool:
@@ -39,9 +47,9 @@ def _rows(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, int, int]
             math.prod(shape[axes[-1] + 1:]))
 
 
-def _reduce(kind: int) -> Callable[[list[str], Node], str | None]:
+def _reduce(kind: int) -> Emit:
     """ReduceSum (kind 0), ReduceMean (0, scaled), ReduceMax (1), ReduceMin (2)."""
-    def emit(a: list[str], node: Node) -> str | None:
+    def emit(a: list[Expr], node: Node) -> Helper | None:
         x, out = tensor_of(node.inputs[0].type), tensor_of(node.out.type)
         if not _float_tensors(node) or x is None or out is None or x.ndim == 0:
             return None
@@ -51,13 +59,13 @@ def _reduce(kind: int) -> Callable[[list[str], Node], str | None]:
         if rows is None or rows[1] == 0:
             return None
         scale = 1.0 / rows[1] if node.op is Op.ReduceMean else 1.0
-        return f"_rt_cuda_reduce({a[0]}, {rows!r}, {kind}, {scale!r}, {out.shape!r}, " \
-            f"{dtype_ref(out.dtype)})"
+        return _call("_rt_cuda_reduce", a[0], rows, kind, scale, out.shape,
+                     DTypeRef(out.dtype))
     return emit
 
 
-def _softmax(log: bool) -> Callable[[list[str], Node], str | None]:
-    def emit(a: list[str], node: Node) -> str | None:
+def _softmax(log: bool) -> Emit:
+    def emit(a: list[Expr], node: Node) -> Helper | None:
         x = tensor_of(node.inputs[0].type)
         if not _float_tensors(node) or x is None or x.ndim == 0:
             return None
@@ -65,18 +73,17 @@ def _softmax(log: bool) -> Callable[[list[str], Node], str | None]:
         rows = _rows(x.shape, norm_axes(axis if isinstance(axis, tuple) else (axis,), x.ndim))
         if rows is None:
             return None
-        return f"_rt_cuda_softmax({a[0]}, {rows!r}, {log})"
+        return _call("_rt_cuda_softmax", a[0], rows, log)
     return emit
 
 
-def _layer_norm(a: list[str], node: Node) -> str | None:
+def _layer_norm(a: list[Expr], node: Node) -> Helper | None:
     x = tensor_of(node.inputs[0].type)
     if not _float_tensors(node) or x is None:
         return None
     begin = node.attr["begin_norm_axis"] % x.ndim
     rows = (math.prod(x.shape[:begin]), math.prod(x.shape[begin:]))
-    return f"_rt_cuda_layer_norm({a[0]}, {a[1]}, {a[2]}, {rows!r}, " \
-        f"{float(node.attr['epsilon'])!r})"
+    return _call("_rt_cuda_layer_norm", a[0], a[1], a[2], rows, float(node.attr["epsilon"]))
 
 
 def _batched(t: TensorType, batch: int) -> tuple[int, int, int] | None:
@@ -88,7 +95,7 @@ def _batched(t: TensorType, batch: int) -> tuple[int, int, int] | None:
     return (own, t.shape[-2], t.shape[-1])
 
 
-def _matmul(a: list[str], node: Node) -> str | None:
+def _matmul(a: list[Expr], node: Node) -> Helper | None:
     """MatMul and BatchMatMul (whose batch dims must match the result's, or be absent or
     all 1: other broadcasts run on the host)."""
     if not _float_tensors(node):
@@ -101,11 +108,11 @@ def _matmul(a: list[str], node: Node) -> str | None:
         if t3 is None or (t3[0] > 1 and t.shape[:-2] != out.shape[:-2]):
             return None
     out3 = (batch, out.shape[-2], out.shape[-1])
-    return f"_rt_cuda_matmul({a[0]}, {a[1]}, None, {x3!r}, {y3!r}, {out3!r}, " \
-        f"{node.attr['transpose_a']}, {node.attr['transpose_b']}, {out.shape!r})"
+    return _call("_rt_cuda_matmul", a[0], a[1], None, x3, y3, out3,
+                 node.attr["transpose_a"], node.attr["transpose_b"], out.shape)
 
 
-def _dense(a: list[str], node: Node) -> str | None:
+def _dense(a: list[Expr], node: Node) -> Helper | None:
     """Dense: x (*, in) as one (rows, in) matrix times w (out, in) transposed, plus a
     bias of shape (out,)."""
     if not _float_tensors(node):
@@ -116,13 +123,13 @@ def _dense(a: list[str], node: Node) -> str | None:
     if w.ndim != 2 or (len(a) == 3 and tensor_of(node.inputs[2].type).shape != (w.shape[0],)):
         return None
     rows = math.prod(x.shape[:-1])
-    bias = a[2] if len(a) == 3 else "None"
-    return f"_rt_cuda_matmul({a[0]}, {a[1]}, {bias}, {(1, rows, x.shape[-1])!r}, " \
-        f"{(1,) + w.shape!r}, {(1, rows, w.shape[0])!r}, False, True, {out.shape!r})"
+    bias = a[2] if len(a) == 3 else None
+    return _call("_rt_cuda_matmul", a[0], a[1], bias, (1, rows, x.shape[-1]), (1,) + w.shape,
+                 (1, rows, w.shape[0]), False, True, out.shape)
 
 
 #: The device lowering of each op that has one (``emit(args, node)``).
-DEVICE_OPS: dict[Primitive, Callable[[list[str], Node], str | None]] = {
+DEVICE_OPS: dict[Primitive, Emit] = {
     Op.ReduceSum: _reduce(0),
     Op.ReduceMean: _reduce(0),
     Op.ReduceMax: _reduce(1),
@@ -133,11 +140,11 @@ DEVICE_OPS: dict[Primitive, Callable[[list[str], Node], str | None]] = {
     Op.MatMul: _matmul,
     Op.BatchMatMul: _matmul,
     Op.Dense: _dense,
-    Op.TensorMove: lambda a, node: f"_rt_cuda_copy({a[0]})",
+    Op.TensorMove: lambda a, node: _call("_rt_cuda_copy", a[0]),
 }
 
 
-def device_call(node: Node, args: list[str]) -> str | None:
-    """The driver expression computing ``node`` on the device, or None."""
+def device_call(node: Node, args: list[Expr]) -> Helper | None:
+    """The driver's expression computing ``node`` on the device, or None."""
     emit: Any = DEVICE_OPS.get(node.op)
     return None if emit is None else emit(args, node)

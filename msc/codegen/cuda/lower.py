@@ -31,7 +31,18 @@ from msc.codegen.pyrender import located
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
 from msc.ir.dtypes import DType, float16
-from msc.ir.kernel import Cast, DTypeRef, Expr, Helper, Lit, Name, shape_of, substitute
+from msc.ir.kernel import (
+    Cast,
+    DTypeRef,
+    Eval,
+    Expr,
+    Helper,
+    Launch,
+    Lit,
+    Name,
+    shape_of,
+    substitute,
+)
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
@@ -134,9 +145,9 @@ class CudaLowerer(Lowerer):
     def device_or_host(self, node: Node) -> None:
         out = self.env[node.out] = self.ns.fresh("v")
         args = [self.name_of(v) for v in node.inputs]
-        call = None if _has_half(node) else device_call(node, args)
+        call = None if _has_half(node) else device_call(node, [Name(a) for a in args])
         if call is not None:
-            self.put(f"{out} = {call}", node)
+            self.assign(out, call, node)
         elif not (node.op.writes and self.write_kernel(node, args, out)):
             self.on_host(node, args, out)
 
@@ -218,8 +229,9 @@ class CudaLowerer(Lowerer):
         self.shared.device.append(kernel.finish(name))
         size = int(np.prod(kernel.shape))
         if size:
-            self.put(f"{name}[_rt_cuda_blocks({size}), _rt_cuda_THREADS]"
-                     f"({', '.join(kernel.args)})", node)
+            config = (Helper("_rt_cuda_blocks", (Lit(size),)), Name("_rt_cuda_THREADS"))
+            self.body.append(Eval(Launch(name, config, tuple(Name(a) for a in kernel.args)),
+                                  loc=node.loc))
 
     # --- the host driver's own code -----------------------------------------------------
 

@@ -41,7 +41,7 @@ def _p(why: Why, parts: str, note: str, reference: Callable[..., Any] | None = N
 
 
 def numpy_reference(forward: Callable[..., np.ndarray], rtol: float = 1e-4,
-                    atol: float = 1e-4) -> Callable[..., str | None]:
+                    atol: float = 1e-4, step: float = 1e-4) -> Callable[..., str | None]:
     """A reference from numpy written independently: the result is ``forward`` of the
     inputs, the gradient of the weighted sum is its central finite difference in float64."""
 
@@ -58,7 +58,7 @@ def numpy_reference(forward: Callable[..., np.ndarray], rtol: float = 1e-4,
             x = [np.asarray(a, np.float64) for a in inputs]
             fd = np.zeros(x[j].shape)
             for idx in np.ndindex(x[j].shape):
-                h = 1e-4 * max(1.0, abs(float(x[j][idx])))
+                h = step * max(1.0, abs(float(x[j][idx])))
                 keep = x[j][idx]
                 x[j][idx] = keep + h
                 up = float(np.sum(w * forward(*x)))
@@ -124,4 +124,62 @@ POLICIES += [
         "count_include_pad=False is not the adjoint of its forward (sum over the divisor): "
         "it scales border windows by the kernel's size over the positions inside",
         _avg_pool_divisor)),
+]
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, begin: int,
+                eps: float) -> np.ndarray:
+    axes = tuple(range(begin, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+def _ops_layer_norm(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    eps = float(re.search(r"eps=([0-9.e-]+),", case.id).group(1))
+    nd = inputs[1].ndim
+    return numpy_reference(lambda x, w, b: _layer_norm(x, w, b, x.ndim - nd, eps),
+                           step=1e-7)(case, inputs, got)
+
+
+def _instance_norm(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    def forward(x: np.ndarray) -> np.ndarray:
+        axes = tuple(range(2, x.ndim))
+        mean = x.mean(axis=axes, keepdims=True)
+        return (x - mean) / np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + 1e-5)
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+def _l2_normalize(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    axis, eps = re.search(r"axis=(-?\d+),eps=([0-9.e-]+),", case.id).groups()
+    return numpy_reference(lambda x: x / np.sqrt(np.maximum(
+        (x * x).sum(axis=int(axis), keepdims=True), float(eps))))(case, inputs, got)
+
+
+def _adaptive_avg_1d(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    out = int(re.search(r"\((\d+)\)", case.id).group(1))
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        n = x.shape[-1]
+        return np.stack([x[..., i * n // out:-(-(i + 1) * n // out)].mean(-1)
+                         for i in range(out)], -1)
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+CPU_MISSING = ("MindSpore 2.10's CPU build has no kernel for it ('Unsupported op ... on CPU'); "
+               "msc runs it, checked against numpy and finite differences")
+POLICIES += [
+    (r"ops\.layer_norm\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _ops_layer_norm)),
+    (r"nn\.InstanceNorm[12]d\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _instance_norm)),
+    (r"P\.L2Normalize\(.*const:0\.0\)", _p(
+        Why.MINDSPORE_WRONG, "grad",
+        "MindSpore 2.10's L2NormalizeGrad divides by epsilon where the squared norm is below "
+        "it; the forward x / sqrt(max(sum(x^2), epsilon)) has 1 / sqrt(epsilon) there",
+        _l2_normalize)),
+    (r"nn\.AdaptiveAvgPool1d\(3\)", _p(
+        Why.ACCEPTED, "error", "MindSpore requires the output size to divide the length; msc "
+        "takes windows [floor(i*n/out), ceil((i+1)*n/out)) as its 2-d and 3-d forms do",
+        _adaptive_avg_1d)),
 ]

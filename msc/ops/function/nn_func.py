@@ -318,7 +318,10 @@ def _normalise(x: Any, scale: Any, bias: Any, mean: Any, variance: Any,
         centred = xc - mean
         variance = F.mean(apply(Op.Square, centred), axes, True)
     else:
-        mean, variance = _per_channel(mean, ndim, dt), _per_channel(variance, ndim, dt)
+        # NOTE: MindSpore 2.10 defines the gradient with respect to the given statistics
+        # as zero (its BatchNormGrad returns zeros for them); training follows MindSpore.
+        mean = _per_channel(F.stop_gradient(mean), ndim, dt)
+        variance = _per_channel(F.stop_gradient(variance), ndim, dt)
         centred = xc - mean
     y = centred * apply(Op.Rsqrt, variance + eps) * _per_channel(scale, ndim, dt) \
         + _per_channel(bias, ndim, dt)

@@ -114,8 +114,11 @@ class LayerNorm(Primitive):
         y = apply(Op.LayerNorm, input_x, gamma, beta, begin_norm_axis=self.begin_norm_axis,
                   begin_params_axis=self.begin_params_axis, epsilon=float(self.epsilon))
         axes = tuple(range(self.begin_norm_axis % input_x.ndim, input_x.ndim))
-        mean = F.mean(input_x, axes, True)
-        variance = F.mean(F.square(input_x - mean), axes, True)
+        # NOTE: no gradient flows back through mean and variance: MindSpore 2.10's
+        # LayerNormGrad reads only y's (training follows MindSpore).
+        x = F.stop_gradient(input_x)
+        mean = F.mean(x, axes, True)
+        variance = F.mean(F.square(x - mean), axes, True)
         return y, mean, variance
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from msc.common.initializer import Normal, initializer
+from msc.common.sparse_rows import mark_sparse_table
 from msc.common.tensor import Parameter, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.source import user_loc
@@ -112,6 +113,8 @@ class EmbeddingLookup(Cell):
         self.embedding_table = Parameter(
             initializer(param_init, (self.vocab_size, self.embedding_size), dtype),
             name="embedding_table")
+        if self.sparse:
+            mark_sparse_table(self.embedding_table)
         if max_norm is not None:
             max_norm = _float(max_norm, "max_norm", cls)
             if max_norm <= 0:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from msc.common.sparse_rows import is_sparse_table
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError, GraphValueError
 from msc.nn.optim.optimizer import Optimizer, _in_unit
@@ -18,18 +19,48 @@ from msc.ops.function.side_effect_func import assign
 # --- Adam --------------------------------------------------------------------------------
 
 
+def _f32(x: float) -> float:
+    """A hyper-parameter as MindSpore holds it: a float32 Tensor."""
+    return float(np.float32(x))
+
+
 def _adam_update(beta1: float, beta2: float, eps: float, nesterov: bool, beta1_power: Any,
                  beta2_power: Any, lr: Any, weight: Any, m: Any, v: Any, grad: Any) -> Any:
     """m, v: moving averages of g and g*g; w -= lr' * m / (sqrt(v) + eps) with the
     bias-corrected step size lr' = lr * sqrt(1 - beta2^t) / (1 - beta1^t) (Nesterov:
-    ``beta1 * m + (1 - beta1) * g`` for ``m``)."""
-    m_new = m * beta1 + grad * (1 - beta1)
-    v_new = v * beta2 + grad * grad * (1 - beta2)
+    ``beta1 * m + (1 - beta1) * g`` for ``m``). Written as MindSpore's CPU ``Adam`` kernel
+    computes it: m += (g - m)(1 - beta1) with 1 - beta1 in float32."""
+    rest1, rest2 = _f32(1 - np.float32(beta1)), _f32(1 - np.float32(beta2))
+    m_new = m + (grad - m) * rest1
+    v_new = v + (grad * grad - v) * rest2
     assign(m, m_new)
     assign(v, v_new)
     step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
-    top = m_new * beta1 + grad * (1 - beta1) if nesterov else m_new
-    return assign(weight, weight - step_size * top / (F.sqrt(v_new) + eps))
+    top = m_new * _f32(beta1) + grad * rest1 if nesterov else m_new
+    return assign(weight, weight - step_size * top / (F.sqrt(v_new) + _f32(eps)))
+
+
+def _lazy_adam_update(beta1: float, beta2: float, eps: float, nesterov: bool,
+                      beta1_power: Any, beta2_power: Any, lr: Any, weight: Any, m: Any, v: Any,
+                      grad: Any, sparse: bool) -> Any:
+    """Lazy Adam of a table whose gradient MindSpore makes sparse (rows gathered by
+    ``EmbeddingLookup``/``SparseGatherV2``): only the rows the gradient touches (any
+    element nonzero) update their moments and value, as MindSpore's lazy step does on
+    the rows of a RowTensor; any other Parameter takes the dense step."""
+    if not sparse or weight.ndim == 0:
+        return _adam_update(beta1, beta2, eps, nesterov, beta1_power, beta2_power, lr, weight,
+                            m, v, grad)
+    rest1, rest2 = _f32(1 - np.float32(beta1)), _f32(1 - np.float32(beta2))
+    touched = grad != 0
+    if weight.ndim > 1:
+        touched = F.any(touched, tuple(range(1, weight.ndim)), True)
+    m_new = m * _f32(beta1) + grad * rest1
+    v_new = v * _f32(beta2) + grad * grad * rest2
+    top = m_new * _f32(beta1) + grad * rest1 if nesterov else m_new
+    step = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power) * top / (F.sqrt(v_new) + _f32(eps))
+    assign(m, F.select(touched, m_new, m))
+    assign(v, F.select(touched, v_new, v))
+    return assign(weight, weight - F.select(touched, step, F.zeros_like(step)))
 
 
 def _amsgrad_update(beta1: float, beta2: float, eps: float, beta1_power: Any,
@@ -51,8 +82,10 @@ class Adam(Optimizer):
     use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0,
     use_amsgrad=False, use_lazy=False, use_offload=False)``; its state:
     ``moment1.<name>``, ``moment2.<name>`` (and ``vhat.<name>`` with ``use_amsgrad``),
-    ``beta1_power``, ``beta2_power``. ``use_lazy`` (rows of sparse gradients) and
-    ``use_offload`` (the step on the host) give the same update for dense gradients."""
+    ``beta1_power``, ``beta2_power``. ``use_lazy`` updates only the touched rows of the
+    tables whose gradient MindSpore makes sparse (``common/sparse_rows.py``) and takes the
+    dense step elsewhere, as MindSpore does; ``use_offload`` (the step on the host) is the
+    dense step."""
 
     def __init__(self, params: Any, learning_rate: Any = 1e-3, beta1: float = 0.9,
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
@@ -91,6 +124,12 @@ class Adam(Optimizer):
         self.beta1_power = Parameter(Tensor(np.float32(1.0)), name="beta1_power")
         self.beta2_power = Parameter(Tensor(np.float32(1.0)), name="beta2_power")
 
+    @property
+    def sparse_rows(self) -> tuple[bool, ...]:
+        """Which Parameters MindSpore gives a sparse gradient (read when a step is built:
+        ``SparseGatherV2`` marks its table when the network runs)."""
+        return tuple(is_sparse_table(p) for p in self.parameters)
+
     def construct(self, gradients: Any) -> Any:
         grads = self.prepared(gradients)
         lr = self.get_lr()
@@ -103,6 +142,11 @@ class Adam(Optimizer):
             update = partial(_amsgrad_update, self.beta1, self.beta2, self.eps, b1, b2)
             return self.map_update(update, lr, self.parameters, self.moment1, self.moment2,
                                    self.vhat, grads)
+        if self.use_lazy:
+            update = partial(_lazy_adam_update, self.beta1, self.beta2, self.eps,
+                             self.use_nesterov, b1, b2)
+            return self.map_update(update, lr, self.parameters, self.moment1, self.moment2,
+                                   grads, self.sparse_rows)
         update = partial(_adam_update, self.beta1, self.beta2, self.eps, self.use_nesterov,
                          b1, b2)
         return self.map_update(update, lr, self.parameters, self.moment1, self.moment2, grads)
@@ -117,7 +161,7 @@ class LazyAdam(Adam):
                  beta2: float = 0.999, eps: float = 1e-8, use_locking: bool = False,
                  use_nesterov: bool = False, weight_decay: Any = 0.0, loss_scale: float = 1.0):
         super().__init__(params, learning_rate, beta1, beta2, eps, use_locking, use_nesterov,
-                         weight_decay, loss_scale)
+                         weight_decay, loss_scale, use_lazy=True)
 
 
 class AdamOffload(Adam):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from msc.common.sparse_rows import mark_sparse_table
 from msc.common.tensor import SymTensor, Tensor
 from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
@@ -132,6 +133,13 @@ def _fill_v2(self: Any, shape: Any, value: Any) -> Any:
                                   not isinstance(shape, SymTensor) else shape))
     return F.broadcast_to(value, dims) if isinstance(value, Tensor) else \
         F.full(dims, value)
+
+
+def _sparse_gather(params: Any, indices: Any, axis: Any) -> Any:
+    """``Gather``, whose table's gradient MindSpore makes a RowTensor (lazy optimizers
+    update only its touched rows)."""
+    mark_sparse_table(params)
+    return F.gather(params, indices, axis)
 
 
 def _sparse_to_dense(self: Any, indices: Any, values: Any, sparse_shape: Any) -> Any:
@@ -474,7 +482,7 @@ _MORE = {
                       (("max_length", 1), ("pad", -1), ("dtype", dtypes.int32))),
     "SparseToDense": _prim("SparseToDense", _sparse_to_dense),
     "SparseGatherV2": _prim("SparseGatherV2", lambda self, input_params, input_indices, axis:
-                            F.gather(input_params, input_indices, axis)),
+                            _sparse_gather(input_params, input_indices, axis)),
     "DynamicShape": _prim("DynamicShape", lambda self, x: Q.dyn_shape(x), (("dtype", 9),)),
     "TensorToTuple": _prim("TensorToTuple", lambda self, x: tuple(
         v.item() for v in x.asnumpy().reshape(-1)) if not isinstance(x, SymTensor) else

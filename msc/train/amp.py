@@ -140,7 +140,7 @@ def _white_cells() -> tuple[type, ...]:
     from msc import nn
 
     return (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose,
-            nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell)  # (no Conv3dTranspose in msc)
+            nn.Conv3dTranspose, nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell)
 
 
 def _white_prims() -> dict[type, tuple[Any, ...]]:

@@ -183,3 +183,27 @@ POLICIES += [
         "takes windows [floor(i*n/out), ceil((i+1)*n/out)) as its 2-d and 3-d forms do",
         _adaptive_avg_1d)),
 ]
+
+
+def _conv2d_pads(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    from tests.oracle import references
+
+    s, d, g = (int(v) for v in re.search(r",s=(\d),d=(\d),g=(\d)", case.id).groups())
+    return numpy_reference(lambda x, w, *b: references.conv2d(x, w, s, (0, 1, 2, 1), d, g)
+                           + (b[0][:, None, None] if b else 0))(case, inputs, got)
+
+
+def _conv_transpose2d(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    from tests.oracle import references
+
+    s, p, op, d = (int(v) for v in re.search(r"s=(\d),p=(\d),op=(\d),d=(\d)", case.id).groups())
+    return numpy_reference(lambda x, w: references.conv_transpose2d(x, w, s, p, op, d))(
+        case, inputs, got)
+
+
+POLICIES += [
+    (r"ops\.conv2d\(pad,p=\(0, 1, 2, 1\),.*", _p(
+        Why.ACCEPTED, "error", "MindSpore's ops.conv2d takes 2 paddings; msc also takes "
+        "(top, bottom, left, right), as nn.Conv2d and P.Conv2D do", _conv2d_pads)),
+    (r"ops\.conv_transpose2d\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _conv_transpose2d)),
+]

@@ -206,8 +206,30 @@ class Conv1dTranspose(Conv2dTranspose):
                  pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
                  dtype: dtypes.DType = dtypes.float32):
+        if weight_init is not None and getattr(weight_init, "ndim", 4) == 3:
+            weight_init = F.expand_dims(weight_init, 2)  # MindSpore takes (in, out, k)
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding, 0,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
 
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose"]
+class Conv3dTranspose(Conv2dTranspose):
+    """The transposed 3-D convolution of (N, C, D, H, W) input; the weight is
+    (in, out/group, kd, kh, kw)."""
+
+    nd = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
+                 output_padding: Any = 0, has_bias: bool = False, weight_init: Any = None,
+                 bias_init: Any = None, data_format: str = "NCDHW",
+                 dtype: dtypes.DType = dtypes.float32):
+        if data_format != "NCDHW":
+            raise GraphValueError(f"For '{type(self).__name__}', only the 'NCDHW' data format "
+                                  f"is supported, but got {data_format!r}.", user_loc())
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         output_padding, dilation, group, has_bias, weight_init, bias_init,
+                         dtype)
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose",
+           "Conv3dTranspose"]

@@ -506,11 +506,10 @@ def _view(e: Expr) -> bool:
 
 
 def _number(e: Expr) -> bool:
-    """A number literal, ``np.inf`` or their negation."""
+    """A number literal (an infinity too) or its negation."""
     if isinstance(e, Neg):
         e = e.x
-    return isinstance(e, Lit) and type(e.value) in (int, float) and e.dtype is None or \
-        isinstance(e, Name) and e.name == "np.inf"
+    return isinstance(e, Lit) and type(e.value) in (int, float) and e.dtype is None
 
 
 def _sliced(e: Expr) -> bool:

@@ -55,11 +55,11 @@ from msc.ir.primitives.emitting import dtype_ref
 
 def literal(value: Any, dt: Any = None) -> str:
     """A Python scalar as source, typed to the msc dtype ``dt`` so numpy and Numba keep
-    the dtype (None: a plain Python literal)."""
+    the dtype (None: a plain Python literal). Infinities and NaN are numpy's constants,
+    which Numba reads as constants too."""
     text = repr(bool(value)) if isinstance(value, (bool, np.bool_)) else repr(value)
-    if isinstance(value, (float, np.floating)) and \
-            (value != value or value in (float("inf"), float("-inf"))):
-        text = f"float({str(value)!r})"
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        text = "np.nan" if value != value else "np.inf" if value > 0 else "(-np.inf)"
     return f"{dtype_ref(dt)}({text})" if dt is not None else text
 
 

@@ -7,6 +7,7 @@ user's line."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 import numpy as np
@@ -162,7 +163,7 @@ def test_kept_window_literals_stay_and_border_fills_run_in_the_driver():
 
     whole = Slice()
     body = (Assign(v("b"), empty((1, 2, 7, 7), f32)),
-            Store(v("b")[whole, whole, Slice(Lit(6), Lit(7)), whole], -v("np.inf")),
+            Store(v("b")[whole, whole, Slice(Lit(6), Lit(7)), whole], -Lit(math.inf)),
             Store(v("b")[whole, whole, Slice(Lit(0), Lit(6)), Slice(Lit(0), Lit(6))], v("x")),
             Assign(v("y"), empty((1, 2, 3, 3), f32)),
             Loop("i", Lit(3), (Loop("k", kept(3), (Store(

@@ -265,7 +265,7 @@ def _emit_logsumexp(a: list[Expr], node: Any) -> Expr:
     return Helper("_rt_logsumexp", (a[0], shape_of(axes), Lit(node.attr["keep_dims"])))
 
 
-_INF = Name("np.inf")  # numpy's infinity, as the kernels spell it
+_INF = Lit(math.inf)  # infinity (each renderer spells it)
 
 
 def _loops_logsumexp(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:

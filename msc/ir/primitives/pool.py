@@ -20,6 +20,7 @@ as arguments and a bounds check per tap. Each window shape is a kernel of its ow
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
@@ -131,7 +132,7 @@ def _emit_pool_grad_grad(a: list[Expr], node: Any) -> Expr:
 
 # --- code generation: numba (loop nests) ---------------------------------------------------
 
-_NEG_INF = -Name("np.inf")  # numpy's -infinity, as the kernels spell it
+_NEG_INF = -Lit(math.inf)  # -infinity (each renderer spells it)
 
 
 def _kept(v: int) -> Expr:

@@ -40,19 +40,27 @@ class _Want:
     aux: bool = False
     sens: bool = False
     ids: bool = False  # each gradient paired with its position or its weight's name
+    one_bare: bool = False  # ``ms.grad``'s: one gradient of a tuple of positions is bare
 
-    def shape(self, d_inputs: tuple[Any, ...], d_weights: tuple[Any, ...],
-              value: Any) -> Any:
+    def shape(self, d_inputs: tuple[Any, ...], d_weights: tuple[Any, ...], value: Any,
+              where: tuple[int | None, ...] | None = None) -> Any:
+        """``where[i]``: the index in ``d_inputs`` of argument ``i``'s gradient, None for
+        an argument that is no tensor (a tuple, a number): as in MindSpore, positions
+        count every argument and such a one has no gradient."""
+        where = tuple(range(len(d_inputs))) if where is None else where
         if self.positions == "all":
             picked: Any = d_inputs
         elif self.positions == "first":
-            picked = d_inputs[0] if d_inputs else ()
+            first = where[0] if where else None
+            picked = d_inputs[first] if first is not None else ()
         elif isinstance(self.positions, int):
-            picked = self._pick(d_inputs, self.positions)
+            got = self._pick(d_inputs, where, self.positions)
+            picked = got[0] if got else ()
         elif self.positions is None:
             picked = None
-        else:
-            picked = tuple(self._pick(d_inputs, p) for p in self.positions)
+        else:  # a tuple (MindSpore 2.10's ms.grad: () without gradients, one bare)
+            picked = tuple(g for p in self.positions for g in self._pick(d_inputs, where, p))
+            picked = picked[0] if len(picked) == 1 and self.one_bare else picked
         result = picked
         if self.weights is not None:
             grads = tuple((w.name, g) if self.ids else g
@@ -65,10 +73,15 @@ class _Want:
             return result, tuple(value[1:])
         return result
 
-    def _pick(self, grads: tuple[Any, ...], position: int) -> Any:
-        if position >= len(grads):
+    def _pick(self, grads: tuple[Any, ...], where: tuple[int | None, ...],
+              position: int) -> tuple[Any, ...]:
+        """The gradient of argument ``position`` (with its position for ``ids``), or none."""
+        if position >= len(where):
             raise GraphIndexError(f"Position index {position} is exceed input size.")
-        return (position, grads[position]) if self.ids else grads[position]
+        at = where[position]
+        if at is None:
+            return ()
+        return ((position, grads[at]) if self.ids else grads[at],)
 
 
 class _Traced:
@@ -163,7 +176,11 @@ class _Differentiated(_Traced):
         by_param = dict(zip((id(w) for w in weights), d_weights))
         asked = tuple(by_param[id(p)] if id(p) in by_param else _zeros_like(p)
                       for p in self.want.weights or ())
-        return self.want.shape(tuple(d_inputs)[:len(tensors)], asked, value)
+        where, k = [], 0
+        for a in args:
+            where.append(k if _is_input(a) else None)
+            k += _is_input(a)
+        return self.want.shape(tuple(d_inputs)[:len(tensors)], asked, value, tuple(where))
 
 
 def _is_input(a: Any) -> bool:
@@ -277,7 +294,7 @@ def _want(grad_position: Any, weights: Any, has_aux: bool, value: bool, ids: boo
         raise GraphValueError("grad_position must be >= 0.")
     params, single = _weights(weights)
     return _Want(grad_position, params, single, value=value, aux=has_aux, sens=sens,
-                 ids=ids)
+                 ids=ids, one_bare=True)
 
 
 # --- vjp, jvp and Jacobians --------------------------------------------------------------

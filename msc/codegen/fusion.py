@@ -93,6 +93,7 @@ class FusedLoops:
     here: dict[Var, int]  # the values defined in the graph or region being lowered: where
     slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)
     weight_of: dict[Var, Var]  # a weight, or a Load of it -> the weight
+    device: Any  # a device target's hooks (lower.Device), or None
 
     def name_of(self, v: Value) -> str:
         raise NotImplementedError
@@ -117,6 +118,8 @@ class FusedLoops:
 
     def lowering(self, node_or_op: Node | Primitive) -> Elementwise:
         op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
+        if self.device is not None:
+            return self.device.lowering(op)  # type: ignore[no-any-return]
         lowering = op.lowering[self.target.lowering]
         assert isinstance(lowering, Elementwise)
         return lowering
@@ -199,7 +202,11 @@ class FusedLoops:
     def flush(self, before: Node | None = None) -> None:
         """Emit the pending elementwise group as one loop nest (numba target); ``before``
         is the node that ends the group, emitted right after the loop. The group set
-        aside comes first: it reads nothing the group computes."""
+        aside comes first: it reads nothing the group computes. A device target places
+        the group itself."""
+        if self.device is not None:
+            self.device.flush(before)
+            return
         if self.aside:
             self.flush_aside()
         group, self.group = self.group, []

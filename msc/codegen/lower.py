@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -58,6 +58,7 @@ from msc.ir.primitives.base import (
     Effect,
     Elementwise,
     LoopNest,
+    Primitive,
     Statements,
 )
 from msc.ir.rewrite import callee, callees_first, regions, tuple_parts, walk
@@ -94,11 +95,44 @@ class Shared:
         return self.consts[c]
 
 
+class Device(Protocol):
+    """What a device target (``Target.device``) decides in place of the host lowering:
+    where each node runs, and how its driver passes values. A ``Lowerer`` built with one
+    asks it first; ``cuda/lower.py``'s ``DeviceNodes`` is the cuda target's."""
+
+    def node(self, node: Node) -> None:
+        """Lower ``node``: a device kernel, a device-library call, or host code."""
+
+    def flush(self, before: Node | None) -> None:
+        """Emit the pending elementwise group (``Lowerer.group``)."""
+
+    def lowering(self, op: Primitive) -> Elementwise:
+        """The elementwise record of ``op`` the device kernels compute."""
+
+    def arena_params(self) -> list[str]:
+        """The entry's weight parameters."""
+
+    def truth(self, name: str) -> Expr:
+        """A tensor condition as a Python bool, on the host."""
+
+    def copied(self, e: Expr, v: Value) -> Expr:
+        """A loop-carried value's own copy."""
+
+    def contiguous(self, graph: Graph, v: Value) -> Expr:
+        """A region's result, laid out alike in every branch."""
+
+    def aliases_param(self, v: Value) -> bool:
+        """Whether a result may share memory with an argument (then ``run`` copies it)."""
+
+
 class Lowerer(LaneLoops, FusedLoops, HalfNodes):
     """One graph to one kernel function; ``entry`` says whether it is the module's entry
-    (whose results ``run`` unpacks) or a shared graph called from other kernels."""
+    (whose results ``run`` unpacks) or a shared graph called from other kernels.
+    ``device``: a device target's hooks (``Device``), made from the lowerer; None on a
+    host target."""
 
-    def __init__(self, graph: Graph, target: Target, shared: Shared, entry: bool = True):
+    def __init__(self, graph: Graph, target: Target, shared: Shared, entry: bool = True,
+                 device: Callable[[Lowerer], Device] | None = None):
         self.graph = graph
         self.target = target
         self.shared = shared
@@ -135,6 +169,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         # the entry's large results computed into buffers ``run`` passes: name, shape, dtype
         self.pooled: list[tuple[str, tuple[int, ...], str]] = []
         self.output_leaves = _output_leaves(graph) if entry else set()
+        self.device = device(self) if device is not None else None
 
     # --- operands -------------------------------------------------------------------
 
@@ -228,6 +263,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
 
     def arena_params(self) -> list[str]:
         """The entry's weight arguments: a buffer and its offsets per arena."""
+        if self.device is not None:
+            return self.device.arena_params()
         dtypes, slots = arena_layout(self.graph)
         for w, (k, j) in zip(self.graph.weights, slots):
             self.slots[w] = (k, j)
@@ -286,6 +323,9 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         return self.shared.needs[self.graph.name]
 
     def node(self, node: Node) -> None:
+        if self.device is not None:
+            self.device.node(node)
+            return
         lowering = node.op.lowering[self.target.lowering]
         if self.target.fuses and isinstance(lowering, Elementwise) and \
                 isinstance(node.out.type, TensorType):
@@ -387,11 +427,15 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
 
     def truth(self, name: str) -> Expr:
         """A tensor condition as a Python bool."""
+        if self.device is not None:
+            return self.device.truth(name)
         return Call(Fn.METHOD_ITEM, (Name(name),))
 
     def copied(self, e: Expr, v: Value) -> Expr:
         """A loop-carried value's own copy (the state token's placeholder needs none, and a
         weight closure conversion made a carried value must stay the weight itself)."""
+        if self.device is not None:
+            return self.device.copied(e, v)
         return e if isinstance(v.type, (MonadType, RefType)) else Call(Fn.METHOD_COPY, (e,))
 
     def region(self, graph: Graph, out: str,
@@ -416,6 +460,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         return tuple(inner)
 
     def contiguous(self, graph: Graph, v: Value) -> Expr:
+        if self.device is not None:
+            return self.device.contiguous(graph, v)
         parts = tuple_parts(graph.nodes, v)
         if parts is not None:
             return Tuple(tuple(self.contiguous(graph, x) for x in parts))
@@ -486,6 +532,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
     def aliases_param(self, v: Value) -> bool:
         """Whether ``v`` may share memory with a constant, input or weight (views), or is
         a broadcast view (read-only, with repeated elements): results own their memory."""
+        if self.device is not None:
+            return self.device.aliases_param(v)
         while isinstance(v, Var):
             if v in self.graph.params:
                 return True

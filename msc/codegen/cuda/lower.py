@@ -45,7 +45,15 @@ from msc.ir.kernel import (
 )
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.primitives.base import Alias, ArrayExpr, Builtin, Elementwise, LoopNest, Statements
+from msc.ir.primitives.base import (
+    Alias,
+    ArrayExpr,
+    Builtin,
+    Elementwise,
+    LoopNest,
+    Primitive,
+    Statements,
+)
 from msc.ir.primitives.emitting import index
 from msc.ir.rewrite import callees_first, walk
 from msc.ir.types import MonadType, RefType, ScalarType, TensorType, tensor_of
@@ -82,17 +90,21 @@ def _has_half(node: Node) -> bool:
                for v in (*node.inputs, node.out))
 
 
-class CudaLowerer(Lowerer):
-    """One graph to one host driver; the kernels it launches go to ``shared.device``."""
+class DeviceNodes:
+    """Where the cuda target computes each node of one graph (the generic lowerer's
+    ``Device`` hooks): generated kernels, device-library calls or host code; the driver's
+    own code is the generic lowerer's (``lowerer``). The kernels it launches go to
+    ``shared.device``."""
 
-    shared: CudaShared
+    def __init__(self, lowerer: Lowerer):
+        self.lowerer = lowerer
+        self.shared: CudaShared = lowerer.shared  # type: ignore[assignment]
 
     # --- what runs where ----------------------------------------------------------------
 
-    def lowering(self, node_or_op: Any) -> Elementwise:
+    def lowering(self, op: Primitive) -> Elementwise:
         """The numba target's elementwise record (its compute dtype and kept operands are
         the python target's too)."""
-        op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
         lowering = op.lowering["numba"]
         assert isinstance(lowering, Elementwise)
         return lowering
@@ -108,51 +120,46 @@ class CudaLowerer(Lowerer):
                                                   isinstance(v.type, ScalarType)):
                 return None  # a scalar computed at run time, a tuple: host code
         return device_template(node.op, lowering, node.attr,
-                               self.compute_dtype(node, lowering))
-
-    def expr(self, node: Node, operands: list[Expr], scalar: bool) -> Expr:
-        """Kernel code (``scalar``) or the python target's array code (on the host)."""
-        if not scalar:
-            return super().expr(node, operands, scalar)
-        template = self.kernel_template(node)
-        assert template is not None
-        return substitute(template, operands)
+                               self.lowerer.compute_dtype(node, lowering))
 
     def node(self, node: Node) -> None:
+        lw = self.lowerer
         if self.kernel_template(node) is not None:
-            if self.group and self.group[0].out.type.shape != node.out.type.shape:  # type: ignore
-                self.flush()
-            self.group.append(node)
+            if lw.group and lw.group[0].out.type.shape != node.out.type.shape:  # type: ignore
+                lw.flush()
+            lw.group.append(node)
             return
         python = node.op.lowering["python"]
         if not (isinstance(python, Alias) or node.op in KEEPS_GROUP) or \
-                any(v is n.out for n in self.group for v in node.inputs):
-            self.flush(node)
+                any(v is n.out for n in lw.group for v in node.inputs):
+            lw.flush(node)
         if isinstance(python, Alias):
-            self.env[node.out] = self.name_of(node.inputs[python.input])
+            lw.env[node.out] = lw.name_of(node.inputs[python.input])
         elif node.op is Op.If:
-            self.branch(node)
+            lw.branch(node)
         elif node.op is Op.While:
-            self.loop(node)
-        elif node.op is Op.MakeTuple and self.entry and self.users.get(node.out) == [None]:
+            lw.loop(node)
+        elif node.op is Op.MakeTuple and lw.entry and lw.users.get(node.out) == [None]:
             pass  # only the output uses it: ``run`` rebuilds the structure itself
         elif isinstance(python, Builtin):
-            out = self.env[node.out] = self.ns.fresh("v")
-            self.assign(out, self.array_expr(node), node)
+            out = lw.env[node.out] = lw.ns.fresh("v")
+            lw.assign(out, lw.array_expr(node), node)
         else:
             self.device_or_host(node)
 
     def device_or_host(self, node: Node) -> None:
-        out = self.env[node.out] = self.ns.fresh("v")
-        args = [self.name_of(v) for v in node.inputs]
+        lw = self.lowerer
+        out = lw.env[node.out] = lw.ns.fresh("v")
+        args = [lw.name_of(v) for v in node.inputs]
         call = None if _has_half(node) else device_call(node, [Name(a) for a in args])
         if call is not None:
-            self.assign(out, call, node)
+            lw.assign(out, call, node)
         elif not (node.op.writes and self.write_kernel(node, args, out)):
             self.on_host(node, args, out)
 
     def on_host(self, node: Node, args: list[str], out: str) -> None:
         """Copy the operands to the host, run the python target's code, copy back."""
+        lw = self.lowerer
         self.shared.host_ops.add(node.op.name)
         lowering = node.op.lowering["python"]
         if isinstance(lowering, LoopNest):
@@ -161,49 +168,52 @@ class CudaLowerer(Lowerer):
         for v, a in zip(node.inputs, args):
             if isinstance(v, Var) and not isinstance(v.type, MonadType) or \
                     isinstance(v, Const) and isinstance(v.value, (np.ndarray, tuple)):
-                h = self.ns.fresh("h")
-                self.assign(h, Helper("_rt_cuda_host", (self.value_of(v),)))
+                h = lw.ns.fresh("h")
+                lw.assign(h, Helper("_rt_cuda_host", (lw.value_of(v),)))
                 hosts.append(Name(h))
             else:
-                hosts.append(self.value_of(v))
+                hosts.append(lw.value_of(v))
         if isinstance(lowering, Statements):
             lines = lowering.emit(hosts, node, out)
-            self.body += located(lines, node.loc)
+            lw.body += located(lines, node.loc)
             if node.op.writes:  # the host copy of the weight was written: store it back
-                self.assign(out, Helper("_rt_cuda_store", (Name(args[0]), hosts[0])))
+                lw.assign(out, Helper("_rt_cuda_store", (Name(args[0]), hosts[0])))
             return
         if isinstance(lowering, Elementwise):
-            value = self.elementwise_array(node, hosts, lowering)
+            value = lw.elementwise_array(node, hosts, lowering)
         else:
             assert isinstance(lowering, ArrayExpr), (node.op, lowering)
             value = lowering.emit(hosts, node)
-        self.assign(out, Helper("_rt_cuda_dev", (value,)), node)
+        lw.assign(out, Helper("_rt_cuda_dev", (value,)), node)
 
     # --- generated kernels --------------------------------------------------------------
 
     def flush(self, before: Node | None = None) -> None:
         """Emit the pending elementwise group as one kernel and its launch."""
-        group, self.group = self.group, []
+        lw = self.lowerer
+        group, lw.group = lw.group, []
         if not group:
             return
         members = {n.out for n in group}
         shape = group[0].out.type.shape  # type: ignore[union-attr]
-        outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
-                or n.out in self.users.get(None, ())]
+        outs = [n for n in group if any(u not in members for u in lw.users.get(n.out, ()))
+                or n.out in lw.users.get(None, ())]
         kernel = _KernelWriter(shape)
         scalars: dict[Value, tuple[Expr, DType | None]] = {}
         for n in group:
-            loaded = [scalars.get(v) or kernel.load(v, self.name_of) for v in n.inputs]
+            loaded = [scalars.get(v) or kernel.load(v, lw.name_of) for v in n.inputs]
             for v, s in zip(n.inputs, loaded):
                 scalars.setdefault(v, s)
             dt = n.out.type.dtype  # type: ignore[union-attr]
-            e = Cast(dt, self.expr(n, self.operands(n, loaded, True), True))
+            template = self.kernel_template(n)
+            assert template is not None
+            e = Cast(dt, substitute(template, lw.operands(n, loaded, True)))
             t = kernel.fresh("t")
             kernel.body.append(f"{t} = {render_device(e)}{loc_comment(n)}")
             scalars[n.out] = (Name(t), dt)
             if n in outs:
-                out = self.env[n.out] = self.ns.fresh("v")
-                self.assign(out, Helper("_rt_cuda_empty", (shape_of(shape), DTypeRef(dt))), n)
+                out = lw.env[n.out] = lw.ns.fresh("v")
+                lw.assign(out, Helper("_rt_cuda_empty", (shape_of(shape), DTypeRef(dt))), n)
                 kernel.store(out, TensorType(dt, shape), t)
         self.launch(kernel, group[0])
 
@@ -215,13 +225,13 @@ class CudaLowerer(Lowerer):
         if t is None or vt is None or _has_half(node) or not isinstance(value, Var):
             return False
         kernel = _KernelWriter(t.shape)
-        new, _ = kernel.load(value, self.name_of)
+        new, _ = kernel.load(value, self.lowerer.name_of)
         if node.op.update is not None:
-            old, _ = kernel.load(ref, self.name_of)
+            old, _ = kernel.load(ref, self.lowerer.name_of)
             new = substitute(self.lowering(node.op.update).expr, [old, new])
         kernel.store(args[0], t, render_device(Cast(t.dtype, new)))
         self.launch(kernel, node)
-        self.assign(out, Name(args[0]))
+        self.lowerer.assign(out, Name(args[0]))
         return True
 
     def launch(self, kernel: _KernelWriter, node: Node) -> None:
@@ -230,15 +240,15 @@ class CudaLowerer(Lowerer):
         size = int(np.prod(kernel.shape))
         if size:
             config = (Helper("_rt_cuda_blocks", (Lit(size),)), Name("_rt_cuda_THREADS"))
-            self.body.append(Eval(Launch(name, config, tuple(Name(a) for a in kernel.args)),
-                                  loc=node.loc))
+            args = tuple(Name(a) for a in kernel.args)
+            self.lowerer.body.append(Eval(Launch(name, config, args), loc=node.loc))
 
     # --- the host driver's own code -----------------------------------------------------
 
     def arena_params(self) -> list[str]:
         """The entry takes each weight on the device as an argument of its own (``run``
         takes them from the in-process weight arenas; ``forward`` keeps them resident)."""
-        return [self.env[w] for w in self.graph.weights]
+        return [self.lowerer.env[w] for w in self.lowerer.graph.weights]
 
     def truth(self, name: str) -> Expr:
         return Helper("_rt_cuda_item", (Name(name),))
@@ -249,7 +259,7 @@ class CudaLowerer(Lowerer):
         return Helper("_rt_cuda_copy", (e,))
 
     def contiguous(self, graph: Graph, v: Value) -> Expr:
-        return self.value_of(v)  # every device array the driver makes is C-contiguous
+        return self.lowerer.value_of(v)  # every device array the driver makes is contiguous
 
     def aliases_param(self, v: Value) -> bool:
         return False  # the driver copies every result it returns (to the host or not)
@@ -321,8 +331,9 @@ def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModu
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
-    callees = tuple(CudaLowerer(g, target, shared, entry=False).lower()[0] for g in order)
-    kernel, output = CudaLowerer(graph, target, shared).lower()
+    callees = tuple(Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()[0]
+                    for g in order)
+    kernel, output = Lowerer(graph, target, shared, device=DeviceNodes).lower()
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \

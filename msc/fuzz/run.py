@@ -318,6 +318,8 @@ arrays = {}
 def walk(v):
     if isinstance(v, tuple):
         return [walk(x) for x in v]
+    if v is None:
+        return None
     key = f"o{len(arrays)}"
     arrays[key] = np.asarray(v)
     if arrays[key].dtype.hasobject:
@@ -370,6 +372,8 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
         return Outcome("raised", error=f"{kind}: {report['message']}", phase="run")
     with np.load(folder / "outputs.npz") as f:
         def build(node: Any) -> Any:
+            if node is None:
+                return None
             if isinstance(node, list) and len(node) == 2 and isinstance(node[0], str):
                 return Leaf(f[node[0]], tensor=bool(node[1]))
             return tuple(build(x) for x in node)

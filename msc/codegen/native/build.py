@@ -23,7 +23,7 @@ import numpy as np
 
 from msc._atomic import write_atomic
 from msc.codegen.lower import Lowerer, Shared
-from msc.codegen.native.cgen import View, c_strides, ctype, render_function
+from msc.codegen.native.cgen import View, c_strides, ctype, render_function, storage
 from msc.codegen.targets import NATIVE
 from msc.errors import ExportError
 from msc.ir.nodes import Module
@@ -81,16 +81,19 @@ def lower_native(module: Module) -> NativeProgram:
 
     env: dict[str, Any] = {}
     decls: list[str] = []
+
+    def bind(base: str, source: str, dt: np.dtype, shape: tuple[int, ...]) -> View:
+        held = storage(dt)  # (float16 as its bits)
+        decls.append(f"{ctype(held)} *const {base} = ({ctype(held)} *){source};")
+        return View(base, held, tuple(shape), c_strides(shape))
+
     inputs = []
     for i, p in enumerate(graph.inputs):
         t = tensor_of(p.type)
         if t is None or isinstance(p.type, RefType):
             raise ExportError(f"the native target takes tensors as inputs; input {i} is {p.type}")
-        dt = t.dtype.np
-        inputs.append(TensorSpec(p.hint or f"input{i}", dt, t.shape))
-        base = f"in{i}"
-        decls.append(f"{ctype(dt)} *const {base} = ({ctype(dt)} *){('in')}[{i}];")
-        env[lowerer.env[p]] = View(base, dt, t.shape, c_strides(t.shape))
+        inputs.append(TensorSpec(p.hint or f"input{i}", t.dtype.np, t.shape))
+        env[lowerer.env[p]] = bind(f"in{i}", f"in[{i}]", t.dtype.np, t.shape)
     weights = []  # in graph.weights' order, which is build.weights'
     sizes = [0] * len(lowerer.arenas)
     starts: list[list[int]] = [[] for _ in lowerer.arenas]
@@ -104,18 +107,15 @@ def lower_native(module: Module) -> NativeProgram:
         sizes[k] += -(-t.size * dt.itemsize // ALIGN) * ALIGN // dt.itemsize
     arenas = list(zip(dtypes, sizes))
     for k, (buffer, offsets) in enumerate(lowerer.arenas):
-        base = f"w{k}"
-        decls.append(f"{ctype(dtypes[k])} *const {base} = ({ctype(dtypes[k])} *)blocks[{k}];")
-        env[buffer] = View(base, dtypes[k], (sizes[k],), (1,))
+        env[buffer] = bind(f"w{k}", f"blocks[{k}]", dtypes[k], (sizes[k],))
         env[offsets] = tuple(starts[k])
     for i, (c, name) in enumerate(shared.consts.items()):
-        a = c.value
-        base = f"k{i}"
-        decls.append(f"{ctype(a.dtype)} *const {base} = ({ctype(a.dtype)} *)"
-                     f"blocks[{len(arenas) + i}];")
-        env[name] = View(base, a.dtype, a.shape, c_strides(a.shape))
+        env[name] = bind(f"k{i}", f"blocks[{len(arenas) + i}]", c.value.dtype, c.value.shape)
     function = render_function(kernel.body, env, leaves)
-    outputs = tuple(TensorSpec(f"output{k}", dt, shape) for k, (dt, shape) in enumerate(function.outputs))
+    types = lowerer.value_types()
+    outputs = tuple(TensorSpec(f"output{k}", tensor_of(types[leaf]).dtype.np  # type: ignore
+                               if leaf in types and tensor_of(types[leaf]) else dt, shape)
+                    for k, (leaf, (dt, shape)) in enumerate(zip(leaves, function.outputs)))
     body = "\n".join(["int msc_forward(char *const *blocks, char *ws, void *const *in, "
                       "void *const *out) {", "    (void)blocks; (void)ws; (void)in; (void)out;"]
                      + ["    " + d for d in decls + function.decls] + function.lines

@@ -140,6 +140,12 @@ def _np(dtype: Any) -> np.dtype:
     return dtype.np if hasattr(dtype, "np") else np.dtype(dtype)
 
 
+def storage(dt: np.dtype) -> np.dtype:
+    """The dtype an array's elements are held as: float16 as its bits (``Float16.BITS``,
+    as on the numba target, whose lowerings convert them with the ``_rt_f16_*`` helpers)."""
+    return np.dtype("uint16") if np.dtype(dt) == np.float16 else np.dtype(dt)
+
+
 # Python's floor division and remainder and friends, by C helper (msc_native.h)
 _UNARY_F = {K.Fn.ABS: "fabs", K.Fn.SQRT: "sqrt", K.Fn.EXP: "exp", K.Fn.EXP2: "exp2",
             K.Fn.EXPM1: "expm1", K.Fn.LOG: "log", K.Fn.LOG2: "log2", K.Fn.LOG10: "log10",
@@ -156,6 +162,10 @@ SCALAR_HELPERS = {"_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", 
                   "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
                   "_rt_erfc64": ("msc_erfc64", F64), "_rt_gelu_none64": ("msc_gelu_none64", F64),
                   "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64), "_rt_erfinv": ("msc_erfinv", F64)}
+#: float16 helpers of one scalar (bits as int64, values as double): C function, result
+FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", np.dtype(np.float32)),
+                   "_rt_f32_to_f16": ("msc_f32_to_f16", np.dtype(np.uint16)),
+                   "_rt_f16_round": ("msc_f16_round", np.dtype(np.float32))}
 _CMP = {K.CompareOp.EQ: "==", K.CompareOp.NE: "!=", K.CompareOp.LT: "<", K.CompareOp.LE: "<=",
         K.CompareOp.GT: ">", K.CompareOp.GE: ">="}
 
@@ -312,7 +322,9 @@ class Renderer:
         if not isinstance(target, K.Name):
             raise InternalCompilerError(f"assignment to {K.show(target)}", self.loc)
         name = target.name
-        self.env[name] = self.bind(name, value) if name in self.dynamic else value
+        # a scalar is held in a variable: what it read must not change with later stores
+        fixed = name in self.dynamic or isinstance(value, Scalar)
+        self.env[name] = self.bind(name, value) if fixed else value
 
     def bind(self, name: str, value: Any) -> Any:
         """``value`` held in C variables named after ``name`` (a name assigned in several
@@ -373,7 +385,49 @@ class Renderer:
         result = self.binary(s.op, elem, value)
         self.put(f"{elem.code} = {_cast(result, array.dtype)};")
 
+    def elementwise(self, out: View, x: View, fn: Any) -> None:
+        """``out[i] = fn(x[i])`` over every element."""
+        idx = [self.fresh("i") for _ in out.shape]
+        for i, n in zip(idx, out.shape):
+            self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
+            self.depth += 1
+        self.put(f"{out.element(idx)} = {fn(Scalar(x.element(idx), x.dtype)).code};")
+        for _ in out.shape:
+            self.depth -= 1
+            self.put("}")
+
+    def cumsum(self, x: View, axis: int, exclusive: bool, reverse: bool) -> View:
+        """Running sums along ``axis`` in ``x``'s dtype (the runtime's ``_rt_cumsum``)."""
+        out = self.allocate(x.shape, x.dtype)
+        idx = [self.fresh("i") for _ in x.shape]
+        for d, (i, n) in enumerate(zip(idx, x.shape)):
+            if d != axis:
+                self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
+                self.depth += 1
+        total, step = self.fresh("total"), idx[axis]
+        n = x.shape[axis]
+        self.put(f"{ctype(x.dtype)} {total} = 0;")
+        at = f"{n - 1} - {step}" if reverse else step
+        self.put(f"for (int64_t {step}_ = 0; {step}_ < {n}; {step}_++) {{")
+        self.put(f"    int64_t {step} = {at.replace(step, step + '_')};")
+        src, dst = x.element(idx), out.element(idx)
+        body = [f"{dst} = {total};", f"{total} += {src};"] if exclusive else \
+            [f"{total} += {src};", f"{dst} = {total};"]
+        for line in body:
+            self.put("    " + line)
+        self.put("}")
+        for d in range(len(x.shape)):
+            if d != axis:
+                self.depth -= 1
+                self.put("}")
+        return out
+
     def evaluate(self, e: K.Expr) -> None:
+        if isinstance(e, K.Helper) and e.name == "_rt_f16_narrow_into":
+            x, out = (self.use(self.value(a)) for a in e.args)
+            self.elementwise(out, broadcast(x, out.shape, self.loc),
+                             lambda v: Scalar(f"msc_f32_to_f16({_cast(v, F64)})", out.dtype))
+            return
         if isinstance(e, K.Helper) and e.name == "_rt_matmul_into":
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
             self.gemm(a, b, out, float(self.static(beta)))
@@ -467,7 +521,7 @@ class Renderer:
         if isinstance(e, K.Tuple):
             return tuple(self.value(x) for x in e.items)
         if isinstance(e, K.DTypeRef):
-            return _np(e.dtype)
+            return storage(_np(e.dtype))
         if isinstance(e, K.Load):
             base = self.value(e.array)
             if isinstance(base, tuple):
@@ -508,6 +562,9 @@ class Renderer:
         if isinstance(e, K.Cast):
             x = self.value(e.x)
             t = _np(e.dtype)
+            if t == np.float16:
+                raise InternalCompilerError("a float16 cast outside the float16 helpers",
+                                            self.loc)
             if isinstance(x, View):
                 return self.copy_new(x, t)
             return Scalar(_cast(self.scalar(x), t), t)
@@ -604,6 +661,45 @@ class Renderer:
                     " + ".join(dyn), array.slots)
 
     def helper(self, e: K.Helper) -> Any:
+        if e.name in FLOAT16_HELPERS:
+            fn, t = FLOAT16_HELPERS[e.name]
+            args = [self.value(a) for a in e.args]
+            if isinstance(args[0], View):  # an array: element by element
+                out = self.allocate(args[0].shape, t)
+                self.elementwise(out, args[0], lambda x: Scalar(f"{fn}({_cast(x, F64)})", t))
+                return out
+            x = self.scalar(args[0])
+            arg = _cast(x, I64) if e.name == "_rt_f16_to_f32" else _cast(x, F64)
+            return Scalar(f"{fn}({arg})", t)
+        if e.name in ("_rt_f16_widen", "_rt_f16_narrow"):
+            x = self.value(e.args[0])
+            wide = e.name == "_rt_f16_widen"
+            t = np.dtype(np.float32) if wide else np.dtype(np.uint16)
+            if not isinstance(x, View):
+                x = self.scalar(x)
+                return Scalar(f"msc_f16_to_f32({_cast(x, I64)})" if wide else
+                              f"msc_f32_to_f16({_cast(x, F64)})", t)
+            out = self.allocate(x.shape, t)
+            self.elementwise(out, x, lambda v: Scalar(
+                f"msc_f16_to_f32({v.code})" if wide else f"msc_f32_to_f16({_cast(v, F64)})", t))
+            return out
+        if e.name == "_rt_gelu_f16":
+            x = self.scalar(self.value(e.args[0]))
+            form = int(self.value(e.args[1]) == "tanh")
+            return Scalar(f"msc_gelu_f16({_cast(x, np.dtype(np.float32))}, {form})",
+                          np.dtype(np.float32))
+        if e.name == "_rt_gelu":
+            x = self.scalar(self.value(e.args[0]))
+            form = int(self.value(e.args[1]) == "tanh")
+            return Scalar(f"msc_gelu({_cast(x, F64)}, {form})", F64)
+        if e.name == "_rt_pow":
+            a, b = (self.value(x) for x in e.args)
+            return self.binary(K.BinaryOp.POW, self.scalar(a), self.scalar(b))
+        if e.name == "_rt_fmod":
+            return self.binary_fn(K.Fn.FMOD, [self.value(x) for x in e.args])
+        if e.name == "_rt_cumsum":
+            x, axis, exclusive, reverse = (self.value(a) for a in e.args)
+            return self.cumsum(x, int(axis), bool(exclusive), bool(reverse))
         if e.name in SCALAR_HELPERS:
             fn, t = SCALAR_HELPERS[e.name]
             args = [_cast(self.scalar(self.value(a)), F64) for a in e.args]
@@ -711,6 +807,23 @@ class Renderer:
         if fn in _BINARY_F or fn in (F.FMOD, F.LOGICAL_AND, F.LOGICAL_OR, F.FLOOR_DIVIDE,
                                      F.MOD, F.ADD, F.SUBTRACT, F.MULTIPLY, F.DIVIDE):
             return self.binary_fn(fn, args)
+        if fn is F.CONCATENATE:
+            parts = args[0]
+            axis = int(self.static(args[1] if len(args) > 1 else kwargs.get("axis", 0)))
+            axis %= len(parts[0].shape)
+            shape = list(parts[0].shape)
+            shape[axis] = sum(p.shape[axis] for p in parts)
+            out = self.allocate(tuple(shape), parts[0].dtype)
+            at = 0
+            for p in parts:
+                index = [K.Slice()] * len(shape)
+                index[axis] = K.Slice(K.Lit(at), K.Lit(at + p.shape[axis]))
+                self.fill(self.index(out, index), p)
+                at += p.shape[axis]
+            return out
+        if fn in (F.GCD, F.LCM):
+            a, b = (self.scalar(x) for x in args)
+            return Scalar(f"msc_{fn.value}_i64({_cast(a, I64)}, {_cast(b, I64)})", I64)
         if fn is F.WHERE and all(not isinstance(a, View) for a in args):
             return self.value(K.Select(*e.args))
         raise self.fail(f"numpy's {fn.value} on these operands")

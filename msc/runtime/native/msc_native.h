@@ -82,6 +82,91 @@ static inline int64_t msc_pow_i64(int64_t a, int64_t e) {
 MSC_FLOAT_ARITH(float, f32, fmodf, floorf, powf, copysignf)
 MSC_FLOAT_ARITH(double, f64, fmod, floor, pow, copysign)
 
+static inline int64_t msc_gcd_i64(int64_t a, int64_t b) {
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) { int64_t r = a % b; a = b; b = r; }
+    return a;
+}
+static inline int64_t msc_lcm_i64(int64_t a, int64_t b) {
+    int64_t g = msc_gcd_i64(a, b);
+    int64_t l = g ? a / g * b : 0;
+    return l < 0 ? -l : l;
+}
+
+/* --- float16 as bits (the numba target's uint16 arrays), exact as numpy's casts -------- */
+
+static inline float msc_f16_to_f32(int64_t h) {
+    int64_t sign = (h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+    if (exp == 0 && man != 0) {
+        float value = (float)man * 5.9604644775390625e-08f;
+        return sign ? -value : value;
+    }
+    uint32_t bits = (uint32_t)(exp == 0x1F ? (sign | 0x7F800000 | (man << 13))
+                                           : exp == 0 ? sign : (sign | ((exp + 112) << 23) | (man << 13)));
+    float out;
+    memcpy(&out, &bits, sizeof out);
+    return out;
+}
+static inline uint16_t msc_f16_rounded(int64_t sign, int64_t e, int64_t man, int64_t drop) {
+    if (e >= 31) return (uint16_t)(sign | 0x7C00);
+    int64_t q;
+    if (e <= 0) {
+        int64_t shift = drop + 1 - e;
+        if (shift > drop + 11) return (uint16_t)sign;
+        man |= (int64_t)1 << (drop + 10);
+        drop = shift;
+        q = man >> drop;
+    } else {
+        q = (e << 10) | (man >> drop);
+    }
+    int64_t rest = man & (((int64_t)1 << drop) - 1), half = (int64_t)1 << (drop - 1);
+    if (rest > half || (rest == half && (q & 1))) q += 1;
+    return (uint16_t)(sign | q);
+}
+static inline uint16_t msc_f16_from_bits(int64_t sign, int64_t exp, int64_t man, int64_t top, int64_t drop) {
+    if (exp == top) return (uint16_t)(sign | 0x7C00 | (man ? ((man >> drop) > 1 ? (man >> drop) : 1) : 0));
+    return msc_f16_rounded(sign, exp - (top >> 1) + 15, man, drop);
+}
+/* The float16 nearest x: from its float32 bits when float32 holds it, else its float64's. */
+static inline uint16_t msc_f32_to_f16(double x) {
+    float f = (float)x;
+    double back = (double)f;
+    int64_t bx, bb;
+    memcpy(&bx, &x, 8);
+    memcpy(&bb, &back, 8);
+    if (bx == bb) {
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        int64_t b = u;
+        float a = fabsf(f);
+        if (a >= 6.103515625e-05f && a < 65520.0f) {
+            int64_t r = (((b & 0x7FFFFFFF) + 0xFFF + ((b >> 13) & 1)) >> 13) - 0x1C000;
+            return (uint16_t)(((b >> 16) & 0x8000) | r);
+        }
+        return msc_f16_from_bits((b >> 16) & 0x8000, (b >> 23) & 0xFF, b & 0x7FFFFF, 0xFF, 13);
+    }
+    return msc_f16_from_bits((bx >> 48) & 0x8000, (bx >> 52) & 0x7FF, bx & 0xFFFFFFFFFFFFFLL, 0x7FF, 42);
+}
+/* x rounded to float16's precision, as a float32: a float16 op's result. */
+static inline float msc_f16_round(double x) {
+    float f = (float)x;
+    if ((double)f == x) {
+        float a = fabsf(f);
+        if (a < 6.103515625e-05f) return copysignf((a + 0.5f) - 0.5f, f);
+        if (a < 65520.0f) {
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            int64_t b = u;
+            b = (b + 0xFFF + ((b >> 13) & 1)) & 0xFFFFE000;
+            u = (uint32_t)b;
+            memcpy(&f, &u, 4);
+            return f;
+        }
+    }
+    return msc_f16_to_f32(msc_f32_to_f16(x));
+}
+
 /* --- float64 math that vectorizes (the numba runtime's _rt_exp64 and friends) ---------- */
 
 static inline double msc_poly12(double x, const double *c) {
@@ -139,6 +224,22 @@ static inline double msc_erfc64(double x) { double e, c; msc_erf_parts(x, &e, &c
 static inline double msc_gelu_none64(double x) { return 0.5 * x * msc_erfc64(-0.7071067811865476 * x); }
 static inline double msc_gelu_tanh64(double x) {
     return x * msc_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x));
+}
+
+/* GeLU as the numba runtime's _rt_gelu (double precision) and _rt_gelu_f16 (each
+ * operation rounded to float16, as numpy computes it on float16 arrays). */
+static inline double msc_gelu(double x, int tanh_form) {
+    if (tanh_form) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    return 0.5 * x * (1.0 + erf(x / 1.4142135623730951));
+}
+static inline float msc_gelu_f16(float x, int tanh_form) {
+    if (tanh_form) {
+        float inner = msc_f16_round(x + msc_f16_round(0.044708251953125f * msc_f16_round(powf(x, 3.0f))));
+        float t = msc_f16_round(tanhf(msc_f16_round(0.7978515625f * inner)));
+        return msc_f16_round(msc_f16_round(0.5f * x) * msc_f16_round(1.0f + t));
+    }
+    double e = erf((double)msc_f16_round(x / 1.4140625f));
+    return msc_f16_round((double)msc_f16_round(0.5f * x) * (1.0 + e));
 }
 
 /* --- folds of one row in four partial results (vectorizable, as numba_rows_rt.py) ------ */

@@ -27,6 +27,7 @@ from msc.codegen.native.cgen import View, c_strides, ctype, render_function, sto
 from msc.codegen.targets import NATIVE
 from msc.errors import ExportError
 from msc.ir.nodes import Module
+from msc.ir.rewrite import walk
 from msc.ir.transform import InlineCalls
 from msc.ir.types import RefType, tensor_of
 
@@ -120,7 +121,7 @@ def lower_native(module: Module) -> NativeProgram:
                       "void *const *out) {", "    (void)blocks; (void)ws; (void)in; (void)out;"]
                      + ["    " + d for d in decls + function.decls] + function.lines
                      + ["    return 0;", "}"])
-    writes = any(n.op.writes for n in graph.nodes)
+    writes = any(n.op.writes for n in walk(graph))  # (in branches and loops too)
     return NativeProgram(tuple(inputs), outputs, tuple(weights), tuple(arenas),
                          tuple(shared.arrays), writes, body, function.workspace, output)
 

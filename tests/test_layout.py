@@ -18,9 +18,11 @@ def modules():
 #: package of msc may hold: about 10% above what it held when the budget was set.
 BUDGET = {
     # the compiler (ir: the kernel IR, ir/kernel.py, came with its own ~700 lines, which
-    # the lowerings' structured statements repay as the text emitters go)
-    "ir": 7350, "codegen": 3800, "frontend": 3100, "fuzz": 2750, "runtime": 2050,
-    "(msc/*.py)": 1800, "onnx": 900, "optimizer": 800, "viz": 450, "cache": 400,
+    # the lowerings' structured statements repay as the text emitters go; codegen: the
+    # native target, a C renderer of the kernel IR and its artifact, came with ~1,150, and
+    # the command line with its --native mode)
+    "ir": 7350, "codegen": 5250, "frontend": 3100, "fuzz": 2750, "runtime": 2050,
+    "(msc/*.py)": 1850, "onnx": 900, "optimizer": 800, "viz": 450, "cache": 400,
     "communication": 200,
     # the packages at MindSpore's public paths
     "ops": 9150, "nn": 5050, "train": 2200, "dataset": 1200, "numpy": 850, "common": 800,

@@ -8,11 +8,9 @@ nothing at run time, and the C compiler sees constant strides to vectorize. Memo
 planned here too: each array the function allocates is a slot of one workspace, and slots
 whose values are dead are reused (``plan_slots``).
 
-Scalars follow Numba's typing (the numba target's kernels compute the same program):
-integer arithmetic in at least 64 bits, a float32 with an integer in float64, Python's
-floor division and remainder. Names are declared once, at the top, with the type every
-assignment to them unifies to; the function is rendered twice when a later assignment
-widens a name's type.
+Scalars follow Numba's typing (``scalars.py``). Names are declared once, at the top, with
+the type every assignment to them unifies to; the function is rendered again when a later
+assignment widens a name's type.
 """
 
 from __future__ import annotations
@@ -23,22 +21,29 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from msc.codegen.native import scalars as S
+from msc.codegen.native.scalars import (
+    BOOL,
+    F64,
+    FLOAT16_HELPERS,
+    I64,
+    SCALAR_HELPERS,
+    Scalar,
+    c_string,
+    cast,
+    ctype,
+    fold,
+    fold_compare,
+    is_static,
+    literal,
+    np_dtype,
+    storage,
+    unify,
+)
 from msc.errors import ExportError, InternalCompilerError
 from msc.ir import kernel as K
 
-#: C spelling of each numpy dtype the native target computes with.
-CTYPES = {"bool": "bool", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
-          "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
-          "int64": "int64_t", "uint64": "uint64_t", "float32": "float", "float64": "double"}
-I64, F64, BOOL = np.dtype("int64"), np.dtype("float64"), np.dtype("bool")
 ALIGN = 64  # bytes: every workspace slot starts on a cache line
-
-
-def ctype(dt: np.dtype) -> str:
-    try:
-        return CTYPES[np.dtype(dt).name]
-    except KeyError:
-        raise ExportError(f"the native target has no {np.dtype(dt).name} arrays yet") from None
 
 
 @dataclass(frozen=True)
@@ -79,95 +84,12 @@ class View:
                     self.dyn if dyn is None else dyn, self.slots)
 
 
-@dataclass(frozen=True)
-class Scalar:
-    """A scalar value: a C expression and its dtype."""
-
-    code: str
-    dtype: np.dtype
-
-
 def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
     out, step = [], 1
     for n in reversed(shape):
         out.append(step)
         step *= max(n, 1)
     return tuple(reversed(out))
-
-
-def promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """The dtype of ``a op b`` in Numba's scalar arithmetic."""
-    if a.kind == "b" and b.kind == "b":
-        return I64
-    r = np.promote_types(a, b)
-    if r.kind == "i" or (r.kind == "u" and (a.kind == "i" or b.kind == "i")):
-        return I64 if r.kind == "i" or r.itemsize < 8 else F64
-    if r.kind == "u":
-        return np.dtype("uint64")
-    if r.kind == "b":
-        return I64
-    return r
-
-
-def unify(a: np.dtype | None, b: np.dtype) -> np.dtype:
-    """The type of a name assigned values of types ``a`` and ``b`` (Numba's unification)."""
-    if a is None or a == b:
-        return b
-    if a.kind == "b" or b.kind == "b":
-        return a if b.kind == "b" else b
-    return promote(a, b)
-
-
-def literal(value: Any, dt: np.dtype | None = None) -> Scalar:
-    """A Python number (or one typed ``dt``) as a C constant."""
-    if isinstance(value, (bool, np.bool_)) and dt is None:
-        return Scalar("true" if value else "false", BOOL)
-    dt = np.dtype(dt) if dt is not None else (I64 if isinstance(value, (int, np.integer)) else F64)
-    if dt.kind == "b":
-        return Scalar("true" if value else "false", BOOL)
-    if dt.kind == "f":
-        v = float(value)
-        text = ("NAN" if v != v else ("INFINITY" if v > 0 else "(-INFINITY)")) \
-            if not math.isfinite(v) else repr(v)
-        return Scalar(text if dt == F64 else f"((float){text})", dt)
-    v = int(value)
-    if dt == I64:
-        return Scalar(f"INT64_C({v})" if abs(v) >= 2**31 else str(v), dt)
-    return Scalar(f"(({ctype(dt)}){v})", dt)
-
-
-def _np(dtype: Any) -> np.dtype:
-    return dtype.np if hasattr(dtype, "np") else np.dtype(dtype)
-
-
-def storage(dt: np.dtype) -> np.dtype:
-    """The dtype an array's elements are held as: float16 as its bits (``Float16.BITS``,
-    as on the numba target, whose lowerings convert them with the ``_rt_f16_*`` helpers)."""
-    return np.dtype("uint16") if np.dtype(dt) == np.float16 else np.dtype(dt)
-
-
-# Python's floor division and remainder and friends, by C helper (msc_native.h)
-_UNARY_F = {K.Fn.ABS: "fabs", K.Fn.SQRT: "sqrt", K.Fn.EXP: "exp", K.Fn.EXP2: "exp2",
-            K.Fn.EXPM1: "expm1", K.Fn.LOG: "log", K.Fn.LOG2: "log2", K.Fn.LOG10: "log10",
-            K.Fn.LOG1P: "log1p", K.Fn.SIN: "sin", K.Fn.COS: "cos", K.Fn.TAN: "tan",
-            K.Fn.ARCSIN: "asin", K.Fn.ARCCOS: "acos", K.Fn.ARCTAN: "atan", K.Fn.SINH: "sinh",
-            K.Fn.COSH: "cosh", K.Fn.TANH: "tanh", K.Fn.ARCSINH: "asinh", K.Fn.ARCCOSH: "acosh",
-            K.Fn.ARCTANH: "atanh", K.Fn.FLOOR: "floor", K.Fn.CEIL: "ceil", K.Fn.TRUNC: "trunc",
-            K.Fn.RINT: "rint"}
-_MATH = {K.Fn.MATH_SQRT: "sqrt", K.Fn.MATH_EXP: "exp", K.Fn.MATH_LOG: "log",
-         K.Fn.MATH_ERF: "erf", K.Fn.MATH_ERFC: "erfc"}
-_BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextafter"}
-#: scalar runtime helpers: name -> (C function, result dtype or None for the operand's)
-SCALAR_HELPERS = {"_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", F64),
-                  "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
-                  "_rt_erfc64": ("msc_erfc64", F64), "_rt_gelu_none64": ("msc_gelu_none64", F64),
-                  "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64), "_rt_erfinv": ("msc_erfinv", F64)}
-#: float16 helpers of one scalar (bits as int64, values as double): C function, result
-FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", np.dtype(np.float32)),
-                   "_rt_f32_to_f16": ("msc_f32_to_f16", np.dtype(np.uint16)),
-                   "_rt_f16_round": ("msc_f16_round", np.dtype(np.float32))}
-_CMP = {K.CompareOp.EQ: "==", K.CompareOp.NE: "!=", K.CompareOp.LT: "<", K.CompareOp.LE: "<=",
-        K.CompareOp.GT: ">", K.CompareOp.GE: ">="}
 
 
 @dataclass
@@ -287,7 +209,7 @@ class Renderer:
         elif isinstance(s, K.Break):
             self.put("break;")
         elif isinstance(s, K.Raise):
-            self.put(f"return msc_fail({_c_string(s.exc + ': ' + s.message)});")
+            self.put(f"return msc_fail({c_string(s.exc + ': ' + s.message)});")
         elif isinstance(s, K.ObjMode):
             raise self.fail("a statement that runs Python (a print, a collective, a random "
                             "draw)")
@@ -334,13 +256,13 @@ class Renderer:
             return tuple(self.bind(f"{name}__{i}", v) for i, v in enumerate(value))
         if isinstance(value, View):
             return self.pointer(name, value)
-        if _static(value):  # a variable that starts as a number
+        if is_static(value):  # a variable that starts as a number
             value = literal(value)
         if not isinstance(value, Scalar):
             raise self.fail(f"a variable holding {value!r}")
         t = self.types[name] = unify(self.types.get(name), value.dtype)
         self.decls.setdefault(name, "")
-        self.put(f"{name} = {_cast(value, t)};")
+        self.put(f"{name} = {cast(value, t)};")
         return Scalar(name, t)
 
     def pointer(self, name: str, value: View) -> View:
@@ -365,7 +287,7 @@ class Renderer:
         if isinstance(dest, View):
             self.fill(dest, value)
         else:
-            self.put(f"{dest.code} = {_cast(self.scalar(value), array.dtype)};")
+            self.put(f"{dest.code} = {cast(self.scalar(value), array.dtype)};")
 
     def accumulate(self, s: K.Accumulate) -> None:
         value = self.scalar(self.value(s.value))
@@ -374,16 +296,16 @@ class Renderer:
             if not isinstance(cur, Scalar):
                 raise self.fail(f"an accumulation into the array {s.target.name}")
             t = self.types[s.target.name] = unify(self.types.get(s.target.name),
-                                                   self.binary(s.op, cur, value).dtype)
-            result = self.binary(s.op, Scalar(s.target.name, t), value)
-            self.put(f"{s.target.name} = {_cast(result, t)};")
+                                                   S.binary(s.op, cur, value).dtype)
+            result = S.binary(s.op, Scalar(s.target.name, t), value)
+            self.put(f"{s.target.name} = {cast(result, t)};")
             return
         array = self.use(self.value(s.target.array))
         elem = self.index(array, s.target.index)
         if isinstance(elem, View):
             raise self.fail("an accumulation into an array view")
-        result = self.binary(s.op, elem, value)
-        self.put(f"{elem.code} = {_cast(result, array.dtype)};")
+        result = S.binary(s.op, elem, value)
+        self.put(f"{elem.code} = {cast(result, array.dtype)};")
 
     def elementwise(self, out: View, x: View, fn: Any) -> None:
         """``out[i] = fn(x[i])`` over every element."""
@@ -426,7 +348,7 @@ class Renderer:
         if isinstance(e, K.Helper) and e.name == "_rt_f16_narrow_into":
             x, out = (self.use(self.value(a)) for a in e.args)
             self.elementwise(out, broadcast(x, out.shape, self.loc),
-                             lambda v: Scalar(f"msc_f32_to_f16({_cast(v, F64)})", out.dtype))
+                             lambda v: Scalar(f"msc_f32_to_f16({cast(v, F64)})", out.dtype))
             return
         if isinstance(e, K.Helper) and e.name == "_rt_matmul_into":
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
@@ -458,7 +380,7 @@ class Renderer:
             self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
             self.depth += 1
         got = Scalar(src.element(idx), src.dtype) if isinstance(src, View) else src
-        self.put(f"{dest.element(idx)} = {_cast(got, dest.dtype)};")
+        self.put(f"{dest.element(idx)} = {cast(got, dest.dtype)};")
         for _ in dest.shape:
             self.depth -= 1
             self.put("}")
@@ -506,7 +428,7 @@ class Renderer:
             return None
         if isinstance(e, K.Lit):
             if e.dtype is not None:
-                return literal(e.value, _np(e.dtype))
+                return literal(e.value, np_dtype(e.dtype))
             return e.value
         if isinstance(e, K.Name):
             if e.name == "...":
@@ -521,7 +443,7 @@ class Renderer:
         if isinstance(e, K.Tuple):
             return tuple(self.value(x) for x in e.items)
         if isinstance(e, K.DTypeRef):
-            return storage(_np(e.dtype))
+            return storage(np_dtype(e.dtype))
         if isinstance(e, K.Load):
             base = self.value(e.array)
             if isinstance(base, tuple):
@@ -531,43 +453,40 @@ class Renderer:
             return self.index(base, e.index)
         if isinstance(e, K.Binary):
             a, b = self.value(e.a), self.value(e.b)
-            if _static(a) and _static(b):
-                return _fold(e.op, a, b)
-            return self.binary(e.op, self.scalar(a), self.scalar(b))
+            if is_static(a) and is_static(b):
+                return fold(e.op, a, b)
+            return S.binary(e.op, self.scalar(a), self.scalar(b))
         if isinstance(e, K.Neg):
             x = self.value(e.x)
-            if _static(x):
+            if is_static(x):
                 return -x
             x = self.scalar(x)
             t = I64 if x.dtype.kind == "b" else x.dtype
-            return Scalar(f"(-{_cast(x, t)})", t)
+            return Scalar(f"(-{cast(x, t)})", t)
         if isinstance(e, K.Not):
             x = self.value(e.x)
-            return (not x) if _static(x) else Scalar(f"(!{self.truth(x)})", BOOL)
+            return (not x) if is_static(x) else Scalar(f"(!{self.truth(x)})", BOOL)
         if isinstance(e, K.Compare):
-            return self.compare(e.op, self.value(e.a), self.value(e.b))
+            return self.compared(e.op, self.value(e.a), self.value(e.b))
         if isinstance(e, K.Chain):
             items = [self.value(x) for x in e.items]
-            parts = [self.compare(op, a, b) for op, a, b in zip(e.ops, items, items[1:])]
+            parts = [self.compared(op, a, b) for op, a, b in zip(e.ops, items, items[1:])]
             return Scalar("(" + " && ".join(self.truth(p) for p in parts) + ")", BOOL)
         if isinstance(e, K.BoolOp):
             parts = [self.truth(self.value(x)) for x in e.items]
             return Scalar("(" + (" && " if e.all_ else " || ").join(parts) + ")", BOOL)
         if isinstance(e, K.Select):
             c, a, b = (self.value(x) for x in (e.cond, e.a, e.b))
-            a, b = self.scalar(a), self.scalar(b)
-            t = unify(a.dtype, b.dtype) if a.dtype.kind == b.dtype.kind == "b" else \
-                promote(a.dtype, b.dtype) if a.dtype != b.dtype else a.dtype
-            return Scalar(f"({self.truth(c)} ? {_cast(a, t)} : {_cast(b, t)})", t)
+            return S.select(self.truth(c), self.scalar(a), self.scalar(b))
         if isinstance(e, K.Cast):
             x = self.value(e.x)
-            t = _np(e.dtype)
+            t = np_dtype(e.dtype)
             if t == np.float16:
                 raise InternalCompilerError("a float16 cast outside the float16 helpers",
                                             self.loc)
             if isinstance(x, View):
                 return self.copy_new(x, t)
-            return Scalar(_cast(self.scalar(x), t), t)
+            return Scalar(cast(self.scalar(x), t), t)
         if isinstance(e, K.Call):
             return self.call(e)
         if isinstance(e, K.Helper):
@@ -577,7 +496,7 @@ class Renderer:
         raise self.fail(f"the expression {K.show(e)}")
 
     def static(self, value: Any) -> Any:
-        if not _static(value):
+        if not is_static(value):
             raise self.fail("a value that is not known when compiling, where the native "
                             "target needs one (a shape, a slice bound, a loop step)")
         return value
@@ -592,38 +511,19 @@ class Renderer:
         raise InternalCompilerError(f"not a scalar: {value!r}", self.loc)
 
     def truth(self, value: Any) -> str:
-        if _static(value):
+        if is_static(value):
             return "true" if value else "false"
-        s = self.scalar(value)
-        return s.code if s.dtype.kind == "b" else f"({s.code} != 0)"
+        return S.truth(self.scalar(value))
 
-    def compare(self, op: K.CompareOp, a: Any, b: Any) -> Any:
-        if _static(a) and _static(b):
-            return _fold_compare(op, a, b)
-        a, b = self.scalar(a), self.scalar(b)
-        t = a.dtype if a.dtype == b.dtype else promote(a.dtype, b.dtype)
-        return Scalar(f"({_cast(a, t)} {_CMP[op]} {_cast(b, t)})", BOOL)
+    def compared(self, op: K.CompareOp, a: Any, b: Any) -> Any:
+        if is_static(a) and is_static(b):
+            return fold_compare(op, a, b)
+        return S.compare(op, self.scalar(a), self.scalar(b))
 
-    def binary(self, op: K.BinaryOp, a: Scalar, b: Scalar) -> Scalar:
-        B = K.BinaryOp
-        if op in (B.AND, B.OR, B.XOR):
-            c = {B.AND: "&", B.OR: "|", B.XOR: "^"}[op]
-            t = BOOL if a.dtype.kind == b.dtype.kind == "b" else promote(a.dtype, b.dtype)
-            return Scalar(f"({_cast(a, t)} {c} {_cast(b, t)})", t)
-        ints = a.dtype.kind in "biu" and b.dtype.kind in "biu"
-        t = promote(a.dtype, b.dtype) if a.dtype != b.dtype or a.dtype.kind == "b" else a.dtype
-        if t.kind in "iu" and t.itemsize < 8:
-            t = I64 if t.kind == "i" else np.dtype("uint64")
-        if op is B.DIV:
-            t = F64 if ints else t
-            return Scalar(f"({_cast(a, t)} / {_cast(b, t)})", t)
-        if op in (B.ADD, B.SUB, B.MUL):
-            return Scalar(f"({_cast(a, t)} {op.value} {_cast(b, t)})", t)
-        if op in (B.LSHIFT, B.RSHIFT):
-            return Scalar(f"({_cast(a, t)} {op.value} {_cast(b, t)})", t)
-        kind = "i64" if t.kind in "iu" else ("f32" if t == np.float32 else "f64")
-        fn = {B.FLOORDIV: "msc_floordiv", B.MOD: "msc_mod", B.POW: "msc_pow"}[op]
-        return Scalar(f"{fn}_{kind}({_cast(a, t)}, {_cast(b, t)})", t)
+    def extremes(self, fn: K.Fn, args: list[Any]) -> Any:
+        if all(is_static(a) for a in args):
+            return (min if fn in (K.Fn.PY_MIN, K.Fn.MINIMUM) else max)(args)
+        return S.extreme(fn, [self.scalar(a) for a in args])
 
     def index(self, array: View, parts: Sequence[K.Expr]) -> Any:
         """``array[parts]``: an element (a ``Scalar`` lvalue) or a view."""
@@ -645,7 +545,7 @@ class Renderer:
                 shape.append(count)
                 strides.append(st * stride)
                 offset += start * st
-            elif _static(v):
+            elif is_static(v):
                 i = int(v) + (n if int(v) < 0 else 0)
                 offset += i * st
                 scalar_index.append(str(i))
@@ -653,7 +553,7 @@ class Renderer:
                 s = self.scalar(v)
                 dyn.append(s.code if st == 1 else f"({s.code}) * {st}")
                 scalar_index.append(s.code)
-        if not shape and all(isinstance(v, (Scalar, int, np.integer)) or _static(v)
+        if not shape and all(isinstance(v, (Scalar, int, np.integer)) or is_static(v)
                              for v in values):
             terms = [str(offset)] + dyn
             return Scalar(f"{array.base}[{' + '.join(terms)}]", array.dtype)
@@ -666,10 +566,10 @@ class Renderer:
             args = [self.value(a) for a in e.args]
             if isinstance(args[0], View):  # an array: element by element
                 out = self.allocate(args[0].shape, t)
-                self.elementwise(out, args[0], lambda x: Scalar(f"{fn}({_cast(x, F64)})", t))
+                self.elementwise(out, args[0], lambda x: Scalar(f"{fn}({cast(x, F64)})", t))
                 return out
             x = self.scalar(args[0])
-            arg = _cast(x, I64) if e.name == "_rt_f16_to_f32" else _cast(x, F64)
+            arg = cast(x, I64) if e.name == "_rt_f16_to_f32" else cast(x, F64)
             return Scalar(f"{fn}({arg})", t)
         if e.name in ("_rt_f16_widen", "_rt_f16_narrow"):
             x = self.value(e.args[0])
@@ -677,39 +577,39 @@ class Renderer:
             t = np.dtype(np.float32) if wide else np.dtype(np.uint16)
             if not isinstance(x, View):
                 x = self.scalar(x)
-                return Scalar(f"msc_f16_to_f32({_cast(x, I64)})" if wide else
-                              f"msc_f32_to_f16({_cast(x, F64)})", t)
+                return Scalar(f"msc_f16_to_f32({cast(x, I64)})" if wide else
+                              f"msc_f32_to_f16({cast(x, F64)})", t)
             out = self.allocate(x.shape, t)
             self.elementwise(out, x, lambda v: Scalar(
-                f"msc_f16_to_f32({v.code})" if wide else f"msc_f32_to_f16({_cast(v, F64)})", t))
+                f"msc_f16_to_f32({v.code})" if wide else f"msc_f32_to_f16({cast(v, F64)})", t))
             return out
         if e.name == "_rt_gelu_f16":
             x = self.scalar(self.value(e.args[0]))
             form = int(self.value(e.args[1]) == "tanh")
-            return Scalar(f"msc_gelu_f16({_cast(x, np.dtype(np.float32))}, {form})",
+            return Scalar(f"msc_gelu_f16({cast(x, np.dtype(np.float32))}, {form})",
                           np.dtype(np.float32))
         if e.name == "_rt_gelu":
             x = self.scalar(self.value(e.args[0]))
             form = int(self.value(e.args[1]) == "tanh")
-            return Scalar(f"msc_gelu({_cast(x, F64)}, {form})", F64)
+            return Scalar(f"msc_gelu({cast(x, F64)}, {form})", F64)
         if e.name == "_rt_pow":
             a, b = (self.value(x) for x in e.args)
-            return self.binary(K.BinaryOp.POW, self.scalar(a), self.scalar(b))
+            return S.binary(K.BinaryOp.POW, self.scalar(a), self.scalar(b))
         if e.name == "_rt_fmod":
-            return self.binary_fn(K.Fn.FMOD, [self.value(x) for x in e.args])
+            return S.binary_fn(K.Fn.FMOD, *(self.scalar(self.value(x)) for x in e.args))
         if e.name == "_rt_cumsum":
             x, axis, exclusive, reverse = (self.value(a) for a in e.args)
             return self.cumsum(x, int(axis), bool(exclusive), bool(reverse))
         if e.name in SCALAR_HELPERS:
             fn, t = SCALAR_HELPERS[e.name]
-            args = [_cast(self.scalar(self.value(a)), F64) for a in e.args]
+            args = [cast(self.scalar(self.value(a)), F64) for a in e.args]
             return Scalar(f"{fn}({', '.join(args)})", t)
         if e.name in ("_rt_row_max", "_rt_row_sum", "_rt_row_squares"):
             row = self.value(e.args[0])
             if not isinstance(row, View) or len(row.shape) != 1 or row.dtype.kind != "f":
                 raise self.fail(f"{e.name} of {row!r}")
             kind = "f32" if row.dtype == np.float32 else "f64"
-            extra = "".join(", " + _cast(self.scalar(self.value(a)), F64) for a in e.args[1:])
+            extra = "".join(", " + cast(self.scalar(self.value(a)), F64) for a in e.args[1:])
             t = row.dtype if e.name == "_rt_row_max" else F64
             return Scalar(f"msc_{e.name[4:]}_{kind}({row.address()}, {row.shape[0]}, "
                           f"{row.strides[0]}{extra})", t)
@@ -751,7 +651,7 @@ class Renderer:
         if fn is F.METHOD_ASTYPE:
             x, t = args
             return self.copy_new(x, t) if isinstance(x, View) else \
-                Scalar(_cast(self.scalar(x), t), t)
+                Scalar(cast(self.scalar(x), t), t)
         if fn is F.METHOD_RESHAPE:
             x, shape = args[0], args[1] if isinstance(args[1], tuple) else tuple(args[1:])
             shape = _reshaped(x.size, tuple(int(self.static(d)) for d in shape))
@@ -796,17 +696,15 @@ class Renderer:
         if fn in (F.PY_INT, F.PY_FLOAT):
             x = args[0]
             t = I64 if fn is F.PY_INT else F64
-            if _static(x):
+            if is_static(x):
                 return int(x) if fn is F.PY_INT else float(x)
-            return Scalar(_cast(self.scalar(x), t), t)
+            return Scalar(cast(self.scalar(x), t), t)
         if fn in (F.PY_MIN, F.PY_MAX, F.MAXIMUM, F.MINIMUM):
-            return self.extreme(fn, args)
-        if fn in _UNARY_F or fn in _MATH or fn in (F.ISNAN, F.ISINF, F.ISFINITE, F.SIGN,
-                                                   F.LOGICAL_NOT):
-            return self.unary(fn, args[0])
-        if fn in _BINARY_F or fn in (F.FMOD, F.LOGICAL_AND, F.LOGICAL_OR, F.FLOOR_DIVIDE,
-                                     F.MOD, F.ADD, F.SUBTRACT, F.MULTIPLY, F.DIVIDE):
-            return self.binary_fn(fn, args)
+            return self.extremes(fn, args)
+        if fn in S.UNARY_FNS:
+            return S.unary(fn, self.scalar(args[0]))
+        if fn in S.BINARY_FNS:
+            return S.binary_fn(fn, self.scalar(args[0]), self.scalar(args[1]))
         if fn is F.CONCATENATE:
             parts = args[0]
             axis = int(self.static(args[1] if len(args) > 1 else kwargs.get("axis", 0)))
@@ -823,110 +721,12 @@ class Renderer:
             return out
         if fn in (F.GCD, F.LCM):
             a, b = (self.scalar(x) for x in args)
-            return Scalar(f"msc_{fn.value}_i64({_cast(a, I64)}, {_cast(b, I64)})", I64)
+            return Scalar(f"msc_{fn.value}_i64({cast(a, I64)}, {cast(b, I64)})", I64)
         if fn is F.WHERE and all(not isinstance(a, View) for a in args):
             return self.value(K.Select(*e.args))
         raise self.fail(f"numpy's {fn.value} on these operands")
 
-    def extreme(self, fn: K.Fn, args: list[Any]) -> Any:
-        if all(_static(a) for a in args):
-            return (min if fn in (K.Fn.PY_MIN, K.Fn.MINIMUM) else max)(args)
-        out = self.scalar(args[0])
-        for b in args[1:]:
-            b = self.scalar(b)
-            t = out.dtype if out.dtype == b.dtype else promote(out.dtype, b.dtype)
-            x, y = _cast(out, t), _cast(b, t)
-            big = fn in (K.Fn.PY_MAX, K.Fn.MAXIMUM)
-            if fn in (K.Fn.MAXIMUM, K.Fn.MINIMUM) and t.kind == "f":  # a NaN wins
-                kind = "f32" if t == np.float32 else "f64"
-                out = Scalar(f"msc_{'maximum' if big else 'minimum'}_{kind}({x}, {y})", t)
-            else:  # Python's max: the first of equal ones, no NaN rule
-                out = Scalar(f"({y} {'>' if big else '<'} {x} ? {y} : {x})", t)
-        return out
-
-    def unary(self, fn: K.Fn, x: Any) -> Scalar:
-        F = K.Fn
-        x = self.scalar(x)
-        f32 = x.dtype == np.float32
-        if fn in _MATH:
-            return Scalar(f"{_MATH[fn]}({_cast(x, F64)})", F64)
-        if fn is F.ISNAN:
-            return Scalar(f"isnan({x.code})" if x.dtype.kind == "f" else "false", BOOL)
-        if fn is F.ISINF:
-            return Scalar(f"isinf({x.code})" if x.dtype.kind == "f" else "false", BOOL)
-        if fn is F.ISFINITE:
-            return Scalar(f"isfinite({x.code})" if x.dtype.kind == "f" else "true", BOOL)
-        if fn is F.LOGICAL_NOT:
-            return Scalar(f"(!{self.truth(x)})", BOOL)
-        if fn is F.SIGN:
-            t = x.dtype
-            body = f"(({x.code} > 0) - ({x.code} < 0))"
-            if t.kind == "f":
-                return Scalar(f"(isnan({x.code}) ? {x.code} : ({ctype(t)}){body})", t)
-            return Scalar(f"(({ctype(t)}){body})", t)
-        if fn is F.ABS and x.dtype.kind in "iub":
-            t = I64 if x.dtype.kind == "b" else x.dtype
-            return Scalar(f"({x.code} < 0 ? ({ctype(t)})-{x.code} : ({ctype(t)}){x.code})", t)
-        if fn in (F.FLOOR, F.CEIL, F.TRUNC, F.RINT) and x.dtype.kind in "iub":
-            return Scalar(_cast(x, F64), F64)
-        t = x.dtype if x.dtype.kind == "f" else F64
-        name = _UNARY_F[fn] + ("f" if f32 else "")
-        return Scalar(f"{name}({_cast(x, t)})", t)
-
-    def binary_fn(self, fn: K.Fn, args: list[Any]) -> Scalar:
-        F = K.Fn
-        a, b = self.scalar(args[0]), self.scalar(args[1])
-        if fn is F.LOGICAL_AND:
-            return Scalar(f"({self.truth(a)} && {self.truth(b)})", BOOL)
-        if fn is F.LOGICAL_OR:
-            return Scalar(f"({self.truth(a)} || {self.truth(b)})", BOOL)
-        simple = {F.ADD: K.BinaryOp.ADD, F.SUBTRACT: K.BinaryOp.SUB, F.MULTIPLY: K.BinaryOp.MUL,
-                  F.DIVIDE: K.BinaryOp.DIV, F.FLOOR_DIVIDE: K.BinaryOp.FLOORDIV,
-                  F.MOD: K.BinaryOp.MOD}
-        if fn in simple:
-            return self.binary(simple[fn], a, b)
-        t = promote(a.dtype, b.dtype) if a.dtype != b.dtype else a.dtype
-        if fn is F.FMOD:
-            kind = "i64" if t.kind in "iub" else ("f32" if t == np.float32 else "f64")
-            t = I64 if kind == "i64" else t
-            return Scalar(f"msc_fmod_{kind}({_cast(a, t)}, {_cast(b, t)})", t)
-        t = t if t.kind == "f" else F64
-        name = _BINARY_F[fn] + ("f" if t == np.float32 else "")
-        return Scalar(f"{name}({_cast(a, t)}, {_cast(b, t)})", t)
-
-
 # --- helpers ----------------------------------------------------------------------------
-
-
-def _static(v: Any) -> bool:
-    return isinstance(v, (bool, int, float, np.number, np.bool_)) and not isinstance(v, Scalar)
-
-
-def _fold(op: K.BinaryOp, a: Any, b: Any) -> Any:
-    B = K.BinaryOp
-    if op is B.DIV:
-        return a / b
-    return {B.ADD: lambda: a + b, B.SUB: lambda: a - b, B.MUL: lambda: a * b,
-            B.FLOORDIV: lambda: a // b, B.MOD: lambda: a % b, B.POW: lambda: a ** b,
-            B.AND: lambda: a & b, B.OR: lambda: a | b, B.XOR: lambda: a ^ b,
-            B.LSHIFT: lambda: a << b, B.RSHIFT: lambda: a >> b}[op]()
-
-
-def _fold_compare(op: K.CompareOp, a: Any, b: Any) -> bool:
-    return {K.CompareOp.EQ: a == b, K.CompareOp.NE: a != b, K.CompareOp.LT: a < b,
-            K.CompareOp.LE: a <= b, K.CompareOp.GT: a > b, K.CompareOp.GE: a >= b}[op]
-
-
-def _cast(x: Scalar, t: np.dtype) -> str:
-    if x.dtype == t:
-        return x.code
-    if t.kind == "b":
-        return f"({x.code} != 0)"
-    return f"(({ctype(t)}){x.code})"
-
-
-def _c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:

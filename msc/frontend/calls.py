@@ -181,6 +181,8 @@ class Calls:
             return control.call_choice(ev, fn, args, kwargs)
         if isinstance(fn, functools.partial):
             return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs}, ev)
+        if fn is functools.partial:  # ``ops.partial(f, x)``: it may bind graph tensors
+            return functools.partial(*args, **kwargs)
         graph_call = getattr(type(fn), GRAPH_CALL, None)
         if graph_call is not None:
             return graph_call(fn, self, args, kwargs, ev)

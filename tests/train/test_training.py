@@ -105,7 +105,7 @@ def test_state_names_are_mindspores():
     names = {n: sorted(p.name for p in make(net.trainable_params()).get_parameters())
              for n, make in OPTIMIZERS.items()}
     assert names["Momentum"] == ["gamma", "global_step", "learning_rate", "moments.gamma",
-                                 "moments.w", "w"]
+                                 "moments.w", "momentum", "w"]
     assert names["Adam"] == ["beta1_power", "beta2_power", "gamma", "global_step",
                              "learning_rate", "moment1.gamma", "moment1.w", "moment2.gamma",
                              "moment2.w", "w"]

@@ -390,8 +390,8 @@ def _move(b: Builder, v: Value, dim: BDim, to: BDim, size: int) -> Value:
         raise InternalCompilerError("a batched value cannot be made unbatched")
     t = tensor_of(v.type)
     if t is None and isinstance(v, Const):
-        import numpy as np  # a Python number: a 0-d tensor of the same dtype
-        v = Const(np.asarray(v.value))
+        import numpy as np  # a Python number: a 0-d tensor, a float one float32 (MindSpore's)
+        v = Const(np.asarray(v.value, np.float32 if isinstance(v.value, float) else None))
         t = tensor_of(v.type)
     if not isinstance(t, TensorType) or isinstance(v.type, (RefType, MonadType)):
         raise InternalCompilerError(f"cannot batch a value of type {v.type}")
@@ -417,8 +417,9 @@ def _to_out_axes(b: Builder, v: Value, dim: BDim, axes: Any, size: int) -> Value
                                 f"result size: {n}, but got size: {len(axes)}.")
         else:
             axes = (axes,) * n
-        return b.tuple(*(_to_out_axes(b, b.getitem(v, i), _at(dim, i), axes[i], size)
-                         for i in range(n)))
+        parts = tuple_parts(b.nodes, v)  # a number stays a constant the axis is given to
+        return b.tuple(*(_to_out_axes(b, parts[i] if parts else b.getitem(v, i), _at(dim, i),
+                                      axes[i], size) for i in range(n)))
     if isinstance(axes, (tuple, list)):
         raise VmapError(f"The size of vmap's 'out_axes' should be equal to the result size: "
                         f"1, but got size: {len(axes)}.")

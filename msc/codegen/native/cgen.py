@@ -352,7 +352,7 @@ class Renderer:
             return
         if isinstance(e, K.Helper) and e.name == "_rt_matmul_into":
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
-            self.gemm(a, b, out, float(self.static(beta)))
+            self.gemm(a, b, out, beta if is_static(beta) else self.scalar(beta))
             return
         if isinstance(e, K.Call) and e.fn is K.Fn.COPYTO:
             dst, src = (self.use(self.value(x)) for x in e.args[:2])
@@ -393,9 +393,10 @@ class Renderer:
     def contiguous(self, value: View) -> View:
         return value if value.contiguous else self.copy_new(value)
 
-    def gemm(self, a: View, b: View, out: View, beta: float) -> None:
+    def gemm(self, a: View, b: View, out: View, beta: float | Scalar) -> None:
         """``out = a @ b + beta * out`` by one BLAS call (float32, float64), operands read
-        where they lie when their rows or columns are contiguous."""
+        where they lie when their rows or columns are contiguous; ``beta`` a number or a
+        value known when it runs (0 on a loop's first step, 1 after)."""
         if not (a.dtype == b.dtype == out.dtype) or a.dtype.kind != "f":
             raise self.fail(f"a product of {a.dtype}, {b.dtype} into {out.dtype}")
         (m, k), n = a.shape, b.shape[1]
@@ -404,7 +405,7 @@ class Renderer:
         target = out if _blas_layout(out) == ("N", out.strides[0] if m > 1 else max(n, 1)) \
             and out.strides[1] in (1, 0) or n == 1 else None
         dest = target or self.allocate((m, n), out.dtype)
-        if target is None and beta:
+        if target is None and (not is_static(beta) or beta):
             self.fill(dest, out)
         ops = []
         for x in (a, b):
@@ -417,7 +418,8 @@ class Renderer:
         ldc = max(dest.strides[0], n) if m > 1 else max(n, 1)
         kind = "f32" if a.dtype == np.float32 else "f64"
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
-                 f"{a.address()}, {lda}, {b.address()}, {ldb}, {beta!r}, {dest.address()}, {ldc});")
+                 f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
+                 f"{dest.address()}, {ldc});")
         if target is None:
             self.fill(out, dest)
 
@@ -537,7 +539,12 @@ class Renderer:
         shape, strides, offset, dyn = [], [], array.offset, [array.dyn] if array.dyn else []
         scalar_index = []
         for v, n, st in zip(values, array.shape, array.strides):
-            if isinstance(v, K.Slice):
+            if isinstance(v, K.Slice) and _moving(v):  # lo:lo + c, lo known when it runs
+                lo = self.scalar(self.value(v.lo))
+                shape.append(int(self.static(self.value(v.hi.b))))  # type: ignore[union-attr]
+                strides.append(st)
+                dyn.append(lo.code if st == 1 else f"({lo.code}) * {st}")
+            elif isinstance(v, K.Slice):
                 lo, hi, step = (self.static(self.value(x)) if x is not None else None
                                 for x in (v.lo, v.hi, v.step))
                 start, stop, stride = slice(lo, hi, step).indices(n)
@@ -727,6 +734,13 @@ class Renderer:
         raise self.fail(f"numpy's {fn.value} on these operands")
 
 # --- helpers ----------------------------------------------------------------------------
+
+
+def _moving(v: K.Slice) -> bool:
+    """Whether the slice is ``lo:lo + c`` (``c`` a number): its length is known when
+    compiling, its start (a loop's offset) only when it runs."""
+    return v.step is None and isinstance(v.hi, K.Binary) and v.hi.op is K.BinaryOp.ADD \
+        and v.hi.a == v.lo and v.lo is not None and not isinstance(v.lo, K.Lit)
 
 
 def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:

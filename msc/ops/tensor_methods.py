@@ -88,9 +88,14 @@ class _OverFunctional:
         return F.mean(self, axis, keep_dims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Along one axis the gradient goes to the first maximum (MindSpore's)."""
+        if isinstance(axis, int) and not isinstance(axis, bool):
+            return F.max(self, axis, keepdims)[0]
         return F.amax(self, axis, keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+        if isinstance(axis, int) and not isinstance(axis, bool):
+            return F.min(self, axis, keepdims)[0]
         return F.amin(self, axis, keepdims)
 
     def prod(self, axis: Any = None, keep_dims: bool = False) -> Any:

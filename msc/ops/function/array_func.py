@@ -68,7 +68,7 @@ def topk(input: Any, k: Any, dim: int | None = None, largest: bool = True,
          sorted: bool = True) -> tuple[Any, Any]:
     """The ``k`` largest (smallest) values along ``dim`` (default: the last) and their
     int32 indices, sorted. NOTE: of equal values the first ones win, in index order;
-    MindSpore's kernel orders ties as it finds them."""
+    MindSpore's kernel orders ties as its partial sort finds them (tests/oracle)."""
     x = _as_tensor(input, "TopK")
     axis = _axis_of(x, -1 if dim is None else dim, "TopK")
     k = _count(k, "k", "TopK")
@@ -359,8 +359,16 @@ def norm(A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
         with _checking("norm"):
             raise GraphValueError(f"ord {ord!r} is not supported for this norm")
     if ord in (math.inf, -math.inf):
-        pick = Op.ReduceMax if ord > 0 else Op.ReduceMin
-        return apply(pick, size, axis=axes, keep_dims=keepdim)
+        # NOTE: the value is taken at the first extreme, so the gradient goes there alone,
+        # as MindSpore 2.10's norm sends it.
+        others = tuple(a for a in range(x.ndim) if a not in axes)
+        rows = F.reshape(F.transpose(size, others + tuple(axes)),
+                         tuple(x.shape[a] for a in others) + (-1,))
+        pick = Op.Argmax if ord > 0 else Op.Argmin
+        first = apply(pick, rows, axis=rows.ndim - 1, keep_dims=True)
+        out = apply(Op.GatherD, rows, first, dim=rows.ndim - 1)
+        kept = tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+        return F.reshape(out, kept if keepdim else tuple(x.shape[a] for a in others))
     if ord == 0:
         return F.cast(apply(Op.ReduceSum, F.cast(x != 0, x.dtype), axis=axes,
                             keep_dims=keepdim), x.dtype)

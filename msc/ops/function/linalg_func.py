@@ -254,7 +254,8 @@ def matrix_power(input: Any, n: int) -> Any:
 
 
 def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Any, Any]:
-    """(the lower median along ``axis``, its int64 index in ``input``)."""
+    """(the lower median along ``axis``, its int64 index in ``input``); a row holding NaN
+    gives NaN and the first NaN's index, as MindSpore 2.10 (and PyTorch) do."""
     with _checking("median"):
         x = _as_tensor(input, "median")
         if x.ndim == 0:
@@ -264,6 +265,12 @@ def median(input: Any, axis: int = -1, keepdims: bool = False) -> tuple[Any, Any
     k = (x.shape[axis] - 1) // 2
     key = (slice(None),) * axis + (slice(k, k + 1),)
     values, index = values[key], F.cast(index[key], dtypes.int64)
+    if x.dtype.is_float:
+        nan = F.isnan(x)
+        seen = F.any(nan, axis, True)
+        first = F.cast(F.argmax(F.cast(nan, dtypes.int32), axis, True), dtypes.int64)
+        values = F.select(seen, apply(Op.GatherD, x, first, dim=axis), values)
+        index = F.select(seen, first, index)
     if keepdims:
         return values, index
     return F.squeeze(values, axis), F.squeeze(index, axis)

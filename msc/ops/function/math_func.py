@@ -425,7 +425,8 @@ def nanmean(input: Any, axis: Any = None, keepdims: bool = False, *, dtype: Any 
 
 
 def aminmax(input: Any, *, axis: int = 0, keepdims: bool = False) -> tuple[Any, Any]:
-    return F.amin(input, axis, keepdims), F.amax(input, axis, keepdims)
+    """(minimum, maximum) along ``axis``; each gradient goes to the first extreme."""
+    return F.min(input, axis, keepdims)[0], F.max(input, axis, keepdims)[0]
 
 
 def diff(x: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:

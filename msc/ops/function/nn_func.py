@@ -36,10 +36,37 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
 # --- activations ----------------------------------------------------------------------------
 
 
+def _with_slope(y: Any, x: Any, slope: Any) -> Any:
+    """``y`` whose gradient with respect to ``x`` is ``slope`` (computed from ``x``, no
+    gradient of its own): MindSpore's conventions at the kinks of piecewise-linear
+    activations (``slope`` is nonzero only where ``x`` is finite, so the correction term
+    is exactly zero)."""
+    slope = F.stop_gradient(slope)
+    t = apply(Op.Mul, _where(apply(Op.NotEqual, slope, 0), x, F.zeros_like(x)), slope)
+    return apply(Op.Add, F.stop_gradient(y), apply(Op.Sub, t, F.stop_gradient(t)))
+
+
+def _kinked(x: Any, y: Any, lo: Any, hi: Any, at_lo: float, at_hi: float, inside: Any,
+            below: Any = 0.0) -> Any:
+    """``y`` (a function of ``x`` linear with slope ``inside`` on (lo, hi), ``below``
+    under lo and 0 over hi) with the gradient ``at_lo``/``at_hi`` at the kinks."""
+    one = F.ones_like(x)
+    slope = _where(apply(Op.Greater, x, lo), _where(apply(Op.Less, x, hi), one * inside,
+                                                    one * 0.0), one * below)
+    slope = _where(apply(Op.Equal, x, lo), one * at_lo, slope)
+    if hi is not None:
+        slope = _where(apply(Op.Equal, x, hi), one * at_hi, slope)
+    return _with_slope(y, x, slope)
+
+
 def leaky_relu(input: Any, alpha: float = 0.2) -> Any:
-    """x where x > 0, ``alpha * x`` elsewhere; in the input's dtype."""
+    """x where x > 0, ``alpha * x`` elsewhere; in the input's dtype. The gradient at 0 is
+    (1 + alpha) / 2, MindSpore's."""
     x = _as_tensor(input, "leaky_relu")
-    return _like(_where(apply(Op.Greater, x, 0), x, apply(Op.Mul, x, alpha)), x)
+    y = _like(_where(apply(Op.Greater, x, 0), x, apply(Op.Mul, x, alpha)), x)
+    if not x.dtype.is_float:
+        return y
+    return _kinked(x, y, 0.0, float("inf"), (1 + alpha) / 2, 1.0, 1.0, alpha)
 
 
 def elu(input_x: Any, alpha: float = 1.0) -> Any:
@@ -99,12 +126,19 @@ def hardsigmoid(input: Any) -> Any:
 
 
 def hardtanh(input: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
-    """The input clipped to [min_val, max_val], in its dtype."""
-    return apply(Op.ClipByValue, _as_tensor(input, "hardtanh"), min_val, max_val)
+    """The input clipped to [min_val, max_val], in its dtype; the gradient at either
+    bound is 1/2 (MindSpore's HardtanhGrad)."""
+    x = _as_tensor(input, "hardtanh")
+    y = apply(Op.ClipByValue, x, min_val, max_val)
+    if not x.dtype.is_float:
+        return y
+    return _kinked(x, y, float(min_val), float(max_val), 0.5, 0.5, 1.0)
 
 
 def relu6(x: Any) -> Any:
-    return apply(Op.ClipByValue, _float_input(x, "ReLU6"), 0, 6)
+    """min(max(x, 0), 6); the gradient is 1 on (0, 6], MindSpore's ReLU6Grad."""
+    x = _float_input(x, "ReLU6")
+    return _kinked(x, apply(Op.ClipByValue, x, 0, 6), 0.0, 6.0, 0.0, 1.0, 1.0)
 
 
 def softshrink(input: Any, lambd: float = 0.5) -> Any:

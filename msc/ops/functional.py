@@ -101,7 +101,16 @@ def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None
 
 
 def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
-    return clip_by_value(input, min, max)
+    """Clip to [min, max]. An integer tensor with a float bound computes in float32, and
+    an unsigned one's negative bound is 0 (MindSpore 2.10's result dtypes)."""
+    x = input
+    if isinstance(x, Tensor) and not x.dtype.is_float and x.dtype != dtypes.bool_:
+        if builtins.any(isinstance(b, float) for b in (min, max)):
+            x = cast(x, dtypes.float32)
+        elif np.dtype(x.dtype.np).kind == "u":
+            min = None if min is None or isinstance(min, Tensor) else builtins.max(min, 0)
+            max = None if max is None or isinstance(max, Tensor) else builtins.max(max, 0)
+    return clip_by_value(x, min, max)
 
 
 clip = clamp
@@ -125,13 +134,25 @@ def sum(input: Any, dim: Any = None, keepdim: bool = False, *,
 
 
 def mean(x: Any, axis: Any = None, keep_dims: bool = False) -> Any:
-    return apply(Op.ReduceMean, x, axis=_reduce_axes(x, axis, Op.ReduceMean),
-                 keep_dims=keep_dims)
+    """Mean; an integer input gives its dtype, the mean truncated towards zero (MindSpore
+    2.10's ReduceMean on CPU)."""
+    out = apply(Op.ReduceMean, x, axis=_reduce_axes(x, axis, Op.ReduceMean),
+                keep_dims=keep_dims)
+    t = x if isinstance(x, Tensor) else None
+    if t is not None and t.dtype.is_int and not out.dtype.is_int:
+        out = cast(apply(Op.Trunc, out), t.dtype)
+    return out
 
 
 def prod(input: Any, axis: Any = None, keep_dims: bool = False) -> Any:
-    return apply(Op.ReduceProd, input, axis=_reduce_axes(input, axis, Op.ReduceProd),
-                 keep_dims=keep_dims)
+    """Product; integers give int64, except over a tuple of axes, which keeps the
+    input's dtype (MindSpore 2.10 runs ProdExt for one axis or none, ReduceProd else)."""
+    out = apply(Op.ReduceProd, input, axis=_reduce_axes(input, axis, Op.ReduceProd),
+                keep_dims=keep_dims)
+    if isinstance(axis, (tuple, list)) and isinstance(input, Tensor) and \
+            input.dtype.is_int and out.dtype != input.dtype:
+        out = cast(out, input.dtype)
+    return out
 
 
 def all(input: Any, axis: Any = (), keep_dims: bool = False) -> Any:  # noqa: A001
@@ -244,27 +265,48 @@ def argmax(input: Any, dim: int | None = None, keepdim: bool = False) -> Any:
 
 
 def argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """Index of the minimum, int32 (MindSpore 2.10's ops.argmin; argmax's is int64)."""
+    return cast(_argmin(input, axis, keepdims), dtypes.int32)
+
+
+def _argmin(input: Any, axis: int | None = None, keepdims: bool = False) -> Any:
     return apply(Op.Argmin, input, axis=axis, keep_dims=keepdims and axis is not None)
 
 
 def max(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
         where: Any = None) -> tuple[Any, Any]:
     """(values, indices) of the maximum along ``axis``; None reduces the whole tensor.
+    Along an axis the values are taken at the index, so the gradient goes to the first
+    maximum, as MindSpore's ArgMaxWithValue sends it.
 
     NOTE: with axis=None MindSpore documents the index as always 0; msc returns the
     index into the flattened tensor, which is what the index means everywhere else.
     """
-    keep = keepdims and axis is not None
-    values = amax(input, axis, keep, initial=initial, where=where)
-    return values, argmax(_masked(input, initial, where, Op.ReduceMax), axis, keep)
+    return _with_index(input, axis, keepdims, initial, where, Op.ReduceMax)
 
 
 def min(input: Any, axis: int | None = None, keepdims: bool = False, *, initial: Any = None,
         where: Any = None) -> tuple[Any, Any]:
     """(values, indices) of the minimum along ``axis``; see ``max``."""
+    return _with_index(input, axis, keepdims, initial, where, Op.ReduceMin)
+
+
+def _with_index(input: Any, axis: int | None, keepdims: bool, initial: Any, where: Any,
+                op: Op) -> tuple[Any, Any]:
     keep = keepdims and axis is not None
-    values = amin(input, axis, keep, initial=initial, where=where)
-    return values, argmin(_masked(input, initial, where, Op.ReduceMin), axis, keep)
+    pick = argmax if op is Op.ReduceMax else _argmin
+    if axis is None or initial is not None or where is not None:
+        values = (amax if op is Op.ReduceMax else amin)(input, axis, keep, initial=initial,
+                                                        where=where)
+        return values, pick(_masked(input, initial, where, op), axis, keep)
+    x = _as_tensor(input, op)
+    ax = axis % x.ndim if x.ndim else 0
+    index = pick(x, ax, True)
+    values = apply(Op.GatherD, x, cast(index, dtypes.int64), dim=ax) if x.ndim else x
+    if not keep:
+        values = apply(Op.Squeeze, values, axis=(ax,)) if x.ndim else values
+        index = apply(Op.Squeeze, index, axis=(ax,)) if x.ndim else index
+    return values, index
 
 
 # --- contractions ---------------------------------------------------------------------

@@ -52,7 +52,8 @@ def test_integer_promotion_and_reduction_dtypes() -> None:
     same(x * 2.5, np.array([2.5, 5.0, 7.5], np.float32), ms.float32)
     same(2 ** x, np.array([2, 4, 8], np.int32), ms.int32)
     same(x * 2, np.array([2, 4, 6], np.int32), ms.int32)
-    assert x.mean().dtype == ms.float32 and x.max().dtype == ms.int32
+    # MindSpore 2.10 keeps an integer mean's dtype (truncated; tests/oracle records it)
+    assert x.mean().dtype == ms.int32 and x.max().dtype == ms.int32
     assert ops.prod(x).dtype == ms.int64 and ops.prod(x).item() == 6
 
 
@@ -163,8 +164,8 @@ def test_reductions_match_numpy() -> None:
     same(x.max(axis=1), a.max(1))
     same(x.min(), np.asarray(a.min()))
     same(ops.argmax(x, 2, keepdim=True), np.argmax(a, 2)[..., None], ms.int64)
-    same(ops.argmin(x), np.asarray(np.argmin(a)), ms.int64)
-    same(x.argmin(axis=0), np.argmin(a, 0), ms.int64)
+    same(ops.argmin(x), np.asarray(np.argmin(a)), ms.int32)  # MindSpore 2.10: int32
+    same(x.argmin(axis=0), np.argmin(a, 0), ms.int32)
 
 
 def test_max_and_min_return_values_and_indices() -> None:
@@ -356,7 +357,8 @@ def test_primitive_classes() -> None:
     index, value = ops.ArgMaxWithValue(axis=1)(ms.Tensor(a))
     same(index, np.argmax(a, 1), ms.int64)
     same(value, a.max(1))
-    assert repr(ops.ReduceSum(keep_dims=True)) == "Prim[ReduceSum]<keep_dims=True>"
+    assert repr(ops.ReduceSum(keep_dims=True)) == \
+        "Prim[ReduceSum]<keep_dims=True, skip_mode=False>"
     with pytest.raises(TypeError, match="expected 2 inputs, but got 1"):
         ops.Add()(ms.Tensor(a))
 

@@ -245,7 +245,7 @@ add = _binary("Add", np.add, X0 + X1, functions=("add",), vjp=vjp_add)
 sub = _binary("Sub", np.subtract, X0 - X1, no_bool=True, functions=("sub",), vjp=vjp_sub)
 mul = _binary("Mul", np.multiply, X0 * X1, functions=("mul",), vjp=vjp_mul)
 div = _binary("Div", np.true_divide, X0 / X1, result=Result.FLOAT, cost=2,
-              classes=("RealDiv",), vjp=vjp_div)  # ops.div takes a rounding mode
+              vjp=vjp_div)  # ops.div takes a rounding mode; RealDiv: operations/math_ops.py
 floor_div = _binary("FloorDiv", np.floor_divide, call(Fn.FLOOR_DIVIDE, X0, X1), cost=2,
                     functions=("floor_div", "floor_divide"), args=("x", "y"))
 mod = _binary("FloorMod", np.mod, call(Fn.MOD, X0, X1), cost=2, vjp=vjp_remainder,

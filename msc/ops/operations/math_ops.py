@@ -77,7 +77,18 @@ class _Reduce(Primitive):
 
 
 class ReduceSum(_Reduce):
+    """``skip_mode=True``: an empty ``axis`` returns the input unreduced."""
+
     prim = Op.ReduceSum
+
+    def __init__(self, keep_dims: bool = False, skip_mode: bool = False):
+        Primitive.__init__(self, keep_dims=keep_dims, skip_mode=skip_mode)
+        self.keep_dims, self.skip_mode = keep_dims, skip_mode
+
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        if self.skip_mode and axis in ((), []):
+            return x
+        return super().__call__(x, axis)
 
 
 class ReduceMean(_Reduce):
@@ -507,6 +518,18 @@ _PLAIN = {"Xlogy": xlogy, "Xdivy": xdivy, "Lerp": lerp, "Addcmul": addcmul,
 globals().update((name, _plain(name, fn)) for name, fn in _PLAIN.items())
 
 
+class RealDiv(Primitive):
+    """``x / y``; two integer tensors divide as integers, truncated towards zero, in their
+    promoted dtype (MindSpore 2.10 on CPU: int32 / int32 is int32)."""
+
+    def __call__(self, x: Any, y: Any) -> Any:
+        out = apply(Op.Div, x, y)
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype.is_int and \
+                y.dtype.is_int:
+            out = F.cast(apply(Op.Trunc, out), dtypes.promote(x.dtype, y.dtype))
+        return out
+
+
 # --- generated: each op's ``public.classes`` (``Add``, ``RealDiv``, ``Select``, ...) ------
 
 
@@ -538,7 +561,7 @@ def _generate() -> list[str]:
 
 
 __all__ = _generate() + [
-    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll", "ReduceAny",
+    "RealDiv", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceAll", "ReduceAny",
     "AddN", "TensorAdd", "CumSum", "Argmax", "Argmin", "ArgMaxWithValue", "ArgMinWithValue",
     "MatMul", "BatchMatMul", "Einsum", "Median", "MatrixPower", "Cdist", "Pdist",
     "MatrixBandPart", "EuclideanNorm", "Renorm", "LpNorm", "CumulativeLogsumexp", "LogSpace",

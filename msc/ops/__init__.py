@@ -58,6 +58,7 @@ MODULES = (
     "msc.ops.operations.scatter_ops",
     "msc.ops.operations.composed_ops",
     "msc.ops.operations.ctc_ops",
+    "msc.ops.operations.loss_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

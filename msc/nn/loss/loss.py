@@ -18,6 +18,7 @@ from msc.ops import functional as F
 from msc.ops.function.loss_func import (
     _check_class_args,
     _class_loss,
+    _classes_last,
     _reduce,
     _reduction,
     binary_cross_entropy,
@@ -112,6 +113,7 @@ class CrossEntropyLoss(LossBase):
         self.label_smoothing = float(label_smoothing)
 
     def construct(self, logits: Any, labels: Any) -> Any:
+        logits, labels = _classes_last(logits, labels)
         return _class_loss(F.log_softmax(logits, -1), labels, self.weight, self.ignore_index,
                            self.reduction, self.label_smoothing)
 
@@ -124,6 +126,7 @@ class NLLLoss(LossBase):
         self.weight, self.ignore_index = weight, ignore_index
 
     def construct(self, logits: Any, labels: Any) -> Any:
+        logits, labels = _classes_last(logits, labels)
         return _class_loss(logits, labels, self.weight, self.ignore_index, self.reduction,
                            0.0)
 

@@ -76,20 +76,36 @@ def _check_class_args(cls: str, reduction: str, label_smoothing: float) -> str:
     return _reduction(reduction, cls)
 
 
+def _classes_last(input: Any, target: Any) -> tuple[Any, Any]:
+    """(N, C, d1, ...) scores with classes last, (N, d1, ..., C) (and a probability
+    target alike): the losses then treat every (n, d1, ...) position as a sample."""
+    if input.ndim <= 2:
+        return input, target
+    order = (0,) + tuple(range(2, input.ndim)) + (1,)
+    if target.dtype.is_float:
+        target = F.transpose(target, order)
+    return F.transpose(input, order), target
+
+
 def cross_entropy(input: Any, target: Any, weight: Any = None,  # noqa: A002
                   ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Any:
-    """``ops.cross_entropy``: softmax cross-entropy of logits (N, C) against class
-    indices (N,) or probabilities (N, C)."""
+    """``ops.cross_entropy``: softmax cross-entropy of logits (N, C) or (N, C, d1, ...)
+    against class indices (N, d1, ...) or probabilities of the logits' shape."""
     reduction = _check_class_args("cross_entropy", reduction, label_smoothing)
+    input, target = _classes_last(_as_tensor(input, "cross_entropy"),
+                                  _as_tensor(target, "cross_entropy"))
     return _class_loss(F.log_softmax(input, -1), target, weight, ignore_index, reduction,
                        label_smoothing)
 
 
 def nll_loss(inputs: Any, target: Any, weight: Any = None, ignore_index: int = -100,
              reduction: str = "mean", label_smoothing: float = 0.0) -> Any:
-    """``ops.nll_loss``: the negative log-likelihood of log-probabilities (N, C)."""
+    """``ops.nll_loss``: the negative log-likelihood of log-probabilities (N, C) or
+    (N, C, d1, ...)."""
     reduction = _check_class_args("nll_loss", reduction, label_smoothing)
+    inputs, target = _classes_last(_as_tensor(inputs, "nll_loss"),
+                                   _as_tensor(target, "nll_loss"))
     return _class_loss(inputs, target, weight, ignore_index, reduction, label_smoothing)
 
 
@@ -101,13 +117,14 @@ def _softplus(x: Any) -> Any:
 def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,  # noqa: A002
                                      pos_weight: Any = None, reduction: str = "mean") -> Any:
     """``ops.binary_cross_entropy_with_logits``: -w [p y log s(x) + (1 - y) log(1 - s(x))]
-    with s the sigmoid, computed from softplus, reduced."""
+    with s the sigmoid, computed from softplus, reduced. No gradient reaches ``weight`` or
+    ``pos_weight`` (MindSpore 2.10 defines theirs as zero)."""
     reduction = _reduction(reduction, "binary_cross_entropy_with_logits")
     positive = _softplus(-input) * target
     if pos_weight is not None:
-        positive = positive * pos_weight
+        positive = positive * F.stop_gradient(pos_weight)
     loss = positive + _softplus(input) * (1 - target)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _reduce(loss if weight is None else loss * F.stop_gradient(weight), reduction)
 
 
 # --- the elementwise losses ---------------------------------------------------------------
@@ -188,12 +205,13 @@ def cosine_embedding_loss(input1: Any, input2: Any, target: Any, margin: float =
 
 def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Any:
     """labels (log labels - logits), 0 where labels is 0; 'mean' divides the sum by the
-    element count, 'batchmean' by the first dim."""
+    element count, 'batchmean' by the first dim. No gradient reaches ``labels`` (MindSpore
+    2.10 defines it as zero)."""
     if reduction not in ("none", "mean", "batchmean", "sum"):
         raise GraphValueError("For 'kl_div', the 'reduction' must be str and must be in "
                               f"'['none', 'mean', 'batchmean', 'sum']', but got '{reduction}'.")
     x = _float_tensor(logits, "kl_div")
-    y = _as_tensor(labels, "kl_div")
+    y = F.stop_gradient(_as_tensor(labels, "kl_div"))
     positive = y > 0
     logy = F.log(F.select(positive, y, F.ones_like(y)))
     loss = F.select(positive, y * (logy - x), F.zeros_like(x))
@@ -207,11 +225,12 @@ def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Any:
 
 def binary_cross_entropy(logits: Any, labels: Any, weight: Any = None,
                          reduction: str = "mean") -> Any:
-    """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100."""
+    """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100; no gradient reaches
+    ``weight`` (MindSpore 2.10 defines it as zero)."""
     x = _float_tensor(logits, "BinaryCrossEntropy")
     reduction = _reduction(reduction, "BinaryCrossEntropy")
     loss = -(labels * F.clamp(F.log(x), -100.0) + (1 - labels) * F.clamp(F.log(1 - x), -100.0))
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _reduce(loss if weight is None else loss * F.stop_gradient(weight), reduction)
 
 
 # --- margin and likelihood losses over classes ----------------------------------------------

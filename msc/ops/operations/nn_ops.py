@@ -519,8 +519,12 @@ class KLDivLoss(Primitive):
 
 
 class SigmoidCrossEntropyWithLogits(Primitive):
+    """No gradient reaches ``label`` (MindSpore 2.10 defines it as zero; the functional
+    binary_cross_entropy_with_logits has one)."""
+
     def __call__(self, logits: Any, label: Any) -> Any:
-        return binary_cross_entropy_with_logits(logits, label, reduction="none")
+        return binary_cross_entropy_with_logits(logits, F.stop_gradient(label),
+                                                reduction="none")
 
 
 

@@ -4,6 +4,8 @@ Each entry names the parts that may differ and why, in one of these classes:
 - ``MINDSPORE_WRONG``: msc keeps its answer; the parts are checked against numpy written
   independently (``reference``) instead, and docs/differences.md lists the evidence;
 - ``ACCEPTED``: MindSpore raises, msc runs (checked against ``reference`` where given);
+- ``UNSPECIFIED``: which of several equal elements an op picks, where MindSpore's kernel
+  gives no rule (msc takes the first, and ``reference`` checks its choice is one);
 - ``OPEN``: msc is wrong or lacks the form and it is not fixed yet: the suite expects the
   difference (so a fix shows) and reports it as open, never as agreeing.
 Conventions at points without a derivative and gradients MindSpore defines as zero are
@@ -25,6 +27,7 @@ from tests.oracle.spec import Case, case_inputs, case_seed, weight_for
 class Why(Enum):
     MINDSPORE_WRONG = "MindSpore wrong"
     ACCEPTED = "accepted where MindSpore raises"
+    UNSPECIFIED = "an order MindSpore leaves unspecified"
     OPEN = "open: msc differs, not fixed yet"
 
 
@@ -41,17 +44,44 @@ def _p(why: Why, parts: str, note: str, reference: Callable[..., Any] | None = N
 
 
 def numpy_reference(forward: Callable[..., np.ndarray], rtol: float = 1e-4,
-                    atol: float = 1e-4, step: float = 1e-4) -> Callable[..., str | None]:
+                    atol: float = 1e-4, step: float = 1e-4, elementwise: bool = False,
+                    grad: bool = True) -> Callable[..., str | None]:
     """A reference from numpy written independently: the result is ``forward`` of the
-    inputs, the gradient of the weighted sum is its central finite difference in float64."""
+    inputs, the gradient of the weighted sum is its central finite difference in float64.
+    ``elementwise``: a one-input elementwise op, differenced element by element; the
+    gradient is compared where the input is finite and away from 0 (the kinks of the
+    activations, where a difference quotient averages both sides)."""
 
     def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
-        want = forward(*[np.asarray(a, np.float64) for a in inputs])
-        if not np.allclose(got["out"][0], want, rtol=rtol, atol=atol, equal_nan=True):
-            return "the result differs from numpy's"
-        if "grad" not in got:
+        def outputs(*xs: np.ndarray) -> tuple[np.ndarray, ...]:
+            out = forward(*xs)
+            return out if isinstance(out, tuple) else (out,)
+
+        want = outputs(*[np.asarray(a, np.float64) for a in inputs])
+        loose = any(g.dtype == np.float16 for g in got["out"])
+        tol = (max(rtol, 5e-3), max(atol, 5e-3)) if loose else (rtol, atol)
+        for g, w in zip(got["out"], want):
+            if not np.allclose(g, w, rtol=tol[0], atol=tol[1], equal_nan=True):
+                return "the result differs from numpy's"
+        if "grad" not in got or not grad:
             return None
-        w = weight_for(want.shape, "float64", case_seed(case))
+        if elementwise:
+            x = np.asarray(inputs[0], np.float64)
+            h = step * np.maximum(1.0, np.abs(np.nan_to_num(x)))
+            w = weight_for(x.shape, "float64", case_seed(case))
+            with np.errstate(all="ignore"):
+                fd = w * (forward(x + h) - forward(x - h)) / (2 * h)
+            keep = np.isfinite(x) & (np.abs(x) > 2 * h)
+            g = got["grad"][0]
+            if not np.allclose(g[keep], fd[keep], rtol=10 * tol[0] + 1e-3,
+                               atol=10 * tol[1] + 1e-3):
+                return "the gradient differs from finite differences"
+            return None
+        ws = [weight_for(w.shape, "float64", case_seed(case) + k) for k, w in enumerate(want)]
+
+        def loss(*xs: np.ndarray) -> float:
+            return float(sum(np.sum(w * o) for w, o in zip(ws, outputs(*xs))))
+
         for j, g in enumerate(got["grad"]):
             if g is None:
                 continue
@@ -61,9 +91,9 @@ def numpy_reference(forward: Callable[..., np.ndarray], rtol: float = 1e-4,
                 h = step * max(1.0, abs(float(x[j][idx])))
                 keep = x[j][idx]
                 x[j][idx] = keep + h
-                up = float(np.sum(w * forward(*x)))
+                up = loss(*x)
                 x[j][idx] = keep - h
-                down = float(np.sum(w * forward(*x)))
+                down = loss(*x)
                 x[j][idx] = keep
                 fd[idx] = (up - down) / (2 * h)
             if not np.allclose(g, fd, rtol=1e-3, atol=1e-3):
@@ -81,7 +111,7 @@ CONVENTIONS: dict[str, str] = {}
 
 
 def policy_for(case: Case) -> Policy | None:
-    for pattern, pol in POLICIES:
+    for pattern, pol in POLICIES + LAST:
         if re.fullmatch(pattern, case.id):
             return pol
     return None
@@ -206,4 +236,361 @@ POLICIES += [
         Why.ACCEPTED, "error", "MindSpore's ops.conv2d takes 2 paddings; msc also takes "
         "(top, bottom, left, right), as nn.Conv2d and P.Conv2D do", _conv2d_pads)),
     (r"ops\.conv_transpose2d\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _conv_transpose2d)),
+]
+
+
+def _finite_agreement(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """NaN inputs: msc propagates NaN as numpy does. A result of the input's shape (an
+    elementwise or row-wise op) must equal MindSpore's where the input is finite and msc's
+    result is not NaN, its gradient likewise; any other result where msc's is not NaN, its
+    gradient only when no NaN reached a result (there is no derivative at NaN). Index
+    results are not compared (msc's point at the first NaN, as numpy's argmax does)."""
+    from tests.oracle.compare import expected
+
+    want = expected(case)
+    assert want is not None and "out" in want
+    x = inputs[0]
+    finite = np.isfinite(x) if x.dtype.kind == "f" else np.ones(x.shape, bool)
+    reached = False
+    for g, w in zip(got["out"], want["out"]):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"msc {g.dtype}{g.shape}, MindSpore {w.dtype}{w.shape}"
+        if g.dtype.kind != "f":
+            continue
+        keep = ~np.isnan(g) & (finite if g.shape == x.shape else True)
+        reached |= g.shape != x.shape and bool(np.isnan(g).any())
+        scale = max(1.0, float(np.max(np.abs(w[keep][np.isfinite(w[keep])]), initial=0.0)))
+        if not np.allclose(g[keep], w[keep], rtol=1e-3, atol=1e-3 * scale):
+            return "differs from MindSpore where the input is finite and msc's result not NaN"
+    if reached or "grad" not in got or "grad" not in want:
+        return None
+    for g, w in zip(got["grad"], want["grad"]):
+        if g is None or w is None:
+            continue
+        keep = finite & ~np.isnan(g) if g.shape == x.shape else np.ones(g.shape, bool)
+        if not np.allclose(g[keep], w[keep], rtol=1e-3, atol=1e-3):
+            return "the gradient differs from MindSpore's at finite inputs"
+    return None
+
+
+NAN_NOTE = ("NaN input: msc propagates NaN as numpy and PyTorch do; MindSpore 2.10's CPU "
+            "kernels drop it depending on its position (amax of [-1.77, nan, -inf] is "
+            "-1.77, of [nan, 2.88, -inf] NaN), turn it into 0 (relu, hardtanh, softmax) or "
+            "inf (softplus)")
+#: checked after every entry of POLICIES
+LAST: list[tuple[str, Policy]] = [
+    (r"(ops\.|nn\.|P\.|x\.).*\[nan\]", _p(Why.MINDSPORE_WRONG, "value grad dtype",
+                                          NAN_NOTE, _finite_agreement)),
+]
+
+
+def _elementwise(fn: Callable[..., np.ndarray], **kw: Any) -> Callable[..., str | None]:
+    return numpy_reference(fn, elementwise=True, **kw)
+
+
+def _selu(x: np.ndarray) -> np.ndarray:
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    return scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _elu(alpha: float) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _mish(x: np.ndarray) -> np.ndarray:
+    return x * np.tanh(np.logaddexp(0, x))
+
+
+ACCEPTED_NOTE = "MindSpore 2.10 refuses it ({}); msc runs it, checked against numpy"
+POLICIES += [
+    (r"ops\.elu\(x, 0\.5\)\[nan\]", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "'alpha must be 1.0f'"), _elementwise(_elu(0.5)))),
+    (r"ops\.elu\(x, 0\.5\).*", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "'alpha must be 1.0f'"), _elementwise(_elu(0.5)))),
+    (r"ops\.hardshrink\(x, 1\.0\)\[float64\]", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "HShrink takes no float64"), _elementwise(lambda x: np.where(np.abs(x) > 1.0, x, 0.0))
+    )),
+    (r"(ops\.selu\(x\)|nn\.SeLU\(\))\[(ties|normal|big|nan)\]", _p(
+        Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's SeLU gradient at negative inputs is "
+        "not the derivative scale * alpha * exp(x) (it is negative there)",
+        _elementwise(_selu))),
+    (r"(ops\.mish\(x\)|nn\.Mish\(\))\[big\]", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's Mish gives NaN for large inputs "
+        "(exp overflows); mish(x) = x tanh(softplus(x)) is about x there", _elementwise(_mish))),
+    (r"(ops\.logsigmoid\(x\)|nn\.LogSigmoid\(\))\[big\]", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's LogSigmoid gives -inf (and a NaN "
+        "or zero gradient) for large negative inputs; log sigmoid(x) is about x there",
+        _elementwise(lambda x: -np.logaddexp(0, -x)))),
+    (r"nn\.Tanh\(\)\[big\]", _p(
+        Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's Tanh gradient loses precision where "
+        "tanh(x) is near 1 (28% off at x = 4.63)", _elementwise(np.tanh))),
+]
+
+
+def _max_without_axis(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    x = inputs[0]
+    big = case.id.startswith("ops.max")
+    want = (x.max(), int(np.argmax(x))) if big else (x.min(), int(np.argmin(x)))
+    if not (np.isclose(got["out"][0], want[0]) and int(got["out"][1]) == want[1]):
+        return f"msc {got['out'][0]}, {got['out'][1]}; numpy {want}"
+    return None
+
+
+def _logsumexp(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    axis, keep = re.search(r"logsumexp\(x, (None|-?\d|\(0, 2\)), (True|False)\)",
+                           case.id).groups()
+    ax = eval(axis)  # noqa: S307 - one of the literals above
+    nan = "[nan]" in case.id
+    with np.errstate(all="ignore"):
+        return numpy_reference(lambda x: np.log(np.exp(x).sum(axis=ax, keepdims=keep == "True")),
+                               grad=not nan)(case, inputs, got)
+
+
+def _prod_all_kept(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    x = inputs[0]
+    want = np.prod(x.astype(np.float64), keepdims=True)
+    if got["out"][0].shape != want.shape or not np.allclose(got["out"][0], want,
+                                                            equal_nan=True):
+        return "differs from numpy's product"
+    return None
+
+
+def _var_ddof1(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    return numpy_reference(lambda x: np.var(x, axis=0, ddof=1, keepdims=True))(
+        case, inputs, got)
+
+
+def _any_float(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    want = np.any(inputs[0], axis=1)
+    return None if np.array_equal(got["out"][0], want) else "differs from numpy's any"
+
+
+POLICIES += [
+    (r"ops\.(max|min)\(x\)\[(normal|ties)\]", _p(
+        Why.MINDSPORE_WRONG, "value", "without an axis MindSpore 2.10's ops.max/ops.min "
+        "return index 0 wherever the extreme is; msc returns its index in the flattened "
+        "tensor, what the index means along an axis", _max_without_axis)),
+    (r"ops\.logsumexp\(x, None, (True|False)\)\[(normal|ties|nan)\]", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its ReduceMax takes no axis None"),
+        _logsumexp)),
+    (r"ops\.logsumexp\(x, .*\)\[nan\]", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's logsumexp of a row holding inf "
+        "or -inf is NaN (it subtracts the maximum); numpy's is inf or finite. No gradient is "
+        "compared (NaN inputs)", _logsumexp)),
+    (r"ops\.prod\(x, None, True\)\[.*\]", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("keep_dims with axis None"),
+        _prod_all_kept)),
+    (r"ops\.var\(x, 0, 1, True\)\[ties\]", _p(
+        Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's variance gradient is NaN for columns "
+        "with tied values; the derivative 2 (x - mean) / (n - 1) is finite", _var_ddof1)),
+    (r"ops\.any\(x, 1\)\[float\]", _p(
+        Why.MINDSPORE_WRONG, "value", "MindSpore 2.10's ops.any of a float row "
+        "[-1, 0.5, 0.5, 1.5] is False", _any_float)),
+    (r"x\.var\(.*", _p(
+        Why.OPEN, "error", "Tensor.var inside a graph: the symbolic tensor's own 'var' "
+        "attribute (its IR value) shadows the method")),
+]
+
+
+def _topk_ties(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """The values equal MindSpore's; each index points at its value, the first of equal
+    values first; the gradient goes to the chosen elements."""
+    from tests.oracle.compare import expected
+
+    want = expected(case)
+    assert want is not None and "out" in want
+    x, (values, index) = inputs[0], got["out"]
+    axis = 0 if re.search(r"topk\(x, \d, 0", case.id) else -1
+    if not np.array_equal(values, want["out"][0]):
+        return "the values differ from MindSpore's"
+    if not np.array_equal(np.take_along_axis(x, index.astype(np.int64), axis), values):
+        return "an index does not point at its value"
+    if "grad" in got:
+        w = weight_for(values.shape, values.dtype.name, case_seed(case))
+        g = np.zeros(x.shape, np.float64)
+        np.put_along_axis(g, index.astype(np.int64), w.astype(np.float64), axis)
+        if not np.allclose(got["grad"][0], g, rtol=1e-3, atol=1e-3):
+            return "the gradient does not go to the chosen elements"
+    return None
+
+
+POLICIES += [
+    (r"(ops\.topk|ops\.top_k|P\.TopK).*\[(ties|int32|float16)\]", _p(
+        Why.UNSPECIFIED, "value grad", "MindSpore 2.10's TopK returns equal values in the "
+        "order its partial sort meets them (sometimes the later index first); msc takes them "
+        "in index order", _topk_ties)),
+]
+
+
+def _sorted_with_nan(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """numpy's order, NaN above every number: the values are numpy's sort (reversed when
+    descending, the first k for top-k); each index points at its value; the gradient goes
+    to the chosen elements. No gradient is compared where a NaN was chosen."""
+    kind, axis, desc, k = case.extra["sort"]
+    x = inputs[0]
+    want = np.sort(x, axis)
+    if desc:
+        want = np.flip(want, axis)
+    if k:
+        want = np.take(want, np.arange(k), axis)
+    outs = got["out"]
+    index = outs[0] if kind == "argsort" else (outs[1] if len(outs) > 1 else None)
+    values = outs[0] if kind != "argsort" else None
+    if values is not None and not np.array_equal(values, want, equal_nan=True):
+        return "the values differ from numpy's sort"
+    if index is not None:
+        taken = np.take_along_axis(x, index.astype(np.int64), axis)
+        if not np.array_equal(taken, want, equal_nan=True):
+            return "an index does not point at its value"
+    if "grad" in got and values is not None and index is not None:
+        w = weight_for(values.shape, values.dtype.name, case_seed(case)).astype(np.float64)
+        g = np.zeros(x.shape, np.float64)
+        np.put_along_axis(g, index.astype(np.int64), w, axis)
+        keep = np.isfinite(x)
+        if not np.allclose(got["grad"][0][keep], g[keep], rtol=1e-3, atol=1e-3):
+            return "the gradient does not go to the chosen elements"
+    return None
+
+
+POLICIES += [
+    (r".*(sort|topk|top_k|TopK|Sort).*\[nan\]", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's CPU sort places NaN among the "
+        "numbers (its comparisons with NaN are false); msc orders NaN above every number, as "
+        "numpy and PyTorch do", _sorted_with_nan)),
+]
+
+
+def _cumprod(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    m = re.search(r"cumprod\(x, (-?\d)\)|CumProd\((True|False), (True|False)\)\(x, (\d)\)",
+                  case.id)
+    assert m is not None
+    if m.group(1) is not None:
+        axis, exclusive, reverse = int(m.group(1)), False, False
+    else:
+        axis, exclusive, reverse = int(m.group(4)), m.group(2) == "True", m.group(3) == "True"
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        y = np.flip(x, axis) if reverse else x
+        out = np.cumprod(y, axis)
+        if exclusive:
+            out = np.concatenate([np.ones_like(np.take(out, [0], axis)),
+                                  np.take(out, np.arange(out.shape[axis] - 1), axis)], axis)
+        return np.flip(out, axis) if reverse else out
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+def _cum_extreme(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """The values are numpy's running extreme; the gradient of each result goes to the
+    element its index names (the indices agree with MindSpore's)."""
+    axis = int(re.search(r"\(x, (-?\d)\)", case.id).group(1))
+    x = inputs[0]
+    acc = np.maximum if "cummax" in case.id else np.minimum
+    values, index = got["out"]
+    if not np.array_equal(values, acc.accumulate(x, axis)):
+        return "the values differ from numpy's running extreme"
+    w = weight_for(values.shape, values.dtype.name, case_seed(case)).astype(np.float64)
+    g = np.zeros(x.shape)
+    moved = np.moveaxis(g, axis, -1)
+    for pos in np.ndindex(moved.shape[:-1]):
+        for i, j in enumerate(np.moveaxis(index, axis, -1)[pos]):
+            moved[pos + (int(j),)] += np.moveaxis(w, axis, -1)[pos + (i,)]
+    return None if np.allclose(got["grad"][0], g, rtol=1e-4, atol=1e-4) else \
+        "the gradient does not go to the indexed elements"
+
+
+POLICIES += [
+    (r"(ops\.cumprod|P\.CumProd).*\[ties\]", _p(
+        Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's cumulative product gradient divides "
+        "by the input, NaN through zeros; the derivative (a product of the others) is finite",
+        _cumprod)),
+    (r"ops\.(cummax|cummin).*\[(normal|ties)\]", _p(
+        Why.ACCEPTED, "grad", "MindSpore 2.10's CPU build has no gradient kernel for "
+        "cummax/cummin; msc sends each result's to the element its index names",
+        _cum_extreme)),
+]
+
+
+def _numpy_values(fn: Callable[..., np.ndarray], dtype: str) -> Callable[..., str | None]:
+    """The result has ``dtype`` and numpy's values (integer and bool ops: no gradient)."""
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        want = fn(*inputs)
+        out = got["out"][0]
+        if out.dtype != np.dtype(dtype) or not np.array_equal(out, want):
+            return f"msc {out.dtype} {out.tolist()}, numpy {want.tolist()}"
+        return None
+
+    return check
+
+
+POLICIES += [
+    (r"a \+ b\[bool,bool\]", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "Add takes no bool tensors") + "; bool + bool is their logical or, as in numpy",
+        _numpy_values(np.logical_or, "bool"))),
+    (r"ops\.sign\(a\)\[(u?int8)\]", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "Sign takes no int8 or uint8"), lambda case, inputs, got: _numpy_values(
+            np.sign, inputs[0].dtype.name)(case, inputs, got))),
+    (r"ops\.clamp\(a, -1, 2\)\[uint8\]", _p(
+        Why.MINDSPORE_WRONG, "value", "MindSpore 2.10 wraps the bound -1 to 255 for a uint8 "
+        "tensor, so min > max and every element becomes 2; msc clips to [0, 2]",
+        _numpy_values(lambda x: np.clip(x.astype(np.int64), 0, 2).astype(np.uint8), "uint8"))),
+]
+
+
+def _sliced(key: str | None = None) -> Callable[..., str | None]:
+    """numpy's basic indexing: ``key`` (the configuration's own subscript by default)."""
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        sub = key if key is not None else case.call[len("{x0}"):]
+        return numpy_reference(lambda x: eval(f"x{sub}"))(case, inputs, got)  # noqa: S307
+
+    return check
+
+
+def _scatter(kind: str) -> Callable[..., str | None]:
+    def forward(x: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> np.ndarray:
+        out = x.copy()
+        for k, i in enumerate(idx[:, 0].astype(np.int64)):
+            out[i] = out[i] * upd[k] if kind == "mul" else out[i] / upd[k]
+        return out
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        grads = dict(got)
+        grads["grad"] = [got["grad"][0], None, got["grad"][2]]
+        return numpy_reference(forward)(case, inputs, grads)
+
+    return check
+
+
+NEGATIVE_STEP = ("MindSpore 2.10's graph-mode slicing with a negative step raises or gives "
+                 "wrong elements (x[1:3, ::-1] of int32, the gradient of x[..., ::-2]); msc "
+                 "follows numpy")
+POLICIES += [
+    (r"x\[.*::?-.*\](\[int32\])?", _p(Why.MINDSPORE_WRONG, "error value grad", NEGATIVE_STEP,
+                                      _sliced())),
+    (r"x\[0:0\]", _p(Why.ACCEPTED, "error", ACCEPTED_NOTE.format(
+        "its StridedSliceGrad reads out of bounds for an empty slice"), _sliced())),
+    (r"x\[3:0:-2, \.\.\., 5:0:-4\]", _p(Why.MINDSPORE_WRONG, "error", NEGATIVE_STEP,
+                                         _sliced())),
+    (r"P\.StridedSlice\(1, 2, 0, 0, 0\).*", _p(
+        Why.MINDSPORE_WRONG, "grad", NEGATIVE_STEP, _sliced("[:3, 0::2, 5:0:-2]"))),
+    (r"P\.StridedSlice\(0, 0, 1, 0, 2\).*", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its StridedSliceGrad reads out of "
+                                                    "bounds"), _sliced("[..., 0, 0:0]"))),
+    (r"P\.StridedSlice\(0, 0, 0, 2, 0\).*", _p(
+        Why.MINDSPORE_WRONG, "error", NEGATIVE_STEP, _sliced("[0:4:-1, None, 0:6:-2]"))),
+    (r"ops\.strided_slice\(x, \(3, 4, 5\).*", _p(
+        Why.MINDSPORE_WRONG, "error", NEGATIVE_STEP, _sliced("[3:0:-1, 4:0:-2, 5:0:-3]"))),
+    (r"ops\.tensor_scatter_mul\(.*", _p(
+        Why.MINDSPORE_WRONG, "grad", "with duplicate indices MindSpore 2.10 gives every "
+        "update the same gradient; each update's is the others' product times the input",
+        _scatter("mul"))),
+    (r"ops\.tensor_scatter_div\(.*", _p(
+        Why.MINDSPORE_WRONG, "grad", "with duplicate indices MindSpore 2.10's gradient of "
+        "tensor_scatter_div ignores the other updates of the same element", _scatter("div"))),
+    (r"ops\.roll\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, lambda case, inputs, got:
+                          numpy_reference(lambda x: eval(  # noqa: S307
+                              "np.roll(x, " + case.call[len("ops.roll({x0}, "):]))(
+                              case, inputs, got))),
 ]

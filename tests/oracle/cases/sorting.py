@@ -8,19 +8,30 @@ import itertools
 from tests.oracle.spec import Case, In
 
 FAMILY = "sorting"
-FORMS = ("ops.sort({x0})", "ops.sort({x0}, 0)", "ops.sort({x0}, -1, True)",
-         "ops.sort({x0}, 1, True)", "ops.argsort({x0})", "ops.argsort({x0}, 0, True)",
-         "ops.topk({x0}, 2)", "ops.topk({x0}, 3, 0)", "ops.topk({x0}, 2, 1, False)",
-         "ops.topk({x0}, 4, -1, True, True)", "ops.top_k({x0}, 3)", "ops.top_k({x0}, 1)",
-         "ops.msort({x0})", "P.Sort(1, True)({x0})", "P.TopK(True)({x0}, 2)",
-         "{x0}.sort(0)", "{x0}.argsort(1)")
+# each form with what it computes: (kind, axis, descending, k)
+SHAPES = {
+    "ops.sort({x0})": ("sort", -1, False, 0), "ops.sort({x0}, 0)": ("sort", 0, False, 0),
+    "ops.sort({x0}, -1, True)": ("sort", -1, True, 0),
+    "ops.sort({x0}, 1, True)": ("sort", 1, True, 0),
+    "ops.argsort({x0})": ("argsort", -1, False, 0),
+    "ops.argsort({x0}, 0, True)": ("argsort", 0, True, 0),
+    "ops.topk({x0}, 2)": ("sort", -1, True, 2), "ops.topk({x0}, 3, 0)": ("sort", 0, True, 3),
+    "ops.topk({x0}, 2, 1, False)": ("sort", 1, False, 2),
+    "ops.topk({x0}, 4, -1, True, True)": ("sort", -1, True, 4),
+    "ops.top_k({x0}, 3)": ("sort", -1, True, 3), "ops.top_k({x0}, 1)": ("sort", -1, True, 1),
+    "ops.msort({x0})": ("values", 0, False, 0), "P.Sort(1, True)({x0})": ("sort", 1, True, 0),
+    "P.TopK(True)({x0}, 2)": ("sort", -1, True, 2), "{x0}.sort(0)": ("sort", 0, False, 0),
+    "{x0}.argsort(1)": ("argsort", 1, False, 0),
+}
+FORMS = tuple(SHAPES)
 
 
 def cases() -> list[Case]:
     out = []
     for form, kind in itertools.product(FORMS, ("normal", "ties", "nan")):
         name = form.replace("{x0}", "x")
-        out.append(Case(f"{name}[{kind}]", FAMILY, form, (In((4, 6), kind=kind),)))
+        out.append(Case(f"{name}[{kind}]", FAMILY, form, (In((4, 6), kind=kind),),
+                        extra={"sort": SHAPES[form]}))
     for form in FORMS[::2]:
         name = form.replace("{x0}", "x")
         out.append(Case(f"{name}[int32]", FAMILY, form, (In((4, 6), "int32", "int"),),

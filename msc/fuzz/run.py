@@ -372,8 +372,8 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
         return Outcome("raised", error=f"{kind}: {report['message']}", phase="run")
     with np.load(folder / "outputs.npz") as f:
         def build(node: Any) -> Any:
-            if node is None:
-                return None
+            if node is None:  # (as the in-process ways hold a None result)
+                return Leaf(np.asarray(None), tensor=False)
             if isinstance(node, list) and len(node) == 2 and isinstance(node[0], str):
                 return Leaf(f[node[0]], tensor=bool(node[1]))
             return tuple(build(x) for x in node)

@@ -457,19 +457,18 @@ class Renderer:
             a, b = self.value(e.a), self.value(e.b)
             if is_static(a) and is_static(b):
                 return fold(e.op, a, b)
-            return S.binary(e.op, self.scalar(a), self.scalar(b))
+            return self.mapped(lambda x, y: S.binary(e.op, x, y), a, b)
         if isinstance(e, K.Neg):
             x = self.value(e.x)
-            if is_static(x):
-                return -x
-            x = self.scalar(x)
-            t = I64 if x.dtype.kind == "b" else x.dtype
-            return Scalar(f"(-{cast(x, t)})", t)
+            return -x if is_static(x) else self.mapped(S.negative, x)
         if isinstance(e, K.Not):
             x = self.value(e.x)
             return (not x) if is_static(x) else Scalar(f"(!{self.truth(x)})", BOOL)
         if isinstance(e, K.Compare):
-            return self.compared(e.op, self.value(e.a), self.value(e.b))
+            a, b = self.value(e.a), self.value(e.b)
+            if is_static(a) and is_static(b):
+                return fold_compare(e.op, a, b)
+            return self.mapped(lambda x, y: S.compare(e.op, x, y), a, b)
         if isinstance(e, K.Chain):
             items = [self.value(x) for x in e.items]
             parts = [self.compared(op, a, b) for op, a, b in zip(e.ops, items, items[1:])]
@@ -479,7 +478,7 @@ class Renderer:
             return Scalar("(" + (" && " if e.all_ else " || ").join(parts) + ")", BOOL)
         if isinstance(e, K.Select):
             c, a, b = (self.value(x) for x in (e.cond, e.a, e.b))
-            return S.select(self.truth(c), self.scalar(a), self.scalar(b))
+            return self.mapped(lambda c, a, b: S.select(S.truth(c), a, b), c, a, b)
         if isinstance(e, K.Cast):
             x = self.value(e.x)
             t = np_dtype(e.dtype)
@@ -496,6 +495,33 @@ class Renderer:
         if isinstance(e, K.Slice):
             raise InternalCompilerError("a slice outside an index", self.loc)
         raise self.fail(f"the expression {K.show(e)}")
+
+    def mapped(self, fn: Any, *operands: Any) -> Any:
+        """``fn`` of scalar operands, or, where an operand is an array, a new array of
+        ``fn`` of each element (numpy's broadcasting; a Python number takes the arrays'
+        kind of dtype, as numpy's weak scalars do; the result has numpy's dtype)."""
+        arrays = [v for v in operands if isinstance(v, View) and v.shape]
+        if not arrays:
+            return fn(*(self.scalar(v) for v in operands))
+        shape = np.broadcast_shapes(*(v.shape for v in arrays))
+        kind = np.result_type(*(v.dtype for v in arrays))
+        held = [broadcast(self.use(v), shape, self.loc) if isinstance(v, View) and v.shape
+                else literal(v, kind if np.result_type(kind, type(v)) == kind else None)
+                if is_static(v) else self.scalar(v) for v in operands]
+        sample = fn(*(Scalar("x", v.dtype) for v in held))
+        dt = np.result_type(*(v.dtype for v in held))
+        dt = sample.dtype if sample.dtype.kind != dt.kind or dt.kind == "b" else dt
+        out = self.allocate(shape, dt)
+        idx = [self.fresh("i") for _ in shape]
+        for i, n in zip(idx, shape):
+            self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
+            self.depth += 1
+        got = fn(*(Scalar(v.element(idx), v.dtype) if isinstance(v, View) else v for v in held))
+        self.put(f"{out.element(idx)} = {cast(got, dt)};")
+        for _ in shape:
+            self.depth -= 1
+            self.put("}")
+        return out
 
     def static(self, value: Any) -> Any:
         if not is_static(value):
@@ -709,9 +735,9 @@ class Renderer:
         if fn in (F.PY_MIN, F.PY_MAX, F.MAXIMUM, F.MINIMUM):
             return self.extremes(fn, args)
         if fn in S.UNARY_FNS:
-            return S.unary(fn, self.scalar(args[0]))
+            return self.mapped(lambda x: S.unary(fn, x), args[0])
         if fn in S.BINARY_FNS:
-            return S.binary_fn(fn, self.scalar(args[0]), self.scalar(args[1]))
+            return self.mapped(lambda x, y: S.binary_fn(fn, x, y), args[0], args[1])
         if fn is F.CONCATENATE:
             parts = args[0]
             axis = int(self.static(args[1] if len(args) > 1 else kwargs.get("axis", 0)))
@@ -729,7 +755,7 @@ class Renderer:
         if fn in (F.GCD, F.LCM):
             a, b = (self.scalar(x) for x in args)
             return Scalar(f"msc_{fn.value}_i64({cast(a, I64)}, {cast(b, I64)})", I64)
-        if fn is F.WHERE and all(not isinstance(a, View) for a in args):
+        if fn is F.WHERE:
             return self.value(K.Select(*e.args))
         raise self.fail(f"numpy's {fn.value} on these operands")
 

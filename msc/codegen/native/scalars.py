@@ -219,6 +219,11 @@ def unary(fn: K.Fn, x: Scalar) -> Scalar:
     name = UNARY_F[fn] + ("f" if f32 else "")
     return Scalar(f"{name}({cast(x, t)})", t)
 
+def negative(x: Scalar) -> Scalar:
+    t = I64 if x.dtype.kind == "b" else x.dtype
+    return Scalar(f"(-{cast(x, t)})", t)
+
+
 def select(cond: str, a: Scalar, b: Scalar) -> Scalar:
     """``a`` where the C condition ``cond`` holds, else ``b``, in their common type."""
     t = unify(a.dtype, b.dtype) if a.dtype.kind == b.dtype.kind == "b" else \

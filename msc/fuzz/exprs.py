@@ -39,7 +39,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
     ("split", 0.8, "shape-ops"), ("lone", 0.8, "reduce"),
     ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
-    ("conv", 0.4, "conv"),
+    ("conv", 0.4, "conv"), ("ctc", 0.2, "ctc"),
     ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
     ("hypermap", 0.8, "hypermap"), ("prim_class", 0.4, "prim-class"),
@@ -504,6 +504,42 @@ class Exprs:
                          f"{div})({x})",
         }[form]
         return f"ops.reshape({call}, {t.shape!r})"
+
+    def _f_ctc(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """A CTC loss of (T, N, C) values, per sequence for a vector ``t``, reduced for a
+        scalar: ``ops.ctc_loss`` of their log_softmax (padded targets, blank 0 or the last
+        class) or ``ops.CTCLoss`` of them as logits (sparse labels, blank last). Labels
+        never repeat in a row and fit their sequence, so every loss is finite."""
+        if t.dtype not in ("float32", "float64") or t.ndim > 1 or t.ndim and t.size > 4:
+            return None
+        rng = self.rng
+        n = t.size if t.ndim else rng.randint(1, 3)
+        steps, classes, width = rng.randint(2, 6), rng.randint(3, 5), rng.randint(1, 3)
+        sparse = t.dtype == "float32" and rng.random() < 0.4
+        blank = classes - 1 if sparse or rng.random() < 0.5 else 0
+        labels = [c for c in range(classes) if c != blank]
+        seq = [rng.randint(1, steps) for _ in range(n)]
+        rows: list[list[int]] = []
+        for b in range(n):
+            row: list[int] = []
+            for _ in range(rng.randint(0, min(width, seq[b]))):
+                row.append(rng.choice([c for c in labels if not row or c != row[-1]]))
+            rows.append(row)
+        x = self.sub(t.with_shape((steps, n, classes)), scope, depth)
+        ints = "np.int32"
+        if sparse:
+            idx = [[b, i] for b, row in enumerate(rows) for i in range(len(row))]
+            values = [c for row in rows for c in row]
+            call = (f"ops.CTCLoss()({x}, Tensor(np.array({idx!r}, np.int64).reshape(-1, 2)), "
+                    f"Tensor(np.array({values!r}, {ints})), "
+                    f"Tensor(np.array({seq!r}, {ints})))[0]")
+            return call if t.ndim else f"ops.sum({call})"
+        padded = [row + [labels[0]] * (width - len(row)) for row in rows]
+        reduction = "'none'" if t.ndim else rng.choice(("'mean'", "'sum'"))
+        return (f"ops.ctc_loss(ops.log_softmax({x}, -1), Tensor(np.array({padded!r}, {ints})), "
+                f"Tensor(np.array({seq!r}, {ints})), "
+                f"Tensor(np.array({[len(r) for r in rows]!r}, {ints})), {blank}, "
+                f"{reduction})[0]")
 
     def _f_conv(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """The batch and spatial means of a 2-D convolution of 32 channels over about

@@ -28,7 +28,7 @@ from msc.fuzz.types import (MS_DTYPE, PYFLOAT, PYINT, SHAPES, TT, Tup, Var, arra
 #: Constructs the generator may use; ``--without`` removes some (``FEATURES - {...}``).
 FEATURES = frozenset({
     "float64", "float16", "int", "bool", "scalar-mix", "promotion", "reduce", "shape-ops",
-    "index", "matmul", "pool", "conv", "tuple", "prim-class", "const-if", "tensor-if", "elif", "for",
+    "index", "matmul", "pool", "conv", "ctc", "tuple", "prim-class", "const-if", "tensor-if", "elif", "for",
     "for-tuple", "while", "const-while", "const-break", "tensor-break", "while-break",
     "return", "raise", "parameter", "item-assign", "aug-assign", "helper", "nested-def",
     "closure", "subcell", "lazy-inline", "hypermap", "boolop", "pyint", "builtins",

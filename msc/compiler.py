@@ -44,9 +44,9 @@ from msc.codegen.library import (
     served,
     serves,
 )
-from msc.codegen.linemap import raise_numba_failure
+from msc.codegen.linemap import LineTable, from_json, raise_numba_failure, remember_lines, to_json
 from msc.codegen.numba_worker import foresee, stop
-from msc.codegen.render import import_file, render
+from msc.codegen.render import import_file, line_table, render
 from msc.codegen.targets import target_named
 from msc.collector import gc_paused
 from msc.common.arena import Binding
@@ -228,10 +228,19 @@ class Compiled:
     def load(self) -> None:
         """Import the generated module (Numba compiles the kernel on its first call, or
         loads it from its cache)."""
+        path = self.module_path()
+        remember_lines(path, self.line_table())  # (a Numba error's user line: linemap.py)
         if self.entry_dir is not None:
-            self.code = import_once(self.module_path())
+            self.code = import_once(path)
         else:
-            self.code = import_file(str(self.module_path()), self.module_path().stem)
+            self.code = import_file(str(path), path.stem)
+
+    def line_table(self) -> LineTable:
+        """The user's line behind each line of the generated module's kernels: from the
+        code generated here, else the compile-cache entry's record."""
+        if self.generated is not None:
+            return line_table(self.generated.spec, self.generated.source)
+        return from_json(self.manifest.get("lines", {}))
 
     def module_path(self) -> Path:
         """The generated module's file: in the compile-cache entry, or written to this
@@ -494,6 +503,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
         manifest["library"] = {"dir": spec.library_dir, "stems": list(stems)}
     if spec.library:  # (for the progress line of a hit's background compile)
         manifest["kernels"] = kernels(spec)
+    if target_named(spec.target).numba or target_named(spec.target).device:
+        manifest["lines"] = to_json(line_table(spec, generated.source))
     if artifact:
         manifest["artifact"] = build_manifest(
             built, spec, weight_arrays(built, spec), entry_name=layout[len("artifact:"):],

@@ -26,9 +26,9 @@ import numpy as np
 
 from msc._version import VERSION
 from msc.codegen.library import KernelWatch, compiled_for, learn, remember, share
-from msc.codegen.linemap import raise_numba_failure, without_colours
+from msc.codegen.linemap import raise_numba_failure, remember_lines, without_colours
 from msc.codegen.numba_worker import foresee, stop
-from msc.codegen.render import import_file
+from msc.codegen.render import import_file, line_table
 from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError, MscError
 from msc.ir.nodes import Const, Graph, Value
@@ -213,6 +213,7 @@ def precompile_kernel(path: Path, spec: ModuleSpec, progress: Progress | None,
         if progress is not None:
             progress(spec.kernel.name, seconds, watch.summary())
         return seconds
+    remember_lines(path, line_table(spec, path.read_text(encoding="utf-8")))
     try:
         module = import_file(str(path), name)
         zeros = [np.zeros(shape, dtype) for _, dtype, shape in spec.inputs]

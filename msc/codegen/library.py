@@ -30,6 +30,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
+from msc.codegen.linemap import filled
 from msc.codegen.pyrender import render_stmts
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_companions
 from msc.codegen.spec import KernelSpec, ModuleSpec
@@ -147,19 +148,31 @@ def kernel_file(kernel: KernelSpec) -> tuple[str, str]:
     kernel is already in the library from another file or line uses that file (which
     keeps the comments it was written with; each module has its own copy in _LIBRARY,
     read for Numba's errors: see linemap.py)."""
-    runtime, _ = runtime_file()
-    helpers = sorted(kernel.helpers | {"_rt_jit"})
-
     def source(lines: Sequence[str]) -> str:
         body = "".join(f"    {line}\n" for line in lines)
-        return (_HEADER.format(what=f"Kernel {kernel.name}") +
-                f"\n_rt = sys.modules[{runtime!r}]  # imported first by the module\n" +
-                "".join(f"{h} = _rt.{h}\n" for h in helpers) +
-                f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n{body}"
-                f"    return {kernel.returns}\n")
+        return f"{_kernel_head(kernel)}{body}    return {kernel.returns}\n"
 
     unlocated = render_stmts(kernel.body, locations=False)
     return "_msc_k_" + _digest(source(unlocated)), source(kernel.lines)
+
+
+def _kernel_head(kernel: KernelSpec) -> str:
+    """A kernel file's source up to its body: the header, the helpers it takes from the
+    runtime file, and the ``def`` line."""
+    runtime, _ = runtime_file()
+    helpers = sorted(kernel.helpers | {"_rt_jit"})
+    return (_HEADER.format(what=f"Kernel {kernel.name}") +
+            f"\n_rt = sys.modules[{runtime!r}]  # imported first by the module\n" +
+            "".join(f"{h} = _rt.{h}\n" for h in helpers) +
+            f"\n\n@_rt_jit\ndef {kernel.name}({', '.join(kernel.params)}):\n")
+
+
+def kernel_lines(kernel: KernelSpec) -> tuple[tuple[int, str, int], ...]:
+    """(line, user file name, user line) of the lines of ``kernel``'s file
+    (``kernel_file``) that have a user line (``linemap.py``)."""
+    first = _kernel_head(kernel).count("\n") + 1
+    return tuple((n, name, line) for n, (name, line) in
+                 sorted(filled(first, kernel.locations).items()))
 
 
 def _digest(text: str) -> str:

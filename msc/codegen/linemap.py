@@ -1,58 +1,75 @@
-"""Generated line -> user line, from the ``  # file.py:N`` comments lowering writes, and
-Numba's compile failures re-raised as an ``InternalCompilerError`` at the user's line.
+"""Generated line -> user line, from the user's lines the renderer recorded for each
+line it wrote (``KernelSpec.locations``), and Numba's compile failures re-raised as an
+``InternalCompilerError`` at the user's line.
+
+A generated module's line table (``render.line_table``) is remembered for its file when
+msc loads or compiles it (``remember_lines``); a compile-cache entry keeps it in its manifest.
 """
 
 from __future__ import annotations
 
-import ast
 import linecache
 import os
-import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from msc.errors import InternalCompilerError, Loc
 
-_LOC = re.compile(r"\s#\s(?P<file>[^#]+?):(?P<line>\d+)\s*$")  # see fusion.loc_comment
-_KERNEL = re.compile(r"^(?P<indent>\s*)(?:def\s|@)")
-_FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
-_LIBRARY_KERNEL = re.compile(r"_msc_k_[0-9a-f]+\.py")  # see library.kernel_file
+#: Generated line -> (user file name, user line), per file: "" for the module itself, a
+#: library file's stem for that file's lines.
+LineTable = dict[str, dict[int, tuple[str, int]]]
+
+_TABLES: dict[str, LineTable] = {}  # by the module's absolute path
 
 
-def line_map(source: str) -> dict[int, tuple[str, int]]:
-    """{generated line (1-based): (user file name, user line)} of ``source``.
-
-    A line with a location comment maps to it; a line without one maps to the nearest
-    preceding commented line of the same function, and to nothing before the first."""
+def filled(first: int, locations: Sequence[Any],
+           returns: bool = True) -> dict[int, tuple[str, int]]:
+    """The lines of a function whose body starts at line ``first`` with lines of user
+    lines ``locations`` (``Loc`` or None): a line without one maps to the nearest one
+    before it in the function (so does the return line after them, where ``returns``),
+    none before the first."""
     out: dict[int, tuple[str, int]] = {}
-    current: tuple[str, int] | None = None
-    depth: int | None = None  # indentation of the function being read
-    for number, text in enumerate(source.splitlines(), 1):
-        if not text.strip():
-            continue
-        indent = len(text) - len(text.lstrip())
-        starts = _KERNEL.match(text)
-        if starts or (depth is not None and indent <= depth):
-            current, depth = None, (indent if starts else None)
-        found = _LOC.search(text)
-        if found and depth is not None:
-            current = (found["file"], int(found["line"]))
+    current = None
+    for k, loc in enumerate(locations):
+        if loc is not None:
+            current = (os.path.basename(loc.file), loc.line)
         if current is not None:
-            out[number] = current
+            out[first + k] = current
+    if current is not None and returns:
+        out[first + len(locations)] = current
     return out
 
 
-def user_loc(generated: str | os.PathLike[str], line: int,
-             files: Iterable[str] = (), source: str | None = None) -> Loc | None:
-    """The user's location behind line ``line`` of the generated file (whose text is
-    ``source`` where given); the file is named by its full path when one of ``files``
-    (the compile's sources) has its name."""
+def remember_lines(module: str | os.PathLike[str], table: LineTable) -> None:
+    """Keep the line table of the generated module at ``module`` for its Numba errors."""
+    _TABLES[os.path.abspath(module)] = table
+
+
+def to_json(table: LineTable) -> dict[str, list[list[Any]]]:
+    return {part: [[n, name, line] for n, (name, line) in sorted(rows.items())]
+            for part, rows in table.items()}
+
+
+def from_json(data: Any) -> LineTable:
+    """The table ``to_json`` wrote (an empty one for anything else)."""
     try:
-        source = Path(generated).read_text(encoding="utf-8") if source is None else source
-    except OSError:
-        return None
-    found = line_map(source).get(line)
+        return {part: {int(n): (str(name), int(line)) for n, name, line in rows}
+                for part, rows in data.items()}
+    except (AttributeError, TypeError, ValueError):
+        return {}
+
+
+def user_loc(generated: str | os.PathLike[str], source: str | os.PathLike[str], line: int,
+             files: Iterable[str] = ()) -> Loc | None:
+    """The user's location behind line ``line`` of ``source``: the generated module
+    ``generated`` or one of its library files, by the module's remembered line table; the
+    file is named by its full path when one of ``files`` (the compile's sources) has its
+    name."""
+    table = _TABLES.get(os.path.abspath(generated), {})
+    part = "" if _same_file(str(source), str(generated)) else Path(source).stem
+    found = table.get(part, {}).get(line)
     if found is None:
         return None
     name, number = found
@@ -72,7 +89,7 @@ def numba_failure(error: BaseException, generated: str | os.PathLike[str],
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else type(error).__name__
     source, number = failing_frame(text, generated) or (generated, None)
-    loc = user_loc(source, number, files, _own_copy(generated, source)) if number else None
+    loc = user_loc(generated, source, number, files) if number else None
     notes = [f"Numba: {lines[1]}"] if len(lines) > 1 else []
     if number:
         notes.append(f"the failing generated line is {source}:{number}")
@@ -104,39 +121,44 @@ def raise_numba_failure(error: BaseException, generated: str | os.PathLike[str],
         raise err from (error if os.environ.get("MSC_DEBUG") == "1" else None)
 
 
-def _own_copy(generated: str | os.PathLike[str], kernel: str) -> str | None:
-    """The module ``generated``'s own copy (in its ``_LIBRARY``) of the library kernel file
-    ``kernel``: the file on disk may come from another model, whose comments name its
-    lines; the code, and so the line numbers, are the same."""
-    if os.path.abspath(kernel) == os.path.abspath(generated):
-        return None
-    try:
-        tree = ast.parse(Path(generated).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == \
-                ["_LIBRARY"]:
-            return ast.literal_eval(node.value).get(Path(kernel).stem)
-    return None
-
-
 def failing_line(message: str, generated: str | os.PathLike[str]) -> int | None:
     """The last ``File "...", line N`` of Numba's message that is in the generated file."""
-    found = [int(m["line"]) for m in _FILE_LINE.finditer(message)
-             if _same_file(m["file"], str(generated))]
+    found = [n for shown, n in _frames(message) if _same_file(shown, str(generated))]
     return found[-1] if found else None
 
 
 def failing_frame(message: str, generated: str | os.PathLike[str]) -> tuple[str, int] | None:
     """The last ``File "...", line N`` of Numba's message in generated code: the module
     ``generated`` or a kernel of the library (``library.py``) it wrote."""
-    for m in reversed(list(_FILE_LINE.finditer(message))):
-        if _same_file(m["file"], str(generated)):
-            return str(generated), int(m["line"])
-        if _LIBRARY_KERNEL.fullmatch(os.path.basename(m["file"])):
-            return os.path.abspath(m["file"]), int(m["line"])  # (Numba may show it relative)
+    for shown, n in reversed(_frames(message)):
+        if _same_file(shown, str(generated)):
+            return str(generated), n
+        if _library_kernel(os.path.basename(shown)):
+            return os.path.abspath(shown), n  # (Numba may show it relative)
     return None
+
+
+def _frames(message: str) -> list[tuple[str, int]]:
+    """Each ``File "<path>", line <n>`` in ``message``, in order."""
+    found, at = [], 0
+    while (start := message.find('File "', at)) >= 0:
+        at = start + len('File "')
+        end = message.find('", line ', at)
+        if end < 0:
+            break
+        digits = message[end + len('", line '):]
+        digits = digits[:len(digits) - len(digits.lstrip("0123456789"))]
+        if end > at and '"' not in message[at:end] and digits:
+            found.append((message[at:end], int(digits)))
+            at = end
+    return found
+
+
+def _library_kernel(name: str) -> bool:
+    """Whether ``name`` is a library kernel's file (``library.kernel_file``)."""
+    digest = name.removeprefix("_msc_k_").removesuffix(".py")
+    return name == f"_msc_k_{digest}.py" and bool(digest) and \
+        all(c in "0123456789abcdef" for c in digest)
 
 
 def _same_file(shown: str, path: str) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, reads
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
-from msc.codegen.library import in_library, kernel_file, runtime_file, signatures
+from msc.codegen.library import in_library, kernel_file, kernel_lines, runtime_file, signatures
 from msc.codegen.names import Namespace
 from msc.codegen.outline import outline, worth_outlining
 from msc.codegen.pyrender import literal, located, render_stmts
@@ -629,11 +629,13 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
         kernel = dataclasses.replace(kernel, jit=False)
     library: list[tuple[str, str]] = []
     files: dict[str, str] = {}
+    lines: dict[str, tuple[tuple[int, str, int], ...]] = {}  # each library file's user lines
     if not split and target.numba and worth_outlining(kernel):
         kernel, outlined = outline(kernel, lowerer.value_types())
         for k in outlined:
             if in_library(k):
                 stem, files[stem] = kernel_file(k)
+                lines[stem] = kernel_lines(k)
                 library.append((k.name, stem))
             else:
                 callees += (k,)
@@ -660,7 +662,8 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                       lowerer.call_args, tuple(lowerer.run_lines),
                       tuple((shape, dt) for _, shape, dt in lowerer.pooled), tuple(library),
                       tuple(files.items()), signatures=foreseen,
-                      foresees_all=every and len(foreseen) == len(calls))
+                      foresees_all=every and len(foreseen) == len(calls),
+                      library_lines=tuple(lines.items()))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

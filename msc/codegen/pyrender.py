@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -125,17 +125,25 @@ def render_stmts(stmts: Sequence[Stmt], depth: int = 0, locations: bool = True) 
     """The lines of ``stmts``, indented ``depth`` levels, each statement's user line as a
     trailing comment unless ``locations`` is false (a loop's ``instead`` is the
     outliner's to place, not rendered)."""
-    pad, out = "    " * depth, []
+    return [line for line, _ in _lines(stmts, depth, locations)]
+
+
+def line_locations(stmts: Sequence[Stmt]) -> list[Any]:
+    """The user's line (a ``Loc``, or None) of each line ``render_stmts`` writes."""
+    return [loc for _, loc in _lines(stmts, 0, False)]
+
+
+def _lines(stmts: Sequence[Stmt], depth: int, locations: bool) -> Iterator[tuple[str, Any]]:
+    pad = "    " * depth
     for s in stmts:
-        out.append(pad + _head(s) + (_where(s) if locations else ""))
+        yield pad + _head(s) + (_where(s) if locations else ""), getattr(s, "loc", None)
         if isinstance(s, (Loop, Raw, ObjMode, While)):
-            out += render_stmts(s.body, depth + 1, locations)
+            yield from _lines(s.body, depth + 1, locations)
         elif isinstance(s, Branch):
-            out += render_stmts(s.body, depth + 1, locations)
+            yield from _lines(s.body, depth + 1, locations)
             if s.orelse:
-                out.append(pad + "else:")
-                out += render_stmts(s.orelse, depth + 1, locations)
-    return out
+                yield pad + "else:", None
+                yield from _lines(s.orelse, depth + 1, locations)
 
 
 def _head(s: Stmt) -> str:

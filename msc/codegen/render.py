@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from msc.codegen.linemap import LineTable, filled
 from msc.codegen.targets import target_named
 from msc.errors import InternalCompilerError
 
@@ -68,6 +69,25 @@ def render(spec: ModuleSpec) -> str:
         raise InternalCompilerError(f"generated {spec.target} module does not parse: {e}") \
             from None
     return source
+
+
+def line_table(spec: ModuleSpec, source: str) -> LineTable:
+    """The user's line behind each line of ``spec``'s kernels in its rendered ``source``
+    (each kernel's body follows its ``def`` line, as the templates write it) and in its
+    library files (``ModuleSpec.library_lines``)."""
+    first: dict[str, int] = {}
+    for number, row in enumerate(source.split("\n"), 1):
+        first.setdefault(row, number)
+    module: dict[int, tuple[str, int]] = {}
+    device = getattr(spec, "device_kernels", ())  # (cuda's kernels: no return line)
+    for k, returns in [(k, True) for k in (*spec.callees, spec.kernel)] + \
+            [(k, False) for k in device]:
+        start = first.get(f"def {k.name}({', '.join(k.params)}):")
+        if start is None:
+            raise InternalCompilerError(f"the rendered module has no kernel {k.name}")
+        module.update(filled(start + 1, k.locations, returns))
+    return {"": module, **{stem: {n: (name, line) for n, name, line in rows}
+                           for stem, rows in spec.library_lines}}
 
 
 # --- runtime helpers ---------------------------------------------------------------------

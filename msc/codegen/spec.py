@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from msc.codegen.pyrender import line_locations
 from msc.ir.kernel import helpers_called
 
 
@@ -22,6 +23,12 @@ class KernelSpec:
     #: the kernel IR ``lines`` were rendered from (``msc ir --kernels`` prints it); an
     #: outlined driver and the kernels cut out of it have none
     body: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def locations(self) -> list[Any]:
+        """The user's line (a ``Loc``, or None) of each of ``lines``: what a Numba error
+        in a generated line is reported at (``linemap.py``)."""
+        return line_locations(self.body)
 
     @property
     def helpers(self) -> frozenset[str]:
@@ -67,6 +74,9 @@ class ModuleSpec:
     signatures: tuple[tuple[str, str, tuple[tuple[Any, ...], ...]], ...] = ()
     #: whether ``signatures`` covers every call the driver makes, each of a library kernel
     foresees_all: bool = False
+    #: the user's lines of each library file's lines (stem, ((line, file name, user line),
+    #: ...)), for Numba's errors in them (``linemap.py``)
+    library_lines: tuple[tuple[str, tuple[tuple[int, str, int], ...]], ...] = ()
 
     @property
     def uses_blas(self) -> bool:

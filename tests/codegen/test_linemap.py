@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import os
 import re
 
@@ -13,47 +14,10 @@ import pytest
 
 import msc as ms
 from msc.codegen.artifact import precompile_kernel
-from msc.codegen.linemap import failing_line, line_map
+from msc.codegen.linemap import failing_line, from_json, to_json
+from msc.codegen.render import line_table
 from msc.compiler import Compiled, arg_spec, compile_entry
 from msc.errors import InternalCompilerError
-
-GENERATED = '''"""header"""
-import numpy as np
-
-
-@njit(cache=True)
-def helper(x):
-    return x + 1
-
-
-@njit(cache=True)
-def kernel(x, y):
-    v = np.empty((2,), np.float32)  # model.py:7
-    for i0 in range(2):
-        a = x[i0]
-        t = np.float32(a * y[i0])  # model.py:8
-        v[i0] = t
-    return (v, )
-
-
-def run(*args):
-    return kernel(*args)[0]
-'''
-
-
-def test_line_map_reads_comments_and_fills_uncommented_lines_of_the_same_kernel():
-    lines = line_map(GENERATED)
-    numbered = {text.strip(): n for n, text in enumerate(GENERATED.splitlines(), 1)}
-    assert lines[numbered["v = np.empty((2,), np.float32)  # model.py:7"]] == ("model.py", 7)
-    assert lines[numbered["for i0 in range(2):"]] == ("model.py", 7)
-    assert lines[numbered["a = x[i0]"]] == ("model.py", 7)
-    assert lines[numbered["t = np.float32(a * y[i0])  # model.py:8"]] == ("model.py", 8)
-    assert lines[numbered["v[i0] = t"]] == ("model.py", 8)
-    assert lines[numbered["return (v, )"]] == ("model.py", 8)
-    for unmapped in ("def kernel(x, y):", "return x + 1", "def run(*args):",
-                     "return kernel(*args)[0]", "import numpy as np"):
-        assert numbered[unmapped] not in lines, unmapped
-
 
 def test_failing_line_is_the_last_one_in_the_generated_file(tmp_path):
     path = tmp_path / "_gen.py"
@@ -61,6 +25,25 @@ def test_failing_line_is_the_last_one_in_the_generated_file(tmp_path):
                f'File "{path}", line 12:\nFile "/elsewhere/user.py", line 41:')
     assert failing_line(message, path) == 12
     assert failing_line('File "/elsewhere/user.py", line 40:', path) is None
+
+
+def test_line_table_maps_kernel_lines_to_the_users_lines_and_fills_the_rest():
+    """The renderer's record of each line's user line (``render.line_table``) says what the
+    line's comment says; a line without one maps to the one before it in its kernel, and
+    the module's own functions to nothing. It survives a compile-cache manifest."""
+    x, y = inputs()
+    compiled = compile_entry(product_plus_exp, (arg_spec(x), arg_spec(y)), target="numba",
+                             store=None)
+    table = line_table(compiled.spec, compiled.source)
+    rows = compiled.source.split("\n")
+    commented = {n: (m[1], int(m[2])) for n, row in enumerate(rows, 1)
+                 if (m := re.search(r"  # (\S+):(\d+)$", row))}
+    assert commented and all(table[""][n] == where for n, where in commented.items())
+    body = [n for n in table[""] if n not in commented]
+    assert all(table[""][n] == table[""][n - 1] for n in body)  # filled from above
+    run = rows.index("def run(*args):") + 1
+    assert not {run, run + 1} & set(table[""])
+    assert from_json(json.loads(json.dumps(to_json(table)))) == table
 
 
 # --- end to end -----------------------------------------------------------------------------

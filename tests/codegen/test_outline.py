@@ -288,7 +288,8 @@ def test_a_numba_failure_in_a_library_kernel_names_the_users_line(tmp_path,
     files[named] = source
     broken = dataclasses.replace(
         spec, library_files=tuple(files.items()),
-        library=tuple((k, named if s == stem else s) for k, s in spec.library))
+        library=tuple((k, named if s == stem else s) for k, s in spec.library),
+        library_lines=tuple((named if s == stem else s, rows) for s, rows in spec.library_lines))
     stem = named
     generated = dataclasses.replace(compiled.generated, spec=broken, source=render(broken))
     broken_compiled = dataclasses.replace(compiled, generated=generated, code=None)

@@ -61,12 +61,14 @@ from msc.ir.types import MonadType, RefType, ScalarType, TensorType, tensor_of
 @dataclass(frozen=True)
 class DeviceKernel:
     """A generated ``@cuda.jit`` kernel: its parameters, body lines, and the (dtype name,
-    ndim) of the C-contiguous array each parameter takes (its signature, for PTX)."""
+    ndim) of the C-contiguous array each parameter takes (its signature, for PTX);
+    ``locations``: the user's line of each body line (a ``Loc`` or None)."""
 
     name: str
     params: tuple[str, ...]
     lines: tuple[str, ...]
     arrays: tuple[tuple[str, int], ...]
+    locations: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,7 @@ class DeviceNodes:
             e = Cast(dt, substitute(template, lw.operands(n, loaded, True)))
             t = kernel.fresh("t")
             kernel.body.append(f"{t} = {render_device(e)}{loc_comment(n)}")
+            kernel.locations[len(kernel.body) - 1] = n.loc
             scalars[n.out] = (Name(t), dt)
             if n in outs:
                 out = lw.env[n.out] = lw.ns.fresh("v")
@@ -277,6 +280,7 @@ class _KernelWriter:
         self.arrays: list[tuple[str, int]] = []
         self.idx = [self.ns.fresh(f"i{k}") for k in range(len(shape))]
         self.body: list[str] = []
+        self.locations: dict[int, Any] = {}  # the user's line of a body line
 
     def fresh(self, hint: str) -> str:
         return self.ns.fresh(hint)
@@ -316,9 +320,10 @@ class _KernelWriter:
                 nxt = self.fresh("r")
                 lines.append(f"    {nxt} = {rest} // {self.shape[k]}")
                 rest = nxt
+        locations = [None] * len(lines) + [self.locations.get(k) for k in range(len(self.body))]
         lines += ["    " + line for line in self.body]
         return DeviceKernel(name, tuple(self.params[a] for a in self.args), tuple(lines),
-                            tuple(self.arrays))
+                            tuple(self.arrays), tuple(locations))
 
 
 def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModuleSpec:

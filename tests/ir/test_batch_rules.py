@@ -22,6 +22,9 @@ INDICES = (lambda rng, shape: rng.integers(-3, 3, shape))
 SMALL = (lambda rng, shape: rng.integers(0, 4, shape))  # shift counts and shifted values
 ORDERS = (lambda rng, shape: rng.integers(0, 3, shape))  # polygamma's n
 ABOVE_1 = (lambda rng, shape: rng.uniform(1.5, 3.0, shape))  # zeta's exponent
+LABELS = (lambda rng, shape: rng.integers(1, 3, shape))  # CTC targets
+STEPS = (lambda rng, shape: np.full(shape, 4))  # every CTC sequence's length
+LENGTHS = (lambda rng, shape: rng.integers(0, 3, shape))  # CTC target lengths
 
 # ops the gradient cases leave out (integer or bool results, no gradient)
 EXTRA: list[tuple[Any, ...]] = [
@@ -61,6 +64,11 @@ EXTRA: list[tuple[Any, ...]] = [
                                         "BesselK0e", "BesselK1e")),
     *((name, [(2, 3), (3,)], {}) for name in ("Igamma", "Igammac", "IgammaGradA",
                                               "IgammacGradA")),
+    # CTC over 4 steps, 2 sequences of up to 2 labels (1 or 2; blank 0) out of 3 classes
+    ("CTCLossV2", [(4, 2, 3), (2, 2), (2,), (2,)], {"blank": 0, "zero_infinity": False},
+     [None, LABELS, STEPS, LENGTHS]),
+    ("CTCLossV2Grad", [(2,), (4, 2, 3), (2, 2), (2,), (2,), (2,), (2, 4, 5)],
+     {"blank": 0, "zero_infinity": True}, [None, None, LABELS, STEPS, LENGTHS, None, None]),
 ]
 ALL = [c for c in CASES if PRIMITIVES[c[0]].batch is not None] + EXTRA
 SIZE = 3

@@ -289,3 +289,34 @@ def test_ctc_matches_mindspore_itself(tmp_path):
                                theirs["v2grad"], atol=1e-5)
     np.testing.assert_allclose(ops.ctc_loss(Tensor(LP), *padded, 0, "none")[1].asnumpy(),
                                np.array(theirs["alpha"]), rtol=1e-5)
+
+
+# --- vmap -----------------------------------------------------------------------------------
+
+
+def _padded(x, targets):
+    return ops.ctc_loss(ops.log_softmax(x, -1), targets, Tensor(IN_LEN), Tensor(TGT_LEN), 0,
+                        "none")
+
+
+@pytest.mark.parametrize("mode", ["eager", *TARGETS])
+def test_vmap_folds_examples_into_the_batch(mode):
+    """Examples along axis 2 of the values and axis 0 of the targets: the losses, log
+    alphas and gradients of a loop over them."""
+    xs = np.random.default_rng(2).standard_normal((5, 3, 2, 4)).astype(np.float32)
+    targets = np.stack([TARGETS_PADDED, np.where(TARGETS_PADDED == 2, 3, TARGETS_PADDED)])
+    targets = targets.astype(np.int32)
+
+    def total(x, t):
+        return _padded(x, t)[0].sum()
+
+    batched = ms.vmap(_padded, in_axes=(2, 0))
+    batched_grad = ms.vmap(ms.grad(total), in_axes=(2, 0))
+    (loss, alpha), grad = _run(lambda a, b: (batched(a, b), batched_grad(a, b)), mode,
+                               Tensor(xs), Tensor(targets))
+    for v in range(2):
+        want_loss, want_alpha = _padded(Tensor(xs[:, :, v]), Tensor(targets[v]))
+        np.testing.assert_allclose(loss.asnumpy()[v], want_loss.asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(alpha.asnumpy()[v], want_alpha.asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(grad.asnumpy()[v], ms.grad(total)(
+            Tensor(xs[:, :, v]), Tensor(targets[v])).asnumpy(), rtol=1e-5, atol=1e-6)

@@ -32,7 +32,8 @@ from msc.ir.primitives.base import (
     want_int,
     want_tensor,
 )
-from msc.ir.types import TensorType, TupleType, Type
+from msc.ir.primitives.rules import batch_size, move_to_front
+from msc.ir.types import TensorType, TupleType, Type, tensor_of
 from msc.runtime.numpy_ctc_rt import _rt_ctc_loss, _rt_ctc_loss_v2, _rt_ctc_loss_v2_grad
 
 _INDEX = (dtypes.int32, dtypes.int64)
@@ -166,9 +167,53 @@ def _emit_v2_grad(a: list[Expr], node: Any) -> Expr:
                                            Lit(bool(node.attr["zero_infinity"]))))
 
 
+def _stacked(b: Any, x: Any, dim: int | None, size: int) -> Any:
+    """``x`` with its examples along axis 0 (an unbatched ``x`` repeated ``size`` times)."""
+    if dim is not None:
+        return move_to_front(b, x, dim)
+    shape = tensor_of(x.type).shape
+    return b.broadcast_to(b.reshape(x, shape=(1,) + shape), shape=(size,) + shape)
+
+
+def _folded(b: Any, args: Any, dims: Any, log_probs_at: int) -> tuple[list[Any], int]:
+    """Every operand with the vmapped examples folded into the CTC batch: (T, V N, C)
+    log probabilities, (V N, ...) for the rest; and the number V of examples."""
+    size = batch_size(args, dims)
+    out = []
+    for i, (x, d) in enumerate(zip(args, dims)):
+        x = _stacked(b, x, d, size)
+        shape = tensor_of(x.type).shape
+        if i == log_probs_at:  # (V, T, N, C) -> (T, V N, C)
+            x = b.reshape(b.transpose(x, perm=(1, 0, 2, 3)),
+                          shape=(shape[1], size * shape[2], shape[3]))
+        else:
+            x = b.reshape(x, shape=(size * shape[1],) + shape[2:])
+        out.append(x)
+    return out, size
+
+
+def _batch_v2(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, Any]:
+    """vmap folds the examples into the sequences' batch: one CTC call for all."""
+    folded, size = _folded(b, args, dims, 0)
+    batch = tensor_of(folded[1].type).shape[0] // size
+    out = b.emit(prim, *folded, **attrs)
+    nll, alpha = b.getitem(out, 0), b.getitem(out, 1)
+    rest = tensor_of(alpha.type).shape[1:]
+    return b.tuple(b.reshape(nll, shape=(size, batch)),
+                   b.reshape(alpha, shape=(size, batch) + rest)), (0, 0)
+
+
+def _batch_v2_grad(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
+    folded, size = _folded(b, args, dims, 1)
+    steps, total, classes = tensor_of(folded[1].type).shape
+    grad = b.emit(prim, *folded, **attrs)  # (T, V N, C) -> (T, V, N, C)
+    return b.reshape(grad, shape=(steps, size, total // size, classes)), 1
+
+
 ctc_loss_v2_grad = register(Primitive(
     "CTCLossV2Grad", _v2_grad_infer, _v2_grad_impl, on_all_targets(ArrayExpr(_emit_v2_grad)),
-    attrs=(Attr("blank", 0, (int,)), Attr("zero_infinity", False, (bool,))), cost=16))
+    attrs=(Attr("blank", 0, (int,)), Attr("zero_infinity", False, (bool,))), cost=16,
+    batch=_batch_v2_grad))
 
 
 def _vjp_v2(b: Any, g: Any, log_probs: Any, targets: Any, input_lengths: Any,
@@ -183,4 +228,4 @@ def _vjp_v2(b: Any, g: Any, log_probs: Any, targets: Any, input_lengths: Any,
 ctc_loss_v2 = register(Primitive(
     "CTCLossV2", _v2_infer, _v2_impl, on_all_targets(ArrayExpr(_emit_v2)),
     attrs=(Attr("blank", 0, (int,)), Attr("zero_infinity", False, (bool,))), cost=16,
-    vjp=_vjp_v2))
+    vjp=_vjp_v2, batch=_batch_v2))

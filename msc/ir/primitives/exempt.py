@@ -44,6 +44,6 @@ NO_BATCH: dict[str, str] = {
     "UniformReal": _CONST + ": the vmap transform copies it, one draw shared by the batch",
     **dict.fromkeys(("AllReduce", "AllGather", "ReduceScatter", "Broadcast"),
                     "not yet: a collective under vmap (batch the data before it instead)"),
-    **dict.fromkeys(("CTCLoss", "CTCLossV2", "CTCLossV2Grad"),
-                    "not yet: the CTC losses under vmap (fold the vmapped axis into the batch)"),
+    "CTCLoss": "not yet: CTCLoss under vmap (its sparse labels name their sequences; "
+               "ops.ctc_loss batches)",
 }

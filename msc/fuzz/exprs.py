@@ -48,9 +48,14 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
 
 #: The pooling forms ``_f_pool`` draws per number of spatial dims; the functional forms
 #: take their padding in mode 'pad' only.
-_POOL_FORMS = {1: ("avg_pool1d",), 2: ("max_pool2d", "MaxPool", "avg_pool2d", "AvgPool"),
-               3: ("max_pool3d", "MaxPool3D", "avg_pool3d", "AvgPool3D")}
+_POOL_FORMS = {1: ("avg_pool1d", "MaxPool1d", "AvgPool1d"),
+               2: ("max_pool2d", "MaxPool", "avg_pool2d", "AvgPool", "MaxPool2d", "AvgPool2d"),
+               3: ("max_pool3d", "MaxPool3D", "avg_pool3d", "AvgPool3D", "AvgPool3d")}
 _PAD_ONLY = ("max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d")
+#: the adaptive forms per number of spatial dims (any input size gives the output size)
+_ADAPTIVE_FORMS = {1: ("AdaptiveAvgPool1d",), 2: ("adaptive_avg_pool2d", "adaptive_max_pool2d",
+                                                   "AdaptiveMaxPool2D"),
+                   3: ("adaptive_avg_pool3d", "adaptive_max_pool3d")}
 
 
 def _pooled_size(n: int, k: int, s: int, dil: int, mode: str, p: int, ceil: bool) -> int:
@@ -351,12 +356,13 @@ class Exprs:
         op, src_dtype = rng.choice(ops_ok)
         a = self.sub(TT(src_dtype, src_shape), scope, depth)
         self.note_approx(src_dtype)
-        if rng.random() < 0.2 and t.shape == () and not keep:
+        if rng.random() < 0.2 and t.shape == () and not keep and op not in ("std", "median"):
             return {"sum": f"{a}.sum()", "mean": f"ops.mean({a})", "amax": f"{a}.max()",
                     "amin": f"{a}.min()", "prod": f"ops.prod(ops.clip_by_value({a}, -2, 2))",
                     "all": f"{a}.all()", "any": f"{a}.any()"}[op]
         k = ", keepdims=True" if keep else ""
         kd = ", keep_dims=True" if keep else ""
+        order = rng.choice(("None", "1", "2", "float('inf')"))
         forms = {
             "sum": [f"ops.sum({a}, {ax}{', keepdim=True' if keep else ''})",
                     f"{a}.sum(axis={ax}{k})", f"ops.ReduceSum({keep})({a}, {ax})"],
@@ -367,11 +373,19 @@ class Exprs:
             "amin": [f"ops.amin({a}, {ax}{k})", f"{a}.min(axis={ax}{k})",
                      f"ops.ReduceMin({keep})({a}, {ax})"],
             "prod": [f"ops.prod(ops.clip_by_value({a}, -2, 2), {ax}{kd})"],
+            "std": [f"ops.std({a}, {ax}, {rng.choice((0, 1))}, {keep})",
+                    f"ops.var({a}, {ax}, {rng.choice((0, 1))}, {keep})",
+                    f"ops.nansum({a}, {ax}, {keep})",
+                    f"ops.norm({a}, {order}, {ax}, {keep})",
+                    f"ops.logsumexp({a}, {ax}, {keep})"],
+            "median": [f"ops.median({a}, {ax}, {keep})[0]"],
             "all": [f"ops.all({a}, {ax}{kd})", f"{a}.all({ax}{kd})"],
             "any": [f"ops.any({a}, {ax}{kd})", f"{a}.any({ax}{kd})"],
         }[op]
-        if isinstance(ax, tuple):  # (ops.max takes one axis)
-            forms = [f for f in forms if not f.startswith("ops.max(")]
+        if isinstance(ax, tuple):  # (ops.max and ops.median take one axis)
+            forms = [f for f in forms if not f.startswith(("ops.max(", "ops.median("))]
+        if not forms:
+            return None
         return rng.choice(forms)
 
     def _reducers(self, t: TT) -> list[tuple[str, str]]:
@@ -381,7 +395,7 @@ class Exprs:
             return [("all", "bool"), ("any", "bool"), ("amax", "bool")]
         out = [(op, d) for op in ("amax", "amin")]
         if t.floating:
-            out += [("sum", d), ("mean", d), ("prod", d)]
+            out += [("sum", d), ("mean", d), ("prod", d), ("std", d), ("median", d)]
         if d == "int64":
             out += [(op, s) for op in ("sum", "prod") for s in self.dtypes
                     if s in INTS or s == "bool"]
@@ -473,9 +487,11 @@ class Exprs:
             out = (math.prod(t.shape[:t.ndim - nd - 1]),) + t.shape[t.ndim - nd - 1:]
         else:
             out = (1,) * (nd + 2 - t.ndim) + t.shape
+        if rng.random() < 0.25:
+            return self._adaptive_pool(t, out, nd, scope, depth)
         form = rng.choice(_POOL_FORMS[nd])
         k, s = rng.randint(1, 3), rng.randint(1, 3)
-        dil = rng.choice((1, 1, 2)) if form in ("max_pool2d", "max_pool3d") else 1
+        dil = rng.choice((1, 1, 2)) if form in ("max_pool2d", "max_pool3d", "MaxPool2d") else 1
         mode = "pad" if form in _PAD_ONLY else rng.choice(("valid", "same", "pad"))
         if form in ("MaxPool", "AvgPool") and mode == "pad":
             mode = "same"
@@ -491,8 +507,19 @@ class Exprs:
         self.note_approx(t.dtype)
         x = self.sub(t.with_shape(out[:2] + tuple(spatial)), scope, depth)
         include, div = rng.random() < 0.5, rng.choice((0, 0, 2, 5))
+        indices = rng.random() < 0.3  # return_indices: the values are item 0
+        cell_mode = "pad" if mode == "pad" else mode
         call = {
-            "max_pool2d": f"ops.max_pool2d({x}, {k}, {s}, {p}, {dil}, ceil_mode={ceil})",
+            "MaxPool1d": f"nn.MaxPool1d({k}, {s}, {cell_mode!r}, {p}, ceil_mode={ceil})({x})",
+            "AvgPool1d": f"nn.AvgPool1d({k}, {s}, {cell_mode!r}, {p}, {ceil}, {include})({x})",
+            "MaxPool2d": f"nn.MaxPool2d({k}, {s}, {cell_mode!r}, {p}, {dil}, {indices}, "
+                         f"{ceil})({x})" + ("[0]" if indices else ""),
+            "AvgPool2d": f"nn.AvgPool2d({k}, {s}, {cell_mode!r}, {p}, {ceil}, {include}, "
+                         f"{div or None})({x})",
+            "AvgPool3d": f"nn.AvgPool3d({k}, {s}, {cell_mode!r}, {p}, {ceil}, {include}, "
+                         f"{div or None})({x})",
+            "max_pool2d": f"ops.max_pool2d({x}, {k}, {s}, {p}, {dil}, {indices}, {ceil})" +
+                          ("[0]" if indices else ""),
             "max_pool3d": f"ops.max_pool3d({x}, {k}, {s}, {p}, {dil}, {ceil})",
             "MaxPool": f"ops.MaxPool({k}, {s}, {mode!r})({x})",
             "MaxPool3D": f"ops.MaxPool3D({k}, {s}, {mode!r}, {p}, {ceil})({x})",
@@ -503,6 +530,27 @@ class Exprs:
             "AvgPool3D": f"ops.AvgPool3D({k}, {s}, {mode!r}, {p}, {ceil}, {include}, "
                          f"{div})({x})",
         }[form]
+        return f"ops.reshape({call}, {t.shape!r})"
+
+    def _adaptive_pool(self, t: TT, out: tuple[int, ...], nd: int, scope: list[Var],
+                       depth: int) -> str | None:
+        """Adaptive average or max pooling to ``out``'s spatial sizes from inputs as large
+        or up to twice as large (windows that overlap, tile, or do not divide)."""
+        rng = self.rng
+        form = rng.choice(_ADAPTIVE_FORMS[nd])
+        if form == "AdaptiveAvgPool1d":  # MindSpore's takes sizes that divide the length
+            spatial = (out[2] * rng.randint(1, 3),)
+        else:
+            spatial = tuple(o + rng.randint(0, o + 1) for o in out[2:])
+        x = self.sub(t.with_shape(out[:2] + spatial), scope, depth)
+        size = out[2] if nd == 1 else tuple(out[2:])
+        call = {"AdaptiveAvgPool1d": f"nn.AdaptiveAvgPool1d({size})({x})",
+                "adaptive_avg_pool2d": f"ops.adaptive_avg_pool2d({x}, {size})",
+                "adaptive_max_pool2d": f"ops.adaptive_max_pool2d({x}, {size})",
+                "AdaptiveMaxPool2D": f"ops.AdaptiveMaxPool2D({size})({x})[0]",
+                "adaptive_avg_pool3d": f"ops.adaptive_avg_pool3d({x}, {size})",
+                "adaptive_max_pool3d": f"ops.adaptive_max_pool3d({x}, {size})"}[form]
+        self.note_approx(t.dtype)
         return f"ops.reshape({call}, {t.shape!r})"
 
     def _f_ctc(self, t: TT, scope: list[Var], depth: int) -> str | None:
@@ -544,6 +592,7 @@ class Exprs:
     def _f_conv(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """The batch and spatial means of a 2-D convolution of 32 channels over about
         24x28 positions (kernel 3x3, 1x1, 3x2, 1x3, 5x5 or 7x7, stride 1-2, dilation 1-2,
+        pad mode 'pad', 'same' or 'valid', 1 to 8 groups, with or without a bias,
         uneven padding, 1 to 3 examples): large enough for the numba target's products
         (im2col one example at a time or for the batch, 1x1 straight from the input,
         shifted taps). The input is tanh of (N, C, H) values times (W) values, the weight
@@ -554,14 +603,20 @@ class Exprs:
         rng = self.rng
         kh, kw = rng.choice([(3, 3), (1, 1), (3, 2), (1, 3), (5, 5), (7, 7)])
         stride, dilation = rng.choice([1, 1, 2]), rng.choice([1, 1, 2])
-        pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw))
+        mode = rng.choice(["pad", "pad", "same", "valid"])
+        stride = 1 if mode == "same" else stride  # (MindSpore's 'same' takes stride 1)
+        pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw)) if mode == "pad" \
+            else 0
+        groups = rng.choice([g for g in (1, 1, 2, 4, 8) if t.size % g == 0])
         h, w = rng.randint(20, 28), rng.randint(24, 34)
         rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
-        weight = self.sub(t.with_shape((t.size, 32, kh, kw)), scope, depth)
+        weight = self.sub(t.with_shape((t.size, 32 // groups, kh, kw)), scope, depth)
+        bias = f"ops.tanh({self.sub(t.with_shape((t.size,)), scope, depth)})" \
+            if rng.random() < 0.3 else "None"
         conv = (f"ops.conv2d(ops.tanh({rows} * {cols} + {cols}), "
-                f"ops.tanh({weight}) * {1 / (32 * kh * kw)!r}, stride={stride}, "
-                f"pad_mode='pad', padding={pad!r}, dilation={dilation})")
+                f"ops.tanh({weight}) * {groups / (32 * kh * kw)!r}, {bias}, stride={stride}, "
+                f"pad_mode={mode!r}, padding={pad!r}, dilation={dilation}, groups={groups})")
         return f"ops.reshape(ops.mean({conv}, (0, 2, 3)), {t.shape!r})"
 
     # --- tuples, calls ----------------------------------------------------------------------

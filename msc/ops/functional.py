@@ -422,12 +422,30 @@ cat = concat
 
 
 def gather(input_params: Any, input_indices: Any, axis: int, batch_dims: int = 0) -> Any:
-    if batch_dims != 0:
-        with _checking(Op.Gather):
-            raise GraphValueError("batch_dims other than 0 is not supported")
+    """Slices of ``input_params`` along ``axis`` at ``input_indices``; with ``batch_dims``
+    b, the first b dims of both are shared: out[i..., j..., r...] = x[i..., idx[i..., j...],
+    r...] (the axis must then be b: a Gather of linear positions)."""
     if not isinstance(input_indices, Tensor):
         input_indices = Tensor(input_indices)
-    return apply(Op.Gather, input_params, input_indices, axis=axis)
+    if batch_dims == 0:
+        return apply(Op.Gather, input_params, input_indices, axis=axis)
+    x = _as_tensor(input_params, Op.Gather)
+    b = batch_dims % input_indices.ndim if batch_dims < 0 else batch_dims
+    with _checking(Op.Gather):
+        if axis % x.ndim != b or x.shape[:b] != input_indices.shape[:b]:
+            raise GraphValueError(f"batch_dims {batch_dims} needs axis {b} and indices "
+                                  f"whose first {b} dims are the input's, but got axis "
+                                  f"{axis} and shapes {x.shape}, {input_indices.shape}")
+    lead, n = math.prod(x.shape[:b]), x.shape[b]
+    inner = tuple(input_indices.shape[b:])
+    wrapped = apply(Op.Gather, Tensor(np.arange(n)), input_indices, axis=0)  # checks them
+    base = Tensor((np.arange(lead) * n).reshape((lead,) + (1,) * len(inner)))
+    linear = apply(Op.Add, apply(Op.Reshape, apply(Op.Cast, wrapped, dtype=dtypes.int64),
+                                 shape=(lead,) + inner), base)
+    rest = tuple(x.shape[b + 1:])
+    flat = apply(Op.Reshape, x, shape=(lead * n,) + rest)
+    out = apply(Op.Gather, flat, linear, axis=0)
+    return apply(Op.Reshape, out, shape=tuple(x.shape[:b]) + inner + rest)
 
 
 def broadcast_to(input: Any, shape: Any) -> Any:

@@ -72,6 +72,10 @@ def getitem(x: Any, key: Any) -> Any:
     x = _as_tensor(x, "getitem")
     items = key if isinstance(key, tuple) else (key,)
     with _checking("getitem"):
+        several = _several_tensors(x, items)
+    if several is not None:
+        return several
+    with _checking("getitem"):
         index: list[Any] = []
         gathered: tuple[int, Tensor] | None = None
         dims = iter(enumerate(x.shape))
@@ -97,6 +101,38 @@ def getitem(x: Any, key: Any) -> Any:
     return out
 
 
+def _several_tensors(x: Tensor, items: tuple[Any, ...]) -> Any:
+    """``x[i, j]``, ``x[i, :, j]``: integer tensors (broadcast together) on some axes and
+    whole slices on the others, numpy's way: the indexed axes move to the front and
+    flatten, one Gather takes the linear positions, and the result's index dims stand
+    where the first indexed axis was when the indexed axes are adjacent, else first.
+    None for any other key."""
+    full = builtins.slice(None)
+    if len(items) > x.ndim or builtins.sum(isinstance(k, Tensor) for k in items) < 2 or \
+            any(not isinstance(k, Tensor) and k != full for k in items):
+        return None
+    tensors = {a: _index_tensor(k) for a, k in enumerate(items) if isinstance(k, Tensor)}
+    axes = sorted(tensors)
+    shape = np.broadcast_shapes(*(t.shape for t in tensors.values()))
+    linear: Any = None
+    for a in axes:  # each wrapped (and checked) through a Gather from its positions
+        i = apply(Op.Gather, Tensor(np.arange(x.shape[a])), tensors[a], axis=0)
+        i = apply(Op.BroadcastTo, apply(Op.Cast, i, dtype=dtypes.int64), shape=shape)
+        linear = i if linear is None else apply(Op.Add, apply(Op.Mul, linear, x.shape[a]), i)
+    rest = [a for a in range(x.ndim) if a not in tensors]
+    moved = apply(Op.Transpose, x, perm=tuple(axes + rest)) if axes + rest != \
+        list(range(x.ndim)) else x
+    lead = int(np.prod([x.shape[a] for a in axes]))
+    flat = apply(Op.Reshape, moved, shape=(lead,) + tuple(x.shape[a] for a in rest))
+    out = apply(Op.Gather, flat, linear, axis=0)
+    first = axes[0]
+    if axes == list(range(first, first + len(axes))) and first > 0:
+        k = len(shape)
+        perm = tuple(range(k, k + first)) + tuple(range(k)) + tuple(range(k + first, out.ndim))
+        out = apply(Op.Transpose, out, perm=perm)
+    return out
+
+
 def setitem(x: Any, key: Any, value: Any) -> Any:
     """``x[key] = value`` as a new tensor (graphs update tensors by rebinding them).
 
@@ -109,6 +145,8 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
     """
 
     x = _as_tensor(x, "setitem")
+    if isinstance(key, Tensor) and key.dtype == dtypes.bool_:
+        return _set_masked(x, key, value)
     items = key if isinstance(key, tuple) else (key,)
     with _checking("setitem"):
         if any(item is None for item in items):
@@ -120,15 +158,18 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
             if indices is None:
                 index.append(_basic_entry(item, x.shape[axis], axis))
                 continue
-            if dynamic is not None or indices.ndim != 0:
-                raise GraphTypeError("an assigned index may hold one integer tensor with a "
-                                     "single element (x[i] = v); use ops.select for masks")
+            if dynamic is not None or indices.ndim > 1 or (
+                    indices.ndim == 1 and not _is_single(value)):
+                raise GraphTypeError("an assigned index may hold one integer tensor: one "
+                                     "element (x[i] = v), or a vector with a single value "
+                                     "(x[:, idx] = 0); use ops.select for other masks")
             dynamic = (axis, indices)
             index.append(canonical_slice(builtins.slice(None), x.shape[axis]))
         numpy_key = tuple(e if isinstance(e, int) else builtins.slice(*e) for e in index)
         positions = np.arange(x.size).reshape(x.shape)[numpy_key]
         region = positions.shape  # the shape ``value`` broadcasts to
-        if dynamic is not None:  # value has no dimension for the tensor-indexed axis
+        point = dynamic is not None and dynamic[1].ndim == 0
+        if point:  # value has no dimension for the tensor-indexed axis
             kept = builtins.sum(1 for e in index[:dynamic[0]] if not isinstance(e, int))
             region = region[:kept] + region[kept + 1:]
         value = apply(Op.Cast, _as_tensor(value, "setitem") if isinstance(value, Tensor)
@@ -136,8 +177,10 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
         if np.broadcast_shapes(value.shape, region) != region:
             raise ShapeError(f"a value of shape {value.shape} cannot be assigned to a "
                              f"selection of shape {region}")
-        if dynamic is not None:
+        if point:
             value = apply(Op.ExpandDims, value, axis=kept)
+        elif dynamic is not None:
+            value = apply(Op.Reshape, value, shape=())
         source = np.full(x.size, -1, np.int64)
         source[positions.ravel()] = np.arange(positions.size)
         flat = apply(Op.Reshape, apply(Op.BroadcastTo, value, shape=positions.shape),
@@ -149,9 +192,42 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
             axis, i = dynamic
             n = x.shape[axis]
             i = apply(Op.Gather, Tensor(np.arange(n)), i, axis=0)  # checks and wraps it
-            along = np.arange(n).reshape([n if a == axis else 1 for a in range(x.ndim)])
-            mask = apply(Op.LogicalAnd, mask, apply(Op.Equal, Tensor(along), i))
+            shape = [n if a == axis else 1 for a in range(x.ndim)]
+            if i.ndim == 1:  # any of the positions: a mask along the axis
+                hit = apply(Op.Equal, Tensor(np.arange(n)[:, None]), apply(
+                    Op.ExpandDims, i, axis=0))
+                hit = apply(Op.ReduceMax, apply(Op.Cast, hit, dtype=dtypes.int8), axis=(1,),
+                            keep_dims=False)
+                on = apply(Op.Reshape, apply(Op.Cast, hit, dtype=dtypes.bool_),
+                           shape=tuple(shape))
+            else:
+                on = apply(Op.Equal, Tensor(np.arange(n).reshape(shape)), i)
+            mask = apply(Op.LogicalAnd, mask, on)
     return apply(Op.Select, mask, replaced, x)
+
+
+def _is_single(value: Any) -> bool:
+    return not isinstance(value, Tensor) or value.size == 1
+
+
+def _set_masked(x: Tensor, mask: Tensor, value: Any) -> Any:
+    """``x[mask] = v`` with a bool mask over x's leading dims and a single value: where
+    the mask holds, v (the selection's shape depends on the data, so a value of more
+    elements is refused)."""
+    with _checking("setitem"):
+        if mask.shape != x.shape[:mask.ndim]:
+            raise ShapeError(f"a boolean mask of shape {mask.shape} does not match the "
+                             f"tensor's leading dims {x.shape[:mask.ndim]}")
+        if not _is_single(value):
+            raise GraphTypeError("a boolean mask index takes a single value (x[mask] = v): "
+                                 "the selection's shape depends on the data")
+    if mask.ndim < x.ndim:
+        mask = apply(Op.BroadcastTo, apply(Op.Reshape, mask, shape=mask.shape + (1,) * (
+            x.ndim - mask.ndim)), shape=x.shape)
+    v = apply(Op.Cast, value if isinstance(value, Tensor) else Tensor(np.asarray(
+        value, x.dtype.np)), dtype=x.dtype)
+    v = apply(Op.BroadcastTo, apply(Op.Reshape, v, shape=()), shape=x.shape)
+    return apply(Op.Select, mask, v, x)
 
 
 def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: int = 0,

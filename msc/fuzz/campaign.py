@@ -298,6 +298,11 @@ if __name__ == "__main__":
 '''
 
 
+def _commented(text: Any) -> str:
+    """``text`` as comment lines (a problem's arrays may span several lines)."""
+    return "\n".join(f"# {line}" for line in str(text).splitlines())
+
+
 def write_finding(finding: Finding, out: Path) -> Path:
     """The shrunk program as a runnable file that prints eager's and msc's results."""
     out.mkdir(parents=True, exist_ok=True)
@@ -312,7 +317,7 @@ def write_finding(finding: Finding, out: Path) -> Path:
     inputs = ", ".join(f"np.array({x.tolist()!r}, np.{x.dtype.name})" for x in program.inputs)
     head = (f"# msc fuzz: seed {finding.seed}, program {finding.index}: "
             f"{', '.join(finding.ways)} disagree with eager mode ({problem.kind})\n"
-            f"# {problem}\n# original problem: {finding.problem}\n"
+            f"{_commented(problem)}\n{_commented(f'original problem: {finding.problem}')}\n"
             f"# rerun: python -m msc.fuzz --seed {finding.seed} --start {finding.index} "
             "--programs 1\n")
     path.write_text(head + program.source + _MAIN.format(inputs=inputs, way=way))

@@ -402,8 +402,8 @@ class Renderer:
         (m, k), n = a.shape, b.shape[1]
         if m == 0 or n == 0:
             return
-        target = out if _blas_layout(out) == ("N", out.strides[0] if m > 1 else max(n, 1)) \
-            and out.strides[1] in (1, 0) or n == 1 else None
+        written = _blas_layout(out)  # the product is written where it lies, in rows
+        target = out if written is not None and written[0] == "N" else None
         dest = target or self.allocate((m, n), out.dtype)
         if target is None and (not is_static(beta) or beta):
             self.fill(dest, out)
@@ -415,7 +415,7 @@ class Renderer:
                 layout = _blas_layout(x)
             ops.append((x, layout))
         (a, (ta, lda)), (b, (tb, ldb)) = ops
-        ldc = max(dest.strides[0], n) if m > 1 else max(n, 1)
+        ldc = _blas_layout(dest)[1]  # type: ignore[index]
         kind = "f32" if a.dtype == np.float32 else "f64"
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                  f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
@@ -777,14 +777,15 @@ def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _blas_layout(x: View) -> tuple[str, int] | None:
-    """How BLAS reads the 2-d view ``x``: ("N", leading dimension) for rows in memory,
-    ("T", ...) for columns, None when neither is contiguous."""
+    """How BLAS reads the 2-d view ``x``: ("N", leading dimension) where element (i, j)
+    lies at i*ld + j, ("T", ld) where it lies at j*ld + i, None when neither holds (a
+    broadcast's zero strides, both axes strided): then it is copied first."""
     rows, cols = x.shape
     s0, s1 = x.strides
-    if s1 == 1 or cols == 1:
-        return "N", max(s0 if rows > 1 else cols, cols, 1)
-    if s0 == 1 or rows == 1:
-        return "T", max(s1 if cols > 1 else rows, rows, 1)
+    if (s1 == 1 or cols == 1) and (rows == 1 or s0 >= max(cols, 1)):
+        return "N", s0 if rows > 1 else max(cols, 1)
+    if (s0 == 1 or rows == 1) and (cols == 1 or s1 >= max(rows, 1)):
+        return "T", s1 if cols > 1 else max(rows, 1)
     return None
 
 

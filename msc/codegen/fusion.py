@@ -16,12 +16,12 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from msc.codegen.half import ROUND, rounded, to_half
+from msc.codegen.half import ROUND, to_half
+from msc.codegen.passes import SCALAR_PASSES
 from msc.codegen.targets import Float16
 from msc.ir import kernel
 from msc.ir.dtypes import DType, bool_, float16, float32, uint16
 from msc.ir.kernel import (
-    X0,
     Assign,
     Call,
     Cast,
@@ -44,14 +44,6 @@ from msc.ir.nodes import Const, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import Compute, Elementwise, Primitive, operand_dtype
 from msc.ir.types import ScalarType, tensor_of
-
-
-#: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's float64
-#: exp, tanh and erf made of arithmetic and selects (LLVM vectorizes the loop; libm's
-#: scalar tanh and erf cost 15-20 ns an element), rounded to float32 as before.
-#: (GeLU's helper is named after its form: ``_rt_gelu_tanh64``, ``_rt_gelu_none64``.)
-VECTOR_MATH = {Op.Exp: "_rt_exp64", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigmoid64",
-               Op.Erf: "_rt_erf64", Op.Erfc: "_rt_erfc64", Op.GeLU: "_rt_gelu_{approximate}64"}
 
 
 #: Float ops whose loop over one result is numpy's ufunc with ``out=``, to the bit (casts
@@ -156,16 +148,13 @@ class FusedLoops:
 
     def expr(self, node: Node, operands: list[Expr], scalar: bool) -> Expr:
         """The op's expression on ``operands``: on scalars in a fused loop (its scalar
-        form; float16 rounded as numpy rounds, ``half.rounded``; the vectorizable helper of
-        ``VECTOR_MATH`` on a target that has them), else on arrays."""
+        form, rewritten by ``passes.SCALAR_PASSES``: float16 rounding, vector math), else
+        on arrays."""
         lowering = self.lowering(node)
         template = kernel.bind(lowering.scalar or lowering.expr if scalar else lowering.expr,
                                node.attr)
-        if scalar and self.is_half(node.out.type.dtype):  # type: ignore[union-attr]
-            template = rounded(template)
-        elif scalar and self.target.vector_math and node.op in VECTOR_MATH \
-                and self.compute_dtype(node, lowering) == float32:
-            template = Helper(VECTOR_MATH[node.op].format(**node.attr), (X0,))
+        for rewrite in SCALAR_PASSES if scalar else ():
+            template = rewrite(self, node, template)
         return kernel.substitute(template, operands)
 
     def elementwise_array(self, node: Node, args: list[Expr], lowering: Elementwise) -> Expr:

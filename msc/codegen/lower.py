@@ -21,9 +21,8 @@ import numpy as np
 from msc.codegen.fusion import FusedLoops, reads
 from msc.codegen.half import HalfNodes, has_half, involves_half, viewed
 from msc.codegen.lanes import LaneLoops, LaneOutput
-from msc.codegen.library import in_library, kernel_file, kernel_lines, runtime_file, signatures
 from msc.codegen.names import Namespace
-from msc.codegen.outline import outline, worth_outlining
+from msc.codegen.passes import MODULE_PASSES, Kernels
 from msc.codegen.pyrender import literal, located, render_stmts
 from msc.codegen.spec import KernelSpec, ModuleSpec
 from msc.codegen.split import needs_split, split_entry
@@ -627,23 +626,10 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     kernel, output = lowerer.lower()
     if split:
         kernel = dataclasses.replace(kernel, jit=False)
-    library: list[tuple[str, str]] = []
-    files: dict[str, str] = {}
-    lines: dict[str, tuple[tuple[int, str, int], ...]] = {}  # each library file's user lines
-    if not split and target.numba and worth_outlining(kernel):
-        kernel, outlined = outline(kernel, lowerer.value_types())
-        for k in outlined:
-            if in_library(k):
-                stem, files[stem] = kernel_file(k)
-                lines[stem] = kernel_lines(k)
-                library.append((k.name, stem))
-            else:
-                callees += (k,)
-    if files:
-        files = dict([runtime_file()]) | files
-    stems = dict(library)
-    calls, every = signatures(kernel, lowerer.param_arrays())
-    foreseen = tuple((name, stems[name], args) for name, args in calls if name in stems)
+    kernels = Kernels(kernel, callees, not split and target.numba, lowerer.value_types(),
+                      lowerer.param_arrays())
+    for run in MODULE_PASSES:
+        kernels = run(kernels)
     inputs = tuple((p.hint, t.dtype.np_name, t.shape) for p in graph.inputs
                    if (t := tensor_of(p.type)) is not None)
     weights = tuple(p.hint for p in graph.weights) + \
@@ -657,13 +643,13 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
             tuple(n + 2 * len(dtypes) + i for i, a in enumerate(shared.arrays)
                   if a.dtype == np.float16)
     shapes = tuple((k, w.type.tensor.shape) for w, (k, _) in zip(graph.weights, slots))
-    return ModuleSpec(spec_target, header, kernel, inputs, weights, tuple(shared.arrays),
-                      output, callees, half_args, dtypes, shapes,  # type: ignore[union-attr]
-                      lowerer.call_args, tuple(lowerer.run_lines),
-                      tuple((shape, dt) for _, shape, dt in lowerer.pooled), tuple(library),
-                      tuple(files.items()), signatures=foreseen,
-                      foresees_all=every and len(foreseen) == len(calls),
-                      library_lines=tuple(lines.items()))
+    return ModuleSpec(spec_target, header, kernels.entry, inputs, weights,
+                      tuple(shared.arrays), output, kernels.callees, half_args, dtypes,
+                      shapes, lowerer.call_args, tuple(lowerer.run_lines),  # type: ignore
+                      tuple((shape, dt) for _, shape, dt in lowerer.pooled), kernels.library,
+                      tuple(kernels.files.items()), signatures=kernels.signatures,
+                      foresees_all=kernels.foresees_all,
+                      library_lines=tuple(kernels.lines.items()))
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

@@ -1,4 +1,4 @@
-"""The numba target's float32 exp, tanh, sigmoid, erf, erfc and GeLU (``fusion.VECTOR_MATH``):
+"""The numba target's float32 exp, tanh, sigmoid, erf, erfc and GeLU (``passes.VECTOR_MATH``):
 numba_rt's float64 functions made of arithmetic and selects, which LLVM vectorizes.
 
 Each is checked on a wide sample of float32 values (the specials included) against the

@@ -594,3 +594,80 @@ POLICIES += [
                               "np.roll(x, " + case.call[len("ops.roll({x0}, "):]))(
                               case, inputs, got))),
 ]
+
+
+def _reduce_np(loss: np.ndarray, reduction: str) -> np.ndarray:
+    return loss if reduction == "none" else (loss.mean() if reduction == "mean" else loss.sum())
+
+
+def _reduction_of(case: Case) -> str:
+    return re.search(r"'(none|mean|sum)'", case.id).group(1)
+
+
+def _soft_margin(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    r = _reduction_of(case) if "'" in case.id else "mean"
+    return numpy_reference(lambda x, y: _reduce_np(np.log1p(np.exp(-y * x)), r))(
+        case, inputs, got)
+
+
+def _triplet(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    r = _reduction_of(case)
+
+    def forward(a: np.ndarray, p: np.ndarray, n: np.ndarray) -> np.ndarray:
+        dp = np.sqrt(((a - p + 1e-6) ** 2).sum(1))
+        dn = np.sqrt(((a - n + 1e-6) ** 2).sum(1))
+        return _reduce_np(np.maximum(dp - dn + 1.0, 0), r)
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+def _multi_margin(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    r = _reduction_of(case)
+
+    def forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        t = y.astype(np.int64)
+        picked = np.take_along_axis(x, t[:, None], 1)
+        hinge = np.maximum(0, 1 - picked + x)
+        hinge[np.arange(len(t)), t] = 0
+        return _reduce_np(hinge.sum(1) / x.shape[1], r)
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+def _softmax_ce(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    r = _reduction_of(case) if "'" in case.id else None
+
+    def forward(z: np.ndarray, y: np.ndarray) -> Any:
+        logp = z - np.log(np.exp(z - z.max(1, keepdims=True)).sum(1, keepdims=True)) \
+            - z.max(1, keepdims=True)
+        loss = -(y * logp).sum(1)
+        if r is None:  # the primitive: (loss, softmax - labels)
+            return loss, np.exp(logp) - y
+        return _reduce_np(loss, r)
+
+    no_labels = {**got, "grad": [got["grad"][0], None]} if "grad" in got else got
+    return numpy_reference(forward, atol=1e-3)(case, inputs, no_labels)
+
+
+POLICIES += [
+    (r"(ops\.soft_margin_loss|nn\.SoftMarginLoss|P\.SoftMarginLoss).*", _p(
+        Why.ACCEPTED, "error", CPU_MISSING, _soft_margin)),
+    (r"ops\.triplet_margin_loss.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _triplet)),
+    (r"(ops\.multi_margin_loss|nn\.MultiMarginLoss).*\[\(4, 5\), \(4,\)\]", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its target must be int64") +
+        " (int32 targets too, as every other class loss takes)", _multi_margin)),
+    (r"(nn\.SoftmaxCrossEntropyWithLogits\(False, .*|P\.SoftmaxCrossEntropyWithLogits\(\).*)",
+     _p(Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's gradient of the dense softmax "
+        "cross-entropy is softmax - labels, the derivative only when each row of labels sums "
+        "to 1; msc's is the derivative, softmax * sum(labels) - labels", _softmax_ce)),
+]
+
+
+POLICIES += [
+    (r"x\[y\]\[\(4, 5\), \(4, 5\)\]|x\[y\]\[\(4, 5, 6\), \(4,\)\]|x\[x > 0\]\[.*", _p(
+        Why.OPEN, "error", "a boolean mask as a read index: the result's shape depends on the "
+        "data, and msc's graphs have static shapes (msc says so at the user's line and "
+        "points to ops.select / ops.masked_select)")),
+    (r"ops\.interpolate\(.*mode='bicubic'.*", _p(
+        Why.OPEN, "error", "bicubic interpolation is not implemented yet")),
+]

@@ -197,9 +197,10 @@ def test_damaged_or_truncated_weights_are_refused_by_create(block_art, tmp_path)
     assert not model
 
 
-#: the C runtime and the libraries beside it: nothing from Python, Numba or NRT
+#: the C runtime (OpenMP's too) and the libraries beside it: nothing from Python, Numba
+#: or its runtime
 GLIBC = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "ld-linux",
-         "libgcc_s.so")
+         "libgcc_s.so", "libgomp.so")
 
 
 def test_library_needs_no_python_and_ships_its_blas(block_art):

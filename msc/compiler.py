@@ -82,6 +82,7 @@ class Build:
     weights: tuple[Parameter, ...]
     deps: Deps
     timings: Mapping[str, float]
+    lists: Any = None  # where the result holds lists (``frontend.jit.list_shape``)
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ class Compiled:
     code: ModuleType | None = None
     standby: Compiled | None = None  # the python tier while the numba tier compiles
     numba_tier: NumbaTier | None = None
+    lists: Any = None  # which returned tuples are lists (``frontend.jit.list_shape``)
 
     @property
     def module(self) -> Module | None:
@@ -174,7 +176,8 @@ class Compiled:
         """The loaded code on prepared arrays. Numba failing to compile the kernel (on its
         first call) is reported at the user's line."""
         try:
-            return to_user(self.code.run(*arrays, *self.constants))  # type: ignore[union-attr]
+            return to_user(self.code.run(*arrays, *self.constants),  # type: ignore[union-attr]
+                           self.lists)
         except Exception as e:
             raise_numba_failure(e, self.code.__file__, self.deps.files)  # type: ignore
             raise
@@ -285,7 +288,8 @@ def compile_entry(entry: Any, specs: Sequence[Any], *, target: str | None = None
             # a small graph, or msc never ran here: the numba tier's thread generates the
             # numba code (asking the library first would only delay the first call)
             return with_standby(Compiled(built.weights, built.deps, build=built,
-                                         timings=dict(built.timings)), tiered)
+                                         timings=dict(built.timings), lists=built.lists),
+                                tiered)
         return with_standby(runnable(built, generate(built, target, layout)), tiered)
     return _compile_cached(store, entry, tuple(specs), target, layout, progress, tiered)
 
@@ -333,7 +337,7 @@ def build(entry: Any, specs: Sequence[Any]) -> Build:
                                                 load_elim_level=context.load_elim_level()))
     t2 = time.perf_counter()
     return Build(module, report, tuple(parsed.weights), parsed.deps,
-                 {"parse": t1 - t0, "optimize": t2 - t1})
+                 {"parse": t1 - t0, "optimize": t2 - t1}, parsed.lists)
 
 
 @gc_paused
@@ -371,7 +375,7 @@ def runnable(built: Build, generated: Generated, timings: dict[str, float] | Non
     """The ``Compiled`` of a fresh compile (``cache``: its cache fields)."""
     timings = timings or {**built.timings, "codegen": generated.seconds}
     return Compiled(built.weights, built.deps, generated.constants, built, generated,
-                    timings, target=generated.spec.target, **cache)
+                    timings, target=generated.spec.target, lists=built.lists, **cache)
 
 
 # --- through the compile cache ---------------------------------------------------------
@@ -473,7 +477,7 @@ def _from_entry(found: Lookup, seconds: float) -> Compiled:
     return Compiled(tuple(found.weights), found.deps, constants,
                     timings={"cache": seconds}, cache="hit", cache_why=found.reason,
                     entry_dir=found.folder, manifest=found.manifest,
-                    target=found.manifest["target"])
+                    target=found.manifest["target"], lists=found.manifest.get("lists"))
 
 
 def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str, float],
@@ -499,6 +503,8 @@ def _fill_entry(tmp: Path, built: Build, generated: Generated, timings: dict[str
     manifest = {**describe, "module": module_file, "kernel": spec.kernel.name,
                 "pass_report": built.report.as_dicts(), "timings": dict(timings),
                 "msc_version": VERSION}
+    if built.lists is not None:
+        manifest["lists"] = built.lists
     if stems := served(spec):  # a hit runs them at once where the library holds them
         manifest["library"] = {"dir": spec.library_dir, "stems": list(stems)}
     if spec.library:  # (for the progress line of a hit's background compile)

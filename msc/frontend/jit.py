@@ -243,13 +243,14 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
     elif type(out) is tuple and all(type(t) is Tensor for t in out):
         lines += ["    return tuple(map(wrap, r))"]  # (Tensor.wrap: no per-result checks)
     else:
-        lines += ["    return to_user(r)"]
+        lines += ["    return to_user(r, LISTS)"]
     from msc.codegen.linemap import raise_numba_failure
 
     scope = {"context": context, "ACTIVE": ACTIVE, "MISS": MISS, "Tensor": Tensor,
              "deps": compiled.deps, "binding": compiled.binding, "run": compiled.code.run,
              "constants": compiled.constants, "failed": raise_numba_failure,
-             "to_user": to_user, "new": object.__new__, "wrap": Tensor.wrap,
+             "to_user": to_user, "LISTS": compiled.lists, "new": object.__new__,
+             "wrap": Tensor.wrap,
              "ONLY_TENSOR": {Tensor},
              "DATA": operator.attrgetter("_data"),
              "LAYOUT": operator.attrgetter("shape", "dtype", "flags.c_contiguous"),
@@ -258,13 +259,28 @@ def fast_path(compiled: Any, args: tuple[Any, ...],
     return scope["call"]  # type: ignore[no-any-return]
 
 
-def to_user(value: Any) -> Any:
-    """Arrays become Tensors; the generated code already copied any aliased output."""
+def to_user(value: Any, lists: Any = None) -> Any:
+    """Arrays become Tensors (the generated code already copied any aliased output), and
+    the tuples ``lists`` marks lists again (see ``list_shape``)."""
     if isinstance(value, np.ndarray):
         return Tensor.wrap(value)
     if isinstance(value, tuple):
-        return tuple(to_user(v) for v in value)
+        kind, parts = lists if lists is not None else ("tuple", [None] * len(value))
+        items = [to_user(v, part) for v, part in zip(value, parts)]
+        return items if kind == "list" else tuple(items)
     return value
+
+
+def list_shape(result: Any) -> Any:
+    """Where a graph's Python result holds lists, which its compiled code returns as
+    tuples: None without any, else ``[kind, [part, ...]]`` with ``kind`` "list" or
+    "tuple" (JSON, so a compile-cache entry keeps it)."""
+    if not isinstance(result, (tuple, list)):
+        return None
+    parts = [list_shape(v) for v in result]
+    if isinstance(result, list) or any(p is not None for p in parts):
+        return ["list" if isinstance(result, list) else "tuple", parts]
+    return None
 
 
 def _arg_key(value: Any) -> Any:

@@ -19,7 +19,7 @@ from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder, to_output
 from msc.frontend.deps import Deps
 from msc.frontend.hooks import is_cell
-from msc.frontend.jit import JitFunction
+from msc.frontend.jit import JitFunction, list_shape
 from msc.ir.nodes import Module
 from msc.ir.types import TensorType
 
@@ -32,6 +32,7 @@ class Specialized:
     module: Module
     weights: tuple[Parameter, ...]
     deps: Deps
+    lists: Any = None  # where the result holds lists (``jit.list_shape``)
 
 
 def entry_function(entry: Any) -> tuple[Any, str, bool]:
@@ -86,7 +87,8 @@ def specialize(entry: Any, args: Sequence[Any], reuse: str = "lazy_inline") -> S
     graph = builder.finish(output)
     weights = tuple(param for param, _ in builder.weights.values())
     shared = tuple(s.graph for s in calls.reuse.shared) + tuple(calls.reuse.functions)
-    return Specialized(Module((graph, *shared), graph.name), weights, deps)
+    return Specialized(Module((graph, *shared), graph.name), weights, deps,
+                       list_shape(result))
 
 
 class ListSpec(tuple):  # type: ignore[type-arg]

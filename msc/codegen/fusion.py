@@ -112,7 +112,7 @@ class FusedLoops:
         op = node_or_op.op if isinstance(node_or_op, Node) else node_or_op
         if self.device is not None:
             return self.device.lowering(op)  # type: ignore[no-any-return]
-        lowering = op.lowering[self.target.lowering]
+        lowering = op.lowering_for(self.target.lowering)
         assert isinstance(lowering, Elementwise)
         return lowering
 

@@ -149,7 +149,7 @@ class HalfNodes:
         of the weight, whose bits then take the rounded values); float16 results are
         rounded once. ``Print`` runs in object mode, where numpy has float16: it prints
         the operands' bits viewed as float16."""
-        lowering, loc = node.op.lowering[self.target.lowering], node.loc
+        lowering, loc = node.op.lowering_for(self.target.lowering), node.loc
         if isinstance(lowering, Statements) and not node.op.writes:
             args = [Call(Fn.METHOD_VIEW, (self.value_of(v), DTypeRef(float16)))
                     if has_half(v.type) else self.value_of(v) for v in node.inputs]

@@ -325,7 +325,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if self.device is not None:
             self.device.node(node)
             return
-        lowering = node.op.lowering[self.target.lowering]
+        lowering = node.op.lowering_for(self.target.lowering)
         if self.target.fuses and isinstance(lowering, Elementwise) and \
                 isinstance(node.out.type, TensorType):
             self.join(node)
@@ -481,7 +481,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
 
     def array_lowering(self, node: Node) -> Any:
         """The lowering that computes ``node`` as one array expression."""
-        lowering = node.op.lowering[self.target.lowering]
+        lowering = node.op.lowering_for(self.target.lowering)
         return lowering.otherwise if isinstance(lowering, LoopNest) else lowering  # declined
 
     def lowered_expr(self, node: Node, args: list[Expr]) -> Expr:

@@ -107,13 +107,13 @@ class DeviceNodes:
     def lowering(self, op: Primitive) -> Elementwise:
         """The numba target's elementwise record (its compute dtype and kept operands are
         the python target's too)."""
-        lowering = op.lowering["numba"]
+        lowering = op.lowering_for("numba")
         assert isinstance(lowering, Elementwise)
         return lowering
 
     def kernel_template(self, node: Node) -> Expr | None:
         """The expression of an elementwise node a kernel can compute, else None."""
-        lowering = node.op.lowering["numba"]
+        lowering = node.op.lowering_for("numba")
         if not isinstance(lowering, Elementwise) or not isinstance(node.out.type, TensorType) \
                 or _has_half(node):
             return None
@@ -131,7 +131,7 @@ class DeviceNodes:
                 lw.flush()
             lw.group.append(node)
             return
-        python = node.op.lowering["python"]
+        python = node.op.lowering_for("python")
         if not (isinstance(python, Alias) or node.op in KEEPS_GROUP) or \
                 any(v is n.out for n in lw.group for v in node.inputs):
             lw.flush(node)
@@ -163,7 +163,7 @@ class DeviceNodes:
         """Copy the operands to the host, run the python target's code, copy back."""
         lw = self.lowerer
         self.shared.host_ops.add(node.op.name)
-        lowering = node.op.lowering["python"]
+        lowering = node.op.lowering_for("python")
         if isinstance(lowering, LoopNest):
             lowering = lowering.otherwise  # type: ignore[assignment]
         hosts: list[Expr] = []

@@ -181,6 +181,14 @@ class Primitive:
         """Whether the op writes the weight named by its first input."""
         return self.effect is Effect.MEMORY
 
+    def lowering_for(self, target: str) -> Lowering:
+        """The op's lowering for the target whose records are keyed ``target``
+        (``Target.lowering`` in ``codegen/targets.py``), else the generic one: numpy code
+        on whole arrays, the python target's, which any Python-module target can run (a
+        device target's host fallback does). Code generation looks lowerings up here."""
+        found = self.lowering.get(target)
+        return found if found is not None else self.lowering["python"]
+
     def bind(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
         """``attrs`` completed with the schema's defaults and checked against it. An
         unknown or missing attribute is msc's bug (the API layer builds attrs); a value

@@ -379,7 +379,8 @@ def compile_native(args: argparse.Namespace) -> int:
     say(f"msc compile: {name} from {args.model}, native library"
         + (f" for {args.triple}" if args.triple else ""))
     info = write_native(build(entry, specs), args.output, entry_name=name, input_specs=specs,
-                        triple=args.triple, cache=library_path().parent / "native")
+                        triple=args.triple, cache=library_path().parent / "native",
+                        embed=args.embed_weights)
     say("\n".join(f"{phase:<12} {seconds * 1e3:>10.2f} ms"
                    for phase, seconds in info.timings.items()))
     say(f"artifact: {info.path}")
@@ -606,6 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--native", action="store_true",
                       help="a shared library with a C ABI (libmsc_model.so, msc_model.h, "
                            "weights.bin): no Python at run time")
+    comp.add_argument("--embed-weights", action="store_true",
+                      help="with --native: the weights inside the library (one file)")
     comp.add_argument("--triple", metavar="TRIPLE",
                       help="with --native: build for another machine, e.g. "
                            "aarch64-linux-gnu (needs TRIPLE-gcc)")

@@ -25,7 +25,10 @@ def with_weights(net, scale=0.5):
     """``net`` in eval mode with weights drawn from a fixed seed (every process alike)."""
     rng = np.random.default_rng(3)
     for p in net.get_parameters():
-        p.set_data(Tensor(rng.standard_normal(p.shape).astype(p.dtype.np_name) * scale))
+        value = rng.standard_normal(p.shape) * scale
+        if "variance" in p.name:  # batch norm's moving variance: positive
+            value = 0.5 + np.abs(value)
+        p.set_data(Tensor(value.astype(p.dtype.np_name)))
     net.set_train(False)
     return net
 

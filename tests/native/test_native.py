@@ -97,6 +97,7 @@ def test_block_from_c_with_an_empty_environment(block_art, block_runner, tmp_pat
     got = np.frombuffer(raw[0], np.float32).reshape(2, 4)
     net = models.block()
     want = eager(net, x).asnumpy()
+    assert np.isfinite(want).all()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     compiled = net(Tensor(x)).asnumpy()  # GRAPH_MODE: the numba target
     np.testing.assert_allclose(got, compiled, rtol=1e-5, atol=1e-6)
@@ -169,15 +170,15 @@ def test_run_refuses_wrong_dtype_shape_and_count(block_art):
         t, keep = _tensor(a, code)
         assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(o), 1) == 1
         assert message in lib.msc_last_error().decode()
-    t, keep = _tensor(block_input(), 6)
+    x = block_input()  # (held: the tensor only points at its data)
+    t, keep = _tensor(x, 6)
     assert lib.msc_model_run(model, ctypes.byref(t), 2, ctypes.byref(o), 1) == 1
     assert "takes 1 inputs, 2 were given" in lib.msc_last_error().decode()
     bad_out, keep_b = _tensor(np.empty((2, 5), np.float32), 6)
     assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(bad_out), 1) == 1
     assert "output 0" in lib.msc_last_error().decode()
     assert lib.msc_model_run(model, ctypes.byref(t), 1, ctypes.byref(o), 1) == 0
-    np.testing.assert_allclose(out, eager(models.block(), block_input()).asnumpy(), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(out, eager(models.block(), x).asnumpy(), rtol=1e-5, atol=1e-6)
     lib.msc_model_destroy(model)
 
 
@@ -287,3 +288,41 @@ def test_aarch64_build_runs_under_qemu(tmp_path):
     raw, _ = run_c(runner, [x], tmp_path, prefix=("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"))
     np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(2, 4),
                                eager(models.block(), x).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_embedded_weights_make_one_library(block_art, tmp_path):
+    art = compile_native(tmp_path / "one", "block", ["f32[2,8,6,6]"], "--embed-weights")
+    assert not (art / "weights.bin").exists()
+    moved = tmp_path / "moved"
+    shutil.copytree(art, moved)
+    shutil.rmtree(art)
+    runner = build_runner(moved, tmp_path / "r")
+    raw, _ = run_c(runner, [block_input()], tmp_path)
+    np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(2, 4),
+                               eager(models.block(), block_input()).asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    step = compile_native(tmp_path / "step", "step", ["f32[4,6]", "i32[4]"], "--embed-weights")
+    x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
+    label = np.array([0, 1, 2, 1], np.int32)
+    done = subprocess.run([sys.executable, "-I", "-c", STEPS, str(step)], input=x.tobytes()
+                          + label.tobytes(), capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    reference = models.step()
+    want = [float(reference(Tensor(x), Tensor(label)).asnumpy()) for _ in range(3)]
+    np.testing.assert_allclose([float(v) for v in done.stdout.split()], want, rtol=1e-5)
+
+
+#: three training steps through the wrapper of a library whose weights are inside it (a
+#: model that writes them works on its own copy)
+STEPS = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import msc_model
+data = sys.stdin.buffer.read()
+x = np.frombuffer(data[:96], np.float32).reshape(4, 6)
+label = np.frombuffer(data[96:], np.int32)
+model = msc_model.Model()
+print(*(float(model(x, label)) for _ in range(3)))
+"""

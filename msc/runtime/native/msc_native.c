@@ -125,10 +125,13 @@ typedef struct msc_workspace {
     char *memory;
 } msc_workspace;
 
+enum { MSC_MAPPED, MSC_EMBEDDED, MSC_COPIED };  /* where a model's weights are */
+
 struct msc_model {
-    char *mapped;                 /* the weights file, mapped */
-    size_t mapped_bytes;
-    char *blocks[64];
+    char *data;                   /* the weights: mapped, in the library, or a copy */
+    size_t bytes;
+    int kind;
+    char **blocks;                /* each block of the weights */
     pthread_mutex_t lock;         /* the workspace pool; the whole call for a training step */
     msc_workspace *free_list;
 };
@@ -166,45 +169,73 @@ static char *library_dir(char *out, size_t size) {
     return out;
 }
 
+/* The weights file at ``path``, mapped: read-only for inference (processes share it),
+ * privately writable for a model that writes its Parameters. NULL on failure. */
+static char *map_weights(const char *path, size_t bytes, int writable) {
+    const msc_desc *d = &msc_model_desc;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { failf("%s: cannot open the weights: %s", path, strerror(errno)); return NULL; }
+    struct stat st;
+    if (fstat(fd, &st) != 0) { failf("%s: %s", path, strerror(errno)); close(fd); return NULL; }
+    if (st.st_size != d->weights_bytes) {
+        failf("%s: the weights file has %lld bytes where this model's has %lld (a truncated or "
+              "another model's file)", path, (long long)st.st_size, (long long)d->weights_bytes);
+        close(fd);
+        return NULL;
+    }
+    char *mapped = mmap(NULL, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (mapped == MAP_FAILED) { failf("%s: cannot map the weights: %s", path, strerror(errno)); return NULL; }
+    return mapped;
+}
+
 MSC_API int msc_model_create(const char *weights_path, msc_model **out) {
     const msc_desc *d = &msc_model_desc;
     char path[4096];
     if (!out) return failf("msc_model_create: out is NULL");
     *out = NULL;
-    if (!weights_path) {
-        char dir[4000];
-        if (!library_dir(dir, sizeof dir)) return failf("msc_model_create: cannot find the library's folder");
-        snprintf(path, sizeof path, "%s/weights.bin", dir);
-        weights_path = path;
-    }
-    int fd = open(weights_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return failf("%s: cannot open the weights: %s", weights_path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) { close(fd); return failf("%s: %s", weights_path, strerror(errno)); }
-    if (st.st_size != d->weights_bytes) {
-        close(fd);
-        return failf("%s: the weights file has %lld bytes where this model's has %lld "
-                     "(a truncated or another model's file)", weights_path,
-                     (long long)st.st_size, (long long)d->weights_bytes);
-    }
     size_t bytes = d->weights_bytes ? (size_t)d->weights_bytes : 1;
-    int prot = d->writes_weights ? PROT_READ | PROT_WRITE : PROT_READ;
-    char *mapped = mmap(NULL, bytes, prot, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (mapped == MAP_FAILED) return failf("%s: cannot map the weights: %s", weights_path, strerror(errno));
-    char digest[65];
-    sha256_hex((const unsigned char *)mapped, (uint64_t)d->weights_bytes, digest);
-    if (strcmp(digest, d->weights_sha256) != 0) {
-        munmap(mapped, bytes);
-        return failf("%s: the weights' SHA-256 is %s where this model's is %s (a damaged or "
-                     "another model's file)", weights_path, digest, d->weights_sha256);
+    int kind = MSC_MAPPED;
+    char *data;
+    if (!weights_path && d->embedded) {  /* --embed-weights: inside the library */
+        weights_path = "the weights inside the library";
+        kind = d->writes_weights ? MSC_COPIED : MSC_EMBEDDED;
+        data = d->writes_weights ? malloc(bytes) : (char *)d->embedded;
+        if (!data) return failf("msc_model_create: out of memory");
+        if (d->writes_weights) memcpy(data, d->embedded, (size_t)d->weights_bytes);
+    } else {
+        if (!weights_path) {
+            char dir[4000];
+            if (!library_dir(dir, sizeof dir)) return failf("msc_model_create: cannot find the library's folder");
+            snprintf(path, sizeof path, "%s/weights.bin", dir);
+            weights_path = path;
+        }
+        data = map_weights(weights_path, bytes, d->writes_weights);
+        if (!data) return 1;
     }
     msc_model *m = calloc(1, sizeof *m);
-    if (!m) { munmap(mapped, bytes); return failf("msc_model_create: out of memory"); }
-    m->mapped = mapped;
-    m->mapped_bytes = bytes;
-    for (int b = 0; b < d->n_blocks && b < 64; b++) m->blocks[b] = mapped + d->blocks[b];
+    char **blocks = calloc((size_t)d->n_blocks + 1, sizeof *blocks);
+    if (!m) {
+        free(blocks);
+        if (kind == MSC_MAPPED) munmap(data, bytes);
+        if (kind == MSC_COPIED) free(data);
+        return failf("msc_model_create: out of memory");
+    }
+    m->data = data;
+    m->bytes = bytes;
+    m->kind = kind;
+    m->blocks = blocks;
     pthread_mutex_init(&m->lock, NULL);
+    char digest[65];
+    sha256_hex((const unsigned char *)data, (uint64_t)d->weights_bytes, digest);
+    if (strcmp(digest, d->weights_sha256) != 0) {
+        failf("%s: the weights' SHA-256 is %s where this model's is %s (a damaged or another "
+              "model's file)", weights_path, digest, d->weights_sha256);
+        msc_model_destroy(m);
+        return 1;
+    }
+    if (!blocks) { msc_model_destroy(m); return failf("msc_model_create: out of memory"); }
+    for (int b = 0; b < d->n_blocks; b++) blocks[b] = data + d->blocks[b];
     *out = m;
     return 0;
 }
@@ -216,8 +247,10 @@ MSC_API void msc_model_destroy(msc_model *m) {
         free(w->memory);
         free(w);
     }
-    munmap(m->mapped, m->mapped_bytes);
+    if (m->kind == MSC_MAPPED) munmap(m->data, m->bytes);
+    if (m->kind == MSC_COPIED) free(m->data);
     pthread_mutex_destroy(&m->lock);
+    free(m->blocks);
     free(m);
 }
 
@@ -264,7 +297,7 @@ MSC_API int msc_model_run(msc_model *m, const msc_tensor *inputs, int n_inputs,
     if (n_inputs != d->n_inputs) return failf("msc_model_run: the model takes %d inputs, %d were given", d->n_inputs, n_inputs);
     if (n_outputs != d->n_outputs) return failf("msc_model_run: the model gives %d outputs, %d were given", d->n_outputs, n_outputs);
     if ((n_inputs && !inputs) || (n_outputs && !outputs)) return failf("msc_model_run: inputs or outputs is NULL");
-    void *in[64], *res[64];
+    void *in[n_inputs + 1], *res[n_outputs + 1];
     for (int i = 0; i < n_inputs; i++) {
         if (check(&inputs[i], &d->inputs[i], "input", i)) return 1;
         in[i] = inputs[i].data;
@@ -313,7 +346,7 @@ MSC_API int msc_model_get_weight(const msc_model *m, const char *name, msc_tenso
     if (!m || !w || !value) return m && w ? failf("msc_model_get_weight: value is NULL") : 1;
     if (check(value, w, "weight", (int)(w - msc_model_desc.weights))) return 1;
     pthread_mutex_lock((pthread_mutex_t *)&m->lock);
-    memcpy(value->data, m->mapped + w->offset, (size_t)w->nbytes);
+    memcpy(value->data, m->data + w->offset, (size_t)w->nbytes);
     pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
     return 0;
 }
@@ -322,11 +355,11 @@ MSC_API int msc_model_set_weight(msc_model *m, const char *name, const msc_tenso
     const msc_info *w = weight_named(name);
     if (!m || !w || !value) return m && w ? failf("msc_model_set_weight: value is NULL") : 1;
     if (!msc_model_desc.writes_weights)
-        return failf("msc_model_set_weight: an inference model's weights are read-only (mapped "
-                     "from the file); write a new weights file instead");
+        return failf("msc_model_set_weight: an inference model's weights are read-only (shared "
+                     "with every process that maps them); write a new weights file instead");
     if (check(value, w, "weight", (int)(w - msc_model_desc.weights))) return 1;
     pthread_mutex_lock(&m->lock);
-    memcpy(m->mapped + w->offset, value->data, (size_t)w->nbytes);
+    memcpy(m->data + w->offset, value->data, (size_t)w->nbytes);
     pthread_mutex_unlock(&m->lock);
     return 0;
 }

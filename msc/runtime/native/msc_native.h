@@ -29,6 +29,7 @@ typedef struct {
     const char *weights_sha256;
     int64_t workspace_bytes;
     int writes_weights;        /* a training step: runs one call at a time, on its own copy */
+    const char *embedded;      /* --embed-weights: the weights inside the library, else NULL */
 } msc_desc;
 
 extern const msc_desc msc_model_desc;

@@ -96,3 +96,16 @@ class Printing(nn.Cell):
     def construct(self, x):
         ops.Print()("x is", x)
         return x * 2
+
+
+def basic_block():
+    """The end-to-end tests' ResNet basic block (two 3x3 convolutions, batch norm, a
+    projected shortcut: stride 2 from 8 to 16 channels)."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e",
+                                    "models"))
+    from resnet_block import BasicBlock
+
+    return with_weights(BasicBlock(8, 16, 2))

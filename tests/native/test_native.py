@@ -218,6 +218,17 @@ def test_library_needs_no_python_and_ships_its_blas(block_art):
         assert "$ORIGIN" in dynamic
 
 
+def test_resnet_basic_block_matches_eager(tmp_path):
+    art = compile_native(tmp_path / "rb", "basic_block", ["f32[2,8,10,10]"])
+    runner = build_runner(art, tmp_path / "r")
+    x = np.random.default_rng(2).standard_normal((2, 8, 10, 10)).astype(np.float32)
+    raw, _ = run_c(runner, [x], tmp_path)
+    want = eager(models.basic_block(), x).asnumpy()
+    assert np.isfinite(want).all() and want.shape == (2, 16, 5, 5)
+    np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(want.shape), want,
+                               rtol=1e-4, atol=1e-5)
+
+
 def test_encoder_and_tensor_control_flow_match_eager(tmp_path):
     net = models.encoder()
     ids = np.random.default_rng(1).integers(0, 50, (2, 8)).astype(np.int32)

@@ -217,7 +217,7 @@ def _grad(fn: Any, grad_position: Any = 0, weights: Any = None, has_aux: bool = 
         single = isinstance(grad_position, int)
         positions = (grad_position,) if single else tuple(grad_position)
         grads = _fd_vjp(fn, args, sens, has_aux, positions)
-        result = grads[0] if single else tuple(grads)
+        result = grads[0] if single or len(grads) == 1 else tuple(grads)  # (MindSpore's)
         if value:
             return fn(*args), result
         return (result, fn(*args)[1:]) if has_aux else result

@@ -522,7 +522,10 @@ class RealDiv(Primitive):
     """``x / y``; two integer tensors divide as integers, truncated towards zero, in their
     promoted dtype (MindSpore 2.10 on CPU: int32 / int32 is int32)."""
 
-    def __call__(self, x: Any, y: Any) -> Any:
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) != 2:
+            raise GraphTypeError(f"For 'RealDiv', expected 2 inputs, but got {len(inputs)}")
+        x, y = inputs
         out = apply(Op.Div, x, y)
         if isinstance(x, Tensor) and isinstance(y, Tensor) and x.dtype.is_int and \
                 y.dtype.is_int:

@@ -39,7 +39,10 @@ Transformers, picked with ``--workloads bert2,bert4,bert2-train,gpt-train``:
 
 No dropout anywhere: every system computes the same numbers.
 
-msc runs the model files as they are (GRAPH_MODE, numba and python targets); MindSpore
+msc runs the model files as they are (GRAPH_MODE, numba and python targets, and the whole
+models as native libraries: ``msc compile --native``, compiled in the first call and run
+through the ctypes wrapper); onnxruntime runs msc's own ONNX export of each inference
+network (exported and loaded in its first call, its session given the same threads); MindSpore
 2.10 runs the very same files with ``msc`` replaced by ``mindspore`` in their imports
 (GRAPH_MODE); JAX runs the same networks under ``jax.jit``, the convolutional ones
 written with ``jax.lax.conv_general_dilated`` and ``lax.reduce_window`` (the ResNets in
@@ -53,7 +56,9 @@ batches), and fails loudly unless its results equal a float64 numpy reference wi
 1e-4 (relative to max(1, |reference|)); the training step's first loss (the forward
 pass, batch norm on batch statistics) within 1e-3 relative. One thread everywhere, peers
 in their own interpreters (a missing one prints "not installed"), compile caches off
-(msc's, JAX's), as in ``bench_codegen.py``.
+(msc's, JAX's), as in ``bench_codegen.py``. ``--threads N`` instead gives every process all
+CPUs and N threads (each system's pools: OpenBLAS, OpenMP, Numba, XLA, onnxruntime,
+MindSpore's kernels).
 
 msc's numba target runs tiered (``jit_tier="auto"``, the default): the first call is
 answered by the python (numpy) tier while Numba compiles in a background process; the
@@ -283,13 +288,69 @@ def setup_msc(case: str, workload: str) -> Setup:
     return call, (lambda r: r.asnumpy()), w, info
 
 
+def setup_native(case: str, workload: str) -> Setup:
+    """msc's numba-lowered program as a C library (``msc compile --native``, compiled in
+    this process, its library cache off: part of the first call), run through its ctypes
+    wrapper. A training step updates its weights inside the library."""
+    import importlib
+
+    import_s, init_s = start_msc()
+    import msc as ms
+    from msc.codegen.native.build import write_native
+    from msc.compiler import arg_spec, build
+
+    cell, _, w = graph_cell(ms, workload)
+    xs = list(inputs(workload)) + ([labels(workload)] if workload in TRAIN else [])
+    folder = os.path.join(os.getcwd(), "native")
+    state: dict[str, Any] = {}
+
+    def call() -> Any:
+        if "model" not in state:  # the first call: compile, load, map the weights
+            write_native(build(cell, [arg_spec(ms.Tensor(x)) for x in xs]), folder,
+                         entry_name=workload, input_specs=[])
+            sys.path.insert(0, folder)
+            state["model"] = importlib.import_module("msc_model").Model()
+        out = state["model"](*xs)
+        return out[0] if isinstance(out, tuple) else out
+    return call, (lambda r: r), w, {"import_s": import_s, "init_s": init_s,
+                                    "version": ms.__version__}
+
+
+def setup_onnxruntime(case: str, workload: str) -> Setup:
+    """onnxruntime on msc's ONNX export of the network (exported and loaded in the first
+    call), its session limited to the benchmark's threads."""
+    import onnxruntime as ort
+
+    import msc as ms
+    from harness import bench_threads
+
+    net, _, w = graph_cell(ms, workload)
+    xs = inputs(workload)
+    path = os.path.join(os.getcwd(), "model")
+    state: dict[str, Any] = {}
+
+    def call() -> Any:
+        if "session" not in state:
+            ms.export(net, *(ms.Tensor(x) for x in xs), file_name=path, file_format="ONNX")
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = bench_threads()
+            options.inter_op_num_threads = 1
+            state["session"] = ort.InferenceSession(path + ".onnx", options,
+                                                    providers=["CPUExecutionProvider"])
+            state["feed"] = {i.name: x for i, x in zip(state["session"].get_inputs(), xs)}
+        return state["session"].run(None, state["feed"])[0]
+    return call, (lambda r: r), w, {"version": ort.__version__, "system": "onnxruntime"}
+
+
 def setup_mindspore(case: str, workload: str) -> Setup:
     t0 = time.perf_counter()
     import mindspore as ms
     import_s = time.perf_counter() - t0
     ms.set_device("CPU")
     ms.set_context(mode=ms.GRAPH_MODE)
-    ms.device_context.cpu.op_tuning.threads_num(1)
+    from harness import bench_threads
+
+    ms.device_context.cpu.op_tuning.threads_num(bench_threads())
     _, call, w = graph_cell(ms, workload)
     return call, (lambda r: r.asnumpy()), w, {"import_s": import_s, "version": ms.__version__}
 
@@ -327,8 +388,9 @@ def worker(case: str, batches: int, batch_s: float) -> dict[str, Any]:
     name, workload = case.rsplit(":", 1)
     if name in CLI_CASES:
         return compile_worker(workload)
-    setup = {"msc": setup_msc, "jax": setup_jax, "mindspore": setup_mindspore}
-    call, to_np, w, info = setup[CASES[name][0]](name, workload)
+    setup = {"msc": setup_msc, "jax": setup_jax, "mindspore": setup_mindspore,
+             "msc-native": setup_native, "onnxruntime": setup_onnxruntime}
+    call, to_np, w, info = setup.get(name, setup[CASES[name][0]])(name, workload)
     tiers = info.pop("tiers", None)
     res: dict[str, Any] = {}
     with warnings.catch_warnings(record=True) as caught:  # a TierWarning: Numba failed

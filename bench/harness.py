@@ -30,6 +30,20 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 ONE_CPU_NOTE = "one pinned CPU per process"
 
 
+def threads_env(n: int) -> dict[str, str]:
+    """The environment of a worker given ``n`` threads and every CPU (``--threads N``):
+    each system's pools sized ``n`` (onnxruntime and MindSpore read MSC_BENCH_THREADS)."""
+    count = str(n)
+    return {"OPENBLAS_NUM_THREADS": count, "OMP_NUM_THREADS": count, "MKL_NUM_THREADS": count,
+            "NUMBA_NUM_THREADS": count, "JAX_PLATFORMS": "cpu", "MSC_BENCH_THREADS": count,
+            "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads={n}"}
+
+
+def bench_threads() -> int:
+    """The threads a worker's system may use: 1, or ``--threads N``'s N."""
+    return int(os.environ.get("MSC_BENCH_THREADS", "1"))
+
+
 def one_cpu() -> None:
     """Pins a worker process, and every thread it will start, to one CPU (``preexec_fn``):
     the environment above limits the thread pools that read it, but XLA's CPU runtime
@@ -98,6 +112,8 @@ def add_round_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--batch-seconds", type=float, default=None)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--json", help="also write the raw per-round results here")
+    ap.add_argument("--threads", type=int, default=0, metavar="N",
+                    help="N threads and every CPU per process instead of one pinned CPU")
 
 
 def round_defaults(args: argparse.Namespace) -> argparse.Namespace:
@@ -121,7 +137,9 @@ def run_in_worker(script: str, system: str, case: str, args: Any,
     with tempfile.TemporaryDirectory(prefix="msc-bench-") as tmp:
         # MindSpore writes rank_0/ into its working directory, msc its generated code
         # and Numba's cache into TMPDIR: both go with the folder
-        full = {**os.environ, **ONE_THREAD, "TMPDIR": tmp}
+        threads = getattr(args, "threads", 0)
+        full = {**os.environ, **(threads_env(threads) if threads else ONE_THREAD),
+                "TMPDIR": tmp}
         if system == "msc":
             full["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, full.get("PYTHONPATH")]))
         for key, value in (env or {}).items():
@@ -133,7 +151,7 @@ def run_in_worker(script: str, system: str, case: str, args: Any,
                str(args.batches), "--batch-seconds", str(args.batch_seconds)]
         with subprocess.Popen(cmd, cwd=tmp, env=full, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, start_new_session=True,
-                              preexec_fn=one_cpu) as p:
+                              preexec_fn=None if threads else one_cpu) as p:
             try:
                 stdout, stderr = p.communicate(timeout=args.timeout)
             except subprocess.TimeoutExpired:

@@ -126,9 +126,12 @@ def report(results: dict[str, Results], args: argparse.Namespace, start: datetim
     for rs in results.values():
         for case, rows in rs.items():
             if ok(rows):
-                found.setdefault(CASES[case][0], rows[0]["version"])  # type: ignore[index]
-    out = [f"Machine: {machine(start)}. "
-           f"One thread everywhere, one pinned CPU per process. Versions: "
+                found.setdefault(rows[0].get("system", CASES[case][0]),  # type: ignore[index]
+                                 rows[0]["version"])  # type: ignore[index]
+    threads = getattr(args, "threads", 0)
+    setting = f"{threads} threads for every system, every CPU" if threads else \
+        "One thread everywhere, one pinned CPU per process"
+    out = [f"Machine: {machine(start)}. {setting}. Versions: "
            + ", ".join(f"{k} {v}" for k, v in found.items()) + ".",
            f"Fresh process per case and round; medians of {args.rounds} round(s); first "
            f"call after the imports; per call = median of {args.batches} batches of >= "

@@ -67,6 +67,8 @@ CASES = {  # case -> (system, label)
     "msc-python": ("msc", "msc GRAPH_MODE, python (numpy) target"),
     "jax": ("jax", "JAX `jax.jit` (`lax.conv_general_dilated`)"),
     "mindspore": ("mindspore", "MindSpore 2.10 GRAPH_MODE"),
+    "msc-native": ("msc", "msc compile --native, the C library through its ctypes wrapper"),
+    "onnxruntime": ("msc", "onnxruntime on msc's ONNX export of the same network"),
     "msc-compile-cold": ("msc", "`python -m msc compile`, empty kernel library"),
     "msc-compile-warm": ("msc", "`python -m msc compile`, warm kernel library"),
 }
@@ -79,7 +81,8 @@ TOL, LOSS_TOL = 1e-4, 1e-3
 def cases_of(workload: str) -> tuple[str, ...]:
     if workload in DEFAULT_WORKLOADS:
         return "msc-numba", "msc-python", "jax", "mindspore"
-    cases = ("msc-numba-cold", "msc-numba-warm", "msc-python", "jax", "mindspore")
+    cases = ("msc-numba-cold", "msc-numba-warm", "msc-python", "msc-native") + \
+        (() if workload in TRAIN else ("onnxruntime",)) + ("jax", "mindspore")
     return cases + (CLI_CASES if workload in CLI_WORKLOADS else ())
 
 

@@ -16,8 +16,9 @@ assignment widens a name's type.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -344,48 +345,55 @@ class Renderer:
         result = S.binary(s.op, elem, value)
         self.put(f"{elem.code} = {cast(result, array.dtype)};")
 
-    def elementwise(self, out: View, x: View, fn: Any) -> None:
-        """``out[i] = fn(x[i])`` over every element."""
-        idx = [self.fresh("i") for _ in out.shape]
-        for i, n in zip(idx, out.shape):
+    @contextmanager
+    def nest(self, shape: Sequence[int], skip: int | None = None) -> Iterator[list[str]]:
+        """Loops over every index of ``shape`` (but axis ``skip``): the body written inside
+        the ``with`` uses the index variables it gives."""
+        idx = [self.fresh("i") for _ in shape]
+        opened = [(i, n) for d, (i, n) in enumerate(zip(idx, shape)) if d != skip]
+        for i, n in opened:
             self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
             self.depth += 1
-        self.put(f"{out.element(idx)} = {fn(Scalar(x.element(idx), x.dtype)).code};")
-        for _ in out.shape:
+        yield idx
+        for _ in opened:
             self.depth -= 1
             self.put("}")
+
+    def each(self, out: View, fn: Any, *operands: View | Scalar) -> None:
+        """``out[i] = fn(operands[i]...)`` for every element (array operands broadcast to
+        ``out``'s shape, scalars as they are)."""
+        with self.nest(out.shape) as idx:
+            got = fn(*(Scalar(v.element(idx), v.dtype) if isinstance(v, View) else v
+                       for v in operands))
+            self.put(f"{out.element(idx)} = {cast(got, out.dtype)};")
 
     def cumsum(self, x: View, axis: int, exclusive: bool, reverse: bool) -> View:
         """Running sums along ``axis`` in ``x``'s dtype (the runtime's ``_rt_cumsum``)."""
         out = self.allocate(x.shape, x.dtype)
-        idx = [self.fresh("i") for _ in x.shape]
-        for d, (i, n) in enumerate(zip(idx, x.shape)):
-            if d != axis:
-                self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
-                self.depth += 1
+        with self.nest(x.shape, skip=axis) as idx:
+            self.scan(x, out, idx, axis, exclusive, reverse)
+        return out
+
+    def scan(self, x: View, out: View, idx: list[str], axis: int, exclusive: bool,
+             reverse: bool) -> None:
         total, step = self.fresh("total"), idx[axis]
         n = x.shape[axis]
         self.put(f"{ctype(x.dtype)} {total} = 0;")
-        at = f"{n - 1} - {step}" if reverse else step
+        at = f"{n - 1} - {step}_" if reverse else f"{step}_"
         self.put(f"for (int64_t {step}_ = 0; {step}_ < {n}; {step}_++) {{")
-        self.put(f"    int64_t {step} = {at.replace(step, step + '_')};")
+        self.put(f"    int64_t {step} = {at};")
         src, dst = x.element(idx), out.element(idx)
         body = [f"{dst} = {total};", f"{total} += {src};"] if exclusive else \
             [f"{total} += {src};", f"{dst} = {total};"]
         for line in body:
             self.put("    " + line)
         self.put("}")
-        for d in range(len(x.shape)):
-            if d != axis:
-                self.depth -= 1
-                self.put("}")
-        return out
 
     def evaluate(self, e: K.Expr) -> None:
         if isinstance(e, K.Helper) and e.name == "_rt_f16_narrow_into":
             x, out = (self.use(self.value(a)) for a in e.args)
-            self.elementwise(out, broadcast(x, out.shape, self.loc),
-                             lambda v: Scalar(f"msc_f32_to_f16({cast(v, F64)})", out.dtype))
+            self.each(out, lambda v: Scalar(f"msc_f32_to_f16({cast(v, F64)})", out.dtype),
+                      broadcast(x, out.shape, self.loc))
             return
         if isinstance(e, K.Helper) and e.name == "_rt_matmul_into":
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
@@ -412,15 +420,7 @@ class Renderer:
                 return
         else:
             src = self.scalar(value)
-        idx = [self.fresh("i") for _ in dest.shape]
-        for i, n in zip(idx, dest.shape):
-            self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
-            self.depth += 1
-        got = Scalar(src.element(idx), src.dtype) if isinstance(src, View) else src
-        self.put(f"{dest.element(idx)} = {cast(got, dest.dtype)};")
-        for _ in dest.shape:
-            self.depth -= 1
-            self.put("}")
+        self.each(dest, lambda v: v, src)
 
     def copy_new(self, value: View, dt: np.dtype | None = None) -> View:
         out = self.allocate(value.shape, dt or value.dtype)
@@ -492,21 +492,16 @@ class Renderer:
                 raise InternalCompilerError(f"indexing {K.show(e.array)}", self.loc)
             return self.index(base, e.index)
         if isinstance(e, K.Binary):
-            a, b = self.value(e.a), self.value(e.b)
-            if is_static(a) and is_static(b):
-                return fold(e.op, a, b)
-            return self.mapped(lambda x, y: S.binary(e.op, x, y), a, b)
+            return self.folded(lambda x, y: fold(e.op, x, y),
+                               lambda x, y: S.binary(e.op, x, y), e.a, e.b)
         if isinstance(e, K.Neg):
-            x = self.value(e.x)
-            return -x if is_static(x) else self.mapped(S.negative, x)
+            return self.folded(lambda x: -x, S.negative, e.x)
         if isinstance(e, K.Not):
             x = self.value(e.x)
             return (not x) if is_static(x) else Scalar(f"(!{self.truth(x)})", BOOL)
         if isinstance(e, K.Compare):
-            a, b = self.value(e.a), self.value(e.b)
-            if is_static(a) and is_static(b):
-                return fold_compare(e.op, a, b)
-            return self.mapped(lambda x, y: S.compare(e.op, x, y), a, b)
+            return self.folded(lambda x, y: fold_compare(e.op, x, y),
+                               lambda x, y: S.compare(e.op, x, y), e.a, e.b)
         if isinstance(e, K.Chain):
             items = [self.value(x) for x in e.items]
             parts = [self.compared(op, a, b) for op, a, b in zip(e.ops, items, items[1:])]
@@ -534,6 +529,12 @@ class Renderer:
             raise InternalCompilerError("a slice outside an index", self.loc)
         raise self.fail(f"the expression {K.show(e)}")
 
+    def folded(self, static: Any, fn: Any, *operands: K.Expr) -> Any:
+        """An operation of ``operands``: ``static`` of their values when all are known when
+        compiling, else ``fn`` of their scalars (on arrays, element by element)."""
+        values = [self.value(x) for x in operands]
+        return static(*values) if all(is_static(v) for v in values) else self.mapped(fn, *values)
+
     def mapped(self, fn: Any, *operands: Any) -> Any:
         """``fn`` of scalar operands, or, where an operand is an array, a new array of
         ``fn`` of each element (numpy's broadcasting; a Python number takes the arrays'
@@ -550,15 +551,7 @@ class Renderer:
         dt = np.result_type(*(v.dtype for v in held))
         dt = sample.dtype if sample.dtype.kind != dt.kind or dt.kind == "b" else dt
         out = self.allocate(shape, dt)
-        idx = [self.fresh("i") for _ in shape]
-        for i, n in zip(idx, shape):
-            self.put(f"for (int64_t {i} = 0; {i} < {n}; {i}++) {{")
-            self.depth += 1
-        got = fn(*(Scalar(v.element(idx), v.dtype) if isinstance(v, View) else v for v in held))
-        self.put(f"{out.element(idx)} = {cast(got, dt)};")
-        for _ in shape:
-            self.depth -= 1
-            self.put("}")
+        self.each(out, fn, *held)
         return out
 
     def static(self, value: Any) -> Any:
@@ -637,7 +630,7 @@ class Renderer:
             args = [self.value(a) for a in e.args]
             if isinstance(args[0], View):  # an array: element by element
                 out = self.allocate(args[0].shape, t)
-                self.elementwise(out, args[0], lambda x: Scalar(f"{fn}({cast(x, F64)})", t))
+                self.each(out, lambda x: Scalar(f"{fn}({cast(x, F64)})", t), args[0])
                 return out
             x = self.scalar(args[0])
             arg = cast(x, I64) if e.name == "_rt_f16_to_f32" else cast(x, F64)
@@ -651,8 +644,8 @@ class Renderer:
                 return Scalar(f"msc_f16_to_f32({cast(x, I64)})" if wide else
                               f"msc_f32_to_f16({cast(x, F64)})", t)
             out = self.allocate(x.shape, t)
-            self.elementwise(out, x, lambda v: Scalar(
-                f"msc_f16_to_f32({v.code})" if wide else f"msc_f32_to_f16({cast(v, F64)})", t))
+            self.each(out, lambda v: Scalar(
+                f"msc_f16_to_f32({v.code})" if wide else f"msc_f32_to_f16({cast(v, F64)})", t), x)
             return out
         if e.name == "_rt_gelu_f16":
             x = self.scalar(self.value(e.args[0]))

@@ -109,8 +109,8 @@ class Slot:
 
 @dataclass
 class Function:
-    """What rendering one function gave: its C text (the body, after the declarations),
-    the workspace slots, and the types every scalar name unified to."""
+    """What rendering one function gave: its statements and the declarations that go
+    before them, each output's dtype and shape, and the workspace's size in bytes."""
 
     lines: list[str]
     decls: list[str]
@@ -139,7 +139,6 @@ class Renderer:
         self.depth = 1
         self.top = 0  # the top-level statement being rendered (slot liveness)
         self.loc: Any = None
-        self.in_while = 0
         #: inside a loop split across threads: the variables its iterations assign (each
         #: thread's own), or _SERIAL once something in it must not be split
         self.private: set[str] | None = None
@@ -211,9 +210,7 @@ class Renderer:
             cond = self.value(s.cond)
             self.serial()
             self.put("for (;;) {" if cond is True else f"while ({self.truth(cond)}) {{")
-            self.in_while += 1
             self.block(s.body)
-            self.in_while -= 1
             self.put("}")
         elif isinstance(s, K.Break):
             self.put("break;")

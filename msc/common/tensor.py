@@ -276,14 +276,14 @@ class SymTensor(Tensor):
     __hash__ = object.__hash__
 
     def __init__(self, var: Var, builder: GraphBuilder):  # noqa: D107 - no Tensor.__init__
-        self.var = var
+        self.ssa = var
         self.builder = builder
 
     @property
     def type(self) -> TensorType:
-        t = tensor_of(self.var.type)
+        t = tensor_of(self.ssa.type)
         if t is None:
-            raise GraphTypeError(f"expected a Tensor, but got {self.var.type}", self.builder.loc)
+            raise GraphTypeError(f"expected a Tensor, but got {self.ssa.type}", self.builder.loc)
         return t
 
     def asnumpy(self) -> np.ndarray:
@@ -308,7 +308,7 @@ class SymTensor(Tensor):
                              self.builder.loc)
 
     def __repr__(self) -> str:
-        return f"SymTensor({self.var.type})"
+        return f"SymTensor({self.ssa.type})"
 
     __str__ = __repr__
 
@@ -332,7 +332,7 @@ class WeakNumber(SymTensor):
         if isinstance(before, (bool, int, float, WeakNumber)) and isinstance(value, SymTensor):
             category = before.category if isinstance(before, WeakNumber) else \
                 dtypes.scalar_category(before)
-            return cls(value.var, value.builder, category)
+            return cls(value.ssa, value.builder, category)
         return value
 
 

@@ -91,9 +91,9 @@ class GraphBuilder:
         if isinstance(x, SymTensor):
             if x.builder is not self:
                 raise MscError("a tensor of one graph is used inside another graph")
-            return x.var
+            return x.ssa
         if isinstance(x, Parameter):
-            return self.weight(x).var
+            return self.weight(x).ssa
         if isinstance(x, Tensor):
             return Const(x.asnumpy())
         if isinstance(x, (bool, int, float, np.ndarray, np.generic, tuple)):
@@ -217,5 +217,5 @@ def _as_weak_scalars(builder: GraphBuilder, inputs: tuple[Any, ...]) -> tuple[An
 
 def _is_ref(x: Any) -> bool:
     """Whether ``x`` is a graph value of reference type (a weight a graph was given)."""
-    var = getattr(x, "var", None)
+    var = getattr(x, "ssa", None)
     return isinstance(var, Var) and isinstance(var.type, RefType)

@@ -234,15 +234,15 @@ class Calls:
         if not values or not all(isinstance(v, SymTensor) and v.builder is self.builder
                                  for v in values):
             return self.call(fn, list(elems), {}, None)
-        key = tuple(v.var.type for v in values)
+        key = tuple(v.ssa.type for v in values)
         if key not in graphs:
             graphs[key] = self.function_graph(fn, values)
         built = graphs[key]
         if built is None:  # it closes over graph tensors, or returns constants
             return self.call(fn, list(elems), {}, None)
         graph, weights = built
-        inputs = tuple(v.var for v in values) + (self.builder.state,) + \
-            tuple(self.builder.weight(w).var for w in weights)
+        inputs = tuple(v.ssa for v in values) + (self.builder.state,) + \
+            tuple(self.builder.weight(w).ssa for w in weights)
         out = self.builder.emit(Op.Call, inputs, {"graph": graph})
         return self.builder.unpack(out) if isinstance(out.type, TupleType) \
             else SymTensor(out, self.builder)
@@ -257,8 +257,8 @@ class Calls:
         try:
             with sub:
                 sub.loc = self.builder.loc
-                inputs = [sub.add_input(v.var.type, f"x{i}") for i, v in enumerate(values)]
-                sub.state = sub.add_input(MonadType(), "u").var  # the caller's state
+                inputs = [sub.add_input(v.ssa.type, f"x{i}") for i, v in enumerate(values)]
+                sub.state = sub.add_input(MonadType(), "u").ssa  # the caller's state
                 output = to_output(sub, inner.call(fn, inputs, {}, None))
         except MscError:
             return None  # the direct call reports a real error at the user's line

@@ -92,7 +92,7 @@ class RegionBuilder(GraphBuilder):
 
     def value(self, x: Any) -> Value:
         if isinstance(x, SymTensor) and x.builder is not self and self.encloses(x.builder):
-            return x.var
+            return x.ssa
         return super().value(x)
 
     def weight(self, param: Any) -> Any:
@@ -427,10 +427,10 @@ def _emit_flat(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, lis
     for (region, _), outs in zip(branches, outputs):
         result = region.emit(Op.MakeTuple, tuple(outs))
         graphs.append(region.finish(result))
-    out = outer.emit(Op.If, (test.var,), {"then": graphs[0], "orelse": graphs[1]})
+    out = outer.emit(Op.If, (test.ssa,), {"then": graphs[0], "orelse": graphs[1]})
     results = list(outer.unpack(out))
     if wrote:
-        outer.advance(results.pop().var)
+        outer.advance(results.pop().ssa)
         outer.wrote = True
     return [_weak_merge(a, b, r) for a, b, r in zip(branches[0][1], branches[1][1], results)]
 

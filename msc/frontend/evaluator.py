@@ -570,7 +570,7 @@ def _holds(value: Any, tensor: Any) -> bool:
 
 
 def _is_ref(x: Any) -> bool:
-    return isinstance(x, SymTensor) and isinstance(x.var.type, RefType)
+    return isinstance(x, SymTensor) and isinstance(x.ssa.type, RefType)
 
 
 def _as_load(target: ast.expr) -> ast.expr:

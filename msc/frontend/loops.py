@@ -59,7 +59,7 @@ def tensor_while(ev: Any, node: ast.While, unreached: frozenset[str] = frozenset
     def region(name: str, run: Callable[[], Any]) -> tuple[RegionBuilder, Any]:
         def enter() -> Any:
             params = [ev.builder.add_input(t, n) for t, n in zip(types, names)]
-            ev.builder.state = ev.builder.add_input(MonadType(), "u").var  # carried state
+            ev.builder.state = ev.builder.add_input(MonadType(), "u").ssa  # carried state
             ev.builder.loads = {}
             ev.scope.names = {**before, **bind(params)}
             return run()
@@ -121,7 +121,7 @@ def tensor_while(ev: Any, node: ast.While, unreached: frozenset[str] = frozenset
     out = outer.emit(Op.While, tuple(init), graphs)
     results = list(outer.unpack(out))
     if body_region.wrote:
-        outer.advance(results.pop().var)
+        outer.advance(results.pop().ssa)
         outer.wrote = True
     local = {n: Unmerged(f"variable '{n}' is first assigned inside the tensor while loop at "
                          f"line {node.lineno}: assign it before the loop to use it after")

@@ -89,7 +89,7 @@ class Reuse:
         if kwargs or amp_scope.STACK and amp_scope.STACK[-1] is not None or not all(isinstance(a, SymTensor) and a.builder is calls.builder
                              for a in args):
             return None
-        types = tuple(a.var.type for a in args)
+        types = tuple(a.ssa.type for a in args)
         for shared in self.shared:
             if shared.types == types and (weights := shared.weights_of(cell)) is not None:
                 for path, name, _ in shared.reads:  # what this instance's graph depends on
@@ -115,7 +115,7 @@ class Reuse:
         inner.reuse, inner.depth = self, calls.depth
         with sub:
             sub.loc = calls.builder.loc
-            inputs = [sub.add_input(a.var.type, a.var.hint or f"x{i}") for i, a in enumerate(args)]
+            inputs = [sub.add_input(a.ssa.type, a.ssa.hint or f"x{i}") for i, a in enumerate(args)]
             output = to_output(sub, inner.call_cell(cell, inputs, {}, None))
         calls.deps.files |= deps.files
         for key, read in deps.reads.items():
@@ -126,14 +126,14 @@ class Reuse:
                       if r.kind == "attr" and (path := below.path_of(r.owner)) is not None)
         weights = tuple(below.path_of(p) or p for p, _ in sub.weights.values())
         graph = sub.finish(output, frozenset({REUSABLE}))
-        return SharedGraph(graph, type(cell), tuple(a.var.type for a in args), reads, weights,
+        return SharedGraph(graph, type(cell), tuple(a.ssa.type for a in args), reads, weights,
                            tuple(v.type for _, v in sub.weights.values()))
 
     def emit_call(self, builder: GraphBuilder, shared: SharedGraph, args: list[Any],
                   weights: list[Any]) -> Any:
         from msc.common.tensor import SymTensor
 
-        inputs = tuple(a.var for a in args) + tuple(builder.weight(w).var for w in weights)
+        inputs = tuple(a.ssa for a in args) + tuple(builder.weight(w).ssa for w in weights)
         out = builder.emit(Op.Call, inputs, {"graph": shared.graph})
         shared.sites += 1
         return builder.unpack(out) if isinstance(out.type, TupleType) else SymTensor(out, builder)

@@ -89,7 +89,6 @@ def test_result_dtypes_follow_mindspore() -> None:
     assert ops.linspace(0, 1, 5).dtype == ms.float32 and ops.eye(2, 3).dtype == ms.float32
     assert ops.eye(2, dtype=ms.int32).dtype == ms.int32
     assert ops.isclose(x, x).dtype == ms.bool_ and ops.trace(n[:, :1]).dtype == ms.int32
-    # NOTE: eager only: in a graph, ``x.var`` is the graph tensor's IR variable
     np.testing.assert_allclose(x.var(1).asnumpy(), x.asnumpy().var(1), rtol=1e-6)
 
 

@@ -123,7 +123,7 @@ def _trace(outer: GraphBuilder, name: str, fn: Any, args: list[Any]) -> tuple[An
         sub.loc = outer.loc
         sym = {id(a): sub.add_input(outer.operand(a).type, f"x{i}")
                for i, a in enumerate(tensors + nested)}
-        sub.state = sub.add_input(MonadType(), "u").var
+        sub.state = sub.add_input(MonadType(), "u").ssa
         inputs = [_replace(a, sym) for a in args]
         output = to_output(sub, inner.call(fn, inputs, {}, None))
     return sub, sub.finish(output), tensors, nested
@@ -167,11 +167,11 @@ class _Differentiated(_Traced):
             operands.append(_operand(outer, _sens_value(sens, out_type)))
         if sub.wrote:
             outer.order_loads()
-        operands += [outer.state] + [outer.weight(w).var for w in weights]
+        operands += [outer.state] + [outer.weight(w).ssa for w in weights]
         result = Copier(outer.nodes).run(graph, operands)
         value, d_inputs, d_weights, state = outer.unpack(result)
         if sub.wrote:
-            outer.advance(state.var)
+            outer.advance(state.ssa)
             outer.wrote = True
         by_param = dict(zip((id(w) for w in weights), d_weights))
         asked = tuple(by_param[id(p)] if id(p) in by_param else _zeros_like(p)

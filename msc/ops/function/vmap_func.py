@@ -90,17 +90,17 @@ class _Batched:
             if leaves.size is None:
                 raise VmapError("vmap needs at least one argument with a batch axis, but "
                                 "every 'in_axes' entry is None")
-            sub.state = sub.add_input(MonadType(), "u").var
+            sub.state = sub.add_input(MonadType(), "u").ssa
             output = to_output(sub, inner.call(self.fn, inputs, {}, None))
         graph = vmap_graph(sub.finish(output), leaves.dims, leaves.size, self.out_axes)
         weights = [p for p, _ in sub.weights.values()]
         operands = [outer.operand(x) for x in leaves.tensors]
         if sub.wrote:
             outer.order_loads()
-        operands += [outer.state] + [outer.weight(w).var for w in weights]
+        operands += [outer.state] + [outer.weight(w).ssa for w in weights]
         value, state = outer.unpack(Copier(outer.nodes).run(graph, operands))
         if sub.wrote:
-            outer.advance(state.var)
+            outer.advance(state.ssa)
             outer.wrote = True
         return value
 

@@ -195,9 +195,12 @@ def padding(x: Any, pad_dim_size: int = 8) -> Any:
 
 #: mode -> the input ranks it takes (None: any of 3, 4, 5).
 _MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5),
-          "linear": (3,), "bilinear": (4,), "trilinear": (5,)}
+          "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
 #: the modes MindSpore refuses a ``scale_factor`` for (without recompute_scale_factor).
-_SIZE_ONLY = {("nearest", 3), ("nearest", 4), ("linear", 3), ("bilinear", 4)}
+_SIZE_ONLY = {("nearest", 3), ("nearest", 4), ("linear", 3), ("bilinear", 4),
+              ("bicubic", 4)}
+#: the cubic convolution's coefficient (Keys' a, as PyTorch and MindSpore take it)
+_CUBIC_A = -0.75
 
 
 def _nearest_index(n: int, out: int, scale: float, exact: bool) -> np.ndarray:
@@ -214,6 +217,32 @@ def linear_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.nda
     if align_corners:
         return _interpolation(n, dst * ((n - 1) / (out - 1)) if out > 1 else dst * 0)
     return _interpolation(n, np.maximum((dst + 0.5) * scale - 0.5, 0.0))
+
+
+def cubic_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndarray:
+    """The (out, n) matrix of bicubic interpolation along one axis: the four input
+    positions around each source position (clamped to the axis), weighted by the cubic
+    convolution kernel; the source positions as in ``linear_matrix`` but not clipped."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n - 1) / (out - 1)) if out > 1 else dst * 0
+    else:
+        src = (dst + 0.5) * scale - 0.5
+    low = np.floor(src).astype(np.int64)
+    t = src - low
+    a = _CUBIC_A
+
+    def near(d: np.ndarray) -> np.ndarray:  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: np.ndarray) -> np.ndarray:  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    matrix, rows = np.zeros((out, n)), np.arange(out)
+    for k, w in enumerate(weights):
+        np.add.at(matrix, (rows, np.clip(low - 1 + k, 0, n - 1)), w)
+    return matrix
 
 
 def _interpolation(n: int, src: np.ndarray) -> np.ndarray:
@@ -272,19 +301,18 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
                 align_corners: Any = None, recompute_scale_factor: Any = None) -> Any:
     """Resize the spatial axes (all but the first two) to ``size`` or by
     ``scale_factor``: 'nearest', 'nearest-exact', 'area' (adaptive average), 'linear'
-    (3-d input), 'bilinear' (4-d), 'trilinear' (5-d); the linear modes align corners or
-    sample pixel centres (``align_corners``)."""
+    (3-d input), 'bilinear' and 'bicubic' (4-d), 'trilinear' (5-d); the linear and cubic
+    modes align corners or sample pixel centres (``align_corners``)."""
     x = _as_tensor(input, "interpolate")
     if mode not in _MODES:
-        _fail(GraphValueError, f"'mode' must be in {list(_MODES)} (msc does not support "
-              f"'bicubic' yet), but got {mode!r}")
+        _fail(GraphValueError, f"'mode' must be in {list(_MODES)}, but got {mode!r}")
     if x.ndim not in _MODES[mode]:
         _fail(GraphValueError, f"{mode} only support {list(_MODES[mode])}D, but got "
               f"{x.ndim}D")
     if align_corners is not None and not isinstance(align_corners, bool):
         _fail(GraphTypeError, f"'align_corners' must be bool or None, but got "
               f"{type(align_corners).__name__}")
-    linear = mode in ("linear", "bilinear", "trilinear")
+    linear = mode in ("linear", "bilinear", "trilinear", "bicubic")
     if align_corners and not linear:
         _fail(GraphValueError, f"'align_corners' option cannot currently be set with the "
               f"mode = {mode}, and dim = {x.ndim}D")
@@ -295,7 +323,9 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
     if mode == "area":
         return adaptive_avg_pool(x, sizes, x.ndim - 2)
     for axis, (n, out, scale) in enumerate(zip(x.shape[2:], sizes, scales), start=2):
-        if linear:
+        if mode == "bicubic":
+            x = along(x, axis, cubic_matrix(n, out, scale, bool(align_corners)))
+        elif linear:
             if n != out or align_corners:
                 x = along(x, axis, linear_matrix(n, out, scale, bool(align_corners)))
         else:

@@ -199,7 +199,8 @@ _MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5),
 #: the modes MindSpore refuses a ``scale_factor`` for (without recompute_scale_factor).
 _SIZE_ONLY = {("nearest", 3), ("nearest", 4), ("linear", 3), ("bilinear", 4),
               ("bicubic", 4)}
-#: the cubic convolution's coefficient (Keys' a, as PyTorch and MindSpore take it)
+#: the cubic convolution's coefficient with corners aligned; pixel centres take Keys'
+#: -0.5 and drop the taps outside the input (MindSpore's ResizeBicubic, as TensorFlow's)
 _CUBIC_A = -0.75
 
 
@@ -221,16 +222,19 @@ def linear_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.nda
 
 def cubic_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndarray:
     """The (out, n) matrix of bicubic interpolation along one axis: the four input
-    positions around each source position (clamped to the axis), weighted by the cubic
-    convolution kernel; the source positions as in ``linear_matrix`` but not clipped."""
+    positions around each source position, weighted by the cubic convolution kernel; the
+    source positions as in ``linear_matrix`` but not clipped. Corners aligned: a = -0.75,
+    taps outside the axis clamped to its ends; pixel centres: a = -0.5, taps outside
+    dropped and the rest renormalised. The fraction is rounded to 1/1024, as the kernel
+    reads its weights from a table."""
     dst = np.arange(out, dtype=np.float64)
     if align_corners:
         src = dst * ((n - 1) / (out - 1)) if out > 1 else dst * 0
     else:
         src = (dst + 0.5) * scale - 0.5
     low = np.floor(src).astype(np.int64)
-    t = src - low
-    a = _CUBIC_A
+    t = np.rint((src - low) * 1024) / 1024  # the kernel's table of 1024 steps
+    a = _CUBIC_A if align_corners else -0.5
 
     def near(d: np.ndarray) -> np.ndarray:  # |d| <= 1
         return ((a + 2) * d - (a + 3)) * d * d + 1
@@ -238,10 +242,15 @@ def cubic_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndar
     def far(d: np.ndarray) -> np.ndarray:  # 1 < |d| < 2
         return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
 
-    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    taps = [low - 1 + k for k in range(4)]
+    if not align_corners:
+        inside = [(0 <= i) & (i < n) for i in taps]
+        total = sum(w * m for w, m in zip(weights, inside))
+        weights = [w * m / total for w, m in zip(weights, inside)]
     matrix, rows = np.zeros((out, n)), np.arange(out)
-    for k, w in enumerate(weights):
-        np.add.at(matrix, (rows, np.clip(low - 1 + k, 0, n - 1)), w)
+    for i, w in zip(taps, weights):
+        np.add.at(matrix, (rows, np.clip(i, 0, n - 1)), w)
     return matrix
 
 

@@ -386,9 +386,6 @@ POLICIES += [
     (r"ops\.any\(x, 1\)\[float\]", _p(
         Why.MINDSPORE_WRONG, "value", "MindSpore 2.10's ops.any of a float row "
         "[-1, 0.5, 0.5, 1.5] is False", _any_float)),
-    (r"x\.var\(.*", _p(
-        Why.OPEN, "error", "Tensor.var inside a graph: the symbolic tensor's own 'var' "
-        "attribute (its IR value) shadows the method")),
 ]
 
 
@@ -668,6 +665,4 @@ POLICIES += [
         Why.OPEN, "error", "a boolean mask as a read index: the result's shape depends on the "
         "data, and msc's graphs have static shapes (msc says so at the user's line and "
         "points to ops.select / ops.masked_select)")),
-    (r"ops\.interpolate\(.*mode='bicubic'.*", _p(
-        Why.OPEN, "error", "bicubic interpolation is not implemented yet")),
 ]

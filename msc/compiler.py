@@ -47,7 +47,7 @@ from msc.codegen.library import (
 from msc.codegen.linemap import LineTable, from_json, raise_numba_failure, remember_lines, to_json
 from msc.codegen.numba_worker import foresee, stop
 from msc.codegen.render import import_file, line_table, render
-from msc.codegen.targets import target_named
+from msc.codegen.targets import TARGETS, target_named
 from msc.collector import gc_paused
 from msc.common.arena import Binding
 from msc.common.tensor import Parameter, Tensor
@@ -215,6 +215,7 @@ class Compiled:
             self.generated = generate(self.build, "numba", "jit")
             self.timings["codegen numba"] = self.generated.seconds
         path = self.module_path()
+        remember_lines(path, self.line_table())  # (a Numba error's user line: linemap.py)
         if self.generated is None:  # a compile-cache entry's: its manifest names them
             return path, False, self.constants, \
                 KernelWatch.of_kernels(self.manifest.get("kernels"), path)
@@ -232,7 +233,9 @@ class Compiled:
         """Import the generated module (Numba compiles the kernel on its first call, or
         loads it from its cache)."""
         path = self.module_path()
-        remember_lines(path, self.line_table())  # (a Numba error's user line: linemap.py)
+        target = TARGETS.get(self.target)
+        if target is not None and (target.numba or target.device):  # Numba compiles it
+            remember_lines(path, self.line_table())  # (its errors' user lines: linemap.py)
         if self.entry_dir is not None:
             self.code = import_once(path)
         else:

@@ -74,7 +74,8 @@ def render(spec: ModuleSpec) -> str:
 def line_table(spec: ModuleSpec, source: str) -> LineTable:
     """The user's line behind each line of ``spec``'s kernels in its rendered ``source``
     (each kernel's body follows its ``def`` line, as the templates write it) and in its
-    library files (``ModuleSpec.library_lines``)."""
+    library files (``ModuleSpec.library_lines``). A kernel a template writes otherwise maps
+    no line (the table only names the user's line in Numba's errors)."""
     first: dict[str, int] = {}
     for number, row in enumerate(source.split("\n"), 1):
         first.setdefault(row, number)
@@ -83,9 +84,8 @@ def line_table(spec: ModuleSpec, source: str) -> LineTable:
     for k, returns in [(k, True) for k in (*spec.callees, spec.kernel)] + \
             [(k, False) for k in device]:
         start = first.get(f"def {k.name}({', '.join(k.params)}):")
-        if start is None:
-            raise InternalCompilerError(f"the rendered module has no kernel {k.name}")
-        module.update(filled(start + 1, k.locations, returns))
+        if start is not None:
+            module.update(filled(start + 1, k.locations, returns))
     return {"": module, **{stem: {n: (name, line) for n, name, line in rows}
                            for stem, rows in spec.library_lines}}
 

@@ -12,13 +12,14 @@ import numpy as np
 
 from msc.common.tensor import Tensor
 from msc.errors import GraphValueError
+from msc.frontend.source import user_loc
 from msc.ops import functional as F
 from msc.ops.function.conv_func import avg_pool, same_pad
 from msc.ops.function.manipulation_func import batch_to_space_nd, space_to_batch_nd
 from msc.ops.function.random_func import uniform_draw
 from msc.ops.primitive import Primitive
 
-__all__ = ["Dropout", "AvgPool3D", "SpaceToBatchND", "BatchToSpaceND"]
+__all__ = ["Dropout", "AvgPool3D", "SpaceToBatchND", "BatchToSpaceND", "Conv3DTranspose"]
 
 
 class Dropout(Primitive):
@@ -120,3 +121,59 @@ class BatchToSpaceND(Primitive):
     def __call__(self, input_x: Any) -> Any:
         return batch_to_space_nd(input_x, self.block_shape, self.crops)
 
+
+
+def _triple(value: Any, what: str) -> tuple[int, ...]:
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * 3
+    if len(items) == 5:  # (1, 1, d, h, w), MindSpore's long form
+        items = items[2:]
+    if len(items) != 3 or any(isinstance(v, bool) or not isinstance(v, int) for v in items):
+        raise GraphValueError(f"For 'Conv3DTranspose', '{what}' must be an int or a tuple of "
+                              f"3 ints, but got {value!r}.")
+    return items
+
+
+class Conv3DTranspose(Primitive):
+    """``ops.Conv3DTranspose(in_channel, out_channel, kernel_size, ...)(dout, weight)``: the
+    transposed 3-D convolution of (N, C, D, H, W) ``dout`` with (C, out/group, kd, kh, kw)
+    ``weight``. Output size per dim: (n - 1) * stride + dilation * (k - 1) + 1 ('valid'),
+    n * stride ('same'), (n - 1) * stride - (head + tail) + dilation * (k - 1) + 1 ('pad'),
+    each plus ``output_padding``."""
+
+    def __init__(self, in_channel: int, out_channel: int, kernel_size: Any, mode: int = 1,
+                 pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                 group: int = 1, output_padding: Any = 0, data_format: str = "NCDHW"):
+        super().__init__(in_channel=in_channel, out_channel=out_channel,
+                         kernel_size=kernel_size, mode=mode, pad_mode=pad_mode, pad=pad,
+                         stride=stride, dilation=dilation, group=group,
+                         output_padding=output_padding, data_format=data_format)
+        self.kernel, self.stride = _triple(kernel_size, "kernel_size"), _triple(stride, "stride")
+        self.dilation = _triple(dilation, "dilation")
+        if self.dilation[0] != 1:
+            raise GraphValueError(f"For 'Conv3DTranspose', the depth of parameter 'dilation' "
+                                  f"must be 1, but got {self.dilation[0]}.", user_loc())
+        self.extra = _triple(output_padding, "output_padding")
+        self.pad_mode, self.group = str(pad_mode).lower(), group
+        pads = tuple(pad) if isinstance(pad, (tuple, list)) else (pad,) * 6
+        if self.pad_mode not in ("valid", "same", "pad") or len(pads) != 6:
+            raise GraphValueError(f"For 'Conv3DTranspose', 'pad_mode' must be 'valid', 'same' "
+                                  f"or 'pad' and 'pad' one int or 6 ints, but got "
+                                  f"{pad_mode!r}, {pad!r}.")
+        self.pads = pads
+
+    def __call__(self, dout: Any, weight: Any) -> Any:
+        from msc.ops.function.conv_func import conv_transpose
+
+        sizes, pads = [], []
+        for d, n in enumerate(dout.shape[2:]):
+            k, s, dil, e = self.kernel[d], self.stride[d], self.dilation[d], self.extra[d]
+            if self.pad_mode == "same":
+                size = n * s
+                lo, hi = same_pad(size, k, s, dil)
+            else:
+                lo, hi = self.pads[2 * d:2 * d + 2] if self.pad_mode == "pad" else (0, 0)
+                size = (n - 1) * s - (lo + hi) + dil * (k - 1) + 1
+            sizes.append(size + e)
+            pads += [lo, hi]
+        return conv_transpose(dout, weight, tuple(sizes), self.stride, tuple(pads),
+                              self.dilation, self.group)

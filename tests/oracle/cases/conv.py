@@ -94,5 +94,18 @@ def _cells() -> list[Case]:
     return out
 
 
+def _primitives() -> list[Case]:
+    out = []
+    for mode, pad, s, d, op in (("valid", 0, 1, 1, 0), ("valid", 0, 2, 1, 0),
+                                ("same", 0, 1, 1, 0), ("same", 0, 2, 1, 0),
+                                ("pad", 1, 2, 1, 0), ("pad", 1, 2, 1, 1),
+                                ("pad", (1, 0, 0, 1, 1, 1), 1, 2, 0), ("valid", 0, 2, 2, 1)):
+        out.append(Case(f"P.Conv3DTranspose({mode},pad={pad},s={s},d={d},op={op})", FAMILY,
+                        "{c}({x0}, {x1})", (In((1, 2, 3, 4, 3)), In((2, 3, 3, 3, 3))),
+                        setup=f"P.Conv3DTranspose(2, 3, 3, 1, '{mode}', {pad}, {s}, {d}, 1, "
+                              f"{op})", atol=1e-4))
+    return out
+
+
 def cases() -> list[Case]:
-    return _functional() + _cells()
+    return _functional() + _cells() + _primitives()

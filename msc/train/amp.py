@@ -145,13 +145,13 @@ def _white_cells() -> tuple[type, ...]:
 
 def _white_prims() -> dict[type, tuple[Any, ...]]:
     """MindSpore's white-listed primitive classes -> the primitives of msc's graphs they
-    run as (``PReLU`` and ``Ger`` are compositions in msc: their ops are not cast by O1;
-    msc has no ``Conv3DTranspose``)."""
+    run as (``PReLU`` and ``Ger`` are compositions in msc: their ops are not cast by O1)."""
     from msc import ops
 
     return {ops.Conv2D: (Op.Conv,), ops.Conv3D: (Op.Conv,),
             ops.Conv2DTranspose: (Op.ConvTranspose,),
-            ops.Conv2DBackpropInput: (Op.ConvTranspose,), ops.MatMul: (Op.MatMul, Op.Dense),
+            ops.Conv2DBackpropInput: (Op.ConvTranspose,),
+            ops.Conv3DTranspose: (Op.ConvTranspose,), ops.MatMul: (Op.MatMul, Op.Dense),
             ops.BatchMatMul: (Op.BatchMatMul,), ops.PReLU: (), ops.ReLU: (Op.ReLU,),
             ops.Ger: ()}
 

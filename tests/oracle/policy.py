@@ -668,3 +668,10 @@ POLICIES += [
         "data, and msc's graphs have static shapes (msc says so at the user's line and "
         "points to ops.select / ops.masked_select)")),
 ]
+
+
+POLICIES += [
+    (r"ops\.einsum\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, lambda case, inputs, got:
+                            numpy_reference(lambda a, b: np.einsum(
+                                case.call.split("'")[1], a, b))(case, inputs, got))),
+]

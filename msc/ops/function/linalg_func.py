@@ -515,7 +515,57 @@ def vander(x: Any, N: int | None = None) -> Any:  # noqa: N803
     return F.pow(F.expand_dims(x, 1), F.expand_dims(powers, 0))
 
 
-__all__ = ["mm", "mv", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "vecdot", "dist",
+def _batch_dot_axes(x1: Tensor, x2: Tensor, axes: Any) -> tuple[int, int]:
+    """MindSpore's rule: by default the last axis of x1 against the last (x2 2-d) or the
+    one before (else) of x2; an int names the same axis of both (negative: from the end
+    of each); axis 0 is the batch and cannot be contracted."""
+    if axes is None:
+        return x1.ndim - 1, x2.ndim - 1 if x2.ndim == 2 else x2.ndim - 2
+    if isinstance(axes, (tuple, list)) and len(axes) == 2 and \
+            all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
+        a, b = axes[0] % x1.ndim if axes[0] < 0 else axes[0], \
+            axes[1] % x2.ndim if axes[1] < 0 else axes[1]
+    elif isinstance(axes, int) and not isinstance(axes, bool):
+        a, b = (axes + x1.ndim, axes + x2.ndim) if axes < 0 else (axes, axes)
+    else:
+        raise GraphValueError(f"the 'axes' must be an int or a pair of ints, but got {axes!r}")
+    if 0 in (a, b) or not (0 < a < x1.ndim and 0 < b < x2.ndim):
+        raise GraphValueError(f"the 'axes' must name a non-batch axis of each input, but got "
+                              f"{axes!r} for ranks {x1.ndim} and {x2.ndim}")
+    return a, b
+
+
+def batch_dot(x1: Any, x2: Any, axes: Any = None) -> Any:
+    """Per example of the first axis, the dot product of x1 and x2 over one axis of each:
+    the result is (batch, x1's other axes, x2's other axes); a 2-d input's missing free
+    axis is dropped again."""
+    a1, a2 = _as_tensor(x1, "batch_dot"), _as_tensor(x2, "batch_dot")
+    with _checking("batch_dot"):
+        if a1.ndim < 2 or a2.ndim < 2 or a1.shape[0] != a2.shape[0]:
+            raise ShapeError(f"the inputs must be at least 2-d with one batch size, but got "
+                             f"shapes {a1.shape} and {a2.shape}")
+        p, q = _batch_dot_axes(a1, a2, axes)
+        if a1.shape[p] != a2.shape[q]:
+            raise ShapeError(f"the contracted axes differ: {a1.shape[p]} and {a2.shape[q]}")
+    squeeze = 1 if a1.ndim == 2 else (-1 if a2.ndim == 2 else None)
+    if a1.ndim == 2:
+        a1, p = F.expand_dims(a1, 1), p + 1
+    if a2.ndim == 2:
+        a2 = F.expand_dims(a2, 2)
+    free1 = [i for i in range(1, a1.ndim) if i != p]
+    free2 = [i for i in range(1, a2.ndim) if i != q]
+    batch = a1.shape[0]
+    left = F.reshape(F.transpose(a1, tuple([0] + free1 + [p])),
+                     (batch, int(np.prod([a1.shape[i] for i in free1])), a1.shape[p]))
+    right = F.reshape(F.transpose(a2, tuple([0, q] + free2)),
+                      (batch, a2.shape[q], int(np.prod([a2.shape[i] for i in free2]))))
+    out = F.reshape(apply(Op.BatchMatMul, left, right),
+                    (batch,) + tuple(a1.shape[i] for i in free1) +
+                    tuple(a2.shape[i] for i in free2))
+    return out if squeeze is None else F.squeeze(out, squeeze)
+
+
+__all__ = ["batch_dot", "mm", "mv", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "vecdot", "dist",
            "renorm", "cross", "einsum", "tensor_dot", "kron", "matrix_power", "median",
            "cosine_similarity", "cdist", "pdist", "adjoint", "matrix_band_part", "vander",
            "vector_norm"]

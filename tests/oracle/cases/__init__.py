@@ -7,7 +7,7 @@ import importlib
 from tests.oracle.spec import Case
 
 MODULES = ("pooling", "conv", "norm", "activation", "losses", "reduction", "indexing",
-           "sorting", "cumulative", "promotion")
+           "sorting", "cumulative", "promotion", "linalg")
 
 
 def families() -> dict[str, list[Case]]:

@@ -41,11 +41,12 @@ _MATH = {Fn.EXP: "math.exp", Fn.LOG1P: "math.log1p", Fn.EXPM1: "math.expm1",
          Fn.MATH_ERFC: "math.erfc", Fn.FMOD: "math.fmod"}
 #: numpy functions written with ``math`` on float operands only (``math``'s floor, ceil and
 #: trunc return integers): beyond 2**52 (and for inf and nan) every float is integral;
-#: copysign keeps -0.0's sign.
-_INTEGRAL = "(math.copysign(math.{f}({x}), {x}) if abs({x}) < 4503599627370496.0 else {x})"
-_FLOAT_ONLY = {Fn.FLOOR: lambda x: _INTEGRAL.format(f="floor", x=x),
-               Fn.CEIL: lambda x: _INTEGRAL.format(f="ceil", x=x),
-               Fn.TRUNC: lambda x: _INTEGRAL.format(f="trunc", x=x),
+#: copysign keeps -0.0's sign. trunc is the floor of the magnitude, signed: the
+#: simulator's numpy float32 has no ``__trunc__``.
+_INTEGRAL = "(math.copysign(math.{f}({x}), {y}) if abs({y}) < 4503599627370496.0 else {y})"
+_FLOAT_ONLY = {Fn.FLOOR: lambda x: _INTEGRAL.format(f="floor", x=x, y=x),
+               Fn.CEIL: lambda x: _INTEGRAL.format(f="ceil", x=x, y=x),
+               Fn.TRUNC: lambda x: _INTEGRAL.format(f="floor", x=f"abs({x})", y=x),
                Fn.EXP2: lambda x: f"math.pow(2.0, {x})"}
 #: numpy ufuncs numba.cuda compiles on scalars itself (nan-propagating maximum/minimum).
 _UFUNCS = frozenset({Fn.MAXIMUM, Fn.MINIMUM, Fn.LOG, Fn.LOG2, Fn.LOG10, Fn.SIN, Fn.COS,

@@ -381,10 +381,6 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if getattr(lowering, "fresh", False):
             self.owned.add(node.out)
 
-    def put(self, text: str, node: Node | None = None) -> None:
-        """A line of source the lowerer writes itself, with ``node``'s user line."""
-        self.body.append(Raw(text, loc=node.loc if node is not None else None))
-
     def emitted(self, node: Node, emitted: Any) -> None:
         """An emitter's statements (or lines) for ``node``: the first carries the user's
         line, and so do the numpy calls an outlined driver makes instead of their loops."""

@@ -356,13 +356,13 @@ class Exprs:
         op, src_dtype = rng.choice(ops_ok)
         a = self.sub(TT(src_dtype, src_shape), scope, depth)
         self.note_approx(src_dtype)
-        if rng.random() < 0.2 and t.shape == () and not keep and op not in ("std", "median"):
+        if rng.random() < 0.2 and t.shape == () and not keep and op not in ("std", "logsumexp"):
             return {"sum": f"{a}.sum()", "mean": f"ops.mean({a})", "amax": f"{a}.max()",
                     "amin": f"{a}.min()", "prod": f"ops.prod(ops.clip_by_value({a}, -2, 2))",
                     "all": f"{a}.all()", "any": f"{a}.any()"}[op]
         k = ", keepdims=True" if keep else ""
         kd = ", keep_dims=True" if keep else ""
-        order = rng.choice(("None", "1", "2", "float('inf')"))
+        ddof = rng.choice((0, 1) if isinstance(ax, tuple) else (0, 1, 1, 0))
         forms = {
             "sum": [f"ops.sum({a}, {ax}{', keepdim=True' if keep else ''})",
                     f"{a}.sum(axis={ax}{k})", f"ops.ReduceSum({keep})({a}, {ax})"],
@@ -373,17 +373,19 @@ class Exprs:
             "amin": [f"ops.amin({a}, {ax}{k})", f"{a}.min(axis={ax}{k})",
                      f"ops.ReduceMin({keep})({a}, {ax})"],
             "prod": [f"ops.prod(ops.clip_by_value({a}, -2, 2), {ax}{kd})"],
-            "std": [f"ops.std({a}, {ax}, {rng.choice((0, 1))}, {keep})",
+            # (smooth ones only: the grad feature differences them; std, norms and median
+            # have points without a derivative that random data reaches)
+            "std": [f"ops.var({a}, {ax}, {rng.choice((0, 1))}, {keep})",
                     f"ops.var({a}, {ax}, {rng.choice((0, 1))}, {keep})",
-                    f"ops.nansum({a}, {ax}, {keep})",
-                    f"ops.norm({a}, {order}, {ax}, {keep})",
+                    f"ops.nansum({a}, {ax}, {keep})", f"ops.var({a}, {ax}, {ddof}, {keep})",
                     f"ops.logsumexp({a}, {ax}, {keep})"],
-            "median": [f"ops.median({a}, {ax}, {keep})[0]"],
+            "logsumexp": [f"ops.logsumexp({a}, {ax}, {keep})"],
             "all": [f"ops.all({a}, {ax}{kd})", f"{a}.all({ax}{kd})"],
             "any": [f"ops.any({a}, {ax}{kd})", f"{a}.any({ax}{kd})"],
         }[op]
-        if isinstance(ax, tuple):  # (ops.max and ops.median take one axis)
-            forms = [f for f in forms if not f.startswith(("ops.max(", "ops.median("))]
+        if isinstance(ax, tuple):  # (ops.max takes one axis; so does the single form of
+            forms = [f for f in forms if not f.startswith("ops.max(")]  # 'logsumexp' here)
+            forms = [] if op == "logsumexp" else forms
         if not forms:
             return None
         return rng.choice(forms)
@@ -395,7 +397,7 @@ class Exprs:
             return [("all", "bool"), ("any", "bool"), ("amax", "bool")]
         out = [(op, d) for op in ("amax", "amin")]
         if t.floating:
-            out += [("sum", d), ("mean", d), ("prod", d), ("std", d), ("median", d)]
+            out += [("sum", d), ("mean", d), ("prod", d), ("std", d), ("logsumexp", d)]
         if d == "int64":
             out += [(op, s) for op in ("sum", "prod") for s in self.dtypes
                     if s in INTS or s == "bool"]

@@ -156,7 +156,8 @@ def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.n
 
 def small_ints(a: Any, b: Any, c: Any, z: Any) -> Any:
     """uint8/int8/int16 wrap around like numpy (numba computes in int64 and narrows);
-    integer division by zero gives 0."""
+    integer division by zero gives 0. A product along one axis widens to int64 and
+    ops.argmin is int32 (MindSpore 2.10)."""
     return (a + a, a - a[::-1], a * 3, b * b, -b, c * c, a + b, ops.abs(b), ops.maximum(a, 7),
             a // 3, b % 5, ops.floor_div(b, -3), a // z, b % z, ops.sum(a), ops.prod(b, 1),
             ops.amax(c), ops.argmin(b, 1))
@@ -169,7 +170,7 @@ def small_ints_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         return (a + a, a - a[::-1], a * u8(3), b * b, -b, c * c, a.astype(np.int16) + b,
                 np.abs(b), np.maximum(a, u8(7)), a // u8(3), b % i8(5), b // i8(-3), a // z,
                 b % z.astype(np.int16), a.sum(dtype=np.int64), b.prod(1, dtype=np.int64),
-                c.max(), b.argmin(1).astype(np.int64))
+                c.max(), b.argmin(1).astype(np.int32))
 
 
 def logic(p: Any, q: Any, x: Any) -> Any:

@@ -183,7 +183,8 @@ static char *map_weights(const char *path, size_t bytes, int writable) {
         close(fd);
         return NULL;
     }
-    char *mapped = mmap(NULL, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
+    char *mapped = mmap(NULL, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+                        MAP_PRIVATE | MAP_POPULATE, fd, 0);  /* (faulted in at once: the check reads it all) */
     close(fd);
     if (mapped == MAP_FAILED) { failf("%s: cannot map the weights: %s", path, strerror(errno)); return NULL; }
     return mapped;

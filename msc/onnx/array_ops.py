@@ -220,4 +220,7 @@ NOT_EXPORTED: dict[Any, str] = {
                   Op.BesselK1, Op.BesselK1e, Op.Gcd, Op.Lcm, Op.NextAfter)},
     **{op: "ONNX's BitShift takes unsigned integers only"
        for op in (Op.LeftShift, Op.RightShift)},
+    Op.CTCLoss: "ONNX has no CTC loss operator",
+    Op.CTCLossV2: "ONNX has no CTC loss operator",
+    Op.CTCLossV2Grad: "a training graph's op (and ONNX has no CTC loss operator)",
 }

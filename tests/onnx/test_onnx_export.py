@@ -195,6 +195,20 @@ def test_an_op_without_onnx_form_is_an_error_at_the_users_line(tmp_path):
     assert not (tmp_path / "s.onnx").exists()
 
 
+class CTC(nn.Cell):
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths)
+
+
+def test_the_ctc_loss_is_refused_with_its_reason(tmp_path):
+    args = (ms.Tensor(np.full((4, 2, 3), -np.log(3), F32)),
+            ms.Tensor(np.array([[1, 2], [2, 0]], np.int32)),
+            ms.Tensor(np.array([4, 3], np.int32)), ms.Tensor(np.array([2, 1], np.int32)))
+    with pytest.raises(ExportError, match="'CTCLossV2': ONNX has no CTC loss operator"):
+        ms.export(CTC(), *args, file_name=str(tmp_path / "c"), file_format="ONNX")
+    assert not (tmp_path / "c.onnx").exists()
+
+
 @pytest.mark.parametrize("fmt", ["MINDIR", "AIR"])
 def test_mindir_and_air_are_not_supported(tmp_path, fmt):
     with pytest.raises(ExportError, match=f"file_format='{fmt}'.* not supported by msc"):

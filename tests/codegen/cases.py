@@ -132,12 +132,13 @@ def binary_mixed_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
 def binary_int(a: Any, b: Any, c: Any) -> Any:
     """int32 (3,4) with nonzero int32 (4,) and int64 (3,1); weak scalars keep int32
-    for ints and give float32 for floats (int32 * 2.5 -> float32)."""
+    for ints and give float32 for floats (int32 * 2.5 -> float32); P.RealDiv of integers
+    divides as integers, truncated towards zero (MindSpore 2.10)."""
     return (a + b, a - c, a * b, a / b, ops.floor_div(a, b), ops.floor_mod(a, b),
             ops.pow(a, ops.abs(b)), ops.pow(b, a), a * 2.5, a + 2, a // 2, a % 3, a ** 2,
             ops.maximum(a, c), ops.minimum(a, b), a == b, a < c, a >= 3, c / 4, 7 - c,
             ops.floor_div(c, -3), ops.floor_mod(-7, b), a > b, a <= c, a != 2, ops.fmod(a, b),
-            ops.Mod()(c, -4))
+            ops.Mod()(c, -4), ops.RealDiv()(a, b), ops.RealDiv()(c, b))
 
 
 def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -146,12 +147,16 @@ def binary_int_expect(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.n
         out = np.array([int(v) ** int(e) if e >= 0 else (int(v) ** int(e) if abs(v) == 1 else 0)
                         for v, e in zip(x.ravel(), y.ravel())])
         return out.reshape(x.shape).astype(x.dtype)
+
+    def truncated(x: np.ndarray, y: np.ndarray, dtype: Any) -> np.ndarray:
+        x, y = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
+        return (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(dtype)
     i32, f = np.int32, np.float32
     return (a + b, a - c, a * b, (a / b).astype(f), a // b, a % b, power(a, np.abs(b)),
             power(b, a), a.astype(f) * f(2.5), a + i32(2), a // i32(2), a % i32(3),
             a * a, np.maximum(a, c), np.minimum(a, b), a == b, a < c, a >= 3,
             (c / 4).astype(f), 7 - c, c // -3, np.int32(-7) % b, a > b, a <= c, a != 2,
-            np.fmod(a, b), np.fmod(c, -4))
+            np.fmod(a, b), np.fmod(c, -4), truncated(a, b, i32), truncated(c, b, np.int64))
 
 
 def small_ints(a: Any, b: Any, c: Any, z: Any) -> Any:

@@ -218,10 +218,9 @@ def compile_command(folder: Path, triple: str | None, blas: Path | None) -> list
         raise ExportError(f"the native target needs a C compiler: '{cc}' is not on PATH"
                           + (f" (for {triple}: install gcc-{triple})" if triple else ""))
     # ISO C's floating point: no contraction into fused multiply-adds, so the library
-    # computes what the numba target computes; errno and traps are never read; OpenMP
-    # splits large parallel loops across the CPUs the process may use
+    # computes what the numba target computes; errno and traps are never read
     cmd = [cc, "-std=gnu11", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
-           "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fopenmp"]
+           "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"]
     cmd += [] if triple else ["-march=native"]
     cmd += [f"-I{RUNTIME}", "-o", str(folder / LIBRARY), str(folder / "model.c"),
             str(RUNTIME / "msc_native.c")]

@@ -45,10 +45,6 @@ from msc.errors import ExportError, InternalCompilerError
 from msc.ir import kernel as K
 
 ALIGN = 64  # bytes: every workspace slot starts on a cache line
-#: A parallel loop is split across threads (OpenMP) where its nest runs at least this many
-#: innermost iterations: below that, waking the threads costs more than they save.
-THREADED = 1 << 15
-_SERIAL: set[str] = set()  # (a marker: compared by identity)
 
 
 @dataclass(frozen=True)
@@ -139,9 +135,6 @@ class Renderer:
         self.depth = 1
         self.top = 0  # the top-level statement being rendered (slot liveness)
         self.loc: Any = None
-        #: inside a loop split across threads: the variables its iterations assign (each
-        #: thread's own), or _SERIAL once something in it must not be split
-        self.private: set[str] | None = None
         self.fresh_count = 0
 
     # --- output -------------------------------------------------------------------------
@@ -208,14 +201,12 @@ class Renderer:
             self.put("}")
         elif isinstance(s, K.While):
             cond = self.value(s.cond)
-            self.serial()
             self.put("for (;;) {" if cond is True else f"while ({self.truth(cond)}) {{")
             self.block(s.body)
             self.put("}")
         elif isinstance(s, K.Break):
             self.put("break;")
         elif isinstance(s, K.Raise):
-            self.serial()
             self.put(f"return msc_fail({c_string(s.exc + ': ' + s.message)});")
         elif isinstance(s, K.ObjMode):
             raise self.fail("a statement that runs Python (a print, a collective, a random "
@@ -237,22 +228,9 @@ class Renderer:
         var = s.var
         self.env[var] = Scalar(var, I64)
         test = "<" if step > 0 else ">"
-        threaded = self.private is None and s.role is K.Role.PARALLEL and \
-            _work(s) >= THREADED and not _shallow(s)
-        at, slots = len(self.lines), len(self.slots)
-        if threaded:
-            self.private = set()
         self.put(f"for (int64_t {var} = {start.code}; {var} {test} {stop.code}; {var} += {step}) {{")
         self.block(s.body)
         self.put("}")
-        if threaded:
-            private, self.private = self.private, None
-            # (not where an iteration allocates, calls BLAS, which runs its own threads,
-            # or leaves the function)
-            if private is not _SERIAL and len(self.slots) == slots:
-                names = f" private({', '.join(sorted(private))})" if private else ""
-                self.lines.insert(at, "    " * self.depth +
-                                  f"#pragma omp parallel for schedule(static){names}")
 
     def assign(self, target: K.Expr, value: Any) -> None:
         if isinstance(target, K.Tuple):
@@ -283,19 +261,7 @@ class Renderer:
         t = self.types[name] = unify(self.types.get(name), value.dtype)
         self.decls.setdefault(name, "")
         self.put(f"{name} = {cast(value, t)};")
-        self.bound(name)
         return Scalar(name, t)
-
-    def bound(self, name: str) -> None:
-        """``name``, a variable of the function, is assigned here: inside a loop split
-        across threads, each thread has its own."""
-        if self.private is not None and self.private is not _SERIAL:
-            self.private.add(name)
-
-    def serial(self) -> None:
-        """What is being rendered must not run on several threads."""
-        if self.private is not None:
-            self.private = _SERIAL
 
     def pointer(self, name: str, value: View) -> View:
         """A name assigned arrays in several places (a branch's result, a loop-carried
@@ -308,7 +274,6 @@ class Renderer:
         ptr = f"p_{name}"
         self.decls[ptr] = f"{ctype(value.dtype)} *{ptr} = NULL;"
         self.put(f"{ptr} = {value.address()};")
-        self.bound(ptr)
         slots = self.dyn_slots[name] = self.dyn_slots.get(name, frozenset()) | value.slots
         return View(ptr, value.dtype, value.shape, c_strides(value.shape), slots=slots)
 
@@ -325,8 +290,6 @@ class Renderer:
     def accumulate(self, s: K.Accumulate) -> None:
         value = self.scalar(self.value(s.value))
         if isinstance(s.target, K.Name):
-            if self.private is not None and s.target.name not in self.private:
-                self.serial()  # a sum across iterations
             cur = self.env[s.target.name]
             if not isinstance(cur, Scalar):
                 raise self.fail(f"an accumulation into the array {s.target.name}")
@@ -451,7 +414,6 @@ class Renderer:
         (a, (ta, lda)), (b, (tb, ldb)) = ops
         ldc = _blas_layout(dest)[1]  # type: ignore[index]
         kind = "f32" if a.dtype == np.float32 else "f64"
-        self.serial()
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                  f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
                  f"{dest.address()}, {ldc});")
@@ -786,24 +748,6 @@ class Renderer:
         raise self.fail(f"numpy's {fn.value} on these operands")
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def _work(s: K.Stmt) -> int:
-    """About how many innermost iterations ``s`` runs (a bound not written as a number
-    counts 16)."""
-    if isinstance(s, K.Loop):
-        trip = s.stop.value - (s.start.value if isinstance(s.start, K.Lit) else 0) \
-            if isinstance(s.stop, K.Lit) and isinstance(s.stop.value, int) else 16
-        return max(trip, 1) * max(sum(_work(x) for x in s.body), 1)
-    return sum(_work(x) for x in K.stmt_children(s))
-
-
-def _shallow(s: K.Loop) -> bool:
-    """A loop of few iterations (a batch of 2) around one parallel loop: the threads split
-    the inner one instead, which has work for every CPU."""
-    inner = s.body[0] if len(s.body) == 1 else None
-    return isinstance(s.stop, K.Lit) and isinstance(s.stop.value, int) and \
-        s.stop.value < 16 and isinstance(inner, K.Loop) and inner.role is K.Role.PARALLEL
 
 
 def _moving(v: K.Slice) -> bool:

@@ -46,7 +46,7 @@ ON_IMPORT = ("_rt_keep_freed_memory",)
 _ENV: list[Any] = []
 
 
-def _environment() -> Any:
+def environment() -> Any:
     """Made on the first render: a compile-cache hit never imports Jinja2."""
     if not _ENV:
         import jinja2
@@ -61,7 +61,7 @@ def _environment() -> Any:
 
 
 def render(spec: ModuleSpec) -> str:
-    template = _environment().get_template(f"{spec.target}.py.j2")
+    template = environment().get_template(f"{spec.target}.py.j2")
     source = template.render(spec=spec, runtime=runtime_source(spec))
     try:  # (the final compile's own check, without keeping its code)
         compile(source, f"<generated {spec.target} module>", "exec", dont_inherit=True)

@@ -266,7 +266,7 @@ def compiler_version(cc: str) -> str:
 
 def wrapper_source(program: NativeProgram, header: str) -> str:
     """msc_model.py: the ctypes wrapper (``forward``) for Python users without msc."""
-    from msc.codegen.render import _environment as environment
+    from msc.codegen.render import environment
 
     def table(tensors: Sequence[TensorSpec]) -> str:
         return repr([(t.name, t.dtype.name, tuple(t.shape)) for t in tensors])

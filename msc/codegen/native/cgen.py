@@ -640,10 +640,7 @@ class Renderer:
             self.gemm(a, b, out, 0.0)
             if e.name == "_rt_matmul_bias":
                 bias = broadcast(self.value(e.args[2]), out.shape, self.loc)
-                i, j = self.fresh("i"), self.fresh("j")
-                self.put(f"for (int64_t {i} = 0; {i} < {out.shape[0]}; {i}++)")
-                self.put(f"    for (int64_t {j} = 0; {j} < {out.shape[1]}; {j}++) "
-                         f"{out.element([i, j])} += {bias.element([i, j])};")
+                self.each(out, lambda x, y: S.binary(K.BinaryOp.ADD, x, y), out, bias)
             return out
         raise self.fail(f"the runtime helper {e.name}")
 

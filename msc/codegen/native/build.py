@@ -25,7 +25,7 @@ from msc._atomic import write_atomic
 from msc.codegen.lower import Lowerer, Shared
 from msc.codegen.native.cgen import View, c_strides, ctype, render_function, storage
 from msc.codegen.targets import NATIVE
-from msc.errors import ExportError
+from msc.errors import ExportError, InternalCompilerError
 from msc.ir.nodes import Module
 from msc.ir.rewrite import walk
 from msc.ir.transform import InlineCalls
@@ -248,8 +248,9 @@ def compile_library(folder: Path, cache: Path | None, triple: str | None = None,
         return True
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)  # (.incbin's file)
     if done.returncode != 0:
-        raise ExportError(f"the C compiler failed on the generated model.c ({' '.join(cmd)}):\n"
-                          f"{done.stderr[-4000:]}")
+        raise InternalCompilerError(  # (msc wrote the C: its errors are msc's)
+            f"the C compiler failed on the generated model.c ({' '.join(cmd)}):\n"
+            f"{done.stderr[-4000:]}")
     if cached is not None:
         try:
             cache.mkdir(parents=True, exist_ok=True)

@@ -85,6 +85,12 @@ class View:
                     self.dyn if dyn is None else dyn, self.slots)
 
 
+def c_name(name: str) -> str:
+    """The C variable of a kernel-IR name: prefixed, so that it never meets the names the
+    renderer makes itself (in0, w0, k0, s0, o0, i_1, ...) or a pointer's (a_...)."""
+    return f"n_{name}"
+
+
 def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
     out, step = [], 1
     for n in reversed(shape):
@@ -225,8 +231,8 @@ class Renderer:
         step = self.value(s.step) if s.step is not None else 1
         if not isinstance(step, int):
             raise self.fail("a loop whose step is not known when compiling")
-        var = s.var
-        self.env[var] = Scalar(var, I64)
+        var = c_name(s.var)
+        self.env[s.var] = Scalar(var, I64)
         test = "<" if step > 0 else ">"
         self.put(f"for (int64_t {var} = {start.code}; {var} {test} {stop.code}; {var} += {step}) {{")
         self.block(s.body)
@@ -258,10 +264,11 @@ class Renderer:
             value = literal(value)
         if not isinstance(value, Scalar):
             raise self.fail(f"a variable holding {value!r}")
-        t = self.types[name] = unify(self.types.get(name), value.dtype)
-        self.decls.setdefault(name, "")
-        self.put(f"{name} = {cast(value, t)};")
-        return Scalar(name, t)
+        c = c_name(name)
+        t = self.types[c] = unify(self.types.get(c), value.dtype)
+        self.decls.setdefault(c, "")
+        self.put(f"{c} = {cast(value, t)};")
+        return Scalar(c, t)
 
     def pointer(self, name: str, value: View) -> View:
         """A name assigned arrays in several places (a branch's result, a loop-carried
@@ -271,7 +278,7 @@ class Renderer:
         known = self.dyn_views.setdefault(name, value)
         if known.shape != value.shape or known.dtype != value.dtype:
             raise InternalCompilerError(f"'{name}' holds arrays of different shapes", self.loc)
-        ptr = f"p_{name}"
+        ptr = f"a_{name}"  # (c_name's names start otherwise)
         self.decls[ptr] = f"{ctype(value.dtype)} *{ptr} = NULL;"
         self.put(f"{ptr} = {value.address()};")
         slots = self.dyn_slots[name] = self.dyn_slots.get(name, frozenset()) | value.slots
@@ -290,13 +297,13 @@ class Renderer:
     def accumulate(self, s: K.Accumulate) -> None:
         value = self.scalar(self.value(s.value))
         if isinstance(s.target, K.Name):
-            cur = self.env[s.target.name]
+            cur = self.env[s.target.name]  # (a Scalar: the variable)
             if not isinstance(cur, Scalar):
                 raise self.fail(f"an accumulation into the array {s.target.name}")
-            t = self.types[s.target.name] = unify(self.types.get(s.target.name),
+            t = self.types[cur.code] = unify(self.types.get(cur.code),
                                                    S.binary(s.op, cur, value).dtype)
-            result = S.binary(s.op, Scalar(s.target.name, t), value)
-            self.put(f"{s.target.name} = {cast(result, t)};")
+            result = S.binary(s.op, Scalar(cur.code, t), value)
+            self.put(f"{cur.code} = {cast(result, t)};")
             return
         array = self.use(self.value(s.target.array))
         elem = self.index(array, s.target.index)

@@ -6,23 +6,25 @@ A rendered module must parse before anyone sees it.
 A generated module is standalone (it runs where msc is not installed), so the runtime
 helpers its kernels call are copied into it as source: ``runtime_source`` takes from the
 target's runtime module (``msc/runtime``) the top-level statements defining the
-``_rt_*`` names the kernels use, plus whatever those statements name in turn (found with
-``ast``: ``_rt_matmul`` needs ``_rt_matmul_into``, ``_rt_dot_loops`` and the
-``_HAVE_BLAS`` probe; ``_rt_print`` needs ``print_text``), in the runtime module's own
-order, so the output is deterministic and every name is defined before it is used.
-The runtime file is read, not imported: rendering never imports Numba.
+``_rt_*`` names the kernels use, plus whatever those statements name in turn
+(``_rt_matmul`` needs ``_rt_matmul_into``, ``_rt_dot_loops`` and the ``_HAVE_BLAS`` probe;
+``_rt_print`` needs ``print_text``), in the runtime module's own order, so the output is
+deterministic and every name is defined before it is used. Which names a statement binds
+and reads is the compiler's answer (``compile`` and ``dis`` on the statement), not a
+reading of its text. The runtime file is read, not imported: rendering never imports
+Numba.
 """
 
 from __future__ import annotations
 
-import ast
+import dis
 import functools
 import importlib.resources
 import importlib.util
 import pprint
 import sys
 from dataclasses import dataclass
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from msc.codegen.linemap import LineTable, filled
@@ -103,21 +105,55 @@ class Snippet:
     reads: frozenset[str]
 
 
-def _bound(node: ast.stmt) -> set[str]:
-    """Names a top-level statement binds (into ``if``/``try`` blocks, not functions)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    names: set[str] = set()
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        for child in getattr(node, field, ()):
-            names |= _bound(child) if isinstance(child, ast.stmt) else \
-                {n for c in child.body for n in _bound(c)}
-    return names
+#: Lines in column 0 that continue the statement above them rather than start one.
+_CONTINUING = ("else", "elif", "except", "finally")
+
+
+def _statements(text: str, filename: str) -> list[tuple[str, CodeType]]:
+    """The runtime file's top-level statements, each its text and its compiled code. A
+    statement starts at a line in column 0 once the lines before it compile on their own
+    (a decorator, a docstring's text and a closing bracket do not: they belong to the
+    statement above); comments and blank lines after a statement are not part of it."""
+    done: list[tuple[list[str], CodeType]] = []
+    lines: list[str] = []
+    for line in text.splitlines() + ["end"]:  # (the last statement ends at "end")
+        starts = line[:1] not in ("", " ", "#") and \
+            line.split(maxsplit=1)[0].rstrip(":") not in _CONTINUING
+        code = _compiled(lines, filename) if starts and lines else None
+        if code is not None:
+            done.append((lines, code))
+            lines = []
+        lines.append(line)
+    if lines != ["end"]:
+        raise InternalCompilerError(f"msc/runtime/{filename} does not compile")
+    for statement, _ in done:
+        while statement and (not statement[-1].strip() or statement[-1].lstrip()[:1] == "#"):
+            statement.pop()
+    return [("\n".join(statement), code) for statement, code in done if statement]
+
+
+def _compiled(lines: list[str], filename: str) -> CodeType | None:
+    try:
+        return compile("\n".join(lines), filename, "exec", dont_inherit=True)
+    except SyntaxError:
+        return None
+
+
+def _names(code: CodeType) -> tuple[set[str], set[str], bool]:
+    """(bound, named, imports): the names a compiled top-level statement binds (its own
+    instructions say which), every name it and its nested functions use (``co_names``),
+    and whether it imports. No source is read."""
+    bound, imports = set(), False
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_NAME", "STORE_GLOBAL"):
+            bound.add(ins.argval)
+        imports |= ins.opname == "IMPORT_NAME"
+    named, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        named.update(c.co_names)
+        todo += [k for k in c.co_consts if isinstance(k, CodeType)]
+    return bound - {"__doc__"}, named, imports
 
 
 @functools.lru_cache(maxsize=None)
@@ -125,21 +161,21 @@ def runtime_snippets(filename: str) -> tuple[Snippet, ...]:
     """The statements of ``msc/runtime/<filename>`` other than its docstring and imports,
     in file order. Its top-level imports must be ones the templates provide."""
     text = importlib.resources.files("msc.runtime").joinpath(filename).read_text("utf-8")
-    tree = ast.parse(text)
-    lines = text.splitlines()
+    return snippets(text, filename)
+
+
+def snippets(text: str, filename: str) -> tuple[Snippet, ...]:
+    """``runtime_snippets`` of the runtime file ``filename`` whose source is ``text``."""
     parts: list[tuple[str, set[str], set[str]]] = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            extra = _bound(node) - TEMPLATE_IMPORTS
-            if extra:
-                raise InternalCompilerError(f"msc/runtime/{filename} imports {sorted(extra)}, "
-                                            "which generated modules do not")
-            continue
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the docstring
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-        reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-        parts.append(("\n".join(lines[first - 1:node.end_lineno]), _bound(node), reads))
+    for source, code in _statements(text, filename):
+        bound, read, imports = _names(code)
+        if imports:
+            if bound - TEMPLATE_IMPORTS:
+                raise InternalCompilerError(f"msc/runtime/{filename} imports "
+                                            f"{sorted(bound - TEMPLATE_IMPORTS)}, which "
+                                            "generated modules do not")
+        elif bound:  # (not the docstring)
+            parts.append((source, bound, read))
     known = {name for _, defines, _ in parts for name in defines}
     return tuple(Snippet(source, frozenset(defines), frozenset((reads & known) - defines))
                  for source, defines, reads in parts)

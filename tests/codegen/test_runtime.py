@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from msc import ops
-from msc.codegen.render import ON_IMPORT, render, runtime_snippets
+from msc.codegen.render import ON_IMPORT, render, runtime_snippets, snippets
 from msc.compiler import arg_spec, compile_entry
 from msc.errors import InternalCompilerError
 from msc.runtime import numpy_rt as nrt
@@ -275,6 +275,50 @@ def test_an_unknown_helper_is_a_compiler_error() -> None:
                               body=spec.kernel.body + (Eval(Helper("_rt_nothing", (Name("x"),))),))
     with pytest.raises(InternalCompilerError, match="_rt_nothing"):
         render(dataclasses.replace(spec, kernel=bad))
+
+
+RUNTIME_TEXT = textwrap.dedent('''
+    """A runtime file: a docstring,
+    its imports, and statements."""
+
+    import math
+
+    import numpy as np
+
+    # a comment between statements belongs to neither
+    _rt_TABLE = (1.0,
+    2.0)
+
+
+    @njit(cache=True,
+          error_model="numpy")
+    def _rt_first(x):
+        return _rt_TABLE[0] * math.exp(x)  # reads _rt_TABLE, not math
+
+
+    if _rt_TABLE:
+        def _rt_second(x):
+            return _rt_first(x)
+    else:
+        _rt_second = None
+    ''')
+
+
+def test_runtime_statements_are_read_by_the_compiler() -> None:
+    """Each top-level statement (a decorator with its def, an if with its else, a
+    bracket continued in column 0) with the names it binds and the helpers it reads."""
+    got = [(s.source.split("\n")[0], set(s.defines), set(s.reads))
+           for s in snippets(RUNTIME_TEXT, "test_rt.py")]
+    assert got == [("_rt_TABLE = (1.0,", {"_rt_TABLE"}, set()),
+                   ("@njit(cache=True,", {"_rt_first"}, {"_rt_TABLE"}),
+                   ("if _rt_TABLE:", {"_rt_second"}, {"_rt_TABLE", "_rt_first"})]
+    assert snippets(RUNTIME_TEXT, "test_rt.py")[1].source.endswith("math.exp(x)  # reads "
+                                                                    "_rt_TABLE, not math")
+
+
+def test_a_runtime_file_imports_only_what_templates_provide() -> None:
+    with pytest.raises(InternalCompilerError, match=r"imports \['scipy'\]"):
+        snippets(RUNTIME_TEXT.replace("import math", "import math, scipy"), "test_rt.py")
 
 
 # --- (d) the matmul flavour names the kernel's Numba cache -----------------------------------

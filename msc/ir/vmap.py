@@ -20,8 +20,12 @@ Control flow:
   loops while any example continues, and each iteration keeps the values of the
   examples that have stopped (``select`` on the examples still running).
 
-Parameters are never batched: reading one gives the same value to every example, and
-writing a batched value into one is an error, as in MindSpore.
+A Parameter the graph reads from outside (a Cell's weight) is shared: reading it gives
+the same value to every example, and writing a batched value into it is an error, as in
+MindSpore. A Parameter passed to ``vmap`` with a batch axis (``in_axes`` 0 for a stacked
+weight, as MindSpore's tests of the ``Apply*`` optimizer primitives do) is batched by
+reference: each example reads and writes its own slice, so a write stores the whole
+batch of values at once.
 """
 
 from __future__ import annotations
@@ -57,10 +61,9 @@ def vmap_graph(graph: Graph, in_dims: Sequence[int | None], size: int,
     structure matching the value's), and the state after the graph's effects."""
     g = close_regions(inline_calls(graph))  # batching needs the callees' nodes in view
     value, state = result_and_state(g)
-    dims = iter(in_dims)
     params, env = [], {}
-    for p in g.params:
-        d = None if isinstance(p.type, (RefType, MonadType)) else next(dims)
+    for i, p in enumerate(g.params):  # the arguments first, then the state and weights
+        d = in_dims[i] if i < len(in_dims) else None
         new = Var(batched_type(p.type, d, size), p.hint)
         params.append(new)
         env[p] = (new, d)
@@ -79,6 +82,10 @@ def batched_type(t: Type, dim: BDim, size: int) -> Type:
         return t
     if isinstance(t, TupleType):
         return TupleType(tuple(batched_type(e, d, size) for e, d in zip(t.elems, dim)))
+    if isinstance(t, RefType):  # a batched Parameter: the stacked weight
+        inner = batched_type(t.tensor, dim, size)
+        assert isinstance(inner, TensorType)
+        return RefType(inner)
     tt = tensor_of(t)
     if not isinstance(tt, TensorType):
         raise InternalCompilerError(f"a batched value of type {t}")
@@ -141,6 +148,8 @@ class _Batcher:
             return self.effect(node, args, dims)
         if op is Op.UpdateState or not any(map(is_batched, dims)):
             return self.copy(node, args), None
+        if op is Op.Load:  # a batched Parameter's slices, one per example
+            return self.copy(node, args), dims[0]
         if op is Op.MakeTuple:
             return b.tuple(*args), tuple(dims)
         if op is Op.TupleGetItem:
@@ -168,10 +177,29 @@ class _Batcher:
         if self.mask is not None:
             raise GraphValueError("vmap cannot write a Parameter or print under a condition "
                                   "that differs between the examples", node.loc)
+        if node.op.writes and is_batched(dims[0]):
+            return self.batched_write(node, args, dims)
         if node.op.writes and any(map(is_batched, dims[1:])):
             raise GraphValueError("vmap cannot write a batched value into a Parameter: "
                                   "Parameters are shared by every example", node.loc)
         return self.copy(node, args), None
+
+    def batched_write(self, node: Node, args: list[Value],
+                      dims: list[BDim]) -> tuple[Value, BDim]:
+        """A write into a batched Parameter: each example's value into its own slice,
+        the batch axes lined up (a value shared by every example broadcasts)."""
+        ref, value, state = args
+        axis, vdim = dims[0], dims[1]
+        if is_batched(vdim) or (axis != 0 and tensor_of(value.type) is not None):
+            b = self.b(node)
+            value = _move(b, value, vdim, 0, self.size)
+            shape = tensor_of(value.type).shape
+            rank = tensor_of(ref.type).ndim
+            if len(shape) < rank:  # the example's value broadcasts against its slice
+                value = b.reshape(value, shape=shape[:1] + (1,) * (rank - len(shape))
+                                  + shape[1:])
+            value = _move(b, value, 0, axis, self.size)
+        return self.copy(node, [ref, value, state]), axis
 
     def masked_raise(self, node: Node, args: list[Value]) -> Var:
         """The raise, when any example that runs it reaches it."""

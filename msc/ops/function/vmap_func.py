@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from msc.common.tensor import Tensor
-from msc.frontend.builder import GraphBuilder, current_builder, to_output
+from msc.common.tensor import Parameter, SymTensor, Tensor
+from msc.frontend.builder import GraphBuilder, _is_ref, current_builder, to_output
 from msc.ir.transform import Copier
-from msc.ir.types import MonadType, TensorType
+from msc.ir.nodes import Var
+from msc.ir.types import MonadType, RefType, TensorType, tensor_of
 from msc.ir.vmap import VmapError, vmap_graph
 
 __all__ = ["vmap"]
@@ -94,7 +95,8 @@ class _Batched:
             output = to_output(sub, inner.call(self.fn, inputs, {}, None))
         graph = vmap_graph(sub.finish(output), leaves.dims, leaves.size, self.out_axes)
         weights = [p for p, _ in sub.weights.values()]
-        operands = [outer.operand(x) for x in leaves.tensors]
+        operands = [outer.value(x) if ref else outer.operand(x)
+                    for x, ref in zip(leaves.tensors, leaves.refs)]
         if sub.wrote:
             outer.order_loads()
         operands += [outer.state] + [outer.weight(w).ssa for w in weights]
@@ -111,11 +113,14 @@ class _Leaves:
     def __init__(self, outer: GraphBuilder, sub: GraphBuilder):
         self.outer, self.sub = outer, sub
         self.tensors: list[Any] = []
+        self.refs: list[bool] = []  # which of them are Parameters, passed by reference
         self.dims: list[int | None] = []
         self.size: int | None = None
 
     def bind(self, arg: Any, axis: Any) -> Any:
-        """``arg`` as ``fn`` sees it in the graph: tensors become one-example inputs."""
+        """``arg`` as ``fn`` sees it in the graph: tensors become one-example inputs, and
+        a Parameter stays one (a reference to its example's slice), so ``fn`` can write
+        it (``ops.assign``, the ``Apply*`` optimizer primitives)."""
         if isinstance(arg, (tuple, list)):
             if isinstance(axis, (tuple, list)):
                 if len(axis) != len(arg):
@@ -131,7 +136,8 @@ class _Leaves:
                 raise VmapError(f"The argument for axis {axis} in 'in_axes' must be a "
                                 f"Tensor, but got {type(arg).__name__}.")
             return arg
-        t = self.outer.operand(arg).type
+        ref = isinstance(arg, Parameter) or _is_ref(arg)
+        t = tensor_of(self.outer.value(arg).type) if ref else self.outer.operand(arg).type
         assert isinstance(t, TensorType)
         example = t
         if axis is not None:
@@ -146,5 +152,10 @@ class _Leaves:
             self.size = size
             example = TensorType(t.dtype, t.shape[:axis] + t.shape[axis + 1:])
         self.tensors.append(arg)
+        self.refs.append(ref)
         self.dims.append(axis)
+        if ref:
+            var = Var(RefType(example), getattr(arg, "name", None) or f"x{len(self.tensors) - 1}")
+            self.sub.inputs.append(var)
+            return SymTensor(var, self.sub)
         return self.sub.add_input(example, f"x{len(self.tensors) - 1}")

@@ -5,8 +5,9 @@ whose values are device arrays, around ``@cuda.jit`` kernels.
   generated kernel over a 1-D grid, one thread per element; its scalar code is the numba
   target's, rewritten for the device (``scalar.py``).
 - Reductions, softmax, layer norm and matmuls call the block-level kernels of
-  ``msc/runtime/cuda_rt.py`` (``library.py``); writes to a weight are a kernel storing
-  into it in place.
+  ``msc/runtime/cuda_rt.py``, as their records' ``Device`` lowerings say (the key "cuda",
+  ``msc/ir/primitives/cuda_lowering.py``); writes to a weight are a kernel storing into it
+  in place.
 - ``If``/``While`` run on the host, reading their condition back; calls, tuples and
   aliases are host code as on the python target.
 - Every other op (and any op on float16, which numba.cuda does not compute as numpy
@@ -22,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from msc.codegen.cuda.library import device_call
 from msc.codegen.cuda.scalar import device_template, render_device
 from msc.codegen.fusion import loc_comment
 from msc.codegen import lower as host_lower
@@ -49,6 +49,7 @@ from msc.ir.primitives.base import (
     Alias,
     ArrayExpr,
     Builtin,
+    Device,
     Elementwise,
     LoopNest,
     Primitive,
@@ -153,7 +154,9 @@ class DeviceNodes:
         lw = self.lowerer
         out = lw.env[node.out] = lw.ns.fresh("v")
         args = [lw.name_of(v) for v in node.inputs]
-        call = None if _has_half(node) else device_call(node, [Name(a) for a in args])
+        lowering = node.op.lowering_for(lw.target.lowering)
+        call = lowering.emit([Name(a) for a in args], node) \
+            if isinstance(lowering, Device) and not _has_half(node) else None
         if call is not None:
             lw.assign(out, call, node)
         elif not (node.op.writes and self.write_kernel(node, args, out)):

@@ -111,6 +111,16 @@ class Statements:
 
 
 @dataclass(frozen=True)
+class Device:
+    """``emit(args, node) -> Expr | None``: a device target's call of a kernel of its own
+    runtime computing the whole result (the cuda target's ``cuda_rt.py``), or None where
+    that kernel does not take the node's dtypes or layout: the host then runs the op, as
+    it runs every op without such a record (``cuda_lowering.py``)."""
+
+    emit: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class Alias:
     """No code: the result is operand ``input`` (loads, ordering tokens)."""
 
@@ -122,7 +132,7 @@ class Builtin:
     """The code generator emits the op itself (tuples, calls, branches and loops)."""
 
 
-Lowering = Union[Elementwise, ArrayExpr, LoopNest, Statements, Alias, Builtin]
+Lowering = Union[Elementwise, ArrayExpr, LoopNest, Statements, Device, Alias, Builtin]
 
 
 def on_all_targets(lowering: Lowering) -> dict[str, Lowering]:

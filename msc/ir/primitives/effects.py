@@ -49,7 +49,7 @@ from msc.ir.kernel import (
     contiguous,
     reshape,
 )
-from msc.ir.primitives import elementwise
+from msc.ir.primitives import cuda_lowering, elementwise
 from msc.ir.primitives.base import (
     Alias,
     ArrayExpr,
@@ -302,7 +302,8 @@ register(Primitive("AssignSub", _assign_infer, _assign_sub_impl, _writes("-"),
 register(Primitive("UpdateState", _update_state_infer, _update_state_impl, _NONE, cost=0))
 register(Primitive("Depend", _depend_infer, _depend_impl, _NONE, cost=0, view=True))
 register(Primitive("TensorMove", _tensor_move_infer, _tensor_move_impl,
-                   on_all_targets(ArrayExpr(lambda a, node: Call(Fn.METHOD_COPY, (a[0],)))),
+                   {**on_all_targets(ArrayExpr(lambda a, node: Call(Fn.METHOD_COPY, (a[0],)))),
+                    "cuda": cuda_lowering.COPY},
                    vjp=lambda b, g, x, out: (g,), batch=batch_elementwise))  # a copy
 register(Primitive("Print", _print_infer, _print_impl,
                    {"numba": Statements(_print_objmode),

@@ -48,6 +48,7 @@ from msc.ir.kernel import (
     ne,
     reshape,
 )
+from msc.ir.primitives import cuda_lowering
 from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import (
     aligned,
@@ -385,17 +386,18 @@ matmul = register(Primitive(
     "MatMul", _matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_matmul, otherwise=ArrayExpr(_emit_matmul),
                        fresh=True),
-     "python": ArrayExpr(_emit_matmul)}, attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
+     "python": ArrayExpr(_emit_matmul), "cuda": cuda_lowering.MATMUL},
+    attrs=_TRANSPOSES, cost=_CONTRACTION_COST,
     vjp=_vjp_contraction(lambda b: b.matmul), batch=_batch_matmul_2d))
 batch_matmul = register(Primitive(
     "BatchMatMul", _batch_matmul_infer, _matmul_impl,
     {"numba": LoopNest(_loops_batch_matmul, fresh=True),
-     "python": ArrayExpr(_emit_batch_matmul)},
+     "python": ArrayExpr(_emit_batch_matmul), "cuda": cuda_lowering.MATMUL},
     attrs=_TRANSPOSES, cost=_CONTRACTION_COST, vjp=_vjp_contraction(lambda b: b.batch_matmul),
     batch=batch_elementwise))
 dense = register(Primitive(
     "Dense", _dense_infer, _dense_impl,
     {"numba": LoopNest(_loops_dense, otherwise=ArrayExpr(_emit_dense_numba),
                        fresh=True),
-     "python": ArrayExpr(_emit_dense)}, cost=_CONTRACTION_COST, vjp=_vjp_dense,
-    batch=_batch_dense))
+     "python": ArrayExpr(_emit_dense), "cuda": cuda_lowering.DENSE},
+    cost=_CONTRACTION_COST, vjp=_vjp_dense, batch=_batch_dense))

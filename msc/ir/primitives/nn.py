@@ -18,6 +18,7 @@ from msc.ir import dtypes
 from msc.ir.primitives.base import (
     ArrayExpr,
     Attr,
+    Device,
     LoopNest,
     Lowering,
     Primitive,
@@ -51,6 +52,7 @@ from msc.ir.kernel import (
     helper,
     shape_of,
 )
+from msc.ir.primitives import cuda_lowering
 from msc.ir.primitives.emitting import Loops, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.reduce import reduced_shape
 from msc.ir.primitives.rules import (
@@ -392,21 +394,24 @@ def _batch_layer_norm(b: Any, prim: Any, args: Any, dims: Any, *, begin_norm_axi
 # --- the table -----------------------------------------------------------------------------
 
 
-def _lowering(array: Any, loops: Any) -> dict[str, Lowering]:
-    return {"numba": LoopNest(loops),
-            "python": ArrayExpr(array)}
+def _lowering(array: Any, loops: Any, device: Device | None = None) -> dict[str, Lowering]:
+    """The numba and python lowerings, and the cuda target's ``device`` kernel if any."""
+    lowering: dict[str, Lowering] = {"numba": LoopNest(loops), "python": ArrayExpr(array)}
+    return lowering if device is None else {**lowering, "cuda": device}
 
 
 register(Primitive("Softmax", _softmax_infer, _softmax_impl,
-                   _lowering(_emit_softmax(False), _loops_softmax(False)),
+                   _lowering(_emit_softmax(False), _loops_softmax(False),
+                             cuda_lowering.SOFTMAX),
                    attrs=(Attr("axis", (-1,)),), cost=6, vjp=_vjp_softmax,
                    batch=_batch_softmax))
 register(Primitive("LogSoftmax", _log_softmax_infer, _log_softmax_impl,
-                   _lowering(_emit_softmax(True), _loops_softmax(True)),
+                   _lowering(_emit_softmax(True), _loops_softmax(True),
+                             cuda_lowering.LOG_SOFTMAX),
                    attrs=(Attr("axis", -1),), cost=6, vjp=_vjp_log_softmax,
                    batch=_batch_softmax))
 register(Primitive("LayerNorm", _layer_norm_infer, _layer_norm_impl,
-                   _lowering(_emit_layer_norm, _loops_layer_norm),
+                   _lowering(_emit_layer_norm, _loops_layer_norm, cuda_lowering.LAYER_NORM),
                    attrs=(Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1),
                           Attr("epsilon", 1e-7)), cost=8, vjp=_vjp_layer_norm,
                    batch=_batch_layer_norm))

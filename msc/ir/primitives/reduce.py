@@ -59,6 +59,7 @@ from msc.ir.kernel import (
     shape_of,
     zeros,
 )
+from msc.ir.primitives import cuda_lowering
 from msc.ir.primitives.emitting import Loops, element_at, in_type, out_type, reduced_at
 from msc.ir.primitives.rules import (
     example_ndim,
@@ -260,8 +261,11 @@ def _lowering(kind: str) -> dict[str, Lowering]:
     if kind.startswith("arg"):
         return {"numba": LoopNest(_loops_arg(kind)),
                 "python": ArrayExpr(_emit_arg(kind))}
-    return {"numba": LoopNest(_loops_reduction(kind)),
-            "python": ArrayExpr(_emit_reduction(kind))}
+    lowering: dict[str, Lowering] = {"numba": LoopNest(_loops_reduction(kind)),
+                                     "python": ArrayExpr(_emit_reduction(kind))}
+    if kind in cuda_lowering.REDUCE:
+        lowering["cuda"] = cuda_lowering.REDUCE[kind]
+    return lowering
 
 
 def _widen_int(dt: DType) -> DType:

@@ -1,6 +1,7 @@
-"""Device lowerings of the op families with a kernel of their own in ``cuda_rt.py``: the
-driver's call of its helper (a kernel-IR expression), or None where the helper does not
-apply (the host runs the op then).
+"""The cuda target's lowerings of the ops with a kernel of their own in ``cuda_rt.py``
+(``Device`` records, under the key "cuda" of each op's ``lowering``): the driver's call of
+its helper, a kernel-IR expression, or None where the helper does not apply (the host then
+runs the op, as it runs every op without such a record).
 
 Each helper views its operands as small row-major shapes decided here: a reduction,
 softmax or layer norm reads ``x`` as (outer, length, inner), so the axes it works along
@@ -12,17 +13,15 @@ computed on the device (integer sums and products keep numpy's wrap-around on th
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from msc.ir.dtypes import float32, float64
 from msc.ir.kernel import DTypeRef, Expr, Helper, Lit
-from msc.ir.nodes import Node
-from msc.ir.primitives import Op
-from msc.ir.primitives.base import Primitive, norm_axes
+from msc.ir.primitives.base import Device, norm_axes
 from msc.ir.types import TensorType, tensor_of
 
-#: ``emit(operands, node)``: the helper call computing ``node``, or None.
-Emit = Callable[[list[Expr], Node], "Helper | None"]
+if TYPE_CHECKING:
+    from msc.ir.nodes import Node
 
 
 def _call(helper: str, *args: Any) -> Helper:
@@ -47,8 +46,8 @@ def _rows(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, int, int]
             math.prod(shape[axes[-1] + 1:]))
 
 
-def _reduce(kind: int) -> Emit:
-    """ReduceSum (kind 0), ReduceMean (0, scaled), ReduceMax (1), ReduceMin (2)."""
+def _reduce(kind: int, mean: bool = False) -> Device:
+    """ReduceSum (kind 0), ReduceMean (0, ``mean``: scaled), ReduceMax (1), ReduceMin (2)."""
     def emit(a: list[Expr], node: Node) -> Helper | None:
         x, out = tensor_of(node.inputs[0].type), tensor_of(node.out.type)
         if not _float_tensors(node) or x is None or out is None or x.ndim == 0:
@@ -58,13 +57,13 @@ def _reduce(kind: int) -> Emit:
         rows = _rows(x.shape, axes)
         if rows is None or rows[1] == 0:
             return None
-        scale = 1.0 / rows[1] if node.op is Op.ReduceMean else 1.0
+        scale = 1.0 / rows[1] if mean else 1.0
         return _call("_rt_cuda_reduce", a[0], rows, kind, scale, out.shape,
                      DTypeRef(out.dtype))
-    return emit
+    return Device(emit)
 
 
-def _softmax(log: bool) -> Emit:
+def _softmax(log: bool) -> Device:
     def emit(a: list[Expr], node: Node) -> Helper | None:
         x = tensor_of(node.inputs[0].type)
         if not _float_tensors(node) or x is None or x.ndim == 0:
@@ -74,7 +73,7 @@ def _softmax(log: bool) -> Emit:
         if rows is None:
             return None
         return _call("_rt_cuda_softmax", a[0], rows, log)
-    return emit
+    return Device(emit)
 
 
 def _layer_norm(a: list[Expr], node: Node) -> Helper | None:
@@ -128,23 +127,16 @@ def _dense(a: list[Expr], node: Node) -> Helper | None:
                  (1, rows, w.shape[0]), False, True, out.shape)
 
 
-#: The device lowering of each op that has one (``emit(args, node)``).
-DEVICE_OPS: dict[Primitive, Emit] = {
-    Op.ReduceSum: _reduce(0),
-    Op.ReduceMean: _reduce(0),
-    Op.ReduceMax: _reduce(1),
-    Op.ReduceMin: _reduce(2),
-    Op.Softmax: _softmax(False),
-    Op.LogSoftmax: _softmax(True),
-    Op.LayerNorm: _layer_norm,
-    Op.MatMul: _matmul,
-    Op.BatchMatMul: _matmul,
-    Op.Dense: _dense,
-    Op.TensorMove: lambda a, node: _call("_rt_cuda_copy", a[0]),
-}
+
+def _copy(a: list[Expr], node: Node) -> Helper:
+    return _call("_rt_cuda_copy", a[0])
 
 
-def device_call(node: Node, args: list[Expr]) -> Helper | None:
-    """The driver's expression computing ``node`` on the device, or None."""
-    emit: Any = DEVICE_OPS.get(node.op)
-    return None if emit is None else emit(args, node)
+#: The reductions' lowerings by their numpy name (``reduce.py``'s kind).
+REDUCE = {"sum": _reduce(0), "mean": _reduce(0, mean=True), "max": _reduce(1),
+          "min": _reduce(2)}
+SOFTMAX, LOG_SOFTMAX = _softmax(False), _softmax(True)
+LAYER_NORM = Device(_layer_norm)
+MATMUL = Device(_matmul)  # MatMul and BatchMatMul
+DENSE = Device(_dense)
+COPY = Device(_copy)  # TensorMove

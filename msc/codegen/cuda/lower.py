@@ -154,9 +154,9 @@ class DeviceNodes:
         lw = self.lowerer
         out = lw.env[node.out] = lw.ns.fresh("v")
         args = [lw.name_of(v) for v in node.inputs]
-        lowering = node.op.lowering_for(lw.target.lowering)
-        call = lowering.emit([Name(a) for a in args], node) \
-            if isinstance(lowering, Device) and not _has_half(node) else None
+        own, call = node.op.lowering_for(lw.target.lowering), None
+        if isinstance(own, Device) and own.emit is not None and not _has_half(node):
+            call = own.emit([Name(a) for a in args], node)
         if call is not None:
             lw.assign(out, call, node)
         elif not (node.op.writes and self.write_kernel(node, args, out)):

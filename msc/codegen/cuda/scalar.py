@@ -2,22 +2,20 @@
 numba.cuda compiles ``math`` functions and some numpy ufuncs on scalars, but not every
 ufunc the numba target calls, and no call of a ``@njit`` runtime helper.
 
-``device_template`` is an elementwise op's expression as a kernel computes it, or None
-when a kernel cannot: that op then runs on the host (``lower.py``), so the tables only
-ever cost speed, never correctness. ``render_device`` writes it.
+``device_template`` is an elementwise op's expression as a kernel computes it (the op
+record's cuda form, ``Device.scalar``, where the numba target's calls a runtime helper),
+or None when a kernel cannot: that op then runs on the host (``lower.py``), so the tables
+of functions below only ever cost speed, never correctness. ``render_device`` writes it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from msc.ir import kernel
 from msc.ir.dtypes import DType, float32, float64
 from msc.ir.kernel import (
-    X0,
-    X1,
     Binary,
-    BinaryOp,
     Call,
     Cast,
     Compare,
@@ -28,10 +26,8 @@ from msc.ir.kernel import (
     Name,
     Neg,
     Select,
-    call,
 )
-from msc.ir.primitives import Op
-from msc.ir.primitives.base import Elementwise, Primitive
+from msc.ir.primitives.base import Device, Elementwise, Primitive
 from msc.ir.primitives.emitting import dtype_ref
 
 #: numpy functions with a ``math`` (or builtin) function of the same meaning on scalars.
@@ -57,27 +53,14 @@ _UFUNCS = frozenset({Fn.MAXIMUM, Fn.MINIMUM, Fn.LOG, Fn.LOG2, Fn.LOG10, Fn.SIN, 
 _SPECIAL_FLOATS = {float("inf"): "math.inf", float("-inf"): "(-math.inf)"}
 
 
-def _gelu(attr: dict[str, Any], dt: DType) -> Expr:
-    if attr["approximate"] == "tanh":
-        return 0.5 * X0 * (1.0 + call(Fn.TANH, 0.7978845608028654 * (X0 + 0.044715 * X0 * X0 * X0)))
-    return 0.5 * X0 * (1.0 + call(Fn.MATH_ERF, X0 / 1.4142135623730951))
-
-
-#: Ops whose numba form calls a runtime helper: their kernel form, by attributes and the
-#: compute dtype (None: the host runs it). (No libdevice: the simulator's is a stub.)
-_SPECIAL: dict[Primitive, Callable[[dict[str, Any], DType], Expr | None]] = {
-    Op.GeLU: _gelu,
-    Op.Pow: lambda attr, dt: Binary(BinaryOp.POW, X0, X1),  # as the numba target's _rt_pow
-    Op.Mod: lambda attr, dt: call(Fn.FMOD, X0, X1) if dt in (float32, float64) else None,
-}
-
-
 def device_template(op: Primitive, lowering: Elementwise, attr: dict[str, Any],
                     dt: DType | None) -> Expr | None:
     """The expression a kernel computes for ``op`` in dtype ``dt`` (operands ``X0, X1``,
-    attributes bound), or None when kernels cannot compute it."""
-    if op in _SPECIAL:
-        return _SPECIAL[op](attr, dt) if dt is not None else None
+    attributes bound), or None when kernels cannot compute it: the op record's own cuda
+    form where it has one (``Device.scalar``), else the numba target's ``lowering``."""
+    own = op.lowering_for("cuda")
+    if isinstance(own, Device) and own.scalar is not None:
+        return own.scalar(attr, dt) if dt is not None else None
     template = kernel.bind(lowering.scalar or lowering.expr, attr)
     ok = all(_on_device(e, dt) for e in kernel.nodes(template))
     return template if ok else None

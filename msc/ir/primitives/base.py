@@ -112,12 +112,16 @@ class Statements:
 
 @dataclass(frozen=True)
 class Device:
-    """``emit(args, node) -> Expr | None``: a device target's call of a kernel of its own
-    runtime computing the whole result (the cuda target's ``cuda_rt.py``), or None where
-    that kernel does not take the node's dtypes or layout: the host then runs the op, as
-    it runs every op without such a record (``cuda_lowering.py``)."""
+    """How a device target computes the op where the generic lowering does not say it
+    (``cuda_lowering.py``). ``emit(args, node) -> Expr | None``: the call of a kernel of
+    its runtime computing the whole result (the cuda target's ``cuda_rt.py``), or None
+    where that kernel does not take the node's dtypes or layout: the host then runs the op,
+    as it runs every op without such a record. ``scalar(attrs, dtype) -> Expr | None``: an
+    elementwise op's form inside a generated kernel, computing in ``dtype``, where the
+    numba target's calls a runtime helper (None: the host runs it)."""
 
-    emit: Callable[..., Any]
+    emit: Callable[..., Any] | None = None
+    scalar: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""The cuda target's lowerings of the ops with a kernel of their own in ``cuda_rt.py``
-(``Device`` records, under the key "cuda" of each op's ``lowering``): the driver's call of
-its helper, a kernel-IR expression, or None where the helper does not apply (the host then
-runs the op, as it runs every op without such a record).
+"""The cuda target's own lowerings (``Device`` records, under the key "cuda" of an op's
+``lowering``): for the ops with a kernel of their own in ``cuda_rt.py``, the driver's call
+of its helper, a kernel-IR expression, or None where the helper does not apply (the host
+then runs the op, as it runs every op without such a record); for the elementwise ops
+whose numba form calls a runtime helper, their form inside a generated kernel.
 
 Each helper views its operands as small row-major shapes decided here: a reduction,
 softmax or layer norm reads ``x`` as (outer, length, inner), so the axes it works along
@@ -15,8 +16,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from msc.ir.dtypes import float32, float64
-from msc.ir.kernel import DTypeRef, Expr, Helper, Lit
+from msc.ir.dtypes import DType, float32, float64
+from msc.ir.kernel import X0, X1, Binary, BinaryOp, DTypeRef, Expr, Fn, Helper, Lit, call
 from msc.ir.primitives.base import Device, norm_axes
 from msc.ir.types import TensorType, tensor_of
 
@@ -140,3 +141,20 @@ LAYER_NORM = Device(_layer_norm)
 MATMUL = Device(_matmul)  # MatMul and BatchMatMul
 DENSE = Device(_dense)
 COPY = Device(_copy)  # TensorMove
+
+
+# --- elementwise forms inside generated kernels (no libdevice: the simulator's is a stub) --
+
+
+def _gelu(attr: dict[str, Any], dt: DType) -> Expr:
+    if attr["approximate"] == "tanh":
+        return 0.5 * X0 * (1.0 + call(Fn.TANH, 0.7978845608028654 * (X0 + 0.044715 * X0 * X0 * X0)))
+    return 0.5 * X0 * (1.0 + call(Fn.MATH_ERF, X0 / 1.4142135623730951))
+
+
+GELU = Device(scalar=_gelu)
+#: as the numba target's ``_rt_pow``
+POW = Device(scalar=lambda attr, dt: Binary(BinaryOp.POW, X0, X1))
+#: C's remainder of floats (``ops.fmod``); integers on the host
+FMOD = Device(scalar=lambda attr, dt: call(Fn.FMOD, X0, X1) if dt in (float32, float64)
+              else None)

@@ -15,9 +15,11 @@ import numpy as np
 from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
 from msc.ir.kernel import X0, X1, X2, Expr, Fn, Select, attr, call, eq, ge, gt, helper, le, lt, ne
+from msc.ir.primitives import cuda_lowering
 from msc.ir.primitives.base import (
     Attr,
     Compute,
+    Device,
     Elementwise,
     Primitive,
     Public,
@@ -201,7 +203,8 @@ def _vjp_gelu(b: Any, g: Any, x: Any, *, out: Any, approximate: str) -> tuple[An
 
 gelu = register(Primitive(
     "GeLU", _gelu_infer, _gelu_impl,
-    on_all_targets(Elementwise(helper("_rt_gelu", X0, attr("approximate")))),
+    {**on_all_targets(Elementwise(helper("_rt_gelu", X0, attr("approximate")))),
+     "cuda": cuda_lowering.GELU},
     attrs=(Attr("approximate", "tanh", (str,)),), elementwise=True, cost=6, vjp=_vjp_gelu,
     batch=batch_elementwise))
 
@@ -213,11 +216,13 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: Expr, 
             result: Result = Result.SAME, no_bool: bool = False, cost: float = 1.0,
             vjp: Callable[..., Any] | None = None, batch: Callable[..., Any] = batch_elementwise,
             functions: tuple[str, ...] = (), classes: tuple[str, ...] = (),
-            args: tuple[str, ...] | None = None, scalar: Expr | None = None) -> Primitive:
+            args: tuple[str, ...] | None = None, scalar: Expr | None = None,
+            device: Device | None = None) -> Primitive:
     """A two-input elementwise op over broadcast operands (one may be a Python number):
     ``ops.<functions>(input, other)`` (or ``args``) and ``ops.<name>()(input, other)``
     (and ``classes``). ``no_bool``: two bool operands are a type error (bool subtraction
-    has no meaning). It batches by broadcasting unless ``batch`` says otherwise."""
+    has no meaning). It batches by broadcasting unless ``batch`` says otherwise.
+    ``device``: the cuda target's form where the numba target's calls a helper."""
     def infer(input: Type, other: Type) -> Type:
         if tensor_of(input) is None and tensor_of(other) is None:
             raise GraphTypeError(f"at least one input must be a Tensor, but got {input} and "
@@ -235,8 +240,9 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], expr: Expr, 
             dt = _result_dtype(result, dt)
         return _quiet(fn)(*_cast((input, other), dt))
 
+    lowering = on_all_targets(Elementwise(expr, scalar, _COMPUTE[result]))
     return register(Primitive(
-        name, infer, impl, on_all_targets(Elementwise(expr, scalar, _COMPUTE[result])),
+        name, infer, impl, lowering if device is None else {**lowering, "cuda": device},
         elementwise=True, cost=cost, vjp=vjp, batch=batch,
         public=Public(functions, (name,) + classes, (), args)))
 
@@ -252,7 +258,8 @@ mod = _binary("FloorMod", np.mod, call(Fn.MOD, X0, X1), cost=2, vjp=vjp_remainde
               functions=("floor_mod", "mod"), args=("x", "y"))  # remainder: functional.py
 #: C's remainder: the sign of the dividend (``ops.Mod``, ``ops.fmod``), where ``%`` floors.
 fmod = _binary("Mod", np.fmod, call(Fn.FMOD, X0, X1), scalar=helper("_rt_fmod", X0, X1), cost=2,
-               vjp=vjp_remainder, functions=("fmod",), args=("input", "other"))
+               vjp=vjp_remainder, functions=("fmod",), args=("input", "other"),
+               device=cuda_lowering.FMOD)
 
 
 def _vjp_pow(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
@@ -282,7 +289,7 @@ def _vjp_extremum(first: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
 
 
 pow_ = _binary("Pow", _rt_pow, helper("_rt_pow", X0, X1), cost=4, functions=("pow",),
-               args=("input", "exponent"), vjp=_vjp_pow)
+               args=("input", "exponent"), vjp=_vjp_pow, device=cuda_lowering.POW)
 maximum = _binary("Maximum", np.maximum, call(Fn.MAXIMUM, X0, X1), functions=("maximum",),
                   vjp=_vjp_extremum(lambda b: b.greater_equal))
 minimum = _binary("Minimum", np.minimum, call(Fn.MINIMUM, X0, X1), functions=("minimum",),

@@ -82,12 +82,16 @@ class GraphBuilder:
 
     def operand(self, x: Any) -> Value:
         """An IR operand for a tensor, weight (its ``Load``), number, or tuple of numbers."""
+        if isinstance(x, ChosenParameter):
+            return x.read(self)
         if isinstance(x, Parameter) or _is_ref(x):
             return self.load(self.reference(x))
         return self.value(x)
 
     def value(self, x: Any) -> Value:
         """``operand`` without loading: a weight stays a reference."""
+        if isinstance(x, ChosenParameter):  # one of two weights: only its value is known
+            return x.read(self)
         if isinstance(x, SymTensor):
             if x.builder is not self:
                 raise MscError("a tensor of one graph is used inside another graph")
@@ -179,6 +183,34 @@ class GraphBuilder:
         output = self.seal(output)
         weights = tuple(var for _, var in self.weights.values())
         return Graph(self.name, tuple(self.inputs) + weights, tuple(self.nodes), output, flags)
+
+
+class ChosenParameter(SymTensor):
+    """One of two Parameters, chosen at run time by a tensor condition: a variable bound
+    to different Parameters in the branches of a tensor ``if`` (``p = self.a if x > 0
+    else self.b``, a tuple of Parameters rebound in one branch). It reads as the chosen
+    Parameter's value in the state at the point of use, and a write (``ops.assign``, the
+    ``Apply*`` primitives) writes the chosen Parameter under the same condition
+    (``control.write_chosen``), as MindSpore's graphs do."""
+
+    def __init__(self, test: SymTensor, then: Any, orelse: Any):  # noqa: D107
+        self.test, self.then, self.orelse = test, then, orelse
+        self.builder = test.builder
+
+    @property  # type: ignore[override]
+    def ssa(self) -> Value:  # the value in the builder active now
+        active = current_builder()
+        assert active is not None
+        return self.read(active)
+
+    @property
+    def type(self) -> TensorType:
+        return self.then.type  # type: ignore[no-any-return]
+
+    def read(self, builder: GraphBuilder) -> Var:
+        cond = builder.emit(Op.Reshape, (builder.value(self.test),), {"shape": ()})
+        return builder.emit(Op.Select, (cond, builder.operand(self.then),
+                                        builder.operand(self.orelse)))
 
 
 def to_output(builder: GraphBuilder, value: Any) -> Value:

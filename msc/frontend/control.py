@@ -19,7 +19,7 @@ import numpy as np
 
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
-from msc.frontend.builder import GraphBuilder
+from msc.frontend.builder import ChosenParameter, GraphBuilder
 from msc.frontend.hooks import is_cell
 from msc.frontend.scope import Closure, Unmerged
 from msc.ir import dtypes
@@ -255,6 +255,8 @@ def tensor_if(ev: Any, node: ast.If, cond: SymTensor) -> None:
                                "branches to use it after")
         elif not _is_tensor(a) and not _is_tensor(b) and type(a) is type(b) and _same(a, b):
             keep[n] = a
+        elif (chosen := choose_parameters(test, a, b)) is not None:
+            keep[n] = chosen
         elif _mergeable(a) and _mergeable(b):
             to_merge.append(n)
         elif _is_function(a) and _is_function(b):
@@ -280,6 +282,43 @@ class Choice:
 
     def __init__(self, test: SymTensor, then: Any, orelse: Any):
         self.test, self.then, self.orelse = test, then, orelse
+
+
+def choose_parameters(test: SymTensor, a: Any, b: Any) -> Any:
+    """``a`` or ``b`` as the tensor ``test`` says, where they are Parameters of one type
+    (or tuples of them, the same object where they agree): each differing pair becomes a
+    ``ChosenParameter``, so a write through it reaches the chosen one. None otherwise."""
+    if a is b:
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        items = [choose_parameters(test, x, y) for x, y in zip(a, b)]
+        return None if any(i is None for i in items) else tuple(items)
+    if _is_parameter(a) and _is_parameter(b) and a.type == b.type:
+        return ChosenParameter(test, a, b)
+    return None
+
+
+def _is_parameter(v: Any) -> bool:
+    return isinstance(v, (Parameter, ChosenParameter))
+
+
+class _Outer:
+    """What ``_emit_flat`` needs of an evaluator: the builder the ``If`` goes into."""
+
+    def __init__(self, builder: GraphBuilder):
+        self.builder = builder
+
+
+def write_chosen(builder: GraphBuilder, chosen: ChosenParameter,
+                 write: Callable[[Any], Any]) -> Any:
+    """``write(parameter)`` for the Parameter ``chosen`` stands for: an ``If`` on its
+    condition whose branches write one Parameter each; the written value merged."""
+    regions = []
+    for name, param in (("then", chosen.then), ("else", chosen.orelse)):
+        region = RegionBuilder(name, builder)
+        with region:
+            regions.append((region, [write(param)]))
+    return _emit_flat(_Outer(builder), chosen.test, regions, ["the written Parameter"])[0]
 
 
 def call_choice(ev: Any, choice: Choice, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -312,6 +351,8 @@ def choose(ev: Any, index: SymTensor, items: list[Any]) -> Any:
         test = truth(index == k)
         if _is_function(items[k]) and _is_function(chosen):
             chosen = Choice(test, items[k], chosen)
+        elif (param := choose_parameters(test, items[k], chosen)) is not None:
+            chosen = param  # still a Parameter to write
         elif ev is None:
             raise GraphTypeError("only functions and Cells can be chosen by a tensor index here")
         else:
@@ -343,6 +384,9 @@ def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
     test = truth(cond)
     then = branch(ev, "then", lambda: ev.visit(node.body))
     orelse = branch(ev, "else", lambda: ev.visit(node.orelse))
+    if not then[0].nodes and not orelse[0].nodes and \
+            (chosen := choose_parameters(test, then[1], orelse[1])) is not None:
+        return chosen  # ``self.a if c else self.b``: still a Parameter to write
     return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])],
                    ["the conditional expression"])[0]
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.errors import GraphTypeError, MscError, UnsupportedSyntaxError
-from msc.frontend.builder import current_builder
+from msc.frontend.builder import ChosenParameter, current_builder
 from msc.frontend.source import user_loc
 from msc.ir.primitives import Op, Primitive, infer_type
 from msc.ir.types import MonadType, RefType, TensorType, type_of_value
@@ -24,6 +24,9 @@ from msc.runtime.numpy_rt import print_text
 
 def _write(op: Primitive, variable: Any, value: Any) -> Any:
     builder = current_builder()
+    if builder is not None and isinstance(variable, ChosenParameter):
+        from msc.frontend.control import write_chosen
+        return write_chosen(builder, variable, lambda param: _write(op, param, value))
     if builder is not None:
         try:
             ref = builder.reference(variable)

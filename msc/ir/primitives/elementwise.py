@@ -140,8 +140,16 @@ relu = _unary("ReLU", lambda x: np.maximum(x, np.zeros((), x.dtype)), call(Fn.MA
               vjp=lambda b, g, x, out: (b.select(b.greater(x, 0), g, 0.0),))
 exp = _unary("Exp", np.exp, call(Fn.EXP, X0), result=Result.FLOAT, cost=4, functions=("exp",),
              methods=("exp",), vjp=lambda b, g, x, out: (b.mul(g, out),))
+
+
+def _plus_zero(b: Any, x: Any) -> Any:
+    """``x`` with -0.0 made +0.0: the logarithms' gradient at 0 is +inf in MindSpore 2.10
+    whichever the zero's sign (the derivative's limit from the right; there is none at 0)."""
+    return b.select(b.equal(x, 0.0), 0.0, x)
+
+
 log = _unary("Log", np.log, call(Fn.LOG, X0), result=Result.FLOAT, cost=4, functions=("log",),
-             methods=("log",), vjp=lambda b, g, x, out: (b.div(g, x),))
+             methods=("log",), vjp=lambda b, g, x, out: (b.div(g, _plus_zero(b, x)),))
 log1p = _unary("Log1p", np.log1p, call(Fn.LOG1P, X0), result=Result.FLOAT, cost=4,
                functions=("log1p",), methods=("log1p",),
                vjp=lambda b, g, x, out: (b.div(g, b.add(x, 1.0)),))
@@ -279,21 +287,23 @@ def _vjp_pow(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
 
 
 def _vjp_extremum(first: Callable[..., Any]) -> Callable[..., tuple[Any, ...]]:
-    """Maximum (``first`` is greater_equal) and Minimum (less_equal): the gradient goes to
-    the operand that was picked, and all of it to ``x`` where the two are equal."""
+    """Maximum (``first`` is greater) and Minimum (less): the gradient goes to the operand
+    that was picked; where the two are equal (no derivative there) each gets half, as
+    MindSpore 2.10's MaximumGrad/MinimumGrad give it, so logaddexp's gradient at equal
+    operands is its derivative, 1/2 each."""
     def vjp(b: Any, g: Any, x: Any, y: Any, out: Any) -> tuple[Any, ...]:
-        pick_x = first(b)(x, y)
-        return (cotangent(b, b.select(pick_x, g, 0.0), x),
-                cotangent(b, b.select(pick_x, 0.0, g), y))
+        half = b.select(b.equal(x, y), b.mul(g, 0.5), 0.0)
+        return (cotangent(b, b.select(first(b)(x, y), g, half), x),
+                cotangent(b, b.select(first(b)(y, x), g, half), y))
     return vjp
 
 
 pow_ = _binary("Pow", _rt_pow, helper("_rt_pow", X0, X1), cost=4, functions=("pow",),
                args=("input", "exponent"), vjp=_vjp_pow, device=cuda_lowering.POW)
 maximum = _binary("Maximum", np.maximum, call(Fn.MAXIMUM, X0, X1), functions=("maximum",),
-                  vjp=_vjp_extremum(lambda b: b.greater_equal))
+                  vjp=_vjp_extremum(lambda b: b.greater))
 minimum = _binary("Minimum", np.minimum, call(Fn.MINIMUM, X0, X1), functions=("minimum",),
-                  vjp=_vjp_extremum(lambda b: b.less_equal))
+                  vjp=_vjp_extremum(lambda b: b.less))
 equal = _binary("Equal", np.equal, eq(X0, X1), result=Result.BOOL,
                 functions=("equal", "eq"))
 not_equal = _binary("NotEqual", np.not_equal, ne(X0, X1), result=Result.BOOL,

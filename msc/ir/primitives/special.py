@@ -30,7 +30,7 @@ from msc.ir.primitives.base import (
     register,
     want_tensor,
 )
-from msc.ir.primitives.elementwise import Result, _binary, _unary
+from msc.ir.primitives.elementwise import Result, _binary, _plus_zero, _unary
 from msc.ir.primitives.rules import batch_elementwise, cotangent
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
 from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
@@ -80,7 +80,7 @@ expm1 = _unary("Expm1", np.expm1, call(Fn.EXPM1, X0), result=Result.FLOAT, cost=
                vjp=lambda b, g, x, out: (b.mul(g, b.exp(x)),))
 log2 = _unary("Log2", np.log2, call(Fn.LOG2, X0), result=Result.FLOAT, cost=4,
               functions=("log2",), methods=("log2",),
-              vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN2)),))
+              vjp=lambda b, g, x, out: (b.div(g, b.mul(_plus_zero(b, x), _LN2)),))
 log10 = _unary("Log10", np.log10, call(Fn.LOG10, X0), result=Result.FLOAT, cost=4,
                functions=("log10",), methods=("log10",),
                vjp=lambda b, g, x, out: (b.div(g, b.mul(x, _LN10)),))
@@ -115,9 +115,10 @@ cosh = _unary("Cosh", np.cosh, call(Fn.COSH, X0), result=Result.FLOAT, cost=4,
 asinh = _unary("Asinh", np.arcsinh, call(Fn.ARCSINH, X0), result=Result.FLOAT, cost=4,
                functions=("asinh", "arcsinh"), methods=("asinh", "arcsinh"),
                vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.add(b.square(x), 1.0))),))
+# acosh: 1/sinh(acosh(x)), NaN below 1 where acosh is (1/sqrt(x*x - 1) is finite below -1)
 acosh = _unary("Acosh", np.arccosh, call(Fn.ARCCOSH, X0), result=Result.FLOAT, cost=4,
                functions=("acosh", "arccosh"), methods=("acosh", "arccosh"),
-               vjp=lambda b, g, x, out: (b.mul(g, b.rsqrt(b.sub(b.square(x), 1.0))),))
+               vjp=lambda b, g, x, out: (b.div(g, b.sinh(out)),))
 atanh = _unary("Atanh", np.arctanh, call(Fn.ARCTANH, X0), result=Result.FLOAT, cost=4,
                functions=("atanh", "arctanh"), methods=("atanh", "arctanh"),
                vjp=lambda b, g, x, out: (b.div(g, _one_minus_square(b, x)),))

@@ -16,8 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from msc.common.tensor import SymTensor, Tensor
+from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError
+from msc.ir import dtypes
+from msc.ir.primitives import Op
+from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor, _checking
 from msc.ops.function.conv_func import adaptive_avg_pool, along
 from msc.ops.functional import concat, fill, gather, reshape, transpose
@@ -71,8 +74,11 @@ def pad_axes(x: Any, pads: list[tuple[int, int]], mode: str, value: Any = 0) -> 
             continue
         if mode == "constant":
             x = _constant_pad_axis(x, axis, before, after, value)
-        else:
-            x = _take(x, axis, _source_index(x.shape[axis], before, after, mode))
+        else:  # a negative amount crops first; the other side pads what is left (so a
+            # circular pad wraps the cropped axis, as MindSpore and PyTorch do)
+            lo, hi = max(-before, 0), x.shape[axis] - max(-after, 0)
+            x = _take(x, axis, lo + _source_index(hi - lo, max(before, 0), max(after, 0),
+                                                  mode))
     return x
 
 
@@ -230,11 +236,17 @@ def cubic_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndar
     dst = np.arange(out, dtype=np.float64)
     if align_corners:
         src = dst * ((n - 1) / (out - 1)) if out > 1 else dst * 0
-    else:
-        src = (dst + 0.5) * scale - 0.5
+        return cubic_rows(n, src, _CUBIC_A, drop_outside=False)
+    return cubic_rows(n, (dst + 0.5) * scale - 0.5, -0.5, drop_outside=True)
+
+
+def cubic_rows(n: int, src: np.ndarray, a: float, drop_outside: bool) -> np.ndarray:
+    """Rows of cubic convolution (coefficient ``a``) at the source positions ``src`` of an
+    axis of ``n``: taps outside the axis are clamped to its ends, or dropped with the rest
+    renormalised (``drop_outside``)."""
+    out = len(src)
     low = np.floor(src).astype(np.int64)
     t = np.rint((src - low) * 1024) / 1024  # the kernel's table of 1024 steps
-    a = _CUBIC_A if align_corners else -0.5
 
     def near(d: np.ndarray) -> np.ndarray:  # |d| <= 1
         return ((a + 2) * d - (a + 3)) * d * d + 1
@@ -244,7 +256,7 @@ def cubic_matrix(n: int, out: int, scale: float, align_corners: bool) -> np.ndar
 
     weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
     taps = [low - 1 + k for k in range(4)]
-    if not align_corners:
+    if drop_outside:
         inside = [(0 <= i) & (i < n) for i in taps]
         total = sum(w * m for w, m in zip(weights, inside))
         weights = [w * m / total for w, m in zip(weights, inside)]
@@ -345,6 +357,100 @@ def interpolate(input: Any, size: Any = None, scale_factor: Any = None, mode: st
 upsample = interpolate
 
 
+# --- grid sampling ----------------------------------------------------------------------
+
+
+def _reflect(at: Any, twice_low: int, twice_high: int) -> Any:
+    """``at`` folded into [twice_low / 2, twice_high / 2] by reflections at its ends."""
+    if twice_low == twice_high:
+        return at * 0.0
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    at = apply(Op.Abs, at - low)
+    extra = apply(Op.Mod, at, span)
+    even = apply(Op.Equal, apply(Op.Mod, apply(Op.Floor, at / span), 2.0), 0.0)
+    return apply(Op.Select, even, extra + low, (span - extra) + low)
+
+
+def _source_position(g: Any, size: int, padding_mode: str, align_corners: bool) -> Any:
+    """A normalised grid coordinate (-1 and 1 the first and last pixels' outer edges, or
+    their centres with ``align_corners``) as a position along an axis of ``size``."""
+    at = (g + 1.0) * ((size - 1) / 2) if align_corners else ((g + 1.0) * size - 1.0) / 2
+    if padding_mode == "reflection":
+        at = _reflect(at, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(at, -1, 2 * size - 1)
+    if padding_mode != "zeros":
+        at = apply(Op.ClipByValue, at, 0.0, float(size - 1))
+    return at
+
+
+def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool = False) -> Any:
+    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the positions of ``grid``
+    ((N, Ho, Wo, 2) or (N, Do, Ho, Wo, 3), x (the last axis) first), normalised to
+    [-1, 1]: bilinear (trilinear) or nearest (half to even); positions outside read zeros,
+    the border or the input reflected (``padding_mode``). Built from element gathers, so
+    the input's gradient scatters back and the grid's comes from the weights."""
+    with _checking("grid_sample"):
+        x, g = _as_tensor(input, "grid_sample"), _as_tensor(grid, "grid_sample")
+        if mode not in ("bilinear", "nearest"):
+            raise GraphValueError(f"the 'mode' must be 'bilinear' or 'nearest', but got "
+                                  f"{mode!r}")
+        if padding_mode not in ("zeros", "border", "reflection"):
+            raise GraphValueError(f"the 'padding_mode' must be 'zeros', 'border' or "
+                                  f"'reflection', but got {padding_mode!r}")
+        if x.ndim not in (4, 5) or g.ndim != x.ndim or g.shape[-1] != x.ndim - 2 or \
+                g.shape[0] != x.shape[0]:
+            raise GraphValueError(f"'input' must be 4-d or 5-d and 'grid' (N, *out, "
+                                  f"{x.ndim - 2}) of the same batch, but got {x.shape} and "
+                                  f"{g.shape}")
+        if not x.dtype.is_float or g.dtype != x.dtype:
+            raise GraphTypeError(f"'input' and 'grid' must be float tensors of one dtype, "
+                                 f"but got {x.dtype} and {g.dtype}")
+    nd, (n, c), sizes = x.ndim - 2, x.shape[:2], x.shape[2:]
+    out_shape = g.shape[1:-1]
+    points = int(np.prod(out_shape))
+    g = reshape(g, (n, points, nd))
+    # the grid's component k indexes the k-th axis from the last
+    at = [_source_position(g[:, :, nd - 1 - a], sizes[a], padding_mode, bool(align_corners))
+          for a in range(nd)]
+    if mode == "nearest":
+        taps = [[(apply(Op.Round, p), None)] for p in at]
+    else:
+        taps = []
+        for p in at:
+            low = apply(Op.Floor, p)
+            frac = p - low
+            taps.append([(low, 1.0 - frac), (low + 1.0, frac)])
+    flat = reshape(x, (n, c, int(np.prod(sizes))))
+    strides = [int(np.prod(sizes[a + 1:])) for a in range(nd)]
+    total = None
+    for corner in _product(taps):
+        index, weight, inside = None, None, None
+        for a, (pos, w) in enumerate(corner):
+            ok = apply(Op.LogicalAnd, apply(Op.GreaterEqual, pos, 0.0),
+                       apply(Op.LessEqual, pos, float(sizes[a] - 1)))
+            inside = ok if inside is None else apply(Op.LogicalAnd, inside, ok)
+            term = apply(Op.ClipByValue, pos, 0.0, float(sizes[a] - 1)) * float(strides[a])
+            index = term if index is None else index + term
+            if w is not None:
+                weight = w if weight is None else weight * w
+        index = apply(Op.Cast, index, dtype=dtypes.int32)
+        taken = F.gather_elements(flat, 2, F.broadcast_to(F.expand_dims(index, 1),
+                                                          (n, c, points)))
+        mask = apply(Op.Cast, inside, dtype=x.dtype)
+        weight = mask if weight is None else weight * mask
+        term = taken * F.expand_dims(weight, 1)
+        total = term if total is None else total + term
+    return reshape(total, (n, c, *out_shape))
+
+
+def _product(choices: list[list[Any]]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = [()]
+    for options in choices:
+        out = [done + (o,) for done in out for o in options]
+    return out
+
+
 # --- pixel shuffle ----------------------------------------------------------------------
 
 
@@ -392,4 +498,5 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
     return reshape(x, (*lead, c * r * r, h // r, w // r))
 
 
-__all__ = ["pad", "padding", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["pad", "padding", "interpolate", "upsample", "grid_sample", "pixel_shuffle",
+           "pixel_unshuffle"]

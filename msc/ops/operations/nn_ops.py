@@ -36,6 +36,8 @@ from msc.ops.function.image_func import (
     _pad_pairs,
     _paddings_pairs,
     _take,
+    cubic_matrix,
+    cubic_rows,
     linear_matrix,
 )
 from msc.ops.function.linalg_func import _float_tensor, _number
@@ -472,6 +474,56 @@ class ResizeBilinearV2(Primitive):
         return x
 
 
+class ResizeNearestNeighborV2(Primitive):
+    """Nearest resizing of an NCHW image to ``size`` (a constant): source floor(dst * in/out),
+    floor((dst + 0.5) * in/out) with ``half_pixel_centers``, round(dst * (in-1)/(out-1))
+    with ``align_corners``; clipped to the axis."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        self.align_corners, self.half_pixel_centers = bool(align_corners), \
+            bool(half_pixel_centers)
+
+    def __call__(self, x: Any, size: Any) -> Any:
+        x = _image(x, self.name)
+        for axis, out in zip((2, 3), _image_size(size, self.name)):
+            n = x.shape[axis]
+            scale = (n - 1) / (out - 1) if self.align_corners and out > 1 else n / out
+            at = (np.arange(out) + (0.5 if self.half_pixel_centers else 0.0)) * scale
+            at = np.floor(at + 0.5) if self.align_corners else np.floor(at)
+            x = _take(x, axis, np.clip(at, 0, n - 1).astype(np.int64))
+        return x
+
+
+class ResizeBicubic(Primitive):
+    """Bicubic resizing of an NCHW float image to ``size`` (a constant), as TensorFlow's
+    ResizeBicubic: corners aligned (a = -0.75), pixel centres (``half_pixel_centers``:
+    Keys' a = -0.5, taps outside dropped), or the source dst * in/out (a = -0.75); taps
+    outside the image clamp to its edge except with pixel centres."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False):
+        super().__init__(align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        if align_corners and half_pixel_centers:
+            raise GraphValueError("For ResizeBicubic, the half_pixel_centers must be false "
+                                  "when align_corners is true.")
+        self.align_corners, self.half_pixel_centers = bool(align_corners), \
+            bool(half_pixel_centers)
+
+    def __call__(self, images: Any, size: Any) -> Any:
+        x = _image(images, self.name)
+        if not x.dtype.is_float:
+            raise GraphTypeError(f"For '{self.name}', the images must be a float tensor, "
+                                 f"but got {x.dtype}.")
+        for axis, out in zip((2, 3), _image_size(size, self.name)):
+            n = x.shape[axis]
+            if self.align_corners or self.half_pixel_centers:
+                matrix = cubic_matrix(n, out, n / out, self.align_corners)
+            else:
+                matrix = cubic_rows(n, np.arange(out) * (n / out), -0.75, drop_outside=False)
+            x = along(x, axis, matrix)
+        return x
+
+
 # --- losses -------------------------------------------------------------------------------
 
 
@@ -591,7 +643,8 @@ EmbeddingLookup = EmbeddingLookupPrim
 __all__ = ["GeLU", "BiasAdd", "Dense", "Softmax", "LogSoftmax", "LayerNorm", "Elu", "CeLU",
            "HShrink", "SoftShrink", "GLU", "Conv2D", "Conv3D", "Conv2DBackpropInput",
            "Conv2DTranspose", "MaxPool", "AvgPool", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D",
-           "BatchNorm", "Pad", "MirrorPad", "ResizeNearestNeighbor", "ResizeBilinearV2", "L2Loss",
+           "BatchNorm", "Pad", "MirrorPad", "ResizeNearestNeighbor", "ResizeBilinearV2",
+           "ResizeNearestNeighborV2", "ResizeBicubic", "L2Loss",
            "FastGeLU", "FastGelu", "SmoothL1Loss", "SoftMarginLoss", "KLDivLoss",
            "BinaryCrossEntropy", "L2Normalize", "SigmoidCrossEntropyWithLogits", "Gelu",
            "ChannelShuffle", "LRN", "EmbeddingLookup"]

@@ -252,6 +252,8 @@ class Tensor:
     def __rand__(self, o: Any) -> Any: return apply(Op.LogicalAnd, o, self)
     def __or__(self, o: Any) -> Any: return apply(Op.LogicalOr, self, o)
     def __ror__(self, o: Any) -> Any: return apply(Op.LogicalOr, o, self)
+    def __xor__(self, o: Any) -> Any: return apply(Op.BitwiseXor, self, o)
+    def __rxor__(self, o: Any) -> Any: return apply(Op.BitwiseXor, o, self)
     def __eq__(self, o: Any) -> Any: return apply(Op.Equal, self, o)  # type: ignore[override]
     def __ne__(self, o: Any) -> Any: return apply(Op.NotEqual, self, o)  # type: ignore[override]
     def __lt__(self, o: Any) -> Any: return apply(Op.Less, self, o)

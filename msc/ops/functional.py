@@ -84,19 +84,20 @@ def where(condition: Any, input: Any, other: Any) -> Any:
 
 
 def clip_by_value(x: Any, clip_value_min: Any = None, clip_value_max: Any = None) -> Any:
-    """Clamp to [min, max]; either bound may be None. A list/tuple of tensors clips each."""
+    """Clamp to [min, max]; either bound may be None. A list/tuple of tensors clips each.
+    MindSpore 2.10 composes it as minimum(maximum(x, min), max), so its gradient at a bound
+    is half (``clamp`` gives all of it to x there)."""
     if isinstance(x, (list, tuple)):
         return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
     x = _as_tensor(x, Op.ClipByValue)
     if clip_value_min is None and clip_value_max is None:
         with _checking(Op.ClipByValue):
             raise GraphValueError("clip_value_min and clip_value_max cannot both be None")
-    if clip_value_min is not None and clip_value_max is not None:
-        return apply(Op.ClipByValue, x, clip_value_min, clip_value_max)
+    out = x
     if clip_value_min is not None:
-        out = apply(Op.Maximum, x, clip_value_min)
-    else:
-        out = apply(Op.Minimum, x, clip_value_max)
+        out = apply(Op.Maximum, out, clip_value_min)
+    if clip_value_max is not None:
+        out = apply(Op.Minimum, out, clip_value_max)
     return out if out.dtype == x.dtype else cast(out, x.dtype)
 
 
@@ -110,6 +111,12 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
         elif np.dtype(x.dtype.np).kind == "u":
             min = None if min is None or isinstance(min, Tensor) else builtins.max(min, 0)
             max = None if max is None or isinstance(max, Tensor) else builtins.max(max, 0)
+    if isinstance(x, Tensor) and (min is not None and max is not None or x.dtype.is_float and
+                                  (min is None) != (max is None)):
+        # ClipByValue: all of the gradient to x at a bound, as MindSpore's clamp gives it
+        # (clip_by_value's Maximum and Minimum give half there)
+        return apply(Op.ClipByValue, x, -math.inf if min is None else min,
+                     math.inf if max is None else max)
     return clip_by_value(x, min, max)
 
 

@@ -136,7 +136,7 @@ class _OverFunctional:
         return F.reshape(self, (-1,))
 
     def clip(self, xmin: Any, xmax: Any) -> Any:
-        return F.clip_by_value(self, xmin, xmax)
+        return F.clamp(self, xmin, xmax)
 
     def broadcast_to(self, shape: Any) -> Any:
         return F.broadcast_to(self, shape)

@@ -163,7 +163,9 @@ def _nan_ignoring(extreme: Any, op: str) -> Any:
         if _number(input) and _number(other):
             with _checking(op):
                 raise GraphTypeError("at least one input must be a Tensor")
-        out = apply(extreme, input, other)
+        # a Select, not Maximum/Minimum: MindSpore's fmax/fmin send all of the gradient
+        # to ``input`` where the two are equal
+        out = _where(apply(extreme, input, other), input, other)
         for a, b in ((other, input), (input, other)):  # where a is nan, b
             if not _number(a):
                 out = _where(apply(Op.IsNan, a), b, out)
@@ -174,8 +176,8 @@ def _nan_ignoring(extreme: Any, op: str) -> Any:
     return pick
 
 
-fmax = _nan_ignoring(Op.Maximum, "fmax")
-fmin = _nan_ignoring(Op.Minimum, "fmin")
+fmax = _nan_ignoring(Op.GreaterEqual, "fmax")
+fmin = _nan_ignoring(Op.LessEqual, "fmin")
 
 
 # --- logs and exponentials ----------------------------------------------------------------

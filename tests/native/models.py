@@ -98,7 +98,7 @@ class Printing(nn.Cell):
         return x * 2
 
 
-def basic_block():
+def basic_block(channels=8, out_channels=16, stride=2, scale=0.5):
     """The end-to-end tests' ResNet basic block (two 3x3 convolutions, batch norm, a
     projected shortcut: stride 2 from 8 to 16 channels)."""
     import os
@@ -108,4 +108,9 @@ def basic_block():
                                     "models"))
     from resnet_block import BasicBlock
 
-    return with_weights(BasicBlock(8, 16, 2))
+    return with_weights(BasicBlock(channels, out_channels, stride), scale)
+
+
+def winograd_block():
+    """A basic block whose 3x3 convolutions of 32 channels take the Winograd path."""
+    return basic_block(32, 32, 1, scale=0.1)

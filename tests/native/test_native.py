@@ -229,6 +229,26 @@ def test_resnet_basic_block_matches_eager(tmp_path):
                                rtol=1e-4, atol=1e-5)
 
 
+def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path):
+    """The native runtime's Winograd transforms do the numba runtime's arithmetic in its
+    order: the same bytes; both within Winograd's error of eager mode."""
+    art = compile_native(tmp_path / "wb", "winograd_block", ["f32[2,32,15,14]"])
+    assert "msc_wino_inputs(" in (art / "model.c").read_text()
+    runner = build_runner(art, tmp_path / "r")
+    x = np.random.default_rng(4).standard_normal((2, 32, 15, 14)).astype(np.float32)
+    raw, _ = run_c(runner, [x], tmp_path)
+    net = models.winograd_block()
+    want = eager(net, x).asnumpy()
+    ms.set_context(jit_tier="numba")  # (not the python tier's first answer)
+    try:
+        numba = net(Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(jit_tier=None)
+    got = np.frombuffer(raw[0], np.float32).reshape(want.shape)
+    assert got.tobytes() == numba.tobytes()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
 def test_encoder_and_tensor_control_flow_match_eager(tmp_path):
     net = models.encoder()
     ids = np.random.default_rng(1).integers(0, 50, (2, 8)).astype(np.int32)

@@ -366,6 +366,9 @@ class Renderer:
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
             self.gemm(a, b, out, beta if is_static(beta) else self.scalar(beta))
             return
+        if isinstance(e, K.Helper) and e.name.startswith("_rt_wino_"):
+            self.winograd(e)
+            return
         if isinstance(e, K.Call) and e.fn is K.Fn.COPYTO:
             dst, src = (self.use(self.value(x)) for x in e.args[:2])
             self.fill(dst, src)
@@ -426,6 +429,26 @@ class Renderer:
                  f"{dest.address()}, {ldc});")
         if target is None:
             self.fill(out, dest)
+
+    def winograd(self, e: K.Helper) -> None:
+        """A Winograd transform (``msc/ir/primitives/winograd.py``): the runtime's
+        ``msc_wino_*`` over contiguous float32 arrays, a copy first of any other view."""
+        values = [self.value(x) for x in e.args]
+        arrays = [self.use(v if v.contiguous else self.copy_new(v))
+                  for v in values if isinstance(v, View)]
+        ints = [cast(self.scalar(v), I64) for v in values if not isinstance(v, View)]
+        if any(a.dtype != np.float32 for a in arrays):
+            raise self.fail(f"{e.name} of {[str(a.dtype) for a in arrays]}")
+        (x, y), addr = arrays, [a.address() for a in arrays]
+        if e.name == "_rt_wino_filters":
+            args = [addr[0], str(x.shape[0]), str(x.shape[1]), addr[1]]
+        elif e.name == "_rt_wino_inputs":
+            args = [addr[0], str(x.shape[1]), str(x.shape[2]), str(x.shape[3]), addr[1],
+                    str(y.shape[2]), *ints]
+        else:
+            args = [addr[0], str(x.shape[0]), str(x.shape[2]), addr[1], str(y.shape[2]),
+                    str(y.shape[3]), *ints]
+        self.put(f"msc_{e.name[4:]}({', '.join(args)});")
 
     # --- expressions ----------------------------------------------------------------------
 

@@ -71,6 +71,8 @@ from msc.ir.kernel import (
 )
 from msc.ir.primitives.emitting import Loops, in_type, out_type
 from msc.ir.primitives.rules import batch_size, batched_front, move_to_front
+from msc.ir.primitives.winograd import conv_loops as winograd_loops
+from msc.ir.primitives.winograd import fits as winograd_fits
 from msc.ir.types import TensorType, Type, tensor_of
 from msc.runtime.numpy_rt import _rt_conv, _rt_conv_transpose, _rt_padded, _rt_shifted
 
@@ -318,6 +320,8 @@ def _loops_conv_or_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
+        if winograd_fits(node):
+            return winograd_loops(a, node, out, fresh)
         if _rt_shifted(w.shape[1], o.shape[2:], _rt_padded(x.shape[2:], node.attr["pad"]),
                        node.attr["stride"]) and math.prod(w.shape[2:]) > 1:
             return _loops_conv_shifted(a, node, out, fresh)  # (a 1x1's one product: below)

@@ -1,0 +1,123 @@
+"""Winograd F(4x4, 3x3) transforms for the numba target (``msc/ir/primitives/winograd.py``
+derives the matrices; ``tests/codegen/test_winograd.py`` checks these against them).
+
+Each transform is one short function whatever the layer's shape, so a model's Winograd
+layers share one compiled copy: written out as kernel-IR loops per layer, ResNet-18's ten
+such layers took seven times as long to compile. The 1-D transforms return tuples that
+LLVM keeps in registers; the 2-D ones apply them down a tile's columns, then along its
+rows. The input and output transforms compute in float32 (their coefficients are exact
+in it), the filter transform in float64 (thirds and fifteenths are not).
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_wino_bt(d0, d1, d2, d3, d4, d5):
+    """B^T times a column of 6 input values (points 0, -1, 1, 1/2, -2, infinity)."""
+    h, one5, two, two5 = np.float32(0.5), np.float32(1.5), np.float32(2.0), np.float32(2.5)
+    return (d0 - one5 * d1 - two * d2 + one5 * d3 + d4,
+            d1 - two5 * d2 + h * d3 + d4,
+            h * d2 - d1 + two5 * d3 + d4,
+            two * d3 - two * d1 - d2 + d4,
+            h * d1 - d2 - h * d3 + d4,
+            d1 - one5 * d2 - two * d3 + one5 * d4 + d5)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_wino_g(g0, g1, g2):
+    """G times a column of 3 filter taps (float64)."""
+    return (g0,
+            (g1 - g0 - g2) / 3.0,
+            (g0 + g1 + g2) / 3.0,
+            -(16.0 * g0 + 8.0 * g1 + 4.0 * g2) / 15.0,
+            (g0 - 2.0 * g1 + 4.0 * g2) / 15.0,
+            g2)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_wino_at(m0, m1, m2, m3, m4, m5):
+    """A^T times a column of 6 products: 4 output values."""
+    h, q, e = np.float32(0.5), np.float32(0.25), np.float32(0.125)
+    two, four, eight = np.float32(2.0), np.float32(4.0), np.float32(8.0)
+    return (m0 + m1 + m2 + m3 + m4,
+            m2 - m1 + h * m3 - two * m4,
+            m1 + m2 + q * m3 + four * m4,
+            m2 - m1 + e * m3 - eight * m4 + m5)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_wino_filters(w, u):
+    """``u[xi, k, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3)."""
+    for k in range(w.shape[0]):
+        for c in range(w.shape[1]):
+            g = w[k, c]
+            a0 = _rt_wino_g(np.float64(g[0, 0]), np.float64(g[1, 0]), np.float64(g[2, 0]))
+            a1 = _rt_wino_g(np.float64(g[0, 1]), np.float64(g[1, 1]), np.float64(g[2, 1]))
+            a2 = _rt_wino_g(np.float64(g[0, 2]), np.float64(g[1, 2]), np.float64(g[2, 2]))
+            for i in range(6):
+                row = _rt_wino_g(a0[i], a1[i], a2[i])
+                for j in range(6):
+                    u[6 * i + j, k, c] = row[j]
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_wino_inputs(src, v, first, per_image):
+    """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, 4 rows + 2,
+    4 cols + 2: the input in its zero border) in ``v.shape[2] // cols`` rows of tiles of
+    the batch from row ``first`` on (rows count examples, ``per_image`` each)."""
+    cols = (src.shape[3] - 2) // 4
+    rows = v.shape[2] // cols
+    for c in range(src.shape[1]):
+        for r in range(rows):
+            ex = (first + r) // per_image
+            y = (first + r - ex * per_image) * 4
+            s = src[ex, c]
+            for tw in range(cols):
+                x, t = 4 * tw, r * cols + tw
+                a0 = _rt_wino_bt(s[y, x], s[y + 1, x], s[y + 2, x], s[y + 3, x],
+                                 s[y + 4, x], s[y + 5, x])
+                a1 = _rt_wino_bt(s[y, x + 1], s[y + 1, x + 1], s[y + 2, x + 1],
+                                 s[y + 3, x + 1], s[y + 4, x + 1], s[y + 5, x + 1])
+                a2 = _rt_wino_bt(s[y, x + 2], s[y + 1, x + 2], s[y + 2, x + 2],
+                                 s[y + 3, x + 2], s[y + 4, x + 2], s[y + 5, x + 2])
+                a3 = _rt_wino_bt(s[y, x + 3], s[y + 1, x + 3], s[y + 2, x + 3],
+                                 s[y + 3, x + 3], s[y + 4, x + 3], s[y + 5, x + 3])
+                a4 = _rt_wino_bt(s[y, x + 4], s[y + 1, x + 4], s[y + 2, x + 4],
+                                 s[y + 3, x + 4], s[y + 4, x + 4], s[y + 5, x + 4])
+                a5 = _rt_wino_bt(s[y, x + 5], s[y + 1, x + 5], s[y + 2, x + 5],
+                                 s[y + 3, x + 5], s[y + 4, x + 5], s[y + 5, x + 5])
+                for i in range(6):
+                    row = _rt_wino_bt(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
+                    for j in range(6):
+                        v[c, 6 * i + j, t] = row[j]
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_wino_outputs(m, out, first, per_image):
+    """``out[n, k, y + i, 4 tw + j] = (A^T M A)[i, j]`` of the products ``m`` (K, 36,
+    tiles) of ``m.shape[2] // cols`` rows of tiles from row ``first`` on; a tile reaching
+    past the image's last row or column writes the part inside."""
+    height, width = out.shape[2], out.shape[3]
+    cols = (width + 3) // 4
+    rows = m.shape[2] // cols
+    for k in range(m.shape[0]):
+        p = m[k]
+        for r in range(rows):
+            ex = (first + r) // per_image
+            y = (first + r - ex * per_image) * 4
+            for tw in range(cols):
+                x, t = 4 * tw, r * cols + tw
+                a0 = _rt_wino_at(p[0, t], p[6, t], p[12, t], p[18, t], p[24, t], p[30, t])
+                a1 = _rt_wino_at(p[1, t], p[7, t], p[13, t], p[19, t], p[25, t], p[31, t])
+                a2 = _rt_wino_at(p[2, t], p[8, t], p[14, t], p[20, t], p[26, t], p[32, t])
+                a3 = _rt_wino_at(p[3, t], p[9, t], p[15, t], p[21, t], p[27, t], p[33, t])
+                a4 = _rt_wino_at(p[4, t], p[10, t], p[16, t], p[22, t], p[28, t], p[34, t])
+                a5 = _rt_wino_at(p[5, t], p[11, t], p[17, t], p[23, t], p[29, t], p[35, t])
+                for i in range(4):
+                    if y + i < height:
+                        row = _rt_wino_at(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
+                        for j in range(4):
+                            if x + j < width:
+                                out[ex, k, y + i, x + j] = row[j]

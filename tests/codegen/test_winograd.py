@@ -1,0 +1,122 @@
+"""Winograd F(4x4, 3x3) convolutions (``msc/ir/primitives/winograd.py``): the runtime's
+transforms against matrices derived here in rationals, the whole convolution against
+float64 numpy on ResNet's layer shapes and on awkward ones (sizes not a multiple of 4,
+no padding, one-sided padding), and the generated code actually taking the path."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import nn, ops
+from msc.ir.primitives.winograd import SIZE, TILE
+from msc.runtime import numba_winograd_rt as rt
+
+POINTS = (Fraction(0), Fraction(-1), Fraction(1), Fraction(1, 2), Fraction(-2))
+
+
+def lagrange(points, m=TILE, r=3):
+    """(AT, G, BT) of F(m, r) over ``points`` and infinity, exact: AT evaluates at the
+    points, G divides by the Lagrange denominators, and BT is what makes A^T[(G g) * (B^T
+    d)] the correlation of g and d for every g and d (solved by least squares, then
+    checked exact)."""
+    a = m + r - 1
+    at = np.array([[float(p ** k) for p in points] + [float(k == m - 1)] for k in range(m)])
+    g = []
+    for p in points:
+        scale = np.prod([float(p - q) for q in points if q != p])
+        g.append([float(p ** k) / scale for k in range(r)])
+    g = np.array(g + [[float(k == r - 1) for k in range(r)]])
+    rows, rhs = [], []
+    for y in range(m):
+        for t in range(r):
+            for b in range(a):
+                row = np.zeros((a, a))
+                row[:, b] = at[y] * g[:, t]
+                rows.append(row.ravel())
+                rhs.append(float(b == y + t))
+    bt = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0].reshape(a, a)
+    assert np.abs(np.array(rows) @ bt.ravel() - rhs).max() < 1e-12  # an exact solution
+    return at, g, bt
+
+
+AT, G, BT = lagrange(POINTS)
+
+
+def test_matrices_compute_a_correlation():
+    rng = np.random.default_rng(0)
+    d, g = rng.standard_normal(SIZE), rng.standard_normal(3)
+    want = np.array([d[y:y + 3] @ g for y in range(TILE)])
+    np.testing.assert_allclose(AT @ ((G @ g) * (BT @ d)), want, rtol=1e-12, atol=1e-12)
+
+
+def test_runtime_transforms_are_the_matrices():
+    rng = np.random.default_rng(1)
+    d = rng.standard_normal(SIZE).astype(np.float32)
+    np.testing.assert_allclose(rt._rt_wino_bt(*d), BT @ d.astype(np.float64), rtol=1e-6,
+                               atol=1e-6)
+    g = rng.standard_normal(3)
+    np.testing.assert_allclose(rt._rt_wino_g(*g), G @ g, rtol=1e-14, atol=1e-14)
+    m = rng.standard_normal(SIZE).astype(np.float32)
+    np.testing.assert_allclose(rt._rt_wino_at(*m), AT @ m.astype(np.float64), rtol=1e-6,
+                               atol=1e-6)
+
+
+def conv64(x, w, pad):
+    """The float64 reference: a sum of shifted products, one per tap."""
+    top, bottom, left, right = pad
+    p = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    h, wd = p.shape[2] - 2, p.shape[3] - 2
+    return sum(np.einsum("kc,nchw->nkhw", w[:, :, i, j].astype(np.float64),
+                         p[:, :, i:i + h, j:j + wd]) for i in range(3) for j in range(3))
+
+
+class Conv(nn.Cell):
+    def __init__(self, pad):
+        super().__init__()
+        self.pad = pad
+
+    def construct(self, x, w):
+        return ops.conv2d(x, w, pad_mode="pad", padding=self.pad)
+
+
+def winograd_conv(x, w, pad, tmp_path):
+    """The convolution compiled for the numba target, checking it takes the Winograd
+    path: the generated module calls the transforms."""
+    from tests.codegen import build, compile_fn
+
+    built = build(compile_fn(Conv(pad), [x, w]).module, "numba", tmp_path)
+    assert "_rt_wino_inputs(" in built.source and "_rt_wino_outputs(" in built.source
+    return built(x, w)
+
+
+@pytest.mark.parametrize("n,c,k,h,w,pad", [
+    (1, 32, 48, 14, 17, (1, 1, 1, 1)),  # widths and heights not multiples of 4
+    (2, 40, 32, 18, 17, (0, 0, 0, 0)),  # no padding: 16x15 outputs
+    (3, 33, 35, 16, 16, (1, 0, 0, 1)),  # one-sided padding, odd channel counts
+])
+def test_winograd_matches_float64(n, c, k, h, w, pad, tmp_path):
+    rng = np.random.default_rng(n * 100 + c)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = (rng.standard_normal((k, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+    got = winograd_conv(x, wt, pad, tmp_path)
+    want = conv64(x, wt, pad)
+    assert got.shape == want.shape and got.dtype == np.float32
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    eager = Conv(pad)(ms.Tensor(x), ms.Tensor(wt)).asnumpy()
+    np.testing.assert_allclose(got, eager, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("c,size", [(64, 56), (128, 28), (256, 14)])
+def test_error_on_resnet_layers(c, size, tmp_path):
+    """ResNet-18's Winograd layers at batch 1 (the tile and the points were chosen by
+    this error: 4e-6 of the largest output here; the bench checks 1e-4)."""
+    rng = np.random.default_rng(c)
+    x = np.maximum(rng.standard_normal((1, c, size, size)), 0).astype(np.float32)  # post-ReLU
+    wt = (rng.standard_normal((c, c, 3, 3)) * np.sqrt(2 / (9 * c))).astype(np.float32)
+    got = winograd_conv(x, wt, (1, 1, 1, 1), tmp_path)
+    want = conv64(x, wt, (1, 1, 1, 1))
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()

@@ -27,12 +27,13 @@ def _rt_wino_bt(d0, d1, d2, d3, d4, d5):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rt_wino_g(g0, g1, g2):
-    """G times a column of 3 filter taps (float64)."""
+    """G times a column of 3 filter taps (float64; multiplications by the reciprocals,
+    which LLVM and C compilers fold to the same constants)."""
     return (g0,
-            (g1 - g0 - g2) / 3.0,
-            (g0 + g1 + g2) / 3.0,
-            -(16.0 * g0 + 8.0 * g1 + 4.0 * g2) / 15.0,
-            (g0 - 2.0 * g1 + 4.0 * g2) / 15.0,
+            (g1 - g0 - g2) * (1.0 / 3.0),
+            (g0 + g1 + g2) * (1.0 / 3.0),
+            (16.0 * g0 + 8.0 * g1 + 4.0 * g2) * (-1.0 / 15.0),
+            (g0 - 2.0 * g1 + 4.0 * g2) * (1.0 / 15.0),
             g2)
 
 
@@ -49,17 +50,21 @@ def _rt_wino_at(m0, m1, m2, m3, m4, m5):
 
 @njit(cache=True, error_model="numpy")
 def _rt_wino_filters(w, u):
-    """``u[xi, k, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3)."""
+    """``u[k, xi, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3): each
+    product's (K, C) matrix is ``u[:, xi]``, its rows 36 C apart, so that the 36 values a
+    filter gives are stored close together."""
     for k in range(w.shape[0]):
         for c in range(w.shape[1]):
-            g = w[k, c]
-            a0 = _rt_wino_g(np.float64(g[0, 0]), np.float64(g[1, 0]), np.float64(g[2, 0]))
-            a1 = _rt_wino_g(np.float64(g[0, 1]), np.float64(g[1, 1]), np.float64(g[2, 1]))
-            a2 = _rt_wino_g(np.float64(g[0, 2]), np.float64(g[1, 2]), np.float64(g[2, 2]))
+            a0 = _rt_wino_g(np.float64(w[k, c, 0, 0]), np.float64(w[k, c, 1, 0]),
+                            np.float64(w[k, c, 2, 0]))
+            a1 = _rt_wino_g(np.float64(w[k, c, 0, 1]), np.float64(w[k, c, 1, 1]),
+                            np.float64(w[k, c, 2, 1]))
+            a2 = _rt_wino_g(np.float64(w[k, c, 0, 2]), np.float64(w[k, c, 1, 2]),
+                            np.float64(w[k, c, 2, 2]))
             for i in range(6):
                 row = _rt_wino_g(a0[i], a1[i], a2[i])
                 for j in range(6):
-                    u[6 * i + j, k, c] = row[j]
+                    u[k, 6 * i + j, c] = row[j]
 
 
 @njit(cache=True, error_model="numpy")

@@ -432,22 +432,24 @@ class Renderer:
 
     def winograd(self, e: K.Helper) -> None:
         """A Winograd transform (``msc/ir/primitives/winograd.py``): the runtime's
-        ``msc_wino_*`` over contiguous float32 arrays, a copy first of any other view."""
-        values = [self.value(x) for x in e.args]
-        arrays = [self.use(v if v.contiguous else self.copy_new(v))
-                  for v in values if isinstance(v, View)]
-        ints = [cast(self.scalar(v), I64) for v in values if not isinstance(v, View)]
-        if any(a.dtype != np.float32 for a in arrays):
-            raise self.fail(f"{e.name} of {[str(a.dtype) for a in arrays]}")
-        (x, y), addr = arrays, [a.address() for a in arrays]
+        ``msc_wino_*``, its image arrays contiguous float32 and its transformed ones
+        (rows, 36, columns) with unit column strides, as the lowering makes them."""
+        values = [self.use(self.value(x)) for x in e.args]
+        (x, y), ints = [v for v in values if isinstance(v, View)], \
+            [cast(self.scalar(v), I64) for v in values if not isinstance(v, View)]
+        image, table = (x, y) if e.name != "_rt_wino_outputs" else (y, x)
+        if x.dtype != np.float32 or y.dtype != np.float32 or not image.contiguous \
+                or table.strides[2] != 1:
+            raise self.fail(f"{e.name} of {x!r} and {y!r}")
+        rows, xi = str(table.strides[0]), str(table.strides[1])
         if e.name == "_rt_wino_filters":
-            args = [addr[0], str(x.shape[0]), str(x.shape[1]), addr[1]]
+            args = [x.address(), str(x.shape[0]), str(x.shape[1]), y.address(), rows, xi]
         elif e.name == "_rt_wino_inputs":
-            args = [addr[0], str(x.shape[1]), str(x.shape[2]), str(x.shape[3]), addr[1],
+            args = [x.address(), *map(str, x.shape[1:]), y.address(), rows, xi,
                     str(y.shape[2]), *ints]
         else:
-            args = [addr[0], str(x.shape[0]), str(x.shape[2]), addr[1], str(y.shape[2]),
-                    str(y.shape[3]), *ints]
+            args = [x.address(), rows, xi, str(x.shape[0]), str(x.shape[2]), y.address(),
+                    str(y.shape[2]), str(y.shape[3]), *ints]
         self.put(f"msc_{e.name[4:]}({', '.join(args)});")
 
     # --- expressions ----------------------------------------------------------------------

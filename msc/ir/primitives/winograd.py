@@ -14,10 +14,11 @@ float64 reference on ResNet's layer shapes, against 9e-6 for the textbook {0, +-
 runtime's transforms (``msc/runtime/numba_winograd_rt.py`` and the native runtime's
 ``msc_wino_*``) against them.
 
-The transformed inputs and the products are laid out (channels, xi, tiles), each product
-a strided matrix to the BLAS, so that the 36 values a tile's output reads lie close
-together: laid out (xi, channels, tiles) the output transform took 8 of a layer's 12.7
-ms, its reads 36 planes apart fighting over the same cache sets. The tiles go block by
+The transformed filters, inputs and products are laid out (channels, xi, ...), each
+product's operand a strided matrix to the BLAS, so that the 36 values of one filter or
+tile lie close together: laid out (xi, channels, tiles) the output transform took 8 of a
+layer's 12.7 ms, its reads 36 planes apart fighting over the same cache sets, and the
+filter transform of 256 x 256 filters 16 ms. The tiles go block by
 block, a block's transformed inputs and products sized to stay in cache.
 """
 
@@ -62,17 +63,30 @@ def fits(node: Any) -> bool:
 
 #: A block of tiles is transformed and multiplied at a time, its transformed inputs and
 #: products (36 x (channels + out channels) x tiles floats) at most about this many bytes
-#: (one core's L2 cache here), so they stay in cache between the three steps. ResNet-18's
-#: layers at batch 4, per call: 64 channels at 56x56 10.6 -> 6.1 ms, 128 at 28x28 10.3 ->
-#: 4.9 ms, 256 at 14x14 10.4 -> 6.2 ms against the shifted products.
+#: (one core's L2 cache here), so they stay in cache between the three steps...
 BLOCK_BYTES = 1 << 20
+#: ... unless that leaves fewer than this many tiles (the products' columns) where the
+#: batch has them: 256 x 256 filters times 8 columns ran far below the BLAS's speed.
+MIN_TILES = 64
 
 
 def block_rows(total: int, cols: int, channels: int) -> int:
-    """Rows of tiles per block: the largest divisor of ``total`` (the batch's rows of
-    tiles, ``cols`` tiles each) whose block fits ``BLOCK_BYTES`` (at least one row)."""
+    """Rows of tiles per block, a divisor of ``total`` (the batch's rows of tiles,
+    ``cols`` tiles each): the largest whose block fits ``BLOCK_BYTES``, or the smallest
+    of ``MIN_TILES`` tiles if that is larger."""
     fits = BLOCK_BYTES // (SIZE * SIZE * channels * 4 * cols)
-    return max(r for r in range(1, total + 1) if total % r == 0 and (r == 1 or r <= fits))
+    divisors = [r for r in range(1, total + 1) if total % r == 0]
+    enough = next((r for r in divisors if r * cols >= MIN_TILES), total)
+    return max(enough, max(r for r in divisors if r <= fits or r == 1))
+
+
+def leading(n: int) -> int:
+    """A row length of at least ``n`` floats that is an odd number of 64-byte lines, so
+    that the 36 rows of one filter or tile fall in different cache sets (at 256 floats,
+    four lines apart, nine rows shared each set: the filter transform of 256 x 256
+    filters took 6.8 ms instead of 1.2)."""
+    lines = -(-n // 16)
+    return 16 * (lines + 1 - lines % 2)
 
 
 def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
@@ -86,25 +100,31 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
     top, left = node.attr["pad"][0], node.attr["pad"][2]
     rows, cols = -(-o.shape[2] // TILE), -(-o.shape[3] // TILE)
     per = block_rows(n * rows, cols, c_in + k_out)
+    tiles, xis = per * cols, SIZE * SIZE
     f32 = dtypes.float32
     src, filt, tin, prod = fresh("wpad"), fresh("wfilt"), fresh("wtiles"), fresh("wprod")
     loops = Loops(fresh)
+
+    def strided(name: str, shape: tuple[int, ...]) -> Expr:
+        """A new (shape[0], 36, shape[2]) array whose rows are ``leading`` long."""
+        loops.emit(Assign(Name(name), empty((shape[0], xis, leading(shape[2])), f32)))
+        return Name(name)[Slice(), Slice(), Slice(Lit(0), Lit(shape[2]))]
+
     loops.emit(Assign(Name(out), empty(o.shape, f32)))
     loops.emit(Assign(Name(src), zeros((n, c_in, rows * TILE + 2, cols * TILE + 2), f32)))
     inside = (Slice(), Slice(), Slice(Lit(top), Lit(top + height)),
               Slice(Lit(left), Lit(left + width)))
     loops.emit(Store(Name(src)[inside], a[0]))
-    loops.emit(Assign(Name(filt), empty((SIZE * SIZE, k_out, c_in), f32)))
-    loops.emit(Eval(helper("_rt_wino_filters", contiguous(a[1]), Name(filt))))
-    loops.emit(Assign(Name(tin), empty((c_in, SIZE * SIZE, per * cols), f32)))
-    loops.emit(Assign(Name(prod), empty((k_out, SIZE * SIZE, per * cols), f32)))
+    u = strided(filt, (k_out, xis, c_in))
+    loops.emit(Eval(helper("_rt_wino_filters", contiguous(a[1]), u)))
+    v, m = strided(tin, (c_in, xis, tiles)), strided(prod, (k_out, xis, tiles))
     block = loops.open_range("b", None, n * rows // per, Role.PARALLEL)
     first = Name(block) * per
-    loops.emit(Eval(helper("_rt_wino_inputs", Name(src), Name(tin), first, rows)))
-    xi = loops.open_range("xi", None, SIZE * SIZE, Role.PARALLEL)
-    loops.emit(Eval(helper("_rt_matmul_into", Name(filt)[Name(xi)],
-                           Name(tin)[Slice(), Name(xi)], Name(prod)[Slice(), Name(xi)], 0.0)))
+    loops.emit(Eval(helper("_rt_wino_inputs", Name(src), v, first, rows)))
+    xi = loops.open_range("xi", None, xis, Role.PARALLEL)
+    loops.emit(Eval(helper("_rt_matmul_into", *(Name(name)[Slice(), Name(xi), Slice(Lit(0), Lit(size))]
+                                                for name, size in ((filt, c_in), (tin, tiles), (prod, tiles))), 0.0)))
     loops.close_range(xi)
-    loops.emit(Eval(helper("_rt_wino_outputs", Name(prod), Name(out), first, rows)))
+    loops.emit(Eval(helper("_rt_wino_outputs", m, Name(out), first, rows)))
     loops.close_range(block)
     return loops.lines

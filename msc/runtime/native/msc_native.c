@@ -420,10 +420,10 @@ static inline void wino_bt(float d0, float d1, float d2, float d3, float d4, flo
 
 static inline void wino_g(double g0, double g1, double g2, double o[6]) {
     o[0] = g0;
-    o[1] = (g1 - g0 - g2) / 3.0;
-    o[2] = (g0 + g1 + g2) / 3.0;
-    o[3] = -(16.0 * g0 + 8.0 * g1 + 4.0 * g2) / 15.0;
-    o[4] = (g0 - 2.0 * g1 + 4.0 * g2) / 15.0;
+    o[1] = (g1 - g0 - g2) * (1.0 / 3.0);
+    o[2] = (g0 + g1 + g2) * (1.0 / 3.0);
+    o[3] = (16.0 * g0 + 8.0 * g1 + 4.0 * g2) * (-1.0 / 15.0);
+    o[4] = (g0 - 2.0 * g1 + 4.0 * g2) * (1.0 / 15.0);
     o[5] = g2;
 }
 
@@ -434,7 +434,8 @@ static inline void wino_at(float m0, float m1, float m2, float m3, float m4, flo
     o[3] = m2 - m1 + 0.125f * m3 - 8.0f * m4 + m5;
 }
 
-void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u) {
+void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
+                      int64_t u_xi) {
     for (int64_t k = 0; k < k_out; k++)
         for (int64_t c = 0; c < c_in; c++) {
             const float *g = w + (k * c_in + c) * 9;
@@ -442,19 +443,19 @@ void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u) {
             for (int b = 0; b < 3; b++) wino_g(g[b], g[3 + b], g[6 + b], a[b]);
             for (int i = 0; i < 6; i++) {
                 wino_g(a[0][i], a[1][i], a[2][i], row);
-                for (int j = 0; j < 6; j++) u[((6 * i + j) * k_out + k) * c_in + c] = (float)row[j];
+                for (int j = 0; j < 6; j++) u[k * u_k + (6 * i + j) * u_xi + c] = (float)row[j];
             }
         }
 }
 
 void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
-                     int64_t tiles, int64_t first, int64_t per_image) {
+                     int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first, int64_t per_image) {
     int64_t cols = (width - 2) / 4, rows = tiles / cols;
     for (int64_t c = 0; c < c_in; c++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
             const float *s = src + ((ex * c_in + c) * height + y) * width;
-            float *out = v + c * 36 * tiles + r * cols;
+            float *out = v + c * v_c + r * cols;
             for (int64_t tw = 0; tw < cols; tw++) {
                 const float *p = s + 4 * tw;
                 float a[6][6], row[6];
@@ -463,26 +464,27 @@ void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t wid
                             p[4 * width + b], p[5 * width + b], a[b]);
                 for (int i = 0; i < 6; i++) {
                     wino_bt(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], row);
-                    for (int j = 0; j < 6; j++) out[(6 * i + j) * tiles + tw] = row[j];
+                    for (int j = 0; j < 6; j++) out[(6 * i + j) * v_xi + tw] = row[j];
                 }
             }
         }
 }
 
-void msc_wino_outputs(const float *m, int64_t k_out, int64_t tiles, float *out, int64_t height,
-                      int64_t width, int64_t first, int64_t per_image) {
+void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
+                      float *out, int64_t height, int64_t width, int64_t first,
+                      int64_t per_image) {
     int64_t cols = (width + 3) / 4, rows = tiles / cols;
     for (int64_t k = 0; k < k_out; k++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
-            const float *p = m + k * 36 * tiles + r * cols;
+            const float *p = m + k * m_k + r * cols;
             float *o = out + ((ex * k_out + k) * height + y) * width;
             for (int64_t tw = 0; tw < cols; tw++) {
                 float a[6][4], row[4];
                 for (int b = 0; b < 6; b++)
-                    wino_at(p[b * tiles + tw], p[(6 + b) * tiles + tw], p[(12 + b) * tiles + tw],
-                            p[(18 + b) * tiles + tw], p[(24 + b) * tiles + tw],
-                            p[(30 + b) * tiles + tw], a[b]);
+                    wino_at(p[b * m_xi + tw], p[(6 + b) * m_xi + tw], p[(12 + b) * m_xi + tw],
+                            p[(18 + b) * m_xi + tw], p[(24 + b) * m_xi + tw],
+                            p[(30 + b) * m_xi + tw], a[b]);
                 for (int i = 0; i < 4 && y + i < height; i++) {
                     wino_at(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], row);
                     for (int j = 0; j < 4 && 4 * tw + j < width; j++)

@@ -42,12 +42,15 @@ void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *
                   const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
                   const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
-/* Winograd F(4x4, 3x3)'s transforms of contiguous float32 arrays (numba_winograd_rt.py) */
-void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u);
+/* Winograd F(4x4, 3x3)'s transforms (numba_winograd_rt.py): filters, inputs and outputs
+   contiguous float32, the transformed arrays (rows, 36, columns) with the strides given */
+void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
+                      int64_t u_xi);
 void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
-                     int64_t tiles, int64_t first, int64_t per_image);
-void msc_wino_outputs(const float *m, int64_t k_out, int64_t tiles, float *out, int64_t height,
-                      int64_t width, int64_t first, int64_t per_image);
+                     int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first, int64_t per_image);
+void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
+                      float *out, int64_t height, int64_t width, int64_t first,
+                      int64_t per_image);
 
 /* --- Python's integer and float arithmetic (Numba's) ------------------------------------ */
 

@@ -385,7 +385,7 @@ POLICIES += [
     (r"ops\.var\(x, 0, 1, True\)\[ties\]", _p(
         Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's variance gradient is NaN for columns "
         "with tied values; the derivative 2 (x - mean) / (n - 1) is finite", _var_ddof1)),
-    (r"ops\.any\(x, 1\)\[float\]", _p(
+    (r"ops\.any\(x, 1\)\[float\]|x\.any\(1\)\[ties\]", _p(
         Why.MINDSPORE_WRONG, "value", "MindSpore 2.10's ops.any of a float row "
         "[-1, 0.5, 0.5, 1.5] is False", _any_float)),
 ]
@@ -460,13 +460,14 @@ POLICIES += [
 
 
 def _cumprod(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
-    m = re.search(r"cumprod\(x, (-?\d)\)|CumProd\((True|False), (True|False)\)\(x, (\d)\)",
-                  case.id)
+    m = re.search(r"cumprod\(x, (?P<a>-?\d)\)|x\.cumprod\((?P<m>-?\d)\)|"
+                  r"CumProd\((?P<e>True|False), (?P<r>True|False)\)\(x, (?P<p>\d)\)", case.id)
     assert m is not None
-    if m.group(1) is not None:
-        axis, exclusive, reverse = int(m.group(1)), False, False
+    if m.group("p") is None:
+        axis, exclusive, reverse = int(m.group("a") or m.group("m")), False, False
     else:
-        axis, exclusive, reverse = int(m.group(4)), m.group(2) == "True", m.group(3) == "True"
+        axis, exclusive, reverse = int(m.group("p")), m.group("e") == "True", \
+            m.group("r") == "True"
 
     def forward(x: np.ndarray) -> np.ndarray:
         y = np.flip(x, axis) if reverse else x
@@ -499,7 +500,7 @@ def _cum_extreme(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> s
 
 
 POLICIES += [
-    (r"(ops\.cumprod|P\.CumProd).*\[ties\]", _p(
+    (r"(ops\.cumprod|P\.CumProd|x\.cumprod).*\[ties\]", _p(
         Why.MINDSPORE_WRONG, "grad", "MindSpore 2.10's cumulative product gradient divides "
         "by the input, NaN through zeros; the derivative (a product of the others) is finite",
         _cumprod)),
@@ -674,4 +675,163 @@ POLICIES += [
     (r"ops\.einsum\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, lambda case, inputs, got:
                             numpy_reference(lambda a, b: np.einsum(
                                 case.call.split("'")[1], a, b))(case, inputs, got))),
+]
+
+
+def _numpy_binary(fn: Callable[..., np.ndarray]) -> Callable[..., str | None]:
+    """The values are numpy's ``fn`` of the two inputs, NaN where numpy's is (no
+    gradient is compared: the inputs hold NaN and infinities)."""
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        with np.errstate(all="ignore"):
+            want = fn(*inputs)
+        out = got["out"][0]
+        if out.dtype != want.dtype or not np.allclose(out, want, rtol=1e-5, atol=1e-6,
+                                                      equal_nan=True):
+            return f"msc {out.dtype} {out.ravel().tolist()}, numpy {want.ravel().tolist()}"
+        return None
+
+    return check
+
+
+INFINITE_OPERANDS = (
+    "at infinite operands msc follows Python and numpy ({}); MindSpore 2.10 computes "
+    "floor(x / y) and x - floor(x / y) * y there, giving infinities or NaN")
+POLICIES += [
+    (r"ops\.fmod\(a, b\)\[nan\]", _p(
+        Why.MINDSPORE_WRONG, "value", "MindSpore 2.10's fmod(x, ±inf) of a finite x is NaN; "
+        "C99's fmod (and numpy's) is x, which msc gives", _numpy_binary(np.fmod))),
+    (r"(ops\.remainder\(a, b\)|a % b)\[nan\]", _p(
+        Why.MINDSPORE_WRONG, "value", INFINITE_OPERANDS.format(
+            "x % inf of a finite negative x is inf, x % -inf of a positive one -inf"),
+        _numpy_binary(np.remainder))),
+    (r"(ops\.floor_divide\(a, b\)|a // b|ops\.div\(a, b, rounding_mode='floor'\))\[nan\]",
+     _p(Why.MINDSPORE_WRONG, "value", INFINITE_OPERANDS.format(
+         "inf // y is NaN, x // -inf of a positive x is -1, keeping "
+         "x == (x // y) * y + x % y"), _numpy_binary(np.floor_divide))),
+]
+
+
+def _as_float_numpy(fn: Callable[..., np.ndarray]) -> Callable[..., str | None]:
+    """An integer input MindSpore refuses: the result is a float tensor with numpy's
+    values of ``fn`` on the inputs as float64 (no gradient: integer inputs)."""
+
+    def check(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+        with np.errstate(all="ignore"):
+            want = fn(*[np.asarray(a, np.float64) for a in inputs])
+        out = got["out"][0]
+        if out.dtype.kind not in "fi" or not np.allclose(out.astype(np.float64), want,
+                                                         rtol=1e-5, atol=1e-6,
+                                                         equal_nan=True):
+            return f"msc {out.dtype} {out.ravel().tolist()}, numpy {want.ravel().tolist()}"
+        return None
+
+    return check
+
+
+def _logaddexp2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.logaddexp2(a, b)
+
+
+INT_FORMS = {
+    "ops.floor(x)": np.floor, "ops.atan2(a, b)": np.arctan2,
+    "ops.xlogy(a, b)": lambda a, b: np.where(a == 0, 0.0, a * np.log(b)),
+    "ops.logaddexp(a, b)": np.logaddexp, "ops.logaddexp2(a, b)": _logaddexp2,
+    "ops.hypot(a, b)": np.hypot,
+    "P.DivNoNan()(a, b)": lambda a, b: np.where(b == 0, 0.0, a / np.where(b == 0, 1, b)),
+    "P.Xdivy()(a, b)": lambda a, b: np.where(a == 0, 0.0, a / np.where(b == 0, 1, b)),
+}
+POLICIES += [
+    (re.escape(form) + r"\[int(32|64)\]", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its CPU kernel takes float inputs "
+                                                    "only") + "; integers compute as floats",
+        _as_float_numpy(fn))) for form, fn in INT_FORMS.items()
+]
+
+
+def _unbroadcast(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    g = g.sum(tuple(range(g.ndim - len(shape))))
+    return g.sum(tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True)
+
+
+def _fmin(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """numpy's fmin; the gradient goes to the smaller operand, all of it to the first
+    where the two are equal (as MindSpore's fmax gives it to its first)."""
+    if "[nan]" in case.id or "[int32]" in case.id:
+        return _as_float_numpy(np.fmin)(case, inputs, got) if "[int32]" in case.id else \
+            _numpy_binary(np.fmin)(case, inputs, got)
+    a, b = inputs
+    bad = numpy_reference(np.fmin, grad=False)(case, inputs, got)
+    if bad or "grad" not in got:
+        return bad
+    w = weight_for(got["out"][0].shape, "float64", case_seed(case))
+    first = np.broadcast_to(a <= b, w.shape)
+    for g, x, pick in ((got["grad"][0], a, first), (got["grad"][1], b, ~first)):
+        if not np.allclose(g, _unbroadcast(w * pick, x.shape).reshape(x.shape), rtol=1e-4,
+                           atol=1e-5):
+            return "the gradient does not go to the smaller operand (the first at ties)"
+    return None
+
+
+def _area_1d(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    out = int(re.search(r"size=\((\d+),\)", case.id).group(1))
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        n = x.shape[-1]
+        return np.stack([x[..., i * n // out:-(-(i + 1) * n // out)].mean(-1)
+                         for i in range(out)], -1)
+
+    return numpy_reference(forward)(case, inputs, got)
+
+
+def _np_pad(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """numpy's pad of the trailing axes ((left, right) of the last axis first)."""
+    flat = [int(v) for v in re.search(r"\), \(([-\d, ]+)\), '", case.id).group(1).split(",")]
+    mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[
+        re.search(r"'(\w+)'\)", case.id).group(1)]
+    x = inputs[0]
+    pads = [(0, 0)] * (x.ndim - len(flat) // 2) + [
+        (flat[2 * i], flat[2 * i + 1]) for i in reversed(range(len(flat) // 2))]
+    return numpy_reference(lambda a: np.pad(a, pads, mode))(case, inputs, got)
+
+
+POLICIES += [
+    (r"ops\.fmin\(.*", _p(Why.ACCEPTED, "error", CPU_MISSING, _fmin)),
+    (r"ops\.interpolate\(x\(2, 3, 5\), size=\((9|3|12),\), mode='area'\)", _p(
+        Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its 1-d adaptive average pooling wants "
+                                                    "the output size to divide the length") +
+        "; msc takes windows [floor(i*n/out), ceil((i+1)*n/out)) as its 2-d and 3-d forms "
+        "do", _area_1d)),
+    (r"ops\.pad\(x\(1, 2, 5, 6\), \(1, 0\), '(reflect|replicate|circular)'\)|"
+     r"ops\.pad\(x\(1, 2, 3, 4, 5\), .*, '(reflect|replicate|circular)'\)", _p(
+         Why.ACCEPTED, "error", ACCEPTED_NOTE.format("its PadV3 takes reflect padding up to "
+                                                     "4-d inputs, and two paddings only for "
+                                                     "3-d inputs") +
+         "; msc pads the trailing axes of any rank", _np_pad)),
+]
+
+
+def _full(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    return numpy_reference(lambda x: np.full((2, 3), 0.5) * x)(case, inputs, got)
+
+
+def _argmax_flat(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    out = got["out"][0]
+    want = np.argmax(inputs[0])
+    return None if out.shape == () and int(out) == int(want) else \
+        f"msc {out.tolist()}, numpy's argmax of the flattened tensor {want}"
+
+
+POLICIES += [
+    (r"ops\.full\(\(2, 3\), 0\.5\) \* a\[\(2, 3\)\]", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's ops.full((2, 3), 0.5) without a "
+        "dtype is an int64 tensor of zeros (the fill value truncated); numpy's np.full "
+        "keeps 0.5 as a float, as msc does", _full)),
+    (r"x\.argmax\(\)\[(ties|normal)\]", _p(
+        Why.MINDSPORE_WRONG, "shape value", "in graph mode MindSpore 2.10's Tensor.argmax() "
+        "without an axis reduces the last axis only; its own eager mode, its documentation "
+        "and numpy give the index in the flattened tensor, as msc does", _argmax_flat)),
+    (r"x\.type\(ms\.int32\)\[.*\]", _p(
+        Why.OPEN, "error", "Tensor.type(dtype) (a cast): msc's Tensor.type is the property "
+        "holding the tensor's type, which the compiler reads everywhere")),
 ]

@@ -7,7 +7,8 @@ import importlib
 from tests.oracle.spec import Case
 
 MODULES = ("pooling", "conv", "norm", "activation", "losses", "reduction", "indexing",
-           "sorting", "cumulative", "promotion", "linalg")
+           "sorting", "cumulative", "promotion", "linalg", "elementwise", "shape", "resize",
+           "padding", "layers", "tensor_methods")
 
 
 def families() -> dict[str, list[Case]]:

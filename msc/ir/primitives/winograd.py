@@ -49,12 +49,12 @@ TILE, TAPS, SIZE = 4, 3, 6
 
 
 def fits(node: Any) -> bool:
-    """Whether a float32 2-D convolution goes through F(4x4, 3x3): ungrouped, 3x3, stride
-    and dilation 1, padding at most 1, at least 32 channels in and out, and an image of at
-    least 14x14 (on a 7x7 one the 36 small products of 512 x 512 filters by 64 columns
-    were no faster than one im2col product)."""
+    """Whether a float32 2-D convolution of a nonempty batch goes through F(4x4, 3x3):
+    ungrouped, 3x3, stride and dilation 1, padding at most 1, at least 32 channels in and
+    out, and an output of at least 14x14 (on a 7x7 one, 2x2 tiles per image leave
+    products of 512 x 512 filters by 16 columns, no faster than one im2col product)."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    return (x.ndim == 4 and x.dtype == w.dtype == o.dtype == dtypes.float32
+    return (x.ndim == 4 and x.shape[0] > 0 and x.dtype == w.dtype == o.dtype == dtypes.float32
             and node.attr["groups"] == 1 and w.shape[2:] == (TAPS, TAPS)
             and node.attr["stride"] == (1, 1) and node.attr["dilation"] == (1, 1)
             and max(node.attr["pad"]) <= 1 and min(w.shape[:2]) >= 32

@@ -51,7 +51,7 @@ from msc.ir.rewrite import (
     walk,
 )
 from msc.ir.transform import Copier, close_regions, inline_calls
-from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type, tensor_of
+from msc.ir.types import U, MonadType, RefType, TensorType, TupleType, Type, tensor_of
 
 #: A cotangent: an IR value, None (zero), or a list of cotangents for a tuple value.
 Cotangent = Any
@@ -498,6 +498,8 @@ def _filled(b: Builder, t: Type, op: Any) -> Value:
     """``op`` (Zeros or Ones) of type ``t``; a tuple element by element."""
     if isinstance(t, TupleType):
         return b.tuple(*(_filled(b, e, op) for e in t.elems))
+    if isinstance(t, MonadType):  # a state inside a residual (a nested If's result): the
+        return Const(U)           # branch that did not run gives any state in its place
     tt = tensor_of(t)
     if not isinstance(tt, TensorType):
         raise UnsupportedSyntaxError(f"a differentiated function must compute tensors, not {t}")

@@ -89,11 +89,13 @@ class _Rewrite(Transformer):
             finals.append(branch.final)
         cond = node.inputs[0]
         selects = [_select(self.b, cond, a, b) for a, b in zip(*results)]
-        carries_state = bool(selects) and isinstance(selects[-1].type, MonadType)
-        if carries_state:  # a branch writes: the If's last result is the state after it
+        # a branch writes: the If's first state result is the state after it (the If of a
+        # differentiated graph returns its residuals after it)
+        state = next((i for i, s in enumerate(selects) if isinstance(s.type, MonadType)), None)
+        if state is not None:
             refs = list(dict.fromkeys([*finals[0], *finals[1]]))
             pairs = [[f.get(r) or writes.load(r) for f in finals] for r in refs]
-            selects[-1] = writes.store(refs, [_select(self.b, cond, *p) for p in pairs])
+            selects[state] = writes.store(refs, [_select(self.b, cond, *p) for p in pairs])
         out = self.b.append(make_node(Op.MakeTuple, tuple(selects), {}, node.loc, node.out.hint))
         self.selected[out] = selects
         return out

@@ -91,5 +91,21 @@ def _group() -> list[Case]:
     return out
 
 
+def _running() -> list[Case]:
+    """The moving statistics a BatchNorm keeps: after two calls in training (momentum
+    weighs the old value; the variance is the unbiased one) and unchanged in inference."""
+    out = []
+    cells = (("nn.BatchNorm1d(4, momentum={m})", (6, 4)),
+             ("nn.BatchNorm2d(4, momentum={m})", (3, 4, 3, 5)),
+             ("nn.BatchNorm3d(3, momentum={m})", (2, 3, 2, 3, 4)))
+    call = ("{t}y = {c}({x0})\n{t}z = {c}({x0} * 2.0 + 1.0)\n"
+            "({t}z, {c}.moving_mean + 0.0, {c}.moving_variance + 0.0)")
+    for (cell, shape), mom, train in itertools.product(cells, (0.9, 0.5), (True, False)):
+        setup = cell.format(m=mom) + f".set_train({train})"
+        out.append(Case(f"{setup}[running statistics]{shape}", FAMILY, call,
+                        (In(shape),), setup=setup, grad=False, atol=1e-4))
+    return out
+
+
 def cases() -> list[Case]:
-    return _batch() + _layer() + _group()
+    return _batch() + _layer() + _group() + _running()

@@ -26,26 +26,31 @@ from msc.ops.function.manipulation_func import _axis, _fail
 _REDUCE = {"sum": F.sum, "prod": F.prod, "max": F.amax, "min": F.amin}
 
 
-def _identity(kind: str, dtype: dtypes.DType) -> Any:
-    """The value a reduction of nothing gives: what MindSpore leaves in an empty segment."""
+def _identity(kind: str, dtype: dtypes.DType, finite: bool = False) -> Any:
+    """The value a reduction of nothing gives; ``finite``: the dtype's lowest (highest)
+    number instead of -inf (inf), what MindSpore leaves in an empty segment (its kernels
+    start from it, as TensorFlow's do)."""
     if kind in ("sum", "prod"):
         return 0 if kind == "sum" else 1
     if dtype.is_float:
+        if finite:
+            info = np.finfo(dtype.np)
+            return float(info.min if kind == "max" else info.max)
         return -np.inf if kind == "max" else np.inf
     info = np.iinfo(dtype.np)
     return int(info.min if kind == "max" else info.max)
 
 
-def _combine(updates: Any, owners: Any, count: int, kind: str) -> Any:
+def _combine(updates: Any, owners: Any, count: int, kind: str, finite: bool = False) -> Any:
     """Rows of ``updates`` (K, M) reduced into ``count`` rows by their owner (K,); an owner
-    outside [0, count) drops its row."""
+    outside [0, count) drops its row; a row nothing reduces into holds ``_identity``."""
     k, m = updates.shape
     slots = Tensor(np.arange(count).reshape(1, count).astype(owners.dtype.np))
     hit = apply(Op.Equal, F.reshape(owners, (k, 1)), slots)
     spread = (k, count, m)
     picked = F.select(F.broadcast_to(F.reshape(hit, (k, count, 1)), spread),
                       F.broadcast_to(F.reshape(updates, (k, 1, m)), spread),
-                      F.fill(updates.dtype, spread, _identity(kind, updates.dtype)))
+                      F.fill(updates.dtype, spread, _identity(kind, updates.dtype, finite)))
     return F.cast(_REDUCE[kind](picked, 0), updates.dtype)  # ints keep their width
 
 
@@ -60,7 +65,7 @@ def _unsorted_segment(x: Any, segment_ids: Any, num_segments: Any, kind: str) ->
     count = _count(num_segments, "num_segments", op)
     inner = x.shape[ids.ndim:]
     rows = _combine(F.reshape(x, (ids.size, int(np.prod(inner)))), F.reshape(ids, (-1,)),
-                    count, kind)
+                    count, kind, finite=True)
     return F.reshape(rows, (count, *inner))
 
 

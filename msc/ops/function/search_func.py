@@ -31,8 +31,11 @@ def _count_below(sorted_rows: Any, values: Any, right: bool, dtype: Any, op: str
 
 
 def bucketize(input: Any, boundaries: Any, *, right: bool = False) -> Any:  # noqa: A002
-    """The index of the bucket of ``boundaries`` (a sorted list) each element falls in."""
+    """The index of the bucket of ``boundaries`` (a sorted list, or a 1-d Tensor as
+    MindSpore 2.10 also takes) each element falls in."""
     x = _as_tensor(input, "bucketize")
+    if isinstance(boundaries, Tensor) and boundaries.ndim == 1:
+        return _count_below(boundaries, x, right, dtypes.int32, "bucketize")
     if not isinstance(boundaries, (list, tuple)):
         _fail("bucketize", f"the 'boundaries' must be a list, but got "
                            f"{type(boundaries).__name__}.", GraphTypeError)

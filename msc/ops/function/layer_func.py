@@ -99,12 +99,23 @@ def rrelu(input: Any, lower: float = 1 / 8, upper: float = 1 / 3) -> Any:  # noq
 
 def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None,  # noqa: A002
               norm_type: float = 2.0, scale_grad_by_freq: bool = False) -> Any:
-    """Row ``i`` of ``weight`` for each index ``i`` of ``input``."""
+    """Row ``i`` of ``weight`` for each index ``i`` of ``input``. Row ``padding_idx`` gets
+    no gradient (it is not trained); with ``max_norm`` each row looked up whose
+    ``norm_type``-norm exceeds it is scaled to it, max_norm / (norm + 1e-7). MindSpore
+    renormalises the weight in place first, so its gradient is that of the rows looked up
+    (EmbeddingDenseBackward's, unscaled): msc gives that one; its graphs never write their
+    inputs, so the weight keeps its rows."""
+    w = _as_tensor(weight, "embedding")
+    if padding_idx is not None:
+        n = w.shape[0]
+        row = Tensor((np.arange(n) == padding_idx % n).reshape((n,) + (1,) * (w.ndim - 1)))
+        w = F.select(F.broadcast_to(row, w.shape), apply(Op.StopGradient, w), w)
+    out = F.gather(w, input, 0)
     if max_norm is not None:
-        with _checking("embedding"):
-            raise GraphValueError("'max_norm' (renormalising rows of the weight as they are "
-                                  "looked up) is not supported by msc yet")
-    return F.gather(weight, input, 0)
+        norm = F.norm(apply(Op.StopGradient, out), norm_type, -1, True)
+        scaled = out * F.select(norm > max_norm, max_norm / (norm + 1e-7), F.ones_like(norm))
+        out = out + apply(Op.StopGradient, scaled - out)
+    return out
 
 
 def bidense(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:

@@ -835,3 +835,39 @@ POLICIES += [
         Why.OPEN, "error", "Tensor.type(dtype) (a cast): msc's Tensor.type is the property "
         "holding the tensor's type, which the compiler reads everywhere")),
 ]
+
+
+def _embedding(case: Case, inputs: list[np.ndarray], got: dict[str, Any]) -> str | None:
+    """The rows looked up (renormalised to max_norm where their norm exceeds it); the
+    weight's gradient adds each looked-up row's weights into its row, none into
+    padding_idx's (MindSpore's EmbeddingDenseBackward, which its CPU build lacks)."""
+    x, ids = inputs[0].astype(np.float64), inputs[1].astype(np.int64)
+    rows = x[ids]
+    if "max_norm=1.0" in case.id:
+        norm = np.sqrt((rows * rows).sum(-1, keepdims=True))
+        rows = rows * np.where(norm > 1.0, 1.0 / (norm + 1e-7), 1.0)
+    out = got["out"][0]
+    if not np.allclose(out, rows, rtol=1e-5, atol=1e-6):
+        return "the rows differ from numpy's"
+    if "grad" in got:
+        w = weight_for(out.shape, "float64", case_seed(case))
+        g = np.zeros(x.shape)
+        np.add.at(g, ids.ravel(), w.reshape(-1, x.shape[-1]))
+        if "padding_idx=1" in case.id:
+            g[1] = 0
+        if not np.allclose(got["grad"][0], g, rtol=1e-5, atol=1e-6):
+            return "the weight's gradient differs from the looked-up rows' sums"
+    return None
+
+
+POLICIES += [
+    (r"ops\.embedding\(i, x(, padding_idx=1)?\)\[.*", _p(
+        Why.ACCEPTED, "grad", "MindSpore 2.10's CPU build has no EmbeddingDenseBackward "
+        "(no gradient of ops.embedding); msc's adds each row's gradients, none into "
+        "padding_idx's row, as its documentation says", _embedding)),
+    (r"ops\.embedding\(i, x, max_norm=1\.0\)\[.*", _p(
+        Why.MINDSPORE_WRONG, "value grad", "MindSpore 2.10's ops.embedding with max_norm "
+        "returns each row's squares over its norm (signs lost) instead of the row over its "
+        "norm; msc renormalises as documented (its CPU build has no gradient; msc's is "
+        "EmbeddingDenseBackward's)", _embedding)),
+]

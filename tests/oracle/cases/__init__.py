@@ -8,7 +8,7 @@ from tests.oracle.spec import Case
 
 MODULES = ("pooling", "conv", "norm", "activation", "losses", "reduction", "indexing",
            "sorting", "cumulative", "promotion", "linalg", "elementwise", "shape", "resize",
-           "padding", "layers", "tensor_methods")
+           "padding", "layers", "tensor_methods", "scatter")
 
 
 def families() -> dict[str, list[Case]]:

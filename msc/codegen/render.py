@@ -157,14 +157,17 @@ def _names(code: CodeType) -> tuple[set[str], set[str], bool]:
 
 
 @functools.lru_cache(maxsize=None)
-def runtime_snippets(filename: str) -> tuple[Snippet, ...]:
+def runtime_snippets(filename: str, known: frozenset[str] = frozenset()
+                     ) -> tuple[Snippet, ...]:
     """The statements of ``msc/runtime/<filename>`` other than its docstring and imports,
-    in file order. Its top-level imports must be ones the templates provide."""
+    in file order. Its top-level imports must be ones the templates provide. A statement
+    reads the names it uses that the file or ``known`` (a file it comes after) binds."""
     text = importlib.resources.files("msc.runtime").joinpath(filename).read_text("utf-8")
-    return snippets(text, filename)
+    return snippets(text, filename, known)
 
 
-def snippets(text: str, filename: str) -> tuple[Snippet, ...]:
+def snippets(text: str, filename: str, known: frozenset[str] = frozenset()
+             ) -> tuple[Snippet, ...]:
     """``runtime_snippets`` of the runtime file ``filename`` whose source is ``text``."""
     parts: list[tuple[str, set[str], set[str]]] = []
     for source, code in _statements(text, filename):
@@ -176,7 +179,7 @@ def snippets(text: str, filename: str) -> tuple[Snippet, ...]:
                                             "generated modules do not")
         elif bound:  # (not the docstring)
             parts.append((source, bound, read))
-    known = {name for _, defines, _ in parts for name in defines}
+    known = known | {name for _, defines, _ in parts for name in defines}
     return tuple(Snippet(source, frozenset(defines), frozenset((reads & known) - defines))
                  for source, defines, reads in parts)
 
@@ -190,13 +193,15 @@ def called_helpers(spec: ModuleSpec) -> set[str]:
 @functools.cache  # (every compile asks: one folder listing per process)
 def with_companions(filename: str) -> tuple[Snippet, ...]:
     """A runtime file's statements and those of its companions, in name order
-    (``numba_special_rt.py`` for ``numba_rt.py``)."""
+    (``numba_special_rt.py`` for ``numba_rt.py``), which may use the file's helpers."""
     folder = importlib.resources.files("msc.runtime")
     stem = filename.removesuffix("_rt.py")
     companions = sorted(f.name for f in folder.iterdir()
                         if f.name != filename and f.name.startswith(f"{stem}_")
                         and f.name.endswith("_rt.py"))
-    return runtime_snippets(filename) + tuple(s for c in companions for s in runtime_snippets(c))
+    main = runtime_snippets(filename)
+    defined = frozenset(name for s in main for name in s.defines)
+    return main + tuple(s for c in companions for s in runtime_snippets(c, defined))
 
 
 def runtime_source(spec: ModuleSpec) -> str:

@@ -1,19 +1,22 @@
-"""Winograd F(4x4, 3x3) transforms for the numba target (``msc/ir/primitives/winograd.py``
-derives the matrices; ``tests/codegen/test_winograd.py`` checks these against them).
+"""Winograd F(4x4, 3x3) convolutions for the numba target (``msc/ir/primitives/winograd.py``
+says when; ``tests/codegen/test_winograd.py`` derives the matrices in rationals and checks
+these transforms against them).
 
-Each transform is one short function whatever the layer's shape, so a model's Winograd
-layers share one compiled copy: written out as kernel-IR loops per layer, ResNet-18's ten
-such layers took seven times as long to compile. The 1-D transforms return tuples that
-LLVM keeps in registers; the 2-D ones apply them down a tile's columns, then along its
-rows. The input and output transforms compute in float32 (their coefficients are exact
-in it), the filter transform in float64 (thirds and fifteenths are not).
+``_rt_wino_conv`` is one function whatever the layer's shape, so a model's Winograd layers
+share one compiled copy: written out as kernel-IR loops per layer, ResNet-18's ten such
+layers made ``msc compile`` seven times slower, and kernels per layer that each inlined
+the product twice as slow. The 1-D transforms return tuples that LLVM inlines and keeps in
+registers (marked ``inline="always"`` they took Numba 0.4 s longer, and ran no faster);
+the 2-D ones apply them down a tile's columns, then along its rows. The input and output
+transforms compute in float32 (their coefficients are exact in it), the filter transform
+in float64 (thirds and fifteenths are not).
 """
 
 import numpy as np
 from numba import njit
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _rt_wino_bt(d0, d1, d2, d3, d4, d5):
     """B^T times a column of 6 input values (points 0, -1, 1, 1/2, -2, infinity)."""
     h, one5, two, two5 = np.float32(0.5), np.float32(1.5), np.float32(2.0), np.float32(2.5)
@@ -25,7 +28,7 @@ def _rt_wino_bt(d0, d1, d2, d3, d4, d5):
             d1 - one5 * d2 - two * d3 + one5 * d4 + d5)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _rt_wino_g(g0, g1, g2):
     """G times a column of 3 filter taps (float64; multiplications by the reciprocals,
     which LLVM and C compilers fold to the same constants)."""
@@ -37,7 +40,7 @@ def _rt_wino_g(g0, g1, g2):
             g2)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _rt_wino_at(m0, m1, m2, m3, m4, m5):
     """A^T times a column of 6 products: 4 output values."""
     h, q, e = np.float32(0.5), np.float32(0.25), np.float32(0.125)
@@ -126,3 +129,21 @@ def _rt_wino_outputs(m, out, first, per_image):
                         for j in range(4):
                             if x + j < width:
                                 out[ex, k, y + i, x + j] = row[j]
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_wino_conv(src, w, u, v, m, out):
+    """``out`` = the convolution of the input in its zero border ``src`` (N, C, 4 rows +
+    2, 4 cols + 2) with the filters ``w`` (K, C, 3, 3): the filters transformed into
+    ``u`` (K, 36, C), then block by block of rows of tiles (as many as ``v`` holds) the
+    inputs into ``v`` (C, 36, tiles), 36 products into ``m`` (K, 36, tiles) and the
+    outputs. Every size comes from the arrays, so one kernel calls it for every layer."""
+    _rt_wino_filters(w, u)
+    rows = (src.shape[2] - 2) // 4
+    per = v.shape[2] // ((src.shape[3] - 2) // 4)
+    for b in range(src.shape[0] * rows // per):
+        _rt_wino_inputs(src, v, b * per, rows)
+        for xi in range(36):
+            _rt_matmul_into(u[:, xi], v[:, xi], m[:, xi], 0.0)
+        _rt_wino_outputs(m, out, b * per, rows)
+

@@ -233,7 +233,7 @@ def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path):
     """The native runtime's Winograd transforms do the numba runtime's arithmetic in its
     order: the same bytes; both within Winograd's error of eager mode."""
     art = compile_native(tmp_path / "wb", "winograd_block", ["f32[2,32,15,14]"])
-    assert "msc_wino_inputs(" in (art / "model.c").read_text()
+    assert "msc_wino_conv(" in (art / "model.c").read_text()
     runner = build_runner(art, tmp_path / "r")
     x = np.random.default_rng(4).standard_normal((2, 32, 15, 14)).astype(np.float32)
     raw, _ = run_c(runner, [x], tmp_path)

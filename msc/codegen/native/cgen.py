@@ -366,7 +366,7 @@ class Renderer:
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
             self.gemm(a, b, out, beta if is_static(beta) else self.scalar(beta))
             return
-        if isinstance(e, K.Helper) and e.name.startswith("_rt_wino_"):
+        if isinstance(e, K.Helper) and e.name == "_rt_wino_conv":
             self.winograd(e)
             return
         if isinstance(e, K.Call) and e.fn is K.Fn.COPYTO:
@@ -431,26 +431,19 @@ class Renderer:
             self.fill(out, dest)
 
     def winograd(self, e: K.Helper) -> None:
-        """A Winograd transform (``msc/ir/primitives/winograd.py``): the runtime's
-        ``msc_wino_*``, its image arrays contiguous float32 and its transformed ones
+        """A Winograd convolution (``msc/ir/primitives/winograd.py``): the runtime's
+        ``msc_wino_conv``, its image arrays contiguous float32 and its transformed ones
         (rows, 36, columns) with unit column strides, as the lowering makes them."""
-        values = [self.use(self.value(x)) for x in e.args]
-        (x, y), ints = [v for v in values if isinstance(v, View)], \
-            [cast(self.scalar(v), I64) for v in values if not isinstance(v, View)]
-        image, table = (x, y) if e.name != "_rt_wino_outputs" else (y, x)
-        if x.dtype != np.float32 or y.dtype != np.float32 or not image.contiguous \
-                or table.strides[2] != 1:
-            raise self.fail(f"{e.name} of {x!r} and {y!r}")
-        rows, xi = str(table.strides[0]), str(table.strides[1])
-        if e.name == "_rt_wino_filters":
-            args = [x.address(), str(x.shape[0]), str(x.shape[1]), y.address(), rows, xi]
-        elif e.name == "_rt_wino_inputs":
-            args = [x.address(), *map(str, x.shape[1:]), y.address(), rows, xi,
-                    str(y.shape[2]), *ints]
-        else:
-            args = [x.address(), rows, xi, str(x.shape[0]), str(x.shape[2]), y.address(),
-                    str(y.shape[2]), str(y.shape[3]), *ints]
-        self.put(f"msc_{e.name[4:]}({', '.join(args)});")
+        src, w, u, v, m, out = (self.use(self.value(x)) for x in e.args)
+        tables = (u, v, m)
+        if any(a.dtype != np.float32 for a in (src, w, out, *tables)) or not all(
+                a.contiguous for a in (src, w, out)) or any(t.strides[2] != 1 for t in tables):
+            raise self.fail(f"{e.name} of {src!r}, {w!r}, {u!r}, {v!r}, {m!r}, {out!r}")
+        args = [src.address(), *map(str, src.shape), w.address(), str(w.shape[0])]
+        for t in tables:
+            args += [t.address(), str(t.strides[0]), str(t.strides[1])]
+        args += [str(v.shape[2]), out.address(), *map(str, out.shape[2:])]
+        self.put(f"msc_wino_conv({', '.join(args)});")
 
     # --- expressions ----------------------------------------------------------------------
 

@@ -33,7 +33,6 @@ from msc.ir.kernel import (
     Expr,
     Lit,
     Name,
-    Role,
     Slice,
     Stmt,
     Store,
@@ -92,8 +91,9 @@ def leading(n: int) -> int:
 def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
                ) -> tuple[Stmt, ...]:
     """The statements computing convolution ``node`` (``fits``) into ``out``: the input
-    in a zero border out to whole tiles, the filters transformed, then block by block of
-    tiles the inputs transformed, 36 BLAS products and the outputs transformed."""
+    in a zero border out to whole tiles, the arrays the transforms fill, and the runtime's
+    ``_rt_wino_conv`` (the filters transformed, then block by block of tiles the inputs
+    transformed, 36 BLAS products and the outputs transformed)."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     n, c_in, height, width = x.shape
     k_out = w.shape[0]
@@ -116,15 +116,6 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
               Slice(Lit(left), Lit(left + width)))
     loops.emit(Store(Name(src)[inside], a[0]))
     u = strided(filt, (k_out, xis, c_in))
-    loops.emit(Eval(helper("_rt_wino_filters", contiguous(a[1]), u)))
     v, m = strided(tin, (c_in, xis, tiles)), strided(prod, (k_out, xis, tiles))
-    block = loops.open_range("b", None, n * rows // per, Role.PARALLEL)
-    first = Name(block) * per
-    loops.emit(Eval(helper("_rt_wino_inputs", Name(src), v, first, rows)))
-    xi = loops.open_range("xi", None, xis, Role.PARALLEL)
-    loops.emit(Eval(helper("_rt_matmul_into", *(Name(name)[Slice(), Name(xi), Slice(Lit(0), Lit(size))]
-                                                for name, size in ((filt, c_in), (tin, tiles), (prod, tiles))), 0.0)))
-    loops.close_range(xi)
-    loops.emit(Eval(helper("_rt_wino_outputs", m, Name(out), first, rows)))
-    loops.close_range(block)
+    loops.emit(Eval(helper("_rt_wino_conv", Name(src), contiguous(a[1]), u, v, m, Name(out))))
     return loops.lines

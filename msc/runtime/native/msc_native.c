@@ -434,7 +434,7 @@ static inline void wino_at(float m0, float m1, float m2, float m3, float m4, flo
     o[3] = m2 - m1 + 0.125f * m3 - 8.0f * m4 + m5;
 }
 
-void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
+static void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
                       int64_t u_xi) {
     for (int64_t k = 0; k < k_out; k++)
         for (int64_t c = 0; c < c_in; c++) {
@@ -448,7 +448,7 @@ void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int
         }
 }
 
-void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
+static void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
                      int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first, int64_t per_image) {
     int64_t cols = (width - 2) / 4, rows = tiles / cols;
     for (int64_t c = 0; c < c_in; c++)
@@ -470,7 +470,7 @@ void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t wid
         }
 }
 
-void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
+static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
                       float *out, int64_t height, int64_t width, int64_t first,
                       int64_t per_image) {
     int64_t cols = (width + 3) / 4, rows = tiles / cols;
@@ -492,4 +492,19 @@ void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, 
                 }
             }
         }
+}
+
+void msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
+                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
+                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
+                   float *out, int64_t out_h, int64_t out_w) {
+    int64_t rows = (height - 2) / 4, per = tiles / ((width - 2) / 4);
+    msc_wino_filters(w, k_out, c_in, u, u_k, u_xi);
+    for (int64_t b = 0; b < n * rows / per; b++) {
+        msc_wino_inputs(src, c_in, height, width, v, v_c, v_xi, tiles, b * per, rows);
+        for (int64_t xi = 0; xi < 36; xi++)
+            msc_gemm_f32(0, 0, k_out, tiles, c_in, u + xi * u_xi, u_k, v + xi * v_xi, v_c, 0.0,
+                         m + xi * m_xi, m_k);
+        msc_wino_outputs(m, m_k, m_xi, k_out, tiles, out, out_h, out_w, b * per, rows);
+    }
 }

@@ -42,15 +42,13 @@ void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *
                   const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
                   const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
-/* Winograd F(4x4, 3x3)'s transforms (numba_winograd_rt.py): filters, inputs and outputs
-   contiguous float32, the transformed arrays (rows, 36, columns) with the strides given */
-void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
-                      int64_t u_xi);
-void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
-                     int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first, int64_t per_image);
-void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
-                      float *out, int64_t height, int64_t width, int64_t first,
-                      int64_t per_image);
+/* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input in
+   its zero border, the filters and the output contiguous float32; the transformed filters,
+   inputs and products (rows, 36, columns) with the strides given */
+void msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
+                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
+                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
+                   float *out, int64_t out_h, int64_t out_w);
 
 /* --- Python's integer and float arithmetic (Numba's) ------------------------------------ */
 

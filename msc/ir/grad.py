@@ -22,9 +22,12 @@ A tensor ``While`` also counts its iterations, N. Its backward is a ``While`` fr
 j = N-1 down to 0 that recomputes the carried values of iteration j from the initial
 ones (an inner loop of j steps) and applies the body's backward to them: no memory
 grows with N, at the price of O(N^2) body evaluations (as recomputation-based
-checkpointing trades). A loop body that writes a Parameter cannot be recomputed: its
-gradient is a clear error. Unrolled loops are straight-line code and need nothing
-special.
+checkpointing trades). A loop that writes Parameters or prints runs its effects once,
+in the forward loop; its recomputation runs a pure copy of the body (``_pure``) in which
+each Parameter it reads or writes is a carried value starting from the Parameter's value
+at the loop's entry, and a print does nothing. Gradients then flow through those writes
+as through any carried value (a read after the loop sees the loop's writes), as
+MindSpore's do. Unrolled loops are straight-line code and need nothing special.
 """
 
 from __future__ import annotations
@@ -124,6 +127,15 @@ class _SplitIf:
 
 
 @dataclass(frozen=True)
+class _Counted:
+    """A counting ``While``'s body as its backward recomputes it (``_pure`` where the loop
+    has effects) and the values that recomputation starts from."""
+
+    body: Graph
+    init: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
 class _SharedGrad:
     """A shared graph's forward (its result, then its residuals) and backward
     ((residuals..., ct of the result) -> ct of each parameter but the state)."""
@@ -167,7 +179,7 @@ class _Forward:
         self.calls: dict[Var, _SharedGrad] = {}  # forward Call -> its shared graphs
         self.env: dict[Var, Value] = {}
         self.ifs: dict[Var, _SplitIf] = {}
-        self.whiles: dict[Var, Graph] = {}  # counting While -> the body it counts
+        self.whiles: dict[Var, _Counted] = {}  # counting While -> what its backward runs
         self.writes = writes  # whether the differentiated function writes Parameters
 
     def read(self, v: Value) -> Value:
@@ -213,9 +225,22 @@ class _Forward:
         out = b.tuple(*parts, b.add(count, 1))
         regions = {"cond": Graph(cond.name, cond.params + (count,), cond.nodes, cond.output),
                    "body": Graph(body.name, body.params + (count,), tuple(body_nodes), out)}
-        loop = make_node(Op.While, (*node.inputs, Const(np.int64(0))), regions, node.loc)
+        inputs = init = list(node.inputs)
+        if _impure(body) or (self.writes and any(isinstance(v.type, RefType) for v in init)):
+            # the recomputation starts from each Parameter's value at the loop's entry:
+            # a copy (the loop writes the buffer a Load reads), made before the loop runs
+            state = next(v for v in init if isinstance(v.type, MonadType))
+            entry = Builder(node.loc, self.nodes)
+            init = [entry.emit(Op.TensorMove, entry.emit(Op.Load, v, state))
+                    if isinstance(v.type, RefType) else v for v in init]
+            copies = [v for v, w in zip(init, inputs) if v is not w]
+            after = entry.emit(Op.UpdateState, state, *copies)
+            inputs = [after if v is state else v for v in inputs]
+            init = [after if v is state else v for v in init]
+            body = _pure(body, extend=False)
+        loop = make_node(Op.While, (*inputs, Const(np.int64(0))), regions, node.loc)
         self.nodes.append(loop)
-        self.whiles[loop.out] = body
+        self.whiles[loop.out] = _Counted(body, tuple(init))
         return loop.out
 
     def split_if(self, node: Node) -> Var:
@@ -317,8 +342,19 @@ class _Backward:
     def run(self, forward: list[Node]) -> None:
         for node in reversed(forward):
             g = self.ct.get(node.out)
+            if g is None and node.op is Op.While and self._writes_read(node):
+                g = [None] * len(_tuple_type(node.out.type).elems)
             if g is not None:
                 self.node(node, g)
+
+    def _writes_read(self, node: Node) -> bool:
+        """Whether a loop writes a weight whose later reads have a cotangent: it flows on
+        into the loop."""
+        counted = self.whiles.get(node.out)
+        return counted is not None and any(
+            isinstance(v.type, RefType) and self.ct.get(v) is not None
+            and not isinstance(w.type, RefType)
+            for v, w in zip(node.inputs, counted.init))
 
     def node(self, node: Node, g: Cotangent) -> None:
         op, b = node.op, self.b(node.loc)
@@ -379,20 +415,17 @@ class _Backward:
     def backward_while(self, node: Node, g: Cotangent, b: Builder) -> None:
         """``for j = N-1 .. 0: ct = body's backward at (body^j)(init)`` as a ``While``
         carrying ``(j, ct..., init...)``; the final ``ct`` is the initial values'."""
-        body = self.whiles[node.out]
+        counted = self.whiles[node.out]
+        body = counted.body
         n = len(body.params)
-        init = node.inputs[:n]
-        if any(n.op.writes or n.op is Op.Print for n in walk(body)):
-            raise UnsupportedSyntaxError("gradients through a tensor while loop that writes "
-                                         "a Parameter or prints are not supported",
-                                         node.loc)
-        if self.writes and any(isinstance(v.type, MonadType) for v in init):
-            # the recomputation reads the weights again: they must not have changed
-            raise UnsupportedSyntaxError("gradients through a tensor while loop that reads a "
-                                         "Parameter are not supported in a function that "
-                                         "also writes Parameters", node.loc)
+        operands, init = node.inputs[:n], counted.init
         diff = [k for k, v in enumerate(init) if not isinstance(v.type, MonadType)]
-        cts = [_value(b, init[k].type, g[k]) for k in diff]
+        # a weight the recomputation carries as a value: the cotangent of its reads after
+        # the loop is its final value's, and flows back through the loop's writes
+        weights = {k for k in diff if isinstance(operands[k].type, RefType)
+                   and not isinstance(init[k].type, RefType)}
+        cts = [_value(b, init[k].type, self.ct.pop(operands[k], None) if k in weights
+                      else g[k]) for k in diff]
         step = _vjp_of(body, self.writes, self.shared)  # (s..., ct...) -> ct before it
         j = b.sub(b.getitem(node.out, n), 1)
         carried = (j, *cts, *init)
@@ -400,7 +433,104 @@ class _Backward:
             "cond": _counting_down(carried),
             "body": _step_back(carried, body, step, len(cts))}, node.loc))
         for pos, k in enumerate(diff):
-            self.add(init[k], b.getitem(loop, 1 + pos))
+            self.add(operands[k], b.getitem(loop, 1 + pos))
+
+
+def _impure(g: Graph) -> bool:
+    return any(n.op.writes or n.op in (Op.Print, Op.Raise) for n in walk(g))
+
+
+def _pure(g: Graph, extend: bool) -> Graph:
+    """``g`` (a loop body or a region) without effects, for recomputation: each weight
+    parameter becomes a parameter of its tensor type holding the weight's current value,
+    a ``Load`` reads that value, a write replaces it (converted to the weight's type as
+    the write converts), a print or raise does nothing. Nested ``If``s and ``While``s are
+    made pure too. With ``extend`` the result tuple also gives each weight's final value,
+    in parameter order (an ``If`` region's; a loop body carries them in place)."""
+    nodes: list[Node] = []
+    b = Builder(None, nodes)
+    env: dict[Var, Value] = {}
+    current: dict[Var, Value] = {}  # weight parameter -> its value now
+    params = []
+    for p in g.params:
+        new = Var(p.type.tensor if isinstance(p.type, RefType) else p.type, p.hint)
+        (current if isinstance(p.type, RefType) else env)[p] = new
+        params.append(new)
+
+    def read(v: Value) -> Value:
+        if isinstance(v, Var):
+            return current[v] if v in current else env.get(v, v)
+        return v
+
+    for node in g.nodes:
+        ins = [read(v) for v in node.inputs]
+        b.loc = node.loc
+        if node.op is Op.Load:
+            env[node.out] = ins[0]
+        elif node.op.writes:
+            ref = node.inputs[0]
+            value = ins[1] if node.op.update is None else b.emit(node.op.update, ins[0], ins[1])
+            current[ref] = env[node.out] = _as_weight(b, value, _ct_type(ref.type))
+        elif node.op in (Op.UpdateState, Op.Print, Op.Raise):
+            env[node.out] = next(v for v in ins if isinstance(v.type, MonadType))
+        elif node.op is Op.Depend:
+            env[node.out] = ins[0]
+        elif node.op is Op.If:
+            env[node.out] = _pure_if(b, node, ins, current)
+        elif node.op is Op.While:
+            env[node.out] = _pure_while(b, node, ins, current)
+        elif node.op is Op.Call and any(isinstance(v.type, RefType) for v in node.inputs):
+            raise UnsupportedSyntaxError("gradients through a tensor while loop that writes a "
+                                         "Parameter or prints, around a call of a shared "
+                                         "(lazy_inline) graph that reads one, are not "
+                                         "supported", node.loc)
+        else:
+            env[node.out] = b.append(make_node(node.op, tuple(ins), node.attr, node.loc))
+    out = read(g.output)
+    if extend:
+        parts = tuple_parts(nodes, out)
+        if parts is None:
+            raise InternalCompilerError("a region without a result tuple")
+        out = b.tuple(*parts, *(current[p] for p in g.params if p in current))
+    return Graph(f"{g.name}_pure", tuple(params), tuple(nodes), out)
+
+
+def _pure_if(b: Builder, node: Node, ins: list[Value], current: dict[Var, Value]) -> Value:
+    """A nested ``If`` made pure: its regions also return their weights' final values,
+    which become the weights' values after it."""
+    regions = {k: _pure(node.attr[k], extend=True) for k in ("then", "orelse")}
+    new = b.append(make_node(Op.If, tuple(ins), regions, node.loc))
+    first = len(_tuple_type(node.out.type).elems)
+    refs = [v for v in node.inputs[1:] if isinstance(v.type, RefType)]
+    for i, ref in enumerate(refs):
+        current[ref] = b.getitem(new, first + i)
+    return new
+
+
+def _pure_while(b: Builder, node: Node, ins: list[Value], current: dict[Var, Value]) -> Value:
+    """A nested ``While`` made pure: its weights are carried values, their results the
+    weights' values after it."""
+    regions = {k: _pure(node.attr[k], extend=False) for k in ("cond", "body")}
+    new = b.append(make_node(Op.While, tuple(ins), regions, node.loc))
+    for i, v in enumerate(node.inputs):
+        if isinstance(v.type, RefType):
+            current[v] = b.getitem(new, i)
+    return new
+
+
+def _as_weight(b: Builder, value: Value, t: Type) -> Value:
+    """``value`` as the weight of tensor type ``t`` stores it (a write converts and
+    broadcasts its value)."""
+    assert isinstance(t, TensorType)
+    if isinstance(value, Const) and not isinstance(value.value, np.ndarray):
+        value = Const(np.asarray(value.value, t.dtype.np))
+    vt = tensor_of(value.type)
+    assert vt is not None
+    if vt.dtype != t.dtype:
+        value = b.cast(value, dtype=t.dtype)
+    if tensor_of(value.type).shape != t.shape:  # type: ignore[union-attr]
+        value = b.broadcast_to(value, shape=t.shape)
+    return value
 
 
 def _vjp_of(body: Graph, writes: bool, shared: _Shared) -> Graph:

@@ -175,3 +175,166 @@ def test_a_write_in_a_differentiated_cheap_if_happens(if_to_select):
             np.testing.assert_allclose(net.p.asnumpy(), want_p)
     finally:
         ms.set_context(if_to_select=True)
+
+
+# --- tensor while loops that write Parameters or print ---------------------------------------
+
+
+class WhileAddsToWeight(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = Parameter(Tensor(np.float32(1.0)), name="p")
+
+    def construct(self, x, y):
+        while x < 10:
+            x = x * 2 + self.p
+            ms.ops.assign_add(self.p, y)
+        return x * self.p
+
+
+def plain_while_adds_to_weight(x, y, p=1.0):
+    while x < 10:
+        x = x * 2 + p
+        p += y
+    return x * p
+
+
+class WeightDecidesNestedIf(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.para = Parameter(Tensor(np.float32(8.0)), name="para")
+
+    def construct(self, x, y):
+        out = y * y
+        while x < 10:
+            if self.para > 5:
+                self.para -= 1
+                out = out + y
+            x = x + 1
+        return out
+
+
+def plain_weight_decides_nested_if(x, y, para=8.0):
+    out = y * y
+    while x < 10:
+        if para > 5:
+            para -= 1
+            out = out + y
+        x = x + 1
+    return out
+
+
+def by_weights(net, *args):
+    weights = ms.ParameterTuple(net.trainable_params())
+    return C.GradOperation(get_all=True, get_by_list=True)(net, weights)(*args)
+
+
+@pytest.mark.parametrize("x, y", [(1.0, 0.5), (3.0, 0.25), (11.0, 1.0)])
+def test_gradients_flow_through_a_loops_writes(mode, x, y):
+    """A read after the loop sees its writes, and its gradient flows back through them
+    (MindSpore 2.10 at (1, 0.5): d x 20, d y 61, d p 34.5)."""
+    net = WhileAddsToWeight()
+    (dx, dy), (dp,) = by_weights(net, Tensor(np.float32(x)), Tensor(np.float32(y)))
+    np.testing.assert_allclose(dx.asnumpy(), central(lambda v: plain_while_adds_to_weight(v, y),
+                                                     x), rtol=1e-3)
+    np.testing.assert_allclose(dy.asnumpy(), central(lambda v: plain_while_adds_to_weight(x, v),
+                                                     y), rtol=1e-3)
+    np.testing.assert_allclose(dp.asnumpy(), central(
+        lambda v: plain_while_adds_to_weight(x, y, v), 1.0), rtol=1e-3)
+    p = 1.0
+    while x < 10:
+        x, p = x * 2 + p, p + y
+    np.testing.assert_allclose(net.p.asnumpy(), p)  # written once, by the forward loop
+
+
+@pytest.mark.parametrize("x0", [9.0, 8.0, 7.0, 3.0])
+def test_a_weight_written_in_a_loop_decides_a_branch_inside_it(mode, x0):
+    net = WeightDecidesNestedIf()
+    _, dy = grad_all(net, Tensor(np.float32(x0)), Tensor(np.float32(1.0)))
+    np.testing.assert_allclose(dy.asnumpy(), central(
+        lambda v: plain_weight_decides_nested_if(x0, v), 1.0), rtol=1e-3)
+    np.testing.assert_allclose(net.para.asnumpy(), max(5.0, 8.0 - (10 - x0)))
+
+
+class ContinueStuck(nn.Cell):
+    """MindSpore's ``test_continue_stuck_in_vm``: a weight-controlled loop in a loop,
+    written in both, left by a return."""
+
+    def __init__(self):
+        super().__init__()
+        self.para = Parameter(Tensor(8, mstype.int32), name="a")
+
+    def construct(self, x, y):
+        out = y * y
+        while x != 3:
+            while self.para > 5:
+                self.para -= 1
+                x += 1
+                if x > 3:
+                    self.para -= x
+                    return out
+                out = out + y
+            continue
+        out = out * y
+        return out
+
+
+class IfAfterIfInWhileBreak(nn.Cell):
+    """MindSpore's ``test_if_after_if_in_while_break_backward``."""
+
+    def __init__(self):
+        super().__init__()
+        self.i = Tensor(np.array(0), mstype.int32)
+        self.zero = Tensor(np.array(0), mstype.int32)
+        self.weight = Parameter(Tensor(np.array(0), mstype.int32), name="weight")
+
+    def construct(self, x, y):
+        i = self.i
+        out = self.zero
+        while i < 10:
+            self.weight = i
+            if self.weight % 2 == 0:
+                i = i + 1
+                continue
+            if out <= 20:
+                self.weight = i
+                out = x * y + out
+            else:
+                break
+            i = i + 1
+        if out >= 30:
+            self.weight = out
+            out = out - 30
+            return out
+        out = out + 1
+        return out
+
+
+def test_mindspores_loops_that_write_weights():
+    """The gradients MindSpore 2.10 gives (and its tests assert)."""
+    dx, dy = grad_all(ContinueStuck(), Tensor(2, mstype.int32), Tensor(1, mstype.int32))
+    assert (dx.asnumpy(), dy.asnumpy()) == (0, 3)
+    net = IfAfterIfInWhileBreak()
+    dx, dy = grad_all(net, Tensor(1, mstype.int32), Tensor(3, mstype.int32))
+    assert (dx.asnumpy(), dy.asnumpy()) == (15, 5)
+    assert net.weight.asnumpy() == 9
+
+
+class PrintInWhile(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor([2.0], mstype.float32), name="w")
+
+    def construct(self, x):
+        while x < 20:
+            print("x:", x)
+            x = x * self.w
+        return x
+
+
+def test_a_loop_that_prints_prints_once_and_is_differentiated(capfd):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    (dx,), (dw,) = by_weights(PrintInWhile(), Tensor(np.array([1.5], np.float32)))
+    assert capfd.readouterr().out.count("x:") == 4  # the forward loop's four iterations
+    np.testing.assert_allclose(dx.asnumpy(), [16.0])  # MindSpore 2.10: 16 and 48
+    np.testing.assert_allclose(dw.asnumpy(), [48.0])

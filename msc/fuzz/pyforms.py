@@ -1,6 +1,8 @@
 """Python constructs MindSpore scripts use in graphs, for the generator: ``with`` over a
 ``@jit_class`` context manager, recursion on Python ints, lists whose tensor items are
-popped under an ``in`` condition, and ``ops.assign`` to Parameters held in a tuple.
+popped under an ``in`` condition, ``ops.assign`` to Parameters held in a tuple, and
+``ops.vmap`` of a helper that updates a stacked Parameter passed with a batch axis (each
+example its own slice: ``ops.assign`` or an ``Apply*`` optimizer primitive).
 
 ``PyForms`` is a mixin of ``Gen``: ``py_kinds`` weighs its statements for ``statement``,
 ``py_prelude`` adds the module-level code they need (the context manager, the recursive
@@ -12,10 +14,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from msc.fuzz.types import MS_DTYPE, PYFLOAT, PYINT, TT, Var
+from msc.fuzz.types import MS_DTYPE, PYFLOAT, PYINT, TT, Var, array_literal, literal_source
 
 #: The features these constructs add to the generator's.
-PY_FEATURES = frozenset({"with", "recursion", "list-pop", "param-tuple"})
+PY_FEATURES = frozenset({"with", "recursion", "list-pop", "param-tuple", "vmap-param"})
+
+#: The stacked Parameter's update inside the vmapped helper, over ``p`` and ``a``.
+_UPDATES = (
+    "ops.assign(p, ops.tanh(p * 0.5 + a))\n    return p + a",
+    "return ops.ApplyProximalGradientDescent()(p, 0.1, 0.01, 0.02, ops.tanh(a))",
+    "return ops.ApplyGradientDescent()(p, 0.25, ops.tanh(a))",
+    "ops.assign_add(p, ops.tanh(a))\n    return a * 2",
+)
 
 _CONTEXT = '''@ms.jit_class
 class Ctx:
@@ -56,6 +66,10 @@ class PyForms:
         if "param-tuple" in f and frame.kind == "construct" and \
                 any(p.name.startswith("self.p") for p in frame.params):
             kinds["param_tuple"] = 0.6
+        if "vmap-param" in f and frame.kind == "construct" and any(
+                isinstance(v.type, TT) and v.type.dtype in ("float32", "float64")
+                and v.type.ndim for v in frame.state):
+            kinds["vmap_param"] = 0.4
         return kinds
 
     def py_prelude(self) -> list[str]:
@@ -114,6 +128,25 @@ class PyForms:
         value = self.expr(t, scope, 2)  # type: ignore[attr-defined]
         op = self.rng.choice(["ops.assign", "ops.assign_add"])
         return self.stmt_type(f"{op}(self.ptup[{i}], ops.clip_by_value({value}, -50.0, 50.0))")
+
+    def _s_vmap_param(self, scope: list[Var], depth: int) -> Any:
+        """``s = ops.vmap(vupd, in_axes=(o, o), out_axes=o)(self.stackN, e)``: a new
+        Parameter of ``s``'s type whose axis ``o`` indexes the examples, updated in place
+        by a module-level helper (eager mode runs it example by example on Parameters of
+        their own and writes them back: ``run.loop_vmap``)."""
+        rng = self.rng
+        v = rng.choice([v for v in self.frame.state if isinstance(v.type, TT)
+                        and v.type.dtype in ("float32", "float64") and v.type.ndim])
+        t = v.type
+        name, param = self.fresh("vupd"), self.fresh("self.stack")  # type: ignore[attr-defined]
+        self.net_init.append(f"{param} = Parameter(Tensor("
+                             f"{literal_source(array_literal(rng, t))}), name='{param[5:]}')")
+        self.recursive.append(f"def {name}(p, a):\n    {rng.choice(_UPDATES)}")
+        o = rng.randrange(t.ndim)
+        axis = str(o - t.ndim if rng.random() < 0.3 else o)
+        value = self.expr(t, scope, 2)  # type: ignore[attr-defined]
+        return self.stmt_type(f"{v.name} = ops.vmap({name}, in_axes=({axis}, {axis}), "
+                              f"out_axes={o})({param}, {value})")
 
     def _numeric_state(self) -> Var:
         found = [v for v in self.frame.state

@@ -127,11 +127,23 @@ def parameters(net: Any) -> dict[str, np.ndarray]:
 
 def loop_vmap(fn: Callable[..., Any], in_axes: Any, out_axes: int) -> Callable[..., Any]:
     """``ops.vmap`` as eager mode's reference: ``fn`` called example by example and the
-    results stacked (the generator's forms: one axis or None per tensor argument)."""
+    results stacked (the generator's forms: one axis or None per tensor argument). A
+    Parameter with a batch axis gives each example a Parameter of its own slice, written
+    back after the call."""
     def batched(*args: Any) -> Any:
         size = next(a.shape[ax] for a, ax in zip(args, in_axes) if ax is not None)
-        rows = [fn(*(a if ax is None else ms.Tensor(np.take(a.asnumpy(), k, axis=ax))
-                     for a, ax in zip(args, in_axes))) for k in range(size)]
+        rows = []
+        for k in range(size):
+            own = [a if ax is None else
+                   (ms.Parameter if isinstance(a, ms.Parameter) else ms.Tensor)(
+                       ms.Tensor(np.take(a.asnumpy(), k, axis=ax)))
+                   for a, ax in zip(args, in_axes)]
+            rows.append(fn(*own))
+            for a, ax, mine in zip(args, in_axes, own):
+                if ax is not None and isinstance(a, ms.Parameter):
+                    index = [slice(None)] * a.ndim
+                    index[ax] = k
+                    a.asnumpy()[tuple(index)] = mine.asnumpy()
         return ms.Tensor(np.stack([r.asnumpy() for r in rows], axis=out_axes))
     return batched
 

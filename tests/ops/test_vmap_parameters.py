@@ -269,3 +269,33 @@ class MaskedWrite(nn.Cell):
 def test_a_write_under_a_condition_that_differs_between_examples_is_an_error():
     with pytest.raises(ValueError, match="under a condition that differs"):
         MaskedWrite()(Tensor(np.ones((4, 2), np.float32)))
+
+
+class AssignNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.assign = P.Assign()
+        self.value = Tensor([3, 4], ms.int32)
+
+    def construct(self, x):
+        return self.assign(x, self.value)
+
+
+def test_mindspores_auto_monad_vmap_test():
+    """tests/st/auto_monad/test_auto_monad_vmap.py: a shared value assigned to each row of
+    a Parameter argument, then a write after the vmap sees it."""
+    batched = ops.vmap(AssignNet())
+
+    @ms.jit
+    def program(a):
+        c = Tensor([[1, 2], [3, 4], [5, 6]], ms.int32)
+        out = batched(a)
+        c = a + c
+        P.AssignAdd()(a, c)
+        return out, a
+
+    a = Parameter(Tensor([[1, 2], [3, 4], [5, 6]], ms.int32), name="param_a")
+    out, after = program(a)
+    np.testing.assert_array_equal(out.asnumpy(), [[3, 4], [3, 4], [3, 4]])
+    np.testing.assert_array_equal(after.asnumpy(), [[7, 10], [9, 12], [11, 14]])
+    np.testing.assert_array_equal(a.asnumpy(), [[7, 10], [9, 12], [11, 14]])

@@ -18,6 +18,7 @@ from typing import Any
 from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.errors import (
     GraphTypeError,
+    GraphValueError,
     Loc,
     MscError,
     SideEffectWarning,
@@ -421,7 +422,14 @@ class Evaluator(ast.NodeVisitor):
         op = _BINOPS.get(type(node.op))
         if op is None:
             return self.generic_visit(node)
-        return self.guarded(op, self.visit(node.left), self.visit(node.right))
+        left, right = self.visit(node.left), self.visit(node.right)
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _number(left) and \
+                _number(right) and right == 0:  # MindSpore's graph-mode errors, not Python's
+            raise GraphValueError("Cannot perform modulo operation on zero."
+                                  if isinstance(node.op, ast.Mod) else
+                                  "The divisor could not be zero. But the divisor is zero now.",
+                                  self.loc)
+        return self.guarded(op, left, right)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.visit(node.operand)
@@ -585,3 +593,8 @@ def _as_load(target: ast.expr) -> ast.expr:
 def _hashable(key: Any) -> Any:
     hash(key)
     return key
+
+
+def _number(v: Any) -> bool:
+    """A Python number (a graph folds arithmetic on them while it is built)."""
+    return isinstance(v, (bool, int, float))

@@ -329,9 +329,9 @@ def test_an_error_in_a_method_the_body_calls_stops_the_compile():
                 x = b.work(x)
             return x
 
-    # MindSpore 2.10: ValueError "The divisor could not be zero" (its own with test)
+    # MindSpore 2.10's message (its own with test asserts "The divisor could not be zero")
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
-    with pytest.raises(ValueError, match="division by zero") as info:
+    with pytest.raises(ValueError, match="The divisor could not be zero") as info:
         Net()(Tensor(np.array([1], I64)))
     assert "2 / 0" in open(__file__).read().splitlines()[info.value.loc.line - 1]
 
@@ -352,3 +352,32 @@ def test_numba_target_runs_a_with_body():
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="numba")
     x = np.array([1, 2, 3], I64)
     np.testing.assert_array_equal(Net()(Tensor(x)).asnumpy(), x * 4 + 1)
+
+
+class FloorDividesByZero(nn.Cell):
+    def construct(self, x):
+        return x + 2 // 0
+
+
+class ModuloByZero(nn.Cell):
+    def construct(self, x):
+        return x + 2 % 0
+
+
+@pytest.mark.parametrize("net, message", [
+    (FloorDividesByZero, "The divisor could not be zero. But the divisor is zero now."),
+    (ModuloByZero, "Cannot perform modulo operation on zero."),
+])
+def test_a_number_divided_by_zero_in_a_graph_gives_mindspores_error(net, message):
+    """MindSpore 2.10's graph mode: a ValueError with these messages (eager mode raises
+    Python's ZeroDivisionError, as MindSpore's PyNative mode does)."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")) as info:
+        net()(Tensor(np.array([1], I64)))
+    assert "test_with_statement.py" in str(info.value)  # at the user's line
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        with pytest.raises(ZeroDivisionError):
+            net()(Tensor(np.array([1], I64)))
+    finally:
+        ms.set_context(mode=ms.GRAPH_MODE)

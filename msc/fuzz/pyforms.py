@@ -17,7 +17,8 @@ from typing import Any
 from msc.fuzz.types import MS_DTYPE, PYFLOAT, PYINT, TT, Var, array_literal, literal_source
 
 #: The features these constructs add to the generator's.
-PY_FEATURES = frozenset({"with", "recursion", "list-pop", "param-tuple", "vmap-param"})
+PY_FEATURES = frozenset({"with", "recursion", "list-pop", "param-tuple", "vmap-param",
+                         "chosen-param"})
 
 #: The stacked Parameter's update inside the vmapped helper, over ``p`` and ``a``.
 _UPDATES = (
@@ -70,6 +71,9 @@ class PyForms:
                 isinstance(v.type, TT) and v.type.dtype in ("float32", "float64")
                 and v.type.ndim for v in frame.state):
             kinds["vmap_param"] = 0.4
+        if "chosen-param" in f and frame.kind == "construct" and any(
+                isinstance(v.type, TT) and v.type.floating for v in frame.state):
+            kinds["chosen_param"] = 0.4
         return kinds
 
     def py_prelude(self) -> list[str]:
@@ -147,6 +151,32 @@ class PyForms:
         value = self.expr(t, scope, 2)  # type: ignore[attr-defined]
         return self.stmt_type(f"{v.name} = ops.vmap({name}, in_axes=({axis}, {axis}), "
                               f"out_axes={o})({param}, {value})")
+
+    def _s_chosen_param(self, scope: list[Var], depth: int) -> Any:
+        """One of two new Parameters of ``s``'s type chosen by a tensor condition (``a if c
+        else b``, or a tuple of both rebound swapped in a tensor ``if``), written through
+        the choice and read after the write: ``s = pc * 1``."""
+        rng = self.rng
+        v = rng.choice([v for v in self.frame.state if isinstance(v.type, TT)
+                        and v.type.floating])
+        t = v.type
+        names = [self.fresh("self.choice") for _ in range(2)]  # type: ignore[attr-defined]
+        for name in names:
+            self.net_init.append(f"{name} = Parameter(Tensor("
+                                 f"{literal_source(array_literal(rng, t))}), name='{name[5:]}')")
+        pc = self.fresh("pc")  # type: ignore[attr-defined]
+        cond = self.condition(scope, 2)  # type: ignore[attr-defined]
+        value = self.expr(t, scope, 2)  # type: ignore[attr-defined]
+        op = rng.choice(["ops.assign", "ops.assign_add", "ops.assign_sub"])
+        write = f"{op}({pc}, ops.clip_by_value({value}, -50.0, 50.0))"
+        read = f"{v.name} = {pc} * 1"
+        if rng.random() < 0.5:
+            return self.stmt_type(f"{pc} = {names[0]} if {cond} else {names[1]}\n{write}\n"
+                                  f"{read}")
+        pair = self.fresh("pair")  # type: ignore[attr-defined]
+        return self.stmt_type(f"{pair} = ({names[0]}, {names[1]})\nif {cond}:\n"
+                              f"    {pair} = ({names[1]}, {names[0]})\n{pc} = {pair}[0]\n"
+                              f"{write}\n{read}")
 
     def _numeric_state(self) -> Var:
         found = [v for v in self.frame.state

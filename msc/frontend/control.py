@@ -425,6 +425,12 @@ def _flatten(a: Any, b: Any, what: str, out_a: list[Any], out_b: list[Any],
         b = _fill_like(a)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         if len(a) != len(b):
+            if isinstance(a, list) or isinstance(b, list):  # MindSpore: a run-time length
+                raise UnsupportedSyntaxError(
+                    f"{what} is a list of {len(a)} in the if branch but of {len(b)} in the "
+                    "else branch: msc needs a list's length at compile time, so both "
+                    "branches of a tensor if must leave it with the same length (append a "
+                    "placeholder in the other branch, or keep a count in a tensor)")
             raise GraphTypeError(f"{what} is a tuple of {len(a)} in the if branch but of "
                                  f"{len(b)} in the else branch")
         return tuple(_flatten(x, y, f"{what}[{i}]", out_a, out_b, out_what)

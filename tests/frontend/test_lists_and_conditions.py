@@ -164,7 +164,7 @@ class PopInIfExp(nn.Cell):
 
 
 @pytest.mark.parametrize("make, args, text", [
-    (PopInOneBranch, [np.ones(1, F), np.ones(1, F)], "variable 'lst' is a tuple of 1 in the "
+    (PopInOneBranch, [np.ones(1, F), np.ones(1, F)], "variable 'lst' is a list of 1 in the "
                                                      "if branch but of 2"),
     (PopInTensorWhile, [np.ones(1, F), np.array(2, np.int32)], "the list in 'lst' is changed"),
     (PopInIfExp, [np.ones(1, F)], "the list in 'lst' is changed"),

@@ -599,7 +599,9 @@ class Exprs:
         (im2col one example at a time or for the batch, 1x1 straight from the input,
         shifted taps). The input is tanh of (N, C, H) values times (W) values, the weight
         tanh of its own values over the taps' count, so every output is an average of
-        bounded terms."""
+        bounded terms. Three in ten, where t's size divides 32, are a 3x3 convolution of
+        stride 1 to 32 channels, which the numba target computes by Winograd's transforms
+        (float32), each of t's elements the mean of a run of channels."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
             return None
         rng = self.rng
@@ -610,16 +612,23 @@ class Exprs:
         pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw)) if mode == "pad" \
             else 0
         groups = rng.choice([g for g in (1, 1, 2, 4, 8) if t.size % g == 0])
+        out = t.size
+        if rng.random() < 0.3 and 32 % t.size == 0:  # the numba target's Winograd path
+            (kh, kw), stride, dilation, groups, out = (3, 3), 1, 1, 1, 32
+            pad = tuple(rng.randint(0, 1) for _ in range(4)) if mode == "pad" else 0
         h, w = rng.randint(20, 28), rng.randint(24, 34)
         rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
-        weight = self.sub(t.with_shape((t.size, 32 // groups, kh, kw)), scope, depth)
-        bias = f"ops.tanh({self.sub(t.with_shape((t.size,)), scope, depth)})" \
+        weight = self.sub(t.with_shape((out, 32 // groups, kh, kw)), scope, depth)
+        bias = f"ops.tanh({self.sub(t.with_shape((out,)), scope, depth)})" \
             if rng.random() < 0.3 else "None"
         conv = (f"ops.conv2d(ops.tanh({rows} * {cols} + {cols}), "
                 f"ops.tanh({weight}) * {groups / (32 * kh * kw)!r}, {bias}, stride={stride}, "
                 f"pad_mode={mode!r}, padding={pad!r}, dilation={dilation}, groups={groups})")
-        return f"ops.reshape(ops.mean({conv}, (0, 2, 3)), {t.shape!r})"
+        mean = f"ops.mean({conv}, (0, 2, 3))"
+        if out != t.size:  # each of t's elements the mean of a run of out channels
+            mean = f"ops.mean(ops.reshape({mean}, ({t.size}, {out // t.size})), 1)"
+        return f"ops.reshape({mean}, {t.shape!r})"
 
     # --- tuples, calls ----------------------------------------------------------------------
 

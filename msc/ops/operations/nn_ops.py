@@ -460,18 +460,12 @@ class ResizeBilinearV2(Primitive):
         self.align_corners, self.half_pixel_centers = align_corners, half_pixel_centers
 
     def __call__(self, image: Any, size: Any) -> Any:
-        x = _image(image, self.name)
-        if not x.dtype.is_float:
-            raise GraphTypeError(f"For '{self.name}', the image must be a float tensor, but "
-                                 f"got {x.dtype}.")
-        for axis, out in zip((2, 3), _image_size(size, self.name)):
-            n = x.shape[axis]
+        def matrix(n: int, out: int) -> Any:
             if self.align_corners or self.half_pixel_centers:
-                matrix = linear_matrix(n, out, n / out, self.align_corners)
-            else:  # MindSpore's default samples at dst * in/out
-                matrix = _interpolation(n, np.arange(out) * (n / out))
-            x = along(x, axis, matrix)
-        return x
+                return linear_matrix(n, out, n / out, self.align_corners)
+            return _interpolation(n, np.arange(out) * (n / out))  # MindSpore's dst * in/out
+
+        return _resized(self.name, "image", image, size, matrix)
 
 
 class ResizeNearestNeighborV2(Primitive):
@@ -510,18 +504,24 @@ class ResizeBicubic(Primitive):
             bool(half_pixel_centers)
 
     def __call__(self, images: Any, size: Any) -> Any:
-        x = _image(images, self.name)
-        if not x.dtype.is_float:
-            raise GraphTypeError(f"For '{self.name}', the images must be a float tensor, "
-                                 f"but got {x.dtype}.")
-        for axis, out in zip((2, 3), _image_size(size, self.name)):
-            n = x.shape[axis]
+        def matrix(n: int, out: int) -> Any:
             if self.align_corners or self.half_pixel_centers:
-                matrix = cubic_matrix(n, out, n / out, self.align_corners)
-            else:
-                matrix = cubic_rows(n, np.arange(out) * (n / out), -0.75, drop_outside=False)
-            x = along(x, axis, matrix)
-        return x
+                return cubic_matrix(n, out, n / out, self.align_corners)
+            return cubic_rows(n, np.arange(out) * (n / out), -0.75, drop_outside=False)
+
+        return _resized(self.name, "images", images, size, matrix)
+
+
+def _resized(name: str, what: str, images: Any, size: Any, matrix: Any) -> Any:
+    """A float NCHW image resized to ``size`` one spatial axis at a time, each by the
+    (out, n) interpolation ``matrix(n, out)`` gives."""
+    x = _image(images, name)
+    if not x.dtype.is_float:
+        raise GraphTypeError(f"For '{name}', the {what} must be a float tensor, but got "
+                             f"{x.dtype}.")
+    for axis, out in zip((2, 3), _image_size(size, name)):
+        x = along(x, axis, matrix(x.shape[axis], out))
+    return x
 
 
 # --- losses -------------------------------------------------------------------------------

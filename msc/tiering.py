@@ -42,6 +42,11 @@ from msc.progress import Ticker, wanted
 
 WORKER = Path(__file__).with_name("codegen") / "numba_worker.py"
 _RUNNING: weakref.WeakSet[NumbaTier] = weakref.WeakSet()
+#: Worker processes of this process's tiers that run at once: one per CPU it may use
+#: (each starts helpers of its own on spare CPUs). A test run or a sweep compiling many
+#: graphs had dozens of Numba processes (36 seen, a few hundred MB each) share two CPUs;
+#: the others now wait their turn, their calls answered by the python tier meanwhile.
+_WORKER_SLOTS = threading.BoundedSemaphore(spare_cpus() + 1)
 
 
 class TierWarning(UserWarning):
@@ -118,8 +123,8 @@ class NumbaTier:
     def _compile_in_worker(self, path: Path, foreseen: bool,
                            args: list[np.ndarray]) -> ModuleType | None:
         """Have a worker process compile the module (running it on ``args`` unless its
-        calls are ``foreseen``), then load what it compiled; None if stopped first, or
-        failed (``error`` says why)."""
+        calls are ``foreseen``) once a worker slot is free, then load what it compiled;
+        None if stopped first, or failed (``error`` says why)."""
         if foreseen:
             self.args_file = FORESEEN
         else:
@@ -128,21 +133,30 @@ class NumbaTier:
                 np.savez(f, **{f"a{i}": a for i, a in enumerate(args)},
                          readonly=np.array([i for i, a in enumerate(args)
                                             if not a.flags.writeable], np.int64))
-        with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
-            with self._lock:                       # worker may outlive this process
-                if self._stopped:
-                    self._remove_args()
-                    return None
-                self.process = subprocess.Popen(
-                    [sys.executable, str(WORKER), str(path), self.args_file,
-                     str(ready_file(path))],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
-                    start_new_session=self.detach)
-            if self.process.wait() != 0:
-                errors.seek(0)
-                lines = errors.read().decode(errors="replace").strip().splitlines()
-                self.error = "\n".join(lines[-12:]) or f"exit status {self.process.returncode}"
+        slots = _WORKER_SLOTS
+        while not slots.acquire(timeout=0.1):  # (a stop while waiting ends the wait)
+            if self._stopped:
+                self._remove_args()
                 return None
+        try:
+            with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a detached
+                with self._lock:                       # worker may outlive this process
+                    if self._stopped:
+                        self._remove_args()
+                        return None
+                    self.process = subprocess.Popen(
+                        [sys.executable, str(WORKER), str(path), self.args_file,
+                         str(ready_file(path))],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                        start_new_session=self.detach)
+                if self.process.wait() != 0:
+                    errors.seek(0)
+                    lines = errors.read().decode(errors="replace").strip().splitlines()
+                    self.error = "\n".join(lines[-12:]) or \
+                        f"exit status {self.process.returncode}"
+                    return None
+        finally:
+            slots.release()
         return load_compiled(path)  # Numba's first use here: a few tenths of a second
 
     def wait(self, timeout: float | None = None) -> bool:

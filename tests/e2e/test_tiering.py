@@ -176,6 +176,36 @@ def test_a_cache_hit_whose_kernels_the_library_holds_runs_numba_from_its_first_c
         ms.set_context(enable_compile_cache=False)
 
 
+def test_tier_workers_wait_for_a_free_slot(monkeypatch):
+    """With one worker slot, three graphs compiling at once run their workers one after
+    another (never two alive together), all three reach the numba tier, and every call
+    meanwhile is answered, by the python tier, with eager mode's values."""
+    import threading
+
+    from msc import tiering
+
+    monkeypatch.setattr(tiering, "spare_cpus", lambda: 1)  # a worker even on one CPU
+    monkeypatch.setattr(tiering, "_WORKER_SLOTS", threading.BoundedSemaphore(1))
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="auto")
+    scales = (2.0, -3.0, 0.5)
+    fns = [ms.jit(lambda x, s=s: ops.tanh(x) * s + x) for s in scales]
+    x = np.linspace(-1, 1, 7, dtype=np.float32)
+    want = [np.tanh(x) * np.float32(s) + x for s in scales]
+    for f, w in zip(fns, want):
+        np.testing.assert_allclose(f(ms.Tensor(x)).asnumpy(), w, rtol=1e-6)
+    tiers = [next(iter(f.cache.entries.values())).numba_tier for f in fns]
+    while not all(t.done.is_set() for t in tiers):
+        alive = [t for t in tiers if t.process is not None and t.process.poll() is None]
+        assert len(alive) <= 1
+        for f, w in zip(fns, want):
+            np.testing.assert_allclose(f(ms.Tensor(x)).asnumpy(), w, rtol=1e-6)
+    assert ms.wait_for_compiles(timeout=300)
+    assert all(t.process is not None and t.process.returncode == 0 for t in tiers)
+    for f, w in zip(fns, want):
+        np.testing.assert_allclose(f(ms.Tensor(x)).asnumpy(), w, rtol=1e-6)
+        assert next(iter(f.cache.entries.values())).tier == "numba"
+
+
 def test_python_tier_alone_never_starts_numba():
     ms.set_context(jit_tier="python")
 

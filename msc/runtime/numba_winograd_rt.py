@@ -51,11 +51,19 @@ def _rt_wino_at(m0, m1, m2, m3, m4, m5):
             m2 - m1 + e * m3 - eight * m4 + m5)
 
 
+#: The largest magnitude of a transformed filter or input ``_rt_wino_conv`` takes: with
+#: both under 1e15 no product or output transform overflows (at most 123 C 1e30).
+_RT_WINO_LIMIT = np.float32(1e15)
+
+
 @njit(cache=True, error_model="numpy")
 def _rt_wino_filters(w, u):
     """``u[k, xi, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3): each
     product's (K, C) matrix is ``u[:, xi]``, its rows 36 C apart, so that the 36 values a
-    filter gives are stored close together."""
+    filter gives are stored close together. Returns whether every value is within
+    ``_RT_WINO_LIMIT`` (False for infinities and NaN: ``_rt_wino_conv``'s guard, an and
+    over the loop that vectorizes, where a float sum would not)."""
+    fits = True
     for k in range(w.shape[0]):
         for c in range(w.shape[1]):
             a0 = _rt_wino_g(np.float64(w[k, c, 0, 0]), np.float64(w[k, c, 1, 0]),
@@ -67,16 +75,21 @@ def _rt_wino_filters(w, u):
             for i in range(6):
                 row = _rt_wino_g(a0[i], a1[i], a2[i])
                 for j in range(6):
-                    u[k, 6 * i + j, c] = row[j]
+                    value = np.float32(row[j])
+                    u[k, 6 * i + j, c] = value
+                    fits &= abs(value) <= _RT_WINO_LIMIT
+    return fits
 
 
 @njit(cache=True, error_model="numpy")
 def _rt_wino_inputs(src, v, first, per_image):
     """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, 4 rows + 2,
     4 cols + 2: the input in its zero border) in ``v.shape[2] // cols`` rows of tiles of
-    the batch from row ``first`` on (rows count examples, ``per_image`` each)."""
+    the batch from row ``first`` on (rows count examples, ``per_image`` each). Returns
+    whether every value is within ``_RT_WINO_LIMIT``, as ``_rt_wino_filters`` does."""
     cols = (src.shape[3] - 2) // 4
     rows = v.shape[2] // cols
+    fits = True
     for c in range(src.shape[1]):
         for r in range(rows):
             ex = (first + r) // per_image
@@ -100,6 +113,8 @@ def _rt_wino_inputs(src, v, first, per_image):
                     row = _rt_wino_bt(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
                     for j in range(6):
                         v[c, 6 * i + j, t] = row[j]
+                        fits &= abs(row[j]) <= _RT_WINO_LIMIT
+    return fits
 
 
 @njit(cache=True, error_model="numpy")
@@ -131,19 +146,28 @@ def _rt_wino_outputs(m, out, first, per_image):
                                 out[ex, k, y + i, x + j] = row[j]
 
 
+
+
 @njit(cache=True, error_model="numpy")
 def _rt_wino_conv(src, w, u, v, m, out):
     """``out`` = the convolution of the input in its zero border ``src`` (N, C, 4 rows +
     2, 4 cols + 2) with the filters ``w`` (K, C, 3, 3): the filters transformed into
     ``u`` (K, 36, C), then block by block of rows of tiles (as many as ``v`` holds) the
     inputs into ``v`` (C, 36, tiles), 36 products into ``m`` (K, 36, tiles) and the
-    outputs. Every size comes from the arrays, so one kernel calls it for every layer."""
-    _rt_wino_filters(w, u)
+    outputs. Every size comes from the arrays, so one kernel calls it for every layer.
+
+    False (``out`` unfinished) where a transformed filter or input is not finite or
+    larger than ``_RT_WINO_LIMIT``: an infinity or NaN would spread over a
+    whole 4x4 tile (NaN where the direct sum is finite or infinite), a huge value
+    overflow where it does not; the caller then computes the convolution directly."""
+    if not _rt_wino_filters(w, u):
+        return False
     rows = (src.shape[2] - 2) // 4
     per = v.shape[2] // ((src.shape[3] - 2) // 4)
     for b in range(src.shape[0] * rows // per):
-        _rt_wino_inputs(src, v, b * per, rows)
+        if not _rt_wino_inputs(src, v, b * per, rows):
+            return False
         for xi in range(36):
             _rt_matmul_into(u[:, xi], v[:, xi], m[:, xi], 0.0)
         _rt_wino_outputs(m, out, b * per, rows)
-
+    return True

@@ -120,3 +120,29 @@ def test_error_on_resnet_layers(c, size, tmp_path):
     got = winograd_conv(x, wt, (1, 1, 1, 1), tmp_path)
     want = conv64(x, wt, (1, 1, 1, 1))
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("where,value", [("x", np.inf), ("x", -np.inf), ("x", np.nan),
+                                         ("x", 3e30), ("w", 1e20), ("w", np.nan)])
+def test_values_the_transforms_cannot_take_give_the_direct_sum(where, value, tmp_path):
+    """An infinity or NaN would spread over a whole 4x4 tile of Winograd's output (NaN
+    where the direct sum is finite or infinite), a huge value overflow a transform: the
+    runtime declines and the products' way computes the convolution, so exactly the
+    windows that hold the value are infinite or NaN, as in eager mode."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((1, 32, 16, 16)).astype(np.float32)
+    wt = (rng.standard_normal((32, 32, 3, 3)) / np.sqrt(9 * 32)).astype(np.float32)
+    (x if where == "x" else wt)[(0, 3, 5, 6) if where == "x" else (4, 3, 1, 2)] = value
+    pad = (1, 1, 1, 1)
+    got = winograd_conv(x, wt, pad, tmp_path)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = conv64(x, wt, pad)
+        eager = Conv(pad)(ms.Tensor(x), ms.Tensor(wt)).asnumpy()
+    for ref in (want, eager):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+        np.testing.assert_array_equal(np.isposinf(got), np.isposinf(ref))
+        np.testing.assert_array_equal(np.isneginf(got), np.isneginf(ref))
+    finite = np.isfinite(want)
+    assert finite.any() and not finite.all() or np.isfinite(value)
+    scale = np.abs(want[finite]).max()
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-5, atol=1e-5 * scale)

@@ -366,9 +366,6 @@ class Renderer:
             a, b, out, beta = (self.use(self.value(x)) for x in e.args)
             self.gemm(a, b, out, beta if is_static(beta) else self.scalar(beta))
             return
-        if isinstance(e, K.Helper) and e.name == "_rt_wino_conv":
-            self.winograd(e)
-            return
         if isinstance(e, K.Call) and e.fn is K.Fn.COPYTO:
             dst, src = (self.use(self.value(x)) for x in e.args[:2])
             self.fill(dst, src)
@@ -430,10 +427,11 @@ class Renderer:
         if target is None:
             self.fill(out, dest)
 
-    def winograd(self, e: K.Helper) -> None:
+    def winograd(self, e: K.Helper) -> Scalar:
         """A Winograd convolution (``msc/ir/primitives/winograd.py``): the runtime's
         ``msc_wino_conv``, its image arrays contiguous float32 and its transformed ones
-        (rows, 36, columns) with unit column strides, as the lowering makes them."""
+        (rows, 36, columns) with unit column strides, as the lowering makes them; 0 where
+        it declined."""
         src, w, u, v, m, out = (self.use(self.value(x)) for x in e.args)
         tables = (u, v, m)
         if any(a.dtype != np.float32 for a in (src, w, out, *tables)) or not all(
@@ -443,7 +441,7 @@ class Renderer:
         for t in tables:
             args += [t.address(), str(t.strides[0]), str(t.strides[1])]
         args += [str(v.shape[2]), out.address(), *map(str, out.shape[2:])]
-        self.put(f"msc_wino_conv({', '.join(args)});")
+        return Scalar(f"msc_wino_conv({', '.join(args)})", I64)
 
     # --- expressions ----------------------------------------------------------------------
 
@@ -659,6 +657,8 @@ class Renderer:
             t = row.dtype if e.name == "_rt_row_max" else F64
             return Scalar(f"msc_{e.name[4:]}_{kind}({row.address()}, {row.shape[0]}, "
                           f"{row.strides[0]}{extra})", t)
+        if e.name == "_rt_wino_conv":
+            return self.winograd(e)
         if e.name in ("_rt_matmul", "_rt_matmul_bias"):
             a, b = (self.value(x) for x in e.args[:2])
             out = self.allocate((a.shape[0], b.shape[1]), a.dtype)

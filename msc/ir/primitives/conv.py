@@ -320,12 +320,12 @@ def _loops_conv_or_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple
     depth = math.prod(w.shape[1:])
     if node.attr["groups"] == 1 and o.dtype in (dtypes.float32, dtypes.float64) \
             and x.dtype == w.dtype == o.dtype and depth >= GEMM_MIN_DEPTH:
-        if winograd_fits(node):
-            return winograd_loops(a, node, out, fresh)
         if _rt_shifted(w.shape[1], o.shape[2:], _rt_padded(x.shape[2:], node.attr["pad"]),
                        node.attr["stride"]) and math.prod(w.shape[2:]) > 1:
-            return _loops_conv_shifted(a, node, out, fresh)  # (a 1x1's one product: below)
-        return _loops_conv_gemm(a, node, out, fresh)
+            direct = _loops_conv_shifted(a, node, out, fresh)  # (a 1x1's one product: below)
+        else:
+            direct = _loops_conv_gemm(a, node, out, fresh)
+        return winograd_loops(a, node, out, fresh, direct) if winograd_fits(node) else direct
     return _loops_conv(a, node, out, fresh)
 
 

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from msc.errors import InternalCompilerError
 from msc.ir import dtypes
 from msc.ir.kernel import (
     Assign,
-    Eval,
+    Branch,
     Expr,
     Lit,
     Name,
+    Not,
     Slice,
     Stmt,
     Store,
@@ -88,12 +90,19 @@ def leading(n: int) -> int:
     return 16 * (lines + 1 - lines % 2)
 
 
-def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
-               ) -> tuple[Stmt, ...]:
+def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
+               direct: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
     """The statements computing convolution ``node`` (``fits``) into ``out``: the input
     in a zero border out to whole tiles, the arrays the transforms fill, and the runtime's
     ``_rt_wino_conv`` (the filters transformed, then block by block of tiles the inputs
-    transformed, 36 BLAS products and the outputs transformed)."""
+    transformed, 36 BLAS products and the outputs transformed). Where it declines (a
+    value not finite, or too large for the transforms), ``direct``, the statements of
+    the products' way, compute ``out`` instead (they begin by allocating it, which the
+    Winograd statements did already)."""
+    first = direct[0]
+    if not (isinstance(first, Assign) and first.target == Name(out)):
+        raise InternalCompilerError(f"the direct convolution begins with {first}, not the "
+                                    f"allocation of {out}")
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     n, c_in, height, width = x.shape
     k_out = w.shape[0]
@@ -117,5 +126,8 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str]
     loops.emit(Store(Name(src)[inside], a[0]))
     u = strided(filt, (k_out, xis, c_in))
     v, m = strided(tin, (c_in, xis, tiles)), strided(prod, (k_out, xis, tiles))
-    loops.emit(Eval(helper("_rt_wino_conv", Name(src), contiguous(a[1]), u, v, m, Name(out))))
+    done = fresh("winograd")
+    loops.emit(Assign(Name(done), helper("_rt_wino_conv", Name(src), contiguous(a[1]), u, v, m,
+                                         Name(out))))
+    loops.emit(Branch(Not(Name(done)), direct[1:]))
     return loops.lines

@@ -434,8 +434,11 @@ static inline void wino_at(float m0, float m1, float m2, float m3, float m4, flo
     o[3] = m2 - m1 + 0.125f * m3 - 8.0f * m4 + m5;
 }
 
-static void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
-                      int64_t u_xi) {
+#define MSC_WINO_LIMIT 1e15f /* numba_winograd_rt.py's _RT_WINO_LIMIT */
+
+static int msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
+                            int64_t u_xi) {
+    int fits = 1;
     for (int64_t k = 0; k < k_out; k++)
         for (int64_t c = 0; c < c_in; c++) {
             const float *g = w + (k * c_in + c) * 9;
@@ -443,14 +446,21 @@ static void msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float 
             for (int b = 0; b < 3; b++) wino_g(g[b], g[3 + b], g[6 + b], a[b]);
             for (int i = 0; i < 6; i++) {
                 wino_g(a[0][i], a[1][i], a[2][i], row);
-                for (int j = 0; j < 6; j++) u[k * u_k + (6 * i + j) * u_xi + c] = (float)row[j];
+                for (int j = 0; j < 6; j++) {
+                    float value = (float)row[j];
+                    u[k * u_k + (6 * i + j) * u_xi + c] = value;
+                    fits &= fabsf(value) <= MSC_WINO_LIMIT;
+                }
             }
         }
+    return fits;
 }
 
-static void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width, float *v,
-                     int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first, int64_t per_image) {
+static int msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width,
+                           float *v, int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first,
+                           int64_t per_image) {
     int64_t cols = (width - 2) / 4, rows = tiles / cols;
+    int fits = 1;
     for (int64_t c = 0; c < c_in; c++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
@@ -464,10 +474,14 @@ static void msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int6
                             p[4 * width + b], p[5 * width + b], a[b]);
                 for (int i = 0; i < 6; i++) {
                     wino_bt(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], row);
-                    for (int j = 0; j < 6; j++) out[(6 * i + j) * v_xi + tw] = row[j];
+                    for (int j = 0; j < 6; j++) {
+                        out[(6 * i + j) * v_xi + tw] = row[j];
+                        fits &= fabsf(row[j]) <= MSC_WINO_LIMIT;
+                    }
                 }
             }
         }
+    return fits;
 }
 
 static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
@@ -494,17 +508,21 @@ static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t 
         }
 }
 
-void msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
-                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
-                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                   float *out, int64_t out_h, int64_t out_w) {
+/* 0 (out unfinished) where a transformed filter or input is not finite or too large:
+   numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. */
+int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
+                  const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
+                  int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
+                  float *out, int64_t out_h, int64_t out_w) {
     int64_t rows = (height - 2) / 4, per = tiles / ((width - 2) / 4);
-    msc_wino_filters(w, k_out, c_in, u, u_k, u_xi);
+    if (!msc_wino_filters(w, k_out, c_in, u, u_k, u_xi)) return 0;
     for (int64_t b = 0; b < n * rows / per; b++) {
-        msc_wino_inputs(src, c_in, height, width, v, v_c, v_xi, tiles, b * per, rows);
+        if (!msc_wino_inputs(src, c_in, height, width, v, v_c, v_xi, tiles, b * per, rows))
+            return 0;
         for (int64_t xi = 0; xi < 36; xi++)
             msc_gemm_f32(0, 0, k_out, tiles, c_in, u + xi * u_xi, u_k, v + xi * v_xi, v_c, 0.0,
                          m + xi * m_xi, m_k);
         msc_wino_outputs(m, m_k, m_xi, k_out, tiles, out, out_h, out_w, b * per, rows);
     }
+    return 1;
 }

@@ -11,15 +11,15 @@ The matrices come from interpolation points (Toom-Cook). The points {0, -1, 1, 1
 (and infinity) give float32 results about 4e-6 of the output's largest magnitude from a
 float64 reference on ResNet's layer shapes, against 9e-6 for the textbook {0, +-1, +-2};
 ``tests/codegen/test_winograd.py`` derives the matrices in rationals and checks the
-runtime's transforms (``msc/runtime/numba_winograd_rt.py`` and the native runtime's
-``msc_wino_*``) against them.
+runtime's transforms (``msc/runtime/numba_winograd_rt.py``; the native runtime's
+``msc_wino_conv`` does the same arithmetic) against them.
 
 The transformed filters, inputs and products are laid out (channels, xi, ...), each
 product's operand a strided matrix to the BLAS, so that the 36 values of one filter or
 tile lie close together: laid out (xi, channels, tiles) the output transform took 8 of a
 layer's 12.7 ms, its reads 36 planes apart fighting over the same cache sets, and the
-filter transform of 256 x 256 filters 16 ms. The tiles go block by
-block, a block's transformed inputs and products sized to stay in cache.
+filter transform of 256 x 256 filters 16 ms. The tiles go block by block, a block's
+transformed inputs and products sized to stay in cache.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from msc.ir.kernel import (
     Slice,
     Stmt,
     Store,
-    empty,
     contiguous,
+    empty,
     helper,
     zeros,
 )
@@ -83,9 +83,9 @@ def block_rows(total: int, cols: int, channels: int) -> int:
 
 def leading(n: int) -> int:
     """A row length of at least ``n`` floats that is an odd number of 64-byte lines, so
-    that the 36 rows of one filter or tile fall in different cache sets (at 256 floats,
-    four lines apart, nine rows shared each set: the filter transform of 256 x 256
-    filters took 6.8 ms instead of 1.2)."""
+    that the 36 rows of one filter or tile fall in different cache sets (rows of 256
+    floats, 16 lines, put nine of them in each of four sets: the filter transform of 256
+    x 256 filters took 6.8 ms instead of 1.2)."""
     lines = -(-n // 16)
     return 16 * (lines + 1 - lines % 2)
 

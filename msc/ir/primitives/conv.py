@@ -325,7 +325,10 @@ def _loops_conv_or_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple
             direct = _loops_conv_shifted(a, node, out, fresh)  # (a 1x1's one product: below)
         else:
             direct = _loops_conv_gemm(a, node, out, fresh)
-        return winograd_loops(a, node, out, fresh, direct) if winograd_fits(node) else direct
+        if not winograd_fits(node):
+            return direct
+        return winograd_loops(a, node, out, fresh, direct,
+                              lambda loops, pad: with_border(loops, a[0], x, pad, Lit(0)))
     return _loops_conv(a, node, out, fresh)
 
 

@@ -37,11 +37,9 @@ from msc.ir.kernel import (
     Not,
     Slice,
     Stmt,
-    Store,
     contiguous,
     empty,
     helper,
-    zeros,
 )
 from msc.ir.primitives.emitting import Loops, in_type, out_type
 
@@ -91,14 +89,17 @@ def leading(n: int) -> int:
 
 
 def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
-               direct: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+               direct: tuple[Stmt, ...],
+               bordered: Callable[[Loops, tuple[int, ...]], Expr]) -> tuple[Stmt, ...]:
     """The statements computing convolution ``node`` (``fits``) into ``out``: the input
     in a zero border out to whole tiles, the arrays the transforms fill, and the runtime's
     ``_rt_wino_conv`` (the filters transformed, then block by block of tiles the inputs
     transformed, 36 BLAS products and the outputs transformed). Where it declines (a
     value not finite, or too large for the transforms), ``direct``, the statements of
     the products' way, compute ``out`` instead (they begin by allocating it, which the
-    Winograd statements did already)."""
+    Winograd statements did already). ``bordered(loops, pad)`` puts the input in a zero
+    border of ``pad`` ((lo, hi) per spatial dim), filling only the border (the
+    convolutions' ``conv.with_border``)."""
     first = direct[0]
     if not (isinstance(first, Assign) and first.target == Name(out)):
         raise InternalCompilerError(f"the direct convolution begins with {first}, not the "
@@ -111,7 +112,7 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
     per = block_rows(n * rows, cols, c_in + k_out)
     tiles, xis = per * cols, SIZE * SIZE
     f32 = dtypes.float32
-    src, filt, tin, prod = fresh("wpad"), fresh("wfilt"), fresh("wtiles"), fresh("wprod")
+    filt, tin, prod = fresh("wfilt"), fresh("wtiles"), fresh("wprod")
     loops = Loops(fresh)
 
     def strided(name: str, shape: tuple[int, ...]) -> Expr:
@@ -120,14 +121,14 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
         return Name(name)[Slice(), Slice(), Slice(Lit(0), Lit(shape[2]))]
 
     loops.emit(Assign(Name(out), empty(o.shape, f32)))
-    loops.emit(Assign(Name(src), zeros((n, c_in, rows * TILE + 2, cols * TILE + 2), f32)))
-    inside = (Slice(), Slice(), Slice(Lit(top), Lit(top + height)),
-              Slice(Lit(left), Lit(left + width)))
-    loops.emit(Store(Name(src)[inside], a[0]))
+    src = bordered(loops, (top, rows * TILE + 2 - top - height,
+                           left, cols * TILE + 2 - left - width))
+    if src is a[0]:  # (no border to add: the runtime reads it contiguous)
+        src = contiguous(src)
     u = strided(filt, (k_out, xis, c_in))
     v, m = strided(tin, (c_in, xis, tiles)), strided(prod, (k_out, xis, tiles))
     done = fresh("winograd")
-    loops.emit(Assign(Name(done), helper("_rt_wino_conv", Name(src), contiguous(a[1]), u, v, m,
+    loops.emit(Assign(Name(done), helper("_rt_wino_conv", src, contiguous(a[1]), u, v, m,
                                          Name(out))))
     loops.emit(Branch(Not(Name(done)), direct[1:]))
     return loops.lines

@@ -1,7 +1,7 @@
 """MindSpore's neural-network functions: the activations that need argument handling or
 are compositions (``ops.leaky_relu``, ``ops.prelu``, ``ops.glu``, ...), ``ops.dropout``,
 ``ops.lrn`` and ``ops.channel_shuffle``, and batch and group normalisation
-(``ops.batch_norm``, ``ops.group_norm``).
+(``ops.batch_norm``, ``ops.group_norm``), and ``ops.mirror_pad``.
 
 Everything is composed from primitives that have gradient and batching rules, so a
 training step differentiates through batch statistics with no rule of its own, and the
@@ -17,14 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from msc.common.tensor import Parameter, Tensor, apply
-from msc.errors import GraphTypeError, GraphValueError, ShapeError
+from msc.common.tensor import Parameter, SymTensor, Tensor, apply
+from msc.errors import GraphTypeError, GraphValueError, ShapeError, UnsupportedSyntaxError
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc._checkparam import _bool, _float, _int
 from msc.ops import functional as F
 from msc.ops.function.arguments import _as_tensor, _checking
+from msc.ops.function.image_func import _pad_pairs, _paddings_pairs
 from msc.ops.function.manipulation_func import _fail
 from msc.ops.function.math_func import _float_input, _float_only, _like, _numeric_input, _where
 from msc.ops.function.random_func import uniform_draw
@@ -443,7 +444,27 @@ def group_norm(input: Any, num_groups: int, weight: Any = None, bias: Any = None
     return _as(y, x.dtype)
 
 
+_MIRROR_MODES = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+
+def mirror_pad(input_x: Any, paddings: Any, mode: str) -> Any:
+    """Pad every axis by mirroring: ``paddings`` is a constant (rank, 2) int tensor (or
+    nested pairs); 'REFLECT' leaves the edge out of the mirror image, 'SYMMETRIC' repeats
+    it. The padded shape is static in msc, so a tensor computed in a graph is refused."""
+    if mode not in _MIRROR_MODES:
+        raise GraphValueError(f"For 'MirrorPad', the 'mode' must be in {list(_MIRROR_MODES)}, "
+                              f"but got {mode!r}.")
+    if isinstance(paddings, SymTensor):
+        raise UnsupportedSyntaxError("For 'MirrorPad', 'paddings' must be a constant tensor: "
+                                     "padded shapes are static in msc", user_loc())
+    values = np.asarray(paddings.asnumpy() if isinstance(paddings, Tensor) else paddings)
+    pairs = tuple(tuple(int(v) for v in row) for row in values.reshape(-1, 2))
+    return _pad_pairs(input_x, _paddings_pairs(pairs, "MirrorPad"), _MIRROR_MODES[mode],
+                      "MirrorPad")
+
+
 __all__ = ["leaky_relu", "elu", "selu", "celu", "softplus", "logsigmoid", "mish", "silu",
            "softsign", "hardsigmoid", "hardtanh", "relu6", "softshrink", "tanhshrink", "threshold",
            "glu", "softmin", "prelu", "batch_norm", "group_norm", "dropout", "fast_gelu",
-           "soft_shrink", "channel_shuffle", "lrn", "dropout1d", "dropout2d", "dropout3d"]
+           "soft_shrink", "channel_shuffle", "lrn", "dropout1d", "dropout2d", "dropout3d",
+           "mirror_pad"]

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from msc.common.tensor import Tensor, apply
+from msc.common.tensor import SymTensor, Tensor, apply
+from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
+from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ops import functional as F
@@ -20,8 +22,10 @@ from msc.ops.function.manipulation_func import (
     _depth_to_space,
     _fail,
     _space_to_depth,
+    batch_to_space_nd,
     index_fill,
     reverse_sequence,
+    space_to_batch_nd,
 )
 from msc.ops.function.scatter_func import (
     inplace_add,
@@ -456,6 +460,77 @@ class DiagPart(Primitive):
         return F.reshape(F.gather(F.reshape(x, (-1,)), picks, 0), half)
 
 
+def _square_block(block_size: Any, pairs: Any, what: str, op: str) -> tuple[int, int]:
+    """MindSpore's checks of the deprecated 4-D forms: an int block of at least 2 and a
+    (2, 2) table of non-negative ints; the block is the same along H and W."""
+    if isinstance(block_size, bool) or not isinstance(block_size, int):
+        raise GraphTypeError(f"For '{op}', the 'block_size' must be an int, but got "
+                             f"{type(block_size).__name__}.")
+    if block_size < 2:
+        raise GraphValueError(f"For '{op}', the 'block_size' must be greater than or equal to "
+                              f"2, but got {block_size}.")
+    if not isinstance(pairs, (tuple, list)):
+        raise GraphTypeError(f"For '{op}', the '{what}' must be a list or tuple, but got "
+                             f"{type(pairs).__name__}.")
+    if np.shape(pairs) != (2, 2) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
+                                        for row in pairs for v in row):
+        raise GraphValueError(f"For '{op}', the '{what}' must be 2 pairs of non-negative ints, "
+                              f"but got {pairs!r}.")
+    return block_size, block_size
+
+
+def _four_d(x: Any, op: str) -> Any:
+    x = _as_tensor(x, op)
+    if x.ndim != 4:
+        raise GraphValueError(f"For '{op}', the rank of 'input_x' must be 4, but got {x.ndim}.")
+    return x
+
+
+class SpaceToBatch(Primitive):
+    """``SpaceToBatchND`` over (N, C, H, W) with one block size for H and W."""
+
+    def __init__(self, block_size: int, paddings: Any):
+        super().__init__(block_size=block_size, paddings=paddings)
+        self.block_shape = _square_block(block_size, paddings, "paddings", "SpaceToBatch")
+        self.block_size, self.paddings = block_size, paddings
+
+    def __call__(self, input_x: Any) -> Any:
+        return space_to_batch_nd(_four_d(input_x, "SpaceToBatch"), self.block_shape,
+                                 self.paddings)
+
+
+class BatchToSpace(Primitive):
+    """``BatchToSpaceND`` over (N, C, H, W) with one block size for H and W."""
+
+    def __init__(self, block_size: int, crops: Any):
+        super().__init__(block_size=block_size, crops=crops)
+        self.block_shape = _square_block(block_size, crops, "crops", "BatchToSpace")
+        self.block_size, self.crops = block_size, crops
+
+    def __call__(self, input_x: Any) -> Any:
+        return batch_to_space_nd(_four_d(input_x, "BatchToSpace"), self.block_shape,
+                                 self.crops)
+
+
+class CheckNumerics(Primitive):
+    """``x`` itself, or MindSpore's RuntimeError when it holds a NaN or an infinity. The
+    check reads the values, so it runs eagerly; a compiled graph cannot raise on data
+    without a tensor ``if`` (docs/differences.md)."""
+
+    def __call__(self, x: Any) -> Any:
+        x = _as_tensor(x, "CheckNumerics")  # integers pass, as on MindSpore's CPU
+        if isinstance(x, SymTensor):
+            raise UnsupportedSyntaxError(
+                "For 'CheckNumerics', the check reads the tensor's values, which a compiled "
+                "graph does not know: write 'if not ops.isfinite(x).all(): raise "
+                "RuntimeError(...)' instead", user_loc())
+        values = x.asnumpy()
+        for bad, what in ((np.isnan, "NaN"), (np.isinf, "Inf")):
+            if bad(values).any():
+                raise RuntimeError(f"Tensor had {what} values")
+        return x
+
+
 # --- segment and scatter reductions, in-place updates -------------------------------------
 
 
@@ -556,4 +631,5 @@ __all__ = ["Cast", "OneHot", "Reshape", "Transpose", "ExpandDims", "Squeeze", "F
            "TensorScatterMul", "TensorScatterDiv", "TensorScatterMax", "TensorScatterMin",
            "InplaceAdd", "InplaceSub", "InplaceUpdate", "InplaceUpdateV2", "Diag", "TrilIndices",
            "TriuIndices", "ConjugateTranspose", "ScalarToTensor", "TupleToArray", "IndexFill",
-           "ReverseSequence", "DepthToSpace", "SpaceToDepth", "DiagPart"]
+           "ReverseSequence", "DepthToSpace", "SpaceToDepth", "DiagPart", "SpaceToBatch",
+           "BatchToSpace", "CheckNumerics"]

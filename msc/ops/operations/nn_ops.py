@@ -51,6 +51,7 @@ from msc.ops.function.loss_func import (
 )
 from msc.ops.function.math_func import hardshrink
 from msc.ops.function.nn_func import (
+    _MIRROR_MODES,
     _as,
     _batch_norm,
     _check_batch_norm,
@@ -61,6 +62,7 @@ from msc.ops.function.nn_func import (
     fast_gelu,
     glu,
     lrn,
+    mirror_pad,
     softshrink,
 )
 from msc.ops.primitive import Primitive
@@ -377,28 +379,18 @@ class Pad(Primitive):
         return _pad_pairs(x, self.paddings, "constant", "Pad")
 
 
-_MIRROR_MODES = {"REFLECT": "reflect", "SYMMETRIC": "symmetric"}
-
-
 class MirrorPad(Primitive):
-    """``ops.MirrorPad(mode)(x, paddings)``: ``paddings`` is a constant (rank, 2) int
-    tensor; 'REFLECT' leaves the edge out of the mirror image, 'SYMMETRIC' repeats it."""
+    """``ops.MirrorPad(mode)(x, paddings)``: ``ops.mirror_pad`` with the mode fixed."""
 
     def __init__(self, mode: str = "REFLECT"):
         super().__init__(mode=mode)
         if mode not in _MIRROR_MODES:
             raise GraphValueError(f"For 'MirrorPad', the 'mode' must be in "
                                   f"{list(_MIRROR_MODES)}, but got {mode!r}.")
-        self.mode = _MIRROR_MODES[mode]
+        self.mode = mode
 
     def __call__(self, input_x: Any, paddings: Any) -> Any:
-        if isinstance(paddings, SymTensor):
-            raise UnsupportedSyntaxError("For 'MirrorPad', 'paddings' must be a constant "
-                                         "tensor: padded shapes are static in msc")
-        values = np.asarray(paddings.asnumpy() if isinstance(paddings, Tensor) else paddings)
-        pairs = tuple(tuple(int(v) for v in row) for row in values.reshape(-1, 2))
-        return _pad_pairs(input_x, _paddings_pairs(pairs, "MirrorPad"), self.mode,
-                          "MirrorPad")
+        return mirror_pad(input_x, paddings, self.mode)
 
 
 def _image_size(size: Any, op: str) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from msc.ir.primitives import (  # noqa: F401  (registration)
     conv,
     creation,
     ctc,
+    decomp,
     effects,
     elementwise,
     linalg,

@@ -24,7 +24,7 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("MakeTuple", "TupleGetItem", "If", "While", "Call", "Depend"), _REGIONS),
     "StopGradient": "it ends a gradient path: no gradient flows through it, by definition",
     **dict.fromkeys(("IsNan", "IsInf", "IsFinite", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-                     "LeftShift", "RightShift", "Gcd", "Lcm"),
+                     "LeftShift", "RightShift", "Gcd", "Lcm", "PopulationCount"),
                     _INTEGER),
     **dict.fromkeys(("Trunc", "Round"),
                     "piecewise constant: the grad transform gives zeros without a rule"),
@@ -32,6 +32,8 @@ NO_VJP: dict[str, str] = {
     **dict.fromkeys(("IgammaGradA", "IgammacGradA"),
                     "not yet: second derivatives of the incomplete gamma functions in a"),
     "CTCLossV2Grad": "not yet: second derivatives of the CTC loss",
+    "Geqrf": "MindSpore 2.10 defines no gradient for it (its Householder vectors and "
+             "scales are an encoding of Q, differentiated through ops.qr instead)",
 }
 
 #: op name -> why it has no ``batch`` rule.

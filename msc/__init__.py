@@ -107,7 +107,10 @@ _LAZY_NAMES.update(dict.fromkeys((
     "LossMonitor", "ModelCheckpoint", "ReduceLROnPlateau", "RunContext", "TimeMonitor", "Metric",
     "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "Fbeta", "F1",
     "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "get_metric_fn", "names"), "msc.train"))
+    "get_metric_fn", "names", "rearrange_inputs", "ConfusionMatrix", "ConfusionMatrixMetric",
+    "CosineSimilarity", "Dice", "HausdorffDistance", "MeanSurfaceDistance",
+    "RootMeanSquareDistance", "Perplexity", "ROC", "auc", "BleuScore", "OcclusionSensitivity"),
+    "msc.train"))
 
 
 def __getattr__(name: str) -> object:

@@ -7,12 +7,23 @@ from typing import Any
 
 from msc.errors import GraphTypeError, GraphValueError
 from msc.train.metrics.accuracy import Accuracy
+from msc.train.metrics.auc import auc
+from msc.train.metrics.bleu_score import BleuScore
+from msc.train.metrics.confusion_matrix import ConfusionMatrix, ConfusionMatrixMetric
+from msc.train.metrics.cosine_similarity import CosineSimilarity
+from msc.train.metrics.dice import Dice
 from msc.train.metrics.error import MAE, MSE
 from msc.train.metrics.fbeta import F1, Fbeta
+from msc.train.metrics.hausdorff_distance import HausdorffDistance
 from msc.train.metrics.loss import Loss
+from msc.train.metrics.mean_surface_distance import MeanSurfaceDistance
 from msc.train.metrics.metric import Metric, rearrange_inputs
+from msc.train.metrics.occlusion_sensitivity import OcclusionSensitivity
+from msc.train.metrics.perplexity import Perplexity
 from msc.train.metrics.precision import Precision
 from msc.train.metrics.recall import Recall
+from msc.train.metrics.roc import ROC
+from msc.train.metrics.root_mean_square_surface_distance import RootMeanSquareDistance
 from msc.train.metrics.topk import (
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
@@ -21,12 +32,20 @@ from msc.train.metrics.topk import (
 
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Loss", "MAE", "MSE", "Precision",
            "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names"]
+           "Top5CategoricalAccuracy", "get_metric_fn", "get_metrics", "names", "HausdorffDistance",
+           "BleuScore", "CosineSimilarity", "OcclusionSensitivity", "Dice", "ROC", "auc",
+           "MeanSurfaceDistance", "RootMeanSquareDistance", "Perplexity", "ConfusionMatrix",
+           "ConfusionMatrixMetric"]
 
 _FACTORY = {"accuracy": Accuracy, "acc": Accuracy, "precision": Precision, "recall": Recall,
             "F1": F1, "top_1_accuracy": Top1CategoricalAccuracy,
             "top_5_accuracy": Top5CategoricalAccuracy, "topk": TopKCategoricalAccuracy,
-            "mae": MAE, "mse": MSE, "loss": Loss}
+            "mae": MAE, "mse": MSE, "loss": Loss, "dice": Dice, "roc": ROC, "auc": auc,
+            "bleu_score": BleuScore, "cosine_similarity": CosineSimilarity,
+            "occlusion_sensitivity": OcclusionSensitivity, "hausdorff_distance": HausdorffDistance,
+            "mean_surface_distance": MeanSurfaceDistance,
+            "root_mean_square_distance": RootMeanSquareDistance, "perplexity": Perplexity,
+            "confusion_matrix": ConfusionMatrix, "confusion_matrix_metric": ConfusionMatrixMetric}
 
 
 def names() -> list[str]:

@@ -95,3 +95,24 @@ def no_samples(name: str) -> RuntimeError:
     return RuntimeError(f"The '{name}' can not be calculated, because the number of samples is "
                         "0, please check whether your inputs(predicted value, true value) are "
                         "empty, or has called update method before calling eval method.")
+
+
+def check_type(cls: str, arg: str, value: Any, *types: type) -> Any:
+    """MindSpore's argument type check: a bool is no int, an int no float."""
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+        names = ", ".join(t.__name__ for t in types)
+        raise GraphTypeError(f"For '{cls}', the type of '{arg}' should be one of [{names}], but "
+                             f"got {type(value).__name__}.")
+    return value
+
+
+def check_choice(cls: str, arg: str, value: Any, choices: tuple[str, ...]) -> str:
+    check_type(cls, arg, value, str)
+    if value not in choices:
+        raise GraphValueError(f"For '{cls}', the argument '{arg}' should be one of {list(choices)}, "
+                              f"but got {value!r}.")
+    return value
+
+
+def not_updated() -> RuntimeError:
+    return RuntimeError("Please call the 'update' method before calling 'eval' method.")

@@ -211,6 +211,22 @@ _rt_igamma_da = _rt_each(lambda a, x: _rt_igamma_da1(a, x, False), 2)
 _rt_igammac_da = _rt_each(lambda a, x: _rt_igamma_da1(a, x, True), 2)
 
 
+def _rt_hankel_pq(nu, ax):
+    """The sums P and Q of Hankel's asymptotic expansions of J_nu and Y_nu at ax > 25."""
+    mu, p, q = 4.0 * nu * nu, 1.0, 0.0
+    term, k = 1.0, 1
+    while k < 60:
+        term *= (mu - (2 * k - 1) ** 2) / (k * 8.0 * ax)
+        if abs(term) < 1e-17:
+            break
+        if k % 2:
+            q += term * (-1.0) ** ((k - 1) // 2)
+        else:
+            p += term * (-1.0) ** (k // 2)
+        k += 1
+    return p, q
+
+
 def _rt_bessel_j1x(nu, x):
     """The Bessel function J_nu(x), nu 0 or 1: Bessel's integral averaged over a full
     period (the trapezoid rule, exact but for J of orders beyond N) up to |x| = 25, the
@@ -228,17 +244,7 @@ def _rt_bessel_j1x(nu, x):
             tau = 2.0 * math.pi * j / count
             total += math.cos(nu * tau - x * math.sin(tau))
         return total / count
-    mu, p, q = 4.0 * nu * nu, 1.0, 0.0
-    term, k = 1.0, 1
-    while k < 60:
-        term *= (mu - (2 * k - 1) ** 2) / (k * 8.0 * ax)
-        if abs(term) < 1e-17:
-            break
-        if k % 2:
-            q += term * (-1.0) ** ((k - 1) // 2)
-        else:
-            p += term * (-1.0) ** (k // 2)
-        k += 1
+    p, q = _rt_hankel_pq(nu, ax)
     chi = ax - (0.5 * nu + 0.25) * math.pi
     out = math.sqrt(2.0 / (math.pi * ax)) * (p * math.cos(chi) - q * math.sin(chi))
     return -out if nu == 1 and x < 0.0 else out
@@ -274,3 +280,86 @@ _rt_bessel_k0 = _rt_each(lambda x: _rt_bessel_k1x(0, x, False), 1)
 _rt_bessel_k0e = _rt_each(lambda x: _rt_bessel_k1x(0, x, True), 1)
 _rt_bessel_k1 = _rt_each(lambda x: _rt_bessel_k1x(1, x, False), 1)
 _rt_bessel_k1e = _rt_each(lambda x: _rt_bessel_k1x(1, x, True), 1)
+
+
+def _rt_bessel_y1x(nu, x):
+    """The Bessel function of the second kind Y_nu(x), nu 0 or 1: up to x = 25 Neumann's
+    series in the J of even orders (Y0; its derivative for Y1), every J from one pass of
+    Bessel's integral, the Hankel asymptotic series beyond. -inf at and below 0 and nan at
+    inf, as MindSpore's kernels give."""
+    x = float(x)
+    if math.isnan(x) or x == math.inf:
+        return math.nan
+    if x <= 0.0:
+        return -math.inf
+    if x > 25.0:
+        p, q = _rt_hankel_pq(nu, x)
+        chi = x - (0.5 * nu + 0.25) * math.pi
+        return math.sqrt(2.0 / (math.pi * x)) * (p * math.sin(chi) + q * math.cos(chi))
+    terms = int(x / 2.0) + 20  # J_2k(x) is negligible beyond 2k = x + 40
+    count = 96 + 3 * int(x)
+    j0 = j1 = tail = 0.0
+    for j in range(count):
+        tau = 2.0 * math.pi * j / count
+        phase = x * math.sin(tau)
+        j0 += math.cos(phase)
+        j1 += math.cos(tau - phase)
+        for k in range(1, terms + 1):
+            sign = -1.0 if k % 2 else 1.0
+            if nu == 0:
+                tail += sign * math.cos(2 * k * tau - phase) / k
+            else:
+                tail += sign * (math.cos((2 * k - 1) * tau - phase)
+                                - math.cos((2 * k + 1) * tau - phase)) / k
+    j0, j1, tail = j0 / count, j1 / count, tail / count
+    log_term = math.log(0.5 * x) + 0.5772156649015329
+    if nu == 0:
+        return 2.0 / math.pi * (log_term * j0 - 2.0 * tail)
+    return 2.0 / math.pi * (log_term * j1 - j0 / x + tail)
+
+
+def _rt_betainc_fraction(a, b, x):
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (tiny if abs(d) < tiny else d)
+    h = d
+    for m in range(1, 3000):
+        for step in (m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m)),
+                     -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0))):
+            d = 1.0 + step * d
+            d = 1.0 / (tiny if abs(d) < tiny else d)
+            c = 1.0 + step / c
+            c = tiny if abs(c) < tiny else c
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _rt_betainc1(a, b, x):
+    """The regularised incomplete beta function I_x(a, b): the continued fraction, of
+    I_x(a, b) below x = (a + 1) / (a + b + 2), of 1 - I_(1-x)(b, a) above; nan outside
+    a, b > 0 and 0 <= x <= 1."""
+    a, b, x = float(a), float(b), float(x)
+    if not (a > 0.0 and b > 0.0 and 0.0 <= x <= 1.0):
+        return math.nan
+    if x == 0.0 or x == 1.0:
+        return x
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
+                     + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _rt_betainc_fraction(a, b, x) / a
+    return 1.0 - front * _rt_betainc_fraction(b, a, 1.0 - x) / b
+
+
+_rt_bessel_y0 = _rt_each(lambda x: _rt_bessel_y1x(0, x), 1)
+_rt_bessel_y1 = _rt_each(lambda x: _rt_bessel_y1x(1, x), 1)
+_rt_betainc = _rt_each(_rt_betainc1, 3)
+
+
+def _rt_popcount(x):
+    """The set bits of each integer in its own width (a negative int8 -1 has 8)."""
+    x = np.asarray(x)
+    return np.bitwise_count(x.view(x.dtype.str.replace("i", "u"))).astype(np.uint8)

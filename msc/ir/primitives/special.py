@@ -1,7 +1,9 @@
 """Elementwise math beyond the basic family: inverse and hyperbolic trigonometry, erf's
 kin, base-2 and base-10 logs and powers, rounding, float class tests, atan2, hypot and
 the bitwise operators and shifts, gcd and lcm, nextafter; the gamma family (lgamma,
-digamma, polygamma, Hurwitz zeta) and the modified Bessel functions of order 0 and 1.
+digamma, polygamma, Hurwitz zeta), the incomplete beta function, the Bessel functions
+of orders 0 and 1 (of the first and second kind, modified of both kinds), and the
+population count of integers.
 
 Each is one ``_unary``/``_binary`` entry of ``elementwise``: it fuses into loops on the
 numba target and batches by broadcasting. The float functions give float32 for integer
@@ -16,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from msc.errors import GraphTypeError
+from msc.errors import GraphTypeError, ShapeError
 from msc.ir import dtypes
-from msc.ir.kernel import X0, X1, Binary, BinaryOp, Expr, Fn, call, helper
+from msc.ir.kernel import X0, X1, X2, Binary, BinaryOp, Expr, Fn, Helper, call, helper
 from msc.ir.primitives.base import (
+    ArrayExpr,
     Compute,
     Elementwise,
     Primitive,
@@ -45,6 +48,9 @@ from msc.runtime.numpy_special_rt import (
     _rt_bessel_k0e,
     _rt_bessel_k1,
     _rt_bessel_k1e,
+    _rt_bessel_y0,
+    _rt_bessel_y1,
+    _rt_betainc,
     _rt_digamma,
     _rt_igamma,
     _rt_igamma_da,
@@ -52,6 +58,7 @@ from msc.runtime.numpy_special_rt import (
     _rt_igammac_da,
     _rt_lgamma,
     _rt_polygamma,
+    _rt_popcount,
     _rt_zeta,
 )
 
@@ -365,3 +372,62 @@ bessel_k0e = _float_op("BesselK0e", _rt_bessel_k0e, helper("_rt_bessel_k0e", X0)
 bessel_k1e = _float_op("BesselK1e", _rt_bessel_k1e, helper("_rt_bessel_k1e", X0), ("bessel_k1e",),
                        vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.sub(out, b.bessel_k0e(x)),
                                                                 b.div(out, x))),))
+bessel_y0 = _float_op("BesselY0", _rt_bessel_y0, helper("_rt_bessel_y0", X0), ("bessel_y0",),
+                      vjp=lambda b, g, x, out: (b.neg(b.mul(g, b.bessel_y1(x))),))
+bessel_y1 = _float_op("BesselY1", _rt_bessel_y1, helper("_rt_bessel_y1", X0), ("bessel_y1",),
+                      vjp=lambda b, g, x, out: (b.mul(g, b.sub(b.bessel_y0(x),
+                                                               b.div(out, x))),))
+
+
+# --- the regularised incomplete beta function I_x(a, b) ---------------------------------------
+
+
+def _betainc_infer(a: Type, b: Type, x: Type) -> Type:
+    """Three float32 or float64 tensors of one dtype and one shape, as MindSpore asks."""
+    at = _want_float(a, "a")
+    if at.dtype not in (dtypes.float32, dtypes.float64):
+        raise GraphTypeError(f"the dtype of 'a' must be float32 or float64, but got {at}")
+    for name, t in (("b", b), ("x", x)):
+        tt = want_tensor(t, name)
+        if tt.dtype != at.dtype:
+            raise GraphTypeError(f"the dtype of '{name}' must be {at.dtype}, the dtype of "
+                                 f"'a', but got {tt}")
+        if tt.shape != at.shape:
+            raise ShapeError(f"the shape of '{name}' must be {at.shape}, the shape of 'a', "
+                             f"but got {tt.shape}")
+    return at
+
+
+def _vjp_betainc(b: Any, g: Any, a: Any, bb: Any, x: Any, out: Any) -> tuple[Any, ...]:
+    """dI/dx = x^(a-1) (1-x)^(b-1) / B(a, b); none for a and b (MindSpore 2.10 gives
+    zeros)."""
+    log_density = b.sub(b.add(b.mul(b.sub(a, 1.0), b.log(x)),
+                              b.mul(b.sub(bb, 1.0), b.log(b.sub(1.0, x)))),
+                        b.sub(b.add(b.lgamma(a), b.lgamma(bb)), b.lgamma(b.add(a, bb))))
+    return None, None, b.mul(g, b.exp(log_density))
+
+
+betainc = _float_op("Betainc", _rt_betainc, helper("_rt_betainc", X0, X1, X2), (),
+                    infer=_betainc_infer, args=("a", "b", "x"), vjp=_vjp_betainc)
+
+
+# --- population count: integers only, uint8 results --------------------------------------
+
+
+def _popcount_infer(input_x: Type) -> Type:
+    t = want_tensor(input_x, "input_x")
+    if not t.dtype.is_int:
+        raise GraphTypeError(f"the dtype of 'input_x' must be an integer type, but got {t}")
+    return TensorType(dtypes.uint8, t.shape)
+
+
+def _popcount_impl(input_x: Any) -> Any:
+    _popcount_infer(type_of_value(input_x))
+    return _rt_popcount(np.asarray(input_x))
+
+
+population_count = register(Primitive(
+    "PopulationCount", _popcount_infer, _popcount_impl,
+    on_all_targets(ArrayExpr(lambda a, node: Helper("_rt_popcount", (a[0],)), fresh=True)),
+    batch=batch_elementwise,
+    public=Public(("population_count",), ("PopulationCount",), (), ("input_x",))))

@@ -11,9 +11,10 @@ from typing import Any, Callable
 import numpy as np
 
 from msc.common.sparse_rows import mark_sparse_table
-from msc.common.tensor import SymTensor, Tensor
+from msc.common.tensor import SymTensor, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError
 from msc.ir import dtypes
+from msc.ir.primitives import Op
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function import bbox_func as B
@@ -31,6 +32,14 @@ from msc.ops.function.special_func import mvlgamma
 from msc.ops.primitive import Primitive
 
 _REQUIRED = object()
+
+
+def _lstsq(prim: Any, x: Any, a: Any) -> Any:
+    """MindSpore's Lstsq takes only l2_regularizer=0.0 (its check compares the value)."""
+    if prim.l2_regularizer != 0.0 or isinstance(prim.l2_regularizer, bool):
+        raise GraphTypeError(f"For 'Lstsq', the 'l2_regularizer' should be 0.0, but got "
+                             f"'{prim.l2_regularizer}'.")
+    return V.lstsq(x, a)
 
 
 def _prim(name: str, call: Callable[..., Any], params: tuple[tuple[str, Any], ...] = (),
@@ -432,6 +441,31 @@ _MORE = {
         x1, x2, self.upper), (("upper", False),)),
     "CholeskyInverse": _prim("CholeskyInverse", lambda self, input_x: V.cholesky_inverse(
         input_x, self.upper), (("upper", False),)),
+    "Qr": _prim("Qr", lambda self, x: V.qr(x, "complete" if self.full_matrices else "reduced"),
+                (("full_matrices", False),)),
+    "Svd": _prim("Svd", lambda self, input: V.svd(input, self.full_matrices, True) if
+                 self.compute_uv else apply(Op.Svd, input, full_matrices=self.full_matrices,
+                                            compute_uv=False),
+                 (("full_matrices", False), ("compute_uv", True))),
+    "Lstsq": _prim("Lstsq", _lstsq,
+                   (("fast", True), ("l2_regularizer", 0.0))),
+    "MatrixSolveLs": _prim("MatrixSolveLs", lambda self, matrix, rhs, l2_regularizer:
+                           V.matrix_solve_ls(matrix, rhs, l2_regularizer, self.fast),
+                           (("fast", True),)),
+    "MatrixTriangularSolve": _prim(
+        "MatrixTriangularSolve", lambda self, matrix, rhs: apply(
+            Op.MatrixTriangularSolve, matrix, rhs, lower=self.lower, adjoint=self.adjoint),
+        (("lower", True), ("adjoint", False))),
+    "LuSolve": _prim("LuSolve", lambda self, x, lu_data, lu_pivots: V.lu_solve(
+        x, lu_data, lu_pivots)),
+    "LuUnpack": _prim("LuUnpack", lambda self, LU_data, LU_pivots: V.lu_unpack(  # noqa: N803
+        LU_data, LU_pivots), (("unpack_data", True), ("unpack_pivots", True))),
+    "NuclearNorm": _prim("NuclearNorm", lambda self, x: V.nuclear_norm(x, self.dim, self.keepdim),
+                         (("dim", None), ("keepdim", False))),
+    "Orgqr": _prim("Orgqr", lambda self, x, tau: V.orgqr(x, tau)),
+    "Ormqr": _prim("Ormqr", lambda self, x, tau, other: V.ormqr(x, tau, other, self.left,
+                                                                self.transpose),
+                   (("left", True), ("transpose", False))),
     "AccumulateNV2": _prim("AccumulateNV2", lambda self, x: F.addn(x)),
     "ParallelConcat": _prim("ParallelConcat", lambda self, values: F.concat(values, 0)),
     "PadV3": _prim("PadV3", lambda self, x, paddings, constant_value=None: __import__(

@@ -585,12 +585,14 @@ class SparseApplyAdagrad(Primitive):
     def __call__(self, var: Any, accum: Any, grad: Any, indices: Any) -> Any:
         g, hit = _sparse_rows(type(self).__name__, var, grad, indices, (accum,))
         new = accum + g * g if self.attrs["update_slots"] else accum
-        denom = F.sqrt(new) + self._eps() if self._eps() else F.sqrt(new)
+        denom = F.sqrt(new + self._eps()) if self._eps() else F.sqrt(new)
         return _write_rows(hit, (var, var - g * self.attrs["lr"] / denom), (accum, new))
 
 
 class SparseApplyAdagradV2(SparseApplyAdagrad):
-    """``SparseApplyAdagrad`` with ``epsilon`` added to sqrt(accum)."""
+    """``SparseApplyAdagrad`` dividing by sqrt(accum + epsilon): where MindSpore 2.10's CPU
+    kernel adds it (its documentation, and the dense ``ApplyAdagradV2``, add it to
+    sqrt(accum))."""
 
     def __init__(self, lr: float, epsilon: float, use_locking: bool = False,
                  update_slots: bool = True):
@@ -619,8 +621,8 @@ class SparseApplyProximalAdagrad(Primitive):
 
 
 class FusedSparseProximalAdagrad(SparseApplyProximalAdagrad):
-    """``SparseApplyProximalAdagrad`` on int32 indices; returns (var, zeros), as MindSpore's
-    CPU kernel does (its documented outputs are placeholders)."""
+    """``SparseApplyProximalAdagrad`` on int32 indices; returns (var, zeros): MindSpore
+    documents the second output as a placeholder (its CPU kernel leaves it unwritten)."""
 
     def _outputs(self, var: Any, accum: Any) -> tuple[Any, ...]:
         return var, F.zeros_like(var)
@@ -663,8 +665,8 @@ class SparseApplyFtrlV2(SparseApplyFtrl):
 
 
 class FusedSparseFtrl(SparseApplyFtrl):
-    """``SparseApplyFtrl`` on int32 indices; returns (var, zeros, zeros), as MindSpore's CPU
-    kernel does (its documented outputs are placeholders)."""
+    """``SparseApplyFtrl`` on int32 indices; returns (var, zeros, zeros): MindSpore documents
+    the last two outputs as placeholders (its CPU kernel leaves them unwritten)."""
 
     def _outputs(self, var: Any, accum: Any, linear: Any) -> tuple[Any, ...]:
         return var, F.zeros_like(var), F.zeros_like(var)
@@ -712,7 +714,7 @@ class SparseApplyAdadelta(Primitive):
 class FusedSparseAdam(Primitive):
     """Adam with the gradient rows ``indices`` names (0 elsewhere): m and v decay on every
     row; var takes the step on every row (Nesterov: on the named rows only, as MindSpore's
-    CPU kernel does). Returns (var, zeros, zeros), as that kernel does."""
+    CPU kernel does). Returns (var, zeros, zeros): the last two are placeholders."""
 
     lazy = False
 

@@ -9,14 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from msc.common.tensor import SymTensor, Tensor, apply
+from msc.common.tensor import Parameter, SymTensor, Tensor, apply
 from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
+from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
-from msc.ops.function.arguments import _as_tensor
+from msc.ops.function.arguments import _as_tensor, _checking
 from msc.ops.function.creation_func import scalar_to_tensor, tril_indices, triu_indices
 from msc.ops.function.manipulation_func import (
     _depth_to_space,
@@ -558,6 +559,57 @@ TensorScatterMin = _over("TensorScatterMin", tensor_scatter_min,
                          "The minimum with the updates at their indices.")
 
 
+class _Segment(Primitive):
+    """``ops.Segment<Kind>()(input_x, segment_ids)``: the reduction of each run of rows of
+    ``input_x`` that share a sorted, non-negative id; the result has max(id) + 1 rows, an
+    empty segment 0 (1 for a product). That length is read from the ids, so in a graph
+    they must be a constant, as MindSpore requires; ids computed by the graph are refused."""
+
+    kind = "sum"
+    _reduce = {"sum": unsorted_segment_sum, "max": unsorted_segment_max,
+               "min": unsorted_segment_min, "prod": unsorted_segment_prod,
+               "mean": unsorted_segment_sum}
+
+    def __call__(self, input_x: Any, segment_ids: Any) -> Any:
+        op = type(self).__name__
+        x, ids = _as_tensor(input_x, op), _as_tensor(segment_ids, op)
+        with _checking(op):
+            if ids.dtype not in (dtypes.int32, dtypes.int64):
+                raise GraphTypeError(f"the 'segment_ids' must be int32 or int64, but got "
+                                     f"{ids.dtype}")
+            if x.ndim < 1 or ids.ndim != 1 or ids.shape[0] != x.shape[0]:
+                raise GraphValueError(f"the 'segment_ids' must be 1-D with one id per row of "
+                                      f"'input_x', but got {ids.shape} for {x.shape}")
+            if isinstance(ids, (SymTensor, Parameter)) and current_builder() is not None:
+                raise GraphTypeError("the result has max(segment_ids) + 1 rows, so in a graph "
+                                     "the 'segment_ids' must be a constant (a graph's shapes "
+                                     "are fixed when it is compiled)")
+            values = ids.asnumpy()
+            if values.size and (values[0] < 0 or np.any(np.diff(values) < 0)):
+                raise GraphValueError(f"the 'segment_ids' must be non-negative and sorted in "
+                                      f"ascending order, but got {values.tolist()}")
+        count = int(values[-1]) + 1 if values.size else 0
+        out = type(self)._reduce[self.kind](x, ids, count)
+        sizes = np.bincount(values, minlength=count).reshape((count,) + (1,) * (x.ndim - 1))
+        if self.kind == "mean":
+            sizes = Tensor(np.maximum(sizes, 1).astype(x.dtype.np))
+            return out / sizes if x.dtype.is_float else F.div(out, sizes, rounding_mode="trunc")
+        if self.kind in ("max", "min"):  # empty segments hold 0, not the dtype's extreme
+            out = F.select(F.broadcast_to(Tensor(sizes > 0), tuple(out.shape)), out,
+                           F.zeros_like(out))
+        return out
+
+
+def _segment(kind: str) -> type:
+    name = f"Segment{kind.capitalize()}"
+    return type(name, (_Segment,), {"kind": kind, "__module__": __name__,
+                                    "__doc__": f"The {kind} of each segment of sorted ids."})
+
+
+SegmentSum, SegmentMax, SegmentMin, SegmentMean, SegmentProd = (
+    _segment(k) for k in ("sum", "max", "min", "mean", "prod"))
+
+
 class TensorScatterSub(Primitive):
     def __call__(self, input_x: Any, indices: Any, updates: Any) -> Any:
         return tensor_scatter_sub(input_x, indices, updates)
@@ -620,7 +672,8 @@ class TupleToArray(Primitive):
         return A.tuple_to_array(args[0] if len(args) == 1 else args)
 
 
-__all__ = ["Cast", "OneHot", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat",
+__all__ = ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentMean", "SegmentProd",
+           "Cast", "OneHot", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Flatten", "Concat",
            "Stack", "Split", "Gather", "StridedSlice", "Slice", "BroadcastTo", "Tile", "Zeros",
            "Ones", "Fill", "Sort", "TopK", "CumProd", "Cummax", "Cummin", "GatherD", "GatherNd",
            "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterElements",

@@ -6,8 +6,8 @@ family (``activation``, ``basic``, ``container``, ``conv``, ``pooling``,
 ``normalization``, ``embedding``, ``rnns``, ``rnn_cells``, ``transformer``, ``padding``,
 ``image``, ``math``); the losses in ``loss/``; the optimizers in ``optim/``, one module
 each; ``WithLossCell`` and ``TrainOneStepCell`` in ``wrap/``; the schedules in
-``learning_rate_schedule.py`` and ``dynamic_lr.py``; ``metrics.py`` re-exports
-``msc.train.metrics``.
+``learning_rate_schedule.py`` and ``dynamic_lr.py``; ``Jvp`` and ``Vjp`` in ``grad/``;
+``metrics.py`` re-exports ``msc.train.metrics``.
 
 A compile-cache hit needs ``Cell`` but no layer, so this package binds its namespace on
 the first lookup of a name (``nn.Dense``), not when ``nn.cell`` is imported.
@@ -53,10 +53,11 @@ MODULES = (
     "msc.nn.learning_rate_schedule",
     "msc.nn.dynamic_lr",
     "msc.nn.metrics",
+    "msc.nn.grad",
 )
 #: The submodules ``msc.nn`` names as MindSpore's does.
-SUBMODULES = ("cell", "dynamic_lr", "layer", "learning_rate_schedule", "loss", "metrics", "optim",
-              "wrap")
+SUBMODULES = ("cell", "dynamic_lr", "grad", "layer", "learning_rate_schedule", "loss", "metrics",
+              "optim", "wrap")
 
 _LOADING: list[bool] = []
 

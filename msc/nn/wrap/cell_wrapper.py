@@ -1,5 +1,6 @@
-"""Training wrappers of ``msc.nn``: ``WithLossCell``, ``TrainOneStepCell`` and
-``ForwardValueAndGrad``, with MindSpore 2.10's arguments and outputs.
+"""Training wrappers of ``msc.nn``: ``WithLossCell``, ``WithEvalCell``, ``WithGradCell``,
+``TrainOneStepCell``, ``ForwardValueAndGrad`` and ``ParameterUpdate``, with MindSpore
+2.10's arguments and outputs.
 
 ``TrainOneStepCell`` differentiates its network once per step (the forward runs once, its
 value is the loss) and hands the weight gradients to the optimizer; compiled, the whole
@@ -16,7 +17,8 @@ from msc.nn.cell import Cell
 from msc.ops.function.grad_func import _Differentiated, _Want, _weights
 from msc.ops.function.side_effect_func import depend
 
-__all__ = ["WithLossCell", "TrainOneStepCell", "ForwardValueAndGrad"]
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell",
+           "ForwardValueAndGrad", "ParameterUpdate"]
 
 
 class WithLossCell(Cell):
@@ -33,6 +35,70 @@ class WithLossCell(Cell):
     @property
     def backbone_network(self) -> Cell:
         return self._backbone
+
+
+class WithEvalCell(Cell):
+    """``(loss, outputs, label)`` of ``backbone(data)`` for evaluation; ``add_cast_fp32``
+    computes the loss on float32 outputs and labels (for a float16 network)."""
+
+    def __init__(self, network: Cell, loss_fn: Any, add_cast_fp32: bool = False):
+        super().__init__(auto_prefix=False)
+        if not isinstance(add_cast_fp32, bool):
+            raise GraphTypeError(f"For 'WithEvalCell', the 'add_cast_fp32' must be bool, but got "
+                                 f"{type(add_cast_fp32).__name__}.")
+        self._network = network
+        self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data: Any, label: Any) -> Any:
+        from msc import dtype as mstype
+        from msc.ops import functional as F
+
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            if label.is_floating_point():  # MindSpore's mixed_precision_cast leaves ints
+                label = F.cast(label, mstype.float32)
+            outputs = F.cast(outputs, mstype.float32)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+class WithGradCell(Cell):
+    """The gradients of ``loss_fn(network(data), label)`` (or of ``network(*inputs)`` alone
+    without a ``loss_fn``) with respect to the network's trainable parameters, a tuple in
+    their order; ``sens`` scales them (ones by default)."""
+
+    def __init__(self, network: Cell, loss_fn: Any = None, sens: Any = None):
+        super().__init__(auto_prefix=False)
+        self.network = network
+        self.loss_fn = loss_fn
+        self.weights = ParameterTuple(network.trainable_params())
+        self.sens = sens
+        self.network_with_loss = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self.network_with_loss.set_train()
+        self.grad = _Differentiated(self.network_with_loss,
+                                    _Want(None, tuple(self.weights), sens=sens is not None))
+
+    def construct(self, *inputs: Any) -> Any:
+        if self.sens is None:
+            return self.grad(*inputs)
+        return self.grad(*inputs, self.sens)
+
+
+class ParameterUpdate(Cell):
+    """Writes ``x`` into the Parameter given at construction and returns ``x``."""
+
+    def __init__(self, param: Parameter):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise GraphTypeError(f"For 'ParameterUpdate', 'param' must be 'Parameter', but got "
+                                 f"{type(param)}.")
+        self._param = param
+
+    def construct(self, x: Any) -> Any:
+        from msc.ops.function.side_effect_func import assign
+
+        assign(self._param, x)
+        return x
 
 
 class TrainOneStepCell(Cell):

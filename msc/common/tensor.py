@@ -391,6 +391,10 @@ class Parameter(Tensor):
         state["_buf"] = np.array(self._buf, order="C")
         return state
 
+    #: MindSpore's Parameter flag (a bool, where Tensor's ``is_init`` is a method); False
+    #: off Ascend's graph engine.
+    is_init = False
+
     def value(self) -> Tensor:
         return Tensor(self._data.copy())
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from msc.common.tensor import Tensor, apply
-from msc.errors import InternalCompilerError
+from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError
+from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ops import functional as F
@@ -407,6 +410,119 @@ def _stride(self: Any, dim: Any = None) -> Any:
     return steps if dim is None else steps[dim]
 
 
+def _itemset(self: Any, *args: Any) -> Any:
+    """A copy with one element replaced: ``itemset(value)`` of a one-element tensor,
+    ``itemset(flat_index, value)`` or ``itemset((i, j, ...), value)``."""
+    if not args:
+        raise GraphValueError("For 'Tensor.itemset', at least one argument (the value) is "
+                              "needed.", user_loc())
+    index, value = (0, args[0]) if len(args) == 1 else (args[0], args[1])
+    if len(args) == 1 and self.size != 1:
+        raise GraphValueError("For 'Tensor.itemset', a single argument is the value of a "
+                              f"one-element tensor, but the tensor has {self.size} elements.",
+                              user_loc())
+    mask = np.zeros(self.shape, bool)
+    if isinstance(index, int):
+        mask.flat[index] = True
+    else:
+        mask[tuple(index)] = True
+    return F.select(Tensor(mask), F.full_like(self, value), self)
+
+
+def _repeat(self: Any, *repeats: Any) -> Any:
+    """PyTorch's ``repeat``: the tensor tiled ``repeats`` times along each axis (more
+    repeats than axes add leading axes)."""
+    reps = _shape_args(repeats)
+    if len(reps) < self.ndim:
+        raise GraphValueError("For 'Tensor.repeat', the number of repeats must be at least the "
+                              f"number of dimensions {self.ndim}, but got {len(reps)}.",
+                              user_loc())
+    return F.tile(self, reps)
+
+
+def _resize(self: Any, *new_shape: Any) -> Any:
+    """The elements in row-major order, cut or padded with zeros to ``new_shape``."""
+    if not new_shape:
+        return self
+    shape = _shape_args(new_shape)
+    size = 1
+    for n in shape:
+        size *= n
+    flat = F.reshape(self, (-1,))
+    if size > self.size:
+        flat = F.concat((flat, F.zeros((size - self.size,), self.dtype)), 0)
+    return F.reshape(flat[:size], shape)
+
+
+def _set_(self: Any, source: Any = None, storage_offset: int = 0, size: Any = None,
+          stride: Any = None) -> Any:
+    """Eagerly, this tensor takes ``source``'s buffer (writes show in both), or becomes
+    an empty tensor without a source; ``size`` views the buffer with another shape."""
+    if source is None:
+        self._data = self.asnumpy()[:0].reshape(0)
+        return self
+    if not isinstance(source, Tensor):
+        raise GraphTypeError("For 'Tensor.set_', the source must be a Tensor (msc has no "
+                             f"Storage), but got {type(source).__name__}.", user_loc())
+    if source.dtype != self.dtype:
+        raise RuntimeError(f"Could not set tensor of type {source.dtype} to a tensor of type "
+                           f"{self.dtype}")
+    buffer = source.asnumpy()
+    if size is not None or stride is not None or storage_offset:
+        shape = tuple(size) if size is not None else buffer.shape
+        steps = tuple(stride) if stride is not None else tuple(
+            int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+        buffer = np.lib.stride_tricks.as_strided(
+            buffer.reshape(-1)[storage_offset:], shape,
+            tuple(k * buffer.itemsize for k in steps))
+    self._data = buffer
+    return self
+
+
+def _to_(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
+    """msc's tensors are host arrays: ``to_("CPU")`` leaves the tensor where it is."""
+    if not isinstance(non_blocking, bool):
+        raise GraphValueError(f"The type of 'non_blocking' must be bool, but got {non_blocking}",
+                              user_loc())
+    if device not in ("Ascend", "CPU"):
+        raise GraphValueError(f"The value of 'to' must be one of ['Ascend', 'CPU'], but got "
+                              f"{device}", user_loc())
+    if device != "CPU":
+        raise GraphValueError("msc runs on the host: a tensor can only be moved 'to' 'CPU'.",
+                              user_loc())
+    return self
+
+
+def _init_data(self: Any, slice_index: Any = None, shape: Any = None,
+               opt_shard_group: Any = None) -> Any:
+    """A tensor built from data has no initializer to run (MindSpore raises alike)."""
+    raise GraphTypeError("init_data must be set Tensor.init, init can't be None", user_loc())
+
+
+def _set_init_flag(self: Any, flag: bool) -> None:
+    self._init_flag = bool(flag)
+
+
+def _state_methods() -> dict[str, Any]:
+    """The methods about a tensor's data and initialisation state (eager: a graph sees
+    values only), and the small array methods written with ops."""
+    return {
+        "data": property(lambda self: Tensor.wrap(self.asnumpy()),  # shares the buffer
+                         lambda self, value: _set_(self, value)),
+        "value": lambda self: self,
+        "is_init": lambda self: self.init_flag,
+        "init_flag": property(lambda self: getattr(self, "_init_flag", False)),
+        "set_init_flag": _set_init_flag,
+        "init_data": _init_data,
+        "itemset": _itemset,
+        "fills": lambda self, value: F.full_like(self, value),
+        "repeat": _repeat,
+        "resize": _resize,
+        "set_": _set_,
+        "to_": _to_,
+    }
+
+
 def _more_methods() -> dict[str, Any]:
     """The methods over the scatter, search and special functions (imported here: they
     load after Tensor)."""
@@ -465,6 +581,7 @@ def _more_methods() -> dict[str, Any]:
         "has_init": property(lambda self: False), "init": None,
         "data_sync": lambda self, is_wait=True: self,
         "flush_from_cache": lambda self: None,
+        **_state_methods(),
     }
 
 

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 from msc.codegen.linemap import filled
 from msc.codegen.pyrender import render_stmts
 from msc.codegen.render import SHARED_RUNTIME, runtime_snippets, with_companions
-from msc.codegen.spec import KernelSpec, ModuleSpec
+from msc.codegen.spec import DRIVER_FORMS, KernelSpec, ModuleSpec
 from msc.codegen.targets import NUMBA
 from msc.ir import kernel as K
 from msc.ir.kernel import (
@@ -45,6 +45,7 @@ from msc.ir.kernel import (
     Eval,
     Expr,
     Fn,
+    Helper,
     Invoke,
     Lit,
     Load,
@@ -76,7 +77,7 @@ def _rt_jit(fn):
     """Compile ``fn`` with Numba's on-disk cache, named after the matmul flavour, so a
     cache built where numpy's BLAS was found never serves a machine without it."""
     fn.__qualname__ += "__blas" if _HAVE_BLAS else "__loops"
-    return njit(cache=True, error_model="numpy")(fn)
+    return njit(cache=True, error_model="numpy", nogil=True)(fn)
 '''
 
 
@@ -286,11 +287,16 @@ def signatures(driver: KernelSpec, arrays: dict[str, Arg]
     every = True
     for stmt in driver.body:
         value = stmt.value if isinstance(stmt, (Assign, Eval)) else None
+        if isinstance(value, Helper) and value.name == "_rt_threaded":  # (threads.py)
+            value = Invoke(value.args[0].name, (*value.args[2:], Lit(0), Lit(1)))  # type: ignore
         if isinstance(value, Invoke) and value.name.startswith("_k_"):
             args = [_argument(a, known) for a in value.args]
             every &= all(args)
             if all(args):
                 found[(value.name, tuple(args))] = None  # type: ignore[arg-type]
+        elif isinstance(stmt, Assign) and isinstance(value, Helper) and \
+                value.name in DRIVER_FORMS.values():  # (whether it finished: a bool)
+            known[stmt.target.name] = ("boolean",)  # type: ignore[union-attr]
         elif isinstance(stmt, Assign) and isinstance(stmt.target, Name):
             name = stmt.target.name
             whole = stmt.value

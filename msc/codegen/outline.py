@@ -53,7 +53,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from msc.codegen.pyrender import render_stmts
-from msc.codegen.spec import KernelSpec
+from msc.codegen.spec import DRIVER_FORMS, KernelSpec
 from msc.ir import kernel as K
 from msc.ir.kernel import (
     Accumulate,
@@ -391,7 +391,7 @@ def _driver_statement(s: Stmt) -> bool:
         return (whole or _sliced(t)) and (isinstance(s.value, Name) and
                                           s.value.name.isidentifier() or _number(s.value))
     return isinstance(s, Assign) and isinstance(s.target, Name) and \
-        (_structural(s.value) or _product(s.value))
+        (_structural(s.value) or _product(s.value) or _driver_form(s.value))
 
 
 def _tuple_item(s: Stmt, types: dict[str, Type]) -> bool:
@@ -463,10 +463,18 @@ def _plain(e: Expr | None) -> bool:
         e.fn in (Fn.ATTR_T, Fn.METHOD_ASTYPE) and all(_plain(a) for a in e.args)
 
 
+def _driver_form(e: Expr) -> bool:
+    """A call of a runtime function the driver makes in its Python form, on views."""
+    return isinstance(e, Helper) and e.name in DRIVER_FORMS and all(_view(a) for a in e.args)
+
+
 def _with_numpy_products(s: Stmt) -> list[Stmt]:
     """Driver statement ``s`` with the numba runtime's products made numpy's:
     ``np.matmul(a, b)``; a product with a bias is computed into the statement's target
-    first and the bias added in place, as the kernel did."""
+    first and the bias added in place, as the kernel did. A runtime function with a
+    Python form (``DRIVER_FORMS``) is called in it."""
+    if isinstance(s, Assign) and _driver_form(s.value):
+        return [replace(s, value=replace(s.value, name=DRIVER_FORMS[s.value.name]))]
     if not (isinstance(s, Assign) and _product(s.value)):
         return [s]
     target = s.target

@@ -16,9 +16,12 @@ expression, and returns the expression, itself where it does not apply):
 
 1. ``outline_entry``: a large entry of a Numba target becomes a Python driver around
    kernels keyed by structure (``outline.py``);
-2. ``place_in_library``: the outlined kernels that read nothing of their module go to the
+2. ``spread_over_threads``: an outlined kernel that is one parallel loop nest takes its
+   range as arguments, and the driver's calls doing enough work split it over threads
+   (``threads.py``);
+3. ``place_in_library``: the outlined kernels that read nothing of their module go to the
    kernel library's files (``library.py``), the others stay in the module;
-3. ``foresee_calls``: the driver's calls of library kernels whose argument types can be
+4. ``foresee_calls``: the driver's calls of library kernels whose argument types can be
    foreseen, which workers compile ahead (``library.signatures``).
 """
 
@@ -31,6 +34,8 @@ from typing import Any
 from msc.codegen.half import rounded
 from msc.codegen.library import in_library, kernel_file, kernel_lines, runtime_file, signatures
 from msc.codegen.outline import outline, worth_outlining
+from msc.codegen.pyrender import render_stmts
+from msc.codegen.threads import spread
 from msc.codegen.spec import KernelSpec
 from msc.ir.dtypes import float32
 from msc.ir.kernel import X0, Expr, Helper
@@ -89,6 +94,14 @@ def outline_entry(k: Kernels) -> Kernels:
     return dataclasses.replace(k, entry=driver, outlined=tuple(outlined))
 
 
+def spread_over_threads(k: Kernels) -> Kernels:
+    if not k.outlined:
+        return k
+    outlined, body = spread(list(k.outlined), k.entry.body)
+    entry = dataclasses.replace(k.entry, body=body, lines=tuple(render_stmts(body)))
+    return dataclasses.replace(k, entry=entry, outlined=tuple(outlined))
+
+
 def place_in_library(k: Kernels) -> Kernels:
     library, files, lines, callees = [], {}, {}, k.callees
     for kernel in k.outlined:
@@ -112,4 +125,4 @@ def foresee_calls(k: Kernels) -> Kernels:
                                foresees_all=every and len(foreseen) == len(calls))
 
 
-MODULE_PASSES = (outline_entry, place_in_library, foresee_calls)
+MODULE_PASSES = (outline_entry, spread_over_threads, place_in_library, foresee_calls)

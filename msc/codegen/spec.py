@@ -13,6 +13,11 @@ from msc.codegen.pyrender import line_locations
 from msc.ir.kernel import helpers_called
 
 
+#: Runtime functions an outlined driver calls in their Python form, which spreads the work
+#: over threads: a Winograd convolution's blocks (its kernel form runs on one thread).
+DRIVER_FORMS = {"_rt_wino_conv": "_rt_wino_threaded"}
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     name: str
@@ -81,3 +86,10 @@ class ModuleSpec:
     @property
     def uses_blas(self) -> bool:
         return any(k.uses_blas for k in (*self.callees, self.kernel))
+
+    @property
+    def driver_forms(self) -> list[str]:
+        """The Python forms of runtime functions (``DRIVER_FORMS``) the entry calls, which
+        the module takes from the library's runtime file (where the kernels' helpers are
+        compiled) rather than its own copy."""
+        return sorted(h for h in self.kernel.helpers if h in DRIVER_FORMS.values())

@@ -208,37 +208,45 @@ def _rt_erfinv(y):
     return x
 
 
-def _rt_find_blas():
-    """Make the C BLAS bundled in numpy's own wheel (OpenBLAS with 64-bit integers, in
-    ``numpy.libs`` or ``numpy/.dylibs``) callable from kernels, by name: its ``gemm``
-    functions are registered with LLVM as ``msc_cblas_sgemm64``/``msc_cblas_dgemm64``, so
-    a kernel holds a symbol name, not a pointer, and Numba can cache it. Opening the file
-    numpy already opened gives numpy's own copy: one BLAS, one thread pool (sized by
-    ``OPENBLAS_NUM_THREADS``). True where found; False where numpy ships no such library
-    or ``MSC_NUMBA_BLAS=0`` is set: then loops stand in. No SciPy involved."""
+def _rt_blas_files():
+    """The C BLAS libraries numpy's own wheel bundles (OpenBLAS with 64-bit integers, in
+    ``numpy.libs`` or ``numpy/.dylibs``), opened: numpy's own copy, as numpy opened it."""
     import ctypes
     import glob
+    import os
+
+    root = os.path.dirname(os.path.abspath(np.__file__))
+    folders = (os.path.join(os.path.dirname(root), "numpy.libs"), os.path.join(root, ".dylibs"))
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "*openblas*"))):
+            try:
+                yield ctypes.CDLL(path)  # RTLD_LOCAL: its other symbols stay private
+            except OSError:
+                continue
+
+
+def _rt_find_blas():
+    """Make the C BLAS bundled in numpy's own wheel callable from kernels, by name: its
+    ``gemm`` functions are registered with LLVM as ``msc_cblas_sgemm64``/
+    ``msc_cblas_dgemm64``, so a kernel holds a symbol name, not a pointer, and Numba can
+    cache it. One BLAS, one thread pool (sized by ``OPENBLAS_NUM_THREADS``). True where
+    found; False where numpy ships no such library or ``MSC_NUMBA_BLAS=0`` is set: then
+    loops stand in. No SciPy involved."""
+    import ctypes
     import os
 
     from llvmlite import binding
 
     if os.environ.get("MSC_NUMBA_BLAS", "1") == "0":
         return False
-    root = os.path.dirname(os.path.abspath(np.__file__))
-    folders = (os.path.join(os.path.dirname(root), "numpy.libs"), os.path.join(root, ".dylibs"))
-    for folder in folders:
-        for path in sorted(glob.glob(os.path.join(folder, "*openblas*"))):
-            try:
-                lib = ctypes.CDLL(path)  # RTLD_LOCAL: its other symbols stay private
-            except OSError:
-                continue
-            for prefix in ("scipy_cblas_", "cblas_"):  # numpy 2.x, numpy 1.x
-                names = [prefix + kind + "gemm64_" for kind in ("s", "d")]
-                if all(hasattr(lib, name) for name in names):
-                    for kind, name in zip(("s", "d"), names):
-                        address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
-                        binding.add_symbol(f"msc_cblas_{kind}gemm64", address)
-                    return True
+    for lib in _rt_blas_files():
+        for prefix in ("scipy_cblas_", "cblas_"):  # numpy 2.x, numpy 1.x
+            names = [prefix + kind + "gemm64_" for kind in ("s", "d")]
+            if all(hasattr(lib, name) for name in names):
+                for kind, name in zip(("s", "d"), names):
+                    address = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+                    binding.add_symbol(f"msc_cblas_{kind}gemm64", address)
+                return True
     return False
 
 
@@ -595,3 +603,102 @@ def _rt_uniform_real(size, seed, offset, _streams={}):  # noqa: B006 - the modul
     if stream is None:
         stream = _streams[(seed, offset)] = np.random.default_rng((seed, offset))
     return stream.random(size, dtype=np.float32)
+
+
+# --- threads: a kernel's range, or a Winograd convolution's blocks, in parts at once ------
+
+_RT_WORKERS = {"pid": 0, "queues": []}  # this process's worker threads' job queues
+_RT_BLAS_THREADS = []  # numpy's OpenBLAS's (set, get) thread-count functions, or None
+
+
+def _rt_thread_count():
+    """The threads a call of generated code may use (the calling one included):
+    ``MSC_NUM_THREADS``, else every CPU this process may run on."""
+    import os
+
+    wanted = os.environ.get("MSC_NUM_THREADS", "").strip()
+    if wanted:
+        try:
+            return max(1, int(wanted))
+        except ValueError:
+            raise ValueError(f"MSC_NUM_THREADS must be a whole number, not {wanted!r}") from None
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (no affinity on this system)
+        return os.cpu_count() or 1
+
+
+def _rt_blas_threads():
+    """numpy's OpenBLAS's functions setting and reading its thread count, or None."""
+    if not _RT_BLAS_THREADS:
+        found = None
+        for lib in _rt_blas_files():
+            for prefix in ("scipy_openblas_", "openblas_"):  # numpy 2.x, numpy 1.x
+                names = (prefix + "set_num_threads64_", prefix + "get_num_threads64_")
+                if found is None and all(hasattr(lib, n) for n in names):
+                    found = tuple(getattr(lib, n) for n in names)
+        _RT_BLAS_THREADS.append(found)
+    return _RT_BLAS_THREADS[0]
+
+
+def _rt_work(jobs):
+    """A worker thread: runs each (function, arguments, index, answers) it is handed and
+    answers (index, result, None) or (index, None, the exception raised)."""
+    while True:
+        fn, args, k, answers = jobs.get()
+        try:
+            answers.put((k, fn(*args), None))
+        except BaseException as e:  # (handed to the caller, which raises it)
+            answers.put((k, None, e))
+
+
+def _rt_run_parts(calls):
+    """The results of the calls ``(function, arguments)``, the first made on this
+    thread and each other on a worker thread of its own (functions compiled without the
+    GIL run at once). numpy's BLAS uses one thread meanwhile: the parts have the CPUs.
+    Raises the first part's exception that any raised, once every part is done."""
+    import os
+    import queue
+    import threading
+
+    if _RT_WORKERS["pid"] != os.getpid():  # (a forked child has none of its parent's)
+        _RT_WORKERS["pid"], _RT_WORKERS["queues"] = os.getpid(), []
+    workers = _RT_WORKERS["queues"]
+    while len(workers) < len(calls) - 1:
+        jobs = queue.SimpleQueue()
+        threading.Thread(target=_rt_work, args=(jobs,), name=f"msc-worker-{len(workers)}",
+                         daemon=True).start()
+        workers.append(jobs)
+    blas = _rt_blas_threads()
+    before = blas[1]() if blas is not None else 1
+    if blas is not None and before != 1:
+        blas[0](1)
+    try:
+        answers = queue.SimpleQueue()
+        for k in range(1, len(calls)):
+            workers[k - 1].put((calls[k][0], calls[k][1], k, answers))
+        results, errors = [None] * len(calls), [None] * len(calls)
+        try:
+            results[0] = calls[0][0](*calls[0][1])
+        except BaseException as e:  # (the other parts still finish before it is raised)
+            errors[0] = e
+        for _ in range(1, len(calls)):
+            k, results[k], errors[k] = answers.get()
+    finally:
+        if blas is not None and before != 1:
+            blas[0](before)
+    for e in errors:
+        if e is not None:
+            raise e
+    return results
+
+
+def _rt_threaded(kernel, n, *args):
+    """``kernel(*args, lo, hi)`` over ``[0, n)`` in one part per thread
+    (``codegen/threads.py``): every element is computed as on one thread."""
+    parts = min(_rt_thread_count(), n)
+    if parts <= 1:
+        return kernel(*args, 0, n)
+    _rt_run_parts([(kernel, (*args, n * k // parts, n * (k + 1) // parts))
+                   for k in range(parts)])
+    return ()

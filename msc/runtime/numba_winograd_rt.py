@@ -56,15 +56,16 @@ def _rt_wino_at(m0, m1, m2, m3, m4, m5):
 _RT_WINO_LIMIT = np.float32(1e15)
 
 
-@njit(cache=True, error_model="numpy")
-def _rt_wino_filters(w, u):
-    """``u[k, xi, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3): each
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_filters(w, u, lo, hi):
+    """``u[k, xi, c] = (G w[k, c] G^T)[xi]`` for float32 filters w (K, C, 3, 3), out
+    channels ``k`` from ``lo`` to ``hi``: each
     product's (K, C) matrix is ``u[:, xi]``, its rows 36 C apart, so that the 36 values a
     filter gives are stored close together. Returns whether every value is within
     ``_RT_WINO_LIMIT`` (False for infinities and NaN: ``_rt_wino_conv``'s guard, an and
     over the loop that vectorizes, where a float sum would not)."""
     fits = True
-    for k in range(w.shape[0]):
+    for k in range(lo, hi):
         for c in range(w.shape[1]):
             a0 = _rt_wino_g(np.float64(w[k, c, 0, 0]), np.float64(w[k, c, 1, 0]),
                             np.float64(w[k, c, 2, 0]))
@@ -146,28 +147,59 @@ def _rt_wino_outputs(m, out, first, per_image):
                                 out[ex, k, y + i, x + j] = row[j]
 
 
-
-
-@njit(cache=True, error_model="numpy")
-def _rt_wino_conv(src, w, u, v, m, out):
-    """``out`` = the convolution of the input in its zero border ``src`` (N, C, 4 rows +
-    2, 4 cols + 2) with the filters ``w`` (K, C, 3, 3): the filters transformed into
-    ``u`` (K, 36, C), then block by block of rows of tiles (as many as ``v`` holds) the
-    inputs into ``v`` (C, 36, tiles), 36 products into ``m`` (K, 36, tiles) and the
-    outputs. Every size comes from the arrays, so one kernel calls it for every layer.
-
-    False (``out`` unfinished) where a transformed filter or input is not finite or
-    larger than ``_RT_WINO_LIMIT``: an infinity or NaN would spread over a
-    whole 4x4 tile (NaN where the direct sum is finite or infinite), a huge value
-    overflow where it does not; the caller then computes the convolution directly."""
-    if not _rt_wino_filters(w, u):
-        return False
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_blocks(src, u, v, m, out, lo, hi):
+    """Blocks ``lo`` to ``hi`` of ``_rt_wino_conv``: block by block of rows of tiles (as
+    many as ``v`` holds), the inputs transformed into ``v`` (C, 36, tiles), 36 products
+    into ``m`` (K, 36, tiles) and the outputs into ``out``. False where a transformed
+    input is out of ``_RT_WINO_LIMIT`` (``out`` unfinished)."""
     rows = (src.shape[2] - 2) // 4
     per = v.shape[2] // ((src.shape[3] - 2) // 4)
-    for b in range(src.shape[0] * rows // per):
+    for b in range(lo, hi):
         if not _rt_wino_inputs(src, v, b * per, rows):
             return False
         for xi in range(36):
             _rt_matmul_into(u[:, xi], v[:, xi], m[:, xi], 0.0)
         _rt_wino_outputs(m, out, b * per, rows)
     return True
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_conv(src, w, u, v, m, out):
+    """``out`` = the convolution of the input in its zero border ``src`` (N, C, 4 rows +
+    2, 4 cols + 2) with the filters ``w`` (K, C, 3, 3): the filters transformed into
+    ``u`` (K, 36, C), then the blocks of tiles (``_rt_wino_blocks``). Every size comes
+    from the arrays, so one kernel calls it for every layer.
+
+    False (``out`` unfinished) where a transformed filter or input is not finite or
+    larger than ``_RT_WINO_LIMIT``: an infinity or NaN would spread over a
+    whole 4x4 tile (NaN where the direct sum is finite or infinite), a huge value
+    overflow where it does not; the caller then computes the convolution directly."""
+    if not _rt_wino_filters(w, u, 0, w.shape[0]):
+        return False
+    blocks = src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
+    return _rt_wino_blocks(src, u, v, m, out, 0, blocks)
+
+
+def _rt_wino_threaded(src, w, u, v, m, out):
+    """``_rt_wino_conv`` over this process's threads, as an outlined driver calls it: the
+    filters in one range of out channels per thread, then the blocks in one range per
+    thread, each with transformed inputs and products of its own (shaped as ``v`` and
+    ``m``: rows as long). Each block is computed as on one thread, to the bit."""
+    blocks = src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
+    parts = min(_rt_thread_count(), blocks)
+    if parts <= 1:
+        return _rt_wino_conv(src, w, u, v, m, out)
+    k = w.shape[0]
+    if not all(_rt_run_parts([(_rt_wino_filters, (w, u, k * p // parts, k * (p + 1) // parts))
+                              for p in range(parts)])):
+        return False
+
+    def own(a):  # (an array shaped and strided as the view ``a``)
+        rows = np.empty((a.shape[0], a.shape[1], a.strides[1] // a.itemsize), a.dtype)
+        return rows[:, :, :a.shape[2]]
+
+    scratch = [(v, m)] + [(own(v), own(m)) for _ in range(1, parts)]
+    return all(_rt_run_parts([(_rt_wino_blocks, (src, u, sv, sm, out, blocks * p // parts,
+                                                 blocks * (p + 1) // parts))
+                              for p, (sv, sm) in enumerate(scratch)]))

@@ -1,0 +1,173 @@
+"""Spread an outlined kernel's parallel loop over threads.
+
+An outlined driver (``outline.py``) is plain Python calling Numba kernels one after
+another; numpy's BLAS threads its products, but every loop nest of a kernel (batch norm,
+ReLU, pooling, a residual add) ran on the calling thread alone. A kernel whose whole
+body is one loop nest with independent iterations (``Role.PARALLEL``) can run as
+several calls over parts of its outermost range: ``spread`` gives such a kernel the
+range's ends as its last two parameters (``lo``, ``hi``), and where a call does enough
+work (``MIN_WORK`` iterations, counted from the call's sizes) the driver calls it through
+the runtime's ``_rt_threaded``, which hands one part to each of its threads and runs the
+first itself (``msc/runtime/numba_rt.py``). Every element is computed by the same code
+whichever thread runs it, so results do not depend on the thread count.
+
+Two nested parallel loops (batch and channels, channels and rows) become one range over
+both, so that a batch of one or four still splits evenly. Kernels are compiled without
+the GIL (``nogil``), and the BLAS and the kernels' threads never run at once: the
+driver calls one after the other.
+
+Before::
+
+    def _k_1(a0, a1, c0, c1):
+        for t0 in range(c0):                 # parallel
+            for t1 in range(c1):             # parallel
+                a1[t0, t1] = max(a0[t0, t1], 0)
+
+    _k_1(x, y, 64, 3136)                     # the driver
+
+After::
+
+    def _k_2(a0, a1, c0, c1, lo, hi):
+        for it in range(lo, hi):
+            t0 = it // c1
+            t1 = it - t0 * c1
+            a1[t0, t1] = max(a0[t0, t1], 0)
+
+    _rt_threaded(_k_2, 200704, x, y, 64, 3136)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from msc.codegen import outline
+from msc.codegen.pyrender import render_stmts
+from msc.codegen.spec import KernelSpec
+from msc.ir import kernel as K
+from msc.ir.kernel import Assign, Binary, BinaryOp, Eval, Expr, Helper, Invoke, Lit, Loop, Name
+from msc.ir.kernel import Role, Stmt
+
+#: The fewest innermost iterations a call must run to be spread: handing a part to
+#: another thread and waiting for it costs 10-30 us, what an elementwise loop spends on
+#: about 50,000 float32 elements.
+MIN_WORK = 1 << 17
+
+#: The names a spread kernel adds: its range's ends and the index over the joined loops.
+LO, HI, FLAT = "lo", "hi", "it"
+
+
+def spread(kernels: list[KernelSpec], driver: tuple[Stmt, ...]
+           ) -> tuple[list[KernelSpec], tuple[Stmt, ...]]:
+    """``kernels`` with each spreadable one taking its range (``lo``, ``hi``), and the
+    driver's statements calling them: through ``_rt_threaded`` where a call's work is at
+    least ``MIN_WORK``, else directly over the whole range."""
+    forms = {k.name: _spread_form(k) for k in kernels}
+    forms = {name: f for name, f in forms.items() if f is not None}
+    if not forms:
+        return kernels, driver
+    specs = {k.name: k for k in kernels}
+
+    def call(s: Stmt) -> Stmt:
+        v = s.value if isinstance(s, Eval) else None
+        if not (isinstance(v, Invoke) and v.name in forms):
+            return s
+        new, extent = forms[v.name]
+        sizes = dict(zip(specs[v.name].params, v.args))
+        n = _value(extent, sizes)
+        work = _work(specs[v.name].body, sizes)
+        if n is None or work is None or work < MIN_WORK or n < 2:
+            return Eval(Invoke(new.name, (*v.args, Lit(0), Lit(n) if n is not None
+                                          else extent_expr(extent, sizes))), loc=s.loc)
+        return Eval(Helper("_rt_threaded", (Name(new.name), Lit(n), *v.args)), loc=s.loc)
+
+    driver = tuple(outline._map_stmt(s, call, lambda e: e) for s in driver)
+    return [forms[k.name][0] if k.name in forms else k for k in kernels], driver
+
+
+def extent_expr(extent: Expr, sizes: dict[str, Expr]) -> Expr:
+    """``extent`` over the call's arguments (a size the driver only knows at run time)."""
+    return K.rewrite(extent, lambda e: sizes.get(e.name) if isinstance(e, Name) else None)
+
+
+def _spread_form(kernel: KernelSpec) -> tuple[KernelSpec, Expr] | None:
+    """The kernel over a part of its range, and the range's extent over its parameters;
+    None where its body is not one parallel loop nest writing only its parameters."""
+    body = kernel.body
+    if len(body) != 1 or kernel.returns.strip("() ,") or not _plain_parallel(body[0]):
+        return None
+    outer: Loop = body[0]  # type: ignore[assignment]
+    inner = outer.body[0] if len(outer.body) == 1 else None
+    if isinstance(inner, Loop) and _plain_parallel(inner) and \
+            outer.var not in _names(inner.stop):
+        extent: Expr = Binary(BinaryOp.MUL, outer.stop, inner.stop)
+        index = (Assign(Name(outer.var), Binary(BinaryOp.FLOORDIV, Name(FLAT), inner.stop)),
+                 Assign(Name(inner.var), Binary(BinaryOp.SUB, Name(FLAT), Binary(
+                     BinaryOp.MUL, Name(outer.var), inner.stop))))
+        loop = Loop(FLAT, Name(HI), index + inner.body, start=Name(LO), role=Role.PARALLEL,
+                    loc=outer.loc)
+    else:
+        extent = outer.stop
+        loop = dataclasses.replace(outer, start=Name(LO), stop=Name(HI))
+    lines = tuple(render_stmts((loop,), locations=False))
+    name = outline._kernel_name(lines, "")
+    return KernelSpec(name, (*kernel.params, LO, HI), tuple(render_stmts((loop,))),
+                      kernel.returns, body=(loop,)), extent
+
+
+def _plain_parallel(s: Stmt) -> bool:
+    return isinstance(s, Loop) and s.role is Role.PARALLEL and s.start is None and \
+        s.step is None
+
+
+def _names(e: Expr) -> set[str]:
+    return {n.name for n in K.nodes(e) if isinstance(n, Name)}
+
+
+def _value(e: Expr, sizes: dict[str, Expr]) -> int | None:
+    """``e``'s value where it is integer arithmetic over literal arguments, else None."""
+    if isinstance(e, Lit):
+        return e.value if type(e.value) is int else None
+    if isinstance(e, Name):
+        bound = sizes.get(e.name)
+        return _value(bound, {}) if bound is not None else None
+    if isinstance(e, K.Cast):
+        return _value(e.x, sizes)
+    if isinstance(e, Binary) and e.op in _ARITHMETIC:
+        a, b = _value(e.a, sizes), _value(e.b, sizes)
+        if a is None or b is None or (b == 0 and e.op is BinaryOp.FLOORDIV):
+            return None
+        return _ARITHMETIC[e.op](a, b)
+    if isinstance(e, K.Call) and e.fn is K.Fn.PY_INT and len(e.args) == 1:
+        return _value(e.args[0], sizes)
+    return None
+
+
+_ARITHMETIC: dict[BinaryOp, Any] = {
+    BinaryOp.ADD: lambda a, b: a + b, BinaryOp.SUB: lambda a, b: a - b,
+    BinaryOp.MUL: lambda a, b: a * b, BinaryOp.FLOORDIV: lambda a, b: a // b}
+
+
+def _work(stmts: tuple[Stmt, ...], sizes: dict[str, Expr]) -> int | None:
+    """How many innermost statements ``stmts`` run (a branch: its longer side); None
+    where a loop's extent is not known from the call."""
+    total = 0
+    for s in stmts:
+        if isinstance(s, Loop):
+            lo = _value(s.start, sizes) if s.start is not None else 0
+            hi, inner = _value(s.stop, sizes), _work(s.body, sizes)
+            step = _value(s.step, sizes) if s.step is not None else 1
+            if lo is None or hi is None or inner is None or not step:
+                return None
+            total += max(0, math.ceil((hi - lo) / step)) * max(inner, 1)
+        elif isinstance(s, K.Branch):
+            sides = [_work(s.body, sizes), _work(s.orelse, sizes)]
+            if None in sides:
+                return None
+            total += max(sides)  # type: ignore[type-var]
+        elif isinstance(s, K.While):
+            return None
+        else:
+            total += 1
+    return total

@@ -1,0 +1,101 @@
+"""Kernels spread over threads (``msc/codegen/threads.py``, the runtime's ``_rt_threaded``,
+``_rt_run_parts`` and ``_rt_wino_threaded``): an outlined model's results are the same
+to the bit on 1, 2 and 3 threads and agree with eager mode; the driver spreads the loop
+nests and Winograd convolutions it should; a part's exception reaches the caller."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import msc as ms
+from msc import nn, ops
+from msc.codegen import threads
+from msc.runtime import numba_rt
+
+
+class Stack(nn.Cell):
+    """Six 3x3 convolutions of 32 channels (Winograd's), each with a batch norm and a
+    ReLU, a max pool and a residual add: a model large enough to be outlined."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.CellList([nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1)
+                                  for _ in range(6)])
+        self.norms = nn.CellList([nn.BatchNorm2d(32) for _ in range(6)])
+        self.pool = nn.MaxPool2d(3, 2, pad_mode="same")
+
+    def construct(self, x):
+        y = x
+        for conv, norm in zip(self.convs, self.norms):
+            y = ops.relu(norm(conv(y))) + y
+        return self.pool(y) * 0.5
+
+
+def test_outlined_model_is_the_same_on_1_2_and_3_threads(tmp_path, monkeypatch):
+    from tests.codegen import build, compile_fn
+
+    monkeypatch.setattr(threads, "MIN_WORK", 0)  # (every loop nest spread, small as it is)
+    rng = np.random.default_rng(5)
+    net = Stack()
+    net.set_train(False)
+    x = rng.standard_normal((2, 32, 16, 16)).astype(np.float32)
+    compiled = compile_fn(net, [x], target="numba")
+    built = build(compiled.module, "numba", tmp_path, [p.asnumpy() for p in compiled.weights])
+    assert built.source.count("_rt_threaded(_k_") >= 6  # norms, ReLUs, adds, the pool
+    assert built.source.count("= _rt_wino_threaded(") == 6
+    got = {}
+    for count in ("1", "2", "3"):
+        monkeypatch.setenv("MSC_NUM_THREADS", count)
+        got[count] = built(x)
+    assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
+    eager = net(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got["2"], eager, rtol=1e-4, atol=1e-4 * np.abs(eager).max())
+
+
+def test_small_calls_stay_on_one_thread(tmp_path):
+    """Below ``MIN_WORK`` a spread kernel is called over its whole range directly."""
+    from tests.codegen import build, compile_fn
+
+    net = Stack()
+    net.set_train(False)
+    x = np.ones((1, 32, 16, 16), np.float32)
+    compiled = compile_fn(net, [x], target="numba")
+    source = build(compiled.module, "numba", tmp_path,
+                   [p.asnumpy() for p in compiled.weights]).source
+    assert "_rt_threaded(_k_" not in source  # (8,192 elements a loop nest)
+    assert ", 0, 8192)" in source  # a norm's loops over all 32 x 256 of their range
+
+
+def test_a_part_that_raises_raises_after_every_part_is_done(monkeypatch):
+    done = []
+
+    def part(k):
+        if k == 1:
+            raise IndexError("part 1")
+        done.append(k)
+        return k * 10
+
+    assert numba_rt._rt_run_parts([(part, (0,)), (part, (2,))]) == [0, 20]
+    with pytest.raises(IndexError, match="part 1"):
+        numba_rt._rt_run_parts([(part, (0,)), (part, (1,)), (part, (2,))])
+    assert sorted(done) == [0, 0, 2, 2]
+
+
+def test_thread_count_comes_from_msc_num_threads(monkeypatch):
+    monkeypatch.setenv("MSC_NUM_THREADS", "3")
+    assert numba_rt._rt_thread_count() == 3
+    monkeypatch.delenv("MSC_NUM_THREADS")
+    assert numba_rt._rt_thread_count() >= 1
+    monkeypatch.setenv("MSC_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="MSC_NUM_THREADS must be a whole number"):
+        numba_rt._rt_thread_count()
+
+
+def test_the_blas_threads_are_one_during_parts_and_restored_after():
+    blas = numba_rt._rt_blas_threads()
+    if blas is None:
+        pytest.skip("numpy's wheel bundles no OpenBLAS here: nothing to coordinate")
+    before = blas[1]()
+    seen = numba_rt._rt_run_parts([(blas[1], ()), (blas[1], ())])
+    assert seen == [1, 1] and blas[1]() == before

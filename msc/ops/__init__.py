@@ -59,6 +59,7 @@ MODULES = (
     "msc.ops.operations.composed_ops",
     "msc.ops.operations.ctc_ops",
     "msc.ops.operations.loss_ops",
+    "msc.ops.operations.image_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

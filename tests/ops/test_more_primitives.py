@@ -189,3 +189,156 @@ def test_special_functions_in_a_graph_match_eager():
     for got, want in zip(ms.jit(f)(x, a, b, i), f(x, a, b, i)):
         assert got.dtype == want.dtype
         _close(got, want.asnumpy(), rtol=1e-12, atol=0)
+
+
+# --- pooling with argmax, losses, grid samplers -------------------------------------------------
+
+
+def _pool_reference(x, kernel, stride, pads, dilation=(1, 1), ceil=False):
+    """Max pooling with symmetric pads (padding never wins) and each maximum's first
+    index in its (H * W) plane; loops over windows."""
+    n, c, h, w = x.shape
+    sizes = []
+    for size, k, s, p, d in zip((h, w), kernel, stride, pads, dilation):
+        span = size + 2 * p - d * (k - 1) - 1
+        out = (-(-span // s) if ceil else span // s) + 1
+        if ceil and (out - 1) * s >= size + p:
+            out -= 1
+        sizes.append(out)
+    y = np.full((n, c, *sizes), -np.inf, x.dtype)
+    arg = np.zeros((n, c, *sizes), np.int64)
+    for i in range(sizes[0]):
+        for j in range(sizes[1]):
+            for a in range(kernel[0]):
+                for b in range(kernel[1]):
+                    r = i * stride[0] - pads[0] + a * dilation[0]
+                    q = j * stride[1] - pads[1] + b * dilation[1]
+                    if 0 <= r < h and 0 <= q < w:
+                        better = x[:, :, r, q] > y[:, :, i, j]
+                        y[:, :, i, j] = np.where(better, x[:, :, r, q], y[:, :, i, j])
+                        arg[:, :, i, j] = np.where(better, r * w + q, arg[:, :, i, j])
+    return y, arg
+
+
+def test_max_pool_with_argmax_v2_and_3d():
+    x = rng.standard_normal((2, 3, 7, 8)).astype(np.float32)
+    for args, kernel, stride, pads, dil, ceil in (((3, 2, 1), (3, 3), (2, 2), (1, 1), (1, 1), False),
+                                                  ((2, None, 0, (1, 1), True), (2, 2), (2, 2),
+                                                   (0, 0), (1, 1), True),
+                                                  ((3, 1, 1, (2, 2)), (3, 3), (1, 1), (1, 1),
+                                                   (2, 2), False)):
+        y, arg = ops.MaxPoolWithArgmaxV2(*args)(Tensor(x))
+        want_y, want_arg = _pool_reference(x, kernel, stride, pads, dil, ceil)
+        _close(y, want_y)
+        _close(arg, want_arg)
+        assert arg.dtype == ms.int64
+    assert ops.MaxPoolWithArgmaxV2(2, argmax_type=ms.int32)(Tensor(x))[1].dtype == ms.int32
+    with pytest.raises(TypeError, match="argmax_type"):
+        ops.MaxPoolWithArgmaxV2(2, argmax_type=ms.float32)(Tensor(x))
+    v = rng.standard_normal((1, 2, 4, 5, 5)).astype(np.float32)
+    y, arg = ops.MaxPool3DWithArgmax(2, 2, 0)(Tensor(v))
+    blocks = v[:, :, :4, :4, :4].reshape(1, 2, 2, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 6, 3, 5, 7)
+    _close(y, blocks.reshape(1, 2, 2, 2, 2, 8).max(-1))
+    d, h, w = np.unravel_index(arg.asnumpy(), (4, 5, 5))
+    np.testing.assert_array_equal(v[0, :, :, :, :][np.arange(2)[:, None, None, None], d[0], h[0],
+                                                   w[0]], y.asnumpy()[0])
+    with pytest.raises(ValueError, match="data_format"):
+        ops.MaxPool3DWithArgmax(2, 2, 0, data_format="NDHWC")
+
+
+def test_max_pool_with_argmax_indexes_its_sample():
+    """MindSpore's deprecated form: the index counts the channels before the plane."""
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    y, arg = ops.MaxPoolWithArgmax(2, 2)(Tensor(x))
+    want_y, want_arg = _pool_reference(x, (2, 2), (2, 2), (0, 0))
+    _close(y, want_y)
+    _close(arg, want_arg + np.arange(3).reshape(1, 3, 1, 1) * 36)
+    assert arg.dtype == ms.int32
+
+
+def test_adaptive_max_pool3d():
+    v = rng.standard_normal((2, 2, 4, 6, 6)).astype(np.float32)
+    y, arg = ops.AdaptiveMaxPool3D()(Tensor(v), Tensor(np.array([2, 3, 2], np.int32)))
+    blocks = v.reshape(2, 2, 2, 2, 3, 2, 2, 3).transpose(0, 1, 2, 4, 6, 3, 5, 7)
+    _close(y, blocks.reshape(2, 2, 2, 3, 2, 12).max(-1))
+    assert arg.dtype == ms.int32 and arg.shape == (2, 2, 2, 3, 2)
+    np.testing.assert_array_equal(np.take_along_axis(v.reshape(2, 2, -1),
+                                                     arg.asnumpy().reshape(2, 2, -1), 2),
+                                  y.asnumpy().reshape(2, 2, -1))
+
+
+def test_losses():
+    x, y = rng.standard_normal((4, 3)), rng.uniform(0, 1, (4, 3))
+    w, pw = rng.uniform(0.5, 2, (4, 3)), rng.uniform(0.5, 2, (3,))
+    sig = 1 / (1 + np.exp(-x))
+    loss = -w * (pw * y * np.log(sig) + (1 - y) * np.log(1 - sig))
+    for reduction, want in (("none", loss), ("sum", loss.sum()), ("mean", loss.mean())):
+        got = ops.BCEWithLogitsLoss(reduction)(*(Tensor(v) for v in (x, y, w, pw)))
+        _close(got, want, rtol=1e-10)
+    a, p, n = (rng.standard_normal((5, 4)).astype(np.float32) for _ in range(3))
+    d_pos = np.linalg.norm(a - p + 1e-6, axis=1)
+    d_neg = np.minimum(np.linalg.norm(a - n + 1e-6, axis=1), np.linalg.norm(p - n + 1e-6, axis=1))
+    got = ops.TripletMarginLoss(swap=True, reduction="none")(
+        Tensor(a), Tensor(p), Tensor(n), Tensor(np.float32(0.5)))
+    _close(got, np.maximum(d_pos - d_neg + 0.5, 0), rtol=1e-5)
+    with pytest.raises(ValueError, match="rank of 'margin'"):
+        ops.TripletMarginLoss()(Tensor(a), Tensor(p), Tensor(n), Tensor(np.ones(1, np.float32)))
+    with pytest.raises(TypeError, match="'p'"):
+        ops.TripletMarginLoss(p=2.0)
+    scores = rng.standard_normal((2, 4)).astype(np.float32)
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, 0]], np.int32)
+    loss, is_target = ops.MultilabelMarginLoss("none")(Tensor(scores), Tensor(target))
+    want_loss, want_mask = [], np.zeros((2, 4), np.int32)
+    for row, labels in zip(scores, target):
+        listed = list(labels[:list(labels).index(-1)] if -1 in labels else labels)
+        want_mask[len(want_loss), listed] = 1
+        want_loss.append(sum(max(0.0, 1 - (row[j] - row[i])) for j in listed
+                             for i in range(4) if i not in listed) / 4)
+    _close(loss, np.float32(want_loss), rtol=1e-6)
+    _close(is_target, want_mask)
+    assert is_target.dtype == ms.int32
+
+
+def test_grid_samplers_check_rank():
+    x = Tensor(rng.standard_normal((1, 2, 3, 3)).astype(np.float32))
+    grid = Tensor(np.zeros((1, 2, 2, 2), np.float32))
+    _close(ops.GridSampler2D("nearest", "border", True)(x, grid),
+           np.broadcast_to(x.asnumpy()[:, :, 1:2, 1:2], (1, 2, 2, 2)))
+    with pytest.raises(ValueError, match="rank of 'input_x' must be 5"):
+        ops.GridSampler3D()(x, grid)
+
+
+@pytest.mark.skipif(not MINDSPORE.exists(), reason="MindSpore is not installed in .peers/ms; "
+                    "the comparison with MindSpore itself needs it")
+def test_values_match_mindspore_itself(tmp_path):
+    """Every case of more_primitives_cases.py in MindSpore 2.10 (one subprocess) and in
+    msc: the same shapes, dtypes and values."""
+    cases_file = Path(__file__).with_name("more_primitives_cases.py")
+    (tmp_path / "run.py").write_text(
+        "import importlib.util, numpy as np, mindspore as ms\n"
+        "from mindspore import ops, Tensor\n"
+        f"spec = importlib.util.spec_from_file_location('cases', {str(cases_file)!r})\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "out = {}\n"
+        "for name, thunk in module.cases(ms, ops, Tensor):\n"
+        "    for i, t in enumerate(thunk()):\n"
+        "        out[f'{name}#{i}'] = t.asnumpy()\n"
+        "np.savez('out.npz', **out)\n")
+    proc = subprocess.run([str(MINDSPORE), "run.py"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = np.load(tmp_path / "out.npz")
+    from tests.ops.more_primitives_cases import cases
+
+    seen = 0
+    for name, thunk in cases(ms, ops, Tensor):
+        for i, got in enumerate(thunk()):
+            want = expected[f"{name}#{i}"]
+            value = got.asnumpy()
+            assert value.dtype == want.dtype and value.shape == want.shape, name
+            if want.dtype.kind == "f":
+                np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=name)
+            else:
+                np.testing.assert_array_equal(value, want, err_msg=name)
+            seen += 1
+    assert seen == len(expected.files)

@@ -1,12 +1,15 @@
-"""Padding, resizing and pixel shuffling: ``ops.pad``, ``ops.padding``, ``ops.interpolate``
-(``ops.upsample``), ``ops.pixel_shuffle`` and ``ops.pixel_unshuffle``.
+"""Padding, resizing, sampling and pixel shuffling: ``ops.pad``, ``ops.padding``,
+``ops.interpolate`` (``ops.upsample``), ``ops.grid_sample``, ``ops.crop_and_resize``, the
+region-of-interest pooling of ``ops.ROIAlign``, ``ops.pixel_shuffle`` and
+``ops.pixel_unshuffle``.
 
 Shapes are static, so each form is composed from existing primitives with constant
 operands built here with numpy: a ``Gather`` with a constant index map per padded or
 nearest-resized axis (reflect, symmetric, replicate and circular padding are index
 maps), ``Concat`` with ``Fill`` blocks for constant padding, a ``Dense`` with a constant
 interpolation matrix per axis for (bi/tri)linear resizing, and ``Reshape`` +
-``Transpose`` for pixel shuffling. Gradients and vmap come from those primitives' rules.
+``Transpose`` for pixel shuffling; sampling at positions computed from tensors (grids,
+boxes) reads element gathers. Gradients and vmap come from those primitives' rules.
 """
 
 from __future__ import annotations
@@ -434,9 +437,7 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
             index = term if index is None else index + term
             if w is not None:
                 weight = w if weight is None else weight * w
-        index = apply(Op.Cast, index, dtype=dtypes.int32)
-        taken = F.gather_elements(flat, 2, F.broadcast_to(F.expand_dims(index, 1),
-                                                          (n, c, points)))
+        taken = _read_points(flat, index, 2)
         mask = apply(Op.Cast, inside, dtype=x.dtype)
         weight = mask if weight is None else weight * mask
         term = taken * F.expand_dims(weight, 1)
@@ -444,11 +445,170 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     return reshape(total, (n, c, *out_shape))
 
 
+def _read_points(flat: Any, index: Any, axis: int) -> Any:
+    """``flat`` (R, C, P) or (R, P, C) read at the float-valued integer positions ``index``
+    (R, Q) along its point ``axis`` (2 or 1): (R, C, Q) or (R, Q, C). An element gather,
+    so the gradient scatters back into ``flat``."""
+    index = apply(Op.Cast, index, dtype=dtypes.int32)
+    wide = F.expand_dims(index, 3 - axis)
+    shape = list(flat.shape)
+    shape[axis] = index.shape[1]
+    return F.gather_elements(flat, axis, F.broadcast_to(wide, tuple(shape)))
+
+
 def _product(choices: list[list[Any]]) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = [()]
     for options in choices:
         out = [done + (o,) for done in out for o in options]
     return out
+
+
+# --- crops and regions of interest --------------------------------------------------------
+
+
+def _linear_taps(at: Any, size: int) -> tuple[Any, Any, Any]:
+    """Rows ``at`` (clipped into [0, size - 1]) as (lower row, upper row, weight of the
+    upper): the two rows bilinear sampling reads."""
+    at = apply(Op.ClipByValue, at, 0.0, float(size - 1))
+    low = apply(Op.Floor, at)
+    return low, apply(Op.Minimum, low + 1.0, float(size - 1)), at - low
+
+
+def _sample_grid(flat: Any, width: int, ys: Any, xs: Any, axis: int) -> Any:
+    """Bilinear samples of ``flat`` ((R, C, H * W) with ``axis`` 2, (R, H * W, C) with 1)
+    at every pair of rows ``ys`` (R, Py) and columns ``xs`` (R, Px), already inside the
+    image: (R, C, Py * Px) or (R, Py * Px, C)."""
+    (y0, y1, wy), (x0, x1, wx) = ys, xs
+    points = ys[0].shape[1] * xs[0].shape[1]
+    total = None
+    for row, row_w in ((y0, 1.0 - wy), (y1, wy)):
+        for col, col_w in ((x0, 1.0 - wx), (x1, wx)):
+            index = reshape(F.expand_dims(row * float(width), 2) + F.expand_dims(col, 1),
+                            (row.shape[0], points))
+            weight = reshape(F.expand_dims(row_w, 2) * F.expand_dims(col_w, 1),
+                             (row.shape[0], points))
+            term = _read_points(flat, index, axis) * F.expand_dims(weight, 3 - axis)
+            total = term if total is None else total + term
+    return total
+
+
+_CROP_METHODS = ("bilinear", "nearest")
+
+
+def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any,
+                    method: str = "bilinear", extrapolation_value: float = 0.0) -> Any:
+    """Crops of the NHWC ``image`` at ``boxes`` ((R, 4) normalised [y1, x1, y2, x2],
+    y1 > y2 flips), each resized to ``crop_size`` by bilinear or nearest sampling (a
+    coordinate y maps to y * (H - 1)); samples outside the image take
+    ``extrapolation_value``. float32 (R, crop_h, crop_w, depth)."""
+    with _checking("CropAndResize"):
+        x = _as_tensor(image, "CropAndResize")
+        b, idx = _as_tensor(boxes, "CropAndResize"), _as_tensor(box_indices, "CropAndResize")
+        if method not in _CROP_METHODS:  # MindSpore's 'bilinear_v2' samples otherwise
+            raise GraphValueError(f"msc supports the 'method' {list(_CROP_METHODS)}, but got "
+                                  f"{method!r}")
+        if not isinstance(extrapolation_value, float):
+            raise GraphTypeError(f"the 'extrapolation_value' must be a float, but got "
+                                 f"{type(extrapolation_value).__name__}")
+        if not (isinstance(crop_size, tuple) and len(crop_size) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in crop_size)):
+            raise GraphTypeError(f"the 'crop_size' must be a tuple of two positive ints, but "
+                                 f"got {crop_size!r}")
+        if x.ndim != 4 or b.ndim != 2 or b.shape[1] != 4 or idx.ndim != 1 or \
+                idx.shape[0] != b.shape[0]:
+            raise GraphValueError(f"'x' must be 4-D, 'boxes' (num_boxes, 4) and 'box_index' "
+                                  f"(num_boxes,), but got {x.shape}, {b.shape} and "
+                                  f"{idx.shape}")
+        if not b.dtype.is_float or not idx.dtype.is_int:
+            raise GraphTypeError(f"'boxes' must be float and 'box_index' int, but got "
+                                 f"{b.dtype} and {idx.dtype}")
+    _, height, width, depth = x.shape
+    flat = gather(reshape(F.cast(x, dtypes.float32), (x.shape[0], height * width, depth)),
+                  idx, 0)
+    b = F.cast(b, dtypes.float32)
+    axes = []
+    for size, n, lo, hi in ((height, crop_size[0], b[:, 0:1], b[:, 2:3]),
+                            (width, crop_size[1], b[:, 1:2], b[:, 3:4])):
+        if n > 1:
+            steps = Tensor(np.arange(n, dtype=np.float32)[None] / (n - 1))
+            at = (lo + (hi - lo) * steps) * float(size - 1)
+        else:
+            at = (lo + hi) * (0.5 * (size - 1))
+        inside = apply(Op.LogicalAnd, apply(Op.GreaterEqual, at, 0.0),
+                       apply(Op.LessEqual, at, float(size - 1)))
+        axes.append((at, inside))
+    (ys, y_in), (xs, x_in) = axes
+    if method == "nearest":  # the nearest pixel, halves away from zero
+        near = [apply(Op.Floor, apply(Op.ClipByValue, p, 0.0, float(s - 1)) + 0.5)
+                for p, s in ((ys, height), (xs, width))]
+        taps = [(p, p, p * 0.0) for p in near]
+    else:
+        taps = [_linear_taps(ys, height), _linear_taps(xs, width)]
+    values = _sample_grid(flat, width, taps[0], taps[1], 1)
+    rows = b.shape[0]
+    inside = reshape(apply(Op.LogicalAnd, F.expand_dims(y_in, 2), F.expand_dims(x_in, 1)),
+                     (rows, crop_size[0] * crop_size[1], 1))
+    values = apply(Op.Select, inside, values, float(extrapolation_value))
+    return reshape(values, (rows, crop_size[0], crop_size[1], depth))
+
+
+def roi_align(features: Any, rois: Any, pooled_height: int, pooled_width: int,
+              spatial_scale: float, sample_num: int = 2, roi_end_mode: int = 1) -> Any:
+    """MindSpore's ``ROIAlign``: each region of interest (rows of ``rois``: image index,
+    x1, y1, x2, y2 in input coordinates, scaled by ``spatial_scale``; with
+    ``roi_end_mode`` 1 the end shifted by one pixel, with 0 the extent at least one pixel)
+    split into pooled_height x pooled_width bins, each the mean of sample_num x sample_num
+    bilinear samples (a sample more than a pixel outside reads 0)."""
+    x, r = _as_tensor(features, "ROIAlign"), _as_tensor(rois, "ROIAlign")
+    if x.ndim != 4 or r.ndim != 2 or r.shape[1] != 5:
+        raise GraphValueError(f"For 'ROIAlign', 'features' must be (N, C, H, W) and 'rois' "
+                              f"(rois_n, 5), but got {x.shape} and {r.shape}.")
+    if sample_num <= 0:  # MindSpore's CPU kernel then samples in a way of its own
+        raise GraphValueError(f"For 'ROIAlign', msc supports a 'sample_num' greater than 0, "
+                              f"but got {sample_num}.")
+    return _roi_align(x, r, pooled_height, pooled_width, spatial_scale,
+                      (sample_num, sample_num), roi_end_mode)
+
+
+def _roi_align(x: Any, rois: Any, pooled_height: int, pooled_width: int, scale: float,
+               grid: tuple[int, int], end_mode: int) -> Any:
+    """ROIAlign with ``grid`` (rows, columns) samples per bin for every region."""
+    n, c, height, width = x.shape
+    count = rois.shape[0]
+    r = F.cast(rois, x.dtype)
+    flat = gather(reshape(x, (n, c, height * width)),
+                  apply(Op.Cast, r[:, 0], dtype=dtypes.int32), 0)
+    taps, valid = [], None
+    for lo, hi, bins, g, size in ((r[:, 2:3], r[:, 4:5], pooled_height, grid[0], height),
+                                  (r[:, 1:2], r[:, 3:4], pooled_width, grid[1], width)):
+        start = lo * scale
+        extent = (hi + float(end_mode)) * scale - start
+        if not end_mode:
+            extent = apply(Op.Maximum, extent, 1.0)
+        steps = (np.arange(bins)[:, None] + (np.arange(g)[None] + 0.5) / g).reshape(1, -1)
+        at = start + extent * Tensor((steps / bins).astype(x.dtype.np))
+        inside = apply(Op.LogicalAnd, apply(Op.GreaterEqual, at, -1.0),
+                       apply(Op.LessEqual, at, float(size)))
+        taps.append(_linear_taps(at, size))
+        valid = inside if valid is None else apply(
+            Op.LogicalAnd, F.expand_dims(valid, 2), F.expand_dims(inside, 1))
+    values = _sample_grid(flat, width, taps[0], taps[1], 2)
+    mask = apply(Op.Cast, reshape(valid, (count, 1, -1)), dtype=x.dtype)
+    values = reshape(values * mask, (count, c, pooled_height, grid[0], pooled_width, grid[1]))
+    return F.mean(F.mean(values, 5), 3)
+
+
+def resize_area_matrix(size: int, out: int, align_corners: bool) -> np.ndarray:
+    """(out, size) weights of area resizing: output pixel o covers [o s, (o + 1) s) of the
+    input (s = size / out, or (size - 1) / (out - 1) aligning corners), each input pixel
+    weighted by its overlap, over s (an overlap past the last pixel counts for it)."""
+    scale = (size - 1) / (out - 1) if align_corners and out > 1 else size / out
+    matrix = np.zeros((out, size))
+    for o in range(out):
+        lo, hi = o * scale, (o + 1) * scale
+        for i in range(int(math.floor(lo)), int(math.ceil(hi))):
+            matrix[o, min(i, size - 1)] += (min(i + 1.0, hi) - max(float(i), lo)) / scale
+    return matrix
 
 
 # --- pixel shuffle ----------------------------------------------------------------------
@@ -499,4 +659,4 @@ def pixel_unshuffle(input: Any, downscale_factor: int) -> Any:
 
 
 __all__ = ["pad", "padding", "interpolate", "upsample", "grid_sample", "pixel_shuffle",
-           "pixel_unshuffle"]
+           "pixel_unshuffle", "crop_and_resize"]

@@ -264,6 +264,12 @@ def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> 
     """Per sample, with the target classes those of ``target`` before its first -1: the
     sum over target classes j and other classes i of max(0, 1 - (x[j] - x[i])), divided
     by the class count; reduced over the samples."""
+    return multilabel_margin(input, target, reduction)[0]
+
+
+def multilabel_margin(input: Any, target: Any, reduction: str) -> tuple[Any, Any]:  # noqa: A002
+    """``multilabel_margin_loss`` and the mask of each sample's target classes (the int32
+    ``is_target`` output of ``ops.MultilabelMarginLoss``)."""
     reduction = _reduction(reduction, "MultilabelMarginLoss")
     x = _float_tensor(input, "MultilabelMarginLoss")
     classes = x.shape[-1]
@@ -273,7 +279,8 @@ def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> 
     picked = F.sum(onehot * F.expand_dims(x, -2), -1)  # x at each listed target
     hinge = F.clamp(1 - F.expand_dims(picked, -1) + F.expand_dims(x, -2), 0)
     hinge = hinge * F.expand_dims(valid, -1) * F.expand_dims(1 - is_target, -2)
-    return _reduce(F.sum(F.sum(hinge, -1), -1) / classes, reduction)
+    loss = _reduce(F.sum(F.sum(hinge, -1), -1) / classes, reduction)
+    return loss, F.stop_gradient(F.cast(is_target, dtypes.int32))
 
 
 def multilabel_soft_margin_loss(input: Any, target: Any, weight: Any = None,  # noqa: A002

@@ -1,7 +1,8 @@
 """The pooling functions beyond ``conv_func``'s: 3-d and 1-d adaptive pooling, 3-d max
 pooling and power-average (Lp) pooling, each over ``conv_func``'s generic ``max_pool``,
 ``avg_pool`` and adaptive pooling, so they run eagerly and in graphs on every target with
-their gradients.
+their gradients; and the grayscale dilation of ``ops.Dilation2D``, a maximum over strided
+slices.
 """
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from msc.common.tensor import apply
 from msc.errors import GraphValueError
 from msc.ir.primitives import Op
 from msc.ops import functional as F
 from msc.ops.function import conv_func as K
 from msc.ops.function.arguments import _as_tensor, _checking
+from msc.ops.function.image_func import pad
 
 
 def adaptive_avg_pool3d(input: Any, output_size: Any) -> Any:  # noqa: A002
@@ -84,6 +88,42 @@ def lp_pool1d(x: Any, norm_type: float, kernel_size: int, stride: Any = None,
 def lp_pool2d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None,
               ceil_mode: bool = False) -> Any:
     return _lp_pool(x, 2, norm_type, kernel_size, stride, ceil_mode, "LPPool2d")
+
+
+def dilation2d(x: Any, filter: Any, stride: tuple[int, int], dilation: tuple[int, int],  # noqa: A002
+               pad_mode: str) -> Any:
+    """out[n, c, h, w] = max over (i, j) of x[n, c, h s0 + i d0, w s1 + j d1] + f[c, i, j],
+    (N, C, H, W) by (C, kh, kw); 'same' pads with the dtype's lowest value, as MindSpore's
+    'same' leaves the padding out of the maximum."""
+    x, f = _as_tensor(x, "Dilation2D"), _as_tensor(filter, "Dilation2D")
+    with _checking("Dilation2D"):
+        if x.ndim != 4 or f.ndim != 3 or f.shape[0] != x.shape[1]:
+            raise GraphValueError(f"'x' must be (N, C, H, W) and 'filter' (C, kh, kw), but "
+                                  f"got {x.shape} and {f.shape}")
+        if f.dtype != x.dtype:
+            raise GraphValueError(f"'filter' must have the dtype of 'x', {x.dtype}, but got "
+                                  f"{f.dtype}")
+    kernel = f.shape[1:]
+    if pad_mode == "same":
+        pads = [K.same_pad(n, k, s, d) for n, k, s, d in zip(x.shape[2:], kernel, stride,
+                                                             dilation)]
+        lowest = -math.inf if x.dtype.is_float else int(np.iinfo(x.dtype.np).min)
+        x = pad(x, (*pads[1], *pads[0]), "constant", lowest)
+    sizes = [(n - d * (k - 1) - 1) // s + 1 for n, k, s, d in zip(x.shape[2:], kernel, stride,
+                                                                  dilation)]
+    if min(sizes) < 1:
+        raise GraphValueError(f"For 'Dilation2D', the dilated filter {kernel} is larger than "
+                              f"the input {x.shape[2:]}.")
+    out = None
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            rows = slice(i * dilation[0], i * dilation[0] + (sizes[0] - 1) * stride[0] + 1,
+                         stride[0])
+            cols = slice(j * dilation[1], j * dilation[1] + (sizes[1] - 1) * stride[1] + 1,
+                         stride[1])
+            tap = x[:, :, rows, cols] + F.reshape(f[:, i, j], (1, -1, 1, 1))
+            out = tap if out is None else F.maximum(out, tap)
+    return out
 
 
 __all__ = ["adaptive_avg_pool3d", "avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool3d", "max_pool3d",

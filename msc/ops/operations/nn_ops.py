@@ -38,7 +38,9 @@ from msc.ops.function.image_func import (
     _take,
     cubic_matrix,
     cubic_rows,
+    grid_sample,
     linear_matrix,
+    roi_align,
 )
 from msc.ops.function.linalg_func import _float_tensor, _number
 from msc.ops.function.loss_func import (
@@ -46,10 +48,13 @@ from msc.ops.function.loss_func import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     kl_div,
+    multilabel_margin,
     smooth_l1_loss,
     soft_margin_loss,
+    triplet_margin_loss,
 )
 from msc.ops.function.math_func import hardshrink
+from msc.ops.function.pooling_func import dilation2d
 from msc.ops.function.nn_func import (
     _MIRROR_MODES,
     _as,
@@ -300,6 +305,99 @@ class AdaptiveMaxPool2D(AdaptiveAvgPool2D):
         return adaptive_max_pool(x, self.output_size, 2, True)
 
 
+class AdaptiveMaxPool3D(Primitive):
+    """``(x, output_size)`` -> (y, argmax int32): ``output_size`` a constant int tensor
+    (or tuple) of three sizes."""
+
+    def __call__(self, x: Any, output_size: Any) -> tuple[Any, Any]:
+        if isinstance(output_size, SymTensor):
+            raise UnsupportedSyntaxError("For 'AdaptiveMaxPool3D', 'output_size' must be a "
+                                         "constant: pooled shapes are static in msc",
+                                         user_loc())
+        if isinstance(output_size, Tensor):
+            output_size = tuple(int(v) for v in output_size.asnumpy().reshape(-1))
+        y, argmax = adaptive_max_pool(x, output_size, 3, True)
+        return y, F.cast(argmax, dtypes.int32)
+
+
+def _argmax_type(argmax_type: Any, op: str) -> Any:
+    if argmax_type not in (dtypes.int32, dtypes.int64):
+        raise GraphTypeError(f"For '{op}', the 'argmax_type' must be int32 or int64, but got "
+                             f"{argmax_type}.")
+    return argmax_type
+
+
+class MaxPoolWithArgmax(MaxPool):
+    """``MaxPool`` that also returns each maximum's index in its sample's (C * H * W)
+    block, int32. Its 'same' padding is MindSpore's CPU kernel's: (k - s) // 2 before
+    (not half of what the size needs), the rest after."""
+
+    def __call__(self, x: Any) -> tuple[Any, Any]:
+        x = _spatial_input(x, 2, "MaxPoolWithArgmax")
+        kernel = tuple_arg(self._window(self.kernel_size), 2, "kernel_size")
+        stride = tuple_arg(self._window(self.strides), 2, "strides")
+        height, width = x.shape[2:]
+        padded = x
+        if str(self.pad_mode).lower() == "same":
+            pads = []
+            for n, k, s in zip(x.shape[2:], kernel, stride):
+                before = max(k - s, 0) // 2
+                pads.append((before, max((-(-n // s) - 1) * s + k - n - before, 0)))
+            lowest = -np.inf if x.dtype.is_float else int(np.iinfo(x.dtype.np).min)
+            padded = F.pad(x, (*pads[1], *pads[0]), "constant", lowest)
+        y, argmax = max_pool(padded, 2, kernel, stride, "valid", return_indices=True)
+        if padded is not x:  # the padded plane's index as the input's
+            row, col = argmax // padded.shape[3] - pads[0][0], argmax % padded.shape[3] - \
+                pads[1][0]
+            argmax = row * width + col
+        offsets = Tensor(np.arange(x.shape[1], dtype=np.int64).reshape(1, -1, 1, 1) *
+                         (height * width))
+        return y, F.cast(argmax + offsets, dtypes.int32)
+
+
+def _pool_with_argmax(prim: Any, x: Any, nd: int, kernel: Any) -> tuple[Any, Any]:
+    """Max pooling with symmetric ``pads`` per dim, ``dilation`` and ``ceil_mode``, and
+    each maximum's index in its spatial block (the classes' attributes)."""
+    a, name = prim.attrs, type(prim).__name__
+    if not isinstance(a["ceil_mode"], bool):
+        raise GraphTypeError(f"For '{name}', the 'ceil_mode' must be bool, but got "
+                             f"{type(a['ceil_mode']).__name__}.")
+    _argmax_type(a["argmax_type"], name)
+    strides = kernel if a["strides"] is None else a["strides"]
+    y, argmax = max_pool(_spatial_input(x, nd, name), nd, kernel, strides, "pad", a["pads"],
+                         a["dilation"], a["ceil_mode"], return_indices=True)
+    return y, F.cast(argmax, a["argmax_type"])
+
+
+class MaxPoolWithArgmaxV2(Primitive):
+    """Max pooling of (N, C, H, W); ``strides`` None means the kernel size."""
+
+    def __init__(self, kernel_size: Any, strides: Any = None, pads: Any = 0,
+                 dilation: Any = (1, 1), ceil_mode: bool = False,
+                 argmax_type: Any = dtypes.int64):
+        super().__init__(kernel_size=kernel_size, strides=strides, pads=pads,
+                         dilation=dilation, ceil_mode=ceil_mode, argmax_type=argmax_type)
+
+    def __call__(self, x: Any) -> tuple[Any, Any]:
+        return _pool_with_argmax(self, x, 2, self.attrs["kernel_size"])
+
+
+class MaxPool3DWithArgmax(Primitive):
+    """Max pooling of (N, C, D, H, W), only layout 'NCDHW'."""
+
+    def __init__(self, ksize: Any, strides: Any, pads: Any, dilation: Any = (1, 1, 1),
+                 ceil_mode: bool = False, data_format: str = "NCDHW",
+                 argmax_type: Any = dtypes.int64):
+        if data_format != "NCDHW":
+            raise GraphValueError(f"For 'MaxPool3DWithArgmax', the 'data_format' must be "
+                                  f"'NCDHW', but got {data_format!r}.")
+        super().__init__(ksize=ksize, strides=strides, pads=pads, dilation=dilation,
+                         ceil_mode=ceil_mode, data_format=data_format, argmax_type=argmax_type)
+
+    def __call__(self, x: Any) -> tuple[Any, Any]:
+        return _pool_with_argmax(self, x, 3, self.attrs["ksize"])
+
+
 class BatchNorm(Primitive):
     """``ops.BatchNorm(is_training, epsilon, momentum, data_format)(x, scale, bias, mean,
     variance)`` -> (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
@@ -391,6 +489,92 @@ class MirrorPad(Primitive):
 
     def __call__(self, input_x: Any, paddings: Any) -> Any:
         return mirror_pad(input_x, paddings, self.mode)
+
+
+class GridSampler2D(Primitive):
+    """``ops.grid_sample`` of a 4-D input (``GridSampler3D``: 5-D)."""
+
+    _rank = 4
+
+    def __init__(self, interpolation_mode: str = "bilinear", padding_mode: str = "zeros",
+                 align_corners: bool = False):
+        super().__init__(interpolation_mode=interpolation_mode, padding_mode=padding_mode,
+                         align_corners=align_corners)
+
+    def __call__(self, input_x: Any, grid: Any) -> Any:
+        name = type(self).__name__
+        x = _as_tensor(input_x, name)
+        if x.ndim != self._rank:
+            raise GraphValueError(f"For '{name}', the rank of 'input_x' must be {self._rank}, "
+                                  f"but got {x.ndim}.")
+        a = self.attrs
+        return grid_sample(x, grid, a["interpolation_mode"], a["padding_mode"],
+                           a["align_corners"])
+
+
+class GridSampler3D(GridSampler2D):
+    _rank = 5
+
+
+class ROIAlign(Primitive):
+    """``(features, rois)`` -> (rois_n, C, pooled_height, pooled_width)."""
+
+    def __init__(self, pooled_height: int, pooled_width: int, spatial_scale: float,
+                 sample_num: int = 2, roi_end_mode: int = 1):
+        for name, value, kind in (("pooled_height", pooled_height, int),
+                                  ("pooled_width", pooled_width, int),
+                                  ("spatial_scale", spatial_scale, float),
+                                  ("sample_num", sample_num, int),
+                                  ("roi_end_mode", roi_end_mode, int)):
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise GraphTypeError(f"For 'ROIAlign', the '{name}' must be {kind.__name__}, "
+                                     f"but got {type(value).__name__}.")
+        if roi_end_mode not in (0, 1):
+            raise GraphValueError(f"For 'ROIAlign', the 'roi_end_mode' must be in [0, 1], but "
+                                  f"got {roi_end_mode}.")
+        super().__init__(pooled_height=pooled_height, pooled_width=pooled_width,
+                         spatial_scale=spatial_scale, sample_num=sample_num,
+                         roi_end_mode=roi_end_mode)
+
+    def __call__(self, features: Any, rois: Any) -> Any:
+        a = self.attrs
+        return roi_align(features, rois, a["pooled_height"], a["pooled_width"],
+                         a["spatial_scale"], a["sample_num"], a["roi_end_mode"])
+
+
+def _pair_or_four(value: Any, what: str) -> tuple[int, int]:
+    """Dilation2D's stride or dilation: an int, (h, w) or (1, 1, h, w)."""
+    items = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(items, tuple) and len(items) == 4 and items[:2] == (1, 1):
+        items = items[2:]
+    if not (isinstance(items, tuple) and len(items) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in items)):
+        raise GraphValueError(f"For 'Dilation2D', the '{what}' must be a positive int, (h, w) "
+                              f"or (1, 1, h, w), but got {value!r}.")
+    return items
+
+
+class Dilation2D(Primitive):
+    """Grayscale dilation: the maximum of input plus filter over each window."""
+
+    def __init__(self, stride: Any, dilation: Any, pad_mode: str = "SAME",
+                 data_format: str = "NCHW"):
+        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid"):
+            raise GraphValueError(f"For 'Dilation2D', the 'pad_mode' must be 'same' or "
+                                  f"'valid', but got {pad_mode!r}.")
+        if data_format != "NCHW":
+            raise GraphValueError(f"For 'Dilation2D', the 'data_format' must be 'NCHW', but "
+                                  f"got {data_format!r}.")
+        super().__init__(stride=_pair_or_four(stride, "stride"),
+                         dilation=_pair_or_four(dilation, "dilation"),
+                         pad_mode=pad_mode.lower(), data_format=data_format)
+        if max(self.attrs["stride"]) > 255:
+            raise GraphValueError(f"For 'Dilation2D', the 'stride' must be in [1, 255], but "
+                                  f"got {stride!r}.")
+
+    def __call__(self, x: Any, filter: Any) -> Any:  # noqa: A002
+        a = self.attrs
+        return dilation2d(x, filter, a["stride"], a["dilation"], a["pad_mode"])
 
 
 def _image_size(size: Any, op: str) -> tuple[int, int]:
@@ -551,6 +735,44 @@ class BinaryCrossEntropy(_ReducedLoss):
         return binary_cross_entropy(logits, labels, weight, self.attrs["reduction"])
 
 
+class BCEWithLogitsLoss(_ReducedLoss):
+    def __call__(self, input: Any, target: Any, weight: Any = None,  # noqa: A002
+                 posWeight: Any = None) -> Any:  # noqa: N803
+        return binary_cross_entropy_with_logits(input, target, weight, posWeight,
+                                                self.attrs["reduction"])
+
+
+class TripletMarginLoss(_ReducedLoss):
+    """``ops.triplet_margin_loss`` with the margin a 0-d float32 tensor input."""
+
+    def __init__(self, p: int = 2, swap: bool = False, eps: float = 1e-6,
+                 reduction: str = "mean"):
+        for name, value, kind in (("p", p, int), ("swap", swap, bool), ("eps", eps, float)):
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise GraphTypeError(f"For 'TripletMarginLoss', the '{name}' must be "
+                                     f"{kind.__name__}, but got {type(value).__name__}.")
+        super().__init__(reduction, p=p, swap=swap, eps=eps)
+
+    def __call__(self, x: Any, positive: Any, negative: Any, margin: Any) -> Any:
+        margin = _as_tensor(margin, "TripletMarginLoss")
+        if margin.dtype != dtypes.float32:
+            raise GraphTypeError(f"For 'TripletMarginLoss', the 'margin' must be a float32 "
+                                 f"Tensor, but got {margin.dtype}.")
+        if margin.ndim:
+            raise GraphValueError(f"For 'TripletMarginLoss', the rank of 'margin' must be 0, "
+                                  f"but got {margin.ndim}.")
+        a = self.attrs
+        return triplet_margin_loss(x, positive, negative, margin, a["p"], a["eps"], a["swap"],
+                                   a["reduction"])
+
+
+class MultilabelMarginLoss(_ReducedLoss):
+    """-> (loss, is_target): ``is_target`` marks each sample's target classes (int32)."""
+
+    def __call__(self, x: Any, target: Any) -> tuple[Any, Any]:
+        return multilabel_margin(x, target, self.attrs["reduction"])
+
+
 class KLDivLoss(Primitive):
     def __init__(self, reduction: str = "mean"):
         if reduction not in ("none", "mean", "sum", "batchmean"):
@@ -639,4 +861,7 @@ __all__ = ["GeLU", "BiasAdd", "Dense", "Softmax", "LogSoftmax", "LayerNorm", "El
            "ResizeNearestNeighborV2", "ResizeBicubic", "L2Loss",
            "FastGeLU", "FastGelu", "SmoothL1Loss", "SoftMarginLoss", "KLDivLoss",
            "BinaryCrossEntropy", "L2Normalize", "SigmoidCrossEntropyWithLogits", "Gelu",
-           "ChannelShuffle", "LRN", "EmbeddingLookup"]
+           "ChannelShuffle", "LRN", "EmbeddingLookup", "BCEWithLogitsLoss", "TripletMarginLoss",
+           "MultilabelMarginLoss", "AdaptiveMaxPool3D", "MaxPoolWithArgmax",
+           "MaxPool3DWithArgmax", "MaxPoolWithArgmaxV2", "GridSampler2D", "GridSampler3D",
+           "ROIAlign", "Dilation2D"]

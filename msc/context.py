@@ -40,6 +40,7 @@ _DEFAULTS: dict[str, Any] = {
     "reuse": "lazy_inline",  # which Cells become shared graphs: lazy_inline, auto or off
     "if_to_select": True,  # cheap tensor ifs that do not print become Select
     "side_effect_load_elim": None,  # 0-3; None: MSC_SIDE_EFFECT_LOAD_ELIM, else 1
+    "num_threads": None,  # None: MSC_NUM_THREADS, else every CPU the process may use
 }
 #: The options that change generated code: they are part of the compile cache's key.
 CODE_OPTIONS: tuple[str, ...] = ("reuse", "if_to_select", "side_effect_load_elim")
@@ -64,7 +65,9 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
     ``if_to_select`` (True: a cheap tensor ``if`` becomes ``Select``), and
     ``side_effect_load_elim`` (0-3: where a value loaded from a Parameter is copied
     before a later write; see ``optimizer/load_elim.py``. It wins over
-    MSC_SIDE_EFFECT_LOAD_ELIM; the default is 1).
+    MSC_SIDE_EFFECT_LOAD_ELIM; the default is 1), and ``num_threads`` (the threads
+    generated code and numpy's BLAS use; it sets MSC_NUM_THREADS; None: every CPU the
+    process may use; MindSpore's ``runtime_num_threads`` is the same, 0 meaning None).
 
     Example:
         >>> set_context(mode=GRAPH_MODE, save_graphs=True, save_graphs_path="ir")
@@ -72,6 +75,8 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
     global generation
     generation += 1
     for key, value in kwargs.items():
+        if key == "runtime_num_threads":  # MindSpore's name for it (0: the default)
+            key, value = "num_threads", (value or None)
         if key == "jit_target" and value not in ("numba", "python", "cuda"):
             raise GraphValueError(f"jit_target must be 'numba', 'python' or 'cuda', got "
                                   f"{value!r}")
@@ -89,14 +94,35 @@ for Numba; "python" never compiles with Numba; it wins over MSC_JIT_TIER),
             raise GraphValueError(f"enable_compile_cache must be True or False, got {value!r}")
         if key == "compile_cache_path" and not isinstance(value, (str, os.PathLike)):
             raise GraphValueError(f"compile_cache_path must be a folder path, got {value!r}")
+        if key == "num_threads" and value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise GraphValueError(f"num_threads must be a positive whole number or None, got "
+                                  f"{value!r}")
         if key not in _DEFAULTS:
             raise GraphValueError(f"unknown context option '{key}' "
                                   f"(known: {', '.join(sorted(_DEFAULTS))})")
         _context[key] = value
+        if key == "num_threads":
+            _use_threads(value)
         if key == "device_target" and "jit_target" not in kwargs:
             on_gpu = value == "GPU"
             if on_gpu or _context["jit_target"] == "cuda":
                 _context["jit_target"] = "cuda" if on_gpu else _DEFAULTS["jit_target"]
+
+
+def _use_threads(count: int | None) -> None:
+    """Generated code's threads (the runtime reads ``MSC_NUM_THREADS`` at each call, in
+    this process and the workers it starts) and numpy's BLAS's (``count``, or every CPU
+    the process may use for None)."""
+    if count is None:
+        os.environ.pop("MSC_NUM_THREADS", None)
+    else:
+        os.environ["MSC_NUM_THREADS"] = str(count)
+    from msc.runtime.numba_rt import _rt_blas_threads, _rt_thread_count
+
+    blas = _rt_blas_threads()
+    if blas is not None:
+        blas[0](_rt_thread_count())
 
 
 def get_context(key: str) -> Any:

@@ -21,12 +21,13 @@ BUDGET = {
     # the lowerings' structured statements repay as the text emitters go; codegen: the
     # native target, a C renderer of the kernel IR and its artifact, came with ~1,150, and
     # the command line with its --native mode; runtime: Winograd's transforms, ~100, as
-    # helpers compiled once rather than loops generated per layer)
-    "ir": 7350, "codegen": 5250, "frontend": 3100, "fuzz": 2750, "runtime": 2250,
+    # helpers compiled once rather than loops generated per layer; the decompositions
+    # family, ~210 in ir and ~200 in runtime)
+    "ir": 7560, "codegen": 5250, "frontend": 3100, "fuzz": 2750, "runtime": 2450,
     "(msc/*.py)": 1850, "onnx": 900, "optimizer": 800, "viz": 450, "cache": 400,
     "communication": 200,
     # the packages at MindSpore's public paths
-    "ops": 9500, "nn": 5050, "train": 2850, "dataset": 1200, "numpy": 850, "common": 800,
+    "ops": 9820, "nn": 5050, "train": 2850, "dataset": 1200, "numpy": 850, "common": 800,
 }
 #: Lines (blank and comment lines too) any one module may have.
 MODULE_CEILING = 1000

@@ -181,12 +181,12 @@ def qr(input: Any, mode: str = "reduced") -> tuple[Any, Any]:  # noqa: A002
     if mode not in ("reduced", "complete"):
         raise GraphTypeError(f"For qr, the arg mode must be 'reduced' or 'complete', but got "
                              f"{mode}.")
-    return apply(Op.Qr, _as_tensor(input, "Qr"), full_matrices=mode == "complete")
+    return apply(Op.Qr, _as_tensor(input, Op.Qr.name), full_matrices=mode == "complete")
 
 
 def svd(input: Any, full_matrices: bool = False, compute_uv: bool = True) -> Any:  # noqa: A002
     """(s, u, v) with ``input = u @ diag(s) @ v^T``, or s alone without ``compute_uv``."""
-    out = apply(Op.Svd, _as_tensor(input, "Svd"), full_matrices=full_matrices,
+    out = apply(Op.Svd, _as_tensor(input, Op.Svd.name), full_matrices=full_matrices,
                 compute_uv=compute_uv)
     return out if compute_uv else out[0]
 
@@ -227,7 +227,7 @@ def pinv(x: Any, *, atol: Any = None, rtol: Any = None, hermitian: bool = False)
 
 def matrix_exp(input: Any) -> Any:  # noqa: A002
     """exp of each square matrix."""
-    return apply(Op.MatrixExp, _as_tensor(input, "MatrixExp"))
+    return apply(Op.MatrixExp, _as_tensor(input, Op.MatrixExp.name))
 
 
 def triangular_solve(b: Any, A_: Any, upper: bool = True, transpose: bool = False,  # noqa: N803

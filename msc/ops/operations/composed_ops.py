@@ -441,19 +441,17 @@ _MORE = {
         x1, x2, self.upper), (("upper", False),)),
     "CholeskyInverse": _prim("CholeskyInverse", lambda self, input_x: V.cholesky_inverse(
         input_x, self.upper), (("upper", False),)),
-    "Qr": _prim("Qr", lambda self, x: V.qr(x, "complete" if self.full_matrices else "reduced"),
-                (("full_matrices", False),)),
-    "Svd": _prim("Svd", lambda self, input: V.svd(input, self.full_matrices, True) if
-                 self.compute_uv else apply(Op.Svd, input, full_matrices=self.full_matrices,
-                                            compute_uv=False),
-                 (("full_matrices", False), ("compute_uv", True))),
-    "Lstsq": _prim("Lstsq", _lstsq,
-                   (("fast", True), ("l2_regularizer", 0.0))),
+    Op.Qr.name: _prim(Op.Qr.name, lambda self, x: V.qr(
+        x, "complete" if self.full_matrices else "reduced"), (("full_matrices", False),)),
+    Op.Svd.name: _prim(Op.Svd.name, lambda self, input: apply(  # (s, u, v) even without uv
+        Op.Svd, input, full_matrices=self.full_matrices, compute_uv=self.compute_uv),
+        (("full_matrices", False), ("compute_uv", True))),
+    "Lstsq": _prim("Lstsq", _lstsq, (("fast", True), ("l2_regularizer", 0.0))),
     "MatrixSolveLs": _prim("MatrixSolveLs", lambda self, matrix, rhs, l2_regularizer:
                            V.matrix_solve_ls(matrix, rhs, l2_regularizer, self.fast),
                            (("fast", True),)),
-    "MatrixTriangularSolve": _prim(
-        "MatrixTriangularSolve", lambda self, matrix, rhs: apply(
+    Op.MatrixTriangularSolve.name: _prim(
+        Op.MatrixTriangularSolve.name, lambda self, matrix, rhs: apply(
             Op.MatrixTriangularSolve, matrix, rhs, lower=self.lower, adjoint=self.adjoint),
         (("lower", True), ("adjoint", False))),
     "LuSolve": _prim("LuSolve", lambda self, x, lu_data, lu_pivots: V.lu_solve(

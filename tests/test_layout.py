@@ -27,7 +27,7 @@ BUDGET = {
     "(msc/*.py)": 1850, "onnx": 900, "optimizer": 800, "viz": 450, "cache": 400,
     "communication": 200,
     # the packages at MindSpore's public paths
-    "ops": 9820, "nn": 5050, "train": 2850, "dataset": 1200, "numpy": 850, "common": 800,
+    "ops": 10180, "nn": 5050, "train": 2850, "dataset": 1200, "numpy": 850, "common": 800,
 }
 #: Lines (blank and comment lines too) any one module may have.
 MODULE_CEILING = 1000

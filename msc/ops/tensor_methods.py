@@ -530,6 +530,7 @@ def _more_methods() -> dict[str, Any]:
     from msc.ops.function.manipulation_func import index_fill, reverse_sequence
     from msc.ops.function.nn_func import soft_shrink
     from msc.ops.function.patch_func import col2im, fold, unfold
+    from msc.ops.function import search_func as Q
     from msc.ops.function.search_func import searchsorted
 
     return {
@@ -582,6 +583,15 @@ def _more_methods() -> dict[str, Any]:
         "data_sync": lambda self, is_wait=True: self,
         "flush_from_cache": lambda self: None,
         **_state_methods(),
+        # results whose shape depends on the data: eager only (unique_with_pad is padded)
+        "nonzero": lambda self, *, as_tuple=False: Q.nonzero(self, as_tuple=as_tuple),
+        "argwhere": lambda self: Q.argwhere(self),
+        "masked_select": lambda self, mask: Q.masked_select(self, mask),
+        "unique": Q.tensor_unique,
+        "unique_consecutive": lambda self, return_inverse=False, return_counts=False, dim=None:
+            Q.unique_consecutive(self, return_inverse, return_counts, dim),
+        "unique_with_pad": lambda self, pad_num: Q.unique_with_pad(self, pad_num),
+        "bincount": lambda self, weights=None, minlength=0: Q.bincount(self, weights, minlength),
     }
 
 

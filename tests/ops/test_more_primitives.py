@@ -108,6 +108,14 @@ def _bessel_y(order, x):
     return (finite - tail) / np.pi
 
 
+@pytest.fixture
+def python_target():
+    """Gradients compile a graph: the python target's, which needs no Numba compile."""
+    ms.set_context(jit_target="python")
+    yield
+    ms.set_context(jit_target="numba")
+
+
 def _central_difference(f, x, h=1e-6):
     return (f(x + h) - f(x - h)) / (2 * h)
 
@@ -148,7 +156,7 @@ def test_betainc_values_and_checks():
         ops.Betainc()(Tensor(a), Tensor(b), Tensor(x[:2]))
 
 
-def test_special_gradients_match_finite_differences():
+def test_special_gradients_match_finite_differences(python_target):
     x = np.array([0.4, 1.7, 9.0, 40.0])
     for fn in (ops.bessel_y0, ops.bessel_y1):
         got = ops.grad(lambda v: fn(v).sum())(Tensor(x)).asnumpy()
@@ -342,3 +350,228 @@ def test_values_match_mindspore_itself(tmp_path):
                 np.testing.assert_array_equal(value, want, err_msg=name)
             seen += 1
     assert seen == len(expected.files)
+
+
+# --- image ops: CropAndResize, ROIAlign, Dilation2D, ResizeArea ----------------------------------
+
+
+def _crop_reference(img, boxes, index, size, method, extrapolation):
+    """TensorFlow's crop_and_resize, one sample at a time."""
+    _, h, w, depth = img.shape
+    out = np.zeros((len(boxes), *size, depth), np.float32)
+    for r, (y1, x1, y2, x2) in enumerate(boxes):
+        for i in range(size[0]):
+            y = (y1 + (y2 - y1) * i / (size[0] - 1)) * (h - 1) if size[0] > 1 else \
+                (y1 + y2) / 2 * (h - 1)
+            for j in range(size[1]):
+                x = (x1 + (x2 - x1) * j / (size[1] - 1)) * (w - 1) if size[1] > 1 else \
+                    (x1 + x2) / 2 * (w - 1)
+                if not (0 <= y <= h - 1 and 0 <= x <= w - 1):
+                    out[r, i, j] = extrapolation
+                    continue
+                pix = img[index[r]]
+                if method == "nearest":
+                    out[r, i, j] = pix[int(np.floor(y + 0.5)), int(np.floor(x + 0.5))]
+                    continue
+                top, left = int(np.floor(y)), int(np.floor(x))
+                bottom, right = min(top + 1, h - 1), min(left + 1, w - 1)
+                dy, dx = y - top, x - left
+                upper = pix[top, left] * (1 - dx) + pix[top, right] * dx
+                lower = pix[bottom, left] * (1 - dx) + pix[bottom, right] * dx
+                out[r, i, j] = upper * (1 - dy) + lower * dy
+    return out
+
+
+def test_crop_and_resize():
+    img = rng.standard_normal((2, 5, 6, 3)).astype(np.float32)
+    boxes = np.array([[0.1, 0.2, 0.8, 0.9], [0.9, 0.7, 0.1, 0.0], [-0.2, 0.3, 0.6, 1.3]],
+                     np.float32)
+    index = np.array([1, 0, 1], np.int32)
+    for method, size, ext in (("bilinear", (4, 5), 0.0), ("nearest", (3, 2), -1.0),
+                              ("bilinear", (1, 3), 0.5)):
+        got = ops.crop_and_resize(Tensor(img), Tensor(boxes), Tensor(index), size, method, ext)
+        assert got.dtype == ms.float32
+        _close(got, _crop_reference(img, boxes, index, size, method, ext), rtol=1e-5, atol=1e-5)
+    out = ops.CropAndResize()(Tensor(img.astype(np.int32)), Tensor(boxes), Tensor(index), (2, 2))
+    assert out.dtype == ms.float32
+    with pytest.raises(ValueError, match="bilinear_v2"):
+        ops.CropAndResize("bilinear_v2")(Tensor(img), Tensor(boxes), Tensor(index), (2, 2))
+    with pytest.raises(TypeError, match="crop_size"):
+        ops.crop_and_resize(Tensor(img), Tensor(boxes), Tensor(index), [2, 2])
+
+
+def _bilinear_caffe(plane, y, x):
+    """Caffe2's RoIAlign sample: 0 beyond a pixel outside, the edge row past the last."""
+    h, w = plane.shape
+    if y < -1 or y > h or x < -1 or x > w:
+        return 0.0
+    y, x = min(max(y, 0.0), h - 1), min(max(x, 0.0), w - 1)
+    top, left = int(y), int(x)
+    bottom, right = min(top + 1, h - 1), min(left + 1, w - 1)
+    dy, dx = y - top, x - left
+    return ((1 - dy) * ((1 - dx) * plane[top, left] + dx * plane[top, right])
+            + dy * ((1 - dx) * plane[bottom, left] + dx * plane[bottom, right]))
+
+
+def _roi_reference(feat, rois, ph, pw, scale, samples, end_mode):
+    out = np.zeros((len(rois), feat.shape[1], ph, pw))
+    for r, (b, x1, y1, x2, y2) in enumerate(rois):
+        sx, sy = x1 * scale, y1 * scale
+        ew, eh = (x2 + end_mode) * scale - sx, (y2 + end_mode) * scale - sy
+        if not end_mode:
+            ew, eh = max(ew, 1.0), max(eh, 1.0)
+        for c in range(feat.shape[1]):
+            for i in range(ph):
+                for j in range(pw):
+                    total = sum(_bilinear_caffe(feat[int(b), c],
+                                                sy + (i + (a + 0.5) / samples) * eh / ph,
+                                                sx + (j + (q + 0.5) / samples) * ew / pw)
+                                for a in range(samples) for q in range(samples))
+                    out[r, c, i, j] = total / samples ** 2
+    return out
+
+
+ROIS = np.array([[0, 1.0, 1.5, 9.0, 8.0], [1, -2.0, 0.0, 4.0, 13.0], [1, 3.0, 3.0, 3.5, 3.2]])
+
+
+def test_roi_align():
+    feat = rng.standard_normal((2, 2, 7, 6))
+    for ph, pw, scale, samples, end in ((3, 2, 0.5, 2, 1), (2, 2, 1.0, 1, 0), (2, 3, 0.75, 3, 0)):
+        got = ops.ROIAlign(ph, pw, scale, samples, end)(Tensor(feat), Tensor(ROIS))
+        _close(got, _roi_reference(feat, ROIS, ph, pw, scale, samples, end), rtol=1e-10)
+    with pytest.raises(ValueError, match="sample_num"):
+        ops.ROIAlign(2, 2, 1.0, 0)(Tensor(feat), Tensor(ROIS))
+    with pytest.raises(TypeError, match="spatial_scale"):
+        ops.ROIAlign(2, 2, 1, 2)
+    with pytest.raises(ValueError, match="roi_end_mode"):
+        ops.ROIAlign(2, 2, 1.0, 2, 2)
+
+
+def _dilation_reference(x, f, stride, dilation, same):
+    n, c, h, w = x.shape
+    kh, kw = f.shape[1:]
+    if same:
+        pads = []
+        for size, k, s, d in zip((h, w), (kh, kw), stride, dilation):
+            need = max(0, (-(-size // s) - 1) * s + d * (k - 1) + 1 - size)
+            pads.append((need // 2, need - need // 2))
+        x = np.pad(x, ((0, 0), (0, 0), *pads), constant_values=-np.inf)
+    h, w = x.shape[2:]
+    oh = (h - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.full((n, c, oh, ow), -np.inf)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    v = x[:, :, i * stride[0] + a * dilation[0], j * stride[1] + b * dilation[1]]
+                    out[:, :, i, j] = np.maximum(out[:, :, i, j], v + f[None, :, a, b])
+    return out
+
+
+def test_dilation2d():
+    x, f = rng.standard_normal((2, 3, 7, 8)), rng.standard_normal((3, 2, 3))
+    for stride, dilation, mode in ((1, 1, "same"), (2, 1, "valid"), ((1, 2), (2, 1), "SAME"),
+                                   ((1, 1, 2, 2), (1, 1, 2, 1), "VALID")):
+        got = ops.Dilation2D(stride, dilation, mode)(Tensor(x), Tensor(f))
+        s = stride[-2:] if isinstance(stride, tuple) else (stride, stride)
+        d = dilation[-2:] if isinstance(dilation, tuple) else (dilation, dilation)
+        _close(got, _dilation_reference(x, f, s, d, mode.lower() == "same"), rtol=1e-12)
+    ints = ops.Dilation2D(1, 1)(Tensor(np.arange(16, dtype=np.int32).reshape(1, 1, 4, 4)),
+                                Tensor(np.zeros((1, 2, 2), np.int32)))
+    assert ints.dtype == ms.int32 and ints.asnumpy()[0, 0, -1, -1] == 15
+    with pytest.raises(ValueError, match="pad_mode"):
+        ops.Dilation2D(1, 1, "pad")
+    with pytest.raises(ValueError, match="stride"):
+        ops.Dilation2D((1, 2, 1, 1), 1)
+
+
+def _area_reference(img, size, align):
+    """Each output pixel the overlap-weighted mean of the input pixels it covers."""
+    def weights(n, out):
+        scale = (n - 1) / (out - 1) if align and out > 1 else n / out
+        m = np.zeros((out, n))
+        for o in range(out):
+            lo, hi = o * scale, (o + 1) * scale
+            i = int(np.floor(lo))
+            while i < hi:
+                m[o, min(i, n - 1)] += (min(i + 1, hi) - max(i, lo)) / scale
+                i += 1
+        return m
+    rows, cols = weights(img.shape[1], size[0]), weights(img.shape[2], size[1])
+    return np.einsum("oh,nhwc,pw->nopc", rows, img, cols)
+
+
+def test_resize_area():
+    img = rng.standard_normal((2, 6, 7, 3)).astype(np.float32)
+    for size, align in (((3, 4), False), ((10, 5), False), ((3, 4), True), ((11, 2), True)):
+        got = ops.ResizeArea(align)(Tensor(img), Tensor(np.array(size, np.int32)))
+        assert got.dtype == ms.float32
+        _close(got, _area_reference(img.astype(np.float64), size, align), rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="int32"):
+        ops.ResizeArea()(Tensor(img), Tensor(np.array([3, 4], np.int64)))
+    with pytest.raises(ValueError, match="positive"):
+        ops.ResizeArea()(Tensor(img), Tensor(np.array([3, 0], np.int32)))
+
+
+def _numeric_gradient(f, x, h=1e-6):
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        grad[i] = (f(up) - f(down)) / (2 * h)
+    return grad
+
+
+def test_image_gradients_match_finite_differences(python_target):
+    feat = rng.standard_normal((2, 1, 4, 4))
+    weights = rng.standard_normal((2, 1, 2, 2))
+    roi = ops.ROIAlign(2, 2, 0.5, 2, 1)
+    loss = lambda v: (roi(v, Tensor(ROIS[:2])) * Tensor(weights)).sum()  # noqa: E731
+    got = ops.grad(loss)(Tensor(feat)).asnumpy()
+    np.testing.assert_allclose(got, _numeric_gradient(lambda v: float(loss(Tensor(v))), feat),
+                               rtol=1e-6, atol=1e-8)
+    img = rng.standard_normal((1, 4, 4, 1))
+    boxes = np.array([[0.1, 0.2, 0.7, 0.9], [0.5, 0.05, 0.3, 0.6]])  # inside: no jumps
+    crop_w = rng.standard_normal((2, 3, 3, 1))
+
+    def crop_loss(v, b):
+        out = ops.crop_and_resize(v, b, Tensor(np.array([0, 0], np.int32)), (3, 3))
+        return (out * Tensor(crop_w.astype(np.float32))).sum()
+
+    grads = ops.grad(crop_loss, (0, 1))(Tensor(img.astype(np.float32)),
+                                        Tensor(boxes.astype(np.float32)))
+    for k, (value, grad) in enumerate(((img, grads[0]), (boxes, grads[1]))):
+        def f(v, k=k):
+            args = [Tensor(img.astype(np.float32)), Tensor(boxes.astype(np.float32))]
+            args[k] = Tensor(v.astype(np.float32))
+            return float(crop_loss(*args))
+        np.testing.assert_allclose(grad.asnumpy(), _numeric_gradient(f, value, 1e-2),
+                                   rtol=2e-2, atol=2e-3)
+    x, f = rng.standard_normal((1, 2, 4, 4)), rng.standard_normal((2, 2, 2))
+    dil = lambda v, w: (ops.Dilation2D(1, 1, "valid")(v, w) * 1.5).sum()  # noqa: E731
+    gx, gf = ops.grad(dil, (0, 1))(Tensor(x), Tensor(f))
+    np.testing.assert_allclose(gx.asnumpy(), _numeric_gradient(
+        lambda v: float(dil(Tensor(v), Tensor(f))), x), rtol=1e-6)
+    np.testing.assert_allclose(gf.asnumpy(), _numeric_gradient(
+        lambda v: float(dil(Tensor(x), Tensor(v))), f), rtol=1e-6)
+
+
+def test_image_ops_in_a_graph_match_eager():
+    feat = Tensor(rng.standard_normal((2, 2, 7, 6)).astype(np.float32))
+    img = Tensor(rng.standard_normal((2, 5, 6, 3)).astype(np.float32))
+    boxes = Tensor(np.array([[0.1, 0.2, 0.8, 0.9], [0.9, 0.7, 0.1, 0.0]], np.float32))
+    filt = Tensor(rng.standard_normal((2, 2, 3)).astype(np.float32))
+
+    def f(feat, rois, img, boxes, filt):
+        pooled, arg = ops.MaxPoolWithArgmaxV2(3, 2, 1)(feat)
+        return (ops.ROIAlign(3, 2, 0.5, 2, 1)(feat, rois),
+                ops.crop_and_resize(img, boxes, Tensor(np.array([1, 0], np.int32)), (3, 4)),
+                ops.Dilation2D(1, 2)(feat, filt), pooled, arg,
+                ops.MaxPoolWithArgmax(3, 2, "same")(feat)[1])
+
+    args = (feat, Tensor(ROIS.astype(np.float32)), img, boxes, filt)
+    for got, want in zip(ms.jit(f)(*args), f(*args)):
+        assert got.dtype == want.dtype
+        _close(got, want.asnumpy(), rtol=1e-6, atol=1e-6)

@@ -575,3 +575,114 @@ def test_image_ops_in_a_graph_match_eager():
     for got, want in zip(ms.jit(f)(*args), f(*args)):
         assert got.dtype == want.dtype
         _close(got, want.asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+# --- random numbers: TruncatedNormal, Gamma, RandomGamma, Poisson, RandomPoisson --------------
+
+
+def _check_moments(samples, mean, var, n):
+    """Sample mean and variance within five standard errors (the variance's error from
+    the fourth moment, bounded here by 3 var^2 + |excess|)."""
+    assert abs(samples.mean() - mean) < 5 * np.sqrt(var / n), (samples.mean(), mean)
+    assert abs(samples.var() - var) < 5 * var * np.sqrt(8.0 / n) + 1e-3, (samples.var(), var)
+
+
+def test_gamma_numbers():
+    n = 20000
+    alphas = np.array([0.3, 1.0, 2.5, 30.0], np.float32)
+    out = ops.RandomGamma(seed=3)(Tensor(np.array([n], np.int32)), Tensor(alphas))
+    assert out.shape == (n, 4) and out.dtype == ms.float32
+    values = out.asnumpy()
+    assert (values > 0).all()
+    for k, a in enumerate(alphas):
+        _check_moments(values[:, k], a, a, n)
+    # scale beta: mean alpha beta, variance alpha beta^2
+    g = ops.gamma((n, 1, 2), Tensor(np.array([[3.0, 0.5]], np.float32)),
+                  Tensor(np.array([2.0, 4.0], np.float32)), seed=1)
+    assert g.shape == (n, 1, 2) and g.dtype == ms.float32
+    _check_moments(g.asnumpy()[:, 0, 0], 6.0, 12.0, n)
+    _check_moments(g.asnumpy()[:, 0, 1], 2.0, 8.0, n)
+    assert ops.Gamma(seed=2)((3, 2), Tensor(np.ones(2, np.float32)),
+                             Tensor(np.ones(1, np.float32))).shape == (3, 2)
+    assert ops.random_gamma(Tensor(np.array([4, 3], np.int64)),
+                            Tensor(np.ones(2, np.float64))).dtype == ms.float64
+    with pytest.raises(TypeError, match="alpha"):
+        ops.gamma((2,), Tensor(np.ones(2)), Tensor(np.ones(2, np.float32)))
+    with pytest.raises(TypeError, match="shape"):
+        ops.RandomGamma()((3,), Tensor(np.ones(1, np.float32)))
+    with pytest.raises(ValueError, match="seed"):
+        ops.RandomGamma(seed=-1)
+
+
+def test_poisson_numbers():
+    n = 20000
+    rates = np.array([0.7, 4.0, 9.9, 10.0, 37.0, 1000.0], np.float32)
+    out = ops.RandomPoisson(seed=5)(Tensor(np.array([n], np.int32)), Tensor(rates))
+    assert out.shape == (n, 6) and out.dtype == ms.int64
+    values = out.asnumpy()
+    for k, lam in enumerate(rates.astype(np.float64)):
+        _check_moments(values[:, k], lam, lam, n)
+    for k, lam in ((1, 4.0), (4, 37.0)):  # each count as often as its probability says
+        for count in (int(lam) - 3, int(lam), int(lam) + 2):
+            p = np.exp(-lam + count * np.log(lam) - sum(np.log(np.arange(1, count + 1))))
+            assert abs((values[:, k] == count).mean() - p) < 5 * np.sqrt(p * (1 - p) / n)
+    p = ops.poisson((n, 1), Tensor(np.array([5.0, 10.0], np.float32)), seed=2)
+    assert p.shape == (n, 2) and p.dtype == ms.int32
+    _check_moments(p.asnumpy()[:, 1].astype(np.float64), 10.0, 10.0, n)
+    r = ops.random_poisson(Tensor(np.array([2, 2], np.int64)), Tensor(np.float64(5.0)))
+    assert r.shape == (2, 2) and r.dtype == ms.float32
+    assert ops.Poisson()((2,), Tensor(np.ones(2, np.float32))).dtype == ms.int32
+    with pytest.raises(TypeError, match="dtype"):
+        ops.RandomPoisson(dtype=ms.int8)
+    with pytest.raises(ValueError, match="positive"):
+        ops.RandomPoisson()(Tensor(np.array([-1], np.int32)), Tensor(np.ones(1, np.float32)))
+
+
+def test_truncated_normal_numbers():
+    out = ops.TruncatedNormal(seed=4)(Tensor(np.array([200, 100], np.int32)))
+    assert out.shape == (200, 100) and out.dtype == ms.float32
+    values = out.asnumpy().astype(np.float64)
+    assert values.min() >= -2 and values.max() <= 2
+    grid = np.linspace(-2, 2, 400_001)  # the truncated density's variance, numerically
+    density = np.exp(-grid ** 2 / 2)
+    var = np.trapezoid(grid ** 2 * density, grid) / np.trapezoid(density, grid)
+    _check_moments(values.ravel(), 0.0, var, values.size)
+    assert ops.TruncatedNormal(ms.float16)(Tensor(np.array([2, 3], np.int64))).dtype == \
+        ms.float16
+    with pytest.raises(ValueError, match="shape must >= 2"):
+        ops.TruncatedNormal()(Tensor(np.array([5], np.int32)))
+    with pytest.raises(TypeError, match="dtype"):
+        ops.TruncatedNormal(ms.int32)
+
+
+def test_random_seeds_repeat_their_numbers():
+    shape, alpha = Tensor(np.array([50], np.int32)), Tensor(np.array([2.0], np.float32))
+    first = ops.RandomGamma(seed=7)(shape, alpha).asnumpy()
+    assert (ops.RandomGamma(seed=7)(shape, alpha).asnumpy() == first).all()
+    assert not (ops.RandomGamma(seed=8)(shape, alpha).asnumpy() == first).all()
+    ms.set_seed(3)
+    a = ops.random_poisson(shape, Tensor(np.array([4.0], np.float32))).asnumpy()
+    ms.set_seed(3)
+    assert (ops.random_poisson(shape, Tensor(np.array([4.0], np.float32))).asnumpy() == a).all()
+
+
+def test_random_numbers_in_a_graph(python_target):
+    """A compiled graph draws the same distributions, with the shapes and dtypes of eager
+    mode (the python target: the draws' Numba form is UniformReal's)."""
+    n = 6000
+
+    @ms.jit
+    def f(alpha, lam):
+        return (ops.RandomGamma()(Tensor(np.array([n], np.int32)), alpha),
+                ops.RandomPoisson(dtype=ms.int32)(Tensor(np.array([n], np.int32)), lam),
+                ops.TruncatedNormal()(Tensor(np.array([60, 100], np.int32))))
+
+    g, p, t = f(Tensor(np.array([0.5, 3.0], np.float32)), Tensor(np.array([2.0, 50.0],
+                                                                         np.float32)))
+    assert (g.shape, g.dtype, p.shape, p.dtype, t.shape, t.dtype) == (
+        (n, 2), ms.float32, (n, 2), ms.int32, (60, 100), ms.float32)
+    for k, a in enumerate((0.5, 3.0)):
+        _check_moments(g.asnumpy()[:, k].astype(np.float64), a, a, n)
+    for k, lam in enumerate((2.0, 50.0)):
+        _check_moments(p.asnumpy()[:, k].astype(np.float64), lam, lam, n)
+    assert np.abs(t.asnumpy()).max() <= 2

@@ -1,6 +1,10 @@
 """MindSpore's random ops over msc's uniform draws (``uniform_draw``): ``ops.rand``,
 normal numbers by Box-Muller, Laplace numbers as the difference of two exponential ones,
-integers by scaling and flooring (their classes are in ``operations/random_ops.py``).
+integers by scaling and flooring, truncated normal numbers by the inverse of the normal
+CDF, gamma numbers by Marsaglia and Tsang's squeeze and Poisson numbers by the inverse
+CDF for small means and Hormann's transformed rejection (PTRS) for large ones, each
+rejection method over a fixed number of tries drawn at once, so shapes stay static (their
+classes are in ``operations/random_ops.py``).
 
 They follow MindSpore's distributions, shapes, dtypes and argument checks, not its
 numbers (its generator differs). Each op makes one draw, so its numbers repeat after
@@ -16,7 +20,7 @@ import numpy as np
 
 from msc.common.seed import generator, get_seed
 from msc.common.tensor import SymTensor, Tensor, apply
-from msc.errors import GraphTypeError, GraphValueError
+from msc.errors import GraphTypeError, GraphValueError, UnsupportedSyntaxError
 from msc.frontend.active import ACTIVE, current_builder
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
@@ -89,10 +93,13 @@ def _exponential(u: Any) -> Any:
     return -apply(Op.Log, 1.0 - u)
 
 
+def _box_muller(u: Any, v: Any) -> Any:
+    """float64 N(0, 1) numbers from two uniform tensors."""
+    return F.sqrt(2.0 * _exponential(u)) * apply(Op.Cos, (2.0 * np.pi) * v)
+
+
 def _normal(shape: tuple[int, ...], seed: int | None) -> Any:
-    u, v = _draws(2, shape, seed)
-    radius = F.sqrt(2.0 * _exponential(u))
-    return F.cast(radius * apply(Op.Cos, (2.0 * np.pi) * v), dtypes.float32)
+    return F.cast(_box_muller(*_draws(2, shape, seed)), dtypes.float32)
 
 
 def _integers(low: Any, high: Any, shape: tuple[int, ...], seed: int | None,
@@ -210,5 +217,164 @@ def bernoulli(input: Any, p: Any = 0.5, seed: int | None = None) -> Any:  # noqa
     return F.cast(apply(Op.Less, uniform_draw(x.shape, seed), p), x.dtype)
 
 
+# --- truncated normal, gamma and Poisson numbers ------------------------------------------
+
+#: Phi(-2) and Phi(2) - Phi(-2): the normal CDF's range a TruncatedNormal draw maps from.
+_PHI_LOW, _PHI_SPAN = 0.022750131948179195, 0.9544997361036416
+#: tries drawn for each rejection sampler: all fail with probability below 1e-10
+_GAMMA_TRIES, _POISSON_TRIES = 8, 10
+#: Poisson means below this take the inverse CDF over its first _POISSON_TERMS terms
+_POISSON_SMALL, _POISSON_TERMS = 10.0, 48
+
+
+def _shape_tensor(shape: Any, op: str) -> tuple[int, ...]:
+    """A shape given as a constant 1-D int32 or int64 Tensor (the deprecated classes')."""
+    if isinstance(shape, SymTensor):
+        raise UnsupportedSyntaxError(f"For '{op}', the 'shape' must be a constant: random "
+                                     f"shapes are static in msc", user_loc())
+    if not isinstance(shape, Tensor):
+        raise GraphTypeError(f"For '{op}', the 'shape' must be a Tensor, but got "
+                             f"{type(shape).__name__}.")
+    if shape.dtype not in (dtypes.int32, dtypes.int64) or shape.ndim != 1:
+        raise GraphTypeError(f"For '{op}', the 'shape' must be a 1-D int32 or int64 Tensor, "
+                             f"but got {shape.dtype} of rank {shape.ndim}.")
+    values = tuple(int(v) for v in shape.asnumpy())
+    if any(v <= 0 for v in values):
+        raise GraphValueError(f"For '{op}', the 'shape' must be positive, but got {values}.")
+    return values
+
+
+def truncated_normal(shape: tuple[int, ...], dtype: Any, seed: int | None) -> Any:
+    """N(0, 1) numbers cut to [-2, 2]: the inverse normal CDF of uniform numbers in
+    [Phi(-2), Phi(2))."""
+    (u,) = _draws(1, shape, seed)
+    at = (u * _PHI_SPAN + _PHI_LOW) * 2.0 - 1.0
+    return F.cast(apply(Op.Erfinv, at) * np.sqrt(2.0), dtype)
+
+
+def _gamma(alpha: Any, shape: tuple[int, ...], seed: int | None) -> Any:
+    """float64 Gamma(alpha, 1) numbers of ``shape`` (``alpha`` broadcast to it): Marsaglia
+    and Tsang's method for alpha + 1 where alpha < 1, scaled by u^(1/alpha) then."""
+    draws = _draws(3 * _GAMMA_TRIES + 1, shape, seed)
+    alpha = F.broadcast_to(F.cast(alpha, dtypes.float64), shape)
+    small = apply(Op.Less, alpha, 1.0)
+    d = apply(Op.Select, small, alpha + 1.0, alpha) - 1.0 / 3.0
+    c = 1.0 / F.sqrt(9.0 * d)
+    value = d  # taken only where every try fails
+    for k in reversed(range(_GAMMA_TRIES)):
+        z = _box_muller(draws[3 * k], draws[3 * k + 1])
+        t = 1.0 + c * z
+        cube = t * t * t
+        safe = apply(Op.Select, apply(Op.Greater, t, 0.0), cube, 1.0)
+        bound = 0.5 * z * z + d - d * safe + d * apply(Op.Log, safe)
+        accept = apply(Op.LogicalAnd, apply(Op.Greater, t, 0.0),
+                       apply(Op.Less, apply(Op.Log, 1.0 - draws[3 * k + 2]), bound))
+        value = apply(Op.Select, accept, d * cube, value)
+    boost = F.pow(1.0 - draws[-1], 1.0 / alpha)
+    return apply(Op.Select, small, value * boost, value)
+
+
+def _poisson(rate: Any, shape: tuple[int, ...], seed: int | None) -> Any:
+    """float64 Poisson numbers of mean ``rate`` (broadcast to ``shape``): below a mean of
+    10 the count of CDF terms under a uniform number, above it PTRS (W. Hormann, "The
+    transformed rejection method for generating Poisson random variables", 1993)."""
+    draws = _draws(2 * _POISSON_TRIES + 1, shape, seed)
+    lam = F.broadcast_to(F.cast(rate, dtypes.float64), shape)
+    small = apply(Op.Less, lam, _POISSON_SMALL)
+    # inverse CDF: N = the number of k whose P(X <= k) stays below u
+    mean = apply(Op.Select, small, lam, 1.0)
+    term = F.exp(-mean)
+    cdf, count = term, apply(Op.Cast, apply(Op.Less, term, draws[-1]), dtype=dtypes.float64)
+    for k in range(1, _POISSON_TERMS):
+        term = term * mean / float(k)
+        cdf = cdf + term
+        count = count + apply(Op.Cast, apply(Op.Less, cdf, draws[-1]), dtype=dtypes.float64)
+    # PTRS, its constants at the mean (small means take a harmless stand-in)
+    lam_big = apply(Op.Select, small, _POISSON_SMALL, lam)
+    b = 0.931 + 2.53 * F.sqrt(lam_big)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2.0)
+    value = F.floor(lam_big)
+    for k in reversed(range(_POISSON_TRIES)):
+        u, v = draws[2 * k] - 0.5, draws[2 * k + 1]
+        us = 0.5 - F.abs(u)
+        n = F.floor((2.0 * a / us + b) * u + lam_big + 0.43)
+        quick = apply(Op.LogicalAnd, apply(Op.GreaterEqual, us, 0.07), apply(Op.LessEqual, v, v_r))
+        lhs = apply(Op.Log, v * inv_alpha / (a / (us * us) + b))
+        rhs = -lam_big + n * apply(Op.Log, lam_big) - apply(Op.Lgamma, F.abs(n) + 1.0)
+        fair = apply(Op.LogicalAnd, apply(Op.GreaterEqual, n, 0.0),
+                     apply(Op.LogicalNot, apply(Op.LogicalAnd, apply(Op.Less, us, 0.013),
+                                                apply(Op.Greater, v, us))))
+        accept = apply(Op.LogicalOr, quick, apply(Op.LogicalAnd, fair,
+                                                    apply(Op.LessEqual, lhs, rhs)))
+        value = apply(Op.Select, accept, n, value)
+    return apply(Op.Select, small, count, value)
+
+
+def _float32_tensor(value: Any, name: str, op: str) -> Any:
+    if not isinstance(value, Tensor) or value.dtype != dtypes.float32:
+        raise GraphTypeError(f"For '{op}', the '{name}' must be a float32 Tensor, but got "
+                             f"{getattr(value, 'dtype', type(value).__name__)}.")
+    return value
+
+
+def _broadcast_shape(shape: Any, op: str, *params: Any) -> tuple[int, ...]:
+    """``shape`` (a tuple of positive ints) broadcast with the parameters' shapes."""
+    if not isinstance(shape, tuple) or any(isinstance(d, bool) or not isinstance(d, int)
+                                           or d <= 0 for d in shape):
+        raise GraphValueError(f"For '{op}', the 'shape' must be a tuple of positive ints, "
+                              f"but got {shape!r}.")
+    try:
+        return tuple(np.broadcast_shapes(shape, *(p.shape for p in params)))
+    except ValueError:
+        raise GraphValueError(f"For '{op}', the 'shape' {shape} and the parameters' shapes "
+                              f"{[p.shape for p in params]} cannot broadcast.") from None
+
+
+def gamma(shape: Any, alpha: Any, beta: Any, seed: int | None = None) -> Any:
+    """float32 Gamma numbers of shape parameter ``alpha`` and scale ``beta`` (mean alpha
+    beta), in ``shape`` broadcast with theirs."""
+    _float32_tensor(alpha, "alpha", "Gamma")
+    _float32_tensor(beta, "beta", "Gamma")
+    out = _broadcast_shape(shape, "Gamma", alpha, beta)
+    return F.cast(_gamma(alpha, out, seed) * F.cast(beta, dtypes.float64), dtypes.float32)
+
+
+def random_gamma(shape: Any, alpha: Any, seed: int | None = None) -> Any:
+    """Gamma(alpha, 1) numbers of shape ``shape + alpha.shape`` in ``alpha``'s dtype."""
+    sizes = _shape_tensor(shape, "RandomGamma")
+    a = _as_tensor(alpha, "RandomGamma")
+    if a.dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+        raise GraphTypeError(f"For 'RandomGamma', the 'alpha' must be a float Tensor, but got "
+                             f"{a.dtype}.")
+    return F.cast(_gamma(a, sizes + a.shape, seed), a.dtype)
+
+
+def poisson(shape: Any, mean: Any, seed: int | None = None) -> Any:
+    """int32 Poisson numbers of mean ``mean``, in ``shape`` broadcast with its shape."""
+    _float32_tensor(mean, "mean", "Poisson")
+    out = _broadcast_shape(shape, "Poisson", mean)
+    return F.cast(_poisson(mean, out, seed), dtypes.int32)
+
+
+_POISSON_DTYPES = (dtypes.int64, dtypes.int32, dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def random_poisson(shape: Any, rate: Any, seed: int | None = None,
+                   dtype: Any = dtypes.float32) -> Any:
+    """Poisson numbers of mean ``rate`` of shape ``shape + rate.shape``, as ``dtype``."""
+    if dtype not in _POISSON_DTYPES:
+        raise GraphTypeError(f"For 'RandomPoisson', the 'dtype' must be one of "
+                             f"{[str(d) for d in _POISSON_DTYPES]}, but got {dtype}.")
+    sizes = _shape_tensor(shape, "RandomPoisson")
+    r = _as_tensor(rate, "RandomPoisson")
+    if r.dtype not in _POISSON_DTYPES:
+        raise GraphTypeError(f"For 'RandomPoisson', the 'rate' must be an int32, int64 or "
+                             f"float Tensor, but got {r.dtype}.")
+    return F.cast(_poisson(r, sizes + r.shape, seed), dtype)
+
+
 __all__ = ["rand", "uniform", "standard_normal", "standard_laplace", "randn", "randint",
-           "rand_like", "randn_like", "randint_like", "bernoulli"]
+           "rand_like", "randn_like", "randint_like", "bernoulli", "gamma", "random_gamma",
+           "poisson", "random_poisson"]

@@ -99,6 +99,10 @@ _LAZY_NAMES = {
     "LossScaleManager": "msc.train.loss_scale_manager",
     "FixedLossScaleManager": "msc.train.loss_scale_manager",
     "DynamicLossScaleManager": "msc.train.loss_scale_manager",
+    "COOTensor": "msc.common.sparse_tensor",
+    "CSRTensor": "msc.common.sparse_tensor",
+    "RowTensor": "msc.common.sparse_tensor",
+    "SparseTensor": "msc.common.sparse_tensor",
     "wait_for_compiles": "msc.tiering",  # msc's own: the tiered execution's background compiles
 }
 #: ``mindspore.train``'s names MindSpore also exports at the top (``ms.Model``).

@@ -12,7 +12,8 @@ __all__ = ["Parameter", "ParameterTuple", "Tensor", "dtype", "lazy_inline", "mut
 
 
 def __getattr__(name: str) -> object:
-    """``lazy_inline`` (``common/api.py``) or a submodule (``dtype``), imported on first use."""
+    """``lazy_inline`` (``common/api.py``), a sparse tensor class or a submodule (``dtype``),
+    imported on first use."""
     import importlib
 
     if name == "lazy_inline":
@@ -20,6 +21,8 @@ def __getattr__(name: str) -> object:
 
         globals()[name] = lazy_inline
         return lazy_inline
+    if name in ("COOTensor", "CSRTensor", "RowTensor", "SparseTensor"):
+        return getattr(importlib.import_module(f"{__name__}.sparse_tensor"), name)
     try:
         return importlib.import_module(f"{__name__}.{name}")
     except ModuleNotFoundError as e:

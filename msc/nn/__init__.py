@@ -34,6 +34,7 @@ MODULES = (
     "msc.nn.layer.channel_shuffle",
     "msc.nn.layer.timedistributed",
     "msc.nn.layer.combined",
+    "msc.nn.layer.sparse",
     "msc.nn.loss.loss",
     "msc.nn.loss.ctc",
     "msc.nn.optim.optimizer",

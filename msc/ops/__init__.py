@@ -47,6 +47,8 @@ MODULES = (
     "msc.ops.function.solve_func",
     "msc.ops.function.sampling_func",
     "msc.ops.function.ctc_func",
+    "msc.ops.function.sparse_func",
+    "msc.ops.function.sparse_unary_func",
     "msc.ops.operations.math_ops",
     "msc.ops.operations.array_ops",
     "msc.ops.operations.nn_ops",
@@ -60,6 +62,7 @@ MODULES = (
     "msc.ops.operations.ctc_ops",
     "msc.ops.operations.loss_ops",
     "msc.ops.operations.image_ops",
+    "msc.ops.operations.sparse_ops",
     "msc.ops.composite.base",
     "msc.ops.primitive",
 )

@@ -479,6 +479,21 @@ def _set_(self: Any, source: Any = None, storage_offset: int = 0, size: Any = No
     return self
 
 
+def _to_coo(self: Any) -> Any:
+    """The nonzero elements of a 2-d tensor as a COOTensor (eager only: their number
+    depends on the data)."""
+    from msc.ops.function.sparse_func import dense_to_sparse_coo
+
+    return dense_to_sparse_coo(self)
+
+
+def _to_csr(self: Any) -> Any:
+    """The nonzero elements of a 2-d tensor as a CSRTensor (eager only)."""
+    from msc.ops.function.sparse_func import dense_to_sparse_csr
+
+    return dense_to_sparse_csr(self)
+
+
 def _to_(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
     """msc's tensors are host arrays: ``to_("CPU")`` leaves the tensor where it is."""
     if not isinstance(non_blocking, bool):
@@ -520,6 +535,8 @@ def _state_methods() -> dict[str, Any]:
         "resize": _resize,
         "set_": _set_,
         "to_": _to_,
+        "to_coo": _to_coo,
+        "to_csr": _to_csr,
     }
 
 

@@ -52,11 +52,11 @@ from msc.collector import gc_paused
 from msc.common.arena import Binding
 from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
-from msc.frontend.hooks import is_cell
+from msc.frontend.hooks import is_cell, structure_parts
 from msc.frontend.jit import to_user
 from msc.frontend.paths import NotCacheable, check_record, record_deps, show, stable_print
 from msc.frontend.source import is_msc_file
-from msc.frontend.specialize import ListSpec, entry_function, specialize
+from msc.frontend.specialize import ListSpec, StructSpec, entry_function, specialize
 from msc.ir.nodes import Module
 from msc.ir.types import TensorType
 from msc.tiering import NumbaTier, ready_file, warn_failed
@@ -465,6 +465,9 @@ def _describe_input(spec: Any) -> Any:
     them, or a constant's stable print."""
     if isinstance(spec, TensorType):
         return describe_spec(spec)
+    if isinstance(spec, StructSpec):
+        return {f"{spec.kind.__module__}.{spec.kind.__qualname__}":
+                [_describe_input(s) for s in spec]}
     if isinstance(spec, (tuple, list)):
         kind = "list" if isinstance(spec, ListSpec) else "tuple"
         return {kind: [_describe_input(s) for s in spec]}
@@ -581,6 +584,9 @@ def arg_spec(value: Any) -> Any:
         return ListSpec(arg_spec(v) for v in value)
     if isinstance(value, tuple):
         return tuple(arg_spec(v) for v in value)
+    parts = structure_parts(value)
+    if parts is not None:
+        return StructSpec(type(value), (arg_spec(v) for v in parts))
     return value
 
 
@@ -591,6 +597,8 @@ def flatten_tensors(args: Sequence[Any]) -> list[Any]:
             out += flatten_tensors(a)
         elif isinstance(a, (Tensor, np.ndarray)) and not isinstance(a, Parameter):
             out.append(a)
+        elif structure_parts(a) is not None:
+            out += flatten_tensors(structure_parts(a))
     return out
 
 

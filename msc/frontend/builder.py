@@ -19,6 +19,7 @@ import numpy as np
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber, apply
 from msc.errors import GraphTypeError, Loc, MscError
 from msc.frontend.active import ACTIVE, current_builder
+from msc.frontend.hooks import structure_parts
 from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Node, Value, Var
 from msc.ir.primitives import Op, Primitive
@@ -224,6 +225,8 @@ def to_output(builder: GraphBuilder, value: Any) -> Value:
     if isinstance(value, (tuple, list)):
         items = tuple(to_output(builder, v) for v in value)
         return builder.emit(Op.MakeTuple, items)
+    if structure_parts(value) is not None:  # a sparse tensor: ``jit.list_shape`` rebuilds it
+        return to_output(builder, structure_parts(value))
     if isinstance(value, (bool, int, float, str, type(None), np.generic)):
         return Const(value)
     raise GraphTypeError(f"a graph cannot return a {type(value).__name__}")

@@ -168,8 +168,8 @@ class Calls:
             owner = obj.__name__ if isinstance(obj, (type, types.ModuleType)) \
                 else f"'{type(obj).__name__}' object"
             raise GraphAttributeError(f"{owner} has no attribute '{name}'") from None
-        if isinstance(obj, (Tensor, types.ModuleType, type)):
-            return value
+        if isinstance(obj, (Tensor, types.ModuleType, type)) or isinstance(value, SymTensor):
+            return value  # (a graph value is no constant the compile depends on)
         return self.deps.read_attr(obj, name, value)
 
     # --- calls ----------------------------------------------------------------------

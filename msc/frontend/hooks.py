@@ -36,6 +36,14 @@ def is_cell_class(cls: type) -> bool:
     return issubclass(cls, _CELLS)
 
 
+def structure_parts(value: Any) -> tuple[Any, ...] | None:
+    """The parts of a structure of tensors that crosses a graph's boundary as them (msc's
+    sparse tensors: ``type(x).__msc_parts__(x)``, Tensors and constants; the class's
+    ``__msc_rebuild__(parts)`` makes it again), or None for anything else."""
+    parts = getattr(type(value), "__msc_parts__", None)
+    return None if parts is None else tuple(parts(value))
+
+
 def install_compiler(compile_call: Callable[[Any, tuple[Any, ...]], Any]) -> None:
     """Set how an entry (a ``JitFunction`` or a Cell) compiles for its call's arguments."""
     global _COMPILE

@@ -10,6 +10,7 @@ This module sits below the compiler and ``msc.nn``, which import it: it compiles
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import operator
 import weakref
@@ -23,7 +24,7 @@ from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphTypeError
 from msc.frontend.active import ACTIVE, current_builder
 from msc.frontend.deps import fingerprint
-from msc.frontend.hooks import compile_call, is_cell
+from msc.frontend.hooks import compile_call, is_cell, structure_parts
 from msc.frontend.source import user_loc
 
 
@@ -267,6 +268,9 @@ def to_user(value: Any, lists: Any = None) -> Any:
     if isinstance(value, tuple):
         kind, parts = lists if lists is not None else ("tuple", [None] * len(value))
         items = [to_user(v, part) for v, part in zip(value, parts)]
+        if kind not in ("list", "tuple"):  # a structure's class, "module:qualname"
+            module, name = kind.split(":")
+            return getattr(importlib.import_module(module), name).__msc_rebuild__(tuple(items))
         return items if kind == "list" else tuple(items)
     return value
 
@@ -274,7 +278,12 @@ def to_user(value: Any, lists: Any = None) -> Any:
 def list_shape(result: Any) -> Any:
     """Where a graph's Python result holds lists, which its compiled code returns as
     tuples: None without any, else ``[kind, [part, ...]]`` with ``kind`` "list" or
-    "tuple" (JSON, so a compile-cache entry keeps it)."""
+    "tuple", or the "module:qualname" of a structure's class (a sparse tensor, returned as
+    its parts) (JSON, so a compile-cache entry keeps it)."""
+    parts = structure_parts(result)
+    if parts is not None:
+        cls = type(result)
+        return [f"{cls.__module__}:{cls.__qualname__}", [list_shape(v) for v in parts]]
     if not isinstance(result, (tuple, list)):
         return None
     parts = [list_shape(v) for v in result]
@@ -292,6 +301,9 @@ def _arg_key(value: Any) -> Any:
         return (value.dtype, value.shape)
     if isinstance(value, (tuple, list)):
         return (type(value),) + tuple(_arg_key(v) for v in value)
+    parts = structure_parts(value)
+    if parts is not None:
+        return (type(value),) + tuple(_arg_key(v) for v in parts)
     return fingerprint(value)
 
 

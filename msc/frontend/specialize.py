@@ -105,6 +105,26 @@ class ListSpec(tuple):  # type: ignore[type-arg]
         return hash(("list", tuple(self)))
 
 
+class StructSpec(tuple):  # type: ignore[type-arg]
+    """The signature of a structure argument (a sparse tensor): its parts' signatures, and
+    its class (``kind``), which rebuilds it from the graph's inputs."""
+
+    def __new__(cls, kind: type, parts: Any) -> StructSpec:
+        spec = tuple.__new__(cls, parts)
+        spec.kind = kind
+        return spec
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is StructSpec and other.kind is self.kind and \
+            tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((self.kind, tuple(self)))
+
+
 def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
     if isinstance(spec, TensorType):
         return builder.add_input(spec, hint)
@@ -113,5 +133,7 @@ def _make_input(builder: GraphBuilder, spec: Any, hint: str) -> Any:
         return builder.add_input(Tensor(arr).type, hint)
     if isinstance(spec, tuple):
         items = [_make_input(builder, s, f"{hint}_{i}") for i, s in enumerate(spec)]
+        if isinstance(spec, StructSpec):
+            return spec.kind.__msc_rebuild__(tuple(items))
         return items if isinstance(spec, ListSpec) else tuple(items)
     return spec

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from msc.fuzz.compare import Problem, disagreement
 from msc.fuzz.generate import FEATURES, Program, generate
-from msc.fuzz.run import Outcome, Ways, artifact, load
+from msc.fuzz.run import OUTLINED_THREADS, Outcome, Ways, artifact, load
 from msc.fuzz.shrink import shrink, size
 
 #: Cheapest first: the way a finding is shrunk with.
@@ -309,10 +309,12 @@ def write_finding(finding: Finding, out: Path) -> Path:
     program = finding.shrunk or finding.program
     problem = finding.shrunk_problem or finding.problem
     way = finding.ways[0] if finding.ways[0] not in ("artifact", "native") else "numba"
-    if way == "numba-outlined":  # the numba target with every entry outlined, as it ran
-        way = "numba"
-        program = dataclasses.replace(program, source="import msc.codegen.outline\n"
-                                      "msc.codegen.outline.OUTLINE_LINES = 0\n" + program.source)
+    if way == "numba-outlined":  # the numba target with every entry outlined and its loop
+        way = "numba"            # nests spread over threads, as it ran
+        program = dataclasses.replace(program, source=(
+            "import os\nimport msc.codegen.outline\nimport msc.codegen.threads\n"
+            "msc.codegen.outline.OUTLINE_LINES = msc.codegen.threads.MIN_WORK = 0\n"
+            f"os.environ['MSC_NUM_THREADS'] = '{OUTLINED_THREADS}'\n" + program.source))
     path = out / f"finding_s{finding.seed}_p{finding.index}_{finding.ways[0]}.py"
     inputs = ", ".join(f"np.array({x.tolist()!r}, np.{x.dtype.name})" for x in program.inputs)
     head = (f"# msc fuzz: seed {finding.seed}, program {finding.index}: "

@@ -31,6 +31,26 @@ from msc.errors import InternalCompilerError, MscError
 from msc.fuzz.grads import finite_gradients
 
 #: Built-in kinds an ``except`` clause would name, most specific first.
+#: The threads the "numba-outlined" way's code runs on: more parts than this machine's CPUs,
+#: of unequal lengths where a range does not divide by three.
+OUTLINED_THREADS = "3"
+
+
+@contextmanager
+def _threads(count: str | None) -> Iterator[None]:
+    """``MSC_NUM_THREADS`` set to ``count`` (None: as it is) while the block runs."""
+    before = os.environ.get("MSC_NUM_THREADS")
+    if count is not None:
+        os.environ["MSC_NUM_THREADS"] = count
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MSC_NUM_THREADS", None)
+        else:
+            os.environ["MSC_NUM_THREADS"] = before
+
+
 _KINDS = (ZeroDivisionError, IndexError, KeyError, AssertionError, NotImplementedError,
           ValueError, TypeError, NameError, AttributeError, RuntimeError, ArithmeticError)
 
@@ -231,29 +251,32 @@ class Ways:
     def _target(self, net: Any, built: Any, way: str) -> Outcome:
         """The Cell's GRAPH_MODE path (``jit.CompileCache.call``) after the build: code
         generation, then the compiled code on the call's tensors. The way "numba-outlined"
-        is the numba target with the entry outlined into library kernels, however small."""
-        from msc.codegen import lower, outline
+        is the numba target with the entry outlined into library kernels, however small,
+        every loop nest it can spread spread over three threads (``OUTLINED_THREADS``)."""
+        from msc.codegen import lower, outline, threads
         from msc.compiler import generate, runnable
 
-        target = "numba" if way == "numba-outlined" else way
+        outlined = way == "numba-outlined"
+        target = "numba" if outlined else way
         ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
         # every fused result of the entry goes through run's buffer pool, however small
         pool_bytes, lower.POOL_BYTES = lower.POOL_BYTES, 0
-        lines = outline.OUTLINE_LINES
-        outline.OUTLINE_LINES = 0 if way == "numba-outlined" else lines
+        lines, work = outline.OUTLINE_LINES, threads.MIN_WORK
+        outline.OUTLINE_LINES, threads.MIN_WORK = (0, 0) if outlined else (lines, work)
         try:
             compiled = runnable(built, generate(built, target, "jit"))
         finally:
             lower.POOL_BYTES = pool_bytes
-            outline.OUTLINE_LINES = lines
+            outline.OUTLINE_LINES, threads.MIN_WORK = lines, work
         compiled.load()
         self.phase[0] = "run"  # Numba compiles on the first call: an error there is a bug
-        out = compiled.run(tensors(self.inputs))
-        outcome = Outcome("ok", leaves(out), parameters(net))
-        try:  # a result the caller holds must not change, however the next call ends
-            compiled.run(tensors(self.inputs))
-        except Exception:  # noqa: BLE001 - the Parameters it wrote may lead elsewhere
-            pass
+        with _threads(OUTLINED_THREADS if outlined else None):
+            out = compiled.run(tensors(self.inputs))
+            outcome = Outcome("ok", leaves(out), parameters(net))
+            try:  # a result the caller holds must not change, however the next call ends
+                compiled.run(tensors(self.inputs))
+            except Exception:  # noqa: BLE001 - the Parameters it wrote may lead elsewhere
+                pass
         if not same_leaves(leaves(out), outcome.value):
             raise InternalCompilerError("a result changed when the program ran again")
         return outcome

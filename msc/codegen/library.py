@@ -470,6 +470,8 @@ def _array(e: Expr, known: dict[str, Arg]) -> Arg | None:
             _int(e.index[0].step, 1) == 1:
         base = _array(e.array, known)
         return base if base is not None and base[1] == 1 else None
+    if isinstance(e, Helper) and e.name == "_rt_products":  # (numpy's matmul, threaded)
+        e = Call(Fn.MATMUL, e.args)
     if not isinstance(e, Call) or not e.args:
         return None
     fn, args = e.fn, e.args

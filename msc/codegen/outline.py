@@ -421,13 +421,14 @@ def _driver_loop(s: Stmt) -> bool:
 
 def _python_loop(s: Stmt) -> Stmt:
     """The driver's form of ``_driver_loop`` ``s``: each product is numpy's
-    (``np.matmul(a, b, out=c)``, the same BLAS), so no kernel links BLAS for a
+    (``np.matmul(a, b, out=c)``, the same BLAS, its columns spread over threads by the
+    runtime's ``_rt_products``), so no kernel links BLAS for a
     convolution's products (0.5-1 s of Numba each). A loop of one product over the first
     axes of its operands is one call over their first ``n`` entries (``_stacked``)."""
     if isinstance(s, Loop):
         return _stacked(s) or replace(s, body=tuple(_python_loop(c) for c in s.body))
     a, b, out = s.value.args[:3]  # type: ignore[attr-defined]
-    return Eval(Call(Fn.MATMUL, (a, b), (("out", out),)), loc=s.loc)  # type: ignore
+    return Eval(Helper("_rt_products", (a, b, out)), loc=s.loc)  # type: ignore
 
 
 def _stacked(loop: Loop) -> Stmt | None:
@@ -449,7 +450,7 @@ def _stacked(loop: Loop) -> Stmt | None:
     if not (picked[2] and (picked[0] or picked[1])):
         return None
     a, b, out = operands
-    return Eval(Call(Fn.MATMUL, (a, b), (("out", out),)), loc=loop.body[0].loc)
+    return Eval(Helper("_rt_products", (a, b, out)), loc=loop.body[0].loc)
 
 
 def _plain(e: Expr | None) -> bool:
@@ -470,7 +471,7 @@ def _driver_form(e: Expr) -> bool:
 
 def _with_numpy_products(s: Stmt) -> list[Stmt]:
     """Driver statement ``s`` with the numba runtime's products made numpy's:
-    ``np.matmul(a, b)``; a product with a bias is computed into the statement's target
+    ``np.matmul(a, b)`` (through ``_rt_products``); a product with a bias is computed into the statement's target
     first and the bias added in place, as the kernel did. A runtime function with a
     Python form (``DRIVER_FORMS``) is called in it."""
     if isinstance(s, Assign) and _driver_form(s.value):
@@ -483,7 +484,7 @@ def _with_numpy_products(s: Stmt) -> list[Stmt]:
     def numpy(e: Expr) -> Expr | None:
         if not (isinstance(e, Helper) and e.name in _PRODUCTS):
             return None
-        product = Call(Fn.MATMUL, e.args[:2])
+        product = Helper("_rt_products", e.args[:2])
         if e.name == "_rt_matmul":
             return product
         stmts.append(Assign(target, product))

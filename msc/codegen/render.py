@@ -187,7 +187,8 @@ def snippets(text: str, filename: str, known: frozenset[str] = frozenset()
 def called_helpers(spec: ModuleSpec) -> set[str]:
     """The ``_rt_*`` helpers the kernels' statements call (a Print format that mentions
     one is a string, not a call)."""
-    return set().union(*(k.helpers for k in (*spec.callees, spec.kernel)))
+    called = set().union(*(k.helpers for k in (*spec.callees, spec.kernel)))
+    return called | ({"_rt_own_threads"} if spec.owns_threads else set())
 
 
 @functools.cache  # (every compile asks: one folder listing per process)

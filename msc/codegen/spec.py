@@ -16,6 +16,9 @@ from msc.ir.kernel import helpers_called
 #: Runtime functions an outlined driver calls in their Python form, which spreads the work
 #: over threads: a Winograd convolution's blocks (its kernel form runs on one thread).
 DRIVER_FORMS = {"_rt_wino_conv": "_rt_wino_threaded"}
+#: The runtime functions through which a driver spreads work over threads: a module
+#: whose driver calls one runs it with numpy's BLAS on one thread (``_rt_own_threads``).
+THREADED = frozenset({"_rt_threaded", "_rt_products", *DRIVER_FORMS.values()})
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,13 @@ class ModuleSpec:
         return any(k.uses_blas for k in (*self.callees, self.kernel))
 
     @property
+    def owns_threads(self) -> bool:
+        """Whether the entry is a driver spreading work over msc's threads (``THREADED``)."""
+        return not self.kernel.jit and bool(self.kernel.helpers & THREADED)
+
+    @property
     def driver_forms(self) -> list[str]:
-        """The Python forms of runtime functions (``DRIVER_FORMS``) the entry calls, which
-        the module takes from the library's runtime file (where the kernels' helpers are
-        compiled) rather than its own copy."""
-        return sorted(h for h in self.kernel.helpers if h in DRIVER_FORMS.values())
+        """The threaded runtime functions (``THREADED``) the entry calls, which the module
+        takes from the library's runtime file (where the kernels' helpers are compiled,
+        once per machine) rather than from its own copy."""
+        return sorted(self.kernel.helpers & THREADED)

@@ -655,8 +655,8 @@ def _rt_work(jobs):
 def _rt_run_parts(calls):
     """The results of the calls ``(function, arguments)``, the first made on this
     thread and each other on a worker thread of its own (functions compiled without the
-    GIL run at once). numpy's BLAS uses one thread meanwhile: the parts have the CPUs.
-    Raises the first part's exception that any raised, once every part is done."""
+    GIL, and numpy's products and copies, run at once). Raises the first part's
+    exception that any raised, once every part is done."""
     import os
     import queue
     import threading
@@ -669,24 +669,16 @@ def _rt_run_parts(calls):
         threading.Thread(target=_rt_work, args=(jobs,), name=f"msc-worker-{len(workers)}",
                          daemon=True).start()
         workers.append(jobs)
-    blas = _rt_blas_threads()
-    before = blas[1]() if blas is not None else 1
-    if blas is not None and before != 1:
-        blas[0](1)
+    answers = queue.SimpleQueue()
+    for k in range(1, len(calls)):
+        workers[k - 1].put((calls[k][0], calls[k][1], k, answers))
+    results, errors = [None] * len(calls), [None] * len(calls)
     try:
-        answers = queue.SimpleQueue()
-        for k in range(1, len(calls)):
-            workers[k - 1].put((calls[k][0], calls[k][1], k, answers))
-        results, errors = [None] * len(calls), [None] * len(calls)
-        try:
-            results[0] = calls[0][0](*calls[0][1])
-        except BaseException as e:  # (the other parts still finish before it is raised)
-            errors[0] = e
-        for _ in range(1, len(calls)):
-            k, results[k], errors[k] = answers.get()
-    finally:
-        if blas is not None and before != 1:
-            blas[0](before)
+        results[0] = calls[0][0](*calls[0][1])
+    except BaseException as e:  # (the other parts still finish before it is raised)
+        errors[0] = e
+    for _ in range(1, len(calls)):
+        k, results[k], errors[k] = answers.get()
     for e in errors:
         if e is not None:
             raise e
@@ -702,3 +694,82 @@ def _rt_threaded(kernel, n, *args):
     _rt_run_parts([(kernel, (*args, n * k // parts, n * (k + 1) // parts))
                    for k in range(parts)])
     return ()
+
+
+#: The fewest multiply-adds of a driver's product that ``_rt_products`` cuts into parts
+#: (about 50 us on one core); smaller ones are one numpy product.
+_RT_PRODUCT_WORK = 1 << 22
+#: The fewest rows (or columns) of a part: each part packs the whole other operand again,
+#: which costs about 25 / rows of the product's time.
+_RT_PRODUCT_SIDE = 256
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_product_units(a, b, out, rows, cols, lo, hi):
+    """Units ``lo`` to ``hi`` of ``out = a @ b`` (stacks of matrices), each the block of
+    ``rows`` rows and ``cols`` columns of one stack item numbered ``u`` in row order."""
+    m, n = out.shape[1], out.shape[2]
+    across = (n + cols - 1) // cols
+    per = across * ((m + rows - 1) // rows)
+    for u in range(lo, hi):
+        i, r, c = u // per, u % per // across * rows, u % across * cols
+        r1, c1 = min(r + rows, m), min(c + cols, n)
+        _rt_matmul_into(a[i, r:r1], b[i, :, c:c1], out[i, r:r1, c:c1], 0.0)
+
+
+def _rt_products(a, b, out=None):
+    """``np.matmul(a, b, out=out)`` (a new array for None), a driver's product. A large
+    one of float matrices (or a stack of them) is cut into blocks of its longer side, at
+    least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared among threads: the same
+    calls whatever the thread count, so the same bits (numpy's BLAS runs on one thread
+    meanwhile: ``_rt_own_threads``)."""
+    if a.ndim < 2 or b.ndim < 2 or max(a.ndim, b.ndim) > 3 or a.dtype != b.dtype or \
+            a.dtype not in (np.float32, np.float64):
+        return np.matmul(a, b, out=out)
+    stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if out is None:
+        out = np.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
+    if out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
+        return np.matmul(a, b, out=out)
+    count = stack[0] if stack else 1
+    m, n = out.shape[-2], out.shape[-1]
+    rows, cols = m, n
+    side = max(m, n)
+    cuts = max(1, side // _RT_PRODUCT_SIDE)
+    block = (-(-side // cuts) + 15) // 16 * 16  # (cuts of equal length, in 16s)
+    if n >= m:
+        cols = block
+    else:
+        rows = block
+
+    def stacked(x):  # (a 3-d view: a matrix repeated, by a stride of 0)
+        if x.ndim == 3:
+            return x
+        return np.lib.stride_tricks.as_strided(x, (count,) + x.shape, (0,) + x.strides)
+
+    units = count * -(-m // rows) * -(-n // cols)
+    args = (stacked(a), stacked(b), out if out.ndim == 3 else out[None], rows, cols)
+    parts = min(_rt_thread_count(), units)
+    if parts <= 1:
+        _rt_product_units(*args, 0, units)
+    else:
+        _rt_run_parts([(_rt_product_units, (*args, units * p // parts,
+                                            units * (p + 1) // parts)) for p in range(parts)])
+    return out
+
+
+class _rt_own_threads:
+    """numpy's BLAS on one thread while an outlined driver runs (``with
+    _rt_own_threads():``), as it was after: the driver's products and loops are spread
+    over msc's threads, and BLAS threads woken by one product would spin, after it, on
+    the CPUs the next loop's parts need."""
+
+    def __enter__(self):
+        blas = _rt_blas_threads()
+        self.before = blas[1]() if blas is not None else 1
+        if self.before != 1:
+            blas[0](1)
+
+    def __exit__(self, *failure):
+        if self.before != 1:
+            _rt_blas_threads()[0](self.before)

@@ -82,16 +82,17 @@ def _rt_wino_filters(w, u, lo, hi):
     return fits
 
 
-@njit(cache=True, error_model="numpy")
-def _rt_wino_inputs(src, v, first, per_image):
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_inputs(src, v, first, per_image, lo, hi):
     """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, 4 rows + 2,
     4 cols + 2: the input in its zero border) in ``v.shape[2] // cols`` rows of tiles of
-    the batch from row ``first`` on (rows count examples, ``per_image`` each). Returns
-    whether every value is within ``_RT_WINO_LIMIT``, as ``_rt_wino_filters`` does."""
+    the batch from row ``first`` on (rows count examples, ``per_image`` each), channels
+    ``c`` from ``lo`` to ``hi``. Returns whether every value is within
+    ``_RT_WINO_LIMIT``, as ``_rt_wino_filters`` does."""
     cols = (src.shape[3] - 2) // 4
     rows = v.shape[2] // cols
     fits = True
-    for c in range(src.shape[1]):
+    for c in range(lo, hi):
         for r in range(rows):
             ex = (first + r) // per_image
             y = (first + r - ex * per_image) * 4
@@ -118,15 +119,23 @@ def _rt_wino_inputs(src, v, first, per_image):
     return fits
 
 
-@njit(cache=True, error_model="numpy")
-def _rt_wino_outputs(m, out, first, per_image):
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_products(u, v, m, lo, hi):
+    """``m[:, xi] = u[:, xi] @ v[:, xi]`` for ``xi`` from ``lo`` to ``hi``."""
+    for xi in range(lo, hi):
+        _rt_matmul_into(u[:, xi], v[:, xi], m[:, xi], 0.0)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _rt_wino_outputs(m, out, first, per_image, lo, hi):
     """``out[n, k, y + i, 4 tw + j] = (A^T M A)[i, j]`` of the products ``m`` (K, 36,
-    tiles) of ``m.shape[2] // cols`` rows of tiles from row ``first`` on; a tile reaching
-    past the image's last row or column writes the part inside."""
+    tiles) of ``m.shape[2] // cols`` rows of tiles from row ``first`` on, out channels
+    ``k`` from ``lo`` to ``hi``; a tile reaching past the image's last row or column
+    writes the part inside."""
     height, width = out.shape[2], out.shape[3]
     cols = (width + 3) // 4
     rows = m.shape[2] // cols
-    for k in range(m.shape[0]):
+    for k in range(lo, hi):
         p = m[k]
         for r in range(rows):
             ex = (first + r) // per_image
@@ -156,11 +165,10 @@ def _rt_wino_blocks(src, u, v, m, out, lo, hi):
     rows = (src.shape[2] - 2) // 4
     per = v.shape[2] // ((src.shape[3] - 2) // 4)
     for b in range(lo, hi):
-        if not _rt_wino_inputs(src, v, b * per, rows):
+        if not _rt_wino_inputs(src, v, b * per, rows, 0, src.shape[1]):
             return False
-        for xi in range(36):
-            _rt_matmul_into(u[:, xi], v[:, xi], m[:, xi], 0.0)
-        _rt_wino_outputs(m, out, b * per, rows)
+        _rt_wino_products(u, v, m, 0, 36)
+        _rt_wino_outputs(m, out, b * per, rows, 0, m.shape[0])
     return True
 
 
@@ -185,19 +193,33 @@ def _rt_wino_threaded(src, w, u, v, m, out):
     """``_rt_wino_conv`` over this process's threads, as an outlined driver calls it: the
     filters in one range of out channels per thread, then the blocks in one range per
     thread, each with transformed inputs and products of its own (shaped as ``v`` and
-    ``m``: rows as long). Each block is computed as on one thread, to the bit."""
-    blocks = src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
-    parts = min(_rt_thread_count(), blocks)
+    ``m``: rows as long); where the blocks do not share out evenly among few threads,
+    block after block its inputs (by channels), products (by tile element) and outputs
+    (by out channels). Every value is computed as on one thread, to the bit."""
+    rows = (src.shape[2] - 2) // 4
+    per = v.shape[2] // ((src.shape[3] - 2) // 4)
+    blocks = src.shape[0] * rows // per
+    parts = _rt_thread_count()
     if parts <= 1:
         return _rt_wino_conv(src, w, u, v, m, out)
-    k = w.shape[0]
-    if not all(_rt_run_parts([(_rt_wino_filters, (w, u, k * p // parts, k * (p + 1) // parts))
-                              for p in range(parts)])):
+
+    def split(fn, count, *args):  # (fn over [0, count) in one range per part)
+        return _rt_run_parts([(fn, (*args, count * p // parts, count * (p + 1) // parts))
+                              for p in range(parts)])
+
+    if not all(split(_rt_wino_filters, w.shape[0], w, u)):
         return False
+    if blocks % parts and blocks < 4 * parts:
+        for b in range(blocks):
+            if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows)):
+                return False
+            split(_rt_wino_products, 36, u, v, m)
+            split(_rt_wino_outputs, w.shape[0], m, out, b * per, rows)
+        return True
 
     def own(a):  # (an array shaped and strided as the view ``a``)
-        rows = np.empty((a.shape[0], a.shape[1], a.strides[1] // a.itemsize), a.dtype)
-        return rows[:, :, :a.shape[2]]
+        lines = np.empty((a.shape[0], a.shape[1], a.strides[1] // a.itemsize), a.dtype)
+        return lines[:, :, :a.shape[2]]
 
     scratch = [(v, m)] + [(own(v), own(m)) for _ in range(1, parts)]
     return all(_rt_run_parts([(_rt_wino_blocks, (src, u, sv, sm, out, blocks * p // parts,

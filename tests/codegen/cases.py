@@ -553,7 +553,8 @@ CASES = (
 # families kept in files of their own (they import ``Case`` from here)
 from tests.codegen.array_cases import ARRAY_CASES  # noqa: E402
 from tests.codegen.cases_ctc import CTC_CASES  # noqa: E402
+from tests.codegen.cases_decomp import DECOMP_CASES  # noqa: E402
 from tests.codegen.cases_math import MATH_CASES  # noqa: E402
 from tests.codegen.cases_reduce import REDUCE_CASES  # noqa: E402
 
-CASES += REDUCE_CASES + MATH_CASES + ARRAY_CASES + CTC_CASES
+CASES += REDUCE_CASES + MATH_CASES + ARRAY_CASES + CTC_CASES + DECOMP_CASES

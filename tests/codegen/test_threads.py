@@ -92,10 +92,33 @@ def test_thread_count_comes_from_msc_num_threads(monkeypatch):
         numba_rt._rt_thread_count()
 
 
-def test_the_blas_threads_are_one_during_parts_and_restored_after():
+def test_the_blas_runs_on_one_thread_while_a_driver_runs_and_as_before_after():
     blas = numba_rt._rt_blas_threads()
     if blas is None:
         pytest.skip("numpy's wheel bundles no OpenBLAS here: nothing to coordinate")
     before = blas[1]()
-    seen = numba_rt._rt_run_parts([(blas[1], ()), (blas[1], ())])
-    assert seen == [1, 1] and blas[1]() == before
+    with numba_rt._rt_own_threads():
+        inside = blas[1]()
+    assert inside == 1 and blas[1]() == before
+
+
+@pytest.mark.parametrize("shape_a,shape_b", [((64, 96), (96, 1200)), ((3, 40, 50), (50, 530)),
+                                             ((70, 33), (2, 33, 1100)), ((8, 16), (16, 8))])
+def test_products_cut_into_columns_are_the_same_on_any_number_of_threads(
+        shape_a, shape_b, monkeypatch):
+    """A driver's large product is BLAS calls of _RT_COLUMNS columns each, whichever
+    thread makes them: 1, 2 and 3 threads give the same bits, numpy's product's values."""
+    monkeypatch.setattr(numba_rt, "_RT_PRODUCT_WORK", 0)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape_a).astype(np.float32)
+    b = rng.standard_normal(shape_b).astype(np.float32)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    got = {}
+    for count in ("1", "2", "3"):
+        monkeypatch.setenv("MSC_NUM_THREADS", count)
+        got[count] = numba_rt._rt_products(a, b)
+        out = np.full(want.shape, np.nan, np.float32)
+        assert numba_rt._rt_products(a, b, out) is out and np.array_equal(out, got[count])
+    assert got["1"].dtype == np.float32 and got["1"].shape == want.shape
+    assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
+    np.testing.assert_allclose(got["1"], want, rtol=1e-5, atol=1e-4)

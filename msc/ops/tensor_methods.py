@@ -518,6 +518,32 @@ def _set_init_flag(self: Any, flag: bool) -> None:
     self._init_flag = bool(flag)
 
 
+def _from_bytes(data: bytes, shape: Any, dtype: Any) -> Any:
+    """``Tensor.convert_bytes_to_tensor``: a tensor of ``dtype`` and ``shape`` over a copy
+    of the raw bytes ``data`` (``get_bytes``'s)."""
+    return Tensor(np.frombuffer(data, dtype.np).reshape(tuple(shape)).copy())
+
+
+class _Capsule:
+    """A DLPack capsule as the object numpy's ``from_dlpack`` takes (a host tensor)."""
+
+    def __init__(self, capsule: Any):
+        self.capsule = capsule
+
+    def __dlpack__(self, **_: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # (kDLCPU, device 0)
+
+
+def _from_dlpack(capsule: Any) -> Any:
+    """``Tensor.from_dlpack``: a tensor sharing the memory of a DLPack capsule (or of an
+    object with ``__dlpack__``)."""
+    source = capsule if hasattr(capsule, "__dlpack__") else _Capsule(capsule)
+    return Tensor.wrap(np.from_dlpack(source))
+
+
 def _state_methods() -> dict[str, Any]:
     """The methods about a tensor's data and initialisation state (eager: a graph sees
     values only), and the small array methods written with ops."""
@@ -537,6 +563,12 @@ def _state_methods() -> dict[str, Any]:
         "to_": _to_,
         "to_coo": _to_coo,
         "to_csr": _to_csr,
+        "device": property(lambda self: "CPU"),
+        "is_meta": property(lambda self: False),
+        "get_bytes": lambda self: self.asnumpy().tobytes(),
+        "convert_bytes_to_tensor": staticmethod(_from_bytes),
+        "to_dlpack": lambda self: self.asnumpy().__dlpack__(),
+        "from_dlpack": staticmethod(_from_dlpack),
     }
 
 

@@ -87,3 +87,18 @@ def test_set_and_to():
         x.to_("GPU")
     with pytest.raises(ValueError, match="non_blocking"):
         x.to_("CPU", non_blocking=1)
+
+
+def test_bytes_device_and_dlpack():
+    """get_bytes / convert_bytes_to_tensor round-trip the raw data; a DLPack capsule
+    (to_dlpack) gives back a tensor over the same memory (from_dlpack), as numpy reads
+    it; a host tensor's device is 'CPU' and it is never a meta tensor."""
+    x = np.arange(12, dtype=np.int16).reshape(3, 4) * 7
+    t = Tensor(x)
+    assert t.get_bytes() == x.tobytes() and t.device == "CPU" and t.is_meta is False
+    back = Tensor.convert_bytes_to_tensor(t.get_bytes(), (4, 3), ms.int16)
+    assert back.dtype == ms.int16 and np.array_equal(back.asnumpy(), x.reshape(4, 3))
+    shared = Tensor.from_dlpack(t.to_dlpack())
+    assert shared.dtype == ms.int16 and np.array_equal(shared.asnumpy(), x)
+    assert np.shares_memory(shared.asnumpy(), t.asnumpy())
+    assert np.array_equal(Tensor.from_dlpack(np.ones(3, np.float32)).asnumpy(), np.ones(3))

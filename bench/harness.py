@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = {"jax": os.path.join(ROOT, ".peers", "jax", "bin", "python"),
          "mindspore": os.path.join(ROOT, ".peers", "ms", "bin", "python")}
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "NUMBA_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
+              "NUMBA_NUM_THREADS": "1", "MSC_NUM_THREADS": "1", "JAX_PLATFORMS": "cpu",
               "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
 ONE_CPU_NOTE = "one pinned CPU per process"
 
@@ -35,7 +35,8 @@ def threads_env(n: int) -> dict[str, str]:
     each system's pools sized ``n`` (onnxruntime and MindSpore read MSC_BENCH_THREADS)."""
     count = str(n)
     return {"OPENBLAS_NUM_THREADS": count, "OMP_NUM_THREADS": count, "MKL_NUM_THREADS": count,
-            "NUMBA_NUM_THREADS": count, "JAX_PLATFORMS": "cpu", "MSC_BENCH_THREADS": count,
+            "NUMBA_NUM_THREADS": count, "MSC_NUM_THREADS": count, "JAX_PLATFORMS": "cpu",
+            "MSC_BENCH_THREADS": count,
             "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads={n}"}
 
 

@@ -110,9 +110,10 @@ def _spread_form(kernel: KernelSpec) -> tuple[KernelSpec, Expr] | None:
     else:
         extent = outer.stop
         loop = dataclasses.replace(outer, start=Name(LO), stop=Name(HI))
-    lines = tuple(render_stmts((loop,), locations=False))
-    name = outline._kernel_name(lines, "")
-    return KernelSpec(name, (*kernel.params, LO, HI), tuple(render_stmts((loop,))),
+    params = (*kernel.params, LO, HI)
+    # (named after its parameters too: a size the range replaced stays one, unread)
+    lines = (f"({', '.join(params)})", *render_stmts((loop,), locations=False))
+    return KernelSpec(outline._kernel_name(lines, ""), params, tuple(render_stmts((loop,))),
                       kernel.returns, body=(loop,)), extent
 
 

@@ -217,7 +217,11 @@ NOT_EXPORTED: dict[Any, str] = {
        for op in (Op.Lgamma, Op.Digamma, Op.Polygamma, Op.Zeta, Op.Igamma, Op.Igammac,
                   Op.IgammaGradA, Op.IgammacGradA, Op.BesselI0, Op.BesselI0e, Op.BesselI1,
                   Op.BesselI1e, Op.BesselJ0, Op.BesselJ1, Op.BesselK0, Op.BesselK0e,
-                  Op.BesselK1, Op.BesselK1e, Op.Gcd, Op.Lcm, Op.NextAfter)},
+                  Op.BesselK1, Op.BesselK1e, Op.BesselY0, Op.BesselY1, Op.Betainc, Op.Gcd,
+                  Op.Lcm, Op.NextAfter)},
+    **{op: "ONNX has no matrix decompositions, exponential or triangular solve"
+       for op in (Op.Qr, Op.Geqrf, Op.Svd, Op.MatrixExp, Op.MatrixTriangularSolve)},
+    Op.PopulationCount: "ONNX has no bit count",
     **{op: "ONNX's BitShift takes unsigned integers only"
        for op in (Op.LeftShift, Op.RightShift)},
     Op.CTCLoss: "ONNX has no CTC loss operator",

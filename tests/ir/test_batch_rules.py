@@ -25,6 +25,8 @@ ABOVE_1 = (lambda rng, shape: rng.uniform(1.5, 3.0, shape))  # zeta's exponent
 LABELS = (lambda rng, shape: rng.integers(1, 3, shape))  # CTC targets
 STEPS = (lambda rng, shape: np.full(shape, 4))  # every CTC sequence's length
 LENGTHS = (lambda rng, shape: rng.integers(0, 3, shape))  # CTC target lengths
+UNIT = (lambda rng, shape: rng.uniform(0.05, 0.95, shape))  # an incomplete beta's x
+LOWER = (lambda rng, shape: np.tril(rng.uniform(0.5, 2.0, shape)) + 2 * np.eye(shape[-1]))
 
 # ops the gradient cases leave out (integer or bool results, no gradient)
 EXTRA: list[tuple[Any, ...]] = [
@@ -69,6 +71,18 @@ EXTRA: list[tuple[Any, ...]] = [
      [None, LABELS, STEPS, LENGTHS]),
     ("CTCLossV2Grad", [(2,), (4, 2, 3), (2, 2), (2,), (2,), (2,), (2, 4, 5)],
      {"blank": 0, "zero_infinity": True}, [None, None, LABELS, STEPS, LENGTHS, None, None]),
+    ("BesselY0", [(2, 3)], {}), ("BesselY1", [(3,)], {}),
+    ("Betainc", [(3,), (3,), (3,)], {}, [None, None, UNIT]),
+    ("PopulationCount", [(2, 3)], {}, [INDICES]),
+    ("Qr", [(4, 3)], {"full_matrices": False}), ("Qr", [(3, 4)], {"full_matrices": True}),
+    ("Geqrf", [(4, 3)], {}),
+    ("Svd", [(4, 3)], {"full_matrices": False, "compute_uv": True}),
+    ("Svd", [(3, 3)], {"full_matrices": False, "compute_uv": False}),
+    ("MatrixExp", [(3, 3)], {}),
+    ("MatrixTriangularSolve", [(3, 3), (3, 2)], {"lower": True, "adjoint": False},
+     [LOWER, None]),
+    ("MatrixTriangularSolve", [(3, 3), (3, 2)], {"lower": True, "adjoint": True},
+     [LOWER, None]),
 ]
 ALL = [c for c in CASES if PRIMITIVES[c[0]].batch is not None] + EXTRA
 SIZE = 3

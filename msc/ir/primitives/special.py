@@ -34,7 +34,7 @@ from msc.ir.primitives.base import (
     want_tensor,
 )
 from msc.ir.primitives.elementwise import Result, _binary, _plus_zero, _unary
-from msc.ir.primitives.rules import batch_elementwise, cotangent
+from msc.ir.primitives.rules import batch_elementwise, batch_size, batched_front, cotangent
 from msc.ir.types import ScalarType, TensorType, Type, tensor_of, type_of_value
 from msc.runtime.numpy_rt import _rt_erfc, _rt_erfinv
 from msc.runtime.numpy_special_rt import (
@@ -265,7 +265,7 @@ def _same_float(x: Type, y: Type) -> Type:
 def _float_op(name: str, fn: Any, expr: Expr, functions: tuple[str, ...],
               methods: tuple[str, ...] = (), vjp: Any = None, cost: float = 16.0,
               infer: Any = None, args: tuple[str, ...] | None = None,
-              public: bool = True) -> Primitive:
+              public: bool = True, batch: Any = batch_elementwise) -> Primitive:
     """An elementwise op on float tensors only (an integer input is a TypeError, as in
     MindSpore), computed by the float64 runtime helper ``expr`` names."""
     infer = infer or (lambda input: _want_float(input))
@@ -277,7 +277,7 @@ def _float_op(name: str, fn: Any, expr: Expr, functions: tuple[str, ...],
 
     return register(Primitive(
         name, infer, impl, on_all_targets(Elementwise(expr)), elementwise=True, cost=cost,
-        vjp=vjp, batch=batch_elementwise,
+        vjp=vjp, batch=batch,
         public=Public(functions, (name,) if public else (), methods, args)))
 
 
@@ -407,8 +407,16 @@ def _vjp_betainc(b: Any, g: Any, a: Any, bb: Any, x: Any, out: Any) -> tuple[Any
     return None, None, b.mul(g, b.exp(log_density))
 
 
+def _batch_betainc(b: Any, prim: Any, args: Any, dims: Any, **attrs: Any) -> tuple[Any, int]:
+    """Betainc's operands must have one shape: each batched along axis 0, the unbatched
+    ones repeated for every example."""
+    size = batch_size(args, dims)
+    return b.emit(prim, *(batched_front(b, a, d, size) for a, d in zip(args, dims))), 0
+
+
 betainc = _float_op("Betainc", _rt_betainc, helper("_rt_betainc", X0, X1, X2), (),
-                    infer=_betainc_infer, args=("a", "b", "x"), vjp=_vjp_betainc)
+                    infer=_betainc_infer, args=("a", "b", "x"), vjp=_vjp_betainc,
+                    batch=_batch_betainc)
 
 
 # --- population count: integers only, uint8 results --------------------------------------

@@ -137,7 +137,11 @@ def test_forward_gradient_and_parameters_against_plain_python(mode, net, plain, 
 
 def test_mindspores_expected_values_with_int32():
     """The values MindSpore's tests assert (its 2.10 CPU build gives 2 for the first
-    gradient and 232 for the second forward value, against its own tests)."""
+    gradient and 232 for the second forward value, against its own tests). On the python
+    target: Numba took about 45 s on the unrolled int32 gradient of the first from an
+    empty kernel library, and the values are the point here (the float32 tests above
+    run the numba target)."""
+    ms.set_context(jit_target="python")
     x = Tensor(2, mstype.int32)
     assert IfAfterForInFor(mstype.int32)(x).asnumpy() == 106
     (grad,) = grad_all(IfAfterForInFor(mstype.int32), x)

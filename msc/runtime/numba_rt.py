@@ -699,9 +699,10 @@ def _rt_threaded(kernel, n, *args):
 #: The fewest multiply-adds of a driver's product that ``_rt_products`` cuts into parts
 #: (about 50 us on one core); smaller ones are one numpy product.
 _RT_PRODUCT_WORK = 1 << 22
-#: The fewest rows (or columns) of a part: each part packs the whole other operand again,
-#: which costs about 25 / rows of the product's time.
-_RT_PRODUCT_SIDE = 256
+#: The fewest rows (or columns) of a part: each part packs the whole other operand again
+#: (a few percent of its time at 128), and fewer, longer parts share out unevenly (a
+#: 768-wide product in three parts kept one of two threads waiting a third of the time).
+_RT_PRODUCT_SIDE = 128
 
 
 @njit(cache=True, error_model="numpy", nogil=True)

@@ -1,40 +1,7 @@
 """``mindspore.nn.metrics``: the metrics of ``msc.train.metrics`` (the same objects), which
 MindSpore also exports from ``mindspore.nn``."""
 
-from msc.train.metrics import (
-    F1,
-    MAE,
-    MSE,
-    ROC,
-    Accuracy,
-    BleuScore,
-    ConfusionMatrix,
-    ConfusionMatrixMetric,
-    CosineSimilarity,
-    Dice,
-    Fbeta,
-    HausdorffDistance,
-    Loss,
-    MeanSurfaceDistance,
-    Metric,
-    OcclusionSensitivity,
-    Perplexity,
-    Precision,
-    Recall,
-    RootMeanSquareDistance,
-    Top1CategoricalAccuracy,
-    Top5CategoricalAccuracy,
-    TopKCategoricalAccuracy,
-    auc,
-    get_metric_fn,
-    get_metrics,
-    names,
-    rearrange_inputs,
-)
+from msc.train import metrics as _metrics
+from msc.train.metrics import *  # noqa: F403 - every metric, as train.metrics lists them
 
-__all__ = ["names", "get_metric_fn", "get_metrics", "Accuracy", "MAE", "MSE", "Metric",
-           "rearrange_inputs", "Precision", "HausdorffDistance", "Recall", "Fbeta", "BleuScore",
-           "CosineSimilarity", "OcclusionSensitivity", "F1", "Dice", "ROC", "auc",
-           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Loss",
-           "MeanSurfaceDistance", "RootMeanSquareDistance", "Perplexity", "ConfusionMatrix",
-           "ConfusionMatrixMetric"]
+__all__ = list(_metrics.__all__)

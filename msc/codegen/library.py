@@ -75,9 +75,11 @@ _JIT = '''
 
 def _rt_jit(fn):
     """Compile ``fn`` with Numba's on-disk cache, named after the matmul flavour, so a
-    cache built where numpy's BLAS was found never serves a machine without it."""
+    cache built where numpy's BLAS was found never serves a machine without it; without
+    the GIL (threads run its parts at once) unless it runs Python (``objmode``)."""
     fn.__qualname__ += "__blas" if _HAVE_BLAS else "__loops"
-    return njit(cache=True, error_model="numpy", nogil=True)(fn)
+    nogil = "objmode" not in fn.__code__.co_names
+    return njit(cache=True, error_model="numpy", nogil=nogil)(fn)
 '''
 
 

@@ -18,7 +18,7 @@ from msc.ir.kernel import helpers_called
 DRIVER_FORMS = {"_rt_wino_conv": "_rt_wino_threaded"}
 #: The runtime functions through which a driver spreads work over threads: a module
 #: whose driver calls one runs it with numpy's BLAS on one thread (``_rt_own_threads``).
-THREADED = frozenset({"_rt_threaded", "_rt_products", *DRIVER_FORMS.values()})
+THREADED = frozenset({"_rt_threaded", "_rt_products", "_rt_copy", *DRIVER_FORMS.values()})
 
 
 @dataclass(frozen=True)

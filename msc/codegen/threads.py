@@ -13,8 +13,9 @@ whichever thread runs it, so results do not depend on the thread count.
 
 Two nested parallel loops with more loops inside (batch and channels, over rows) become
 one range over both, so that a batch of one or four still splits evenly. Kernels are
-compiled without the GIL (``nogil``); the driver's products are spread by the runtime's
-``_rt_products`` and numpy's BLAS held at one thread meanwhile (``_rt_own_threads``).
+compiled without the GIL (``nogil``); the driver's products and copies are spread by the
+runtime's ``_rt_products`` and ``_rt_copy``, numpy's BLAS held at one thread meanwhile
+(``_rt_own_threads``).
 
 Before::
 
@@ -47,7 +48,7 @@ from msc.codegen.pyrender import render_stmts
 from msc.codegen.spec import KernelSpec
 from msc.ir import kernel as K
 from msc.ir.kernel import Assign, Binary, BinaryOp, Eval, Expr, Helper, Invoke, Lit, Loop, Name
-from msc.ir.kernel import Role, Stmt
+from msc.ir.kernel import Role, Stmt, Store
 
 #: The fewest innermost iterations a call must run to be spread: handing a part to
 #: another thread and waiting for it costs 10-30 us, what an elementwise loop spends on
@@ -62,14 +63,15 @@ def spread(kernels: list[KernelSpec], driver: tuple[Stmt, ...]
            ) -> tuple[list[KernelSpec], tuple[Stmt, ...]]:
     """``kernels`` with each spreadable one taking its range (``lo``, ``hi``), and the
     driver's statements calling them: through ``_rt_threaded`` where a call's work is at
-    least ``MIN_WORK``, else directly over the whole range."""
+    least ``MIN_WORK``, else directly over the whole range. The driver's copies go
+    through the runtime's ``_rt_copy``, which spreads the large ones."""
     forms = {k.name: _spread_form(k) for k in kernels}
     forms = {name: f for name, f in forms.items() if f is not None}
-    if not forms:
-        return kernels, driver
     specs = {k.name: k for k in kernels}
 
     def call(s: Stmt) -> Stmt:
+        if isinstance(s, Store) and isinstance(s.value, Name):  # a copy: the runtime's
+            return Eval(Helper("_rt_copy", (s.target, s.value)), loc=s.loc)
         v = s.value if isinstance(s, Eval) else None
         if not (isinstance(v, Invoke) and v.name in forms):
             return s

@@ -759,6 +759,30 @@ def _rt_products(a, b, out=None):
     return out
 
 
+#: The fewest elements of a driver's copy that ``_rt_copy`` spreads over threads.
+_RT_COPY_SIZE = 1 << 18
+
+
+def _rt_copy_part(dst, src, axis, lo, hi):
+    at = (slice(None),) * axis + (slice(lo, hi),)
+    dst[at] = src[at]
+
+
+def _rt_copy(dst, src):
+    """``dst[...] = src``, a driver's copy (an input into its zero border, a convolution's
+    windows into columns): a large one of two arrays of one shape in one part per thread
+    along its first axis with a part for each (numpy copies without the GIL)."""
+    parts = _rt_thread_count()
+    if parts > 1 and dst.size >= _RT_COPY_SIZE and np.shape(src) == dst.shape:
+        axis = next((k for k, n in enumerate(dst.shape) if n >= parts), None)
+        if axis is not None:
+            n = dst.shape[axis]
+            _rt_run_parts([(_rt_copy_part, (dst, src, axis, n * p // parts,
+                                            n * (p + 1) // parts)) for p in range(parts)])
+            return
+    dst[...] = src
+
+
 class _rt_own_threads:
     """numpy's BLAS on one thread while an outlined driver runs (``with
     _rt_own_threads():``), as it was after: the driver's products and loops are spread

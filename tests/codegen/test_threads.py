@@ -122,3 +122,21 @@ def test_products_cut_into_columns_are_the_same_on_any_number_of_threads(
     assert got["1"].dtype == np.float32 and got["1"].shape == want.shape
     assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
     np.testing.assert_allclose(got["1"], want, rtol=1e-5, atol=1e-4)
+
+
+def test_copies_in_parts_are_numpys(monkeypatch):
+    """A driver's copy (_rt_copy) in parts along the first axis long enough, casting as
+    numpy's assignment does; a broadcast source is copied whole."""
+    monkeypatch.setattr(numba_rt, "_RT_COPY_SIZE", 0)
+    rng = np.random.default_rng(4)
+    src = rng.standard_normal((1, 5, 7, 9))
+    window = np.lib.stride_tricks.as_strided(src, (1, 5, 3, 9), (src.strides[0], src.strides[1],
+                                                                 src.strides[2], src.strides[3]))
+    for count in ("2", "3"):
+        monkeypatch.setenv("MSC_NUM_THREADS", count)
+        dst = np.zeros((1, 5, 3, 9), np.float32)
+        numba_rt._rt_copy(dst, window)
+        assert np.array_equal(dst, window.astype(np.float32))
+        whole = np.zeros((4, 9), np.float64)
+        numba_rt._rt_copy(whole, src[0, 0, 0])  # (a row broadcast to every row)
+        assert np.array_equal(whole, np.broadcast_to(src[0, 0, 0], (4, 9)))

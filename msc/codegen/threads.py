@@ -81,14 +81,14 @@ def spread(kernels: list[KernelSpec], driver: tuple[Stmt, ...]
         work = _work(specs[v.name].body, sizes)
         if n is None or work is None or work < MIN_WORK or n < 2:
             return Eval(Invoke(new.name, (*v.args, Lit(0), Lit(n) if n is not None
-                                          else extent_expr(extent, sizes))), loc=s.loc)
+                                          else _extent_over(extent, sizes))), loc=s.loc)
         return Eval(Helper("_rt_threaded", (Name(new.name), Lit(n), *v.args)), loc=s.loc)
 
     driver = tuple(outline._map_stmt(s, call, lambda e: e) for s in driver)
     return [forms[k.name][0] if k.name in forms else k for k in kernels], driver
 
 
-def extent_expr(extent: Expr, sizes: dict[str, Expr]) -> Expr:
+def _extent_over(extent: Expr, sizes: dict[str, Expr]) -> Expr:
     """``extent`` over the call's arguments (a size the driver only knows at run time)."""
     return K.rewrite(extent, lambda e: sizes.get(e.name) if isinstance(e, Name) else None)
 

@@ -156,6 +156,13 @@ def _rt_wino_outputs(m, out, first, per_image, lo, hi):
                                 out[ex, k, y + i, x + j] = row[j]
 
 
+@njit(cache=True, error_model="numpy")
+def _rt_wino_block_count(src, v):
+    """How many blocks of rows of tiles the input in its border ``src`` makes, ``v``
+    holding the transformed inputs of one block."""
+    return src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def _rt_wino_blocks(src, u, v, m, out, lo, hi):
     """Blocks ``lo`` to ``hi`` of ``_rt_wino_conv``: block by block of rows of tiles (as
@@ -185,8 +192,7 @@ def _rt_wino_conv(src, w, u, v, m, out):
     overflow where it does not; the caller then computes the convolution directly."""
     if not _rt_wino_filters(w, u, 0, w.shape[0]):
         return False
-    blocks = src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
-    return _rt_wino_blocks(src, u, v, m, out, 0, blocks)
+    return _rt_wino_blocks(src, u, v, m, out, 0, _rt_wino_block_count(src, v))
 
 
 def _rt_wino_threaded(src, w, u, v, m, out):
@@ -198,7 +204,7 @@ def _rt_wino_threaded(src, w, u, v, m, out):
     (by out channels). Every value is computed as on one thread, to the bit."""
     rows = (src.shape[2] - 2) // 4
     per = v.shape[2] // ((src.shape[3] - 2) // 4)
-    blocks = src.shape[0] * rows // per
+    blocks = _rt_wino_block_count.py_func(src, v)
     parts = _rt_thread_count()
     if parts <= 1:
         return _rt_wino_conv(src, w, u, v, m, out)

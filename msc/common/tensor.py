@@ -373,9 +373,11 @@ class Parameter(Tensor):
         self._buf = value
         Parameter.buffers += 1
 
-    def set_data(self, data: Any) -> Parameter:
+    def set_data(self, data: Any, slice_shape: bool = False) -> Parameter:
         """``data``'s values, converted to this Parameter's dtype: copied into its buffer
-        when the shape is the same (where compiled code reads them), else a new buffer."""
+        when the shape is the same (where compiled code reads them), else a new buffer.
+        ``slice_shape`` (MindSpore's flag for a parallel slice) changes nothing here: one
+        process holds the whole Parameter."""
         new = np.array(_to_array(data, None), dtype=self._buf.dtype, order="C")
         if self._arena is not None and new.shape == self._buf.shape:
             self._buf[...] = new

@@ -17,6 +17,7 @@ from msc.nn.cell import Cell
 from msc._checkparam import _bool, _check_init_shape, _int
 from msc.ops import functional as F
 from msc.ops.function import conv_func as K
+from msc.ops.operations.nn_ops import BiasAdd, Conv2D, Conv3D
 
 
 def _checked(fn: Any, *args: Any) -> Any:
@@ -101,6 +102,19 @@ class Conv2d(_Conv):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, dtype)
         self.data_format = data_format
+        # NOTE: MindSpore's primitives for this layer, under its attribute names: a subclass
+        # (weight standardisation, ...) calls ``self.conv2d(x, w)`` with its own weight.
+        if self.nd == 1:  # MindSpore's Conv1d runs a (1, k) Conv2D on the expanded input
+            self.conv2d = Conv2D(out_channels, (1,) + self.kernel_size, pad_mode=self.pad_mode,
+                                 pad=(0, 0, padding, padding), stride=(1,) + self.stride,
+                                 dilation=(1,) + self.dilation, group=group)
+        else:
+            prim = Conv3D if self.nd == 3 else Conv2D
+            setattr(self, f"conv{self.nd}d", prim(
+                out_channels, self.kernel_size, pad_mode=self.pad_mode, pad=padding,
+                stride=self.stride, dilation=self.dilation, group=group,
+                data_format=data_format))
+        self.bias_add = BiasAdd(data_format="NCHW" if self.nd < 3 else data_format)
 
     def construct(self, x: Any) -> Any:
         return K.conv(x, self._kernel_weight(), self.bias, self.stride, self.pad_mode,

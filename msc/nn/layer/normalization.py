@@ -19,6 +19,7 @@ from msc.ir.primitives import Op
 from msc.nn.cell import Cell
 from msc._checkparam import _bool, _check_init_shape, _float, _int
 from msc.ops import functional as F
+from msc.ops.operations.nn_ops import LayerNorm as PrimLayerNorm
 from msc.ops.function.nn_func import (
     _HALF_OR_SINGLE,
     _as,
@@ -222,6 +223,10 @@ class LayerNorm(Cell):
             _check_init_shape(init, shape, arg, cls)
         self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma")
         self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta")
+        # NOTE: MindSpore's primitive under its attribute name: subclasses (a channels-first
+        # LayerNorm, ...) call ``y, _, _ = self.layer_norm(x, self.gamma, self.beta)``.
+        self.layer_norm = PrimLayerNorm(self.begin_norm_axis, self.begin_params_axis,
+                                        self.epsilon)
 
     def construct(self, input_x: Any) -> Any:
         x = _float_tensor(input_x, "input_x", self.cls_name, _HALF_OR_SINGLE + (dtypes.float64,))

@@ -220,7 +220,9 @@ def initializer(init: Any, shape: Any = None, dtype: dtypes.DType = dtypes.float
     if not isinstance(init, Initializer):
         raise GraphTypeError("init must be a str, Initializer, number, Tensor or ndarray, but "
                              f"got {type(init).__name__}.", user_loc())
-    return Tensor(init(want, dtype))
+    out = Tensor(init(want, dtype))
+    out.init = init  # MindSpore's lazy tensor keeps its Initializer until ``init_data()``
+    return out
 
 
 __all__ = ["Initializer", "Constant", "Zero", "One", "Normal", "TruncatedNormal", "Uniform",

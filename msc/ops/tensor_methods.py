@@ -510,8 +510,14 @@ def _to_(self: Any, device: Any = None, non_blocking: bool = False) -> Any:
 
 def _init_data(self: Any, slice_index: Any = None, shape: Any = None,
                opt_shard_group: Any = None) -> Any:
-    """A tensor built from data has no initializer to run (MindSpore raises alike)."""
-    raise GraphTypeError("init_data must be set Tensor.init, init can't be None", user_loc())
+    """The tensor itself, once, for one that ``initializer()`` made: msc draws its values when
+    it is made, where MindSpore draws them here. A tensor built from data has no initializer
+    to run, nor has one already initialised (MindSpore raises alike)."""
+    if self.init is None:
+        raise GraphTypeError("init_data must be set Tensor.init, init can't be None",
+                             user_loc())
+    self.init = None
+    return self
 
 
 def _set_init_flag(self: Any, flag: bool) -> None:
@@ -628,7 +634,7 @@ def _more_methods() -> dict[str, Any]:
         "storage_offset": lambda self: 0,
         "data_ptr": lambda self: int(self.asnumpy().ctypes.data),
         "is_pinned": lambda self: False, "is_shared": lambda self: False,
-        "has_init": property(lambda self: False), "init": None,
+        "has_init": property(lambda self: self.init is not None), "init": None,
         "data_sync": lambda self, is_wait=True: self,
         "flush_from_cache": lambda self: None,
         **_state_methods(),

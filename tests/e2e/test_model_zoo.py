@@ -1,12 +1,12 @@
 """Model-zoo style networks (``tests/e2e/models``: LeNet-5, a ResNet basic block and a tiny
-ResNet, a MobileNetV2 inverted-residual block, a tiny BERT classifier, a tiny GPT and the
-quick-start MLP) give the same results eagerly (PyNative), in GRAPH_MODE (python target;
-numba too for LeNet-5 and the ResNet block) and as ``msc compile`` artifacts run in a fresh
-process that cannot import msc, all on the same weights. One training step of LeNet-5 and
-of the ResNet block (``WithLossCell`` + ``Momentum`` + ``TrainOneStepCell``) moves the
-weights by the learning rate times the gradients JAX computes for the same program (JAX
-installed in ``.peers/jax``; skipped where it is not), and by central differences of the
-eager loss on a few weights (always)."""
+ResNet, a MobileNetV2 inverted-residual block, a tiny BERT classifier, a tiny GPT, a tiny
+Vision Transformer and the quick-start MLP) give the same results eagerly (PyNative), in
+GRAPH_MODE (python target; numba too for LeNet-5 and the ResNet block) and as ``msc
+compile`` artifacts run in a fresh process that cannot import msc, all on the same weights.
+One training step of LeNet-5 and of the ResNet block (``WithLossCell`` + ``Momentum`` +
+``TrainOneStepCell``) moves the weights by the learning rate times the gradients JAX
+computes for the same program (JAX installed in ``.peers/jax``; skipped where it is not),
+and by central differences of the eager loss on a few weights (always)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ ZOO = {
                       lambda rng: [rng.integers(0, 64, (2, 8)).astype(np.int32)]),
     "mlp_quickstart": Model("mlp_quickstart.py", "Network", ("f32[2,1,28,28]",),
                             _images(2, 1, 28, 28)),
+    "vit_tiny": Model("vit.py", "vit_tiny", ("f32[2,3,32,32]",), _images(2, 3, 32, 32)),
 }
 
 

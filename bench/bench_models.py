@@ -1,16 +1,22 @@
 """Whole models against JAX and MindSpore: LeNet-5, a ResNet basic block, ResNet-18 and
 ResNet-50 (inference and a training step), a BERT-base-shaped encoder (inference and a
-fine-tuning step) and a GPT-like stack's training step.
+fine-tuning step), a GPT-like stack's training step and a ViT-Ti/16-shaped Vision
+Transformer.
 
 Run ``python bench/bench_models.py`` (``--quick``: 2 rounds of shorter batches;
 ``--workloads`` (space- or comma-separated), ``--systems`` pick a subset, ``--json`` keeps
 the raw rounds). Each case runs in a fresh process per round. The default run is the two
-small inference workloads:
+small inference workloads and the Vision Transformer:
 
 - ``lenet``: ``tests/e2e/models/lenet.py``'s ``LeNet5`` on float32[32, 1, 32, 32];
 - ``resblock``: ``tests/e2e/models/resnet_block.py``'s ``BasicBlock(64, 64, stride=1)``
   (ResNet-18's first stage: two 3x3 convolutions, batch norm with moving statistics,
-  the identity shortcut) on float32[8, 64, 56, 56].
+  the identity shortcut) on float32[8, 64, 56, 56];
+- ``vit``: ``tests/e2e/models/vit.py``'s ``vit_ti16`` (ViT-Ti/16: 224x224 images in
+  16x16 patches by a convolution, a class token and learned positions, 12 pre-norm blocks
+  of width 192 with 3 heads and an exact-GELU MLP of 768, a 10-class head) on
+  float32[2, 3, 224, 224], with the whole models' cases below (both kernel libraries, the
+  native library, onnxruntime).
 
 Whole models, from ``tests/e2e/models/resnet.py`` (MindSpore's model collection, 10
 classes), picked with ``--workloads resnet18,resnet50,resnet18-train``:
@@ -47,7 +53,8 @@ network (exported and loaded in its first call, its session given the same threa
 (GRAPH_MODE); JAX runs the same networks under ``jax.jit``, the convolutional ones
 written with ``jax.lax.conv_general_dilated`` and ``lax.reduce_window`` (the ResNets in
 NHWC layout, XLA's faster one on CPU), the transformers with jax.numpy
-(``models_resnet.py``, ``models_bert.py``); the training steps with ``jax.value_and_grad``
+(``models_resnet.py``, ``models_bert.py``; the ViT cuts its patches by reshapes and one
+product, ``models_vit.py``); the training steps with ``jax.value_and_grad``
 and MindSpore's update written by hand (Momentum: ``v = 0.9 v + g; w -= 0.01 v``;
 AdamWeightDecay: no bias correction, the decay added to the step). Every system gets the same
 weights (drawn per parameter name) and inputs. Each worker reports its first call
@@ -72,7 +79,7 @@ report gives the 4-layer encoder's over the 2-layer one's). LeNet-5 and the bloc
 library the machine has.
 
 The workloads and cases are in ``models_workloads.py``, the networks for numpy and JAX in
-``models_resnet.py`` and ``models_bert.py``, the tables in ``models_report.py``. This file
+``models_resnet.py``, ``models_bert.py`` and ``models_vit.py``, the tables in ``models_report.py``. This file
 imports only the standard library at top level (besides those files and the other
 benchmarks, which do too): the peer interpreters run it as workers.
 """
@@ -94,6 +101,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import models_bert as bert
+import models_vit as vit
 from bench_compile_cache import start_msc
 from harness import (
     add_round_args,
@@ -125,6 +133,7 @@ from models_workloads import (
     DEFAULT_WORKLOADS,
     LOSS_TOL,
     MODELS,
+    SMALL_WORKLOADS,
     SYSTEMS,
     TOL,
     TRAIN,
@@ -154,6 +163,8 @@ def param_shapes(workload: str) -> dict[str, tuple[int, ...]]:
         return bert.bert_shapes(2, classifier=True)
     if workload == "gpt-train":
         return bert.gpt_shapes()
+    if workload == "vit":
+        return vit.vit_shapes()
     return jax_param_shapes(net_of(workload))
 
 
@@ -171,6 +182,8 @@ def reference(workload: str, w: dict[str, Any]) -> Any:
         logits = bert.gpt_logits(o, w, *xs)
         want = cross_entropy_ref(logits.reshape(-1, logits.shape[-1]),
                                  labels(workload).reshape(-1))
+    elif workload == "vit":
+        want = vit.vit_logits(o, w, xs[0])
     elif workload in RESNETS or workload in TRAIN:
         train = workload in TRAIN
         logits = resnet_forward(NumpyOps, w, xs[0], net_of(workload), train, {})
@@ -232,7 +245,7 @@ def cell_with_weights(workload: str, package: str, tensor: Callable[[Any], Any])
     for name, param in net.parameters_dict().items():
         weights[name] = weight(name, tuple(param.shape))
         param.set_data(tensor(weights[name]))
-    if workload not in DEFAULT_WORKLOADS:  # the JAX network has the same Parameters
+    if workload not in SMALL_WORKLOADS:  # the JAX network has the same Parameters
         want = param_shapes(workload)
         got = {k: tuple(v.shape) for k, v in weights.items()}
         if got != want:
@@ -373,6 +386,8 @@ def setup_jax(case: str, workload: str) -> Setup:
         return run, np.asarray, w, info
     if workload in TRANSFORMERS:
         fn = jax.jit(bert.jax_bert_forward(int(workload[-1]), jax, jnp))
+    elif workload == "vit":
+        fn = jax.jit(vit.jax_vit_forward(jax, jnp))
     else:
         fn = jax.jit(jax_forward(net_of(workload), jax, jnp))
     layout = to_jax_layout(w, JAX_NHWC and workload in RESNETS)

@@ -126,6 +126,12 @@ class NumpyMath:
         return np.tanh(a)
 
     @staticmethod
+    def concat(parts: list[Any], axis: int) -> Any:
+        import numpy as np
+
+        return np.concatenate(parts, axis)
+
+    @staticmethod
     def erf(a: Any) -> Any:
         try:
             from scipy.special import erf
@@ -142,6 +148,7 @@ def jax_math(jax: Any, jnp: Any) -> Any:
         f = staticmethod(lambda a: a)
         exp, sqrt, tanh = staticmethod(jnp.exp), staticmethod(jnp.sqrt), staticmethod(jnp.tanh)
         erf = staticmethod(jax.scipy.special.erf)
+        concat = staticmethod(jnp.concatenate)
     return JaxMath
 
 

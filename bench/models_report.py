@@ -16,7 +16,7 @@ from harness import first_call_cell, fmt_s, machine, row_problem
 from models_workloads import (
     CASES,
     CLI_CASES,
-    DEFAULT_WORKLOADS,
+    SMALL_WORKLOADS,
     TRAIN,
     TRANSFORMERS,
     WORKLOADS,
@@ -93,10 +93,11 @@ def model_table(workload: str, results: Results) -> list[str]:
 
 
 def case_label(case: str, workload: str) -> str:
-    """The case's label; the transformers' JAX networks have no convolutions."""
+    """The case's label; the transformers' JAX networks have no convolutions (the ViT's
+    cuts its patches by reshapes)."""
     label = CASES[case][1]
-    return label.replace(" (`lax.conv_general_dilated`)", "") if workload in TRANSFORMERS \
-        else label
+    return label.replace(" (`lax.conv_general_dilated`)", "") \
+        if workload in TRANSFORMERS or workload == "vit" else label
 
 
 def notes(workload: str, results: Results) -> list[str]:
@@ -137,7 +138,7 @@ def report(results: dict[str, Results], args: argparse.Namespace, start: datetim
            f"call after the imports; per call = median of {args.batches} batches of >= "
            f"{args.batch_seconds * 1e3:.0f} ms after warm-up; compile caches off.", ""]
     for workload, rs in results.items():
-        body = model_table(workload, rs) if workload not in DEFAULT_WORKLOADS else table(rs)
+        body = model_table(workload, rs) if workload not in SMALL_WORKLOADS else table(rs)
         out += [f"### {WORKLOADS[workload][4]}", "", *body, "", *notes(workload, rs)]
         if out[-1]:
             out.append("")

@@ -22,6 +22,7 @@ from models_bert import (
     gpt_tokens,
 )
 from models_resnet import CLASSES
+from models_vit import VIT, VIT_BATCH
 
 MODELS = os.path.join(ROOT, "tests", "e2e", "models")
 WORKLOADS = {  # workload -> (model file, entry, constructor args, input shape, title)
@@ -56,8 +57,14 @@ WORKLOADS = {  # workload -> (model file, entry, constructor args, input shape, 
                   f"{GPT['dim']}, {GPT['heads']} heads, vocabulary {GPT['vocab']}, next-token "
                   f"sparse softmax cross-entropy, Momentum 0.01/0.9), int32[{GPT_BATCH}, "
                   f"{GPT['seq']}] token ids"),
+    "vit": ("vit.py", "vit_ti16", (), (VIT_BATCH, VIT["channels"], VIT["image"], VIT["image"]),
+            f"ViT-Ti/16-shaped Vision Transformer (patch {VIT['patch']}, width {VIT['dim']}, "
+            f"{VIT['heads']} heads, MLP {VIT['mlp']}, {VIT['depth']} pre-norm blocks, exact "
+            f"GELU, {VIT['classes']} classes), inference, float32[{VIT_BATCH}, "
+            f"{VIT['channels']}, {VIT['image']}, {VIT['image']}]"),
 }
-DEFAULT_WORKLOADS = ("lenet", "resblock")
+SMALL_WORKLOADS = ("lenet", "resblock")  # the python and numba targets, JAX and MindSpore only
+DEFAULT_WORKLOADS = (*SMALL_WORKLOADS, "vit")
 TRAIN = ("resnet18-train", "bert2-train", "gpt-train")
 TRANSFORMERS = ("bert2", "bert4", "bert2-train", "gpt-train")
 CASES = {  # case -> (system, label)
@@ -79,7 +86,7 @@ TOL, LOSS_TOL = 1e-4, 1e-3
 
 
 def cases_of(workload: str) -> tuple[str, ...]:
-    if workload in DEFAULT_WORKLOADS:
+    if workload in SMALL_WORKLOADS:
         return "msc-numba", "msc-python", "jax", "mindspore"
     cases = ("msc-numba-cold", "msc-numba-warm", "msc-python", "msc-native") + \
         (() if workload in TRAIN else ("onnxruntime",)) + ("jax", "mindspore")

@@ -371,7 +371,7 @@ class FusedLoops:
                 v = node.inputs[0]  # (the item of an op's results: what made them)
             else:
                 return node.op in RESHAPES or not \
-                    (node.op.view or node.op in (Op.If, Op.Call, Op.While))
+                    (node.op.view or node.op in (Op.If, Op.Call, Op.Recurse, Op.While))
         return True
 
     def dead_operand(self, n: Node, group: list[Node], members: set[Var],
@@ -426,7 +426,8 @@ class FusedLoops:
             if u not in self.here:
                 return False  # read or written in a region
             m = self.all_defs[u]
-            if start < self.here[u] <= end and (m.op.writes or m.op in (Op.Call, Op.If, Op.While)):
+            if start < self.here[u] <= end and \
+                    (m.op.writes or m.op in (Op.Call, Op.Recurse, Op.If, Op.While)):
                 return False
         return True
 
@@ -439,7 +440,7 @@ class FusedLoops:
                 return True  # an input or another weight
             if node.op in (Op.Load, Op.Depend):
                 v = node.inputs[0]
-            elif node.op in (Op.If, Op.Call, Op.While) or node.op.view:
+            elif node.op in (Op.If, Op.Call, Op.Recurse, Op.While) or node.op.view:
                 return not self.may_view(v, weight)
             else:
                 return True  # computed into a new array
@@ -453,7 +454,7 @@ class FusedLoops:
             node = self.all_defs.get(v)
             if node is None:
                 return False
-            if node.op in (Op.If, Op.Call, Op.While):
+            if node.op in (Op.If, Op.Call, Op.Recurse, Op.While):
                 return True  # what a region or callee returns is not followed
             if not node.op.view:
                 return False

@@ -473,6 +473,11 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             args = [self.value_of(v) for v in node.inputs]
             args += [Name(k) for k in self.shared.needs[g.name]]
             return Invoke(self.shared.kernels[g.name], tuple(args))
+        if node.op is Op.Recurse:  # the kernel being lowered, by name (lowered twice:
+            name = node.attr["graph"]  # the first time finds the constants it needs)
+            args = [self.value_of(v) for v in node.inputs]
+            args += [Name(k) for k in self.shared.needs.get(name, ())]
+            return Invoke(self.shared.kernels[name], tuple(args))
         return self.lowered_expr(node, self.operand_values(node))
 
     def array_lowering(self, node: Node) -> Any:
@@ -533,7 +538,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             if v in self.graph.params:
                 return True
             node = self.defs.get(v)
-            if node is not None and node.op in (Op.Call, Op.If):
+            if node is not None and node.op in (Op.Call, Op.Recurse, Op.If):
                 return True  # a shared graph or a branch may return a view of its arguments
             if node is None or node.op in (Op.MakeTuple, Op.While) or not node.op.view:
                 return False
@@ -617,6 +622,9 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
+    for g in order:  # a recursive kernel passes itself the constants it needs
+        if any(n.op is Op.Recurse for n in walk(g)):
+            Lowerer(g, target, shared, entry=False).lower()
     callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
     lowerer = Lowerer(graph, target, shared)
     kernel, output = lowerer.lower()

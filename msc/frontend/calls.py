@@ -28,7 +28,7 @@ from msc.errors import (
     UnsupportedSyntaxError,
     as_user_error,
 )
-from msc.frontend import control, desugar
+from msc.frontend import control, desugar, recursion
 from msc.frontend.builder import GraphBuilder, has_constants, to_output
 from msc.frontend.control import _Return
 from msc.frontend.deps import Deps
@@ -156,6 +156,10 @@ class Calls:
         self.stack: list[tuple[Any, Scope, bool]] = []  # (function node, scope, under a
         # tensor condition) of each call being interpreted, outermost first
         self.reuse: Any = None  # the compile's ``Reuse``: shared graphs of repeated Cells
+        self.frames: list[tuple[Any, GraphBuilder]] = []  # (recursion.key, builder) of each
+        # call in ``stack``; the recursive function whose graph this build is, if any
+        self.recursion: recursion.Recursion | None = None
+        self.recursions: dict[Any, Any] = {}  # its recursive graphs, where no ``reuse``
 
     # --- attribute reads ------------------------------------------------------------
 
@@ -371,12 +375,17 @@ class Calls:
         return self.run(fn.node, scope, fn.file)
 
     def run(self, node: ast.FunctionDef | ast.Lambda, scope: Scope, file: str) -> Any:
+        key = recursion.key(node, scope)
+        again = recursion.find(self, key)
+        if again is not None:  # recursion a tensor condition ends: one recursive graph
+            return recursion.call(self, again, node, scope, file, key)
         if self.depth >= MAX_DEPTH:
             raise _recursion_error(self.stack)
         if self.depth == 0:
             _deep_python(+1)
         self.depth += 1
         self.stack.append((node, scope, isinstance(self.builder, control.RegionBuilder)))
+        self.frames.append((key, self.builder))
         ev = Evaluator(self.builder, scope, file, self.deps, self)
         try:
             if isinstance(node, ast.Lambda):
@@ -388,6 +397,7 @@ class Calls:
         finally:
             self.depth -= 1
             self.stack.pop()
+            self.frames.pop()
             if self.depth == 0:
                 _deep_python(-1)
 
@@ -419,9 +429,11 @@ def _recursion_error(stack: list[tuple[Any, Scope, bool]]) -> UnsupportedSyntaxE
                       if isinstance(v, (bool, int, float, str)) or v is None)
     where = f"'{name}' calls itself" if len(again) > 1 else "calls are"
     if any(again[len(again) // 2:]):
-        why = ("under a tensor condition, so its depth depends on run-time values: msc "
-               "unrolls recursion whose depth Python constants decide (recurse on a Python "
-               "number, or write a while loop over tensors)")
+        why = ("under a tensor condition, so its depth depends on run-time values, and its "
+               "arguments change dtype, shape or constant value from one level to the next: "
+               "msc builds tensor-decided recursion as one recursive graph only where every "
+               "level takes the same (pass the changing value as a tensor, or write a while "
+               "loop over tensors)")
     else:
         why = (f"its Python-constant arguments reach no base case within that depth (the "
                f"last call had {shown or 'no constant arguments'}); MindSpore raises "

@@ -387,8 +387,19 @@ def tensor_ifexp(ev: Any, node: ast.IfExp, cond: SymTensor) -> Any:
     if not then[0].nodes and not orelse[0].nodes and \
             (chosen := choose_parameters(test, then[1], orelse[1])) is not None:
         return chosen  # ``self.a if c else self.b``: still a Parameter to write
-    return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])],
-                   ["the conditional expression"])[0]
+    return _emit_two(ev, test, then, orelse, "the conditional expression")
+
+
+def _emit_two(ev: Any, test: SymTensor, then: tuple[RegionBuilder, Any],
+              orelse: tuple[RegionBuilder, Any], what: str) -> Any:
+    """The ``If`` of two expression branches; one that raised (a call in it raised, or
+    ended as a recursive call does while its type is found) gives no value."""
+    runs = (then, orelse)
+    if all(result is Raised for _, result in runs):
+        emit_if(ev, test, [(region, []) for region, _ in runs], [])
+        raise Raised()
+    return emit_if(ev, test, [(region, [FILL if result is Raised else result])
+                              for region, result in runs], [what])[0]
 
 
 def tensor_boolop(ev: Any, left: SymTensor, right: ast.expr, is_and: bool) -> Any:
@@ -399,7 +410,7 @@ def tensor_boolop(ev: Any, left: SymTensor, right: ast.expr, is_and: bool) -> An
     itself = branch(ev, "else" if is_and else "then", lambda: left)
     then, orelse = (other, itself) if is_and else (itself, other)
     what = "the 'and' expression" if is_and else "the 'or' expression"
-    return emit_if(ev, test, [(then[0], [then[1]]), (orelse[0], [orelse[1]])], [what])[0]
+    return _emit_two(ev, test, then, orelse, what)
 
 
 def emit_if(ev: Any, test: SymTensor, branches: list[tuple[RegionBuilder, list[Any]]],

@@ -72,7 +72,9 @@ class Reuse:
         self.policy = policy
         self.entry = entry
         self.shared: list[SharedGraph] = []
-        self.functions: list[Graph] = []  # graphs HyperMap built (inlined again later)
+        self.functions: list[Graph] = []  # graphs HyperMap built (inlined again later),
+        # and recursive functions' graphs (``recursion.py``), kept as calls
+        self.recursions: dict[Any, tuple[Graph, list[Any]]] = {}  # by recursion.key
         self.names = {entry_graph}
         self.repeated = _repeated_user_cells(entry) if policy == "auto" else set()
 

@@ -23,7 +23,7 @@ from msc.errors import Loc
 from msc.ir.dtypes import DType
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.rewrite import all_graphs, callee, regions, walk
-from msc.ir.types import RefType, UMonad
+from msc.ir.types import RefType, Type, UMonad
 
 #: Tensors with more elements than this print ``value=...``.
 MAX_SHOWN_ELEMENTS = 8
@@ -187,6 +187,8 @@ def format_value(value: Any) -> str:
         return "None"
     if isinstance(value, UMonad):
         return "U"
+    if isinstance(value, Type):  # (``Recurse``'s result)
+        return f"<{value}>"
     return f"<{type(value).__name__}>"
 
 

@@ -53,11 +53,20 @@ class Walker(Generic[T]):
 class Interpreter(Walker[Any]):
     """Computes values. ``If`` runs one region (its parameters bound to the operands after
     the condition), ``While`` runs its regions until the condition fails, ``Call`` runs the
-    callee (``call``); any other node is the hook ``primitive(node, args)``. An error gets
-    the location of the node it happened in."""
+    callee (``call``), ``Recurse`` the graph of that name it runs inside; any other node is
+    the hook ``primitive(node, args)``. An error gets the location of the node it happened
+    in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.graphs: dict[str, Graph] = {}  # the graphs run in this environment, by name
 
     def const(self, value: Const) -> Any:
         return value.value
+
+    def run(self, graph: Graph, args: Sequence[Any]) -> Any:
+        self.graphs.setdefault(graph.name, graph)  # what a ``Recurse`` inside it calls
+        return super().run(graph, args)
 
     def eval(self, node: Node) -> Any:
         args = tuple(self.read(v) for v in node.inputs)
@@ -77,6 +86,8 @@ class Interpreter(Walker[Any]):
             return args
         if node.op is Op.Call:
             return self.call(node.attr["graph"], args)
+        if node.op is Op.Recurse:
+            return self.call(self.graphs[node.attr["graph"]], args)
         return self.primitive(node, args)
 
     def truth(self, value: Any) -> bool:

@@ -63,7 +63,7 @@ class _Folder(Transformer):
         return value
 
     def fold(self, node: Node) -> Value | None:
-        if node.op is Op.Call or regions(node) or self.effects.node(node):
+        if node.op in (Op.Call, Op.Recurse) or regions(node) or self.effects.node(node):
             return None
         if all(isinstance(v, Const) for v in node.inputs):
             return self.evaluate(node)

@@ -202,7 +202,8 @@ def _why_kept(node: Node) -> str:
     cost = 0.0
     for region in (node.attr["then"], node.attr["orelse"]):
         for n in walk(region):
-            if n.op in (Op.Call, Op.If, Op.While):  # a loop might only end under the condition
+            # a loop or a recursion might only end under the condition
+            if n.op in (Op.Call, Op.Recurse, Op.If, Op.While):
                 return f"a branch holds a {n.op.name.lower()}"
             if n.op.effect is Effect.IO:  # reads run anyway, writes become selected values
                 return f"a branch has a side effect ({n.op.name})"

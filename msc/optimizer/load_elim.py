@@ -181,7 +181,7 @@ def _reads_data(node: Node) -> bool:
     only passes a buffer on: what uses it reads it)."""
     if node.op in (Op.UpdateState, Op.MakeTuple):
         return False
-    return node.op in (Op.Call, Op.If, Op.While) or not node.op.view
+    return node.op in (Op.Call, Op.Recurse, Op.If, Op.While) or not node.op.view
 
 
 def _leaves(region: Graph) -> list[Value]:
@@ -272,7 +272,7 @@ def _hoist_list(nodes: list[Node], buffers: _Buffers) -> int:
 
 def _movable(node: Node, buffers: _Buffers) -> bool:
     """A pure computation that owns its result (views and loads stay where they are)."""
-    if node.op in (Op.Call, Op.If, Op.While, Op.Load, Op.MakeTuple) or buffers.effects.node(node):
+    if node.op in (Op.Call, Op.Recurse, Op.If, Op.While, Op.Load, Op.MakeTuple) or buffers.effects.node(node):
         return False
     return not node.op.view
 

@@ -1,6 +1,7 @@
 """Recursion whose depth Python constants decide unrolls while the graph is built (as
 MindSpore's graph mode compiles recursion on Python ints); recursion that never ends, or
-whose depth a tensor decides, is a clear error at the recursive call."""
+whose depth a tensor decides while its constant arguments keep changing, is a clear error
+at the recursive call."""
 
 from __future__ import annotations
 
@@ -100,10 +101,10 @@ def endless(x, n):
     return endless(x + 1, n - 1)  # endless: the recursive call
 
 
-def tensor_depth(x):
+def tensor_depth(x, n):
     if x > 0:
-        return tensor_depth(x - 1)  # tensor_depth: the recursive call
-    return x
+        return tensor_depth(x - 1, n + 1)  # tensor_depth: the recursive call
+    return x * n
 
 
 def test_endless_recursion_is_an_error_at_the_call():
@@ -119,14 +120,17 @@ def test_endless_recursion_is_an_error_at_the_call():
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# endless:"))
 
 
-def test_recursion_decided_by_a_tensor_is_an_error_at_the_call():
-    # MindSpore 2.10 builds a recursive graph here; msc unrolls only constant recursion
+def test_recursion_decided_by_a_tensor_with_changing_constants_is_an_error_at_the_call():
+    # a tensor decides the depth, but the Python int ``n`` differs at every level: no one
+    # graph can stand for every level (tests/frontend/test_tensor_recursion.py has the
+    # recursion that does compile, into a recursive graph)
     class Net(nn.Cell):
         def construct(self, x):
-            return tensor_depth(x)
+            return tensor_depth(x, 0)
 
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
-    with pytest.raises(RuntimeError, match="under a tensor condition") as info:
+    with pytest.raises(RuntimeError, match="under a tensor condition.*change dtype, shape "
+                                           "or constant value") as info:
         Net()(Tensor(np.array([3], np.int32)))
     assert (info.value.loc.file, info.value.loc.line) == \
         (__file__, _line_of("# tensor_depth:"))

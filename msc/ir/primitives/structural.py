@@ -111,6 +111,17 @@ call = register(Primitive("Call", _call_infer, _region_only, _BUILTIN, attrs=(At
                           cost=0))
 
 
+def _recurse_infer(*args: Type, graph: str, result: Type) -> Type:
+    """``Recurse(x...; graph="f", result=T)``: graph ``f`` called from inside its own body
+    (recursion whose depth a tensor condition decides). The callee is named, not held: a
+    graph cannot hold itself. ``result`` is the type its base case returns."""
+    return result
+
+
+recurse = register(Primitive("Recurse", _recurse_infer, _region_only, _BUILTIN,
+                             attrs=(Attr("graph", types=(str,)), Attr("result")), cost=0))
+
+
 def _stop_gradient_infer(value: Type) -> Type:
     if tensor_of(value) is None:
         raise GraphTypeError(f"stop_gradient takes a Tensor, but got {value}")

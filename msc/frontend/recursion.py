@@ -1,0 +1,192 @@
+"""Recursion whose depth a tensor condition decides: one graph that calls itself.
+
+The front end unrolls a call of a function it is already interpreting: recursion on a
+Python number ends while the graph is built. When a function calls itself (directly or
+through others) under a tensor condition with the same abstract arguments as an
+unfinished call of it (tensors by dtype and shape, anything else by value or identity),
+unrolling would never end. Then the function is built once into a graph of its own: the
+outer call becomes a ``Call`` of it, and the call inside it a ``Recurse`` naming it (a
+graph cannot hold itself).
+
+The type ``Recurse`` returns is found first: a build in which the recursive call ends its
+branch (as a ``raise`` would) gives the type of the base case. The real build then types
+the recursive call with it, and its result must have that type again (MindSpore requires
+the same). Weights the graph reads become extra inputs, as for shared graphs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber
+from msc.errors import GraphTypeError, UnsupportedSyntaxError
+from msc.frontend.builder import GraphBuilder, has_constants, to_output
+from msc.frontend.scope import Scope
+from msc.ir.nodes import REUSABLE, Graph
+from msc.ir.primitives import Op
+from msc.ir.types import MonadType, TupleType, Type
+
+#: Builds of one recursive graph before its weights must have settled (each build can
+#: only find weights read after a recursive call that the previous one had not seen).
+_ROUNDS = 4
+
+
+@dataclass
+class Recursion:
+    """A recursive function's graph being built: its name, the type its base case returns
+    (None during the first build), and the Parameters it reads."""
+
+    name: str
+    result: Type | None = None
+    weights: list[Any] = field(default_factory=list)
+
+
+def key(node: Any, scope: Scope) -> Any:
+    """The abstract value of a call (the function and its arguments): equal keys build
+    equal graphs. None where the arguments hold something only its identity cannot
+    describe (a list, a dict, a weakly typed number)."""
+    args = _abstract(tuple(scope.names.values()))
+    if args is None:
+        return None
+    return (id(node), id(scope.function), id(scope.parent), tuple(scope.names), args)
+
+
+def _abstract(value: Any) -> Any:
+    if isinstance(value, WeakNumber):
+        return None  # (a Python number in the graph: its dtype follows the other operand)
+    if isinstance(value, SymTensor):
+        return ("tensor", value.ssa.type)
+    if isinstance(value, tuple):
+        items = tuple(_abstract(v) for v in value)
+        return None if any(i is None for i in items) else ("tuple", items)
+    if isinstance(value, (list, dict, set)):
+        return None
+    if isinstance(value, (bool, int, float, str, type(None), np.generic)):
+        return ("const", type(value).__name__, value)
+    return ("object", id(value))
+
+
+def _leaves(value: Any) -> list[SymTensor]:
+    """The graph tensors in ``value`` (through tuples), in order."""
+    if isinstance(value, SymTensor):
+        return [value]
+    if isinstance(value, tuple):
+        return [t for v in value for t in _leaves(v)]
+    return []
+
+
+def _replace(value: Any, new: Any) -> Any:
+    """``value`` with its graph tensors replaced by the next items of ``new``."""
+    if isinstance(value, SymTensor):
+        return next(new)
+    if isinstance(value, tuple):
+        return tuple(_replace(v, new) for v in value)
+    return value
+
+
+def find(calls: Any, k: Any) -> int | None:
+    """The frame of an unfinished call with key ``k`` that a tensor condition separates
+    from the call being made, or None (then the call is interpreted as usual)."""
+    if k is None:
+        return None
+    for i, (frame_key, builder) in enumerate(calls.frames):
+        if frame_key == k and builder is not calls.builder:
+            return i
+    return None
+
+
+def call(calls: Any, index: int, node: Any, scope: Scope, file: str, k: Any) -> Any:
+    """The recursive call: ``Recurse`` inside the function's own graph, else a ``Call``
+    of that graph (built on first use)."""
+    builder = calls.builder
+    args = _leaves(tuple(scope.names.values()))
+    if calls.recursion is not None and index == 0:
+        rec = calls.recursion
+        if rec.result is None:  # the first build: this branch gives no type
+            from msc.frontend.control import Raised
+            raise Raised()
+        inputs = tuple(builder.value(a) for a in args) + (builder.state,) + \
+            tuple(builder.weight(w).ssa for w in rec.weights)
+        out = builder.emit(Op.Recurse, inputs, {"graph": rec.name, "result": rec.result})
+    else:
+        table = calls.reuse.recursions if calls.reuse is not None else calls.recursions
+        if k not in table:
+            table[k] = build(calls, node, scope, file, args)
+            if calls.reuse is not None:
+                calls.reuse.functions.append(table[k][0])
+        graph, weights = table[k]
+        inputs = tuple(builder.value(a) for a in args) + (builder.state,) + \
+            tuple(builder.weight(w).ssa for w in weights)
+        out = builder.emit(Op.Call, inputs, {"graph": graph})
+    return builder.unpack(out) if isinstance(out.type, TupleType) else SymTensor(out, builder)
+
+
+def build(calls: Any, node: Any, scope: Scope, file: str,
+          args: list[SymTensor]) -> tuple[Graph, list[Any]]:
+    """The function's graph: parameters for its tensor arguments, the caller's state,
+    then the weights it reads."""
+    from msc.frontend.calls import Calls
+
+    fname = getattr(node, "name", "lambda")
+    name = calls.reuse.fresh(f"{fname}_rec") if calls.reuse is not None else f"{fname}_rec"
+    rec = Recursion(name)
+    for _ in range(_ROUNDS):
+        sub = GraphBuilder(name)
+        sub.calls = inner = Calls(sub, calls.deps)
+        inner.reuse, inner.depth, inner.recursion = calls.reuse, calls.depth, rec
+        with sub:
+            sub.loc = calls.builder.loc
+            inputs = iter([sub.add_input(a.ssa.type, a.ssa.hint or f"x{i}")
+                           for i, a in enumerate(args)])
+            sub.state = sub.add_input(MonadType(), "u").ssa
+            for w in rec.weights:
+                sub.weight(w)
+            names = {n: _replace(v, inputs) for n, v in scope.names.items()}
+            result = inner.run(node, Scope(names, scope.parent, scope.globals, scope.closure,
+                                           scope.function), file)
+            _check_result(fname, result, rec.result is None)
+            output = to_output(sub, result)
+        if sub.wrote:
+            raise UnsupportedSyntaxError(
+                f"'{fname}' recurses under a tensor condition and writes a Parameter or "
+                "prints: msc builds such recursion as one graph, which cannot order effects "
+                "between its levels; move the write or print out of the recursive function")
+        if has_constants(sub, output):
+            raise GraphTypeError(f"'{fname}' recurses under a tensor condition but returns "
+                                 "Python constants: return tensors on every path")
+        weights = [p for p, _ in sub.weights.values()]
+        if rec.result is not None and output.type != rec.result:
+            raise GraphTypeError(
+                f"'{fname}' returns {_show(rec.result)} where its recursion ends but "
+                f"{_show(output.type)} where it recurses: both must give the same dtype and "
+                "shape (MindSpore requires it too)")
+        if rec.result is not None and [id(w) for w in weights] == [id(w) for w in rec.weights]:
+            return sub.finish(output, frozenset({REUSABLE})), weights
+        rec.result, rec.weights = output.type, weights
+    raise GraphTypeError(f"the weights '{fname}' reads did not settle after {_ROUNDS} builds")
+
+
+def _check_result(fname: str, value: Any, base: bool) -> None:
+    """Every path's result must be tensors: a Python number (or None) on the base case
+    would make every level's result depend on the depth."""
+    if isinstance(value, tuple):
+        for v in value:
+            _check_result(fname, v, base)
+        return
+    if isinstance(value, WeakNumber) or not isinstance(value, (SymTensor, Tensor, Parameter)):
+        what = "None" if value is None else f"a Python {type(value).__name__}" \
+            if not isinstance(value, WeakNumber) else "a Python number"
+        where = "where its recursion ends" if base else "on some path"
+        raise GraphTypeError(
+            f"'{fname}' recurses under a tensor condition, so msc builds it as one graph "
+            f"whose every level returns the same type, but it returns {what} {where} and "
+            "a tensor where it recurses: return a tensor there (ms.Tensor(1, ms.int32), or "
+            "n * 0 + 1), as MindSpore's graph mode requires")
+
+
+def _show(t: Any) -> str:
+    from msc.frontend.control import _show as show
+    return show(t)

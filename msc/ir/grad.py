@@ -382,7 +382,9 @@ class _Backward:
             for v, c in zip(node.inputs, cts):
                 self.add(v, c)
         elif NO_VJP.get(op.name, "").startswith("not yet"):
-            raise UnsupportedSyntaxError(f"no gradient rule for '{op.name}' yet", node.loc)
+            raise UnsupportedSyntaxError(f"no gradient rule for '{op.name}' yet ("
+                                         f"{NO_VJP[op.name].removeprefix('not yet: ')})",
+                                         node.loc)
 
     def backward_if(self, node: Node, g: Cotangent, b: Builder) -> None:
         split = self.ifs[node.out]

@@ -339,6 +339,11 @@ def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModu
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
+    for g in order:  # a recursive driver passes itself the constants it needs (lower.py)
+        if any(n.op is Op.Recurse for n in walk(g)):
+            device, host_ops = list(shared.device), set(shared.host_ops)
+            Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()
+            shared.device, shared.host_ops = device, host_ops
     callees = tuple(Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()[0]
                     for g in order)
     kernel, output = Lowerer(graph, target, shared, device=DeviceNodes).lower()

@@ -25,8 +25,9 @@ from msc._atomic import write_atomic
 from msc.codegen.lower import Lowerer, Shared
 from msc.codegen.native.cgen import View, c_strides, ctype, render_function, storage
 from msc.codegen.targets import NATIVE
-from msc.errors import ExportError, InternalCompilerError
+from msc.errors import ExportError, InternalCompilerError, UnsupportedSyntaxError
 from msc.ir.nodes import Module
+from msc.ir.primitives import Op
 from msc.ir.rewrite import walk
 from msc.ir.transform import InlineCalls
 from msc.ir.types import RefType, tensor_of
@@ -73,6 +74,12 @@ def lower_native(module: Module) -> NativeProgram:
     """``module``'s entry as one C function (see the module docstring)."""
     module = InlineCalls().module(module)
     graph = module.entry_graph
+    for node in walk(graph):
+        if node.op is Op.Recurse:  # (one C function, every call inlined into it)
+            raise UnsupportedSyntaxError(
+                "the native target cannot compile recursion whose depth a tensor decides "
+                "(it inlines every call into one C function): use the numba, python or cuda "
+                "target, or write the recursion as a while loop over tensors", node.loc)
     shared = Shared()
     shared.kernels[graph.name] = "msc_forward"
     lowerer = Lowerer(graph, NATIVE, shared)

@@ -63,8 +63,8 @@ _hooks.install_compiler(_compile_call)
 
 
 #: Submodules imported on first use (``ms.nn``, ``from msc import ops`` imports them too).
-_LAZY_SUBMODULES = ("amp", "common", "communication", "dataset", "device_context", "nn",
-                    "numpy", "onnx", "ops", "train")
+_LAZY_SUBMODULES = ("amp", "boost", "common", "communication", "dataset", "device_context",
+                    "log", "nn", "numpy", "onnx", "ops", "parallel", "train")
 
 #: Top-level names defined elsewhere, imported on first use: name -> module.
 _LAZY_NAMES = {

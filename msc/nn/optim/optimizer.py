@@ -29,8 +29,9 @@ from msc.nn.cell import Cell
 from msc.nn.layer.container import CellList
 from msc.nn.learning_rate_schedule import LearningRateSchedule
 from msc.ops import functional as F
-from msc.ops.composite.base import HyperMap, partial
+from msc.ops.composite.base import HyperMap, Map, partial
 from msc.ops.function.side_effect_func import assign_add
+from msc.ops.operations.other_ops import AssignAdd
 
 _GROUP_KEYS = ("params", "lr", "weight_decay", "order_params", "grad_centralization")
 
@@ -51,6 +52,11 @@ def _in_unit(value: Any, arg: str, cls: str) -> float:
         raise GraphValueError(f"For '{cls}', the '{arg}' must be in range [0.0, 1.0), but "
                               f"got {value!r}.")
     return float(value)
+
+
+def _decay_tensor(decay: Any) -> Any:
+    """A fixed weight decay as MindSpore holds it (a float32 Tensor); a schedule as it is."""
+    return decay if isinstance(decay, Cell) else Tensor(np.float32(decay))
 
 
 def _parameter_list(parameters: Any, what: str) -> list[Any]:
@@ -141,10 +147,49 @@ class Optimizer(Cell):
         self._parameters = self.parameters
         self.param_length = len(params)
         self.hyper_map = HyperMap()
+        # NOTE: what MindSpore's optimizers hold and subclasses written for MindSpore read
+        # (MindCV's Adan, AdamW, Lion): fixed weight decays as float32 Tensors (a
+        # MultitypeFuncGraph registered for "Tensor" takes them), ``map_``, ``assignadd``.
+        self.weight_decay = tuple(_decay_tensor(d) for d in self.weight_decay) \
+            if self.is_group else _decay_tensor(self.weight_decay)
+        self.map_ = Map()
+        self.assignadd = AssignAdd()
+        self.optim_filter = self.param_rank = None
+        self.use_parallel = False
+        self._target = "CPU"
+        self._unique = True
 
     @property
     def cls_name(self) -> str:
         return type(self).__name__
+
+    @property
+    def target(self) -> str:
+        """Where the update runs: always "CPU" (msc updates on the host)."""
+        return self._target
+
+    @target.setter
+    def target(self, value: str) -> None:
+        raise NotImplementedError  # an optimizer with a host form sets ``_set_base_target``
+
+    def _set_base_target(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise GraphTypeError("For 'Optimizer', the property 'target' must be string, but "
+                                 f"got {type(value)}")
+        if value not in ("CPU", "Ascend", "GPU"):
+            raise GraphValueError("For 'Optimizer', the property 'target' must be one of "
+                                  f"['CPU', 'Ascend' ,'GPU'], but got {value}")
+        if value != "CPU":
+            raise GraphValueError("For 'Optimizer', the property 'target' cannot be set to "
+                                  "'GPU' or 'Ascend' in the 'CPU' environment.")
+        self._target = value
+
+    def _is_dynamic_lr_or_weight_decay(self) -> bool:
+        return self.dynamic_lr or self.dynamic_weight_decay
+
+    def _grad_sparse_indices_deduplicate(self, gradients: Any) -> Any:
+        """The gradients as they are: msc's sparse gradients already add repeated rows."""
+        return gradients
 
     # --- arguments ----------------------------------------------------------------------
 

@@ -188,7 +188,7 @@ def format_value(value: Any) -> str:
     if isinstance(value, UMonad):
         return "U"
     if isinstance(value, Type):  # (``Recurse``'s result)
-        return f"<{value}>"
+        return str(value)
     return f"<{type(value).__name__}>"
 
 

@@ -496,6 +496,10 @@ _MORE = {
     "MatrixSetDiagV3": _prim("MatrixSetDiagV3", lambda self, x, diagonal, k:
                              M.matrix_set_diag(x, diagonal, k, self.align),
                              (("align", "RIGHT_LEFT"),)),
+    "FloatStatus": _prim("FloatStatus", lambda self, x: F.reshape(F.cast(F.logical_not(
+        F.all(F.isfinite(x))), dtypes.float32), (1,)),
+        doc="``ops.FloatStatus``: 1.0 (shape (1,), float32) where ``x`` holds an inf or "
+            "NaN, else 0.0; the model zoo's loss-scaled train cells map it over gradients."),
     "Bernoulli": _prim("Bernoulli", lambda self, x, p: F.cast(
         R._uniform(x.shape) < p, x.dtype), (("seed", -1), ("offset", 0))),
     "Cauchy": _prim("Cauchy", lambda self: F.cast(F.tan(

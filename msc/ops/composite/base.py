@@ -43,7 +43,21 @@ def type_name(value: Any) -> str:
     return "Function" if callable(value) else type(value).__name__
 
 
-_ALIASES = {"Bool": ("Bool", "Number")}  # a bool also matches "Number", as in MindSpore
+#: The other names a value of each type matches, after its own: a bool is a "Number"; an
+#: int an "Int64" (MindSpore's type of a Python int) and, converted, an "Int32"; a float a
+#: "Float64" or "Float32".
+_ALIASES = {"Bool": ("Number",), "Number": ("Int64", "Int32", "Float64", "Float32")}
+_INTS, _FLOATS = ("Int64", "Int32"), ("Float64", "Float32")
+
+
+def _matches(want: str, name: str, value: Any, loose: bool) -> bool:
+    """Whether a value of type ``name`` matches the registered name ``want``: its own name,
+    or (``loose``) one it converts to; an int is exactly an "Int64", a float a "Float64"."""
+    if name == "Number" and want in _INTS + _FLOATS:
+        ints = isinstance(value, int)
+        exact = want == ("Int64" if ints else "Float64")
+        return (exact or loose) and want in (_INTS if ints else _FLOATS)
+    return want == name or (loose and want in _ALIASES.get(name, ()))
 
 
 class MultitypeFuncGraph:
@@ -70,10 +84,11 @@ class MultitypeFuncGraph:
     def resolve(self, args: tuple[Any, ...]) -> Callable[..., Any]:
         """The registered function for ``args`` (the first whose names all match)."""
         names = [type_name(a) for a in args]
-        for sig, fn in self.entries:
-            if len(sig) == len(names) and all(s in _ALIASES.get(n, (n,))
-                                               for s, n in zip(sig, names)):
-                return fn
+        for loose in (False, True):  # an exact match first, as MindSpore prefers one
+            for sig, fn in self.entries:
+                if len(sig) == len(names) and all(_matches(s, n, a, loose)
+                                                   for s, n, a in zip(sig, names, args)):
+                    return fn
         raise GraphTypeError(f"MultitypeFuncGraph '{self.name}' has no function registered "
                              f"for ({', '.join(names)}); registered: "
                              f"{[', '.join(sig) for sig, _ in self.entries]}")

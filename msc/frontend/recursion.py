@@ -128,14 +128,12 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
           args: list[SymTensor]) -> tuple[Graph, list[Any]]:
     """The function's graph: parameters for its tensor arguments, the caller's state,
     then the weights it reads."""
-    from msc.frontend.calls import Calls
-
     fname = getattr(node, "name", "lambda")
     name = calls.reuse.fresh(f"{fname}_rec") if calls.reuse is not None else f"{fname}_rec"
     rec = Recursion(name)
     for _ in range(_ROUNDS):
         sub = GraphBuilder(name)
-        sub.calls = inner = Calls(sub, calls.deps)
+        sub.calls = inner = type(calls)(sub, calls.deps)  # (a Calls: no import cycle)
         inner.reuse, inner.depth, inner.recursion = calls.reuse, calls.depth, rec
         with sub:
             sub.loc = calls.builder.loc

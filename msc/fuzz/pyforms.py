@@ -1,5 +1,6 @@
 """Python constructs MindSpore scripts use in graphs, for the generator: ``with`` over a
-``@jit_class`` context manager, recursion on Python ints, lists whose tensor items are
+``@jit_class`` context manager, recursion on Python ints and recursion whose depth a
+tensor counter decides (one recursive graph), lists whose tensor items are
 popped under an ``in`` condition, ``ops.assign`` to Parameters held in a tuple, and
 ``ops.vmap`` of a helper that updates a stacked Parameter passed with a batch axis (each
 example its own slice: ``ops.assign`` or an ``Apply*`` optimizer primitive).
@@ -17,8 +18,8 @@ from typing import Any
 from msc.fuzz.types import MS_DTYPE, PYFLOAT, PYINT, TT, Var, array_literal, literal_source
 
 #: The features these constructs add to the generator's.
-PY_FEATURES = frozenset({"with", "recursion", "list-pop", "param-tuple", "vmap-param",
-                         "chosen-param"})
+PY_FEATURES = frozenset({"with", "recursion", "tensor-recursion", "list-pop", "param-tuple",
+                         "vmap-param", "chosen-param"})
 
 #: The stacked Parameter's update inside the vmapped helper, over ``p`` and ``a``.
 _UPDATES = (
@@ -62,6 +63,9 @@ class PyForms:
         numeric = [v for v in frame.state if isinstance(v.type, TT) and v.type.dtype != "bool"]
         if "recursion" in f and numeric:
             kinds["recurse"] = 0.4
+        if "tensor-recursion" in f and numeric and frame.kind == "construct" and \
+                not getattr(self, "in_grad", False):
+            kinds["tensor_recurse"] = 0.4
         if "list-pop" in f and numeric and depth < 2:
             kinds["list_pop"] = 0.4
         if "param-tuple" in f and frame.kind == "construct" and \
@@ -100,6 +104,26 @@ class PyForms:
         self.recursive.append(f"def {name}(a, n):\n    if n <= 0:\n        return a\n"
                               f"    return {name}({step}, n - 1)")
         return self.stmt_type(f"{v.name} = {name}({v.name}, {self.rng.randint(1, 4)})")
+
+    def _s_tensor_recurse(self, scope: list[Var], depth: int) -> Any:
+        """``s = trecK(s, k)``: a module-level helper that calls itself until the 0-d int32
+        tensor ``k``, taken from an input (0 to 3), reaches 0, maybe adding each level's
+        value to the deeper ones' result (not a tail call)."""
+        rng = self.rng
+        v = self._numeric_state()
+        t = v.type
+        name = self.fresh("trec")  # type: ignore[attr-defined]
+        step = self._bounded(t, [Var("a", t)])
+        deeper = f"{name}({step}, k - 1)"
+        if rng.random() < 0.5:
+            deeper = f"ops.tanh(a + {deeper})" if t.floating else \
+                f"ops.clip_by_value(a + {deeper}, -3, 3)"
+        self.recursive.append(f"def {name}(a, k):\n    if k <= 0:\n        return a\n"
+                              f"    return {deeper}")
+        x = rng.choice([x for x in scope if x.name.startswith("x") and isinstance(x.type, TT)])
+        k = f"ops.cast(ops.clip_by_value(ops.abs(ops.cast({x.name}, ms.float32)).sum(), 0.0, " \
+            "3.0), ms.int32)"
+        return self.stmt_type(f"{v.name} = {name}({v.name}, {k})")
 
     def _s_list_pop(self, scope: list[Var], depth: int) -> Any:
         """A list of three tensors of ``s``'s type (one a copy of ``s``), popped in both

@@ -397,8 +397,11 @@ class Parameter(Tensor):
     #: off Ascend's graph engine.
     is_init = False
 
-    def value(self) -> Tensor:
-        return Tensor(self._data.copy())
+    def value(self) -> Parameter:
+        """The Parameter's current value as a graph reads it: the Parameter itself, so
+        that gradients flow through it and a compiled graph reads the weight when it runs
+        (a copy cut the gradient, and a graph kept the copy as a constant)."""
+        return self
 
     @property
     def data(self) -> Parameter:

@@ -70,3 +70,28 @@ def test_parallel_helpers_read_the_auto_parallel_context():
         assert (_get_device_num(), _get_gradients_mean()) == (4, True)
     finally:
         ms.reset_auto_parallel_context()
+
+
+class _ValueNet(nn.Cell):
+    """The Transformer's EmbeddingLookup returns ``embedding_table.value()`` for the tied
+    output projection: the gradient flows through it, and a graph reads the weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([1.0, 2.0, 3.0], np.float32)), name="w")
+
+    def construct(self, x):
+        return (self.w.value() * x).sum() + (self.w * x * x).sum()
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_parameter_value_passes_gradients_and_reads_the_current_weight(mode):
+    ms.set_context(mode=mode, jit_target="python")
+    net = _ValueNet()
+    x = np.array([1.0, 10.0, 100.0], np.float32)
+    grad = ms.ops.GradOperation(get_by_list=True)(net, ms.ParameterTuple(
+        net.trainable_params()))(Tensor(x))[0].asnumpy()
+    np.testing.assert_allclose(grad, x + x * x)  # MindSpore 2.10: [2, 110, 10100]
+    assert float(net(Tensor(x)).asnumpy()) == float(x @ [1, 2, 3] + x * x @ [1, 2, 3])
+    net.w.set_data(Tensor(np.array([0.0, 0.0, 1.0], np.float32)))
+    assert float(net(Tensor(x)).asnumpy()) == 100.0 + 10000.0  # the new weight, both uses

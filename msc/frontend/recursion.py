@@ -16,6 +16,7 @@ the same). Weights the graph reads become extra inputs, as for shared graphs.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,6 +130,17 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
     """The function's graph: parameters for its tensor arguments, the caller's state,
     then the weights it reads."""
     fname = getattr(node, "name", "lambda")
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(scope.names)
+    outer = scope.parent
+    while outer is not None:
+        for n, v in outer.names.items():
+            if n in read and _leaves(v if isinstance(v, tuple) else (v,)):
+                raise UnsupportedSyntaxError(
+                    f"'{fname}' recurses under a tensor condition and reads the tensor '{n}' "
+                    "of the function around it: msc builds such recursion as one graph of "
+                    f"its own, which cannot read another graph's values; pass '{n}' to "
+                    f"'{fname}' as an argument")
+        outer = outer.parent
     name = calls.reuse.fresh(f"{fname}_rec") if calls.reuse is not None else f"{fname}_rec"
     rec = Recursion(name)
     for _ in range(_ROUNDS):

@@ -57,6 +57,17 @@ def is_odd(n):
     return is_even(n - 1)
 
 
+def in_loop(x, k):
+    """The recursive call inside a tensor while loop's body."""
+    if k <= 0:
+        return x
+    i = k * 0
+    while i < 2:
+        x = in_loop(x + 1, k - 1)
+        i = i + 1
+    return x
+
+
 def doubling(pair):
     """A tuple argument and a tuple result."""
     k, x = pair
@@ -103,6 +114,7 @@ CASES = [  # (function, arguments, numpy's answer)
     (gcd, (_i(84), _i(36)), np.array(np.gcd(84, 36), I32)),
     (gcd, (_i(17), _i(5)), np.array(1, I32)),
     (rsum, (Tensor(np.arange(1, 6, dtype=F32)), _i(1)), np.arange(1, 6, dtype=F32)[1:].sum()),
+    (in_loop, (Tensor(np.array([0.5], F32)), _i(3)), np.array([0.5 + 2 + 4 + 8], F32)),
     (is_even, (_i(7),), np.array(_np_even(7))),
     (is_even, (_i(10),), np.array(_np_even(10))),
 ]
@@ -212,6 +224,22 @@ def test_gradient_through_tensor_recursion_is_an_error_at_the_call():
     with pytest.raises(RuntimeError, match="no gradient rule for 'Recurse' yet") as info:
         grad(Tensor(np.ones(2, F32)), _i(2))
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# squares:"))
+
+
+def shifted(x, k):
+    def down(y, j):
+        if j <= 0:
+            return y
+        return down(y - x, j - 1)  # down: the recursive call
+    return down(x * 10, k)
+
+
+def test_recursion_reading_an_outer_functions_tensor_is_an_error_at_the_call():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    with pytest.raises(RuntimeError, match="'down' recurses under a tensor condition and "
+                                           "reads the tensor 'x'.*pass 'x'") as info:
+        ms.jit(shifted)(Tensor(np.ones(2, F32)), _i(2))
+    assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# down:"))
 
 
 def test_native_target_refuses_at_the_call():

@@ -154,7 +154,8 @@ class Optimizer(Cell):
             if self.is_group else _decay_tensor(self.weight_decay)
         self.map_ = Map()
         self.assignadd = AssignAdd()
-        self.optim_filter = self.param_rank = None
+        self.optim_filter = (True,) * self.param_length  # every Parameter updates here
+        self.param_rank = None
         self.use_parallel = False
         self._target = "CPU"
         self._unique = True

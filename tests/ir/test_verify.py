@@ -212,3 +212,12 @@ def test_a_region_cannot_use_a_later_value(region_op: str) -> None:
     err = failure(one(Graph("f", (x,), nodes, holder)))
     assert "IR verification failed in @body: the node uses %2 before it is defined" \
         in err.message
+
+
+def test_a_recurse_naming_another_graph_fails() -> None:
+    x = Var(t(2), "x")
+    nodes: list[Node] = []
+    emit(nodes, "Recurse", x, graph="g", result=t(2))
+    err = failure(one(Graph("f", (x,), tuple(nodes), nodes[-1].out)))
+    assert "it recurses into @g, not into the graph it sits in, @f" in err.message
+    verify(one(Graph("g", (x,), tuple(nodes), nodes[-1].out)))  # its own name: valid

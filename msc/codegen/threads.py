@@ -78,8 +78,8 @@ def spread(kernels: list[KernelSpec], driver: tuple[Stmt, ...]
         new, extent = forms[v.name]
         sizes = dict(zip(specs[v.name].params, v.args))
         n = _value(extent, sizes)
-        work = _work(specs[v.name].body, sizes)
-        if n is None or work is None or work < MIN_WORK or n < 2:
+        count = work(specs[v.name].body, sizes)
+        if n is None or count is None or count < MIN_WORK or n < 2:
             return Eval(Invoke(new.name, (*v.args, Lit(0), Lit(n) if n is not None
                                           else _extent_over(extent, sizes))), loc=s.loc)
         return Eval(Helper("_rt_threaded", (Name(new.name), Lit(n), *v.args)), loc=s.loc)
@@ -99,29 +99,15 @@ def _spread_form(kernel: KernelSpec) -> tuple[KernelSpec, Expr] | None:
 
     The part's loop counts from 0 and adds its start, ``max(lo, 0)``: over ``range(lo,
     hi)`` an index Numba cannot prove non-negative is wrapped around in every iteration,
-    which kept LLVM from vectorizing (a GeLU's loop took four times as long). Two loops
-    are joined only where more loops nest inside them: an innermost loop would divide
-    its index in every iteration."""
+    which kept LLVM from vectorizing (a GeLU's loop took four times as long)."""
     body = kernel.body
-    if len(body) != 1 or kernel.returns.strip("() ,") or not _plain_parallel(body[0]):
+    if len(body) != 1 or kernel.returns.strip("() ,") or not plain_parallel(body[0]):
         return None
-    outer: Loop = body[0]  # type: ignore[assignment]
-    inner = outer.body[0] if len(outer.body) == 1 else None
     start, position = Name(START), Binary(BinaryOp.ADD, Name(FLAT), Name(START))
-    if isinstance(inner, Loop) and _plain_parallel(inner) and \
-            outer.var not in _names(inner.stop) and \
-            any(isinstance(s, Loop) for s in inner.body):
-        extent: Expr = Binary(BinaryOp.MUL, outer.stop, inner.stop)
-        index = (Assign(Name(outer.var), Binary(BinaryOp.FLOORDIV, position, inner.stop)),
-                 Assign(Name(inner.var), Binary(BinaryOp.SUB, position, Binary(
-                     BinaryOp.MUL, Name(outer.var), inner.stop))))
-        inside = index + inner.body
-    else:
-        extent = outer.stop
-        inside = (Assign(Name(outer.var), position), *outer.body)
+    extent, inside = part_of(body[0], position)  # type: ignore[arg-type]
     stmts = (Assign(start, K.Call(K.Fn.PY_MAX, (Name(LO), Lit(0)))),
              Loop(FLAT, Binary(BinaryOp.SUB, Name(HI), start), inside, role=Role.PARALLEL,
-                  loc=outer.loc))
+                  loc=body[0].loc))
     params = (*kernel.params, LO, HI)
     # (named after its parameters too: a size the range replaced stays one, unread)
     lines = (f"({', '.join(params)})", *render_stmts(stmts, locations=False))
@@ -129,7 +115,23 @@ def _spread_form(kernel: KernelSpec) -> tuple[KernelSpec, Expr] | None:
                       kernel.returns, body=stmts), extent
 
 
-def _plain_parallel(s: Stmt) -> bool:
+def part_of(outer: Loop, position: Expr) -> tuple[Expr, tuple[Stmt, ...]]:
+    """The range a parallel loop nest is cut along (its extent over the loops' stops),
+    and the nest's body at the flat index ``position`` of that range. Two loops are joined
+    only where more loops nest inside them: an innermost loop would divide its index in
+    every iteration."""
+    inner = outer.body[0] if len(outer.body) == 1 else None
+    if isinstance(inner, Loop) and plain_parallel(inner) and \
+            outer.var not in _names(inner.stop) and \
+            any(isinstance(s, Loop) for s in inner.body):
+        index = (Assign(Name(outer.var), Binary(BinaryOp.FLOORDIV, position, inner.stop)),
+                 Assign(Name(inner.var), Binary(BinaryOp.SUB, position, Binary(
+                     BinaryOp.MUL, Name(outer.var), inner.stop))))
+        return Binary(BinaryOp.MUL, outer.stop, inner.stop), index + inner.body
+    return outer.stop, (Assign(Name(outer.var), position), *outer.body)
+
+
+def plain_parallel(s: Stmt) -> bool:
     return isinstance(s, Loop) and s.role is Role.PARALLEL and s.start is None and \
         s.step is None
 
@@ -162,20 +164,20 @@ _ARITHMETIC: dict[BinaryOp, Any] = {
     BinaryOp.MUL: lambda a, b: a * b, BinaryOp.FLOORDIV: lambda a, b: a // b}
 
 
-def _work(stmts: tuple[Stmt, ...], sizes: dict[str, Expr]) -> int | None:
+def work(stmts: tuple[Stmt, ...], sizes: dict[str, Expr]) -> int | None:
     """How many innermost statements ``stmts`` run (a branch: its longer side); None
     where a loop's extent is not known from the call."""
     total = 0
     for s in stmts:
         if isinstance(s, Loop):
             lo = _value(s.start, sizes) if s.start is not None else 0
-            hi, inner = _value(s.stop, sizes), _work(s.body, sizes)
+            hi, inner = _value(s.stop, sizes), work(s.body, sizes)
             step = _value(s.step, sizes) if s.step is not None else 1
             if lo is None or hi is None or inner is None or not step:
                 return None
             total += max(0, math.ceil((hi - lo) / step)) * max(inner, 1)
         elif isinstance(s, K.Branch):
-            sides = [_work(s.body, sizes), _work(s.orelse, sizes)]
+            sides = [work(s.body, sizes), work(s.orelse, sizes)]
             if None in sides:
                 return None
             total += max(sides)  # type: ignore[type-var]

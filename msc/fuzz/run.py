@@ -332,6 +332,12 @@ def _onnx_leaves(outs: Iterator[np.ndarray], t: Any) -> Any:
 
 # --- artifacts, in a fresh process -------------------------------------------------------
 
+#: ``msc compile`` with the native target cutting every loop nest and copy it can into
+#: parts, however small (``python -c`` this, then msc's arguments).
+_SPREAD_ALL = ("import sys, msc.codegen.threads, msc.codegen.native.cgen\n"
+               "msc.codegen.threads.MIN_WORK = msc.codegen.native.cgen.COPY_SIZE = 0\n"
+               "from msc.cli import main\nsys.exit(main(sys.argv[1:]))")
+
 _ARTIFACT_RUNNER = r"""
 import importlib.util, json, sys
 import numpy as np
@@ -372,11 +378,13 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
              seconds: float = 300.0) -> Outcome:
     """``msc compile`` into a folder, then ``forward`` in a fresh Python that never imports
     msc; the Parameters are the artifact's weights after the call. Target "native" is
-    ``msc compile --native``, run through its ctypes wrapper."""
+    ``msc compile --native``, run through its ctypes wrapper, with every loop nest and
+    copy it can cut into parts so cut (``_SPREAD_ALL``) and run on three threads."""
     model = folder / "artifact_model.py"
     model.write_text(source)
     out_dir = folder / f"artifact_{target}"
-    args = [sys.executable, "-m", "msc", "compile", str(model), "Net", "-o", str(out_dir),
+    msc = ["-c", _SPREAD_ALL] if target == "native" else ["-m", "msc"]
+    args = [sys.executable, *msc, "compile", str(model), "Net", "-o", str(out_dir),
             "--quiet", "--no-cache"] + (["--native"] if target == "native" else
                                         ["--target", target])
     for x in inputs:
@@ -390,6 +398,8 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
     np.savez(folder / "inputs.npz", **{f"x{i}": x for i, x in enumerate(inputs)})
     module = next(p for p in out_dir.glob("*.py") if p.name != "__init__.py")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if target == "native":
+        env["MSC_NUM_THREADS"] = OUTLINED_THREADS
     try:
         proc = subprocess.run([sys.executable, "-c", _ARTIFACT_RUNNER, str(module),
                                str(folder / "inputs.npz"), str(folder / "outputs.npz")],

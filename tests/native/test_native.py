@@ -25,10 +25,15 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None or shutil.which("make
 
 sys.path.insert(0, str(HERE))
 import models  # noqa: E402
+from msc.fuzz.run import _SPREAD_ALL  # noqa: E402
 
 
-def compile_native(out: Path, entry: str, inputs: list[str], *extra: str) -> Path:
-    cmd = [sys.executable, "-m", "msc", "compile", str(MODELS), entry, "--native", "-o",
+def compile_native(out: Path, entry: str, inputs: list[str], *extra: str,
+                   spread_all: bool = False) -> Path:
+    """``msc compile --native``; ``spread_all``: every loop nest and copy the renderer can
+    cut into parts cut, however small (as the fuzzer compiles)."""
+    msc = ["-c", _SPREAD_ALL] if spread_all else ["-m", "msc"]
+    cmd = [sys.executable, *msc, "compile", str(MODELS), entry, "--native", "-o",
            str(out), "--quiet", *extra]
     for spec in inputs:
         cmd += ["--input", spec]
@@ -253,6 +258,46 @@ def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path):
         finite = np.isfinite(want)
         np.testing.assert_allclose(got[finite], want[finite], rtol=0,
                                    atol=1e-5 * np.abs(want[finite]).max())
+
+
+def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
+    """Every loop nest and copy cut into parts run by the runtime's threads, products cut
+    into blocks and Winograd's blocks shared out: the same bytes on any thread count, the
+    numba target's bytes (Winograd's block) and eager mode's values."""
+    cases = [("winograd_block", ["f32[2,32,15,14]"], models.winograd_block(),
+              [np.random.default_rng(4).standard_normal((2, 32, 15, 14)).astype(np.float32)]),
+             ("encoder", ["i32[2,8]", "i32[2,8]"], models.encoder(),
+              [np.random.default_rng(1).integers(0, 50, (2, 8)).astype(np.int32),
+               np.array([[1] * 8, [1] * 5 + [0] * 3], np.int32)])]
+    for entry, specs, net, inputs in cases:
+        art = compile_native(tmp_path / entry, entry, specs, spread_all=True)
+        assert (art / "model.c").read_text().count("msc_parallel(msc_part_") >= 3
+        runner = build_runner(art, tmp_path / f"r_{entry}")
+        runs = [run_c(runner, inputs, tmp_path, prefix=(f"MSC_NUM_THREADS={n}",))[0][0]
+                for n in (1, 2, 3)]
+        assert runs[0] == runs[1] == runs[2]
+        want = leaves(eager(net, *inputs))[0]
+        got = np.frombuffer(runs[0], want.dtype).reshape(want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+        if entry == "winograd_block":
+            ms.set_context(jit_tier="numba")
+            try:
+                assert got.tobytes() == net(*map(Tensor, inputs)).asnumpy().tobytes()
+            finally:
+                ms.set_context(jit_tier=None)
+
+
+def test_a_large_loop_nest_runs_in_parts(tmp_path):
+    """At the default sizes a block on 2 x 32 x 48 x 48 images is cut into parts (its
+    fused batch norm and ReLU, its residual add and ReLU) and gives eager mode's values."""
+    art = compile_native(tmp_path / "big", "winograd_block", ["f32[2,32,48,48]"])
+    assert (art / "model.c").read_text().count("msc_parallel(msc_part_") == 2
+    x = np.random.default_rng(3).standard_normal((2, 32, 48, 48)).astype(np.float32)
+    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path,
+                   prefix=("MSC_NUM_THREADS=2",))
+    want = eager(models.winograd_block(), x).asnumpy()
+    np.testing.assert_allclose(np.frombuffer(raw[0], np.float32).reshape(want.shape), want,
+                               rtol=0, atol=1e-5 * np.abs(want).max())
 
 
 def test_encoder_and_tensor_control_flow_match_eager(tmp_path):

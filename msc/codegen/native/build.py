@@ -119,12 +119,12 @@ def lower_native(module: Module) -> NativeProgram:
         env[offsets] = tuple(starts[k])
     for i, (c, name) in enumerate(shared.consts.items()):
         env[name] = bind(f"k{i}", f"blocks[{len(arenas) + i}]", c.value.dtype, c.value.shape)
-    function = render_function(kernel.body, env, leaves)
+    function = render_function(kernel.body, env, leaves, decls)
     types = lowerer.value_types()
     outputs = tuple(TensorSpec(f"output{k}", tensor_of(types[leaf]).dtype.np  # type: ignore
                                if leaf in types and tensor_of(types[leaf]) else dt, shape)
                     for k, (leaf, (dt, shape)) in enumerate(zip(leaves, function.outputs)))
-    body = "\n".join(["int msc_forward(char *const *blocks, char *ws, void *const *in, "
+    body = "\n".join([*function.parts, "int msc_forward(char *const *blocks, char *ws, void *const *in, "
                       "void *const *out) {", "    (void)blocks; (void)ws; (void)in; (void)out;"]
                      + ["    " + d for d in decls + function.decls] + function.lines
                      + ["    return 0;", "}"])

@@ -16,12 +16,14 @@ assignment widens a name's type.
 from __future__ import annotations
 
 import math
+import re
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from msc.codegen import threads
 from msc.codegen.native import scalars as S
 from msc.codegen.native.scalars import (
     BOOL,
@@ -45,6 +47,9 @@ from msc.errors import ExportError, InternalCompilerError
 from msc.ir import kernel as K
 
 ALIGN = 64  # bytes: every workspace slot starts on a cache line
+#: The fewest elements a top-level copy or fill has to be cut into parts (numba_rt.py's
+#: ``_RT_COPY_SIZE``).
+COPY_SIZE = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,29 @@ class Function:
     decls: list[str]
     outputs: list[tuple[np.dtype, tuple[int, ...]]]
     workspace: int
+    parts: list[str] = field(default_factory=list)  # C functions to place before it
+
+
+@dataclass
+class Part:
+    """A top-level parallel loop nest cut out of the function into a C function of its
+    own, which ``msc_parallel`` runs over parts of its range on the runtime's threads:
+    its lines, the scalars it reads from the function (passed by value; those it assigns
+    are its own) and every name it reads."""
+
+    name: str
+    lines: list[str]
+    captured: list[str]
+    names: set[str]
+
+
+#: The C names msc_forward's parameters have; a part receives them in its context.
+FORWARD_PARAMS = (("char *const *", "blocks"), ("char *", "ws"), ("void *const *", "in"),
+                  ("void *const *", "out"))
+#: Kernel-IR names of a part's range ends (not identifiers: no kernel name meets them) and
+#: of its loop's index.
+PART_LO, PART_HI, PART_INDEX = "@lo", "@hi", "__part_index"
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 class Renderer:
@@ -126,8 +154,12 @@ class Renderer:
     ``env`` maps the kernel's names to values: a ``View``, a ``Scalar``, a Python number or
     tuple (shapes, offsets: known at compile time) or a tuple of values."""
 
-    def __init__(self, env: dict[str, Any], types: dict[str, np.dtype], dynamic: set[str]):
+    def __init__(self, env: dict[str, Any], types: dict[str, np.dtype], dynamic: set[str],
+                 reads: Sequence[set[str]] = ()):
         self.env = dict(env)
+        #: the kernel-IR names each top-level statement reads or assigns (from 1)
+        self.reads = [set(), *reads]
+        self.parts: list[Part] = []
         self.types = dict(types)  # scalar names -> dtype (unified over assignments)
         self.dynamic = dynamic  # array names assigned in several places: pointer variables
         self.dyn_slots: dict[str, frozenset[int]] = {}
@@ -184,8 +216,92 @@ class Renderer:
             if top:
                 self.top += 1
             outer, self.loc = self.loc, getattr(s, "loc", None) or self.loc
-            self.stmt(s)
+            if not (top and self.spread(s)):
+                self.stmt(s)
             self.loc = outer
+
+    def spread(self, s: K.Stmt) -> bool:
+        """A top-level parallel loop nest doing at least ``threads.MIN_WORK`` iterations,
+        or a copy or fill of at least ``COPY_SIZE`` elements, as a ``Part`` run on the
+        runtime's threads (``msc_parallel``), as the numba target spreads its outlined
+        kernels and its driver's copies; False (nothing rendered) where it does not
+        qualify: it allocates workspace (which its iterations would share), assigns an
+        array variable, returns, or assigns names the rest of the function reads."""
+        if threads.plain_parallel(s):
+            return self.cut(lambda: self.loop_part(s))  # type: ignore[arg-type]
+        if isinstance(s, K.Store) and isinstance(s.value, (K.Name, K.Lit)):
+            return self.cut(lambda: self.fill_part(s))  # type: ignore[arg-type]
+        return False
+
+    def loop_part(self, s: K.Loop) -> int | None:
+        """``s`` over ``[lo, hi)`` of its range (``threads.part_of``); its extent, None
+        where it does not qualify."""
+        sizes = {name: K.Lit(v) for name, v in self.env.items() if type(v) is int}
+        extent, inside = threads.part_of(s, K.Name(PART_INDEX))
+        n, count = self.value(extent), threads.work((s,), sizes)
+        if not isinstance(n, int) or n < 2 or count is None or count < threads.MIN_WORK:
+            return None
+        assigned = set(assigned_names(inside)) | {x.var for x in K.walk_stmts(inside)
+                                                  if isinstance(x, K.Loop)}
+        if assigned & set().union(*(r for t, r in enumerate(self.reads) if t != self.top)):
+            return None
+        self.stmt(K.Loop(PART_INDEX, K.Name(PART_HI), inside, start=K.Name(PART_LO),
+                         role=K.Role.PARALLEL, loc=s.loc))
+        return n
+
+    def fill_part(self, s: K.Store) -> int | None:
+        """``s``, a copy or fill, over ``[lo, hi)`` of its destination's leading axes
+        (enough of them for 8 parts); the range's extent, None where it is small."""
+        value = self.value(s.value)
+        dest = self.index(self.use(self.value(s.target.array)), s.target.index)
+        if not isinstance(dest, View) or dest.size < COPY_SIZE:
+            return None
+        src = broadcast(self.use(value), dest.shape, self.loc) if isinstance(value, View) \
+            else value
+        lead = next((k for k in range(1, len(dest.shape) + 1) if math.prod(dest.shape[:k]) >= 8),
+                    len(dest.shape))
+        n, i = math.prod(dest.shape[:lead]), c_name(PART_INDEX)
+
+        def row(v: View) -> View:  # (the element lead axes of index i, by division)
+            terms = [f"({i} / {math.prod(v.shape[d + 1:lead])} % {v.shape[d]}) * {v.strides[d]}"
+                     for d in range(lead) if v.strides[d]]
+            return v.with_layout(v.shape[lead:], v.strides[lead:],
+                                 dyn=" + ".join(([v.dyn] if v.dyn else []) + terms))
+
+        self.put(f"for (int64_t {i} = lo; {i} < hi; {i}++) {{")
+        self.depth += 1
+        self.fill(row(dest), row(src) if isinstance(src, View) else src)
+        self.depth -= 1
+        self.put("}")
+        return n
+
+    def cut(self, render: Any) -> bool:
+        """What ``render`` writes (it returns the range's extent, or None to decline) as
+        a ``Part`` and the call running it; False (nothing kept) where it declined or
+        what it wrote cannot run in parts: it allocated workspace, reads or writes an array
+        variable (a pointer the function sets as it runs), or returns."""
+        saved = (len(self.lines), len(self.slots), dict(self.decls), dict(self.env),
+                 dict(self.dyn_slots), dict(self.dyn_views), self.depth)
+        self.env[PART_LO], self.env[PART_HI] = Scalar("lo", I64), Scalar("hi", I64)
+        self.depth = 1
+        n = render()
+        lines = self.lines[saved[0]:]
+        del self.lines[saved[0]:]
+        names = {x for line in lines for x in _IDENTIFIER.findall(line)}
+        if n is None or len(self.slots) > saved[1] or \
+                any(x.startswith("a_") for x in names if x in self.decls) or \
+                any("return" in line for line in lines):
+            self.slots[saved[1]:], self.slot_types[saved[1]:] = [], []
+            self.decls, self.env, self.dyn_slots, self.dyn_views, self.depth = saved[2:]
+            return False
+        self.depth = saved[6]
+        captured = sorted(x for x in names if self.decls.get(x) == "" and not any(
+            line.lstrip().startswith(f"{x} = ") for line in lines))
+        part = Part(f"msc_part_{len(self.parts)}", lines, captured, names)
+        self.parts.append(part)
+        context = ", ".join([name for _, name in FORWARD_PARAMS] + captured)
+        self.put(f"{{ {part.name}_ctx c = {{{context}}}; msc_parallel({part.name}, &c, {n}); }}")
+        return True
 
     def stmt(self, s: K.Stmt) -> None:
         if isinstance(s, K.Assign):
@@ -854,17 +970,20 @@ def assigned_names(stmts: Sequence[K.Stmt]) -> dict[str, int]:
     return counts
 
 
-def render_function(body: Sequence[K.Stmt], env: dict[str, Any],
-                    results: Sequence[str]) -> Function:
+def render_function(body: Sequence[K.Stmt], env: dict[str, Any], results: Sequence[str],
+                    preamble: Sequence[str] = ()) -> Function:
     """``body`` as C statements, then each of ``results`` copied into ``out[k]``.
 
-    ``env`` gives the function's parameters (inputs, weights, constants) as values."""
+    ``env`` gives the function's parameters (inputs, weights, constants) as values, which
+    ``preamble`` declares (``T *const in0 = ...;``): a part declares those it reads."""
     counts = assigned_names(body)
     dynamic = {n for n, c in counts.items() if c > 1}
+    reads = [{n.name for x in K.walk_stmts((s,)) for e in K.stmt_exprs(x) for n in K.nodes(e)
+              if isinstance(n, K.Name)} | set(assigned_names((s,))) for s in body]
     types: dict[str, np.dtype] = {}
     outputs = []
     for _ in range(4):  # until every name's type is the unification of its assignments
-        r = Renderer(env, types, dynamic)
+        r = Renderer(env, types, dynamic, reads)
         r.body(body, top=True)
         r.top += 1
         outputs = []
@@ -884,13 +1003,38 @@ def render_function(body: Sequence[K.Stmt], env: dict[str, Any],
     else:
         raise InternalCompilerError("the native renderer's types did not settle")
     size = plan_slots(r.slots)
-    decls = []
+    decls = {}
     for name, decl in r.decls.items():
         if decl == "":
-            decls.append(f"{ctype(r.types[name])} {name} = 0;")
+            decls[name] = f"{ctype(r.types[name])} {name} = 0;"
         elif isinstance(decl, int):
             t = ctype(r.slot_types[decl])
-            decls.append(f"{t} *const {name} = ({t} *)(ws + {r.slots[decl].offset});")
+            decls[name] = f"{t} *const {name} = ({t} *)(ws + {r.slots[decl].offset});"
         else:
-            decls.append(decl)
-    return Function(r.lines, decls, outputs, size)
+            decls[name] = decl
+    given = {_declared(d): d for d in preamble}
+    parts = [part_function(p, given, decls, r.types) for p in r.parts]
+    return Function(r.lines, list(decls.values()), outputs, size, parts)
+
+
+def _declared(decl: str) -> str:
+    """The name a declaration (``T *const name = ...;``) declares."""
+    return _IDENTIFIER.findall(decl.split("=")[0])[-1]
+
+
+def part_function(part: Part, given: dict[str, str], decls: dict[str, str],
+                  types: dict[str, np.dtype]) -> str:
+    """``part`` as a C function over ``[lo, hi)`` of its range, and the type of the
+    context its caller passes: msc_forward's parameters and the scalars it reads."""
+    fields = [f"{t}{name};" for t, name in FORWARD_PARAMS]
+    fields += [f"{ctype(types[x])} {x};" for x in part.captured]
+    body = [f"const {part.name}_ctx *c = ctx;"]
+    body += [f"{t}{name} = c->{name};" for t, name in FORWARD_PARAMS]
+    body += ["(void)blocks; (void)ws; (void)in; (void)out; (void)part;"]
+    body += [d for name, d in given.items() if name in part.names]
+    body += [d for name, d in decls.items() if name in part.names and name not in part.captured]
+    body += [f"const {ctype(types[x])} {x} = c->{x};" for x in part.captured]
+    return "\n".join(
+        [f"typedef struct {{ {' '.join(fields)} }} {part.name}_ctx;",
+         f"static int {part.name}(void *ctx, int64_t lo, int64_t hi, int part) {{"]
+        + ["    " + line for line in body] + part.lines + ["    return 0;", "}"])

@@ -45,6 +45,11 @@ int msc_model_get_weight(const msc_model *m, const char *name, msc_tensor *value
 int msc_model_set_weight(msc_model *m, const char *name, const msc_tensor *value);
 /* This thread's message after a non-zero return. */
 const char *msc_last_error(void);
+
+/* The threads one call runs on (default: $MSC_NUM_THREADS, else every CPU the process
+   may use); the library's own pool, its BLAS held at one thread. */
+void msc_set_num_threads(int n);
+int msc_get_num_threads(void);
 void msc_model_destroy(msc_model *m);
 
 #ifdef __cplusplus

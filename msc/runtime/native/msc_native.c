@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,10 @@
 #include <unistd.h>
 
 #define MSC_API __attribute__((visibility("default")))
+
+#ifdef MSC_BLAS
+void scipy_openblas_set_num_threads(int n);
+#endif
 
 static _Thread_local char msc_error[1024];
 
@@ -365,6 +370,128 @@ MSC_API int msc_model_set_weight(msc_model *m, const char *name, const msc_tenso
     return 0;
 }
 
+/* --- threads -------------------------------------------------------------------------------- */
+
+/* One pool of worker threads per process, waiting on a condition variable (never
+   spinning, so the next part's CPU is free). A call that finds the pool in use (another
+   thread's call, or a part's own nested call) runs its parts itself, in order: the same
+   parts, so the same bits. The library's OpenBLAS runs on one thread; its products are cut
+   into parts here instead. */
+static struct {
+    pthread_mutex_t use;          /* held by the call whose parts the workers run */
+    pthread_mutex_t lock;         /* the job below */
+    pthread_cond_t go, done;
+    int threads;                  /* the thread count: 0 until first read */
+    int workers;                  /* started (parts 1 .. workers) */
+    pid_t pid;                    /* the process that started them (a forked child starts its own) */
+    uint64_t job;                 /* bumped for each job */
+    msc_part_fn fn;
+    void *ctx;
+    int64_t n;
+    int parts, pending, failed;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0};
+
+typedef struct { int part; uint64_t job; } worker_start;
+
+static void *pool_worker(void *arg) {
+    worker_start start = *(worker_start *)arg;
+    free(arg);
+    uint64_t seen = start.job;  /* (the job current when it was started is not its) */
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (pool.job == seen) pthread_cond_wait(&pool.go, &pool.lock);
+        seen = pool.job;
+        if (start.part >= pool.parts) continue;
+        msc_part_fn fn = pool.fn;
+        void *ctx = pool.ctx;
+        int64_t n = pool.n, parts = pool.parts;
+        pthread_mutex_unlock(&pool.lock);
+        int failed = fn(ctx, n * start.part / parts, n * (start.part + 1) / parts, start.part);
+        pthread_mutex_lock(&pool.lock);
+        pool.failed |= failed != 0;
+        if (--pool.pending == 0) pthread_cond_signal(&pool.done);
+    }
+    return NULL;
+}
+
+static int thread_count(void) {
+    int n = __atomic_load_n(&pool.threads, __ATOMIC_ACQUIRE);
+    if (n > 0) return n;
+    const char *given = getenv("MSC_NUM_THREADS");
+    if (given != NULL && atoi(given) > 0) {
+        n = atoi(given);
+    } else {
+        cpu_set_t cpus;
+        n = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    }
+    n = n < 1 ? 1 : (n > MSC_MAX_THREADS ? MSC_MAX_THREADS : n);
+#ifdef MSC_BLAS
+    scipy_openblas_set_num_threads(1);
+#endif
+    __atomic_store_n(&pool.threads, n, __ATOMIC_RELEASE);
+    return n;
+}
+
+MSC_API void msc_set_num_threads(int n) {
+    thread_count();  /* (OpenBLAS held at one thread first) */
+    n = n < 1 ? 1 : (n > MSC_MAX_THREADS ? MSC_MAX_THREADS : n);
+    __atomic_store_n(&pool.threads, n, __ATOMIC_RELEASE);
+}
+
+MSC_API int msc_get_num_threads(void) { return thread_count(); }
+
+int msc_parts(int64_t n) {
+    int threads = thread_count();
+    return n < threads ? (int)(n > 1 ? n : 1) : threads;
+}
+
+int msc_parallel_in(msc_part_fn fn, void *ctx, int64_t n, int parts) {
+    if (parts <= 1 || pthread_mutex_trylock(&pool.use) != 0)
+        return fn(ctx, 0, n, 0) != 0;
+    pthread_mutex_lock(&pool.lock);
+    if (pool.pid != getpid()) {  /* (a forked child has none of its parent's workers) */
+        pool.pid = getpid();
+        pool.workers = 0;
+    }
+    while (pool.workers < parts - 1) {
+        worker_start *start = malloc(sizeof *start);
+        pthread_t t;
+        if (start != NULL) *start = (worker_start){pool.workers + 1, pool.job};
+        if (start == NULL || pthread_create(&t, NULL, pool_worker, start) != 0) {
+            free(start);
+            break;
+        }
+        pthread_detach(t);
+        pool.workers++;
+    }
+    if (pool.workers < parts - 1) {  /* (no thread could start: the caller runs them all) */
+        pthread_mutex_unlock(&pool.lock);
+        pthread_mutex_unlock(&pool.use);
+        return fn(ctx, 0, n, 0) != 0;
+    }
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.n = n;
+    pool.parts = parts;
+    pool.pending = parts - 1;
+    pool.failed = 0;
+    pool.job++;
+    pthread_cond_broadcast(&pool.go);
+    pthread_mutex_unlock(&pool.lock);
+    int failed = fn(ctx, 0, n / parts, 0) != 0;
+    pthread_mutex_lock(&pool.lock);
+    while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
+    failed |= pool.failed;
+    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool.use);
+    return failed;
+}
+
+int msc_parallel(msc_part_fn fn, void *ctx, int64_t n) {
+    return msc_parallel_in(fn, ctx, n, msc_parts(n));
+}
+
 /* --- products ------------------------------------------------------------------------------ */
 
 #ifdef MSC_BLAS
@@ -374,15 +501,17 @@ void scipy_cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alp
 void scipy_cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a,
                        int lda, const double *b, int ldb, double beta, double *c, int ldc);
 
-void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                  const float *b, int64_t ldb, double beta, float *c, int64_t ldc) {
+static void gemm_whole_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
+                           int64_t lda, const float *b, int64_t ldb, double beta, float *c,
+                           int64_t ldc) {
     if (k == 0) { for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta ? (float)(beta * c[i * ldc + j]) : 0; return; }
     scipy_cblas_sgemm(101, ta ? 112 : 111, tb ? 112 : 111, (int)m, (int)n, (int)k, 1.0f, a, (int)lda,
                       b, (int)ldb, (float)beta, c, (int)ldc);
 }
 
-void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
-                  const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
+static void gemm_whole_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a,
+                           int64_t lda, const double *b, int64_t ldb, double beta, double *c,
+                           int64_t ldc) {
     if (k == 0) { for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta ? beta * c[i * ldc + j] : 0; return; }
     scipy_cblas_dgemm(101, ta ? 112 : 111, tb ? 112 : 111, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
                       b, (int)ldb, beta, c, (int)ldc);
@@ -390,8 +519,9 @@ void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double 
 #else
 /* No BLAS to link: row-by-row products the C compiler vectorizes along the row. */
 #define MSC_GEMM(T, S)                                                                          \
-    void msc_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda, \
-                      const T *b, int64_t ldb, double beta, T *c, int64_t ldc) {                \
+    static void gemm_whole_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *a,      \
+                               int64_t lda, const T *b, int64_t ldb, double beta, T *c,          \
+                               int64_t ldc) {                                                    \
         for (int64_t i = 0; i < m; i++) {                                                        \
             T *row = c + i * ldc;                                                                \
             for (int64_t j = 0; j < n; j++) row[j] = beta ? (T)(beta * row[j]) : 0;              \
@@ -405,6 +535,48 @@ void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double 
 MSC_GEMM(float, f32)
 MSC_GEMM(double, f64)
 #endif
+
+/* A large product in blocks of its longer side, as numba_rt.py's _rt_products cuts a
+   driver's: the same BLAS calls whatever the thread count, so the same bits, and the
+   numba target's bits. */
+#define MSC_PRODUCT_WORK (1 << 22)  /* _RT_PRODUCT_WORK */
+#define MSC_PRODUCT_SIDE 128        /* _RT_PRODUCT_SIDE */
+#define MSC_GEMM_SPLIT(T, S)                                                                     \
+    typedef struct {                                                                             \
+        int ta, tb;                                                                              \
+        int64_t m, n, k, lda, ldb, ldc, rows, cols, across;                                      \
+        const T *a, *b;                                                                          \
+        T *c;                                                                                    \
+        double beta;                                                                             \
+    } gemm_job_##S;                                                                              \
+    static int gemm_units_##S(void *p, int64_t lo, int64_t hi, int part) {                       \
+        const gemm_job_##S *g = p;                                                               \
+        (void)part;                                                                              \
+        for (int64_t u = lo; u < hi; u++) {                                                      \
+            int64_t r = u / g->across * g->rows, c = u % g->across * g->cols;                    \
+            int64_t r1 = r + g->rows < g->m ? r + g->rows : g->m;                                \
+            int64_t c1 = c + g->cols < g->n ? c + g->cols : g->n;                                \
+            gemm_whole_##S(g->ta, g->tb, r1 - r, c1 - c, g->k, g->a + (g->ta ? r : r * g->lda),  \
+                           g->lda, g->b + (g->tb ? c * g->ldb : c), g->ldb, g->beta,             \
+                           g->c + r * g->ldc + c, g->ldc);                                       \
+        }                                                                                        \
+        return 0;                                                                                \
+    }                                                                                            \
+    void msc_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,  \
+                      const T *b, int64_t ldb, double beta, T *c, int64_t ldc) {                 \
+        if (m * n * k < MSC_PRODUCT_WORK) {                                                      \
+            gemm_whole_##S(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);                       \
+            return;                                                                              \
+        }                                                                                        \
+        int64_t side = m > n ? m : n, cuts = side / MSC_PRODUCT_SIDE > 1 ? side / MSC_PRODUCT_SIDE : 1; \
+        int64_t block = ((side + cuts - 1) / cuts + 15) / 16 * 16;  /* cuts alike, in 16s */   \
+        int64_t rows = n >= m ? m : block, cols = n >= m ? block : n;                            \
+        gemm_job_##S g = {ta, tb, m, n, k, lda, ldb, ldc, rows, cols, (n + cols - 1) / cols,      \
+                          a, b, c, beta};                                                        \
+        msc_parallel(gemm_units_##S, &g, g.across * ((m + rows - 1) / rows));                    \
+    }
+MSC_GEMM_SPLIT(float, f32)
+MSC_GEMM_SPLIT(double, f64)
 
 /* --- Winograd F(4x4, 3x3) transforms (the same arithmetic, in the same order, as
    msc/runtime/numba_winograd_rt.py: the two targets agree to the bit) ---------------------- */
@@ -436,10 +608,10 @@ static inline void wino_at(float m0, float m1, float m2, float m3, float m4, flo
 
 #define MSC_WINO_LIMIT 1e15f /* numba_winograd_rt.py's _RT_WINO_LIMIT */
 
-static int msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *u, int64_t u_k,
-                            int64_t u_xi) {
+static int msc_wino_filters(const float *w, int64_t k0, int64_t k1, int64_t c_in, float *u,
+                            int64_t u_k, int64_t u_xi) {
     int fits = 1;
-    for (int64_t k = 0; k < k_out; k++)
+    for (int64_t k = k0; k < k1; k++)
         for (int64_t c = 0; c < c_in; c++) {
             const float *g = w + (k * c_in + c) * 9;
             double a[3][6], row[6];
@@ -456,12 +628,12 @@ static int msc_wino_filters(const float *w, int64_t k_out, int64_t c_in, float *
     return fits;
 }
 
-static int msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64_t width,
-                           float *v, int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first,
-                           int64_t per_image) {
+static int msc_wino_inputs(const float *src, int64_t c0, int64_t c1, int64_t c_in, int64_t height,
+                           int64_t width, float *v, int64_t v_c, int64_t v_xi, int64_t tiles,
+                           int64_t first, int64_t per_image) {
     int64_t cols = (width - 2) / 4, rows = tiles / cols;
     int fits = 1;
-    for (int64_t c = 0; c < c_in; c++)
+    for (int64_t c = c0; c < c1; c++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
             const float *s = src + ((ex * c_in + c) * height + y) * width;
@@ -484,11 +656,11 @@ static int msc_wino_inputs(const float *src, int64_t c_in, int64_t height, int64
     return fits;
 }
 
-static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k_out, int64_t tiles,
-                      float *out, int64_t height, int64_t width, int64_t first,
-                      int64_t per_image) {
+static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k0, int64_t k1,
+                             int64_t k_out, int64_t tiles, float *out, int64_t height,
+                             int64_t width, int64_t first, int64_t per_image) {
     int64_t cols = (width + 3) / 4, rows = tiles / cols;
-    for (int64_t k = 0; k < k_out; k++)
+    for (int64_t k = k0; k < k1; k++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
             const float *p = m + k * m_k + r * cols;
@@ -508,21 +680,101 @@ static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t 
         }
 }
 
+/* One Winograd convolution's arrays and sizes, as msc_wino_conv takes them. */
+typedef struct {
+    const float *src, *w;
+    float *u, *v, *m, *out;
+    int64_t n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k, m_xi, tiles, out_h, out_w;
+    int64_t rows, per;                  /* rows of tiles per image, per block */
+    float *own_v[MSC_MAX_THREADS], *own_m[MSC_MAX_THREADS];  /* a part's own blocks; NULL: v, m */
+    int64_t block;                      /* the block the split phases work on */
+} wino_job;
+
+static void wino_products(const wino_job *j, float *v, float *m, int64_t lo, int64_t hi) {
+    for (int64_t xi = lo; xi < hi; xi++)
+        gemm_whole_f32(0, 0, j->k_out, j->tiles, j->c_in, j->u + xi * j->u_xi, j->u_k,
+                       v + xi * j->v_xi, j->v_c, 0.0, m + xi * j->m_xi, j->m_k);
+}
+
+static int wino_filters_part(void *p, int64_t lo, int64_t hi, int part) {
+    const wino_job *j = p;
+    (void)part;
+    return !msc_wino_filters(j->w, lo, hi, j->c_in, j->u, j->u_k, j->u_xi);
+}
+
+/* Blocks lo to hi, each through its inputs, 36 products and outputs, in the part's own
+   transformed arrays (v and m for part 0 and for a call on one thread). */
+static int wino_blocks_part(void *p, int64_t lo, int64_t hi, int part) {
+    const wino_job *j = p;
+    float *v = j->own_v[part] ? j->own_v[part] : j->v, *m = j->own_m[part] ? j->own_m[part] : j->m;
+    for (int64_t b = lo; b < hi; b++) {
+        if (!msc_wino_inputs(j->src, 0, j->c_in, j->c_in, j->height, j->width, v, j->v_c, j->v_xi,
+                             j->tiles, b * j->per, j->rows))
+            return 1;
+        wino_products(j, v, m, 0, 36);
+        msc_wino_outputs(m, j->m_k, j->m_xi, 0, j->k_out, j->k_out, j->tiles, j->out, j->out_h,
+                         j->out_w, b * j->per, j->rows);
+    }
+    return 0;
+}
+
+static int wino_inputs_part(void *p, int64_t lo, int64_t hi, int part) {
+    const wino_job *j = p;
+    (void)part;
+    return !msc_wino_inputs(j->src, lo, hi, j->c_in, j->height, j->width, j->v, j->v_c, j->v_xi,
+                            j->tiles, j->block * j->per, j->rows);
+}
+
+static int wino_products_part(void *p, int64_t lo, int64_t hi, int part) {
+    (void)part;
+    wino_products(p, ((const wino_job *)p)->v, ((const wino_job *)p)->m, lo, hi);
+    return 0;
+}
+
+static int wino_outputs_part(void *p, int64_t lo, int64_t hi, int part) {
+    const wino_job *j = p;
+    (void)part;
+    msc_wino_outputs(j->m, j->m_k, j->m_xi, lo, hi, j->k_out, j->tiles, j->out, j->out_h, j->out_w,
+                     j->block * j->per, j->rows);
+    return 0;
+}
+
 /* 0 (out unfinished) where a transformed filter or input is not finite or too large:
-   numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. */
+   numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. On
+   several threads as _rt_wino_threaded: the filters by out channels, then the blocks in
+   one range per thread, each thread with transformed arrays of its own; where the blocks
+   do not share out evenly among few threads, block after block its inputs (by channels),
+   products (by tile element) and outputs (by out channels). The same bits on any number. */
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
                   float *out, int64_t out_h, int64_t out_w) {
-    int64_t rows = (height - 2) / 4, per = tiles / ((width - 2) / 4);
-    if (!msc_wino_filters(w, k_out, c_in, u, u_k, u_xi)) return 0;
-    for (int64_t b = 0; b < n * rows / per; b++) {
-        if (!msc_wino_inputs(src, c_in, height, width, v, v_c, v_xi, tiles, b * per, rows))
-            return 0;
-        for (int64_t xi = 0; xi < 36; xi++)
-            msc_gemm_f32(0, 0, k_out, tiles, c_in, u + xi * u_xi, u_k, v + xi * v_xi, v_c, 0.0,
-                         m + xi * m_xi, m_k);
-        msc_wino_outputs(m, m_k, m_xi, k_out, tiles, out, out_h, out_w, b * per, rows);
+    wino_job j = {src, w, u, v, m, out, n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k,
+                  m_xi, tiles, out_h, out_w, (height - 2) / 4, tiles / ((width - 2) / 4),
+                  {NULL}, {NULL}, 0};
+    int64_t blocks = n * j.rows / j.per;
+    if (msc_parallel(wino_filters_part, &j, k_out)) return 0;
+    int parts = msc_parts(blocks);
+    if (parts > 1 && blocks % parts && blocks < 4 * parts) {
+        for (j.block = 0; j.block < blocks; j.block++) {
+            if (msc_parallel(wino_inputs_part, &j, c_in)) return 0;
+            msc_parallel(wino_products_part, &j, 36);
+            msc_parallel(wino_outputs_part, &j, k_out);
+        }
+        return 1;
     }
-    return 1;
+    float *own = NULL;
+    if (parts > 1) {  /* (rows as long as v's and m's, for the same products) */
+        size_t each_v = (size_t)c_in * v_c, each_m = (size_t)k_out * m_k;
+        own = malloc((size_t)(parts - 1) * (each_v + each_m) * sizeof(float));
+        if (own == NULL) parts = 1;
+        for (int p = 1; p < parts; p++) {
+            j.own_v[p] = own + (size_t)(p - 1) * (each_v + each_m);
+            j.own_m[p] = j.own_v[p] + each_v;
+        }
+    }
+    int declined = parts > 1 ? msc_parallel_in(wino_blocks_part, &j, blocks, parts)
+                             : wino_blocks_part(&j, 0, blocks, 0);
+    free(own);
+    return !declined;
 }

@@ -38,6 +38,16 @@ int msc_forward(char *const *blocks, char *ws, void *const *in, void *const *out
 /* Record this thread's error message; returns 1 (the generated code returns it). */
 int msc_fail(const char *message);
 
+/* Threads (msc_native.c): fn over [0, n) in one range [lo, hi) per part, the caller's
+   thread taking part 0; non-zero where a part returned non-zero. */
+#define MSC_MAX_THREADS 64
+typedef int (*msc_part_fn)(void *ctx, int64_t lo, int64_t hi, int part);
+int msc_parallel(msc_part_fn fn, void *ctx, int64_t n);
+/* ... in exactly `parts` parts (or in one, on the caller's thread, where the pool is busy) */
+int msc_parallel_in(msc_part_fn fn, void *ctx, int64_t n, int parts);
+/* How many parts msc_parallel cuts n into: the thread count, at most n. */
+int msc_parts(int64_t n);
+
 void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                   const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,

@@ -242,6 +242,21 @@ def test_recursion_reading_an_outer_functions_tensor_is_an_error_at_the_call():
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# down:"))
 
 
+def noisy(x, k):
+    if k <= 0:
+        return x
+    print(x)
+    return noisy(x + 1, k - 1)  # noisy: the recursive call
+
+
+def test_a_print_inside_tensor_recursion_is_an_error_at_the_call():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    with pytest.raises(RuntimeError, match="'noisy' recurses under a tensor condition and "
+                                           "writes a Parameter or prints") as info:
+        ms.jit(noisy)(Tensor(np.ones(2, F32)), _i(2))
+    assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# noisy:"))
+
+
 def test_native_target_refuses_at_the_call():
     from msc.codegen.native.build import lower_native
     from msc.frontend.specialize import specialize

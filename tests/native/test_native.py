@@ -125,6 +125,9 @@ import msc_model
 x = np.load(sys.argv[2])
 y = msc_model.forward(x)
 np.save(sys.argv[3], y)
+msc_model.set_num_threads(3)
+assert msc_model.get_num_threads() == 3
+assert msc_model.forward(x).tobytes() == y.tobytes()
 assert not any(m.split('.')[0] in ('msc', 'numba', 'llvmlite') for m in sys.modules), \\
     sorted(m for m in sys.modules if m.startswith(('msc', 'numba', 'llvmlite')))
 """

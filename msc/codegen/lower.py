@@ -60,7 +60,15 @@ from msc.ir.primitives.base import (
     Primitive,
     Statements,
 )
-from msc.ir.rewrite import callee, callees_first, regions, tuple_parts, walk
+from msc.ir.rewrite import (
+    all_graphs,
+    callee,
+    callees_first,
+    recursion_target,
+    regions,
+    tuple_parts,
+    walk,
+)
 from msc.ir.types import MonadType, RefType, TensorType, TupleType, tensor_of
 
 #: Ops emitted in place without ending the pending elementwise group (nor do the
@@ -317,6 +325,8 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         for node in walk(self.graph):
             if (g := callee(node)) is not None:
                 names.update(self.shared.needs[g.name])
+            elif (target := recursion_target(node)) is not None:  # (see settle_needs)
+                names.update(self.shared.needs.get(target, ()))
         order = list(self.shared.consts.values())
         self.shared.needs[self.graph.name] = tuple(sorted(names, key=order.index))
         return self.shared.needs[self.graph.name]
@@ -617,14 +627,12 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
-    order = callees_first(graph)[:-1]  # (the graph itself comes last)
+    order = callees_first(graph, named=by_name(module))[:-1]  # (the graph itself comes last)
     shared = Shared()
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
-    for g in order:  # a recursive kernel passes itself the constants it needs
-        if any(n.op is Op.Recurse for n in walk(g)):
-            Lowerer(g, target, shared, entry=False).lower()
+    settle_needs(order, shared, lambda g: Lowerer(g, target, shared, entry=False).lower())
     callees = tuple(Lowerer(g, target, shared, entry=False).lower()[0] for g in order)
     lowerer = Lowerer(graph, target, shared)
     kernel, output = lowerer.lower()
@@ -654,6 +662,27 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
                       tuple(kernels.files.items()), signatures=kernels.signatures,
                       foresees_all=kernels.foresees_all,
                       library_lines=tuple(kernels.lines.items()))
+
+
+def by_name(module: Module) -> dict[str, Graph]:
+    """The graphs a ``Recurse`` may name: the module's, but its entry (which the host
+    lowering may split under the same name)."""
+    return {g.name: g for g in all_graphs(module) if g.name != module.entry}
+
+
+def settle_needs(order: list[Graph], shared: Shared, lower: Callable[[Graph], Any]) -> None:
+    """Where graphs recurse, a kernel passes the kernel it calls the constants that one
+    needs before that one is lowered (itself, or a gradient's backward calling the graph
+    that calls it): ``lower`` each graph again until what each needs stops growing."""
+    if not any(recursion_target(n) for g in order for n in walk(g)):
+        return
+    for _ in range(len(order) + 1):
+        before = dict(shared.needs)
+        for g in order:
+            lower(g)
+        if shared.needs == before:
+            return
+    raise InternalCompilerError("the constants recursive kernels pass on did not settle")
 
 
 def arena_layout(graph: Graph) -> tuple[tuple[str, ...], tuple[tuple[int, int], ...]]:

@@ -11,7 +11,9 @@ graph cannot hold itself).
 The type ``Recurse`` returns is found first: a build in which the recursive call ends its
 branch (as a ``raise`` would) gives the type of the base case. The real build then types
 the recursive call with it, and its result must have that type again (MindSpore requires
-the same). Weights the graph reads become extra inputs, as for shared graphs.
+the same). Weights the graph reads become extra inputs, as for shared graphs, but taking
+their values (the caller loads them; the graph writes nothing): a weight's gradient then
+flows through the caller's ``Load``, and no level passes a reference on.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import GraphBuilder, has_constants, to_output
 from msc.frontend.scope import Scope
-from msc.ir.nodes import REUSABLE, Graph
+from msc.ir.nodes import REUSABLE, Graph, Node, Value, Var
 from msc.ir.primitives import Op
-from msc.ir.types import MonadType, TupleType, Type
+from msc.ir.transform import Transformer
+from msc.ir.types import MonadType, RefType, TupleType, Type
 
 #: Builds of one recursive graph before its weights must have settled (each build can
 #: only find weights read after a recursive call that the previous one had not seen).
@@ -120,7 +123,7 @@ def call(calls: Any, index: int, node: Any, scope: Scope, file: str, k: Any) -> 
                 calls.reuse.functions.append(table[k][0])
         graph, weights = table[k]
         inputs = tuple(builder.value(a) for a in args) + (builder.state,) + \
-            tuple(builder.weight(w).ssa for w in weights)
+            tuple(builder.operand(w) for w in weights)
         out = builder.emit(Op.Call, inputs, {"graph": graph})
     return builder.unpack(out) if isinstance(out.type, TupleType) else SymTensor(out, builder)
 
@@ -174,9 +177,32 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
                 f"{_show(output.type)} where it recurses: both must give the same dtype and "
                 "shape (MindSpore requires it too)")
         if rec.result is not None and [id(w) for w in weights] == [id(w) for w in rec.weights]:
-            return sub.finish(output, frozenset({REUSABLE})), weights
+            return _weights_as_values(sub.finish(output, frozenset({REUSABLE}))), weights
         rec.result, rec.weights = output.type, weights
     raise GraphTypeError(f"the weights '{fname}' reads did not settle after {_ROUNDS} builds")
+
+
+class _Values(Transformer):
+    """A graph's weight parameters replaced by parameters of their tensor type: a ``Load``
+    of one is its value (the graph writes nothing, so every read sees the same)."""
+
+    def __init__(self, graph: Graph):
+        super().__init__()
+        self.top = graph
+        self.new = tuple(Var(p.type.tensor, p.hint) if isinstance(p.type, RefType) else p
+                         for p in graph.params)
+
+    def params(self, graph: Graph) -> tuple[Var, ...]:
+        return self.new if graph is self.top else graph.params
+
+    def node(self, node: Node) -> Value | None:
+        if node.op is Op.Load and node.inputs[0] in self.new:
+            return node.inputs[0]
+        return None
+
+
+def _weights_as_values(graph: Graph) -> Graph:
+    return _Values(graph).graph(graph)
 
 
 def _check_result(fname: str, value: Any, base: bool) -> None:

@@ -143,31 +143,68 @@ class _SharedGrad:
     forward: Graph
     backward: Graph
     residuals: int
+    recompute: bool = False  # ``backward`` takes the call's operands, not residuals
 
 
 class _Shared:
-    """Each shared graph differentiated once, however often it is called."""
+    """Each shared graph differentiated once, however often it is called.
+
+    A recursive graph ``g`` (a ``Recurse`` inside it names it) cannot keep its inner
+    levels' residuals (their number is not fixed), so its backward recomputes:
+    ``g_grad(operands..., ct) = bwd(fwd(operands...)'s residuals, ct)``, and the backward of
+    each ``Recurse`` in ``bwd`` is a ``Recurse`` naming ``g_grad``, whose forward ``fwd``
+    recomputes the inner level (O(depth^2) work for a linear recursion, as the While's)."""
 
     names = itertools.count()
 
     def __init__(self) -> None:
         self.done: dict[int, _SharedGrad] = {}
+        self.recursive: dict[str, tuple[str, Type]] = {}  # g -> (g_grad, its result type)
 
     def of(self, g: Graph, writes: bool) -> _SharedGrad:
         if id(g) not in self.done:
+            k = next(self.names)
+            again = any(n.op is Op.Recurse and n.attr["graph"] == g.name for n in walk(g))
+            if again:
+                grads = TupleType(tuple(_ct_type(p.type) for p in g.params
+                                        if not isinstance(p.type, MonadType)))
+                self.recursive[g.name] = (f"{g.name}_grad{k}", grads)
             closed = close_regions(_inline_calls(g))
             nodes = list(closed.nodes)
             out = Builder(None, nodes).tuple(closed.output)  # a result tuple, as regions give
             region = _Region(Graph(g.name, closed.params, tuple(nodes), out), writes, self)
-            res, k = region.residuals, next(self.names)
+            res = region.residuals
             # fresh values: the module keeps the original graph too, and a value is
             # defined once in a module
             fwd = replace(Copier().graph(region.forward(res, (), ())),
                           name=f"{g.name}_fwd{k}", flags=frozenset({REUSABLE}))
             bwd = replace(Copier().graph(region.backward(res, (), ())),
                           name=f"{g.name}_bwd{k}", flags=frozenset({REUSABLE}))
-            self.done[id(g)] = _SharedGrad(fwd, bwd, len(res))
+            if again:
+                self.done[id(g)] = _SharedGrad(fwd, _recomputing(g, fwd, bwd, len(res),
+                                                                 *self.recursive[g.name]),
+                                               len(res), recompute=True)
+            else:
+                self.done[id(g)] = _SharedGrad(fwd, bwd, len(res))
         return self.done[id(g)]
+
+
+def _recomputing(g: Graph, fwd: Graph, bwd: Graph, residuals: int, name: str,
+                 grads: Type) -> Graph:
+    """``name(operands..., ct) = bwd(residuals of fwd(operands...), ct)``: a recursive
+    graph's backward from its operands (``_Shared``)."""
+    params = tuple(Var(p.type, p.hint) for p in g.params)
+    ct = Var(_ct_type(g.output.type), "ct")
+    nodes: list[Node] = []
+    b = Builder(None, nodes)
+    forward = b.append(make_node(Op.Call, params, {"graph": fwd}))
+    res = [b.getitem(forward, 1 + k) for k in range(residuals)]
+    out = b.append(make_node(Op.Call, (*res, ct), {"graph": bwd}))
+    if out.type != grads:
+        raise InternalCompilerError(f"@{name} returns {out.type}, not {grads}")
+    # inlined: the Recurse of @name in bwd then calls the graph it sits in, one kernel
+    # calling itself (Numba types that from its base case, not two calling each other)
+    return inline_calls(Graph(name, (*params, ct), tuple(nodes), out, frozenset({REUSABLE})))
 
 
 class _Forward:
@@ -376,6 +413,8 @@ class _Backward:
             self.backward_while(node, g, b)
         elif op is Op.Call:
             self.backward_call(node, g, b)
+        elif op is Op.Recurse:
+            self.backward_recurse(node, g, b)
         elif op.vjp is not None:
             ct = _value(b, node.out.type, g)
             cts = op.vjp(b, ct, *node.inputs, out=node.out, **node.attr)
@@ -404,15 +443,32 @@ class _Backward:
 
 
     def backward_call(self, node: Node, g: Cotangent, b: Builder) -> None:
-        """A call of the shared graph's backward on the forward call's residuals."""
+        """A call of the shared graph's backward on the forward call's residuals (a
+        recursive graph's: on its operands, ``_Shared``)."""
         shared = self.calls[node.out]
         result = _tuple_type(node.out.type).elems[0]
         res = [b.getitem(node.out, 1 + k) for k in range(shared.residuals)]
+        if shared.recompute:
+            res = list(node.inputs)
         grads = b.append(make_node(Op.Call, (*res, _value(b, result, g[0])),
                                    {"graph": shared.backward}, node.loc))
         operands = [v for v in node.inputs if not isinstance(v.type, MonadType)]
         for k, v in enumerate(operands):
             self.add(v, b.getitem(grads, k))
+
+    def backward_recurse(self, node: Node, g: Cotangent, b: Builder) -> None:
+        """The recursive graph's backward from the inner level's operands (``_Shared``)."""
+        target = self.shared.recursive.get(node.attr["graph"])
+        if target is None:  # (a gradient's own recursive graphs, differentiated again)
+            raise UnsupportedSyntaxError("no second derivatives through recursion whose "
+                                         "depth a tensor decides yet", node.loc)
+        name, grads = target
+        ct = _value(b, node.out.type, g)
+        out = b.append(make_node(Op.Recurse, (*node.inputs, ct),
+                                 {"graph": name, "result": grads}, node.loc))
+        operands = [v for v in node.inputs if not isinstance(v.type, MonadType)]
+        for k, v in enumerate(operands):
+            self.add(v, b.getitem(out, k))
 
     def backward_while(self, node: Node, g: Cotangent, b: Builder) -> None:
         """``for j = N-1 .. 0: ct = body's backward at (body^j)(init)`` as a ``While``

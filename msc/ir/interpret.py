@@ -13,6 +13,7 @@ import numpy as np
 from msc.errors import GraphTypeError
 from msc.ir.nodes import Graph, Module, Node, Var
 from msc.ir.primitives.base import conform
+from msc.ir.rewrite import all_graphs
 from msc.ir.transform import Interpreter
 from msc.ir.types import TensorType, tensor_of
 
@@ -21,15 +22,18 @@ def interpret(module: Module, inputs: Sequence[Any], weights: Sequence[Any] = ()
     """Run ``module``'s entry graph. ``weights`` follow the graph's weight params in
     order; the result keeps the output's structure (tuples stay tuples)."""
     graph = module.entry_graph
-    return run_graph(graph, tuple(inputs) + tuple(weights))
+    graphs = {g.name: g for g in all_graphs(module)}  # what a ``Recurse`` may name
+    return run_graph(graph, tuple(inputs) + tuple(weights), graphs)
 
 
-def run_graph(graph: Graph, args: Sequence[Any]) -> Any:
+def run_graph(graph: Graph, args: Sequence[Any], graphs: dict[str, Graph] | None = None) -> Any:
     if len(args) != len(graph.params):
         raise GraphTypeError(f"graph @{graph.name} takes {len(graph.params)} arguments "
                              f"({len(graph.inputs)} inputs and {len(graph.weights)} weights), "
                              f"but {len(args)} were given")
-    return _Numpy().run(graph, [_check_arg(p, a) for p, a in zip(graph.params, args)])
+    interpreter = _Numpy()
+    interpreter.graphs.update(graphs or {})
+    return interpreter.run(graph, [_check_arg(p, a) for p, a in zip(graph.params, args)])
 
 
 class _Numpy(Interpreter):
@@ -39,7 +43,7 @@ class _Numpy(Interpreter):
         return conform(node.op.impl(*args, **node.attr), node.out.type)
 
     def call(self, graph: Graph, args: Sequence[Any]) -> Any:
-        return run_graph(graph, args)
+        return run_graph(graph, args, self.graphs)
 
 
 def _check_arg(param: Var, arg: Any) -> Any:

@@ -17,7 +17,7 @@ from msc.ir.nodes import Graph, Module, Node, Value, Var
 from msc.ir.primitives import Effect, Op
 from msc.ir.types import MonadType
 
-_CALL = Op.Call
+_CALL, _RECURSE = Op.Call, Op.Recurse
 
 
 def tuple_parts(nodes: Sequence[Node], value: Value) -> tuple[Value, ...] | None:
@@ -37,6 +37,11 @@ def callee(node: Node) -> Graph | None:
         return None
     g = next((v for k, v in node.attrs if k == "graph"), None)
     return g if isinstance(g, Graph) else None
+
+
+def recursion_target(node: Node) -> str | None:
+    """The name of the graph a ``Recurse`` node calls (the module holds it), else None."""
+    return node.attr["graph"] if node.op is _RECURSE else None  # type: ignore[no-any-return]
 
 
 def regions(node: Node) -> tuple[Graph, ...]:
@@ -177,7 +182,8 @@ def all_graphs(module: Module) -> tuple[Graph, ...]:
 def callees_first(*graphs: Graph, named: Mapping[str, Graph] | None = None) -> list[Graph]:
     """``graphs`` and the graphs they call, directly or not (calls inside regions too), each
     after the graphs it calls. A callee of a name in ``named`` is the graph found there
-    (a module's own graphs stand for their names), else the first one a call holds."""
+    (a module's own graphs stand for their names), else the first one a call holds; a
+    ``Recurse`` reaches the graph of its name in ``named``."""
     named = named or {}
     seen: set[str] = set()
     order: list[Graph] = []
@@ -191,6 +197,8 @@ def callees_first(*graphs: Graph, named: Mapping[str, Graph] | None = None) -> l
             c = callee(node)
             if c is not None:
                 visit(c)
+            elif (target := recursion_target(node)) is not None and target in named:
+                visit(named[target])
         order.append(g)
 
     for g in graphs:

@@ -94,8 +94,10 @@ class Interpreter(Walker[Any]):
         return bool(np.asarray(value).item())
 
     def call(self, graph: Graph, args: Sequence[Any]) -> Any:
-        """A callee runs in an environment of its own."""
-        return type(self)().run(graph, args)
+        """A callee runs in an environment of its own (knowing the graphs by name)."""
+        inner = type(self)()
+        inner.graphs.update(self.graphs)
+        return inner.run(graph, args)
 
     def primitive(self, node: Node, args: tuple[Any, ...]) -> Any:
         raise NotImplementedError

@@ -34,8 +34,8 @@ def verify(module: Module, typed: dict[int, Node] | None = None) -> None:
        a ``Call``'s arguments match the callee's parameter types, and its type is the
        callee's output type;
     6. each graph's output is a Const or a value defined in that graph (or enclosing ones);
-    7. a ``Recurse`` names the graph it sits in (its regions included): the only graph
-       whose callers can reach it.
+    7. a ``Recurse`` names a graph of the module (the graph it sits in, or for a
+       gradient the recursive graph its backward recomputes).
 
     ``typed`` (id -> node, kept alive by the caller so ids stay unique) remembers the
     nodes whose invariant 5 held: a node's type check depends on the node alone (its op,
@@ -76,9 +76,9 @@ class _Verifier:
                 self.use(v, scope, node, graph, around)
             for region in regions(node):
                 self.graph(region, scope, (*around, graph))
-            if node.op is Op.Recurse and node.attr["graph"] != (around or (graph,))[0].name:
-                self.fail(node, graph, f"it recurses into @{node.attr['graph']}, not into the "
-                                       f"graph it sits in, @{(around or (graph,))[0].name}")
+            if node.op is Op.Recurse and node.attr["graph"] not in self.graphs:
+                self.fail(node, graph, f"it recurses into @{node.attr['graph']}, which the "
+                                       "module does not hold")
             self.check_type(node, graph)
             self.define(node.out, node, graph)
             scope.add(node.out)

@@ -7,7 +7,7 @@ graphs that are no longer called from the entry are dropped from the module.
 from __future__ import annotations
 
 from msc.ir.nodes import Graph, Module
-from msc.ir.rewrite import all_graphs, callee, walk
+from msc.ir.rewrite import all_graphs, callee, recursion_target, walk
 from msc.ir.transform import InlineCalls
 
 
@@ -34,7 +34,7 @@ def inline(module: Module) -> Module:
           Return(%0)
         }
     """
-    if not any(callee(n) for g in module.graphs for n in walk(g)):  # nothing to inline
+    if not any(callee(n) or recursion_target(n) for g in module.graphs for n in walk(g)):
         return Module(tuple(g for g in module.graphs if g.name == module.entry), module.entry)
     inlined = InlineCalls(keep=_reusable).module(module)
     return Module(_reachable(inlined), inlined.entry)
@@ -45,14 +45,16 @@ def _reusable(graph: Graph) -> bool:
 
 
 def _reachable(module: Module) -> tuple[Graph, ...]:
-    """The module's graphs still reachable from the entry through calls."""
+    """The module's graphs still reachable from the entry through calls (a ``Recurse``
+    reaches the graph of its name)."""
     graphs = {g.name: g for g in all_graphs(module)}
     keep = {module.entry}
     stack = [module.entry]
     while stack:
         for node in walk(graphs[stack.pop()]):
             body = callee(node)
-            if body is not None and body.name not in keep:
-                keep.add(body.name)
-                stack.append(body.name)
+            name = body.name if body is not None else recursion_target(node)
+            if name is not None and name not in keep:
+                keep.add(name)
+                stack.append(name)
     return tuple(g for g in module.graphs if g.name in keep)

@@ -1,6 +1,7 @@
 """Recursion whose depth a tensor condition decides compiles into a graph that calls itself
 (one ``Recurse`` node, not an unrolled copy per level), with eager mode's results on the
-python and numba targets; numpy written here is the independent reference."""
+python and numba targets, gradients included; numpy written here is the independent
+reference."""
 
 from __future__ import annotations
 
@@ -218,11 +219,56 @@ def test_return_types_that_differ_between_levels_are_an_error_at_the_if():
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# float_step:"))
 
 
-def test_gradient_through_tensor_recursion_is_an_error_at_the_call():
+def mixed(x, k):
+    """Not a tail call: each level's backward needs the deeper level's value."""
+    if k <= 0:
+        return ops.sin(x)
+    y = mixed(x * 1.5, k - 1)
+    return y * y + x
+
+
+def _np_mixed(x, k):
+    return np.sin(x) if k <= 0 else _np_mixed(x * 1.5, k - 1) ** 2 + x
+
+
+@pytest.mark.parametrize("target", ["python", "numba"])
+def test_gradients_through_tensor_recursion(target):
+    x = np.array([0.9, 1.1], F32)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    if target == "python":  # (one Numba compile below is enough for that target)
+        got = ms.jit(ops.grad(lambda x, k: squares(x, k).sum()))(Tensor(x), _i(3))
+        np.testing.assert_allclose(got.asnumpy(), 8 * x.astype(np.float64) ** 7, rtol=1e-5)
+    value, grad = ms.jit(ops.value_and_grad(lambda x, k: mixed(x, k).sum()))(Tensor(x), _i(2))
+    x64, eps = x.astype(np.float64), 1e-6
+    numeric = [(_np_mixed(x64 + eps * e, 2).sum() - _np_mixed(x64 - eps * e, 2).sum()) / (2 * eps)
+               for e in np.eye(2)]
+    np.testing.assert_allclose(float(value.asnumpy()), _np_mixed(x64, 2).sum(), rtol=1e-5)
+    np.testing.assert_allclose(grad.asnumpy(), numeric, rtol=1e-4)
+
+
+def test_gradients_of_a_cells_weights_through_tensor_recursion():
+    net = Halving()
+    x = np.array([1.0, 3.0], F32)
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
-    grad = ms.jit(ops.grad(lambda x, k: squares(x, k).sum()))
-    with pytest.raises(RuntimeError, match="no gradient rule for 'Recurse' yet") as info:
-        grad(Tensor(np.ones(2, F32)), _i(2))
+    grad = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())
+    (dx, _), (dw,) = ms.jit(lambda x, k: grad(x, k))(Tensor(x), _i(3))
+    w = np.array([0.5, 2.0], F32)  # out = sum(x * w**3 + 1)
+    np.testing.assert_allclose(dx.asnumpy(), w ** 3)
+    np.testing.assert_allclose(dw.asnumpy(), 3 * w ** 2 * x)
+
+
+def test_second_derivatives_through_tensor_recursion_are_an_error_at_the_call():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    first = ops.grad(lambda x, k: squares(x, k).sum())
+    with pytest.raises(RuntimeError, match="no second derivatives through recursion") as info:
+        ms.jit(ops.grad(lambda x, k: first(x, k).sum()))(Tensor(np.ones(2, F32)), _i(2))
+    assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# squares:"))
+
+
+def test_vmap_of_tensor_recursion_is_an_error_at_the_call():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    with pytest.raises(RuntimeError, match="vmap cannot batch 'Recurse'") as info:
+        ms.jit(ms.vmap(squares, in_axes=(0, None)))(Tensor(np.ones((3, 2), F32)), _i(2))
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# squares:"))
 
 
@@ -298,11 +344,26 @@ def is_odd(n):
     return is_even(n - 1)
 
 
+def squares(x, k):
+    if k <= 0:
+        return x
+    return squares(x * x, k - 1)
+
+
+def loss(x, k):
+    return squares(x, k).sum()
+
+
 ms.set_context(mode=ms.GRAPH_MODE{extra})
 i = lambda v: ms.Tensor(np.array(v, np.int32))
-out = [ms.jit(fact)(i(6)), ms.jit(gcd)(i(84), i(36)), ms.jit(is_even)(i(7))]
+x = ms.Tensor(np.array([0.9, 1.1], np.float32))
+out = [ms.jit(fact)(i(6)), ms.jit(gcd)(i(84), i(36)), ms.jit(is_even)(i(7)),
+       ms.jit(ms.ops.grad(loss))(x, i(3))]
 print(json.dumps([o.asnumpy().tolist() for o in out]))
 """
+
+#: fact(6), gcd(84, 36), is_even(7), and the gradient of sum(x ** 8) at [0.9, 1.1]
+EXPECTED = [720, 12, False, (8 * np.array([0.9, 1.1], np.float32) ** 7).tolist()]
 
 
 def _run(python, tmp_path, pkg, extra="", env=None):
@@ -319,11 +380,15 @@ def test_cuda_simulator_runs_recursive_drivers(tmp_path):
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "MSC_JIT_TIER": "numba",
            "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    assert _run(sys.executable, tmp_path, "msc", ', jit_target="cuda"', env) == \
-        [720, 12, False]
+    _check(_run(sys.executable, tmp_path, "msc", ', jit_target="cuda"', env))
 
 
 @pytest.mark.skipif(not MINDSPORE.exists(), reason="MindSpore 2.10 is not installed in "
                     ".peers/ms; the numpy cases above hold the same values")
 def test_same_results_as_mindspore(tmp_path):
-    assert _run(MINDSPORE, tmp_path, "mindspore") == [720, 12, False]
+    _check(_run(MINDSPORE, tmp_path, "mindspore"))
+
+
+def _check(got):
+    assert got[:3] == EXPECTED[:3]
+    np.testing.assert_allclose(got[3], EXPECTED[3], rtol=1e-5)

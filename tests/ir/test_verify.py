@@ -214,10 +214,10 @@ def test_a_region_cannot_use_a_later_value(region_op: str) -> None:
         in err.message
 
 
-def test_a_recurse_naming_another_graph_fails() -> None:
+def test_a_recurse_naming_a_graph_the_module_lacks_fails() -> None:
     x = Var(t(2), "x")
     nodes: list[Node] = []
     emit(nodes, "Recurse", x, graph="g", result=t(2))
     err = failure(one(Graph("f", (x,), tuple(nodes), nodes[-1].out)))
-    assert "it recurses into @g, not into the graph it sits in, @f" in err.message
+    assert "it recurses into @g, which the module does not hold" in err.message
     verify(one(Graph("g", (x,), tuple(nodes), nodes[-1].out)))  # its own name: valid

@@ -26,7 +26,7 @@ import numpy as np
 from msc.codegen.cuda.scalar import device_template, render_device
 from msc.codegen.fusion import loc_comment
 from msc.codegen import lower as host_lower
-from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared
+from msc.codegen.lower import KEEPS_GROUP, Lowerer, ModuleSpec, Shared, by_name, settle_needs
 from msc.codegen.pyrender import located
 from msc.codegen.names import Namespace
 from msc.codegen.targets import Target, target_named
@@ -334,16 +334,17 @@ def lower_cuda_module(module: Module, target_name: str, header: str) -> CudaModu
     ``Call`` (callees first), the entry's driver, and the kernels they launch."""
     target: Target = target_named(target_name)
     graph = module.entry_graph
-    order = callees_first(graph)[:-1]  # (the graph itself comes last)
+    order = callees_first(graph, named=by_name(module))[:-1]  # (the graph itself comes last)
     shared = CudaShared()
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)
-    for g in order:  # a recursive driver passes itself the constants it needs (lower.py)
-        if any(n.op is Op.Recurse for n in walk(g)):
-            device, host_ops = list(shared.device), set(shared.host_ops)
-            Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()
-            shared.device, shared.host_ops = device, host_ops
+
+    def lower_aside(g: Graph) -> None:  # (its device kernels are made again after)
+        device, host_ops = list(shared.device), set(shared.host_ops)
+        Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()
+        shared.device, shared.host_ops = device, host_ops
+    settle_needs(order, shared, lower_aside)
     callees = tuple(Lowerer(g, target, shared, entry=False, device=DeviceNodes).lower()[0]
                     for g in order)
     kernel, output = Lowerer(graph, target, shared, device=DeviceNodes).lower()

@@ -16,7 +16,6 @@ assignment widens a name's type.
 from __future__ import annotations
 
 import math
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -25,6 +24,7 @@ import numpy as np
 
 from msc.codegen import threads
 from msc.codegen.native import scalars as S
+from msc.codegen.native import parts as P
 from msc.codegen.native.scalars import (
     BOOL,
     F64,
@@ -126,26 +126,6 @@ class Function:
     parts: list[str] = field(default_factory=list)  # C functions to place before it
 
 
-@dataclass
-class Part:
-    """A top-level parallel loop nest cut out of the function into a C function of its
-    own, which ``msc_parallel`` runs over parts of its range on the runtime's threads:
-    its lines, the scalars it reads from the function (passed by value; those it assigns
-    are its own) and every name it reads."""
-
-    name: str
-    lines: list[str]
-    captured: list[str]
-    names: set[str]
-
-
-#: The C names msc_forward's parameters have; a part receives them in its context.
-FORWARD_PARAMS = (("char *const *", "blocks"), ("char *", "ws"), ("void *const *", "in"),
-                  ("void *const *", "out"))
-#: Kernel-IR names of a part's range ends (not identifiers: no kernel name meets them) and
-#: of its loop's index.
-PART_LO, PART_HI, PART_INDEX = "@lo", "@hi", "__part_index"
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 class Renderer:
@@ -159,7 +139,7 @@ class Renderer:
         self.env = dict(env)
         #: the kernel-IR names each top-level statement reads or assigns (from 1)
         self.reads = [set(), *reads]
-        self.parts: list[Part] = []
+        self.parts: list[P.Part] = []
         self.types = dict(types)  # scalar names -> dtype (unified over assignments)
         self.dynamic = dynamic  # array names assigned in several places: pointer variables
         self.dyn_slots: dict[str, frozenset[int]] = {}
@@ -237,7 +217,7 @@ class Renderer:
         """``s`` over ``[lo, hi)`` of its range (``threads.part_of``); its extent, None
         where it does not qualify."""
         sizes = {name: K.Lit(v) for name, v in self.env.items() if type(v) is int}
-        extent, inside = threads.part_of(s, K.Name(PART_INDEX))
+        extent, inside = threads.part_of(s, K.Name(P.PART_INDEX))
         n, count = self.value(extent), threads.work((s,), sizes)
         if not isinstance(n, int) or n < 2 or count is None or count < threads.MIN_WORK:
             return None
@@ -245,7 +225,7 @@ class Renderer:
                                                   if isinstance(x, K.Loop)}
         if assigned & set().union(*(r for t, r in enumerate(self.reads) if t != self.top)):
             return None
-        self.stmt(K.Loop(PART_INDEX, K.Name(PART_HI), inside, start=K.Name(PART_LO),
+        self.stmt(K.Loop(P.PART_INDEX, K.Name(P.PART_HI), inside, start=K.Name(P.PART_LO),
                          role=K.Role.PARALLEL, loc=s.loc))
         return n
 
@@ -260,7 +240,7 @@ class Renderer:
             else value
         lead = next((k for k in range(1, len(dest.shape) + 1) if math.prod(dest.shape[:k]) >= 8),
                     len(dest.shape))
-        n, i = math.prod(dest.shape[:lead]), c_name(PART_INDEX)
+        n, i = math.prod(dest.shape[:lead]), c_name(P.PART_INDEX)
 
         def row(v: View) -> View:  # (the element lead axes of index i, by division)
             terms = [f"({i} / {math.prod(v.shape[d + 1:lead])} % {v.shape[d]}) * {v.strides[d]}"
@@ -282,12 +262,12 @@ class Renderer:
         variable (a pointer the function sets as it runs), or returns."""
         saved = (len(self.lines), len(self.slots), dict(self.decls), dict(self.env),
                  dict(self.dyn_slots), dict(self.dyn_views), self.depth)
-        self.env[PART_LO], self.env[PART_HI] = Scalar("lo", I64), Scalar("hi", I64)
+        self.env[P.PART_LO], self.env[P.PART_HI] = Scalar("lo", I64), Scalar("hi", I64)
         self.depth = 1
         n = render()
         lines = self.lines[saved[0]:]
         del self.lines[saved[0]:]
-        names = {x for line in lines for x in _IDENTIFIER.findall(line)}
+        names = {x for line in lines for x in P.IDENTIFIER.findall(line)}
         if n is None or len(self.slots) > saved[1] or \
                 any(x.startswith("a_") for x in names if x in self.decls) or \
                 any("return" in line for line in lines):
@@ -297,9 +277,9 @@ class Renderer:
         self.depth = saved[6]
         captured = sorted(x for x in names if self.decls.get(x) == "" and not any(
             line.lstrip().startswith(f"{x} = ") for line in lines))
-        part = Part(f"msc_part_{len(self.parts)}", lines, captured, names)
+        part = P.Part(f"msc_part_{len(self.parts)}", lines, captured, names)
         self.parts.append(part)
-        context = ", ".join([name for _, name in FORWARD_PARAMS] + captured)
+        context = ", ".join([name for _, name in P.FORWARD_PARAMS] + captured)
         self.put(f"{{ {part.name}_ctx c = {{{context}}}; msc_parallel({part.name}, &c, {n}); }}")
         return True
 
@@ -1012,29 +992,6 @@ def render_function(body: Sequence[K.Stmt], env: dict[str, Any], results: Sequen
             decls[name] = f"{t} *const {name} = ({t} *)(ws + {r.slots[decl].offset});"
         else:
             decls[name] = decl
-    given = {_declared(d): d for d in preamble}
-    parts = [part_function(p, given, decls, r.types) for p in r.parts]
+    given = {P.declared(d): d for d in preamble}
+    parts = [P.part_function(p, given, decls, r.types) for p in r.parts]
     return Function(r.lines, list(decls.values()), outputs, size, parts)
-
-
-def _declared(decl: str) -> str:
-    """The name a declaration (``T *const name = ...;``) declares."""
-    return _IDENTIFIER.findall(decl.split("=")[0])[-1]
-
-
-def part_function(part: Part, given: dict[str, str], decls: dict[str, str],
-                  types: dict[str, np.dtype]) -> str:
-    """``part`` as a C function over ``[lo, hi)`` of its range, and the type of the
-    context its caller passes: msc_forward's parameters and the scalars it reads."""
-    fields = [f"{t}{name};" for t, name in FORWARD_PARAMS]
-    fields += [f"{ctype(types[x])} {x};" for x in part.captured]
-    body = [f"const {part.name}_ctx *c = ctx;"]
-    body += [f"{t}{name} = c->{name};" for t, name in FORWARD_PARAMS]
-    body += ["(void)blocks; (void)ws; (void)in; (void)out; (void)part;"]
-    body += [d for name, d in given.items() if name in part.names]
-    body += [d for name, d in decls.items() if name in part.names and name not in part.captured]
-    body += [f"const {ctype(types[x])} {x} = c->{x};" for x in part.captured]
-    return "\n".join(
-        [f"typedef struct {{ {' '.join(fields)} }} {part.name}_ctx;",
-         f"static int {part.name}(void *ctx, int64_t lo, int64_t hi, int part) {{"]
-        + ["    " + line for line in body] + part.lines + ["    return 0;", "}"])

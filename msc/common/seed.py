@@ -19,7 +19,9 @@ _rng: np.random.Generator = np.random.default_rng(_DEFAULT_SEED)
 
 
 def set_seed(seed: int) -> None:
-    """Re-seed the generator behind weight initialisation and dropout (``msc.set_seed``).
+    """Re-seed the generator behind weight initialisation and dropout (``msc.set_seed``),
+    and numpy's global one, as MindSpore's does (models initialise weights with
+    ``np.random`` and expect ``set_seed`` to fix them).
 
     Example:
         >>> set_seed(1); a = initializer("normal", (2,)).asnumpy()
@@ -35,6 +37,7 @@ def set_seed(seed: int) -> None:
                               user_loc())
     _seed = seed
     _rng = np.random.default_rng(seed)
+    np.random.seed(seed)
     from msc.dataset.core import config  # MindSpore's set_seed seeds the datasets too
 
     config.set_seed(seed)

@@ -391,6 +391,15 @@ def test_custom_initializer_and_seeded_init():
         np.testing.assert_array_equal(a, b)
 
 
+def test_set_seed_seeds_numpys_global_generator_too():
+    """MindSpore's set_seed calls np.random.seed: weights a model draws with np.random
+    are the same after the same seed."""
+    ms.set_seed(11)
+    drawn = np.random.normal(size=5)
+    np.random.seed(11)
+    np.testing.assert_array_equal(drawn, np.random.normal(size=5))
+
+
 # --- train.Model -------------------------------------------------------------------------------
 
 

@@ -61,8 +61,8 @@ def key(node: Any, scope: Scope) -> Any:
 def _abstract(value: Any) -> Any:
     if isinstance(value, WeakNumber):
         return None  # (a Python number in the graph: its dtype follows the other operand)
-    if isinstance(value, SymTensor):
-        return ("tensor", value.ssa.type)
+    if _is_tensor(value):
+        return ("tensor", value.type)
     if isinstance(value, tuple):
         items = tuple(_abstract(v) for v in value)
         return None if any(i is None for i in items) else ("tuple", items)
@@ -73,9 +73,15 @@ def _abstract(value: Any) -> Any:
     return ("object", id(value))
 
 
-def _leaves(value: Any) -> list[SymTensor]:
-    """The graph tensors in ``value`` (through tuples), in order."""
-    if isinstance(value, SymTensor):
+def _is_tensor(value: Any) -> bool:
+    """A graph tensor, or a constant one (computed while the graph is built: a recursive
+    graph takes it as an input like any other); a Parameter is read as a weight."""
+    return isinstance(value, Tensor) and not isinstance(value, Parameter)
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The tensors in ``value`` (through tuples), in order."""
+    if _is_tensor(value):
         return [value]
     if isinstance(value, tuple):
         return [t for v in value for t in _leaves(v)]
@@ -83,8 +89,8 @@ def _leaves(value: Any) -> list[SymTensor]:
 
 
 def _replace(value: Any, new: Any) -> Any:
-    """``value`` with its graph tensors replaced by the next items of ``new``."""
-    if isinstance(value, SymTensor):
+    """``value`` with its tensors replaced by the next items of ``new``."""
+    if _is_tensor(value):
         return next(new)
     if isinstance(value, tuple):
         return tuple(_replace(v, new) for v in value)
@@ -129,7 +135,7 @@ def call(calls: Any, index: int, node: Any, scope: Scope, file: str, k: Any) -> 
 
 
 def build(calls: Any, node: Any, scope: Scope, file: str,
-          args: list[SymTensor]) -> tuple[Graph, list[Any]]:
+          args: list[Any]) -> tuple[Graph, list[Any]]:
     """The function's graph: parameters for its tensor arguments, the caller's state,
     then the weights it reads."""
     fname = getattr(node, "name", "lambda")
@@ -137,7 +143,7 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
     outer = scope.parent
     while outer is not None:
         for n, v in outer.names.items():
-            if n in read and _leaves(v if isinstance(v, tuple) else (v,)):
+            if n in read and any(isinstance(t, SymTensor) for t in _leaves(v)):
                 raise UnsupportedSyntaxError(
                     f"'{fname}' recurses under a tensor condition and reads the tensor '{n}' "
                     "of the function around it: msc builds such recursion as one graph of "
@@ -152,8 +158,7 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
         inner.reuse, inner.depth, inner.recursion = calls.reuse, calls.depth, rec
         with sub:
             sub.loc = calls.builder.loc
-            inputs = iter([sub.add_input(a.ssa.type, a.ssa.hint or f"x{i}")
-                           for i, a in enumerate(args)])
+            inputs = iter([sub.add_input(a.type, f"x{i}") for i, a in enumerate(args)])
             sub.state = sub.add_input(MonadType(), "u").ssa
             for w in rec.weights:
                 sub.weight(w)

@@ -154,6 +154,24 @@ def test_tuple_arguments_and_a_cell_method(target):
     np.testing.assert_array_equal(got, eager_cell)
 
 
+def halve(x, k):
+    if k <= 0:
+        return x
+    return halve(x * 0.5, k - 1)
+
+
+def from_constant(k):
+    """``halve``'s tensor is a constant (computed while the graph is built) at every level,
+    a new one each time: the recursive graph takes it as an input."""
+    return halve(ops.ones((2,), ms.float32) * 8, k)
+
+
+def test_a_constant_tensor_argument_still_gives_one_recursive_graph():
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    got = ms.jit(from_constant)(_i(3)).asnumpy()
+    np.testing.assert_array_equal(got, np.full(2, 1.0, F32))
+
+
 def test_one_recursive_graph_not_an_unrolled_copy_per_level():
     from msc.frontend.specialize import specialize
     from msc.ir.primitives import Op

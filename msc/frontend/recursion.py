@@ -26,12 +26,12 @@ import numpy as np
 
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
-from msc.frontend.builder import GraphBuilder, has_constants, to_output
+from msc.frontend.builder import ChosenParameter, GraphBuilder, has_constants, to_output
 from msc.frontend.scope import Scope
 from msc.ir.nodes import REUSABLE, Graph, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.transform import Transformer
-from msc.ir.types import MonadType, RefType, TupleType, Type
+from msc.ir.types import MonadType, RefType, TensorType, TupleType, Type
 
 #: Builds of one recursive graph before its weights must have settled (each build can
 #: only find weights read after a recursive call that the previous one had not seen).
@@ -62,7 +62,8 @@ def _abstract(value: Any) -> Any:
     if isinstance(value, WeakNumber):
         return None  # (a Python number in the graph: its dtype follows the other operand)
     if _is_tensor(value):
-        return ("tensor", value.type)
+        t = _tensor_type(value)
+        return None if t is None else ("tensor", t)
     if isinstance(value, tuple):
         items = tuple(_abstract(v) for v in value)
         return None if any(i is None for i in items) else ("tuple", items)
@@ -77,6 +78,14 @@ def _is_tensor(value: Any) -> bool:
     """A graph tensor, or a constant one (computed while the graph is built: a recursive
     graph takes it as an input like any other); a Parameter is read as a weight."""
     return isinstance(value, Tensor) and not isinstance(value, Parameter)
+
+
+def _tensor_type(value: Any) -> TensorType | None:
+    """``value``'s type, if a tensor's (not a weight's reference, read without emitting)."""
+    if isinstance(value, ChosenParameter):
+        return value.type
+    t = value.ssa.type if isinstance(value, SymTensor) else value.type
+    return t if isinstance(t, TensorType) else None
 
 
 def _leaves(value: Any) -> list[Any]:
@@ -158,7 +167,8 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
         inner.reuse, inner.depth, inner.recursion = calls.reuse, calls.depth, rec
         with sub:
             sub.loc = calls.builder.loc
-            inputs = iter([sub.add_input(a.type, f"x{i}") for i, a in enumerate(args)])
+            inputs = iter([sub.add_input(_tensor_type(a), f"x{i}")
+                           for i, a in enumerate(args)])
             sub.state = sub.add_input(MonadType(), "u").ssa
             for w in rec.weights:
                 sub.weight(w)

@@ -27,6 +27,7 @@ import numpy as np
 from msc.common.tensor import Parameter, SymTensor, Tensor, WeakNumber
 from msc.errors import GraphTypeError, UnsupportedSyntaxError
 from msc.frontend.builder import ChosenParameter, GraphBuilder, has_constants, to_output
+from msc.frontend.control import Raised, _show
 from msc.frontend.scope import Scope
 from msc.ir.nodes import REUSABLE, Graph, Node, Value, Var
 from msc.ir.primitives import Op
@@ -125,7 +126,6 @@ def call(calls: Any, index: int, node: Any, scope: Scope, file: str, k: Any) -> 
     if calls.recursion is not None and index == 0:
         rec = calls.recursion
         if rec.result is None:  # the first build: this branch gives no type
-            from msc.frontend.control import Raised
             raise Raised()
         inputs = tuple(builder.value(a) for a in args) + (builder.state,) + \
             tuple(builder.weight(w).ssa for w in rec.weights)
@@ -148,17 +148,7 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
     """The function's graph: parameters for its tensor arguments, the caller's state,
     then the weights it reads."""
     fname = getattr(node, "name", "lambda")
-    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(scope.names)
-    outer = scope.parent
-    while outer is not None:
-        for n, v in outer.names.items():
-            if n in read and any(isinstance(t, SymTensor) for t in _leaves(v)):
-                raise UnsupportedSyntaxError(
-                    f"'{fname}' recurses under a tensor condition and reads the tensor '{n}' "
-                    "of the function around it: msc builds such recursion as one graph of "
-                    f"its own, which cannot read another graph's values; pass '{n}' to "
-                    f"'{fname}' as an argument")
-        outer = outer.parent
+    _check_closure(fname, node, scope)
     name = calls.reuse.fresh(f"{fname}_rec") if calls.reuse is not None else f"{fname}_rec"
     rec = Recursion(name)
     for _ in range(_ROUNDS):
@@ -192,7 +182,8 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
                 f"{_show(output.type)} where it recurses: both must give the same dtype and "
                 "shape (MindSpore requires it too)")
         if rec.result is not None and [id(w) for w in weights] == [id(w) for w in rec.weights]:
-            return _weights_as_values(sub.finish(output, frozenset({REUSABLE}))), weights
+            graph = sub.finish(output, frozenset({REUSABLE}))
+            return _Values(graph).graph(graph), weights
         rec.result, rec.weights = output.type, weights
     raise GraphTypeError(f"the weights '{fname}' reads did not settle after {_ROUNDS} builds")
 
@@ -216,8 +207,19 @@ class _Values(Transformer):
         return None
 
 
-def _weights_as_values(graph: Graph) -> Graph:
-    return _Values(graph).graph(graph)
+def _check_closure(fname: str, node: Any, scope: Scope) -> None:
+    """A graph of its own cannot read the graph tensors of the function around it."""
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(scope.names)
+    outer = scope.parent
+    while outer is not None:
+        for n, v in outer.names.items():
+            if n in read and any(isinstance(t, SymTensor) for t in _leaves(v)):
+                raise UnsupportedSyntaxError(
+                    f"'{fname}' recurses under a tensor condition and reads the tensor '{n}' "
+                    "of the function around it: msc builds such recursion as one graph of "
+                    f"its own, which cannot read another graph's values; pass '{n}' to "
+                    f"'{fname}' as an argument")
+        outer = outer.parent
 
 
 def _check_result(fname: str, value: Any, base: bool) -> None:
@@ -236,8 +238,3 @@ def _check_result(fname: str, value: Any, base: bool) -> None:
             f"whose every level returns the same type, but it returns {what} {where} and "
             "a tensor where it recurses: return a tensor there (ms.Tensor(1, ms.int32), or "
             "n * 0 + 1), as MindSpore's graph mode requires")
-
-
-def _show(t: Any) -> str:
-    from msc.frontend.control import _show as show
-    return show(t)

@@ -666,8 +666,11 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
 
 def by_name(module: Module) -> dict[str, Graph]:
     """The graphs a ``Recurse`` may name: the module's, but its entry (which the host
-    lowering may split under the same name)."""
-    return {g.name: g for g in all_graphs(module) if g.name != module.entry}
+    lowering may split under the same name); none where nothing recurses."""
+    graphs = all_graphs(module)
+    if not any(recursion_target(n) for g in graphs for n in walk(g)):
+        return {}
+    return {g.name: g for g in graphs if g.name != module.entry}
 
 
 def settle_needs(order: list[Graph], shared: Shared, lower: Callable[[Graph], Any]) -> None:

@@ -14,7 +14,8 @@ import msc as ms
 from msc import nn, ops
 from tests.codegen.cases_conv import CONV_OPS, conv_pool, conv_pool_expect, conv_pool_inputs
 
-STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call"}  # test_control_*, test_calls
+STRUCTURAL = {"MakeTuple", "TupleGetItem", "If", "While", "Call",  # test_control_*, test_calls
+              "Recurse"}  # tests/frontend/test_tensor_recursion
 EFFECTS = {"Load", "Assign", "AssignAdd", "AssignSub", "UpdateState", "Depend", "TensorMove",
            "Print"}  # test_effects.py
 RAISES = {"Raise"}  # tests/frontend/test_control_jumps.py

@@ -202,6 +202,7 @@ NOT_EXPORTED: dict[Any, str] = {
     Op.AssignSub: "an ONNX graph cannot write its weights (export the inference network)",
     Op.Print: "ONNX has no printing op",
     Op.Raise: "ONNX cannot raise an exception",
+    Op.Recurse: "an ONNX graph cannot call itself (recursion whose depth a tensor decides)",
     Op.UniformReal: "ONNX's random ops would not draw msc's numbers",
     Op.MaxPoolGrad: "a training graph's op",
     Op.MaxPoolGradGrad: "a training graph's op",

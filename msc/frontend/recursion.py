@@ -169,9 +169,9 @@ def build(calls: Any, node: Any, scope: Scope, file: str,
             output = to_output(sub, result)
         if sub.wrote:
             raise UnsupportedSyntaxError(
-                f"'{fname}' recurses under a tensor condition and writes a Parameter or "
-                "prints: msc builds such recursion as one graph, which cannot order effects "
-                "between its levels; move the write or print out of the recursive function")
+                f"'{fname}' recurses under a tensor condition and writes a Parameter, prints "
+                "or raises: msc builds such recursion as one graph, which cannot order effects "
+                "between its levels; move the effect out of the recursive function")
         if has_constants(sub, output):
             raise GraphTypeError(f"'{fname}' recurses under a tensor condition but returns "
                                  "Python constants: return tensors on every path")

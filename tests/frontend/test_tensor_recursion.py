@@ -316,7 +316,7 @@ def noisy(x, k):
 def test_a_print_inside_tensor_recursion_is_an_error_at_the_call():
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
     with pytest.raises(RuntimeError, match="'noisy' recurses under a tensor condition and "
-                                           "writes a Parameter or prints") as info:
+                                           "writes a Parameter, prints or raises") as info:
         ms.jit(noisy)(Tensor(np.ones(2, F32)), _i(2))
     assert (info.value.loc.file, info.value.loc.line) == (__file__, _line_of("# noisy:"))
 

@@ -58,6 +58,12 @@ def test_the_comparator_catches_planted_differences():
     assert disagreement(eager, raised).kind == "raised"
     assert disagreement(eager, Outcome("rejected", error="RuntimeError: no")) is None
     assert disagreement(eager, Outcome("internal", error="Internal: bug")).kind == "internal"
+    # float64 to 1e-12, unless float32 values were widened into it: then to float32's 1e-5
+    wide, near = _ok(np.float64([0.9982604]), np.int64(3)), _ok(np.float64([0.9982604035]),
+                                                                np.int64(3))
+    assert disagreement(wide, near).kind == "values"
+    assert disagreement(wide, near, approx_wide=True) is None
+    assert disagreement(wide, _ok(np.float64([0.9983]), np.int64(3)), approx_wide=True)
 
 
 def test_the_shrinker_reduces_a_planted_failure():

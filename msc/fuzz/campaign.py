@@ -216,7 +216,8 @@ def fuzz(seed: int = 0, programs: int = 100, options: Options | None = None, *,
                 if outcome.kind == "rejected":
                     rejected = True
                     report.rejections[f"[{way}] {outcome.error}"[:200]] += 1
-                found = disagreement(eager, outcome, program.approx_half, program.approx_grad)
+                found = disagreement(eager, outcome, program.approx_half, program.approx_grad,
+                                     program.approx_wide)
                 if found is not None:
                     problems[way] = found
             report.rejected_programs += rejected
@@ -258,7 +259,7 @@ def _shrink(finding: Finding, runner: Runner, eager: Outcome, options: Options) 
         if e.kind != eager.kind or (e.kind == "raised" and e.exception != eager.exception):
             return False
         found = disagreement(e, others.get(way, Outcome("invalid")), candidate.approx_half,
-                             candidate.approx_grad)
+                             candidate.approx_grad, candidate.approx_wide)
         if found is None or found.signature != want:
             return False
         last[:] = [found]

@@ -47,9 +47,10 @@ class Problem:
 
 
 def disagreement(eager: Outcome, other: Outcome, approx_half: bool = False,
-                 approx_grad: bool = False) -> Problem | None:
+                 approx_grad: bool = False, approx_wide: bool = False) -> Problem | None:
     """How ``other`` differs from ``eager``, or None when it agrees (or was refused);
-    ``approx_grad``: eager's gradients were finite differences (``grads.py``)."""
+    ``approx_grad``: eager's gradients were finite differences (``grads.py``);
+    ``approx_wide``: float32 values were widened to float64 (their ulps come along)."""
     if other.kind == "internal":
         return Problem("internal", other.error, "InternalCompilerError")
     if other.kind in ("rejected", "timeout", "invalid") or eager.kind not in ("ok", "raised"):
@@ -65,37 +66,38 @@ def disagreement(eager: Outcome, other: Outcome, approx_half: bool = False,
     if other.kind == "raised":
         return Problem("raised", f"raised {other.error!r} at {other.phase} time where eager "
                        "returned a value", other.exception)
-    found = compare(other.value, eager.value, "output", approx_half, approx_grad)
+    found = compare(other.value, eager.value, "output", approx_half, approx_grad, approx_wide)
     if found is None and other.params is not None and eager.params is not None:
         want = eager.params
         if other.some_params:  # an artifact keeps the weights its code uses
             want = {k: v for k, v in want.items() if k in other.params}
-        found = compare_params(other.params, want, approx_half, approx_grad)
+        found = compare_params(other.params, want, approx_half, approx_grad, approx_wide)
     return found
 
 
 def compare_params(got: dict[str, np.ndarray], want: dict[str, np.ndarray],
-                   approx_half: bool, approx_grad: bool = False) -> Problem | None:
+                   approx_half: bool, approx_grad: bool = False,
+                   approx_wide: bool = False) -> Problem | None:
     for name in sorted(set(got) | set(want)):
         if name not in got or name not in want:
             return Problem("parameters", f"Parameter {name!r} is missing on one side "
                            f"({sorted(got)} vs eager's {sorted(want)})")
         found = compare(Leaf(got[name]), Leaf(want[name]), f"Parameter {name}", approx_half,
-                        approx_grad)
+                        approx_grad, approx_wide)
         if found is not None:
             return Problem("parameters", found.detail)
     return None
 
 
 def compare(got: Any, want: Any, where: str, approx_half: bool = False,
-            approx_grad: bool = False) -> Problem | None:
+            approx_grad: bool = False, approx_wide: bool = False) -> Problem | None:
     """The first difference between two nested results (tuples of ``Leaf``)."""
     if isinstance(want, tuple):
         if not isinstance(got, tuple) or len(got) != len(want):
             return Problem("structure", f"{where}: {_shape_of(got)} where eager gave "
                            f"{_shape_of(want)}")
         for i, (g, w) in enumerate(zip(got, want)):
-            found = compare(g, w, f"{where}[{i}]", approx_half, approx_grad)
+            found = compare(g, w, f"{where}[{i}]", approx_half, approx_grad, approx_wide)
             if found:
                 return found
         return None
@@ -106,15 +108,17 @@ def compare(got: Any, want: Any, where: str, approx_half: bool = False,
         return Problem("dtype", f"{where}: dtype {g.dtype} where eager gave {w.dtype}")
     if g.shape != w.shape:
         return Problem("shape", f"{where}: shape {g.shape} where eager gave {w.shape}")
-    if not same_values(g, w, approx_half, approx_grad):
+    if not same_values(g, w, approx_half, approx_grad, approx_wide):
         return Problem("values", f"{where}: {_show(g)} where eager gave {_show(w)}")
     return None
 
 
 def same_values(g: np.ndarray, w: np.ndarray, approx_half: bool = False,
-                approx_grad: bool = False) -> bool:
+                approx_grad: bool = False, approx_wide: bool = False) -> bool:
     if w.dtype.kind == "f" or g.dtype.kind == "f":
         name = w.dtype.name if w.dtype.kind == "f" else g.dtype.name
+        if name == "float64" and approx_wide:
+            name = "float32"
         rtol, atol = TOLERANCE.get(name, TOLERANCE["float32"])
         if name == "float16" and approx_half:
             rtol, atol = HALF_APPROX

@@ -114,12 +114,13 @@ _LOGIC = ("ops.logical_and({0}, {1})", "ops.logical_or({0}, {1})", "({0} & {1})"
 
 class Exprs:
     """The expression half of the generator (``Gen`` supplies ``rng``, ``features``,
-    ``dtypes``, ``approx_half`` and the call sites)."""
+    ``dtypes``, ``approx_half``, ``approx_wide`` and the call sites)."""
 
     rng: random.Random
     features: frozenset[str]
     dtypes: list[str]
     approx_half: bool
+    approx_wide: bool
 
     # hooks ``Gen`` implements (helpers, sub-Cells, HyperMap need program-level state)
     def call_form(self, t: TT, scope: list[Var], depth: int) -> str | None:
@@ -317,6 +318,8 @@ class Exprs:
             a = f"ops.clip_by_value({a}, -100.0, 100.0)"
         if src.dtype == "float64" and t.dtype == "float16":
             return None  # double rounding through float32 is documented (README)
+        if src.dtype in ("float32", "float16") and t.dtype == "float64":
+            self.approx_wide = True  # (a float32 ulp is far above float64's tolerance)
         d = MS_DTYPE[t.dtype]
         return f"ops.cast({a}, {d})" if self.rng.random() < 0.7 else f"{a}.astype({d})"
 

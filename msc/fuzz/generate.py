@@ -65,6 +65,7 @@ class Program:
     approx_half: bool = False
     seed: int | None = None
     approx_grad: bool = False  # it takes gradients: compared to finite differences
+    approx_wide: bool = False  # it widens float32 to float64: compared as float32
 
 
 @dataclass
@@ -101,7 +102,7 @@ class Gen(PyForms, Exprs, ShapeForms, GradForms):
         self.dtypes = ["float32"] + [d for d in ("float64", "float16") if d in features] + \
             (["int32", "int64"] if "int" in features else []) + \
             (["bool"] if "bool" in features else [])
-        self.approx_half = False
+        self.approx_half = self.approx_wide = False
         self.count = 0
         self.helpers: list[Callee] = []
         self.nested: list[Callee] = []
@@ -154,7 +155,7 @@ class Gen(PyForms, Exprs, ShapeForms, GradForms):
         lines += [line for s in body for line in s.lines(2)]
         args = ", ".join(f"x{i}" for i in range(len(inputs)))
         return Program(self.module_source(args, lines), inputs, self.approx_half,
-                       approx_grad=self.approx_grad)
+                       approx_grad=self.approx_grad, approx_wide=self.approx_wide)
 
     def parameters(self, base: tuple[int, ...]) -> list[Var]:
         if not self.on("parameter", 0.6):

@@ -724,12 +724,19 @@ def _rt_products(a, b, out=None):
     least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared among threads: the same
     calls whatever the thread count, so the same bits (numpy's BLAS runs on one thread
     meanwhile: ``_rt_own_threads``)."""
-    if a.ndim < 2 or b.ndim < 2 or max(a.ndim, b.ndim) > 3 or a.dtype != b.dtype or \
+    if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
         return np.matmul(a, b, out=out)
     stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if out is None:
         out = np.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
+    if len(stack) > 1:  # (attention's batch and heads: one stack, into out's own memory)
+        if not out.flags.c_contiguous:
+            return np.matmul(a, b, out=out)
+        a, b = (np.broadcast_to(x, stack + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
+                for x in (a, b))
+        _rt_products(a, b, out.reshape((-1,) + out.shape[-2:]))
+        return out
     if out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
         return np.matmul(a, b, out=out)
     count = stack[0] if stack else 1

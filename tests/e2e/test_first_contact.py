@@ -208,9 +208,18 @@ def test_a_wrong_entry_lists_the_entries_there(tmp_path):
 # --- Ctrl-C --------------------------------------------------------------------------------
 
 
+def _as_a_shell_starts_it() -> None:
+    """Ctrl-C's disposition in the child as a terminal's shell gives it (default, not
+    blocked), whatever a test run before left in this process: Python installs its
+    KeyboardInterrupt handler only where SIGINT is not ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def start(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "msc", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=_as_a_shell_starts_it)
 
 
 def test_ctrl_c_while_the_model_is_imported_is_one_line(tmp_path):

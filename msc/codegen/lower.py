@@ -94,6 +94,7 @@ class Shared:
     consts: dict[Const, str] = field(default_factory=dict)
     arrays: list[np.ndarray] = field(default_factory=list)
     needs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # graph -> const names
+    recursive: frozenset[str] = frozenset()  # graphs a Recurse names or holds
 
     def const(self, c: Const) -> str:
         if c not in self.consts:
@@ -474,18 +475,28 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         t = tensor_of(v.type)  # (Numba's ascontiguousarray makes a 0-d array 1-d)
         return contiguous(value) if t is not None and t.ndim else value
 
+    def callee_args(self, node: Node, graph: str) -> list[Expr]:
+        """A call's arguments; a recursive graph's tensors as fresh C-ordered arrays:
+        Numba types a function that calls itself by one type per argument, and a
+        read-only constant (or a view) passed in where the recursion passes arrays it made
+        itself crashed the compiled code."""
+        args = [self.value_of(v) for v in node.inputs]
+        if graph not in self.shared.recursive:
+            return args
+        return [Call(Fn.METHOD_COPY, (a,)) if isinstance(v.type, TensorType) else a
+                for a, v in zip(args, node.inputs)]
+
     def array_expr(self, node: Node) -> Expr:
         if node.op is Op.MakeTuple:
             return Tuple(tuple(self.value_of(v) for v in node.inputs))
         if node.op is Op.TupleGetItem:
             return Load(self.value_of(node.inputs[0]), (Lit(node.attr["index"]),))
         if (g := callee(node)) is not None:
-            args = [self.value_of(v) for v in node.inputs]
-            args += [Name(k) for k in self.shared.needs[g.name]]
+            args = self.callee_args(node, g.name) + [Name(k) for k in self.shared.needs[g.name]]
             return Invoke(self.shared.kernels[g.name], tuple(args))
         if node.op is Op.Recurse:  # the kernel being lowered, by name (lowered twice:
             name = node.attr["graph"]  # the first time finds the constants it needs)
-            args = [self.value_of(v) for v in node.inputs]
+            args = self.callee_args(node, name)
             args += [Name(k) for k in self.shared.needs.get(name, ())]
             return Invoke(self.shared.kernels[name], tuple(args))
         return self.lowered_expr(node, self.operand_values(node))
@@ -627,8 +638,11 @@ def lower_module(module: Module, target: str, header: str) -> ModuleSpec:
     split = target.splits and needs_split(graph)
     if split:
         graph = split_entry(graph)
-    order = callees_first(graph, named=by_name(module))[:-1]  # (the graph itself comes last)
-    shared = Shared()
+    named = by_name(module)
+    order = callees_first(graph, named=named)[:-1]  # (the graph itself comes last)
+    shared = Shared(recursive=frozenset(
+        name for g in named.values() for n in walk(g) if (t := recursion_target(n))
+        for name in (t, g.name)))
     names = Namespace()
     for g in order + [graph]:
         shared.kernels[g.name] = names.fresh(g.name)

@@ -410,3 +410,47 @@ def test_same_results_as_mindspore(tmp_path):
 def _check(got):
     assert got[:3] == EXPECTED[:3]
     np.testing.assert_allclose(got[3], EXPECTED[3], rtol=1e-5)
+
+
+ARTIFACT_MODEL = '''
+import msc as ms
+from msc import nn, ops
+
+
+def halve(x, k):
+    if k <= 0:
+        return x
+    return halve(x * 0.5, k - 1)
+
+
+class Net(nn.Cell):
+    def construct(self, k):
+        return halve(ops.ones((2,), ms.float32) * 8, k)
+'''
+
+ARTIFACT_RUN = '''
+import sys
+sys.modules["msc"] = None  # (the artifact runs without msc)
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import Net_construct as m
+m.load_weights()
+print(m.forward(np.array(int(sys.argv[2]), np.int32)).tolist())
+'''
+
+
+def test_an_artifact_passes_its_read_only_constants_into_the_recursion(tmp_path):
+    """An artifact's constants are read-only arrays: a recursive kernel called with one,
+    calling itself with arrays it made, was two types of one argument to Numba, and the
+    compiled code crashed. A recursive graph's tensors are passed as fresh arrays."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root}
+    (tmp_path / "m.py").write_text(ARTIFACT_MODEL)
+    subprocess.run([sys.executable, "-m", "msc", "compile", "m.py", "Net", "-o", "art",
+                    "--quiet", "--no-cache", "--input", "i32[]"], cwd=tmp_path, env=env,
+                   check=True)
+    for k, want in ((0, 8.0), (3, 1.0)):
+        done = subprocess.run([sys.executable, "-c", ARTIFACT_RUN, str(tmp_path / "art"),
+                               str(k)], capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert json.loads(done.stdout) == [want, want]

@@ -16,6 +16,7 @@ assignment widens a name's type.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -137,8 +138,10 @@ class Renderer:
     def __init__(self, env: dict[str, Any], types: dict[str, np.dtype], dynamic: set[str],
                  reads: Sequence[set[str]] = ()):
         self.env = dict(env)
-        #: the kernel-IR names each top-level statement reads or assigns (from 1)
+        #: the kernel-IR names each top-level statement reads or assigns (from 1), and in
+        #: how many top-level statements each name stands
         self.reads = [set(), *reads]
+        self.read_counts = Counter(n for r in reads for n in r)
         self.parts: list[P.Part] = []
         self.types = dict(types)  # scalar names -> dtype (unified over assignments)
         self.dynamic = dynamic  # array names assigned in several places: pointer variables
@@ -223,7 +226,7 @@ class Renderer:
             return None
         assigned = set(assigned_names(inside)) | {x.var for x in K.walk_stmts(inside)
                                                   if isinstance(x, K.Loop)}
-        if assigned & set().union(*(r for t, r in enumerate(self.reads) if t != self.top)):
+        if any(self.read_counts[n] > (n in self.reads[self.top]) for n in assigned):
             return None
         self.stmt(K.Loop(P.PART_INDEX, K.Name(P.PART_HI), inside, start=K.Name(P.PART_LO),
                          role=K.Role.PARALLEL, loc=s.loc))

@@ -432,25 +432,37 @@ def _python_loop(s: Stmt) -> Stmt:
 
 
 def _stacked(loop: Loop) -> Stmt | None:
-    """``for i in range(n): product(a, b[i], out=c[i])`` as numpy's product of stacks,
-    ``np.matmul(a, b[:n], out=c[:n])`` (numpy calls the same gemm for each matrix, in C):
-    each operand either the loop's index alone picks from (``x[i]``) or free of it, one
-    of them at least, and the output picked. A filter gradient's loop over 512 input
-    channels was 512 calls."""
-    if len(loop.body) != 1 or not isinstance(loop.body[0], Eval) or \
-            loop.start is not None or loop.step is not None:
+    """``for i in range(n): product(a, b[i], out=c[i])`` as one product of stacks,
+    ``_rt_products(a, b[:n], c[:n])``, and so for two nested loops (attention's batch and
+    heads: ``x[i, j]``, or its transpose ``x[i, j].T``): each operand either the loops'
+    indices pick (``x[i]``, ``x[i, j]``) or free of them, one of them at least, and the
+    output picked. The runtime shares the stack's matrices among threads; a filter
+    gradient's loop over 512 input channels was 512 calls."""
+    loops = [loop]
+    while len(loops) < 2 and len(loops[-1].body) == 1 and isinstance(loops[-1].body[0], Loop):
+        loops.append(loops[-1].body[0])  # type: ignore[arg-type]
+    body = loops[-1].body
+    if len(body) != 1 or not isinstance(body[0], Eval) or \
+            any(k.start is not None or k.step is not None or k.instead for k in loops) or \
+            any(k.var in _Uses(Eval(inner.stop)).loads for k in loops for inner in loops):
         return None
+    index = tuple(Name(k.var) for k in loops)
+    cut = tuple(Slice(None, k.stop) for k in loops)
     operands, picked = [], []
-    for e in loop.body[0].value.args[:3]:  # type: ignore[attr-defined]
-        picked.append(isinstance(e, Load) and isinstance(e.array, Name) and
-                      e.index == (Name(loop.var),))
-        if not picked[-1] and loop.var in _Uses(Eval(e)).loads:
-            return None
-        operands.append(e.array[Slice(None, loop.stop)] if picked[-1] else e)  # type: ignore
+    for e in body[0].value.args[:3]:  # type: ignore[attr-defined]
+        turned = isinstance(e, Call) and e.fn is Fn.ATTR_T
+        x = e.args[0] if turned else e  # type: ignore[union-attr]
+        picked.append(isinstance(x, Load) and isinstance(x.array, Name) and x.index == index)
+        if not picked[-1]:
+            if any(k.var in _Uses(Eval(e)).loads for k in loops):
+                return None
+            operands.append(e)
+            continue
+        stack = x.array[cut]  # type: ignore[union-attr]
+        operands.append(Call(Fn.SWAPAXES, (stack, Lit(-1), Lit(-2))) if turned else stack)
     if not (picked[2] and (picked[0] or picked[1])):
         return None
-    a, b, out = operands
-    return Eval(Helper("_rt_products", (a, b, out)), loc=loop.body[0].loc)
+    return Eval(Helper("_rt_products", tuple(operands)), loc=body[0].loc)
 
 
 def _plain(e: Expr | None) -> bool:

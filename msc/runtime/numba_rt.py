@@ -707,39 +707,33 @@ _RT_PRODUCT_SIDE = 128
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def _rt_product_units(a, b, out, rows, cols, lo, hi):
-    """Units ``lo`` to ``hi`` of ``out = a @ b`` (stacks of matrices), each the block of
-    ``rows`` rows and ``cols`` columns of one stack item numbered ``u`` in row order."""
-    m, n = out.shape[1], out.shape[2]
+    """Units ``lo`` to ``hi`` of ``out = a @ b`` (4-d: two stack axes of matrices), each
+    the block of ``rows`` rows and ``cols`` columns of one matrix, numbered in row order
+    within a matrix and matrices in order."""
+    inner, m, n = out.shape[1], out.shape[2], out.shape[3]
     across = (n + cols - 1) // cols
     per = across * ((m + rows - 1) // rows)
     for u in range(lo, hi):
-        i, r, c = u // per, u % per // across * rows, u % across * cols
+        i, j = u // per // inner, u // per % inner
+        r, c = u % per // across * rows, u % across * cols
         r1, c1 = min(r + rows, m), min(c + cols, n)
-        _rt_matmul_into(a[i, r:r1], b[i, :, c:c1], out[i, r:r1, c:c1], 0.0)
+        _rt_matmul_into(a[i, j, r:r1], b[i, j, :, c:c1], out[i, j, r:r1, c:c1], 0.0)
 
 
 def _rt_products(a, b, out=None):
     """``np.matmul(a, b, out=out)`` (a new array for None), a driver's product. A large
-    one of float matrices (or a stack of them) is cut into blocks of its longer side, at
-    least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared among threads: the same
-    calls whatever the thread count, so the same bits (numpy's BLAS runs on one thread
-    meanwhile: ``_rt_own_threads``)."""
+    one of float matrices (or of stacks of them along one or two axes: attention's batch
+    and heads) is cut into blocks of its longer side, at least ``_RT_PRODUCT_SIDE`` long,
+    one BLAS call each, shared among threads: the same calls whatever the thread count,
+    so the same bits (numpy's BLAS runs on one thread meanwhile: ``_rt_own_threads``)."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
         return np.matmul(a, b, out=out)
     stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if out is None:
         out = np.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
-    if len(stack) > 1:  # (attention's batch and heads: one stack, into out's own memory)
-        if not out.flags.c_contiguous:
-            return np.matmul(a, b, out=out)
-        a, b = (np.broadcast_to(x, stack + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
-                for x in (a, b))
-        _rt_products(a, b, out.reshape((-1,) + out.shape[-2:]))
-        return out
-    if out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
+    if len(stack) > 2 or out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
         return np.matmul(a, b, out=out)
-    count = stack[0] if stack else 1
     m, n = out.shape[-2], out.shape[-1]
     rows, cols = m, n
     side = max(m, n)
@@ -750,13 +744,15 @@ def _rt_products(a, b, out=None):
     else:
         rows = block
 
-    def stacked(x):  # (a 3-d view: a matrix repeated, by a stride of 0)
-        if x.ndim == 3:
-            return x
-        return np.lib.stride_tricks.as_strided(x, (count,) + x.shape, (0,) + x.strides)
+    full = (1,) * (2 - len(stack)) + stack
 
-    units = count * -(-m // rows) * -(-n // cols)
-    args = (stacked(a), stacked(b), out if out.ndim == 3 else out[None], rows, cols)
+    def four(x):  # (a 4-d view, a matrix or stack repeated by strides of 0: no copy)
+        shape, strides = (1,) * (4 - x.ndim) + x.shape, (0,) * (4 - x.ndim) + x.strides
+        strides = tuple(0 if k == 1 else s for k, s in zip(shape[:2], strides)) + strides[2:]
+        return np.lib.stride_tricks.as_strided(x, full + x.shape[-2:], strides)
+
+    units = full[0] * full[1] * -(-m // rows) * -(-n // cols)
+    args = (four(a), four(b), four(out), rows, cols)
     parts = min(_rt_thread_count(), units)
     if parts <= 1:
         _rt_product_units(*args, 0, units)

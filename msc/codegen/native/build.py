@@ -23,7 +23,8 @@ import numpy as np
 
 from msc._atomic import write_atomic
 from msc.codegen.lower import Lowerer, Shared
-from msc.codegen.native.cgen import View, c_strides, ctype, render_function, storage
+from msc.codegen.native.cgen import ctype, render_function, storage
+from msc.codegen.native.views import View, c_strides
 from msc.codegen.targets import NATIVE
 from msc.errors import ExportError, InternalCompilerError, UnsupportedSyntaxError
 from msc.ir.nodes import Module

@@ -44,75 +44,21 @@ from msc.codegen.native.scalars import (
     storage,
     unify,
 )
+from msc.codegen.native.views import (
+    Slot,
+    View,
+    blas_layout,
+    broadcast,
+    c_name,
+    c_strides,
+    plan_slots,
+)
 from msc.errors import ExportError, InternalCompilerError
 from msc.ir import kernel as K
 
-ALIGN = 64  # bytes: every workspace slot starts on a cache line
 #: The fewest elements a top-level copy or fill has to be cut into parts (numba_rt.py's
 #: ``_RT_COPY_SIZE``).
 COPY_SIZE = 1 << 18
-
-
-@dataclass(frozen=True)
-class View:
-    """An array value: ``shape`` elements of ``dtype`` at ``base[offset + sum(i*stride)]``.
-    ``base`` is a C pointer variable, ``dyn`` a run-time part of the offset (a loop index
-    times a stride, '' for none), ``slots`` the workspace slots it may point into."""
-
-    base: str
-    dtype: np.dtype
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    offset: int = 0
-    dyn: str = ""
-    slots: frozenset[int] = frozenset()
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def contiguous(self) -> bool:
-        return all(st == want for n, st, want in zip(self.shape, self.strides, c_strides(self.shape))
-                   if n != 1)
-
-    def element(self, index: Sequence[str]) -> str:
-        """The C lvalue of the element at ``index`` (C expressions, one per axis)."""
-        terms = [f"{self.offset}"] + ([self.dyn] if self.dyn else [])
-        terms += [i if s == 1 else f"({i}) * {s}" for i, s in zip(index, self.strides) if s]
-        return f"{self.base}[{' + '.join(terms)}]"
-
-    def address(self) -> str:
-        return f"({self.base} + {self.offset}{' + ' + self.dyn if self.dyn else ''})"
-
-    def with_layout(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int | None = None,
-                    dyn: str | None = None) -> View:
-        return View(self.base, self.dtype, shape, strides, self.offset if offset is None else offset,
-                    self.dyn if dyn is None else dyn, self.slots)
-
-
-def c_name(name: str) -> str:
-    """The C variable of a kernel-IR name: prefixed, so that it never meets the names the
-    renderer makes itself (in0, w0, k0, s0, o0, i_1, ...) or a pointer's (a_...)."""
-    return f"n_{name}"
-
-
-def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(out))
-
-
-@dataclass
-class Slot:
-    """A workspace allocation: its size, and the top-level statements it is live over."""
-
-    nbytes: int
-    first: int
-    last: int
-    offset: int = 0
 
 
 @dataclass
@@ -505,20 +451,20 @@ class Renderer:
         (m, k), n = a.shape, b.shape[1]
         if m == 0 or n == 0:
             return
-        written = _blas_layout(out)  # the product is written where it lies, in rows
+        written = blas_layout(out)  # the product is written where it lies, in rows
         target = out if written is not None and written[0] == "N" else None
         dest = target or self.allocate((m, n), out.dtype)
         if target is None and (not is_static(beta) or beta):
             self.fill(dest, out)
         ops = []
         for x in (a, b):
-            layout = _blas_layout(x)
+            layout = blas_layout(x)
             if layout is None:
                 x = self.copy_new(x)
-                layout = _blas_layout(x)
+                layout = blas_layout(x)
             ops.append((x, layout))
         (a, (ta, lda)), (b, (tb, ldb)) = ops
-        ldc = _blas_layout(dest)[1]  # type: ignore[index]
+        ldc = blas_layout(dest)[1]  # type: ignore[index]
         kind = "f32" if a.dtype == np.float32 else "f64"
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                  f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
@@ -883,51 +829,6 @@ def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
         known = math.prod(d for d in shape if d != -1)
         shape = tuple(size // max(known, 1) if d == -1 else d for d in shape)
     return shape
-
-
-def _blas_layout(x: View) -> tuple[str, int] | None:
-    """How BLAS reads the 2-d view ``x``: ("N", leading dimension) where element (i, j)
-    lies at i*ld + j, ("T", ld) where it lies at j*ld + i, None when neither holds (a
-    broadcast's zero strides, both axes strided): then it is copied first."""
-    rows, cols = x.shape
-    s0, s1 = x.strides
-    if (s1 == 1 or cols == 1) and (rows == 1 or s0 >= max(cols, 1)):
-        return "N", s0 if rows > 1 else max(cols, 1)
-    if (s0 == 1 or rows == 1) and (cols == 1 or s1 >= max(rows, 1)):
-        return "T", s1 if cols > 1 else max(rows, 1)
-    return None
-
-
-def broadcast(x: Any, shape: tuple[int, ...], loc: Any) -> Any:
-    """``x`` as a view of ``shape`` (numpy's broadcasting: repeated axes get stride 0)."""
-    if not isinstance(x, View):
-        return x
-    extra = len(shape) - len(x.shape)
-    if extra < 0:
-        raise InternalCompilerError(f"cannot broadcast {x.shape} to {shape}", loc)
-    strides = []
-    for n, (m, st) in zip(shape, [(1, 0)] * extra + list(zip(x.shape, x.strides))):
-        if m != n and m != 1:
-            raise InternalCompilerError(f"cannot broadcast {x.shape} to {shape}", loc)
-        strides.append(st if m == n else 0)
-    return x.with_layout(shape, tuple(strides))
-
-
-def plan_slots(slots: list[Slot]) -> int:
-    """Give each slot an offset so that slots live at the same time do not overlap
-    (first fit, largest first within equal starts); returns the workspace's size."""
-    placed: list[Slot] = []
-    for s in sorted(slots, key=lambda s: (s.first, -s.nbytes)):
-        busy = sorted((p.offset, p.offset + p.nbytes) for p in placed
-                      if p.first <= s.last and s.first <= p.last)
-        at = 0
-        for lo, hi in busy:
-            if at + s.nbytes <= lo:
-                break
-            at = max(at, -(-hi // ALIGN) * ALIGN)
-        s.offset = at
-        placed.append(s)
-    return max((-(-(s.offset + s.nbytes) // ALIGN) * ALIGN for s in slots), default=0)
 
 
 def assigned_names(stmts: Sequence[K.Stmt]) -> dict[str, int]:

@@ -134,7 +134,7 @@ class Locator:
                     queue.append((path + (step,), child))
 
 
-_REGISTRIES = ("_params", "_cells", "_param_tuples", "_param_keys")
+_REGISTRIES = ("_params", "_cells", "_param_tuples")
 
 
 def _children(obj: Any, is_module_root: bool) -> Iterator[tuple[Step, Any]]:

@@ -2,16 +2,16 @@
 (the containers ``CellList``, ``SequentialCell`` and ``CellDict`` are in
 ``layer/container.py``).
 
-A Parameter's name is its owning cell's namespace prefix plus its own short name, and
-a cell's prefix follows from its owner's prefix and the attribute (or list index) it is
-held under. Owners are the first live cell an object was registered in, so names come
-out the same whatever order a model is assembled in, and a weight shared with another
-cell (an optimizer's ParameterTuple, a tied weight) keeps the name its owner gave it.
+A Parameter's name is a plain string, renamed at the moments MindSpore 2.10 renames it:
+assigning a cell to an attribute of a cell with ``auto_prefix`` (and putting it in a
+container) renames every Parameter the cell reaches by ``<attribute>.<path>``, the path
+being the first one ``parameters_and_names`` finds. So a cell held in two places is named
+by the later assignment (``classifier.1.weight`` for SqueezeNet's ``final_conv``), until
+the model is itself placed in another cell, which renames by the first path again.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -22,41 +22,7 @@ from msc.frontend.hooks import register_cell
 from msc.frontend.jit import call_cell
 from msc.frontend.source import user_loc
 
-
-class _Owners:
-    """object -> its owning cell. Keyed by id() and checked through a weak reference,
-    because Parameters compare element-wise and cannot be dict keys."""
-
-    def __init__(self) -> None:
-        self._map: dict[int, tuple[weakref.ref[Any], weakref.ref[Any]]] = {}
-
-    def get(self, obj: Any) -> Any:
-        """The live cell that owns ``obj``, or None."""
-        entry = self._map.get(id(obj))
-        return None if entry is None or entry[0]() is not obj else entry[1]()
-
-    def claim(self, obj: Any, cell: Cell) -> bool:
-        """Make ``cell`` the owner unless another live cell owns ``obj``; True if ``cell``
-        owns it afterwards."""
-        owner = self.get(obj)
-        if owner is None:
-            key_id = id(obj)
-            self._map[key_id] = (weakref.ref(obj, lambda r: self._drop(key_id, r)),
-                                 weakref.ref(cell))
-        return owner is None or owner is cell
-
-    def release(self, obj: Any, cell: Cell) -> None:
-        if self.get(obj) is cell:
-            del self._map[id(obj)]
-
-    def _drop(self, key_id: int, ref: weakref.ref[Any]) -> None:
-        if self._map.get(key_id, (None,))[0] is ref:
-            del self._map[key_id]
-
-
-_OWNERS = _Owners()
-_INTERNAL = ("_params", "_cells", "_param_tuples")
-_REGISTRIES = _INTERNAL + ("_param_keys",)
+_REGISTRIES = ("_params", "_cells", "_param_tuples")
 
 
 @register_cell  # the front end and ``jit`` tell a Cell by it, without importing msc.nn
@@ -83,10 +49,9 @@ class Cell:
 
     def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None):
         set_ = object.__setattr__
-        for reg in _REGISTRIES:  # _param_keys: attribute -> short name of owned params
+        for reg in _REGISTRIES:
             set_(self, reg, OrderedDict())
         set_(self, "_auto_prefix", bool(auto_prefix))
-        set_(self, "_prefix", "")
         set_(self, "_flags", {})
         self.training = False
         self.requires_grad = False
@@ -104,8 +69,10 @@ class Cell:
             if self._params.get(name) is not value:
                 self._replace(name, lambda: self._add_param(name, value))
         elif isinstance(value, Cell):
+            if self._auto_prefix:  # MindSpore renames at every assignment, a repeated one too
+                value.update_parameters_name(name + ".")
             if self._cells.get(name) is not value:
-                self._replace(name, lambda: self._add_cell(name, value))
+                self._replace(name, lambda: self._cells.__setitem__(name, value))
         elif isinstance(value, ParameterTuple):
             self._forget(name)
             self._param_tuples[name] = value
@@ -133,7 +100,7 @@ class Cell:
 
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        for reg in _INTERNAL:
+        for reg in _REGISTRIES:
             table = d.get(reg)
             if table is not None and name in table:
                 return table[name]
@@ -149,16 +116,6 @@ class Cell:
         return sorted(set(super().__dir__()) | set(self._params) | set(self._cells)
                       | set(self._param_tuples))
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        """After copy.deepcopy or unpickling: the copies own their copied contents, so a
-        deep-copied block gets its own names once it is placed in a model."""
-        self.__dict__.update(state)
-        for attr in self._param_keys:
-            _OWNERS.claim(self._params[attr], self)
-        for child in self._cells.values():
-            if child is not None:
-                _OWNERS.claim(child, self)
-
     def _replace(self, name: str, register: Any) -> None:
         """Forget what ``name`` held, then ``register()`` its new value; a name already
         registered keeps its place, so the order of parameters and cells is MindSpore's."""
@@ -173,63 +130,15 @@ class Cell:
                 table.update(items)
 
     def _forget(self, name: str) -> None:
-        """Drop ``name`` from every registry; ownership of what it held moves to another
-        name this cell holds it under, or is released."""
-        param, local = self._params.pop(name, None), self._param_keys.pop(name, None)
-        if param is not None:
-            other = next((k for k, v in self._params.items() if v is param), None)
-            if other is None:
-                _OWNERS.release(param, self)
-            elif local is not None:
-                self._param_keys[other] = local
-        child = self._cells.pop(name, None)
-        if child is not None and not any(v is child for v in self._cells.values()):
-            _OWNERS.release(child, self)
-        elif child is not None:
-            self._rename_children()
-        self._param_tuples.pop(name, None)
+        """Drop ``name`` from every registry; names already given stay (as in MindSpore)."""
+        for table in (self._params, self._cells, self._param_tuples):
+            table.pop(name, None)
         self.__dict__.pop(name, None)
 
     def _add_param(self, name: str, param: Parameter) -> None:
-        if param.name is None:
-            param.name = name
-        owned = _OWNERS.get(param) is self
+        if param.name is None:  # an unnamed Parameter takes the attribute's name; a named
+            param.name = name   # one keeps its own until its cell is placed in another
         self._params[name] = param
-        if not owned and _OWNERS.claim(param, self):
-            self._param_keys[name] = param.name  # MindSpore prefixes it only when this
-            # cell is next placed in another (so a late addition keeps its bare name)
-
-    def _add_cell(self, name: str, cell: Cell) -> None:
-        before = self._first_keys()
-        self._cells[name] = cell
-        if _OWNERS.claim(cell, self):
-            self._rename_children(before)
-
-    def _child_prefix(self, key: str) -> str:
-        return self._prefix + key + "." if self._auto_prefix else self._prefix
-
-    def _rename(self, prefix: str) -> None:
-        """Rename everything this cell owns, recursively, under namespace ``prefix``."""
-        object.__setattr__(self, "_prefix", prefix)
-        for attr, local in self._param_keys.items():  # MindSpore: named by attribute once
-            self._params[attr].name = prefix + (attr if prefix else local)  # placed in a cell
-        self._rename_children()
-
-    def _first_keys(self) -> dict[int, str]:
-        """id(child) -> the first key it is held under (which names it)."""
-        keys: dict[int, str] = {}
-        for key, cell in self._cells.items():
-            keys.setdefault(id(cell), key)
-        return keys
-
-    def _rename_children(self, before: dict[int, str] | None = None) -> None:
-        """Rename owned children; with ``before`` (an earlier ``_first_keys``), only those
-        whose naming key changed, so appending to a long CellList stays linear."""
-        for cell_id, key in self._first_keys().items():
-            cell = self._cells[key]
-            if cell is not None and _OWNERS.get(cell) is self and \
-                    (before is None or before.get(cell_id) != key):
-                cell._rename(self._child_prefix(key))
 
     def insert_param_to_cell(self, param_name: str, param: Parameter,
                              check_name_contain_dot: bool = True) -> None:
@@ -245,7 +154,8 @@ class Cell:
         self._replace(param_name, lambda: self._add_param(param_name, param))
 
     def insert_child_to_cell(self, child_name: str, child_cell: Cell) -> None:
-        """Register ``child_cell`` under ``child_name`` (what ``self.<name> = cell`` does)."""
+        """Register ``child_cell`` under ``child_name``. Unlike ``self.<name> = cell`` it
+        renames nothing, as in MindSpore."""
         if not isinstance(child_name, str) or not child_name or "." in child_name:
             raise KeyError(f"Child cell name '{child_name}' must be a non-empty str without "
                            "'.'.")
@@ -254,23 +164,22 @@ class Cell:
                                  f"{type(child_cell).__name__}.", user_loc())
         if child_name in self.__dict__ and child_name not in self._cells:
             raise KeyError(f"Duplicate child name '{child_name}'.")
-        self._replace(child_name, lambda: self._cells.__setitem__(child_name, None)
-                      if child_cell is None else self._add_cell(child_name, child_cell))
+        self._replace(child_name, lambda: self._cells.__setitem__(child_name, child_cell))
 
     def _replace_child(self, name: str, make: Any) -> Cell:
         """Put ``make(child)`` where the child ``name`` is, in the same place of the
-        order, owning the child, so its Parameters keep their names."""
-        child = self._cells[name]
-        _OWNERS.release(child, self)
-        new = make(child)
+        order; nothing is renamed, so its Parameters keep their names."""
+        new = make(self._cells[name])
         self._cells[name] = new
-        _OWNERS.claim(new, self)
-        new._rename(self._child_prefix(name))
         return new
 
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
-        """Put ``prefix`` in front of this cell's namespace (MindSpore's spelling)."""
-        self._rename(prefix + self._prefix)
+        """Name every Parameter this cell reaches ``prefix`` + its path here (the first
+        path ``parameters_and_names`` gives it). Those reached first through a
+        ParameterTuple (an optimizer's) keep their names."""
+        for path, param, in_tuple in self._params_and_paths("", recurse):
+            if not in_tuple:
+                param.name = prefix + path
 
     # --- traversal ----------------------------------------------------------------
 
@@ -300,25 +209,26 @@ class Cell:
     def cells(self) -> Any:
         return self.name_cells().values()
 
-    def _own_params(self) -> Iterator[tuple[str, Parameter]]:
-        for name, param in self._params.items():
-            if param is not None:
-                yield name, param
-        for tup in self._param_tuples.values():
-            for param in tup:
-                yield param.name or "", param
-
-    def parameters_and_names(self, name_prefix: str = "",
-                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """(path, Parameter): each cell's own parameters before its sub-cells', each once."""
+    def _params_and_paths(self, name_prefix: str,
+                          expand: bool) -> Iterator[tuple[str, Parameter, bool]]:
+        """(path, Parameter, whether held by a ParameterTuple): each cell's own parameters
+        before its sub-cells', each once."""
         cells = self.cells_and_names(name_prefix=name_prefix) if expand \
             else iter([(name_prefix, self)])
         seen: set[int] = set()
         for cell_name, cell in cells:
-            for name, param in cell._own_params():
+            own = [(name, p, False) for name, p in cell._params.items() if p is not None]
+            own += [(p.name or "", p, True) for tup in cell._param_tuples.values() for p in tup]
+            for name, param, in_tuple in own:
                 if id(param) not in seen:
                     seen.add(id(param))
-                    yield (f"{cell_name}.{name}" if cell_name else name), param
+                    yield (f"{cell_name}.{name}" if cell_name else name), param, in_tuple
+
+    def parameters_and_names(self, name_prefix: str = "",
+                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(path, Parameter): each cell's own parameters before its sub-cells', each once."""
+        for path, param, _ in self._params_and_paths(name_prefix, expand):
+            yield path, param
 
     def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
         for _, param in self.parameters_and_names(expand=expand):

@@ -66,11 +66,21 @@ MODELS = {
 #: calls ``self.layer_norm``; the ViT's init calls ``init_data()``.
 AGAINST_MINDSPORE = {
     "resnet18": (MODELS["resnet18"][0], (1, 3, 32, 32)),
+    "squeezenet1_1": (MODELS["squeezenet1_1"][0], (1, 3, 32, 32)),
     "mobilenet_v3_small_075": (MODELS["mobilenet_v3_small_075"][0], (1, 3, 32, 32)),
     "vit_small": (MODELS["vit_small"][0], (1, 3, 32, 32)),
     "bit_std_conv": ("M.bit.StdConv2d(3, 8, 3, stride=2)", (2, 3, 9, 9)),
     "convnext_layer_norm": ("M.convnext.ConvNextLayerNorm((3,), epsilon=1e-6, norm_axis=1)",
                             (2, 3, 5, 5)),
+}
+
+
+#: Models whose Parameter names are compared with MindSpore's (built, not run): each holds a
+#: cell under two paths (SqueezeNet's ``final_conv`` is item 1 of ``classifier`` too, CoaT's
+#: ``cpe1`` is each serial block's ``cpe``), which MindSpore names by the later one.
+NAMES_AGAINST_MINDSPORE = {
+    "squeezenet1_1": MODELS["squeezenet1_1"][0],
+    "coat_lite_tiny": 'M.create_model("coat_lite_tiny", num_classes=10)',
 }
 
 
@@ -267,6 +277,9 @@ MS_SCRIPT = textwrap.dedent("""
             param.set_data(ms.Tensor(weights[name + "/" + pname]))
         outputs[name] = net(ms.Tensor(inputs[name])).asnumpy()
     np.savez("outputs.npz", **outputs)
+    names = {{name: list(eval(source, {{"M": M}}).parameters_dict())
+             for name, source in {names!r}.items()}}
+    json.dump(names, open("names.json", "w"))
     exec(open("train.py").read())
     steps = {{}}
     for mode, wrap, opts in {cases!r}:
@@ -314,13 +327,15 @@ def mindspore_run(tmp_path_factory):
     (root / "train.py").write_text(f"F32 = np.float32\nLR, DECAY, STEPS = {LR}, {DECAY}, "
                                    f"{STEPS}\n{data}{inspect.getsource(train)}")
     (root / "run.py").write_text(MS_SCRIPT.format(vendored=str(VENDORED),
-                                                  models=AGAINST_MINDSPORE, cases=MS_CASES))
+                                                  models=AGAINST_MINDSPORE, cases=MS_CASES,
+                                                  names=NAMES_AGAINST_MINDSPORE))
     run = subprocess.run([str(MINDSPORE), "run.py"], cwd=root, capture_output=True, text=True,
                          timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     with np.load(root / "outputs.npz") as out:
         outputs = {name: out[name] for name in out.files}
-    return outputs, json.loads((root / "steps.json").read_text())
+    return outputs, json.loads((root / "steps.json").read_text()), \
+        json.loads((root / "names.json").read_text())
 
 
 @pytest.mark.parametrize("name", AGAINST_MINDSPORE)
@@ -334,6 +349,22 @@ def test_models_match_mindspore(mindspore_run, name):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max(),
                                    err_msg=f"mode {mode}")
+
+
+def test_parameter_names_of_a_cell_held_twice():
+    """The later path names the weights, as in MindSpore 2.10 (which printed these)."""
+    squeeze = list(eval(NAMES_AGAINST_MINDSPORE["squeezenet1_1"], {"M": M}).parameters_dict())
+    assert squeeze[-2:] == ["classifier.1.weight", "classifier.1.bias"]
+    assert "final_conv.weight" not in squeeze
+    coat = list(eval(NAMES_AGAINST_MINDSPORE["coat_lite_tiny"], {"M": M}).parameters_dict())
+    assert "serial_blocks1.0.cpe.proj.weight" in coat and "cpe1.proj.weight" not in coat
+
+
+@pytest.mark.parametrize("name", NAMES_AGAINST_MINDSPORE)
+def test_parameter_names_match_mindspore(mindspore_run, name):
+    ms.set_seed(0)
+    net = eval(NAMES_AGAINST_MINDSPORE[name], {"M": M})  # noqa: S307 (our own table)
+    assert list(net.parameters_dict()) == mindspore_run[2][name]
 
 
 @pytest.mark.parametrize("mode, wrap, opts", MS_CASES)

@@ -1,6 +1,8 @@
 """The Cell containers: ``nn.CellList``, ``nn.SequentialCell`` and ``nn.CellDict``, with
 MindSpore 2.10's interfaces; their cells register under the index or key, so parameter
-names are ``<attr>.<index>.<name>`` as in MindSpore.
+names are ``<attr>.<index>.<name>`` as in MindSpore. A cell added to a container is
+renamed there by ``update_parameters_name``, under the namespace MindSpore 2.10 reads back
+from the names the container's children already have (``_prefix_and_index``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 from msc.common.tensor import SymTensor
 from msc.errors import GraphTypeError, GraphValueError
 from msc.frontend.source import user_loc
-from msc.nn.cell import _OWNERS, Cell
+from msc.nn.cell import Cell
 
 # --- CellDict -----------------------------------------------------------------------------
 
@@ -51,7 +53,10 @@ class CellDict(Cell):
         if isinstance(cell, (CellDict, _CellSeq)):
             raise GraphTypeError("For 'CellDict', the type of cell can not be CellDict, CellList "
                                  f"or SequentialCell, but got {type(cell).__name__}.", user_loc())
-        self.insert_child_to_cell(self._key(key), cell)
+        key = self._key(key)
+        if self._auto_prefix:
+            cell.update_parameters_name(_prefix_and_index(self._cells)[0] + key + ".")
+        self.insert_child_to_cell(key, cell)
 
     def __delitem__(self, key: str) -> None:
         if key not in self._cells:
@@ -109,11 +114,49 @@ class CellDict(Cell):
 # --- containers -----------------------------------------------------------------------
 
 
-class _CellSeq(Cell):
-    """Children kept in order under keys '0', '1', ... (or names); every structural
-    change re-keys them and renames their parameters (``blocks.1.w`` stays at index 1)."""
+def _prefix_and_index(cells: OrderedDict[str, Cell]) -> tuple[str, int]:
+    """The namespace MindSpore 2.10 gives a cell added to a container, and the position of
+    the index in its children's names: read back from the name of the first parameter of
+    the first child that has one, at the last place that child's key appears in it, unless
+    the second such child's name confirms an earlier place. So cells added to a container
+    that was empty when it was placed in the top-level cell get no container prefix
+    (``0.weight``), and a second block appended to an empty list whose first block holds a
+    child under the key ``0`` is named inside it (``0.token_mix.1.token_mix.0.gamma``),
+    both as in MindSpore."""
+    firsts = []
+    for key, child in cells.items():
+        first = next(child.get_parameters(), None) if child is not None else None
+        if first is not None:
+            firsts.append((key, (first.name or "").split(".")))
+            if len(firsts) == 2:
+                break
+    prefix, index = "", 0
+    if not firsts:
+        return prefix, index
+    (key, parts), second = firsts[0], firsts[1] if len(firsts) > 1 else None
+    for i, part in enumerate(parts):
+        if part == key:
+            prefix, index = "".join(p + "." for p in parts[:i]), i
+            if second is not None and i < len(second[1]) and second[1][i] == second[0]:
+                break
+    return prefix, index
 
-    _named = False
+
+def _move_names(cell: Cell, prefix: str, at: int, key: str) -> None:
+    """Rename a cell that moved to ``key`` by text, as MindSpore does: ``prefix``, the new
+    key, then what followed the old key (at position ``at``) in each name."""
+    for param in cell.get_parameters():
+        param.name = prefix + ".".join([key] + (param.name or "").split(".")[at + 1:])
+
+
+class _CellSeq(Cell):
+    """Children kept in order under keys '0', '1', ... (or a SequentialCell's names). A
+    cell added is renamed ``<namespace><key>.``; deleting or inserting re-keys the cells
+    after it and renames them by text, as MindSpore 2.10 does."""
+
+    def __init__(self, auto_prefix: bool = True):
+        super().__init__(auto_prefix)
+        self._fixed: set[str] = set()  # the keys that are names, not positions
 
     def _check(self, cell: Any) -> Cell:
         if not isinstance(cell, Cell):
@@ -124,19 +167,12 @@ class _CellSeq(Cell):
     def _children(self) -> list[Cell]:
         return list(self._cells.values())
 
-    def _reset(self, cells: list[Cell], keys: list[str] | None = None) -> None:
-        kept = {id(c) for c in cells}
-        for old in self._cells.values():
-            if id(old) not in kept:
-                _OWNERS.release(old, self)
-        if keys is None:
-            keys = list(self._cells)[:len(cells)] if self._named else []
-            keys += [str(i) for i in range(len(keys), len(cells))]
-        before = self._first_keys()
-        object.__setattr__(self, "_cells", OrderedDict(zip(keys, cells, strict=True)))
-        for cell in cells:
-            _OWNERS.claim(cell, self)
-        self._rename_children(before)
+    def _add(self, key: str, cell: Cell, prefix: str, fixed: bool = False) -> None:
+        if self._auto_prefix:
+            cell.update_parameters_name(prefix + key + ".")
+        self._cells[key] = cell
+        if fixed:
+            self._fixed.add(key)
 
     def _index(self, index: Any) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
@@ -155,79 +191,46 @@ class _CellSeq(Cell):
         return iter(self._children())
 
     def __setitem__(self, index: int, cell: Cell) -> None:
-        cells = self._children()
-        cells[self._index(index)] = self._check(cell)
-        self._reset(cells, list(self._cells))
+        key = list(self._cells)[self._index(index)]
+        self._check(cell)
+        if self._auto_prefix:
+            cell.update_parameters_name(_prefix_and_index(self._cells)[0] + key + ".")
+        self._cells[key] = cell
 
     def __delitem__(self, index: int | slice) -> None:
-        keep = list(zip(self._cells, self._children(), strict=True))
-        if isinstance(index, slice):
-            del keep[index]
-        else:
-            del keep[self._index(index)]
-        named = [k for k, _ in keep] if self._named else None
-        self._reset([c for _, c in keep], named)
+        keys = list(self._cells)
+        positions = range(len(keys))[index] if isinstance(index, slice) \
+            else [self._index(index)]
+        for i in positions:
+            del self._cells[keys[i]]
+            self._fixed.discard(keys[i])
+        prefix, at = _prefix_and_index(self._cells)
+        cells: OrderedDict[str, Cell] = OrderedDict()
+        for i, (key, cell) in enumerate(self._cells.items()):
+            if key not in self._fixed:
+                key = str(i)
+                if self._auto_prefix:
+                    _move_names(cell, prefix, at, key)
+            cells[key] = cell
+        object.__setattr__(self, "_cells", cells)
 
     def append(self, cell: Cell) -> None:
-        self._extend([self._check(cell)], self._prefix_and_index()[0])
-
-    def _extend(self, cells: list[Cell], prefix: str) -> None:
-        """Append ``cells``, each named under ``prefix`` + its index as MindSpore 2.10 does
-        (``extend`` reads the prefix once, before the first cell)."""
-        for cell in cells:
-            self._add_cell(str(len(self._cells)), cell)
-            self._rename_from(len(self._cells) - 1, prefix)
-
-    def _prefix_and_index(self) -> tuple[str, int]:
-        """The namespace MindSpore 2.10 gives an appended or inserted cell, and the position
-        of the index in its children's names: read back from the name of the first
-        parameter of the first child that has one, at the last place that child's key
-        appears in it, unless the second such child's name confirms an earlier place. So
-        cells added to a container that was empty when it was placed in the top-level cell
-        get no container prefix (``0.weight``), and a second block appended to an empty
-        list whose first block holds a child under the key ``0`` is named inside it
-        (``0.token_mix.1.token_mix.0.gamma``), both as in MindSpore."""
-        firsts = []
-        for key, child in self._cells.items():
-            first = next(child.get_parameters(), None) if child is not None else None
-            if first is not None:
-                firsts.append((key, (first.name or "").split(".")))
-                if len(firsts) == 2:
-                    break
-        prefix, index = "", 0
-        if not firsts:
-            return prefix, index
-        (key, parts), second = firsts[0], firsts[1] if len(firsts) > 1 else None
-        for i, part in enumerate(parts):
-            if part == key:
-                prefix, index = "".join(p + "." for p in parts[:i]), i
-                if second is not None and i < len(second[1]) and second[1][i] == second[0]:
-                    break
-        return prefix, index
-
-    def _rename_from(self, start: int, prefix: str) -> None:
-        """Name the children from position ``start`` on under ``prefix`` (from
-        ``_prefix_and_index``) where it differs from this container's namespace."""
-        if self._auto_prefix and prefix != self._prefix:
-            for key, child in list(self._cells.items())[start:]:
-                if _OWNERS.get(child) is self:
-                    child._rename(prefix + key + ".")
+        self._add(str(len(self._cells)), self._check(cell), _prefix_and_index(self._cells)[0])
 
     def insert(self, index: int, cell: Cell) -> None:
-        cells, keys = self._children(), list(self._cells)
-        prefix, at = self._prefix_and_index()
-        start = min(max(index + len(cells) if index < 0 else index, 0), len(cells))
-        shifted = [(p, (p.name or "").split(".")[at + 1:]) for c in cells[start:]
-                   for p in c.get_parameters()]
-        cells.insert(index, self._check(cell))
-        keys.insert(index, str(len(keys)))
-        self._reset(cells, keys if self._named else None)
-        self._rename_from(start, prefix)
-        if self._auto_prefix:  # MindSpore renames each moved cell's parameters by text:
-            for param, rest in shifted:  # the new index, then what followed the old one
-                key = next(k for k, c in self._cells.items()
-                           if any(q is param for q in c.get_parameters()))
-                param.name = prefix + ".".join([key] + rest)
+        n = len(self._cells)
+        start = min(max(index + n if index < 0 else index, 0), n)
+        self._check(cell)
+        prefix, at = _prefix_and_index(self._cells)
+        items = list(self._cells.items())
+        for i in range(n - 1, start - 1, -1):  # MindSpore moves the last cell first
+            if self._auto_prefix and items[i][0] not in self._fixed:
+                _move_names(items[i][1], prefix, at, str(i + 1))
+        if self._auto_prefix:
+            cell.update_parameters_name(prefix + str(start) + ".")
+        items.insert(start, (str(start), cell))
+        object.__setattr__(self, "_cells", OrderedDict(
+            (key if key in self._fixed else str(i), c) for i, (key, c) in enumerate(items)))
 
 
 class CellList(_CellSeq):
@@ -257,7 +260,9 @@ class CellList(_CellSeq):
             raise GraphTypeError("For 'CellList', the new cells should be list or tuple of "
                                  f"subclass of Cell, but got {type(cells).__name__}.",
                                  user_loc())
-        self._extend([self._check(c) for c in cells], self._prefix_and_index()[0])
+        prefix = _prefix_and_index(self._cells)[0]  # read once, as MindSpore 2.10 does
+        for cell in cells:
+            self._add(str(len(self._cells)), self._check(cell), prefix)
         return self
 
     def construct(self, *inputs: Any) -> Any:
@@ -276,16 +281,17 @@ class SequentialCell(_CellSeq):
 
     def __init__(self, *args: Any):
         super().__init__()
-        keys, cells = None, list(args)
         if len(args) == 1 and isinstance(args[0], dict):
-            object.__setattr__(self, "_named", True)
-            keys, cells = list(args[0].keys()), list(args[0].values())
-        elif len(args) == 1 and isinstance(args[0], list):
-            cells = list(args[0])
+            for key, cell in args[0].items():
+                self._add(key, self._check(cell), "", fixed=True)
+            return
+        if len(args) == 1 and isinstance(args[0], list):
+            args = tuple(args[0])
         elif len(args) == 1 and not isinstance(args[0], Cell):
             raise GraphTypeError("For 'SequentialCell', the 'args[0]' should be list or "
                                  f"OrderedDict, but got {type(args[0]).__name__}.", user_loc())
-        self._reset([self._check(c) for c in cells], keys)
+        for i, cell in enumerate(args):
+            self._add(str(i), self._check(cell), "")
 
     @property
     def cell_list(self) -> list[Cell]:

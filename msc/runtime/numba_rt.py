@@ -736,8 +736,8 @@ def _rt_products(a, b, out=None):
         return np.matmul(a, b, out=out)
     m, n = out.shape[-2], out.shape[-1]
     rows, cols = m, n
-    side = max(m, n)
-    cuts = max(1, side // _RT_PRODUCT_SIDE)
+    side = max(m, n)  # (a matrix too small to cut alone is one unit, as the native target's)
+    cuts = max(1, side // _RT_PRODUCT_SIDE) if m * n * a.shape[-1] >= _RT_PRODUCT_WORK else 1
     block = (-(-side // cuts) + 15) // 16 * 16  # (cuts of equal length, in 16s)
     if n >= m:
         cols = block

@@ -264,9 +264,9 @@ def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path):
 
 
 def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
-    """Every loop nest and copy cut into parts run by the runtime's threads, products cut
-    into blocks and Winograd's blocks shared out: the same bytes on any thread count, the
-    numba target's bytes (Winograd's block) and eager mode's values."""
+    """Every loop nest, copy and loop of products cut into parts run by the runtime's
+    threads, products cut into blocks and Winograd's blocks shared out: the same bytes on
+    any thread count, the numba target's bytes and eager mode's values."""
     cases = [("winograd_block", ["f32[2,32,15,14]"], models.winograd_block(),
               [np.random.default_rng(4).standard_normal((2, 32, 15, 14)).astype(np.float32)]),
              ("encoder", ["i32[2,8]", "i32[2,8]"], models.encoder(),
@@ -274,7 +274,11 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
                np.array([[1] * 8, [1] * 5 + [0] * 3], np.int32)])]
     for entry, specs, net, inputs in cases:
         art = compile_native(tmp_path / entry, entry, specs, spread_all=True)
-        assert (art / "model.c").read_text().count("msc_parallel(msc_part_") >= 3
+        source = (art / "model.c").read_text()
+        assert source.count("msc_parallel(msc_part_") >= 3
+        if entry == "encoder":  # attention's loops of products over batch and heads
+            parts = source.split("static int msc_part_")[1:]
+            assert any("msc_gemm_f32(" in p.split("\n}\n")[0] for p in parts)
         runner = build_runner(art, tmp_path / f"r_{entry}")
         runs = [run_c(runner, inputs, tmp_path, prefix=(f"MSC_NUM_THREADS={n}",))[0][0]
                 for n in (1, 2, 3)]
@@ -282,12 +286,11 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
         want = leaves(eager(net, *inputs))[0]
         got = np.frombuffer(runs[0], want.dtype).reshape(want.shape)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
-        if entry == "winograd_block":
-            ms.set_context(jit_tier="numba")
-            try:
-                assert got.tobytes() == net(*map(Tensor, inputs)).asnumpy().tobytes()
-            finally:
-                ms.set_context(jit_tier=None)
+        ms.set_context(jit_tier="numba")
+        try:
+            assert got.tobytes() == leaves(net(*map(Tensor, inputs)))[0].tobytes()
+        finally:
+            ms.set_context(jit_tier=None)
 
 
 def test_a_large_loop_nest_runs_in_parts(tmp_path):

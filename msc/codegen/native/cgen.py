@@ -59,6 +59,12 @@ from msc.ir import kernel as K
 #: The fewest elements a top-level copy or fill has to be cut into parts (numba_rt.py's
 #: ``_RT_COPY_SIZE``).
 COPY_SIZE = 1 << 18
+#: The fewest multiply-adds of a product the runtime cuts into blocks itself
+#: (``MSC_PRODUCT_WORK``, numba_rt.py's ``_RT_PRODUCT_WORK``).
+PRODUCT_CUT = 1 << 22
+#: The fewest multiply-adds of smaller products a loop nest of them must do to be cut
+#: into parts.
+PRODUCT_WORK = PRODUCT_CUT
 
 
 @dataclass
@@ -103,6 +109,7 @@ class Renderer:
         self.top = 0  # the top-level statement being rendered (slot liveness)
         self.loc: Any = None
         self.fresh_count = 0
+        self.products: list[int] = []  # multiply-adds of each product rendered
 
     # --- output -------------------------------------------------------------------------
 
@@ -156,6 +163,8 @@ class Renderer:
         kernels and its driver's copies; False (nothing rendered) where it does not
         qualify: it allocates workspace (which its iterations would share), assigns an
         array variable, returns, or assigns names the rest of the function reads."""
+        if isinstance(s, K.Loop) and _products_only(s):
+            return self.cut(lambda: self.products_part(s))
         if threads.plain_parallel(s):
             return self.cut(lambda: self.loop_part(s))  # type: ignore[arg-type]
         if isinstance(s, K.Store) and isinstance(s.value, (K.Name, K.Lit)):
@@ -170,13 +179,44 @@ class Renderer:
         n, count = self.value(extent), threads.work((s,), sizes)
         if not isinstance(n, int) or n < 2 or count is None or count < threads.MIN_WORK:
             return None
-        assigned = set(assigned_names(inside)) | {x.var for x in K.walk_stmts(inside)
-                                                  if isinstance(x, K.Loop)}
-        if any(self.read_counts[n] > (n in self.reads[self.top]) for n in assigned):
+        if not self.private(inside):
             return None
         self.stmt(K.Loop(P.PART_INDEX, K.Name(P.PART_HI), inside, start=K.Name(P.PART_LO),
                          role=K.Role.PARALLEL, loc=s.loc))
         return n
+
+    def products_part(self, s: K.Loop) -> int | None:
+        """A nest of loops of products (attention's over batch and heads) over ``[lo,
+        hi)`` of its iterations, numbered in order, where they multiply at least
+        ``PRODUCT_WORK`` times in all but each fewer than ``PRODUCT_CUT`` (a larger one is
+        cut into blocks on the threads itself), as the numba target's ``_rt_products``
+        shares such a stack among threads; its number of iterations, else None."""
+        loops = [s]
+        while isinstance(loops[-1].body[0], K.Loop):
+            loops.append(loops[-1].body[0])  # type: ignore[arg-type]
+        stops = [self.value(x.stop) for x in loops]
+        if not all(type(n) is int for n in stops):
+            return None
+        index, inside = K.Name(P.PART_INDEX), list(loops[-1].body)
+        for k, x in enumerate(loops):  # (each loop's index from the part's)
+            at = K.Binary(K.BinaryOp.FLOORDIV, index, K.Lit(math.prod(stops[k + 1:])))
+            inside.insert(k, K.Assign(K.Name(x.var), K.Binary(K.BinaryOp.MOD, at, K.Lit(stops[k]))))
+        if not self.private(inside):
+            return None
+        self.products = []
+        self.stmt(K.Loop(P.PART_INDEX, K.Name(P.PART_HI), tuple(inside), start=K.Name(P.PART_LO),
+                         role=K.Role.PARALLEL, loc=s.loc))
+        n = math.prod(stops)
+        work = n * sum(self.products)
+        small = max(self.products, default=0) < PRODUCT_CUT
+        return n if n >= 2 and work >= PRODUCT_WORK and small else None
+
+    def private(self, inside: Sequence[K.Stmt]) -> bool:
+        """Whether the names ``inside`` assigns (loop indices too) are read by no other
+        top-level statement: a part's scalars are its own."""
+        assigned = set(assigned_names(inside)) | {x.var for x in K.walk_stmts(inside)
+                                                  if isinstance(x, K.Loop)}
+        return not any(self.read_counts[n] > (n in self.reads[self.top]) for n in assigned)
 
     def fill_part(self, s: K.Store) -> int | None:
         """``s``, a copy or fill, over ``[lo, hi)`` of its destination's leading axes
@@ -466,6 +506,7 @@ class Renderer:
         (a, (ta, lda)), (b, (tb, ldb)) = ops
         ldc = blas_layout(dest)[1]  # type: ignore[index]
         kind = "f32" if a.dtype == np.float32 else "f64"
+        self.products.append(m * n * k)
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                  f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
                  f"{dest.address()}, {ldc});")
@@ -829,6 +870,18 @@ def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
         known = math.prod(d for d in shape if d != -1)
         shape = tuple(size // max(known, 1) if d == -1 else d for d in shape)
     return shape
+
+
+def _products_only(s: K.Stmt) -> bool:
+    """A loop (plain: from 0, by 1) whose body is products (``_rt_matmul_into``), or one
+    such loop."""
+    if isinstance(s, K.Eval):
+        return isinstance(s.value, K.Helper) and s.value.name == "_rt_matmul_into"
+    if not isinstance(s, K.Loop) or s.start is not None or s.step is not None or s.instead:
+        return False
+    inner = s.body[0] if len(s.body) == 1 else None
+    return isinstance(inner, K.Loop) and _products_only(inner) or \
+        bool(s.body) and all(isinstance(x, K.Eval) and _products_only(x) for x in s.body)
 
 
 def assigned_names(stmts: Sequence[K.Stmt]) -> dict[str, int]:

@@ -5,8 +5,11 @@ itself where it is installed."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
+import runpy
 import subprocess
 import textwrap
 from pathlib import Path
@@ -329,3 +332,84 @@ def test_msc_matches_mindspore_itself(tmp_path):
     ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
     for name, steps in theirs.items():
         check(msc_steps(CASES[name][0]), steps, rtol=5e-5, name=name)
+
+
+# --- SGD's state, as MindSpore 2.10 keeps it ---------------------------------------------------
+
+SGD_STATE_SCRIPT = """
+import json, numpy as np
+from {lib} import nn, Tensor, Parameter
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array({w}, np.float32)), name="w")
+        self.gamma = Parameter(Tensor(np.array({gamma}, np.float32)), name="gamma")
+    def construct(self, x):
+        return (self.w * x).sum() + (self.gamma * x).sum()
+out = {{}}
+for momentum in (0.0, 0.9):
+    net = Net()
+    opt = nn.SGD(net.trainable_params(), 0.1, momentum=momentum, dampening=0.25)
+    step = nn.TrainOneStepCell(net, opt)
+    for _ in range(2):
+        step(Tensor(np.array({x}, np.float32)))
+    out[str(momentum)] = {{k: [str(p.dtype), list(p.shape), p.asnumpy().tolist()]
+                          for k, p in opt.parameters_dict().items()}}
+print(json.dumps(out))
+"""
+
+
+def _sgd_state(lib: str, tmp_path: Path) -> dict:
+    """Two training steps with ``nn.SGD``; its state by name: [dtype, shape, values]."""
+    script = tmp_path / f"sgd_state_{lib}.py"  # a file: graphs are built from its source
+    script.write_text(SGD_STATE_SCRIPT.format(lib=lib, w=INIT["w"].tolist(),
+                                              gamma=INIT["gamma"].tolist(), x=X.tolist()))
+    if lib == "msc":
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            runpy.run_path(str(script))
+        return json.loads(out.getvalue().strip().splitlines()[-1])
+    proc = subprocess.run([str(MINDSPORE), str(script)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_sgd_keeps_momentum_as_a_float32_parameter(tmp_path):
+    # MindSpore 2.10's nn.SGD: self.momentum = Parameter(Tensor(momentum, float32),
+    # name="momentum"); accum and stat per weight
+    state = _sgd_state("msc", tmp_path)
+    for momentum, entries in state.items():
+        assert entries["momentum"] == ["Float32", [], float(np.float32(momentum))]
+        assert sorted(entries) == sorted(["global_step", "learning_rate", "momentum", "w",
+                                          "gamma", "accum.w", "accum.gamma", "stat.w",
+                                          "stat.gamma"])
+    # without momentum, accum and stat stay as they were made; with it, stat is spent
+    # and accum = 0.9 * g + 0.75 * g after the second step (g = x each step)
+    assert state["0.0"]["accum.w"][2] == [0.0, 0.0] and state["0.0"]["stat.w"][2] == [1, 1]
+    np.testing.assert_allclose(state["0.9"]["accum.w"][2], 1.65 * X, rtol=1e-6)
+    assert state["0.9"]["stat.w"][2] == [0.0, 0.0]
+
+
+def test_sgd_checkpoint_holds_momentum(tmp_path):
+    net = Net()
+    opt = nn.SGD(net.trainable_params(), 0.1, momentum=0.5)
+    ms.save_checkpoint(opt, str(tmp_path / "opt.ckpt"))
+    loaded = ms.load_checkpoint(str(tmp_path / "opt.ckpt"))
+    assert loaded["momentum"].asnumpy().dtype == np.float32
+    assert loaded["momentum"].asnumpy() == np.float32(0.5)
+    fresh = nn.SGD(Net().trainable_params(), 0.1, momentum=0.5)
+    assert ms.load_param_into_net(fresh, loaded)[0] == []
+
+
+@pytest.mark.skipif(not MINDSPORE.exists(), reason="MindSpore is not installed in .peers/ms "
+                    "(see the notes on peers); msc's SGD state is checked above")
+def test_sgd_state_matches_mindspore_itself(tmp_path):
+    """The same entries (MindSpore lists the weights before ``momentum``, msc after the
+    learning rate: checkpoints load by name), dtypes, shapes and values after two steps."""
+    ours, theirs = _sgd_state("msc", tmp_path), _sgd_state("mindspore", tmp_path)
+    for momentum, entries in theirs.items():
+        assert sorted(ours[momentum]) == sorted(entries), momentum
+        for key, (dtype, shape, value) in entries.items():
+            assert ours[momentum][key][:2] == [dtype, shape], key
+            np.testing.assert_allclose(ours[momentum][key][2], value, rtol=1e-6,
+                                       err_msg=f"{momentum} {key}")

@@ -218,27 +218,32 @@ static inline double msc_sigmoid64(double x) {
     double e = msc_exp64(x);
     return e / (1.0 + e);
 }
-static inline void msc_erf_parts(double x, double *erf_out, double *erfc_out) {
+static inline double msc_poly7(double x, const double *c) {
+    double x2 = x * x;
+    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + (x2 * x2) * ((c[4] + x * c[5]) + x2 * c[6]);
+}
+/* erfc(|x|) as exp(-x*x) times a rational fitted on [0, 10.5]: numba_rt.py's _rt_erfc_tail */
+static inline double msc_erfc_tail(double x) {
+    static const double p[7] = {0.9999999999133165, 1.4369768720230862, 1.0041100182253484,
+                                0.40447582994693454, 0.09349533712313061, 0.01011545102150123, 0.0};
+    static const double q[7] = {1.0, 2.5653560273905898, 2.8988045707519765, 1.8623211005659412,
+                                0.72590108531829, 0.1657151504108549, 0.017929191378245266};
+    double a = fabs(x);
+    double tail = msc_exp64(-x * x) * (msc_poly7(a, p) / msc_poly7(a, q));
+    return a > 10.5 ? 0.0 : tail;
+}
+static inline double msc_erf64(double x) {
     static const double taylor[10] = {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
                                       -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852,
                                       0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06,
                                       -1.6365844691234924e-07};
-    static const double p[10] = {0.9999935245087859, 0.8191445393615258, 0.33183819647506724,
-                                 0.048415043770944965, -0.002454082494039, 4.969539409880401e-05,
-                                 -7.692152228616016e-08, -2.2752248241778832e-08, 5.200073535938294e-10, 0.0};
-    static const double q[10] = {1.0, 1.9474593896992638, 1.5296020821192322, 0.5783701563651111,
-                                 0.08711756854099671, -0.00450378827755403, 0.00010146332633479657,
-                                 -9.171205168331639e-07, -1.311650716169318e-08, 4.953524805246288e-10};
-    double a = fabs(x), z = x * x;
-    double small = x * msc_poly10(z, taylor);
-    double tail = msc_exp64(-z) * (msc_poly10(a, p) / msc_poly10(a, q));
-    tail = a > 10.5 ? 0.0 : tail;
-    int near = a < 0.5;
-    *erf_out = near ? small : (x > 0.0 ? 1.0 - tail : tail - 1.0);
-    *erfc_out = near ? 1.0 - small : (x > 0.0 ? tail : 2.0 - tail);
+    double small = x * msc_poly10(x * x, taylor), tail = msc_erfc_tail(x);
+    return fabs(x) < 0.5 ? small : (x > 0.0 ? 1.0 - tail : tail - 1.0);
 }
-static inline double msc_erf64(double x) { double e, c; msc_erf_parts(x, &e, &c); return e; }
-static inline double msc_erfc64(double x) { double e, c; msc_erf_parts(x, &e, &c); return c; }
+static inline double msc_erfc64(double x) {
+    double tail = msc_erfc_tail(x);
+    return x > 0.0 ? tail : 2.0 - tail;
+}
 static inline double msc_gelu_none64(double x) { return 0.5 * x * msc_erfc64(-0.7071067811865476 * x); }
 static inline double msc_gelu_tanh64(double x) {
     return x * msc_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x));

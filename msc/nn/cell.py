@@ -303,7 +303,18 @@ class Cell:
         raise AttributeError("For 'Cell', the method 'construct' is not defined.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_names_checked" not in self.__dict__:
+            self._refresh_duplicate_names()
         return call_cell(self, args, kwargs)
+
+    def _refresh_duplicate_names(self) -> None:
+        """MindSpore 2.10 checks a cell's names on its first call: where two of its
+        Parameters share a name (two cells added late under the same attribute), all of
+        them are renamed by their paths."""
+        object.__setattr__(self, "_names_checked", True)
+        names = [p.name for p in self.get_parameters()]
+        if len(set(names)) < len(names):
+            self.update_parameters_name()
 
     # --- printing -----------------------------------------------------------------
 

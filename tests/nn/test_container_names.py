@@ -311,6 +311,35 @@ def test_a_sequential_cell_deleted_from_renames_the_appended_cells_by_text():
         ["b.weight", "b.bias", "1.weight", "1.bias", "2.weight", "2.bias"]
 
 
+class LateTwice(nn.Cell):
+    """Two cells added late under the same attribute: both named ``late.weight``."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = Outer(nn.Dense(2, 2))  # noqa: F821 (Outer is defined by MODELS)
+        self.b = Outer(nn.Dense(2, 2))  # noqa: F821
+        self.a.late = nn.Dense(2, 2)
+        self.b.late = nn.Dense(2, 2)
+
+    def construct(self, x):
+        return self.b.late(self.a.late(x))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_the_first_call_renames_duplicate_names_by_path(mode):
+    # MindSpore 2.10 printed these, in both modes: its first call finds two Parameters
+    # named alike and renames every one by its path
+    net = LateTwice()
+    assert [p.name for p in net.get_parameters()][2:4] == ["late.weight", "late.bias"]
+    ms.set_context(mode=mode, jit_target="python")
+    try:
+        net(Tensor(np.ones((1, 2), np.float32)))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert [p.name for p in net.get_parameters()] == \
+        [f"{c}.{k}.{w}" for c in "ab" for k in ("backbone", "late") for w in ("weight", "bias")]
+
+
 def test_celldict_refuses_containers_as_mindspore():
     # MindSpore 2.10: TypeError "For 'CellDict', the type of cell can not be CellDict,
     # CellList or SequentialCell, but got SequentialCell."

@@ -707,32 +707,42 @@ def _rt_threaded(kernel, n, *args):
 #: (about 50 us on one core); smaller ones are one numpy product.
 _RT_PRODUCT_WORK = 1 << 22
 #: The fewest rows (or columns) of a part: each part packs the whole other operand again
-#: (a few percent of its time at 128), and fewer, longer parts share out unevenly (a
-#: 768-wide product in three parts kept one of two threads waiting a third of the time).
+#: (0.065 ms a cut of a 394 x 768 x 192 product, 5%), so a product is cut into the
+#: largest power of two of parts this long: an even count shares out evenly on 2, 4, 8
+#: threads (three parts of 394 rows kept one of two threads waiting a third of the time).
 _RT_PRODUCT_SIDE = 128
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_cut_at(c, cuts, side):
+    """Where cut ``c`` of ``cuts`` of ``side`` rows (or columns) starts: even shares, on
+    multiples of 16 (whole vectors of the BLAS kernels) but the ends."""
+    return side if c >= cuts else (c * side // cuts + 8) // 16 * 16
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
-def _rt_product_units(a, b, out, rows, cols, lo, hi):
-    """Units ``lo`` to ``hi`` of ``out = a @ b`` (4-d: two stack axes of matrices), each
-    the block of ``rows`` rows and ``cols`` columns of one matrix, numbered in row order
-    within a matrix and matrices in order."""
+def _rt_product_units(a, b, out, cuts, rows, lo, hi):
+    """Units ``lo`` to ``hi`` of ``out = a @ b`` (4-d: two stack axes of matrices): each
+    matrix in ``cuts`` units, of its rows where ``rows`` else of its columns, numbered
+    matrix by matrix."""
     inner, m, n = out.shape[1], out.shape[2], out.shape[3]
-    across = (n + cols - 1) // cols
-    per = across * ((m + rows - 1) // rows)
+    side = m if rows else n
     for u in range(lo, hi):
-        i, j = u // per // inner, u // per % inner
-        r, c = u % per // across * rows, u % across * cols
-        r1, c1 = min(r + rows, m), min(c + cols, n)
-        _rt_matmul_into(a[i, j, r:r1], b[i, j, :, c:c1], out[i, j, r:r1, c:c1], 0.0)
+        i, j, c = u // cuts // inner, u // cuts % inner, u % cuts
+        s0, s1 = _rt_cut_at(c, cuts, side), _rt_cut_at(c + 1, cuts, side)
+        if rows:
+            _rt_matmul_into(a[i, j, s0:s1], b[i, j], out[i, j, s0:s1], 0.0)
+        else:
+            _rt_matmul_into(a[i, j], b[i, j, :, s0:s1], out[i, j, :, s0:s1], 0.0)
 
 
 def _rt_products(a, b, out=None):
     """``np.matmul(a, b, out=out)`` (a new array for None), a driver's product. A large
     one of float matrices (or of stacks of them along one or two axes: attention's batch
-    and heads) is cut into blocks of its longer side, at least ``_RT_PRODUCT_SIDE`` long,
-    one BLAS call each, shared among threads: the same calls whatever the thread count,
-    so the same bits (numpy's BLAS runs on one thread meanwhile: ``_rt_own_threads``)."""
+    and heads) is cut along its longer side into a power of two of parts at least
+    ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared among threads: the same calls
+    whatever the thread count, so the same bits (numpy's BLAS runs on one thread
+    meanwhile: ``_rt_own_threads``)."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
         return np.matmul(a, b, out=out)
@@ -742,15 +752,10 @@ def _rt_products(a, b, out=None):
     if len(stack) > 2 or out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
         return np.matmul(a, b, out=out)
     m, n = out.shape[-2], out.shape[-1]
-    rows, cols = m, n
-    side = max(m, n)  # (a matrix too small to cut alone is one unit, as the native target's)
-    cuts = max(1, side // _RT_PRODUCT_SIDE) if m * n * a.shape[-1] >= _RT_PRODUCT_WORK else 1
-    block = (-(-side // cuts) + 15) // 16 * 16  # (cuts of equal length, in 16s)
-    if n >= m:
-        cols = block
-    else:
-        rows = block
-
+    cuts = 1  # (a matrix too small to cut alone is one unit, as the native target's)
+    if m * n * a.shape[-1] >= _RT_PRODUCT_WORK:
+        while 2 * cuts * _RT_PRODUCT_SIDE <= max(m, n):
+            cuts *= 2
     full = (1,) * (2 - len(stack)) + stack
 
     def four(x):  # (a 4-d view, a matrix or stack repeated by strides of 0: no copy)
@@ -760,8 +765,8 @@ def _rt_products(a, b, out=None):
         strides = tuple(0 if k == 1 else s for k, s in zip(shape[:2], strides)) + strides[2:]
         return np.lib.stride_tricks.as_strided(x, full + x.shape[-2:], strides)
 
-    units = full[0] * full[1] * -(-m // rows) * -(-n // cols)
-    args = (four(a), four(b), four(out), rows, cols)
+    units = full[0] * full[1] * cuts
+    args = (four(a), four(b), four(out), cuts, m > n)
     parts = min(_rt_thread_count(), units)
     if parts <= 1:
         _rt_product_units(*args, 0, units)

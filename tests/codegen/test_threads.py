@@ -105,7 +105,8 @@ def test_the_blas_runs_on_one_thread_while_a_driver_runs_and_as_before_after():
 @pytest.mark.parametrize("shape_a,shape_b", [((64, 96), (96, 1200)), ((3, 40, 50), (50, 530)),
                                              ((70, 33), (2, 33, 1100)), ((8, 16), (16, 8)),
                                              ((2, 3, 40, 64), (2, 3, 64, 140)),
-                                             ((2, 1, 20, 30), (3, 30, 140))])
+                                             ((2, 1, 20, 30), (3, 30, 140)),
+                                             ((394, 50), (50, 70)), ((2, 3, 600, 20), (20, 40))])
 def test_products_cut_into_columns_are_the_same_on_any_number_of_threads(
         shape_a, shape_b, monkeypatch):
     """A driver's large product is BLAS calls of _RT_COLUMNS columns each, whichever

@@ -536,15 +536,19 @@ MSC_GEMM(float, f32)
 MSC_GEMM(double, f64)
 #endif
 
-/* A large product in blocks of its longer side, as numba_rt.py's _rt_products cuts a
-   driver's: the same BLAS calls whatever the thread count, so the same bits, and the
-   numba target's bits. */
+/* A large product in a power of two of blocks of its longer side, as numba_rt.py's
+   _rt_products cuts a driver's: the same BLAS calls whatever the thread count, so the same
+   bits, and the numba target's bits. */
 #define MSC_PRODUCT_WORK (1 << 22)  /* _RT_PRODUCT_WORK */
 #define MSC_PRODUCT_SIDE 128        /* _RT_PRODUCT_SIDE */
+/* where cut c of cuts of side starts (_rt_cut_at): even shares, on multiples of 16 */
+static int64_t cut_at(int64_t c, int64_t cuts, int64_t side) {
+    return c >= cuts ? side : (c * side / cuts + 8) / 16 * 16;
+}
 #define MSC_GEMM_SPLIT(T, S)                                                                     \
     typedef struct {                                                                             \
-        int ta, tb;                                                                              \
-        int64_t m, n, k, lda, ldb, ldc, rows, cols, across;                                      \
+        int ta, tb, rows;                                                                        \
+        int64_t m, n, k, lda, ldb, ldc, cuts;                                                    \
         const T *a, *b;                                                                          \
         T *c;                                                                                    \
         double beta;                                                                             \
@@ -553,12 +557,16 @@ MSC_GEMM(double, f64)
         const gemm_job_##S *g = p;                                                               \
         (void)part;                                                                              \
         for (int64_t u = lo; u < hi; u++) {                                                      \
-            int64_t r = u / g->across * g->rows, c = u % g->across * g->cols;                    \
-            int64_t r1 = r + g->rows < g->m ? r + g->rows : g->m;                                \
-            int64_t c1 = c + g->cols < g->n ? c + g->cols : g->n;                                \
-            gemm_whole_##S(g->ta, g->tb, r1 - r, c1 - c, g->k, g->a + (g->ta ? r : r * g->lda),  \
-                           g->lda, g->b + (g->tb ? c * g->ldb : c), g->ldb, g->beta,             \
-                           g->c + r * g->ldc + c, g->ldc);                                       \
+            int64_t side = g->rows ? g->m : g->n;                                                \
+            int64_t s0 = cut_at(u, g->cuts, side), s1 = cut_at(u + 1, g->cuts, side);            \
+            if (g->rows)                                                                         \
+                gemm_whole_##S(g->ta, g->tb, s1 - s0, g->n, g->k,                                \
+                               g->a + (g->ta ? s0 : s0 * g->lda), g->lda, g->b, g->ldb, g->beta, \
+                               g->c + s0 * g->ldc, g->ldc);                                      \
+            else                                                                                 \
+                gemm_whole_##S(g->ta, g->tb, g->m, s1 - s0, g->k, g->a, g->lda,                  \
+                               g->b + (g->tb ? s0 * g->ldb : s0), g->ldb, g->beta, g->c + s0,    \
+                               g->ldc);                                                          \
         }                                                                                        \
         return 0;                                                                                \
     }                                                                                            \
@@ -568,12 +576,10 @@ MSC_GEMM(double, f64)
             gemm_whole_##S(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);                       \
             return;                                                                              \
         }                                                                                        \
-        int64_t side = m > n ? m : n, cuts = side / MSC_PRODUCT_SIDE > 1 ? side / MSC_PRODUCT_SIDE : 1; \
-        int64_t block = ((side + cuts - 1) / cuts + 15) / 16 * 16;  /* cuts alike, in 16s */   \
-        int64_t rows = n >= m ? m : block, cols = n >= m ? block : n;                            \
-        gemm_job_##S g = {ta, tb, m, n, k, lda, ldb, ldc, rows, cols, (n + cols - 1) / cols,      \
-                          a, b, c, beta};                                                        \
-        msc_parallel(gemm_units_##S, &g, g.across * ((m + rows - 1) / rows));                    \
+        int64_t cuts = 1, side = m > n ? m : n;                                                  \
+        while (2 * cuts * MSC_PRODUCT_SIDE <= side) cuts *= 2;                                   \
+        gemm_job_##S g = {ta, tb, m > n, m, n, k, lda, ldb, ldc, cuts, a, b, c, beta};           \
+        msc_parallel(gemm_units_##S, &g, cuts);                                                  \
     }
 MSC_GEMM_SPLIT(float, f32)
 MSC_GEMM_SPLIT(double, f64)

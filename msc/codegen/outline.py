@@ -483,30 +483,20 @@ def _driver_form(e: Expr) -> bool:
 
 def _with_numpy_products(s: Stmt) -> list[Stmt]:
     """Driver statement ``s`` with the numba runtime's products made numpy's:
-    ``np.matmul(a, b)`` (through ``_rt_products``); a product with a bias is computed into the statement's target
-    first and the bias added in place, as the kernel did. A runtime function with a
-    Python form (``DRIVER_FORMS``) is called in it."""
+    ``np.matmul(a, b)`` through ``_rt_products``, which adds a bias in place (in the
+    product's parts, on their threads). A runtime function with a Python form
+    (``DRIVER_FORMS``) is called in it."""
     if isinstance(s, Assign) and _driver_form(s.value):
         return [replace(s, value=replace(s.value, name=DRIVER_FORMS[s.value.name]))]
     if not (isinstance(s, Assign) and _product(s.value)):
         return [s]
-    target = s.target
-    stmts: list[Stmt] = []
 
     def numpy(e: Expr) -> Expr | None:
         if not (isinstance(e, Helper) and e.name in _PRODUCTS):
             return None
-        product = Helper("_rt_products", e.args[:2])
-        if e.name == "_rt_matmul":
-            return product
-        stmts.append(Assign(target, product))
-        stmts.append(Accumulate(target, BinaryOp.ADD, e.args[2]))
-        return target
-
-    value = K.rewrite(s.value, numpy)
-    if value != target:
-        stmts.append(Assign(target, value))
-    return [*stmts[:-1], replace(stmts[-1], loc=s.loc)]
+        bias = (Lit(None), e.args[2]) if e.name == "_rt_matmul_bias" else ()
+        return Helper("_rt_products", (*e.args[:2], *bias))
+    return [replace(s, value=K.rewrite(s.value, numpy))]
 
 
 def _product(e: Expr) -> bool:

@@ -721,10 +721,11 @@ def _rt_cut_at(c, cuts, side):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _rt_product_units(a, b, out, cuts, rows, lo, hi):
-    """Units ``lo`` to ``hi`` of ``out = a @ b`` (4-d: two stack axes of matrices): each
-    matrix in ``cuts`` units, of its rows where ``rows`` else of its columns, numbered
-    matrix by matrix."""
+def _rt_product_units(a, b, out, cuts, rows, bias, lo, hi):
+    """Units ``lo`` to ``hi`` of ``out = a @ b + bias`` (4-d: two stack axes of
+    matrices; ``bias`` one per column, or empty for none): each matrix in ``cuts`` units,
+    of its rows where ``rows`` else of its columns, numbered matrix by matrix. A unit
+    adds its bias while its block is in cache, on its own thread."""
     inner, m, n = out.shape[1], out.shape[2], out.shape[3]
     side = m if rows else n
     for u in range(lo, hi):
@@ -732,25 +733,39 @@ def _rt_product_units(a, b, out, cuts, rows, lo, hi):
         s0, s1 = _rt_cut_at(c, cuts, side), _rt_cut_at(c + 1, cuts, side)
         if rows:
             _rt_matmul_into(a[i, j, s0:s1], b[i, j], out[i, j, s0:s1], 0.0)
+            if bias.size:
+                _rt_add_rows(out[i, j, s0:s1], bias)
         else:
             _rt_matmul_into(a[i, j], b[i, j, :, s0:s1], out[i, j, :, s0:s1], 0.0)
+            if bias.size:
+                _rt_add_rows(out[i, j, :, s0:s1], bias[s0:s1])
 
 
-def _rt_products(a, b, out=None):
-    """``np.matmul(a, b, out=out)`` (a new array for None), a driver's product. A large
-    one of float matrices (or of stacks of them along one or two axes: attention's batch
-    and heads) is cut along its longer side into a power of two of parts at least
-    ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared among threads: the same calls
+def _rt_plus(out, bias):
+    """``out += bias`` where there is one (numpy's broadcasting); ``out``."""
+    if bias is not None:
+        out += bias
+    return out
+
+
+def _rt_products(a, b, out=None, bias=None):
+    """``np.matmul(a, b, out=out)`` (a new array for None), plus ``bias`` where given (in
+    place), a driver's product. A large one of float matrices (or of stacks of them along
+    one or two axes: attention's batch and heads) is cut along its longer side into a
+    power of two of parts at least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared
+    among threads, each adding its part of a bias of one value per column: the same calls
     whatever the thread count, so the same bits (numpy's BLAS runs on one thread
     meanwhile: ``_rt_own_threads``)."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
-        return np.matmul(a, b, out=out)
+        return _rt_plus(np.matmul(a, b, out=out), bias)
     stack = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if out is None:
         out = np.empty(stack + (a.shape[-2], b.shape[-1]), a.dtype)
     if len(stack) > 2 or out.size * a.shape[-1] < _RT_PRODUCT_WORK or out.dtype != a.dtype:
-        return np.matmul(a, b, out=out)
+        return _rt_plus(np.matmul(a, b, out=out), bias)
+    if bias is not None and (bias.shape != out.shape[-1:] or bias.dtype != out.dtype):
+        return _rt_plus(_rt_products(a, b, out), bias)
     m, n = out.shape[-2], out.shape[-1]
     cuts = 1  # (a matrix too small to cut alone is one unit, as the native target's)
     if m * n * a.shape[-1] >= _RT_PRODUCT_WORK:
@@ -766,7 +781,8 @@ def _rt_products(a, b, out=None):
         return np.lib.stride_tricks.as_strided(x, full + x.shape[-2:], strides)
 
     units = full[0] * full[1] * cuts
-    args = (four(a), four(b), four(out), cuts, m > n)
+    args = (four(a), four(b), four(out), cuts, m > n,
+            np.empty(0, out.dtype) if bias is None else bias)  # (empty: no bias)
     parts = min(_rt_thread_count(), units)
     if parts <= 1:
         _rt_product_units(*args, 0, units)

@@ -109,8 +109,9 @@ def test_the_blas_runs_on_one_thread_while_a_driver_runs_and_as_before_after():
                                              ((394, 50), (50, 70)), ((2, 3, 600, 20), (20, 40))])
 def test_products_cut_into_columns_are_the_same_on_any_number_of_threads(
         shape_a, shape_b, monkeypatch):
-    """A driver's large product is BLAS calls of _RT_COLUMNS columns each, whichever
-    thread makes them: 1, 2 and 3 threads give the same bits, numpy's product's values."""
+    """A driver's large product is BLAS calls over parts of its longer side, whichever
+    thread makes them: 1, 2 and 3 threads give the same bits, numpy's product's values,
+    and with a bias numpy's sum of the product and the bias."""
     monkeypatch.setattr(numba_rt, "_RT_PRODUCT_WORK", 0)
     rng = np.random.default_rng(3)
     a = rng.standard_normal(shape_a).astype(np.float32)
@@ -122,6 +123,10 @@ def test_products_cut_into_columns_are_the_same_on_any_number_of_threads(
         got[count] = numba_rt._rt_products(a, b)
         out = np.full(want.shape, np.nan, np.float32)
         assert numba_rt._rt_products(a, b, out) is out and np.array_equal(out, got[count])
+        # a bias of one value per column, added by each part: numpy's float32 sums
+        bias = rng.standard_normal(want.shape[-1]).astype(np.float32)
+        plus = numba_rt._rt_products(a, b, None, bias)
+        assert np.array_equal(plus, got[count] + bias)
     assert got["1"].dtype == np.float32 and got["1"].shape == want.shape
     assert np.array_equal(got["1"], got["2"]) and np.array_equal(got["1"], got["3"])
     np.testing.assert_allclose(got["1"], want, rtol=1e-5, atol=1e-4)

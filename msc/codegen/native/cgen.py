@@ -482,10 +482,13 @@ class Renderer:
     def contiguous(self, value: View) -> View:
         return value if value.contiguous else self.copy_new(value)
 
-    def gemm(self, a: View, b: View, out: View, beta: float | Scalar) -> None:
-        """``out = a @ b + beta * out`` by one BLAS call (float32, float64), operands read
-        where they lie when their rows or columns are contiguous; ``beta`` a number or a
-        value known when it runs (0 on a loop's first step, 1 after)."""
+    def gemm(self, a: View, b: View, out: View, beta: float | Scalar,
+             bias: View | None = None) -> None:
+        """``out = a @ b + beta * out`` (``+ bias``, a contiguous row of one value per
+        column, added by each part of the product) by one call of the runtime's BLAS
+        (float32, float64), operands read where they lie when their rows or columns are
+        contiguous; ``beta`` a number or a value known when it runs (0 on a loop's first
+        step, 1 after)."""
         if not (a.dtype == b.dtype == out.dtype) or a.dtype.kind != "f":
             raise self.fail(f"a product of {a.dtype}, {b.dtype} into {out.dtype}")
         (m, k), n = a.shape, b.shape[1]
@@ -509,7 +512,7 @@ class Renderer:
         self.products.append(m * n * k)
         self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                  f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
-                 f"{dest.address()}, {ldc});")
+                 f"{dest.address()}, {ldc}, {self.use(bias).address() if bias else 'NULL'});")
         if target is None:
             self.fill(out, dest)
 
@@ -748,9 +751,12 @@ class Renderer:
         if e.name in ("_rt_matmul", "_rt_matmul_bias"):
             a, b = (self.value(x) for x in e.args[:2])
             out = self.allocate((a.shape[0], b.shape[1]), a.dtype)
-            self.gemm(a, b, out, 0.0)
-            if e.name == "_rt_matmul_bias":
-                bias = broadcast(self.value(e.args[2]), out.shape, self.loc)
+            bias = self.value(e.args[2]) if e.name == "_rt_matmul_bias" else None
+            row = isinstance(bias, View) and bias.shape == out.shape[1:] and \
+                bias.strides == (1,) and bias.dtype == out.dtype
+            self.gemm(a, b, out, 0.0, bias if row else None)
+            if bias is not None and not row:
+                bias = broadcast(bias, out.shape, self.loc)
                 self.each(out, lambda x, y: S.binary(K.BinaryOp.ADD, x, y), out, bias)
             return out
         raise self.fail(f"the runtime helper {e.name}")

@@ -549,37 +549,39 @@ static int64_t cut_at(int64_t c, int64_t cuts, int64_t side) {
     typedef struct {                                                                             \
         int ta, tb, rows;                                                                        \
         int64_t m, n, k, lda, ldb, ldc, cuts;                                                    \
-        const T *a, *b;                                                                          \
+        const T *a, *b, *bias;                                                                   \
         T *c;                                                                                    \
         double beta;                                                                             \
     } gemm_job_##S;                                                                              \
+    /* a block's bias, added while the block is in cache (one column's value each) */          \
+    static void add_bias_##S(T *c, int64_t ldc, int64_t rows, int64_t cols, const T *bias) {    \
+        for (int64_t i = 0; i < rows; i++)                                                       \
+            for (int64_t j = 0; j < cols; j++) c[i * ldc + j] = c[i * ldc + j] + bias[j];        \
+    }                                                                                            \
     static int gemm_units_##S(void *p, int64_t lo, int64_t hi, int part) {                       \
         const gemm_job_##S *g = p;                                                               \
         (void)part;                                                                              \
         for (int64_t u = lo; u < hi; u++) {                                                      \
             int64_t side = g->rows ? g->m : g->n;                                                \
             int64_t s0 = cut_at(u, g->cuts, side), s1 = cut_at(u + 1, g->cuts, side);            \
-            if (g->rows)                                                                         \
-                gemm_whole_##S(g->ta, g->tb, s1 - s0, g->n, g->k,                                \
-                               g->a + (g->ta ? s0 : s0 * g->lda), g->lda, g->b, g->ldb, g->beta, \
-                               g->c + s0 * g->ldc, g->ldc);                                      \
-            else                                                                                 \
-                gemm_whole_##S(g->ta, g->tb, g->m, s1 - s0, g->k, g->a, g->lda,                  \
-                               g->b + (g->tb ? s0 * g->ldb : s0), g->ldb, g->beta, g->c + s0,    \
-                               g->ldc);                                                          \
+            int64_t r0 = g->rows ? s0 : 0, r1 = g->rows ? s1 : g->m;                             \
+            int64_t c0 = g->rows ? 0 : s0, c1 = g->rows ? g->n : s1;                             \
+            gemm_whole_##S(g->ta, g->tb, r1 - r0, c1 - c0, g->k,                                 \
+                           g->a + (g->ta ? r0 : r0 * g->lda), g->lda,                            \
+                           g->b + (g->tb ? c0 * g->ldb : c0), g->ldb, g->beta,                   \
+                           g->c + r0 * g->ldc + c0, g->ldc);                                     \
+            if (g->bias) add_bias_##S(g->c + r0 * g->ldc + c0, g->ldc, r1 - r0, c1 - c0,         \
+                                      g->bias + c0);                                             \
         }                                                                                        \
         return 0;                                                                                \
     }                                                                                            \
     void msc_gemm_##S(int ta, int tb, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,  \
-                      const T *b, int64_t ldb, double beta, T *c, int64_t ldc) {                 \
-        if (m * n * k < MSC_PRODUCT_WORK) {                                                      \
-            gemm_whole_##S(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);                       \
-            return;                                                                              \
-        }                                                                                        \
+                      const T *b, int64_t ldb, double beta, T *c, int64_t ldc, const T *bias) {  \
         int64_t cuts = 1, side = m > n ? m : n;                                                  \
-        while (2 * cuts * MSC_PRODUCT_SIDE <= side) cuts *= 2;                                   \
-        gemm_job_##S g = {ta, tb, m > n, m, n, k, lda, ldb, ldc, cuts, a, b, c, beta};           \
-        msc_parallel(gemm_units_##S, &g, cuts);                                                  \
+        while (m * n * k >= MSC_PRODUCT_WORK && 2 * cuts * MSC_PRODUCT_SIDE <= side) cuts *= 2;  \
+        gemm_job_##S g = {ta, tb, m > n, m, n, k, lda, ldb, ldc, cuts, a, b, bias, c, beta};     \
+        if (cuts == 1) gemm_units_##S(&g, 0, 1, 0);                                              \
+        else msc_parallel(gemm_units_##S, &g, cuts);                                             \
     }
 MSC_GEMM_SPLIT(float, f32)
 MSC_GEMM_SPLIT(double, f64)

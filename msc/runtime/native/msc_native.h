@@ -48,10 +48,12 @@ int msc_parallel_in(msc_part_fn fn, void *ctx, int64_t n, int parts);
 /* How many parts msc_parallel cuts n into: the thread count, at most n. */
 int msc_parts(int64_t n);
 
+/* c = op(a) @ op(b) + beta * c, plus bias[j] in each column j where bias is not NULL */
 void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                  const float *b, int64_t ldb, double beta, float *c, int64_t ldc);
+                  const float *b, int64_t ldb, double beta, float *c, int64_t ldc, const float *bias);
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
-                  const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+                  const double *b, int64_t ldb, double beta, double *c, int64_t ldc,
+                  const double *bias);
 /* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input in
    its zero border, the filters and the output contiguous float32; the transformed filters,
    inputs and products (rows, 36, columns) with the strides given. 0 where it declined. */

@@ -453,11 +453,17 @@ class Exprs:
         return f"ops.cumsum({self.rng.choice(_LONE).format(a, b)}, {axis})"
 
     def _f_matmul(self, t: TT, scope: list[Var], depth: int) -> str | None:
-        if t.dtype == "bool" or t.ndim > 3:
+        """Products of every rank: ``ops.matmul``, ``bmm`` and ``MatMul``; attention's
+        ``BatchMatMul`` over two stack axes, one operand transposed; ``ops.dense`` with a
+        bias (added by the product's parts on the numba and native targets)."""
+        if t.dtype == "bool" or t.ndim > 4:
             return None
         self.note_approx(t.dtype)
         k = self.rng.randint(1, 3)
         rng = self.rng
+        lo, hi = ("-100.0", "100.0") if t.floating else ("-1000", "1000")
+        if t.ndim == 4 or (t.ndim == 2 and t.floating and rng.random() < 0.3):
+            return f"ops.clip_by_value({self._stacked_or_dense(t, k, scope, depth)}, {lo}, {hi})"
         if t.ndim == 0:
             a, b = t.with_shape((k,)), t.with_shape((k,))
         elif t.ndim == 1:
@@ -468,7 +474,6 @@ class Exprs:
             a = t.with_shape((t.shape[0], t.shape[1], k))
             b = t.with_shape((t.shape[0], k, t.shape[2]))
         x, y = self.sub(a, scope, depth), self.sub(b, scope, depth)
-        lo, hi = ("-100.0", "100.0") if t.floating else ("-1000", "1000")
         if t.integral:
             x, y = f"ops.clip_by_value({x}, -9, 9)", f"ops.clip_by_value({y}, -9, 9)"
         call = f"ops.matmul({x}, {y})"
@@ -477,6 +482,21 @@ class Exprs:
         elif t.ndim == 2 and rng.random() < 0.3:
             call = f"ops.MatMul()({x}, {y})"
         return f"ops.clip_by_value({call}, {lo}, {hi})"
+
+    def _stacked_or_dense(self, t: TT, k: int, scope: list[Var], depth: int) -> str:
+        """A 4-d ``t`` as ``BatchMatMul`` of stacks (``transpose_b`` at random, its operand
+        then laid out transposed); a 2-d one as ``ops.dense(x, w, bias)``."""
+        if t.ndim == 2:
+            x = self.sub(t.with_shape((t.shape[0], k)), scope, depth)
+            w = self.sub(t.with_shape((t.shape[1], k)), scope, depth)
+            return f"ops.dense({x}, {w}, {self.sub(t.with_shape((t.shape[1],)), scope, depth)})"
+        s0, s1, m, n = t.shape
+        turned = self.rng.random() < 0.5
+        x = self.sub(t.with_shape((s0, s1, m, k)), scope, depth)
+        y = self.sub(t.with_shape((s0, s1, n, k) if turned else (s0, s1, k, n)), scope, depth)
+        if t.integral:
+            x, y = f"ops.clip_by_value({x}, -9, 9)", f"ops.clip_by_value({y}, -9, 9)"
+        return f"ops.BatchMatMul(transpose_b={turned})({x}, {y})"
 
     def _f_pool(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """Max or average pooling of 1 to 3 spatial dims whose windows give ``t``'s

@@ -80,6 +80,33 @@ def step():
     return net
 
 
+class ConvStep(nn.Cell):
+    """One training step of two convolutions, the second strided: the gradient of its
+    input adds the columns into a bordered accumulator tap by tap (col2im, ``+=`` into
+    views of an array)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.SequentialCell([
+            nn.Conv2d(3, 32, 3, pad_mode="pad", padding=1, has_bias=True), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1), nn.ReLU(),
+            nn.Flatten(), nn.Dense(32 * 2 * 2, 3)])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(self.net.trainable_params(), learning_rate=0.05, momentum=0.9)
+        self.step = nn.TrainOneStepCell(nn.WithLossCell(self.net, loss), opt)
+
+    def construct(self, x, label):
+        return self.step(x, label)
+
+
+def conv_step():
+    net = ConvStep()
+    rng = np.random.default_rng(6)
+    for p in net.net.get_parameters():
+        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.1))
+    return net
+
+
 def encoder():
     """The model zoo-shaped tiny BERT classifier of the end-to-end tests, eval mode."""
     import os

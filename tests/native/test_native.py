@@ -328,16 +328,20 @@ def test_encoder_and_tensor_control_flow_match_eager(tmp_path):
             assert np.frombuffer(raw[1], np.int64)[0] == count.asnumpy() == 2 * n
 
 
-def test_training_step_updates_its_weights_in_place(tmp_path):
-    art = compile_native(tmp_path / "step", "step", ["f32[4,6]", "i32[4]"])
+@pytest.mark.parametrize("entry,shape", [("step", (4, 6)), ("conv_step", (2, 3, 2, 2))])
+def test_training_step_updates_its_weights_in_place(tmp_path, entry, shape):
+    """Three steps of the library against eager mode: an MLP's, and two convolutions'
+    (the strided one's input gradient adds taps into views of an array)."""
+    spec = f"f32[{','.join(map(str, shape))}]"
+    art = compile_native(tmp_path / entry, entry, [spec, f"i32[{shape[0]}]"])
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((4, 6)).astype(np.float32)
-    label = np.array([0, 1, 2, 1], np.int32)
+    x = rng.standard_normal(shape).astype(np.float32)
+    label = np.array([0, 1, 2, 1][:shape[0]], np.int32)
     sys.path.insert(0, str(art))
     try:
         import msc_model
         native = msc_model.Model()
-        reference = models.step()
+        reference = getattr(models, entry)()
         ms.set_context(mode=ms.PYNATIVE_MODE)
         want = [float(reference(Tensor(x), Tensor(label)).asnumpy()) for _ in range(3)]
         ms.set_context(mode=ms.GRAPH_MODE)

@@ -380,22 +380,32 @@ class Renderer:
             self.put(f"{dest.code} = {cast(self.scalar(value), array.dtype)};")
 
     def accumulate(self, s: K.Accumulate) -> None:
-        value = self.scalar(self.value(s.value))
+        """``target op= value``: a scalar variable, an element, or in place over an array
+        or a view of one (a transposed convolution's taps added into its accumulator)."""
+        value = self.value(s.value)
         if isinstance(s.target, K.Name):
-            cur = self.env[s.target.name]  # (a Scalar: the variable)
-            if not isinstance(cur, Scalar):
-                raise self.fail(f"an accumulation into the array {s.target.name}")
-            t = self.types[cur.code] = unify(self.types.get(cur.code),
-                                                   S.binary(s.op, cur, value).dtype)
-            result = S.binary(s.op, Scalar(cur.code, t), value)
-            self.put(f"{cur.code} = {cast(result, t)};")
+            dest = self.env[s.target.name]
+        else:
+            array = self.use(self.value(s.target.array))
+            dest = self.index(array, s.target.index)
+        if isinstance(dest, View):
+            if isinstance(value, View):
+                self.use(value)  # (read first where it may overlap what is written)
+                value = broadcast(self.copy_new(value) if value.base == dest.base else value,
+                                  dest.shape, self.loc)
+            else:
+                value = self.scalar(value)
+            self.each(dest, lambda x, y: S.binary(s.op, x, y), dest, value)
             return
-        array = self.use(self.value(s.target.array))
-        elem = self.index(array, s.target.index)
-        if isinstance(elem, View):
-            raise self.fail("an accumulation into an array view")
-        result = S.binary(s.op, elem, value)
-        self.put(f"{elem.code} = {cast(result, array.dtype)};")
+        value = self.scalar(value)
+        if isinstance(s.target, K.Name):  # (a Scalar: the variable)
+            t = self.types[dest.code] = unify(self.types.get(dest.code),
+                                              S.binary(s.op, dest, value).dtype)
+            result = S.binary(s.op, Scalar(dest.code, t), value)
+            self.put(f"{dest.code} = {cast(result, t)};")
+            return
+        result = S.binary(s.op, dest, value)
+        self.put(f"{dest.code} = {cast(result, array.dtype)};")
 
     @contextmanager
     def nest(self, shape: Sequence[int], skip: int | None = None) -> Iterator[list[str]]:

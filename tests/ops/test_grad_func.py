@@ -338,3 +338,46 @@ def test_a_jit_construct_differentiated_from_pynative():
     dx, dy = C.GradOperation(get_all=True)(JitConstruct())(Tensor(x), Tensor(y))
     np.testing.assert_allclose(dx.asnumpy(), y * [2.0, 3.0])
     np.testing.assert_allclose(dy.asnumpy(), x * [2.0, 3.0])
+
+
+class _Poly(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = Parameter(Tensor(np.array([1.0, -2.0, 0.5], np.float32)), name="a")
+        self.b = Parameter(Tensor(np.array([3.0, 0.25, -1.0], np.float32)), name="b")
+
+    def construct(self, x):
+        return (x * x * self.a + self.b * x).sum()
+
+
+class _GradEachCall(nn.Cell):
+    """A training cell's eager construct: a new gradient function on every call."""
+
+    def __init__(self, net, weights):
+        super().__init__()
+        self.net, self.weights = net, ParameterTuple(weights)
+        self.grad = C.GradOperation(get_by_list=True, sens_param=True)
+
+    def construct(self, x, sens):
+        return self.grad(self.net, self.weights)(x, sens)
+
+
+def test_a_gradient_made_anew_on_each_eager_call_compiles_once():
+    """``self.grad(self.net, self.weights)(...)`` in an eager construct is a new gradient
+    function each call: equal ones (the same net, the same weights) share one compile,
+    and other weights of the same net get their own, with their own gradients."""
+    from msc.ops.function import grad_func
+
+    ms.set_context(mode=ms.PYNATIVE_MODE, jit_target="python")
+    net = _Poly()
+    both, only_b = _GradEachCall(net, [net.a, net.b]), _GradEachCall(net, [net.b])
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal(3).astype(np.float32)
+        da, db = both(Tensor(x), Tensor(np.float32(2.0)))
+        np.testing.assert_allclose(da.asnumpy(), 2 * x * x, rtol=1e-6)
+        np.testing.assert_allclose(db.asnumpy(), 2 * x, rtol=1e-6)
+        (db,) = only_b(Tensor(x), Tensor(np.float32(0.5)))
+        np.testing.assert_allclose(db.asnumpy(), 0.5 * x, rtol=1e-6)
+    compiled = list(grad_func._EAGER[net].values())
+    assert [c.cache.compiles for c in compiled] == [1, 1]

@@ -10,7 +10,9 @@ compiled like a ``@jit`` function and run, so eager gradients are compiled ones.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -95,13 +97,45 @@ class _Traced:
         builder = current_builder()
         if builder is None:
             if self._compiled is None:
-                from msc.frontend.jit import JitFunction, entry_function
-                self._compiled = JitFunction(entry_function(self))
+                self._compiled = _eager_function(self)
             return self._compiled(*args)
         return self.build(builder, list(args))
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         raise NotImplementedError
+
+    def eager_key(self) -> tuple[Any, Any] | None:
+        """(the object differentiated, what else tells two such functions apart) where
+        two equal ones compile the same; None where each compiles on its own."""
+        return None
+
+
+#: Compiled eager gradients, by the function or Cell they differentiate, then by the rest
+#: of ``eager_key``. A training cell's eager ``construct`` makes a new gradient function
+#: on every call (``self.grad(self.network, self.weights)(...)``); without this each call
+#: compiled it anew (2 s a step for CycleGAN's generator), where MindSpore's PyNative
+#: mode reuses its graph.
+_EAGER: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _eager_function(traced: _Traced) -> Any:
+    """``traced`` compiled like a ``@jit`` function: the one compiled for an equal
+    earlier function where there is one. (That one's closure keeps its weights alive, so
+    their ids in the key stay theirs.)"""
+    from msc.frontend.jit import JitFunction, entry_function
+
+    key = traced.eager_key()
+    if key is None:
+        return JitFunction(entry_function(traced))
+    owner, rest = key
+    try:
+        table = _EAGER.setdefault(owner, {})
+        compiled = table.get(rest)
+    except TypeError:  # not weakly referable, or a key that cannot be hashed
+        return JitFunction(entry_function(traced))
+    if compiled is None:
+        compiled = table[rest] = JitFunction(entry_function(traced))
+    return compiled
 
 
 def _trace(outer: GraphBuilder, name: str, fn: Any, args: list[Any]) -> tuple[Any, ...]:
@@ -148,6 +182,14 @@ class _Differentiated(_Traced):
     def __init__(self, fn: Callable[..., Any], want: _Want):
         self.fn, self.want = fn, want
         self.__name__ = f"grad_{getattr(fn, '__name__', type(fn).__name__)}"
+
+    def eager_key(self) -> tuple[Any, Any] | None:
+        """The same function (a bound method by its object and function) with the same
+        weights, by identity, and the same options."""
+        weights = None if self.want.weights is None else tuple(map(id, self.want.weights))
+        method = getattr(self.fn, "__func__", None)
+        owner = self.fn if method is None else getattr(self.fn, "__self__", None)
+        return owner, (method, weights, dataclasses.replace(self.want, weights=None))
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         sens = None

@@ -20,7 +20,7 @@ import msc as ms
 from msc import Tensor
 
 from .cases.models import ROOT
-from .zoo.cases import FORWARD, TRAIN
+from .zoo.cases import FORWARD, LOSS_AT, TRAIN
 
 MINDSPORE = ROOT / ".peers" / "ms" / "bin" / "python"
 
@@ -45,9 +45,10 @@ def _set_weights(cell, weights: dict[str, np.ndarray]) -> None:
         p.set_data(Tensor(weights[k]))
 
 
-def _loss(result) -> list[float]:
-    """The loss a train cell returns (first of a tuple); CRNN's CTC loss is per sample."""
-    loss = result[0] if isinstance(result, (tuple, list)) else result
+def _loss(result, at: int = 0) -> list[float]:
+    """The loss a train cell returns (``at`` of a tuple, the first unless LOSS_AT says);
+    CRNN's CTC loss is per sample."""
+    loss = result[at] if isinstance(result, (tuple, list)) else result
     return [float(v) for v in np.asarray(loss.asnumpy()).ravel()]
 
 
@@ -81,7 +82,7 @@ def _two_steps(name: str, mode: int, start: dict[str, np.ndarray] | None):
     step.set_train()
     ms.set_context(mode=mode)
     try:
-        losses = [_loss(step(*inputs)) for _ in range(2)]
+        losses = [_loss(step(*inputs), LOSS_AT.get(name, 0)) for _ in range(2)]
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     return losses, before, _weights(step)

@@ -365,6 +365,77 @@ def _deeplab_parts(rng):
     return D.Resnet(D.Bottleneck, [1, 1, 1, 1], 16), D.ASPP([1, 6, 12, 18], "eval", 64, 5)
 
 
+
+def _swin():
+    """SwinTransformer as its config (swin_tiny_patch4_window7_224.yaml) builds it, at 16
+    pixels: 2-pixel patches, embed dim 8, two stages of two blocks and 4-pixel windows, so
+    the first stage's second block shifts its windows (Roll and the attention mask) and the
+    second stage's window covers its whole 4x4 map. ``src.args`` (the training script's
+    parsed yaml) is read for the activation's name only."""
+    S = load("swin", "src.models.swintransformer.swin_transformer",
+             stubs={"src.args": {"args": types.SimpleNamespace(nonlinearity="GELU")}})
+    return S.SwinTransformer(image_size=16, patch_size=2, in_chans=3, num_classes=5,
+                             embed_dim=8, depths=[2, 2], num_heads=[2, 4], window_size=4,
+                             mlp_ratio=2.0, qkv_bias=True, qk_scale=None, drop_rate=0.0,
+                             attn_drop_rate=0.0, drop_path_rate=0.0, ape=False,
+                             patch_norm=True)
+
+
+def swin_train(rng):
+    """Swin's training step is not vendored (its src/trainers and src/tools): the network
+    under nn's cross entropy, AdamWeightDecay and TrainOneStepCell."""
+    net = _swin()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                               nn.AdamWeightDecay(net.trainable_params(), 1e-3,
+                                                  weight_decay=0.05))
+    return step, (_images(rng, 2, 3, 16, 16), _labels(rng, 2, 5))
+
+
+def _cyclegan_args(**changes):
+    """CycleGAN's src/utils/args.py defaults (instance norm, reflect padding, lsgan,
+    lambdas 10/10/0.5), small: 4 filters, two residual blocks, no dropout."""
+    args = dict(model="ResNet", init_type="normal", init_gain=0.02, image_size=32, in_planes=3,
+                ngf=4, gl_num=2, ndf=4, dl_num=3, slope=0.2, norm_mode="instance",
+                lambda_A=10.0, lambda_B=10.0, lambda_idt=0.5, gan_mode="lsgan",
+                pad_mode="REFLECT", need_dropout=False, beta1=0.5)
+    args.update(changes)
+    return types.SimpleNamespace(**args)
+
+
+def _cyclegan(**changes):
+    """train.py's cells, in its order: the generators and critics, the Generator pair,
+    both loss cells, then the optimizers (Adam, beta1 0.5) and the two train cells, so
+    the Parameters carry the names the loss cells give them before Adam copies them."""
+    C, L = load("cyclegan", "src.models.cycle_gan", "src.models.losses")
+    args = _cyclegan_args(**changes)
+    G_A, G_B = C.get_generator(args), C.get_generator(args)
+    D_A, D_B = C.get_discriminator(args), C.get_discriminator(args)
+    generator = C.Generator(G_A, G_B, args.lambda_idt > 0)
+    loss_D = L.DiscriminatorLoss(args, D_A, D_B)
+    loss_G = L.GeneratorLoss(args, generator, D_A, D_B)
+    opt_G = nn.Adam(generator.trainable_params(), 2e-4, beta1=args.beta1)
+    opt_D = nn.Adam(D_A.trainable_params() + D_B.trainable_params(), 2e-4, beta1=args.beta1)
+    return C.TrainOneStepG(loss_G, generator, opt_G), C.TrainOneStepD(loss_D, opt_D)
+
+
+def cyclegan_train_g(rng):
+    """The generator step: GeneratorLoss (both generators, both critics' lsgan, cycle
+    and identity L1) under TrainOneStepG; it returns the fakes, then the loss."""
+    return _cyclegan()[0], (_images(rng, 1, 3, 32, 32), _images(rng, 1, 3, 32, 32))
+
+
+def cyclegan_train_d(rng):
+    """The critics' step: DiscriminatorLoss under TrainOneStepD, on real images and
+    (here random) fakes."""
+    return _cyclegan()[1], tuple(_images(rng, 1, 3, 32, 32) for _ in range(4))
+
+
+def _cyclegan_generator(model, gl_num, size):
+    C = load("cyclegan", "src.models.cycle_gan")
+    return C.get_generator(_cyclegan_args(model=model, gl_num=gl_num, image_size=size))
+
+
 FORWARD = {
     "resnet18": lambda rng: (_resnet("resnet18"), (_images(rng, 2, 3, 32, 32),)),
     "resnet50": lambda rng: (_resnet("resnet50"), (_images(rng, 2, 3, 32, 32),)),
@@ -395,6 +466,16 @@ FORWARD = {
     "bert_model": lambda rng: (load("bert", "src.bert_model").BertModel(_bert_config(), False),
                                _bert_inputs(rng)[:3]),
     "transformer_infer": transformer_infer,
+    "swin": lambda rng: (_swin(), (_images(rng, 2, 3, 16, 16),)),
+    "cyclegan_resnet_generator": lambda rng: (_cyclegan_generator("ResNet", 2, 16),
+                                              (_images(rng, 1, 3, 16, 16),)),
+    "cyclegan_depth_resnet_generator": lambda rng: (_cyclegan_generator("DepthResNet", 6, 16),
+                                                    (_images(rng, 1, 3, 16, 16),)),
+    "cyclegan_unet_generator": lambda rng: (_cyclegan_generator("UNet", 5, 64),
+                                            (_images(rng, 1, 3, 64, 64),)),
+    "cyclegan_discriminator": lambda rng: (load("cyclegan", "src.models.cycle_gan")
+                                           .get_discriminator(_cyclegan_args()),
+                                           (_images(rng, 1, 3, 32, 32),)),
 }
 
 TRAIN = {
@@ -414,6 +495,13 @@ TRAIN = {
     "bert_finetune": bert_finetune,
     "transformer": transformer_train,
     "transformer_loss_scale": transformer_train_loss_scale,
+    "swin": swin_train,
+    "cyclegan_generator": cyclegan_train_g,
+    "cyclegan_discriminator": cyclegan_train_d,
 }
 
-__all__ = ["FORWARD", "TRAIN", "ms"]
+#: Where a training cell's tuple holds its loss, when not first (TrainOneStepG returns the
+#: fakes first, then the loss).
+LOSS_AT = {"cyclegan_generator": 2}
+
+__all__ = ["FORWARD", "LOSS_AT", "TRAIN", "ms"]

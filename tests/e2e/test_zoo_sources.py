@@ -3,9 +3,10 @@
 dtypes and shapes eagerly (PyNative) and in GRAPH_MODE, and two steps of each training
 cell (the zoo's loss, optimizer and train wrapper: BertTrainOneStepCell with its loss-scale
 and finetune variants, TransformerTrainOneStepCell, CRNN's gradient-clipping cell, WGAN's
-discriminator and generator cells, ResNet's CrossEntropySmooth + Momentum, ...) give the
-same losses and weights both ways and move the weights. A few of them are also run by
-MindSpore 2.10 from the same weights (``.peers/ms``; skipped where it is not installed)."""
+and CycleGAN's discriminator and generator cells, ResNet's CrossEntropySmooth + Momentum,
+...) give the same losses and weights both ways and move the weights. A few of them are
+also run by MindSpore 2.10 from the same weights (``.peers/ms``; skipped where it is not
+installed)."""
 
 from __future__ import annotations
 
@@ -102,14 +103,15 @@ def test_training_steps_run_eagerly_and_in_graph_mode_alike(name):
 
 # --- MindSpore 2.10 on the same sources and weights --------------------------------------------
 
-ORACLE = ["resnet18", "vit", "bert_pretrain", "transformer"]
+ORACLE = ["resnet18", "vit", "bert_pretrain", "transformer", "swin", "cyclegan_generator",
+          "cyclegan_discriminator"]
 
 ORACLE_SCRIPT = """
 import json, sys, numpy as np
 sys.path.insert(0, {root!r})
 import mindspore as ms
 from tests.e2e.zoo import activate_last
-from tests.e2e.zoo.cases import TRAIN
+from tests.e2e.zoo.cases import LOSS_AT, TRAIN
 weights = np.load("weights.npz")
 out = {{}}
 for name in {names!r}:
@@ -123,7 +125,7 @@ for name in {names!r}:
     losses = []
     for _ in range(2):
         loss = step(*inputs)
-        loss = loss[0] if isinstance(loss, (tuple, list)) else loss
+        loss = loss[LOSS_AT.get(name, 0)] if isinstance(loss, (tuple, list)) else loss
         losses.append([float(v) for v in np.asarray(loss.asnumpy()).ravel()])
     out[name] = losses
 print(json.dumps(out))

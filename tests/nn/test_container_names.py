@@ -149,7 +149,8 @@ def seq_deleted():
 
 def all_names():
     nets = {"seq": Mixer("seq"), "list": Mixer("list"), "list_ins0": Mixer("list", 2, 0),
-            "list_ins1": Mixer("list", 3, 1), "built_list": Built("list"),
+            "list_ins1": Mixer("list", 3, 1), "list_ins_neg": Mixer("list", 3, -1),
+            "built_list": Built("list"),
             "built_seq": Built("seq"), "outer": Outer(Mixer("seq", 2)),
             "dict": nn.CellDict({"a": Mix(), "b": Outer(Mix())}), "again": Reassigned(),
             "squeeze": Squeeze(), "squeeze_wrapped": Outer(Squeeze()), "coat": Coat(),
@@ -191,6 +192,23 @@ def test_insert_renames_moved_blocks_by_text_as_mindspore():
     assert [p.name for p in net.get_parameters()][:12] == \
         _block("0.token_mix.0.") + ["0.token_mix.1." + n for n in
                                     ("gamma", "beta", "0.weight", "0.bias", "weight", "bias")]
+
+
+@pytest.mark.parametrize("kind", ["seq", "list"])
+def test_insert_outside_the_list_raises_as_mindspore(kind):
+    """MindSpore takes an index in [-len, len] (a negative one counts from the end) and
+    raises outside it, where Python's list.insert would clamp."""
+    net = Mixer(kind, 2)
+    with pytest.raises(IndexError, match=r"range \[-2, 2\], but got 3"):
+        net.blocks.insert(3, Mix())
+    with pytest.raises(IndexError, match=r"but got -3"):
+        net.blocks.insert(-3, Mix())
+    with pytest.raises(TypeError, match="must be int, but got float"):
+        net.blocks.insert(1.0, Mix())
+    assert len(net.blocks) == 2
+    first = Mix()
+    net.blocks.insert(-2, first)  # (before the first; the names: the oracle test's)
+    assert len(net.blocks) == 3 and net.blocks[0] is first
 
 
 def test_lists_built_whole_then_appended_get_index_names():

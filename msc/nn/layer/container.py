@@ -218,8 +218,16 @@ class _CellSeq(Cell):
         self._add(str(len(self._cells)), self._check(cell), _prefix_and_index(self._cells)[0])
 
     def insert(self, index: int, cell: Cell) -> None:
-        n = len(self._cells)
-        start = min(max(index + n if index < 0 else index, 0), n)
+        """``cell`` before position ``index``, in ``[-len, len]`` (MindSpore's
+        ``TypeError`` and ``IndexError`` outside, where Python's list would clamp)."""
+        n, name = len(self._cells), type(self).__name__
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"For '{name}', the type of 'index' must be int, but got "
+                            f"{type(index).__name__}.")
+        if not -n <= index <= n:
+            raise IndexError(f"For '{name}', the value of 'index' must be a number in range "
+                             f"[{-n}, {n}], but got {index}.")
+        start = index % n if n and index != n else index
         self._check(cell)
         prefix, at = _prefix_and_index(self._cells)
         items = list(self._cells.items())

@@ -293,6 +293,29 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
             ms.set_context(jit_tier=None)
 
 
+def test_only_independent_loops_of_products_run_in_parts():
+    """A loop nest of products is cut into parts only where its iterations are
+    independent: each writes its own output (``out[i, j]``, beta 0) and none reads what
+    another writes; a sum of products into one output, or a chain reading the previous
+    iteration's output, stays in order."""
+    from msc.codegen.native.cgen import _products_only
+    from msc.ir import kernel as K
+
+    i, j = K.Name("i"), K.Name("j")
+    x, y, out = K.Name("x"), K.Name("y"), K.Name("out")
+
+    def nest(a, b, c, beta=0):
+        body = (K.Eval(K.Helper("_rt_matmul_into", (a, b, c, K.Lit(beta)))),)
+        return K.Loop("i", K.Lit(2), (K.Loop("j", K.Lit(3), body),))
+
+    assert _products_only(nest(x[i, j], y[i, j], out[i, j]))
+    assert _products_only(nest(x[i, j], y, out[i, j]))  # (a shared operand)
+    assert not _products_only(nest(x[i, j], y[i, j], out))  # one output, summed into
+    assert not _products_only(nest(x[i, j], y[i, j], out[i, j], beta=1))
+    assert not _products_only(nest(out[i, 0], y[i, j], out[i, j]))  # reads what it writes
+    assert not _products_only(nest(x[i, j], y[i, j], out[j, i]))
+
+
 def test_a_large_loop_nest_runs_in_parts(tmp_path):
     """At the default sizes a block on 2 x 32 x 48 x 48 images is cut into parts (its
     fused batch norm and ReLU, its residual add and ReLU) and gives eager mode's values."""

@@ -200,7 +200,8 @@ class Renderer:
         index, inside = K.Name(P.PART_INDEX), list(loops[-1].body)
         for k, x in enumerate(loops):  # (each loop's index from the part's)
             at = K.Binary(K.BinaryOp.FLOORDIV, index, K.Lit(math.prod(stops[k + 1:])))
-            inside.insert(k, K.Assign(K.Name(x.var), K.Binary(K.BinaryOp.MOD, at, K.Lit(stops[k]))))
+            at = K.Binary(K.BinaryOp.MOD, at, K.Lit(stops[k]))
+            inside.insert(k, K.Assign(K.Name(x.var), at))
         if not self.private(inside):
             return None
         self.products = []
@@ -888,16 +889,27 @@ def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
-def _products_only(s: K.Stmt) -> bool:
-    """A loop (plain: from 0, by 1) whose body is products (``_rt_matmul_into``), or one
-    such loop."""
-    if isinstance(s, K.Eval):
-        return isinstance(s.value, K.Helper) and s.value.name == "_rt_matmul_into"
+def _products_only(s: K.Stmt, index: tuple[K.Expr, ...] = ()) -> bool:
+    """A nest of plain loops (from 0, by 1) whose innermost body is products whose
+    iterations are independent: each writes (beta 0) its own output, ``out[i, j]`` at
+    the nest's indices, and reads no array any of them writes."""
     if not isinstance(s, K.Loop) or s.start is not None or s.step is not None or s.instead:
         return False
-    inner = s.body[0] if len(s.body) == 1 else None
-    return isinstance(inner, K.Loop) and _products_only(inner) or \
-        bool(s.body) and all(isinstance(x, K.Eval) and _products_only(x) for x in s.body)
+    index += (K.Name(s.var),)
+    if len(s.body) == 1 and isinstance(s.body[0], K.Loop):
+        return _products_only(s.body[0], index)
+    products = [x.value for x in s.body if isinstance(x, K.Eval) and
+                isinstance(x.value, K.Helper) and x.value.name == "_rt_matmul_into"]
+    if not products or len(products) != len(s.body):
+        return False
+    outs = [p.args[2] for p in products]
+    written = {o.array.name for o in outs
+               if isinstance(o, K.Load) and isinstance(o.array, K.Name)}
+    read = {n.name for p in products for e in p.args[:2] for n in K.nodes(e)
+            if isinstance(n, K.Name)}
+    return len(written) == len(outs) and not written & read and \
+        all(o.index == index for o in outs) and \
+        all(isinstance(p.args[3], K.Lit) and p.args[3].value == 0 for p in products)
 
 
 def assigned_names(stmts: Sequence[K.Stmt]) -> dict[str, int]:

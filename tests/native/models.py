@@ -59,52 +59,40 @@ class Loops(nn.Cell):
 
 
 class Step(nn.Cell):
-    """One training step of a small MLP with Momentum: it writes its Parameters."""
+    """One training step of ``net`` with Momentum: it writes its Parameters."""
 
-    def __init__(self):
+    def __init__(self, net, lr):
         super().__init__()
-        self.net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+        self.net = net
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(self.net.trainable_params(), learning_rate=0.1, momentum=0.9)
+        opt = nn.Momentum(self.net.trainable_params(), learning_rate=lr, momentum=0.9)
         self.step = nn.TrainOneStepCell(nn.WithLossCell(self.net, loss), opt)
 
     def construct(self, x, label):
         return self.step(x, label)
+
+
+def _stepped(net, lr, seed, scale):
+    step = Step(net, lr)
+    rng = np.random.default_rng(seed)
+    for p in net.get_parameters():  # (the optimizer's moments start at zero)
+        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * scale))
+    return step
 
 
 def step():
-    net = Step()
-    rng = np.random.default_rng(4)
-    for p in net.net.get_parameters():  # (the optimizer's moments start at zero)
-        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5))
-    return net
-
-
-class ConvStep(nn.Cell):
-    """One training step of two convolutions, the second strided: the gradient of its
-    input adds the columns into a bordered accumulator tap by tap (col2im, ``+=`` into
-    views of an array)."""
-
-    def __init__(self):
-        super().__init__()
-        self.net = nn.SequentialCell([
-            nn.Conv2d(3, 32, 3, pad_mode="pad", padding=1, has_bias=True), nn.ReLU(),
-            nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1), nn.ReLU(),
-            nn.Flatten(), nn.Dense(32 * 2 * 2, 3)])
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(self.net.trainable_params(), learning_rate=0.05, momentum=0.9)
-        self.step = nn.TrainOneStepCell(nn.WithLossCell(self.net, loss), opt)
-
-    def construct(self, x, label):
-        return self.step(x, label)
+    """A small MLP's step."""
+    return _stepped(nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)]), 0.1, 4, 0.5)
 
 
 def conv_step():
-    net = ConvStep()
-    rng = np.random.default_rng(6)
-    for p in net.net.get_parameters():
-        p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.1))
-    return net
+    """Two 3x3 convolutions of 32 channels: the second's input gradient adds its taps
+    into views of a bordered accumulator (``+=`` into an array view)."""
+    net = nn.SequentialCell([
+        nn.Conv2d(3, 32, 3, pad_mode="pad", padding=1, has_bias=True), nn.ReLU(),
+        nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1), nn.ReLU(),
+        nn.Flatten(), nn.Dense(32 * 2 * 2, 3)])
+    return _stepped(net, 0.05, 6, 0.1)
 
 
 def encoder():

@@ -42,11 +42,11 @@ from msc.ir.kernel import X0, Expr, Helper
 from msc.ir.nodes import Node
 from msc.ir.primitives import Op
 
-#: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's float64
-#: exp, tanh and erf made of arithmetic and selects (LLVM vectorizes the loop; libm's
-#: scalar tanh and erf cost 15-20 ns an element), rounded to float32 as before.
+#: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's functions
+#: made of arithmetic and selects (LLVM vectorizes the loop; libm's scalar tanh and erf
+#: cost 15-20 ns an element): exp in float32, the others in float64 rounded to float32.
 #: (GeLU's helper is named after its form: ``_rt_gelu_tanh64``, ``_rt_gelu_none64``.)
-VECTOR_MATH = {Op.Exp: "_rt_exp64", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigmoid64",
+VECTOR_MATH = {Op.Exp: "_rt_exp32", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigmoid64",
                Op.Erf: "_rt_erf64", Op.Erfc: "_rt_erfc64", Op.GeLU: "_rt_gelu_{approximate}64"}
 
 

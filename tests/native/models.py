@@ -129,3 +129,12 @@ def basic_block(channels=8, out_channels=16, stride=2, scale=0.5):
 def winograd_block():
     """A basic block whose 3x3 convolutions of 32 channels take the Winograd path."""
     return basic_block(32, 32, 1, scale=0.1)
+
+
+class VectorMath(nn.Cell):
+    """Each float32 function the runtimes compute from arithmetic (exp in float32, the
+    others in float64), and softmax rows."""
+
+    def construct(self, x):
+        return (ops.exp(x), ops.tanh(x), ops.sigmoid(x), ops.erf(x), ops.erfc(x),
+                ops.gelu(x), ops.gelu(x, approximate="tanh"), ops.softmax(x, axis=-1))

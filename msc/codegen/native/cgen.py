@@ -746,7 +746,7 @@ class Renderer:
             return self.cumsum(x, int(axis), bool(exclusive), bool(reverse))
         if e.name in SCALAR_HELPERS:
             fn, t = SCALAR_HELPERS[e.name]
-            args = [cast(self.scalar(self.value(a)), F64) for a in e.args]
+            args = [cast(self.scalar(self.value(a)), t) for a in e.args]
             return Scalar(f"{fn}({', '.join(args)})", t)
         if e.name in ("_rt_row_max", "_rt_row_sum", "_rt_row_squares"):
             row = self.value(e.args[0])

@@ -212,6 +212,23 @@ static inline double msc_exp64(double x) {
     double e = msc_poly12(r, taylor) * scale;
     return x != x ? x : (x < -110.0 ? 0.0 : e);
 }
+/* exp of a float in float arithmetic, as numba_rt.py's _rt_exp32 (the same operations in
+ * the same order: the same bits) */
+static inline float msc_exp32(float x) {
+    float y = x != x ? 0.0f : (x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x));
+    float k = floorf(y * 0x1.715476p+0f + 0.5f);
+    float r = (y - k * 0x1.63p-1f) - k * -0x1.bd0106p-13f;
+    float p = ((0x1.a0d2cep-13f * r + 0x1.6e879cp-10f) * r + 0x1.111210p-7f) * r;
+    p = ((p + 0x1.555382p-5f) * r + 0x1.555554p-3f) * r + 0.5f;
+    float e = (p * (r * r) + r) + 1.0f;
+    int32_t whole = (int32_t)k, half = whole >> 1;
+    int32_t b1 = (half + 127) << 23, b2 = (whole - half + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    e = e * s1 * s2;
+    return x != x ? x : (x < -104.0f ? 0.0f : e);
+}
 static inline double msc_tanh64(double x) {
     double a = fabs(x), t = 1.0 - 2.0 / (msc_exp64(a + a) + 1.0);
     return a < 1e-4 ? x * (1.0 - x * x / 3.0) : (x > 0.0 ? t : -t);

@@ -679,15 +679,72 @@ def _rt_blas_threads():
     return _RT_BLAS_THREADS[0]
 
 
+def _rt_atomics():
+    """``_rt_load(flags, i)``, an atomic (acquire) read of an int64 array's element, which
+    LLVM may not hoist out of a loop waiting for another thread to change it, and
+    ``_rt_bump(flags, i)``, an atomic increment."""
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    def at(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return cgutils.get_item_pointer(context, builder, signature.args[0], ary, [args[1]])
+
+    @intrinsic
+    def load(typingctx, flags, i):
+        def codegen(context, builder, signature, args):
+            return builder.load_atomic(at(context, builder, signature, args), "acquire", 8)
+        return types.int64(flags, types.intp), codegen
+
+    @intrinsic
+    def bump(typingctx, flags, i):
+        def codegen(context, builder, signature, args):
+            one = context.get_constant(types.int64, 1)
+            return builder.atomic_rmw("add", at(context, builder, signature, args), one,
+                                      "acq_rel")
+        return types.int64(flags, types.intp), codegen
+    return load, bump
+
+
+_rt_load, _rt_bump = _rt_atomics()
+#: How long a thread waiting for parts, or for its next part, spins (loads of a counter,
+#: about 200 us) before it sleeps: a forward call starts its parallel loops microseconds
+#: apart, and waking a sleeping thread costs 10-60 us here.
+_RT_SPIN = 200_000
+#: [parts handed out, parts finished]: hints for spinning threads (the queues stay the
+#: truth: a missed hint only means sleeping sooner)
+_RT_SIGNALS = np.zeros(2, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _rt_spin(flags, bump, i, value, budget):
+    """Without the GIL: counts one more at ``flags[bump]`` (none if negative), then spins
+    until ``flags[i] != value`` (True) or ``budget`` loads pass (False)."""
+    if bump >= 0:
+        _rt_bump(flags, bump)
+    for _ in range(budget):
+        if _rt_load(flags, i) != value:
+            return True
+    return False
+
+
 def _rt_work(jobs):
     """A worker thread: runs each (function, arguments, index, answers) it is handed and
-    answers (index, result, None) or (index, None, the exception raised)."""
+    answers (index, result, None) or (index, None, the exception raised). It counts each
+    part it finishes, and spins while no part is handed out, without the GIL (so the
+    caller, spinning too, takes the GIL back at once)."""
+    signals, count = _RT_SIGNALS, -1  # (count: 1 once a part is done, until counted)
     while True:
+        seen, idle = signals[0], jobs.empty()
+        if idle or count >= 0:
+            _rt_spin(signals, count, 0, seen, _RT_SPIN if idle else 0)
         fn, args, k, answers = jobs.get()
         try:
             answers.put((k, fn(*args), None))
         except BaseException as e:  # (handed to the caller, which raises it)
             answers.put((k, None, e))
+        count = 1
 
 
 def _rt_run_parts(calls):
@@ -707,15 +764,19 @@ def _rt_run_parts(calls):
         threading.Thread(target=_rt_work, args=(jobs,), name=f"msc-worker-{len(workers)}",
                          daemon=True).start()
         workers.append(jobs)
-    answers = queue.SimpleQueue()
+    answers, signals = queue.SimpleQueue(), _RT_SIGNALS
     for k in range(1, len(calls)):
         workers[k - 1].put((calls[k][0], calls[k][1], k, answers))
+    _rt_spin(signals, 0, 0, 0, 0)  # (parts handed out)
     results, errors = [None] * len(calls), [None] * len(calls)
     try:
         results[0] = calls[0][0](*calls[0][1])
     except BaseException as e:  # (the other parts still finish before it is raised)
         errors[0] = e
     for _ in range(1, len(calls)):
+        finished = signals[1]
+        if answers.empty():
+            _rt_spin(signals, -1, 1, finished, _RT_SPIN)
         k, results[k], errors[k] = answers.get()
     for e in errors:
         if e is not None:

@@ -103,8 +103,9 @@ MATH = {K.Fn.MATH_SQRT: "sqrt", K.Fn.MATH_EXP: "exp", K.Fn.MATH_LOG: "log",
          K.Fn.MATH_ERF: "erf", K.Fn.MATH_ERFC: "erfc"}
 BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextafter"}
 #: scalar runtime helpers: name -> (C function, the dtype of its operands and result)
-SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")), "_rt_exp64": ("msc_exp64", F64),
-                  "_rt_tanh64": ("msc_tanh64", F64), "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
+SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")),
+                  "_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", F64),
+                  "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
                   "_rt_erfc64": ("msc_erfc64", F64), "_rt_gelu_none64": ("msc_gelu_none64", F64),
                   "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64)}
 #: float16 helpers of one scalar (bits as int64, values as double): C function, result

@@ -405,7 +405,9 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static bool job_moved(uint64_t seen) { return __atomic_load_n(&pool.job, __ATOMIC_ACQUIRE) != seen; }
+static bool job_moved(uint64_t seen) {
+    return __atomic_load_n(&pool.job, __ATOMIC_ACQUIRE) != seen;
+}
 static bool parts_done(uint64_t unused) {
     (void)unused;
     return __atomic_load_n(&pool.pending, __ATOMIC_ACQUIRE) == 0;

@@ -197,8 +197,9 @@ def _rt_ctc_loss_v2_grad(grad_out, log_probs, targets, input_lengths, target_len
     lp = log_probs.astype(np.float64)
     logp, _, post = _rt_ctc_core(lp, ext, ulen, ilen, blank, True)
     grad = np.zeros(log_probs.shape, log_probs.dtype)
+    scales = np.ascontiguousarray(grad_out).reshape(-1)  # (a strided view too: one per sequence)
     for b in range(lp.shape[1]):
-        scale = np.float64(grad_out.reshape(-1)[b])
+        scale = np.float64(scales[b])
         for t in range(ilen[b]):
             for c in range(lp.shape[2]):
                 if logp[b] == -np.inf:

@@ -197,6 +197,26 @@ def test_nn_ctc_loss_reductions_and_gradient(mode, reduction):
 
 
 @pytest.mark.parametrize("mode", ["eager", *TARGETS])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ctc_gradient_of_a_function_of_the_summed_loss(mode, dtype):
+    """sin of the summed loss: the loss's gradient, a value computed at run time, reaches
+    CTCLossV2Grad as a strided view (one value repeated per sequence), which the numba
+    runtime read by ``reshape`` (contiguous arrays only: msc's InternalCompilerError).
+    Found by the fuzzer (seed 9101, program 16)."""
+    def loss(lp):
+        return ops.sin(ops.ctc_loss(lp, Tensor(TARGETS_PADDED), Tensor(IN_LEN), Tensor(TGT_LEN),
+                                    0, "sum")[0])
+
+    lp = LP.astype(dtype)
+    grad = _run(ms.grad(loss), mode, Tensor(lp)).asnumpy()
+    total = _padded_loss(lp).sum()
+    live = (np.arange(5)[:, None] < IN_LEN[None, :])[:, :, None]
+    fd = _finite_differences(lambda x: _padded_loss(x).sum(), lp.astype(np.float64))
+    assert grad.dtype == dtype
+    np.testing.assert_allclose(grad, np.cos(total) * (fd + np.exp(lp) * live), atol=2e-5)
+
+
+@pytest.mark.parametrize("mode", ["eager", *TARGETS])
 def test_nn_ctc_loss_of_one_unbatched_sequence(mode):
     loss = _run(nn.CTCLoss(reduction="none"), mode, Tensor(LP[:, 0]),
                 Tensor(TARGETS_PADDED[0]), Tensor(IN_LEN[:1]), Tensor(TGT_LEN[:1]))

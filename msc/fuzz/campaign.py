@@ -287,7 +287,8 @@ if __name__ == "__main__":
         show("eager:", net, net(*[Tensor(x.copy()) for x in inputs]))
     except Exception as e:
         print("eager raised", type(e).__name__, e)
-    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python" if way == "interpreter" else way)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python" if way == "interpreter" else way,
+                   jit_tier="numba" if way == "numba" else None)  # (not the numpy tier's)
     net = Net()
     if way == "interpreter":
         built = build(net, [arg_spec(x) for x in inputs])

@@ -311,12 +311,16 @@ def _rt_dot_loops(a, b, out):
                     out[i, j] += aip * b[p, j]
 
 
-@njit(cache=True, error_model="numpy")
-def _rt_add_rows(out, row):
-    """``out += row`` on every row of the matrix ``out``."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] += row[j]
+@njit(cache=True, error_model="numpy", inline="always")
+def _rt_add_block(out, r0, r1, c0, c1, row):
+    """``out[r0:r1, c0:c1] += row[c0:c1]`` on a whole matrix ``out``: its columns
+    indexed unsigned, so LLVM vectorizes the loop (a signed index is checked for wrapping
+    around at each element; on a view of the columns, a stride of unknown size is
+    multiplied in: either runs 3-5x slower)."""
+    first, count = np.uint64(c0), np.uint64(c1 - c0)
+    for r in range(r0, r1):
+        for c in range(count):
+            out[r, first + c] += row[first + c]
 
 
 def _rt_gemm_intrinsic():
@@ -435,7 +439,7 @@ if _HAVE_BLAS:
     def _rt_matmul_bias(a, b, bias):
         """``a @ b + bias`` (one bias per column), the sum taken in place: one array."""
         out = _rt_matmul(a, b)
-        _rt_add_rows(out, bias)
+        _rt_add_block(out, 0, out.shape[0], 0, out.shape[1], bias)
         return out
 else:
     @njit(cache=True, error_model="numpy")
@@ -458,7 +462,7 @@ else:
     @njit(cache=True, error_model="numpy")
     def _rt_matmul_bias(a, b, bias):
         out = _rt_matmul(a, b)
-        _rt_add_rows(out, bias)
+        _rt_add_block(out, 0, out.shape[0], 0, out.shape[1], bias)
         return out
 
 
@@ -810,18 +814,6 @@ def _rt_cut_at(c, cuts, side):
     """Where cut ``c`` of ``cuts`` of ``side`` rows (or columns) starts: even shares, on
     multiples of 16 (whole vectors of the BLAS kernels) but the ends."""
     return side if c >= cuts else (c * side // cuts + 8) // 16 * 16
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _rt_add_block(out, r0, r1, c0, c1, row):
-    """``out[r0:r1, c0:c1] += row[c0:c1]`` on a whole matrix ``out``: its columns
-    indexed unsigned, so LLVM vectorizes the loop (a signed index is checked for wrapping
-    around at each element; on a view of the columns, a stride of unknown size is
-    multiplied in: either runs 3-5x slower)."""
-    first, count = np.uint64(c0), np.uint64(c1 - c0)
-    for r in range(r0, r1):
-        for c in range(count):
-            out[r, first + c] += row[first + c]
 
 
 @njit(cache=True, error_model="numpy", nogil=True)

@@ -73,3 +73,28 @@ def test_the_shrinker_reduces_a_planted_failure():
     assert "ops.tanh(" in small.source
     # what is left: the statement holding tanh, and the class and functions around it
     assert size(small) <= 8 and size(small) * 2 < size(program)
+
+
+def test_the_artifact_runner_catches_a_second_call_that_differs(tmp_path):
+    """A call on the same inputs and unchanged weights must give the first call's bits
+    (what a call keeps for the next, such as a Winograd layer's transformed filters, gone
+    stale would not): the runner reports it, for a planted module whose calls count."""
+    import json
+    import subprocess
+    import sys
+
+    from msc.fuzz.run import _ARTIFACT_RUNNER
+
+    np.savez(tmp_path / "inputs.npz", x0=np.float32([1, 2]))
+    reports = {}
+    for kind, body in (("stable", "x * 2"), ("counting", "x * next(_COUNT)")):
+        module = tmp_path / f"{kind}.py"
+        module.write_text("import itertools\nWEIGHTS = ('w',)\n_COUNT = itertools.count(1)\n"
+                          "def load_weights():\n    return [_W]\n"
+                          "import numpy as np\n_W = np.float32([0.5])\n"
+                          f"def forward(x):\n    return {body}\n")
+        done = subprocess.run([sys.executable, "-c", _ARTIFACT_RUNNER, str(module),
+                               str(tmp_path / "inputs.npz"), str(tmp_path / f"{kind}.npz")],
+                              capture_output=True, text=True, check=True)
+        reports[kind] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "ok" in reports["stable"] and reports["counting"] == {"unstable": True}

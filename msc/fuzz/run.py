@@ -271,14 +271,21 @@ class Ways:
         compiled.load()
         self.phase[0] = "run"  # Numba compiles on the first call: an error there is a bug
         with _threads(OUTLINED_THREADS if outlined else None):
+            before = parameters(net)
             out = compiled.run(tensors(self.inputs))
             outcome = Outcome("ok", leaves(out), parameters(net))
             try:  # a result the caller holds must not change, however the next call ends
-                compiled.run(tensors(self.inputs))
+                again = leaves(compiled.run(tensors(self.inputs)))
             except Exception:  # noqa: BLE001 - the Parameters it wrote may lead elsewhere
-                pass
+                again = None
         if not same_leaves(leaves(out), outcome.value):
             raise InternalCompilerError("a result changed when the program ran again")
+        unwritten = all(before[k].tobytes() == v.tobytes() for k, v in outcome.params.items())
+        if unwritten and again is not None and not same_leaves(again, outcome.value):
+            # (what a call keeps for the next, such as a Winograd layer's transformed
+            # filters, must give the first call's bits)
+            raise InternalCompilerError("a second call on the same inputs and weights gave "
+                                        "other results")
         return outcome
 
     def _interpret(self, net: Any, built: Any, _way: str) -> Outcome:
@@ -350,12 +357,19 @@ sys.modules[name] = module
 spec.loader.exec_module(module)
 with np.load(inputs_file) as f:
     inputs = [f[f"x{i}"] for i in range(len(f.files))]
+before = [np.array(w, copy=True) for w in module.load_weights()]
 try:
     out = module.forward(*inputs)
 except Exception as e:
     print(json.dumps({"raised": type(e).__name__, "kinds": [k.__name__ for k in type(e).__mro__],
                       "message": str(e).splitlines()[0] if str(e) else ""}))
     sys.exit(0)
+def flat(v):
+    return [b for x in v for b in flat(x)] if isinstance(v, tuple) else [np.asarray(v).tobytes()]
+if all(a.tobytes() == np.asarray(b).tobytes() for a, b in zip(before, module.load_weights())):
+    if flat(module.forward(*inputs)) != flat(out):  # (what a call keeps for the next)
+        print(json.dumps({"unstable": True}))
+        sys.exit(0)
 arrays = {}
 def walk(v):
     if isinstance(v, tuple):
@@ -412,6 +426,9 @@ def artifact(source: str, inputs: list[np.ndarray], folder: Path, target: str,
         last = (proc.stderr.strip().splitlines() or ["the artifact crashed"])[-1]
         return Outcome("internal", error=f"artifact crashed: {last}", phase="run")
     report = json.loads(proc.stdout.strip().splitlines()[-1])
+    if "unstable" in report:
+        return Outcome("internal", error="artifact: a second call on the same inputs and "
+                       "weights gave other results", phase="run")
     if "raised" in report:
         kind = next((k.__name__ for k in _KINDS if k.__name__ in report["kinds"]),
                     report["raised"])

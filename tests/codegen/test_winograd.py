@@ -146,3 +146,47 @@ def test_values_the_transforms_cannot_take_give_the_direct_sum(where, value, tmp
     assert finite.any() and not finite.all() or np.isfinite(value)
     scale = np.abs(want[finite]).max()
     np.testing.assert_allclose(got[finite], want[finite], rtol=1e-5, atol=1e-5 * scale)
+
+
+
+
+def test_kept_filter_transform_follows_the_weights(tmp_path):
+    """The driver keeps each layer's transformed filters between calls, by the filters'
+    address (a view of the weights' arena), while they hold the same bits: a second call
+    gives the first's bytes; filters changed in place (as a training step changes them)
+    are transformed again, and a value the transforms cannot take still gives the direct
+    sum after a kept transform of finite filters."""
+    from tests.codegen import build, compile_fn
+    from tests.codegen.test_threads import Stack
+
+    rng = np.random.default_rng(11)
+    net = Stack()  # (six Winograd layers: an outlined driver, which keeps transforms)
+    net.set_train(False)
+    x = rng.standard_normal((1, 32, 16, 16)).astype(np.float32)
+    compiled = compile_fn(net, [x], target="numba")
+    built = build(compiled.module, "numba", tmp_path, [p.asnumpy() for p in compiled.weights])
+    assert built.source.count("= _rt_wino_threaded(") == 6
+    kept = built.module._rt_wino_threaded.__globals__["_RT_WINO_KEPT"]
+    first = built(x)
+    assert len(kept) == 6 and built(x).tobytes() == first.tobytes()
+    param = net.convs[1].weight
+    arena = next(a for a in built.extra if a.dtype == np.float32 and a.size >= param.size)
+    start = int(np.flatnonzero(arena == param.asnumpy().ravel()[0])[0])
+    weight = arena[start:start + param.size].reshape(param.shape)  # (the driver's filters)
+    assert weight.tobytes() == param.asnumpy().tobytes()
+    for where, value in (((3, 5), weight[3, 5] * -0.5), ((3, 5, 1, 1), np.inf),
+                         ((3, 5, 1, 1), 0.25)):
+        weight[where] = value  # (in place: the same address)
+        got = built(x)
+        param.set_data(ms.Tensor(weight.copy()))
+        with np.errstate(invalid="ignore", over="ignore"):
+            want = net(ms.Tensor(x)).asnumpy()
+        for same in (np.isnan, np.isposinf, np.isneginf):
+            np.testing.assert_array_equal(same(got), same(want))
+        finite = np.isfinite(want)
+        if np.isfinite(value).all():
+            scale = np.abs(want).max()
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * scale)
+            assert np.abs(got - first).max() > 1e-3 * scale
+        else:
+            assert not finite.any()  # (the infinity spreads through the layers after it)

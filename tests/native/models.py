@@ -95,6 +95,16 @@ def conv_step():
     return _stepped(net, 0.05, 6, 0.1)
 
 
+def winograd_step():
+    """A step whose second convolution (32 channels, 14x14) takes the Winograd path: the
+    library keeps its transformed filters between calls, and each step changes them."""
+    net = nn.SequentialCell([
+        nn.Conv2d(3, 32, 3, pad_mode="pad", padding=1, has_bias=True), nn.ReLU(),
+        nn.Conv2d(32, 32, 3, pad_mode="pad", padding=1), nn.ReLU(),
+        nn.Flatten(), nn.Dense(32 * 14 * 14, 3)])
+    return _stepped(net, 0.01, 6, 0.1)
+
+
 def encoder():
     """The model zoo-shaped tiny BERT classifier of the end-to-end tests, eval mode."""
     import os

@@ -384,12 +384,17 @@ def test_encoder_and_tensor_control_flow_match_eager(tmp_path):
             assert np.frombuffer(raw[1], np.int64)[0] == count.asnumpy() == 2 * n
 
 
-@pytest.mark.parametrize("entry,shape", [("step", (4, 6)), ("conv_step", (2, 3, 2, 2))])
+@pytest.mark.parametrize("entry,shape", [("step", (4, 6)), ("conv_step", (2, 3, 2, 2)),
+                                         ("winograd_step", (2, 3, 14, 14))])
 def test_training_step_updates_its_weights_in_place(tmp_path, entry, shape):
     """Three steps of the library against eager mode: an MLP's, and two convolutions'
-    (the strided one's input gradient adds taps into views of an array)."""
+    (the strided one's input gradient adds taps into views of an array); at 14x14 the
+    second convolution is Winograd's, whose filters' transform the library keeps between
+    calls while they hold the same bits (kept from the step before, the loss would be
+    the old weights')."""
     spec = f"f32[{','.join(map(str, shape))}]"
     art = compile_native(tmp_path / entry, entry, [spec, f"i32[{shape[0]}]"])
+    assert ("msc_wino_conv(" in (art / "model.c").read_text()) == (entry == "winograd_step")
     rng = np.random.default_rng(5)
     x = rng.standard_normal(shape).astype(np.float32)
     label = np.array([0, 1, 2, 1][:shape[0]], np.int32)

@@ -787,21 +787,83 @@ static int wino_outputs_part(void *p, int64_t lo, int64_t hi, int part) {
     return 0;
 }
 
-/* 0 (out unfinished) where a transformed filter or input is not finite or too large:
-   numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. On
-   several threads as _rt_wino_threaded: the filters by out channels, then the blocks in
-   one range per thread, each thread with transformed arrays of its own; where the blocks
-   do not share out evenly among few threads, block after block its inputs (by channels),
-   products (by tile element) and outputs (by out channels). The same bits on any number. */
-int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
-                  const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
-                  int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                  float *out, int64_t out_h, int64_t out_w) {
-    wino_job j = {src, w, u, v, m, out, n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k,
-                  m_xi, tiles, out_h, out_w, (height - 2) / 4, tiles / ((width - 2) / 4),
-                  {NULL}, {NULL}, 0};
-    int64_t blocks = n * j.rows / j.per;
-    if (msc_parallel(wino_filters_part, &j, k_out)) return 0;
+/* Transformed filters kept between calls (numba_winograd_rt.py's _rt_wino_prepared): by the
+   filters' address and sizes, each with a copy of the filters, used while the filters at that
+   address hold the same bits (a layer's weights between calls: made at every call, the
+   transform, 4x their size, took 5-9% of ResNet's time). A kept transform is never written
+   again, and an entry some call reads (users > 0) is not replaced, so calls may share one. */
+#define MSC_WINO_KEPT 64
+typedef struct {
+    const float *w;
+    int64_t k_out, c_in, u_k, u_xi;
+    float *copy, *u;
+    int fits, users;
+} wino_kept;
+static wino_kept wino_table[MSC_WINO_KEPT];
+static pthread_mutex_t wino_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned wino_turn;  /* where the search for an entry to replace starts */
+
+static void wino_release(wino_kept *e) {
+    pthread_mutex_lock(&wino_lock);
+    e->users--;
+    pthread_mutex_unlock(&wino_lock);
+}
+
+static int wino_same_key(const wino_kept *t, const wino_job *j) {
+    return t->u != NULL && t->w == j->w && t->k_out == j->k_out && t->c_in == j->c_in &&
+           t->u_k == j->u_k && t->u_xi == j->u_xi;
+}
+
+/* the entry kept for this job's filters, its users counted, if it holds their bits; or NULL */
+static wino_kept *wino_find(const wino_job *j) {
+    wino_kept *e = NULL;
+    pthread_mutex_lock(&wino_lock);
+    for (int i = 0; i < MSC_WINO_KEPT && e == NULL; i++)
+        if (wino_same_key(&wino_table[i], j)) e = &wino_table[i];
+    if (e != NULL) e->users++;
+    pthread_mutex_unlock(&wino_lock);
+    if (e != NULL && memcmp(e->copy, j->w, (size_t)j->k_out * j->c_in * 9 * sizeof(float)) != 0) {
+        wino_release(e);
+        e = NULL;
+    }
+    return e;
+}
+
+/* Keeps j->u, the malloc'd transform of this job's filters, with a copy of them, in this key's
+   entry if no call reads it, else (no entry for the key) in a free one or one no call reads:
+   the entry, its users counted, or NULL (j->u not kept). */
+static wino_kept *wino_keep(const wino_job *j, int fits) {
+    size_t size = (size_t)j->k_out * j->c_in * 9 * sizeof(float);
+    float *copy = malloc(size);
+    if (copy == NULL) return NULL;
+    memcpy(copy, j->w, size);
+    wino_kept *e = NULL, *same = NULL;
+    pthread_mutex_lock(&wino_lock);
+    for (int i = 0; i < MSC_WINO_KEPT && same == NULL; i++)
+        if (wino_same_key(&wino_table[i], j)) same = &wino_table[i];
+    if (same != NULL) {
+        e = same->users == 0 ? same : NULL;
+    } else {
+        for (int i = 0; i < MSC_WINO_KEPT && e == NULL; i++) {
+            wino_kept *t = &wino_table[(wino_turn + i) % MSC_WINO_KEPT];
+            if (t->users == 0) e = t;
+        }
+        wino_turn++;
+    }
+    if (e != NULL) {
+        free(e->copy);
+        free(e->u);
+        *e = (wino_kept){j->w, j->k_out, j->c_in, j->u_k, j->u_xi, copy, j->u, fits, 1};
+    }
+    pthread_mutex_unlock(&wino_lock);
+    if (e == NULL) free(copy);
+    return e;
+}
+
+/* The blocks of a Winograd convolution whose filters are transformed (msc_wino_conv): 1, or 0
+   where a transformed input is out of range. */
+static int wino_run(wino_job j, int64_t blocks) {
+    int64_t c_in = j.c_in, k_out = j.k_out;
     int parts = msc_parts(blocks);
     if (parts > 1 && blocks % parts && blocks < 4 * parts) {
         for (j.block = 0; j.block < blocks; j.block++) {
@@ -813,7 +875,7 @@ int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int
     }
     float *own = NULL;
     if (parts > 1) {  /* (rows as long as v's and m's, for the same products) */
-        size_t each_v = (size_t)c_in * v_c, each_m = (size_t)k_out * m_k;
+        size_t each_v = (size_t)c_in * j.v_c, each_m = (size_t)k_out * j.m_k;
         own = malloc((size_t)(parts - 1) * (each_v + each_m) * sizeof(float));
         if (own == NULL) parts = 1;
         for (int p = 1; p < parts; p++) {
@@ -825,4 +887,44 @@ int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int
                              : wino_blocks_part(&j, 0, blocks, 0);
     free(own);
     return !declined;
+}
+
+/* 0 (out unfinished) where a transformed filter or input is not finite or too large:
+   numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. On
+   several threads as _rt_wino_threaded: the filters by out channels (or their transform
+   kept from an earlier call, wino_find), then the blocks in
+   one range per thread, each thread with transformed arrays of its own; where the blocks
+   do not share out evenly among few threads, block after block its inputs (by channels),
+   products (by tile element) and outputs (by out channels). The same bits on any number. */
+int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
+                  const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
+                  int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
+                  float *out, int64_t out_h, int64_t out_w) {
+    wino_job j = {src, w, u, v, m, out, n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k,
+                  m_xi, tiles, out_h, out_w, (height - 2) / 4, tiles / ((width - 2) / 4),
+                  {NULL}, {NULL}, 0};
+    int64_t blocks = n * j.rows / j.per;
+    wino_kept *kept = wino_find(&j);
+    float *mine = NULL;  /* this call's transform, not kept */
+    if (kept == NULL) {
+        float *made = malloc((size_t)k_out * u_k * sizeof(float));
+        if (made != NULL) j.u = made;
+        int fits = !msc_parallel(wino_filters_part, &j, k_out);
+        kept = made != NULL ? wino_keep(&j, fits) : NULL;
+        if (kept == NULL) mine = made;
+        if (!fits) {
+            if (kept != NULL) wino_release(kept);
+            free(mine);
+            return 0;
+        }
+    } else if (!kept->fits) {
+        wino_release(kept);
+        return 0;
+    } else {
+        j.u = kept->u;
+    }
+    int done = wino_run(j, blocks);
+    if (kept != NULL) wino_release(kept);
+    free(mine);
+    return done;
 }

@@ -87,32 +87,30 @@ def _rt_wino_inputs(src, v, first, per_image, lo, hi):
     """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, 4 rows + 2,
     4 cols + 2: the input in its zero border) in ``v.shape[2] // cols`` rows of tiles of
     the batch from row ``first`` on (rows count examples, ``per_image`` each), channels
-    ``c`` from ``lo`` to ``hi``. Returns whether every value is within
-    ``_RT_WINO_LIMIT``, as ``_rt_wino_filters`` does."""
-    cols = (src.shape[3] - 2) // 4
+    ``c`` from ``lo`` to ``hi``: B^T down each column of a row of tiles first, along the
+    whole row (vectorized; tiles overlapping by two columns share them), then along each
+    tile's rows. Returns whether every value is within ``_RT_WINO_LIMIT``, as
+    ``_rt_wino_filters`` does."""
+    width = src.shape[3]
+    cols = (width - 2) // 4
     rows = v.shape[2] // cols
     fits = True
+    a = np.empty((6, width), np.float32)
     for c in range(lo, hi):
         for r in range(rows):
             ex = (first + r) // per_image
             y = (first + r - ex * per_image) * 4
             s = src[ex, c]
-            for tw in range(cols):
-                x, t = 4 * tw, r * cols + tw
-                a0 = _rt_wino_bt(s[y, x], s[y + 1, x], s[y + 2, x], s[y + 3, x],
-                                 s[y + 4, x], s[y + 5, x])
-                a1 = _rt_wino_bt(s[y, x + 1], s[y + 1, x + 1], s[y + 2, x + 1],
-                                 s[y + 3, x + 1], s[y + 4, x + 1], s[y + 5, x + 1])
-                a2 = _rt_wino_bt(s[y, x + 2], s[y + 1, x + 2], s[y + 2, x + 2],
-                                 s[y + 3, x + 2], s[y + 4, x + 2], s[y + 5, x + 2])
-                a3 = _rt_wino_bt(s[y, x + 3], s[y + 1, x + 3], s[y + 2, x + 3],
-                                 s[y + 3, x + 3], s[y + 4, x + 3], s[y + 5, x + 3])
-                a4 = _rt_wino_bt(s[y, x + 4], s[y + 1, x + 4], s[y + 2, x + 4],
-                                 s[y + 3, x + 4], s[y + 4, x + 4], s[y + 5, x + 4])
-                a5 = _rt_wino_bt(s[y, x + 5], s[y + 1, x + 5], s[y + 2, x + 5],
-                                 s[y + 3, x + 5], s[y + 4, x + 5], s[y + 5, x + 5])
+            for x in range(width):
+                col = _rt_wino_bt(s[y, x], s[y + 1, x], s[y + 2, x], s[y + 3, x],
+                                  s[y + 4, x], s[y + 5, x])
                 for i in range(6):
-                    row = _rt_wino_bt(a0[i], a1[i], a2[i], a3[i], a4[i], a5[i])
+                    a[i, x] = col[i]
+            for i in range(6):
+                for tw in range(cols):
+                    x, t = 4 * tw, r * cols + tw
+                    row = _rt_wino_bt(a[i, x], a[i, x + 1], a[i, x + 2], a[i, x + 3],
+                                      a[i, x + 4], a[i, x + 5])
                     for j in range(6):
                         v[c, 6 * i + j, t] = row[j]
                         fits &= abs(row[j]) <= _RT_WINO_LIMIT
@@ -198,15 +196,19 @@ def _rt_wino_conv(src, w, u, v, m, out):
 @njit(cache=True, nogil=True)
 def _rt_same_bits(a, b):
     """Whether two contiguous float32 arrays of one size hold the same bits (a NaN equal
-    to itself, -0.0 not to 0.0), in runs of 4096 that vectorize, stopping at the first
-    run that differs."""
+    to itself, -0.0 not to 0.0), in runs of 4096 that vectorize (indexed unsigned: a
+    signed index is checked for wrapping around, 9x slower), stopping at the first run
+    that differs."""
     x, y = a.ravel().view(np.uint32), b.ravel().view(np.uint32)
-    for lo in range(0, x.size, 4096):
+    n, lo = np.uint64(x.size), np.uint64(0)
+    while lo < n:
+        hi = min(lo + np.uint64(4096), n)
         differ = np.uint32(0)
-        for i in range(lo, min(lo + 4096, x.size)):
+        for i in range(lo, hi):
             differ |= x[i] ^ y[i]
         if differ:
             return False
+        lo = hi
     return True
 
 

@@ -681,25 +681,29 @@ static int msc_wino_inputs(const float *src, int64_t c0, int64_t c1, int64_t c_i
                            int64_t first, int64_t per_image) {
     int64_t cols = (width - 2) / 4, rows = tiles / cols;
     int fits = 1;
+    float a[6][width];  /* B^T down each column of a row of tiles, along the whole row first
+                           (vectorized; tiles overlapping by two columns share them) */
     for (int64_t c = c0; c < c1; c++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
             const float *s = src + ((ex * c_in + c) * height + y) * width;
             float *out = v + c * v_c + r * cols;
-            for (int64_t tw = 0; tw < cols; tw++) {
-                const float *p = s + 4 * tw;
-                float a[6][6], row[6];
-                for (int b = 0; b < 6; b++)
-                    wino_bt(p[b], p[width + b], p[2 * width + b], p[3 * width + b],
-                            p[4 * width + b], p[5 * width + b], a[b]);
-                for (int i = 0; i < 6; i++) {
-                    wino_bt(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], row);
+            for (int64_t x = 0; x < width; x++) {
+                float col[6];
+                wino_bt(s[x], s[width + x], s[2 * width + x], s[3 * width + x], s[4 * width + x],
+                        s[5 * width + x], col);
+                for (int i = 0; i < 6; i++) a[i][x] = col[i];
+            }
+            for (int i = 0; i < 6; i++)
+                for (int64_t tw = 0; tw < cols; tw++) {  /* then along each tile's row i */
+                    const float *q = a[i] + 4 * tw;
+                    float row[6];
+                    wino_bt(q[0], q[1], q[2], q[3], q[4], q[5], row);
                     for (int j = 0; j < 6; j++) {
                         out[(6 * i + j) * v_xi + tw] = row[j];
                         fits &= fabsf(row[j]) <= MSC_WINO_LIMIT;
                     }
                 }
-            }
         }
     return fits;
 }

@@ -119,13 +119,13 @@ def test_rows_of_other_lengths_share_one_kernel(tmp_path: Any, rng: Any,
     assert len(calls) == 2 and len(set(calls)) == 1, calls
 
 
-@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 70])
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 16, 17, 35, 70])
 def test_row_helpers_against_numpy(n: int, rng: Any) -> None:
-    """Every position of a NaN, +inf and -inf, for each partial and the rest."""
+    """Every position of a NaN, +inf and -inf, for each lane and the rest."""
     base = rng.normal(size=n).astype(F32)
     cases = [base, np.full(n, -np.inf, F32)]
     for special in (np.nan, np.inf, -np.inf):
-        for k in range(min(n, 9)):
+        for k in range(min(n, 40)):
             row = base.copy()
             row[k] = special
             cases.append(row)
@@ -139,3 +139,49 @@ def test_row_helpers_against_numpy(n: int, rng: Any) -> None:
             want = ((d - 0.25) ** 2).sum()
             assert np.allclose(numba_rows_rt._rt_row_squares(row, 0.25), want, rtol=1e-14,
                                equal_nan=True)
+
+
+def _lanes_reference(row: np.ndarray, kind: str, around: float = 0.0) -> Any:
+    """numba_rows_rt.py's order written out in Python: 16 lanes over the first n // 16 * 16
+    elements, halves onto halves, then the rest."""
+    def pick(kept: Any, v: Any) -> Any:
+        return v if v > kept or v != v else kept
+
+    def step(acc: Any, v: Any) -> Any:
+        if kind == "max":
+            return pick(acc, v)
+        d = float(v) - around if kind == "squares" else float(v)
+        return acc + d * d if kind == "squares" else acc + d
+
+    whole = len(row) // 16 * 16
+    acc = [row[0] if kind == "max" else 0.0] * 16
+    for j in range(whole):
+        acc[j % 16] = step(acc[j % 16], row[j])
+    while len(acc) > 1:
+        half = len(acc) // 2
+        acc = [pick(acc[k], acc[k + half]) if kind == "max" else acc[k] + acc[k + half]
+               for k in range(half)]
+    total = acc[0]
+    for j in range(whole, len(row)):
+        total = step(total, row[j])
+    return total
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 15, 16, 33, 197, 768])
+def test_row_helpers_fold_in_their_documented_order(dtype: Any, n: int, rng: Any) -> None:
+    """The same bits as the order written out, for contiguous rows (16 elements a vector
+    load) and strided ones (element by element), with a NaN inside a lane: the native
+    runtime's ``msc_row_*`` fold in this order too (tests/native checks their bits)."""
+    base = (rng.normal(size=2 * n) * 1e3).astype(dtype)
+    for row in (base[:n], base[::2]):
+        helpers = (numba_rows_rt._rt_row_max(row), numba_rows_rt._rt_row_sum(row),
+                   numba_rows_rt._rt_row_squares(row, 0.25))
+        wants = [_lanes_reference(row, kind, 0.25) for kind in ("max", "sum", "squares")]
+        for got, want in zip(helpers, wants):
+            assert np.asarray(got).tobytes() == np.asarray(want, np.asarray(got).dtype).tobytes()
+    if n > 20:
+        row = base[:n].copy()
+        row[18] = np.nan
+        assert np.isnan(numba_rows_rt._rt_row_max(row)) and np.isnan(
+            numba_rows_rt._rt_row_sum(row))

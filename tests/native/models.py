@@ -148,3 +148,17 @@ class VectorMath(nn.Cell):
     def construct(self, x):
         return (ops.exp(x), ops.tanh(x), ops.sigmoid(x), ops.erf(x), ops.erfc(x),
                 ops.gelu(x), ops.gelu(x, approximate="tanh"), ops.softmax(x, axis=-1))
+
+
+class RowFolds(nn.Cell):
+    """Rows long enough for the runtimes' 16-lane folds (197: 12 vectors and a rest of 5):
+    softmax and log-softmax (a maximum and a sum a row), a layer norm (a sum and a sum of
+    squares), a sum and a maximum."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm((197,))
+
+    def construct(self, x):
+        return (ops.softmax(x, axis=-1), ops.log_softmax(x, axis=-1), self.norm(x),
+                ops.reduce_sum(x, -1), ops.reduce_max(x, -1))

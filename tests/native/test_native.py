@@ -296,6 +296,27 @@ def test_vector_math_equals_the_numba_target_to_the_bit(tmp_path):
     assert np.array_equal(exp[~finite], rounded[~finite], equal_nan=True)
 
 
+def test_row_folds_equal_the_numba_target_to_the_bit(tmp_path):
+    """A row's maximum, sum and sum of squares fold in 16 lanes in the numba runtime's order
+    (numba_rows_rt.py): softmax, log-softmax, layer norm, sum and maximum rows of 197 give
+    its bytes, with a NaN or an infinity inside a lane or in the rest of some rows."""
+    x = (np.random.default_rng(6).standard_normal((8, 197)) * 30).astype(np.float32)
+    x[1, 20], x[2, 195], x[3, 7], x[4, 100] = np.nan, np.nan, np.inf, -np.inf
+    art = compile_native(tmp_path / "rows", "RowFolds", ["f32[8,197]"])
+    assert "msc_row_squares_f32(" in (art / "model.c").read_text()
+    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
+    try:
+        numba = [y.asnumpy() for y in models.RowFolds()(Tensor(x))]
+    finally:
+        ms.set_context(jit_tier=None)
+    assert len(raw) == len(numba) == 5
+    for got, want in zip(raw, numba):  # (the same bits, but a NaN's sign: IEEE leaves it)
+        got = np.frombuffer(got, np.float32).reshape(want.shape)
+        assert (got.view(np.int32) == want.view(np.int32))[~np.isnan(want)].all()
+        assert np.isnan(got[np.isnan(want)]).all()
+
+
 def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
     """Every loop nest, copy and loop of products cut into parts run by the runtime's
     threads, products cut into blocks and Winograd's blocks shared out: the same bytes on

@@ -284,41 +284,65 @@ static inline float msc_gelu_f16(float x, int tanh_form) {
     return msc_f16_round((double)msc_f16_round(0.5f * x) * (1.0 + e));
 }
 
-/* --- folds of one row in four partial results (vectorizable, as numba_rows_rt.py) ------ */
+/* --- folds of one row in 16 lanes (numba_rows_rt.py's order: lane l takes the elements
+   j % 16 == l of the first n / 16 * 16, lanes combined halves onto halves, then the rest),
+   the lanes one vector of the compiler's vector extension (its operations lane by lane, as
+   the numba target's LLVM vector) ------------------------------------------------------- */
 
+typedef float msc_lanes_f32 __attribute__((vector_size(64)));
+typedef double msc_lanes_f64 __attribute__((vector_size(128)));
+typedef int32_t msc_mask_f32 __attribute__((vector_size(64)));
+typedef int64_t msc_mask_f64 __attribute__((vector_size(128)));
+#define MSC_PICK(kept, v) (((v) > (kept) || (v) != (v)) ? (v) : (kept)) /* a NaN wins */
 #define MSC_ROWS(T, S)                                                                       \
+    /* elements j to j + 15, s apart (through a pointer: a vector return would change the  \
+       ABI between builds with and without AVX-512) */                                       \
+    static inline void msc_lanes_load_##S(msc_lanes_##S *v, const T *x, int64_t j, int64_t s) { \
+        if (s == 1) memcpy(v, x + j, sizeof *v);                                             \
+        else for (int l = 0; l < 16; l++) (*v)[l] = x[(j + l) * s];                          \
+    }                                                                                        \
     static inline T msc_row_max_##S(const T *x, int64_t n, int64_t s) {                     \
-        T m0 = x[0], m1 = x[0], m2 = x[0], m3 = x[0], top = x[0];                            \
-        int64_t whole = n / 4 * 4;                                                           \
-        for (int64_t j = 0; j < whole; j += 4) {                                             \
-            T v0 = x[j * s], v1 = x[(j + 1) * s], v2 = x[(j + 2) * s], v3 = x[(j + 3) * s];  \
-            m0 = (v0 > m0 || v0 != v0) ? v0 : m0; m1 = (v1 > m1 || v1 != v1) ? v1 : m1;      \
-            m2 = (v2 > m2 || v2 != v2) ? v2 : m2; m3 = (v3 > m3 || v3 != v3) ? v3 : m3;      \
+        msc_lanes_##S m;                                                                     \
+        for (int l = 0; l < 16; l++) m[l] = x[0];                                            \
+        int64_t whole = n / 16 * 16;                                                         \
+        for (int64_t j = 0; j < whole; j += 16) {                                            \
+            msc_lanes_##S v;                                                                 \
+            msc_lanes_load_##S(&v, x, j, s);                                                 \
+            msc_mask_##S take = (v > m) | (v != v);                                          \
+            m = (msc_lanes_##S)(((msc_mask_##S)v & take) | ((msc_mask_##S)m & ~take));       \
         }                                                                                    \
-        for (int64_t j = whole; j < n; j++) { T v = x[j * s]; m0 = (v > m0 || v != v) ? v : m0; } \
-        top = (m0 > top || m0 != m0) ? m0 : top; top = (m1 > top || m1 != m1) ? m1 : top;    \
-        top = (m2 > top || m2 != m2) ? m2 : top; top = (m3 > top || m3 != m3) ? m3 : top;    \
+        for (int h = 8; h >= 1; h /= 2)                                                      \
+            for (int l = 0; l < h; l++) m[l] = MSC_PICK(m[l], m[l + h]);                     \
+        T top = m[0];                                                                        \
+        for (int64_t j = whole; j < n; j++) top = MSC_PICK(top, x[j * s]);                   \
         return top;                                                                          \
     }                                                                                        \
     static inline double msc_row_sum_##S(const T *x, int64_t n, int64_t s) {                \
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                               \
-        int64_t whole = n / 4 * 4;                                                           \
-        for (int64_t j = 0; j < whole; j += 4) {                                             \
-            s0 += x[j * s]; s1 += x[(j + 1) * s]; s2 += x[(j + 2) * s]; s3 += x[(j + 3) * s];\
+        msc_lanes_f64 acc = {0};                                                             \
+        int64_t whole = n / 16 * 16;                                                         \
+        for (int64_t j = 0; j < whole; j += 16) {                                            \
+            msc_lanes_##S v;                                                                 \
+            msc_lanes_load_##S(&v, x, j, s);                                                 \
+            acc += __builtin_convertvector(v, msc_lanes_f64);                                \
         }                                                                                    \
-        double total = (s0 + s1) + (s2 + s3);                                                \
+        for (int h = 8; h >= 1; h /= 2)                                                      \
+            for (int l = 0; l < h; l++) acc[l] += acc[l + h];                                \
+        double total = acc[0];                                                               \
         for (int64_t j = whole; j < n; j++) total += x[j * s];                               \
         return total;                                                                        \
     }                                                                                        \
     static inline double msc_row_squares_##S(const T *x, int64_t n, int64_t s, double c) {   \
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                               \
-        int64_t whole = n / 4 * 4;                                                           \
-        for (int64_t j = 0; j < whole; j += 4) {                                             \
-            double d0 = x[j * s] - c, d1 = x[(j + 1) * s] - c, d2 = x[(j + 2) * s] - c,      \
-                   d3 = x[(j + 3) * s] - c;                                                  \
-            s0 += d0 * d0; s1 += d1 * d1; s2 += d2 * d2; s3 += d3 * d3;                      \
+        msc_lanes_f64 acc = {0};                                                             \
+        int64_t whole = n / 16 * 16;                                                         \
+        for (int64_t j = 0; j < whole; j += 16) {                                            \
+            msc_lanes_##S v;                                                                 \
+            msc_lanes_load_##S(&v, x, j, s);                                                 \
+            msc_lanes_f64 d = __builtin_convertvector(v, msc_lanes_f64) - c;                 \
+            acc += d * d;                                                                    \
         }                                                                                    \
-        double total = (s0 + s1) + (s2 + s3);                                                \
+        for (int h = 8; h >= 1; h /= 2)                                                      \
+            for (int l = 0; l < h; l++) acc[l] += acc[l + h];                                \
+        double total = acc[0];                                                               \
         for (int64_t j = whole; j < n; j++) { double d = x[j * s] - c; total += d * d; }     \
         return total;                                                                        \
     }

@@ -33,6 +33,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("unary", 3, None), ("binary", 4, None), ("scalar", 2, "scalar-mix"),
     ("mixed", 1, "promotion"), ("compare", 4, None), ("logic", 2, None),
     ("reduce", 2.5, "reduce"), ("argmax", 0.5, "reduce"), ("softmax", 1, "reduce"),
+    ("rows", 0.5, "reduce"),
     ("cumsum", 0.5, "reduce"), ("select", 1.5, None), ("ternary", 0.7, "tensor-if"),
     ("clip", 1, None), ("cast", 1.5, None), ("reshape", 1, "shape-ops"),
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
@@ -430,6 +431,29 @@ class Exprs:
             return f"ops.logsumexp({self.sub(src, scope, depth)}, {pos})"
         return self.rng.choice([f"ops.softmax({a}, {axis})", f"ops.log_softmax({a}, {axis})",
                                 f"ops.Softmax({axis})({a})"])
+
+    def _f_rows(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """A fold over long rows (64 to 200: the runtimes' 16-lane folds, a rest or none):
+        softmax, log-softmax or a layer norm of t's shape plus a row axis, then a mean or
+        one element of each row; or a row's sum, mean or maximum. The rows are tanh of
+        their values plus a ramp, so every element of a row differs."""
+        if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
+            return None
+        self.note_approx(t.dtype)
+        n = self.rng.choice([64, 67, 80, 128, 197, 200])
+        rows = self.sub(t.with_shape(t.shape + (1,)), scope, depth)
+        ramp = self.sub(t.with_shape((n,)), scope, depth)
+        x = f"(ops.tanh({rows} * {ramp}) + ops.tanh({ramp}))"
+        kind = self.rng.choice(["softmax", "log_softmax", "layer_norm", "sum", "mean", "max"])
+        if kind in ("sum", "mean", "max"):
+            return f"ops.reduce_{kind}({x}, -1)"
+        if kind == "layer_norm":
+            ones = f"ops.ones(({n},), {MS_DTYPE[t.dtype]})"
+            folded = f"ops.layer_norm({x}, ({n},), {ones}, {ones} * 0.5)"
+        else:
+            folded = f"ops.{kind}({x}, -1)"
+        return self.rng.choice([f"ops.reduce_mean({folded}, -1)",
+                                f"{folded}[..., {self.rng.randrange(n)}]"])
 
     def _f_cumsum(self, t: TT, scope: list[Var], depth: int) -> str | None:
         if t.ndim == 0 or t.dtype not in ("float32", "float64", "int32", "int64", "float16"):

@@ -263,6 +263,23 @@ def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path):
                                    atol=1e-5 * np.abs(want[finite]).max())
 
 
+def assert_numba_bits(art, net, x, count, tmp_path):
+    """The library's ``count`` float32 outputs for ``x`` hold the numba target's bits (a
+    NaN's sign aside: IEEE leaves it); its raw outputs."""
+    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")  # (not the python tier's answer)
+    try:
+        numba = [y.asnumpy() for y in net(Tensor(x))]
+    finally:
+        ms.set_context(jit_tier=None)
+    assert len(raw) == len(numba) == count
+    for got, want in zip(raw, numba):
+        got = np.frombuffer(got, np.float32).reshape(want.shape)
+        assert (got.view(np.int32) == want.view(np.int32))[~np.isnan(want)].all()
+        assert np.isnan(got[np.isnan(want)]).all()
+    return raw
+
+
 def test_vector_math_equals_the_numba_target_to_the_bit(tmp_path):
     """exp (float32 arithmetic), tanh, sigmoid, erf, erfc, both GeLUs and softmax rows:
     the C runtime does the numba runtime's operations in its order, over the whole float32
@@ -276,18 +293,7 @@ def test_vector_math_equals_the_numba_target_to_the_bit(tmp_path):
     art = compile_native(tmp_path / "vm", "VectorMath", ["f32[64,64]"])
     source = (art / "model.c").read_text()
     assert "msc_exp32(" in source and "msc_erfc64(" in source
-    runner = build_runner(art, tmp_path / "r")
-    raw, _ = run_c(runner, [x], tmp_path)
-    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
-    try:
-        numba = [y.asnumpy() for y in models.VectorMath()(Tensor(x))]
-    finally:
-        ms.set_context(jit_tier=None)
-    assert len(raw) == len(numba) == 8
-    for got, want in zip(raw, numba):  # (the same bits, but a NaN's sign: IEEE leaves it)
-        got = np.frombuffer(got, np.float32).reshape(want.shape)
-        assert (got.view(np.int32) == want.view(np.int32))[~np.isnan(want)].all()
-        assert np.isnan(got[np.isnan(want)]).all()
+    raw = assert_numba_bits(art, models.VectorMath(), x, 8, tmp_path)
     exp = np.frombuffer(raw[0], np.float32)
     with np.errstate(over="ignore"):
         rounded = np.exp(x.ravel().astype(np.float64)).astype(np.float32)
@@ -304,17 +310,7 @@ def test_row_folds_equal_the_numba_target_to_the_bit(tmp_path):
     x[1, 20], x[2, 195], x[3, 7], x[4, 100] = np.nan, np.nan, np.inf, -np.inf
     art = compile_native(tmp_path / "rows", "RowFolds", ["f32[8,197]"])
     assert "msc_row_squares_f32(" in (art / "model.c").read_text()
-    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path)
-    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
-    try:
-        numba = [y.asnumpy() for y in models.RowFolds()(Tensor(x))]
-    finally:
-        ms.set_context(jit_tier=None)
-    assert len(raw) == len(numba) == 5
-    for got, want in zip(raw, numba):  # (the same bits, but a NaN's sign: IEEE leaves it)
-        got = np.frombuffer(got, np.float32).reshape(want.shape)
-        assert (got.view(np.int32) == want.view(np.int32))[~np.isnan(want)].all()
-        assert np.isnan(got[np.isnan(want)]).all()
+    assert_numba_bits(art, models.RowFolds(), x, 5, tmp_path)
 
 
 def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):

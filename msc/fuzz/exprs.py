@@ -433,10 +433,8 @@ class Exprs:
                                 f"ops.Softmax({axis})({a})"])
 
     def _f_rows(self, t: TT, scope: list[Var], depth: int) -> str | None:
-        """A fold over long rows (64 to 200: the runtimes' 16-lane folds, a rest or none):
-        softmax, log-softmax or a layer norm of t's shape plus a row axis, then a mean or
-        one element of each row; or a row's sum, mean or maximum. The rows are tanh of
-        their values plus a ramp, so every element of a row differs."""
+        """A fold over long rows of 64 to 200 (the runtimes' 16-lane folds, a rest or none)
+        of tanh of their values plus a ramp, reduced or indexed back to ``t``."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
             return None
         self.note_approx(t.dtype)
@@ -447,11 +445,9 @@ class Exprs:
         kind = self.rng.choice(["softmax", "log_softmax", "layer_norm", "sum", "mean", "max"])
         if kind in ("sum", "mean", "max"):
             return f"ops.reduce_{kind}({x}, -1)"
-        if kind == "layer_norm":
-            ones = f"ops.ones(({n},), {MS_DTYPE[t.dtype]})"
-            folded = f"ops.layer_norm({x}, ({n},), {ones}, {ones} * 0.5)"
-        else:
-            folded = f"ops.{kind}({x}, -1)"
+        ones = f"ops.ones(({n},), {MS_DTYPE[t.dtype]})"
+        folded = f"ops.layer_norm({x}, ({n},), {ones}, {ones} * 0.5)" if kind == "layer_norm" \
+            else f"ops.{kind}({x}, -1)"
         return self.rng.choice([f"ops.reduce_mean({folded}, -1)",
                                 f"{folded}[..., {self.rng.randrange(n)}]"])
 

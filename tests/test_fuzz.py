@@ -98,3 +98,13 @@ def test_the_artifact_runner_catches_a_second_call_that_differs(tmp_path):
                               capture_output=True, text=True, check=True)
         reports[kind] = json.loads(done.stdout.strip().splitlines()[-1])
     assert "ok" in reports["stable"] and reports["counting"] == {"unstable": True}
+
+
+def test_a_float32_leaf_read_as_float64_compares_to_float32s_tolerance():
+    """Seed 9301, program 182: a helper reads its float32 argument (a float32 exp, one ulp
+    apart between numpy and msc's vectorized exp) as a float64 leaf; the program's float64
+    results carry that ulp, so the comparator takes float32's tolerance, as for a cast."""
+    from msc.fuzz.campaign import program_seed
+
+    program = generate(program_seed(9301, 182))
+    assert "ms.float64)" in program.source and program.approx_wide

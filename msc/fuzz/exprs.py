@@ -201,6 +201,8 @@ class Exprs:
         if vt.dtype != t.dtype:
             if vt.floating and t.integral:
                 text = f"ops.clip_by_value({text}, -100.0, 100.0)"
+            if vt.dtype in ("float32", "float16") and t.dtype == "float64":
+                self.approx_wide = True  # (as _f_cast: a float32 ulp widened)
             text = f"ops.cast({text}, {MS_DTYPE[t.dtype]})"
         return text
 

@@ -218,12 +218,12 @@ def _rt_same_bits(a, b):
 _RT_WINO_KEPT = {}
 
 
-def _rt_wino_prepared(w, u, parts):
+def _rt_wino_prepared(w, u, transform):
     """The transform of the filters ``w`` (``_rt_wino_filters``) and whether it fits:
     kept from an earlier call on filters at this address while they hold the same bits (a
     layer's weights between calls, a view of the weights' arena: made at every call, the
-    transform, 4x their size, took 5-9% of ResNet's time), else made into ``u`` over
-    ``parts`` threads and kept with a copy of ``w``. A kept transform is never written
+    transform, 4x their size, took 5-9% of ResNet's time), else made into ``u`` by
+    ``transform(w, u)`` (whether it fits) and kept with a copy of ``w``. A kept transform is never written
     again (a call whose filters changed makes its own), so threads may share it."""
     import weakref
 
@@ -234,12 +234,7 @@ def _rt_wino_prepared(w, u, parts):
     kept = _RT_WINO_KEPT.get(key)
     if kept is not None and kept[0]() is owner and _rt_same_bits(kept[1], w):
         return kept[2], kept[3]
-    if parts <= 1:
-        fits = _rt_wino_filters(w, u, 0, w.shape[0])
-    else:
-        k = w.shape[0]
-        fits = all(_rt_run_parts([(_rt_wino_filters, (w, u, k * p // parts, k * (p + 1) // parts))
-                                  for p in range(parts)]))
+    fits = transform(w, u)
 
     def forget(ref):  # (the memory is gone; a later array there may have an entry of its own)
         if _RT_WINO_KEPT.get(key, (None,))[0] is ref:
@@ -260,16 +255,19 @@ def _rt_wino_threaded(src, w, u, v, m, out):
     per = v.shape[2] // ((src.shape[3] - 2) // 4)
     blocks = _rt_wino_block_count.py_func(src, v)
     parts = _rt_thread_count()
-    u, fits = _rt_wino_prepared(w, u, parts)
+
+    def split(fn, count, *args):  # (fn over [0, count) in one range per part)
+        if parts <= 1:
+            return [fn(*args, 0, count)]
+        return _rt_run_parts([(fn, (*args, count * p // parts, count * (p + 1) // parts))
+                              for p in range(parts)])
+
+    u, fits = _rt_wino_prepared(w, u, lambda w, u: all(split(_rt_wino_filters, w.shape[0],
+                                                             w, u)))
     if not fits:
         return False
     if parts <= 1:
         return _rt_wino_blocks(src, u, v, m, out, 0, blocks)
-
-    def split(fn, count, *args):  # (fn over [0, count) in one range per part)
-        return _rt_run_parts([(fn, (*args, count * p // parts, count * (p + 1) // parts))
-                              for p in range(parts)])
-
     if blocks % parts and blocks < 4 * parts:
         for b in range(blocks):
             if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows)):

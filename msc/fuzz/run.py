@@ -340,10 +340,11 @@ def _onnx_leaves(outs: Iterator[np.ndarray], t: Any) -> Any:
 # --- artifacts, in a fresh process -------------------------------------------------------
 
 #: ``msc compile`` with the native target cutting every loop nest, copy and nest of
-#: products it can into parts, however small (``python -c`` this, then msc's arguments).
+#: products it can into parts, however small, and every product by weights on its packed
+#: kernel (``python -c`` this, then msc's arguments).
 _SPREAD_ALL = ("import sys, msc.codegen.threads, msc.codegen.native.cgen\n"
                "msc.codegen.threads.MIN_WORK = msc.codegen.native.cgen.COPY_SIZE = 0\n"
-               "msc.codegen.native.cgen.PRODUCT_WORK = 0\n"
+               "msc.codegen.native.cgen.PRODUCT_WORK = msc.codegen.native.cgen.PACKED_WORK = 0\n"
                "from msc.cli import main\nsys.exit(main(sys.argv[1:]))")
 
 _ARTIFACT_RUNNER = r"""

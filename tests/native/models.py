@@ -162,3 +162,22 @@ class RowFolds(nn.Cell):
     def construct(self, x):
         return (ops.softmax(x, axis=-1), ops.log_softmax(x, axis=-1), self.norm(x),
                 ops.reduce_sum(x, -1), ops.reduce_max(x, -1))
+
+
+class WeightProducts(nn.Cell):
+    """Products by weights, each of at least 2^22 multiply-adds (the library's packed
+    kernel): a dense layer with a bias (x @ W.T), one without, and x @ W by a Parameter;
+    70 rows and 300, 200 and 330 columns, which fill no whole kernel or panel."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Dense(256, 300)
+        self.down = nn.Dense(300, 200, has_bias=False)
+        self.w = Parameter(Tensor(np.zeros((200, 330), np.float32)), name="w")
+
+    def construct(self, x):
+        return ops.matmul(self.down(ops.relu(self.up(x))), self.w)
+
+
+def weight_products():
+    return with_weights(WeightProducts(), 0.1)

@@ -316,7 +316,8 @@ def test_row_folds_equal_the_numba_target_to_the_bit(tmp_path):
 def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
     """Every loop nest, copy and loop of products cut into parts run by the runtime's
     threads, products cut into blocks and Winograd's blocks shared out: the same bytes on
-    any thread count, the numba target's bytes and eager mode's values."""
+    any thread count, the numba target's bytes (but for the encoder's products by its
+    weights, all on the packed kernel here: its own sums) and eager mode's values."""
     cases = [("winograd_block", ["f32[2,32,15,14]"], models.winograd_block(),
               [np.random.default_rng(4).standard_normal((2, 32, 15, 14)).astype(np.float32)]),
              ("encoder", ["i32[2,8]", "i32[2,8]"], models.encoder(),
@@ -338,9 +339,40 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
         ms.set_context(jit_tier="numba")
         try:
-            assert got.tobytes() == leaves(net(*map(Tensor, inputs)))[0].tobytes()
+            numba = leaves(net(*map(Tensor, inputs)))[0]
         finally:
             ms.set_context(jit_tier=None)
+        if entry == "encoder":
+            assert source.count("msc_gemm_weights_f32(") >= 6
+            np.testing.assert_allclose(got, numba, rtol=0, atol=1e-6 * np.abs(numba).max())
+        else:
+            assert got.tobytes() == numba.tobytes()
+
+
+def test_products_by_weights_run_on_the_packed_kernel(tmp_path):
+    """An inference model's products by its weights go to the runtime's own kernel (over
+    weights packed at their first product, where the machine has AVX-512): the same bytes
+    on 1, 2 and 3 threads and from four callers at once racing to pack, within float32
+    rounding of a float64 numpy computation and of eager mode."""
+    art = compile_native(tmp_path / "wp", "weight_products", ["f32[70,256]"])
+    assert (art / "model.c").read_text().count("msc_gemm_weights_f32(") == 3
+    runner = build_runner(art, tmp_path / "r")
+    x = np.random.default_rng(5).standard_normal((70, 256)).astype(np.float32)
+    runs = []
+    for n in (1, 2, 3):
+        raw, text = run_c(runner, [x], tmp_path, "--threads", "4", "--repeat", "3",
+                          prefix=(f"MSC_NUM_THREADS={n}",))
+        assert "4 threads x 3 runs: the same bytes" in text
+        runs.append(raw[0])
+    assert runs[0] == runs[1] == runs[2]
+    got = np.frombuffer(runs[0], np.float32).reshape(70, 330)
+    net = models.weight_products()
+    p = {q.name: q.asnumpy().astype(np.float64) for q in net.get_parameters()}
+    hidden = np.maximum(x.astype(np.float64) @ p["up.weight"].T + p["up.bias"], 0.0)
+    want = hidden @ p["down.weight"].T @ p["w"]
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * scale)
+    np.testing.assert_allclose(got, eager(net, x).asnumpy(), rtol=0, atol=2e-6 * scale)
 
 
 def test_only_independent_loops_of_products_run_in_parts():

@@ -51,6 +51,7 @@ from msc.codegen.native.views import (
     broadcast,
     c_name,
     c_strides,
+    is_weight,
     plan_slots,
 )
 from msc.errors import ExportError, InternalCompilerError
@@ -65,6 +66,10 @@ PRODUCT_CUT = 1 << 22
 #: The fewest multiply-adds of smaller products a loop nest of them must do to be cut
 #: into parts.
 PRODUCT_WORK = PRODUCT_CUT
+#: The fewest multiply-adds of a product by an inference model's weights that goes to the
+#: runtime's packed kernel (``msc_gemm_weights_f32``); smaller ones stay with the BLAS,
+#: where packing would cost more than it gains.
+PACKED_WORK = PRODUCT_CUT
 
 
 @dataclass
@@ -521,9 +526,15 @@ class Renderer:
         ldc = blas_layout(dest)[1]  # type: ignore[index]
         kind = "f32" if a.dtype == np.float32 else "f64"
         self.products.append(m * n * k)
-        self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
-                 f"{a.address()}, {lda}, {b.address()}, {ldb}, {cast(self.scalar(beta), F64)}, "
-                 f"{dest.address()}, {ldc}, {self.use(bias).address() if bias else 'NULL'});")
+        bias_at = self.use(bias).address() if bias else "NULL"
+        if (kind == "f32" and ta == "N" and is_static(beta) and not beta and is_weight(b)
+                and m * n * k >= PACKED_WORK):
+            self.put(f"msc_gemm_weights_f32({int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, "
+                     f"{lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
+        else:
+            self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
+                     f"{a.address()}, {lda}, {b.address()}, {ldb}, "
+                     f"{cast(self.scalar(beta), F64)}, {dest.address()}, {ldc}, {bias_at});")
         if target is None:
             self.fill(out, dest)
 

@@ -7,6 +7,7 @@ slots so that those live at the same time do not overlap."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -90,6 +91,13 @@ def blas_layout(x: View) -> tuple[str, int] | None:
     if (s0 == 1 or rows == 1) and (cols == 1 or s1 >= max(rows, 1)):
         return "T", s1 if cols > 1 else max(rows, 1)
     return None
+
+
+def is_weight(x: View) -> bool:
+    """Whether ``x`` lies at a fixed place in a weights or constants block (``build.py``
+    binds them to ``w<k>`` and ``k<i>``; a weight's start in its block may come as a number
+    in ``dyn``): memory an inference model never writes."""
+    return re.fullmatch(r"[wk]\d+", x.base) is not None and (not x.dyn or x.dyn.isdigit())
 
 
 def broadcast(x: Any, shape: tuple[int, ...], loc: Any) -> Any:

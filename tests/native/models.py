@@ -181,3 +181,10 @@ class WeightProducts(nn.Cell):
 
 def weight_products():
     return with_weights(WeightProducts(), 0.1)
+
+
+def weight_conv():
+    """A convolution whose product by its filters is large enough for the packed kernel
+    (40 x 900 x 400 multiply-adds: 40 filter rows, 900 output positions, 28 panels of 32
+    columns and a rest of 4)."""
+    return with_weights(nn.Conv2d(16, 40, 5, pad_mode="valid", has_bias=True), 0.1)

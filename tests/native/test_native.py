@@ -349,15 +349,37 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
             assert got.tobytes() == numba.tobytes()
 
 
-def test_products_by_weights_run_on_the_packed_kernel(tmp_path):
-    """An inference model's products by its weights go to the runtime's own kernel (over
-    weights packed at their first product, where the machine has AVX-512): the same bytes
-    on 1, 2 and 3 threads and from four callers at once racing to pack, within float32
-    rounding of a float64 numpy computation and of eager mode."""
-    art = compile_native(tmp_path / "wp", "weight_products", ["f32[70,256]"])
-    assert (art / "model.c").read_text().count("msc_gemm_weights_f32(") == 3
+def weight_products_reference(net, x):
+    """``models.weight_products`` in float64 numpy."""
+    p = {q.name: q.asnumpy().astype(np.float64) for q in net.get_parameters()}
+    hidden = np.maximum(x.astype(np.float64) @ p["up.weight"].T + p["up.bias"], 0.0)
+    return hidden @ p["down.weight"].T @ p["w"]
+
+
+def weight_conv_reference(net, x):
+    """``models.weight_conv`` in float64 numpy: a sum over the 5 x 5 taps."""
+    w, b = (q.asnumpy().astype(np.float64) for q in (net.weight, net.bias))
+    out = np.zeros((x.shape[0], w.shape[0], x.shape[2] - 4, x.shape[3] - 4))
+    for i in range(5):
+        for j in range(5):
+            window = x[:, :, i:i + out.shape[2], j:j + out.shape[3]].astype(np.float64)
+            out += np.einsum("kc,nchw->nkhw", w[:, :, i, j], window)
+    return out + b[None, :, None, None]
+
+
+@pytest.mark.parametrize("entry, shape, call, reference", [
+    ("weight_products", (70, 256), "msc_gemm_weights_f32(", weight_products_reference),
+    ("weight_conv", (1, 16, 34, 34), "msc_gemm_weights_left_f32(", weight_conv_reference)])
+def test_products_by_weights_run_on_the_packed_kernel(tmp_path, entry, shape, call, reference):
+    """An inference model's products by its weights (a dense layer's, a convolution's by
+    its filters) go to the runtime's own kernel over weights packed at their first product
+    (where the machine has AVX-512): the same bytes on 1, 2 and 3 threads and from four
+    callers at once racing to pack, within float32 rounding of float64 numpy and of eager
+    mode."""
+    art = compile_native(tmp_path / entry, entry, [f"f32[{','.join(map(str, shape))}]"])
+    assert call in (art / "model.c").read_text()
     runner = build_runner(art, tmp_path / "r")
-    x = np.random.default_rng(5).standard_normal((70, 256)).astype(np.float32)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     runs = []
     for n in (1, 2, 3):
         raw, text = run_c(runner, [x], tmp_path, "--threads", "4", "--repeat", "3",
@@ -365,11 +387,9 @@ def test_products_by_weights_run_on_the_packed_kernel(tmp_path):
         assert "4 threads x 3 runs: the same bytes" in text
         runs.append(raw[0])
     assert runs[0] == runs[1] == runs[2]
-    got = np.frombuffer(runs[0], np.float32).reshape(70, 330)
-    net = models.weight_products()
-    p = {q.name: q.asnumpy().astype(np.float64) for q in net.get_parameters()}
-    hidden = np.maximum(x.astype(np.float64) @ p["up.weight"].T + p["up.bias"], 0.0)
-    want = hidden @ p["down.weight"].T @ p["w"]
+    net = getattr(models, entry)()
+    want = reference(net, x)
+    got = np.frombuffer(runs[0], np.float32).reshape(want.shape)
     scale = np.abs(want).max()
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * scale)
     np.testing.assert_allclose(got, eager(net, x).asnumpy(), rtol=0, atol=2e-6 * scale)

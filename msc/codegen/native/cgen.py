@@ -527,10 +527,13 @@ class Renderer:
         kind = "f32" if a.dtype == np.float32 else "f64"
         self.products.append(m * n * k)
         bias_at = self.use(bias).address() if bias else "NULL"
-        if (kind == "f32" and ta == "N" and is_static(beta) and not beta and is_weight(b)
-                and m * n * k >= PACKED_WORK):
+        packed = kind == "f32" and is_static(beta) and not beta and m * n * k >= PACKED_WORK
+        if packed and ta == "N" and is_weight(b):
             self.put(f"msc_gemm_weights_f32({int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, "
                      f"{lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
+        elif packed and ta == tb == "N" and is_weight(a) and not bias:
+            self.put(f"msc_gemm_weights_left_f32({m}, {n}, {k}, {a.address()}, {lda}, "
+                     f"{b.address()}, {ldb}, {dest.address()}, {ldc});")
         else:
             self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                      f"{a.address()}, {lda}, {b.address()}, {ldb}, "

@@ -629,148 +629,198 @@ static int64_t cut_at(int64_t c, int64_t cuts, int64_t side) {
 MSC_GEMM_SPLIT(float, f32)
 MSC_GEMM_SPLIT(double, f64)
 
-/* --- products by a layer's weights in an inference model (x @ W.T, x @ W) ----------------
-   An inference model's weights never change, so each weight matrix is packed once, at its
-   first product, into panels of 32 columns (k rows of 32 floats each, zeros past the last
-   column), the layout the kernel reads in order; onnxruntime packs its weights likewise.
-   Each element is one chain of fused multiply-adds over k in order, then plus its bias:
-   the same bits whatever rows and panels a thread takes, so the threads share a product in
-   any cut (no fixed blocks) and 1, 2 or 3 threads give the same bytes. OpenBLAS packs its
-   operands again at every call and ran these shapes at 93-106 GFLOP/s against 110-117 here
-   (one core). */
+/* --- products by a layer's weights in an inference model --------------------------------
+   An inference model's weights never change, so each weight matrix of a large product is
+   packed once, at its first product, into the layout the kernel reads in order (as
+   onnxruntime packs its weights): a right operand (x @ W.T, x @ W: a dense layer) into
+   panels of 32 columns, k rows of 32 floats each; a left one (W @ x: a convolution's filters
+   by its windows) into slivers of 6 rows, k columns of 6 floats each, the other operand's
+   panel of 32 columns then packed by each thread as it goes. The kernel keeps 6 rows by 32
+   columns in 12 accumulators; each element is one chain of fused multiply-adds over k in
+   order, then plus its bias: the same bits whatever rows and columns a thread takes, so
+   the threads share a product in any cut (no fixed blocks) and 1, 2 or 3 threads give the
+   same bytes. OpenBLAS packs both operands again at every call: 93-106 GFLOP/s on one core
+   against 104-117 here on the transformers' and ResNets' shapes. */
 #if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
-#define PACK_COLS 32   /* a panel's columns: two vectors */
-#define PACK_ROWS 6    /* rows a kernel keeps in 12 accumulators */
-#define PACK_GROUP 48  /* rows of one unit of work */
-#define PACK_PANELS 4  /* panels of one unit of work */
+#define PACK_COLS 32  /* a panel's columns: two vectors */
+#define PACK_ROWS 6   /* a sliver's rows: the kernel's */
+#define PACK_GROUP 48 /* rows of one unit of work */
 
+enum { PACK_RIGHT, PACK_RIGHT_T, PACK_LEFT };
 typedef struct {
     const float *w;
-    int tb;
+    int form;
     int64_t n, k, ldw;
-    float *panels;
+    float *packed;
 } packed_weight;
 static packed_weight *packs;
 static int64_t n_packs, packs_room;
 static pthread_mutex_t pack_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The panels of B = W.T (tb) or W, made at the first product by these weights; NULL where
-   memory ran out (the kernel then reads W where it lies, the same arithmetic). */
-static const float *packed_of(const float *w, int tb, int64_t n, int64_t k, int64_t ldw) {
+/* W (n rows or columns as the form says, k the sum's length) packed, made at the first
+   product by these weights; NULL where memory ran out (the kernel's same sums then read W
+   where it lies). */
+static const float *packed_of(const float *w, int form, int64_t n, int64_t k, int64_t ldw) {
     pthread_mutex_lock(&pack_lock);
     for (int64_t i = 0; i < n_packs; i++) {
         packed_weight *e = &packs[i];
-        if (e->w == w && e->tb == tb && e->n == n && e->k == k && e->ldw == ldw) {
+        if (e->w == w && e->form == form && e->n == n && e->k == k && e->ldw == ldw) {
             pthread_mutex_unlock(&pack_lock);
-            return e->panels;
+            return e->packed;
         }
     }
-    int64_t count = (n + PACK_COLS - 1) / PACK_COLS;
-    float *panels = NULL;
+    int64_t width = form == PACK_LEFT ? PACK_ROWS : PACK_COLS, count = (n + width - 1) / width;
+    float *packed = NULL;
     if (n_packs == packs_room) {
         int64_t room = packs_room ? 2 * packs_room : 64;
         packed_weight *grown = realloc(packs, (size_t)room * sizeof *grown);
         if (grown) { packs = grown; packs_room = room; }
     }
     if (n_packs < packs_room &&
-        posix_memalign((void **)&panels, 64, (size_t)(count * k * PACK_COLS) * sizeof(float)) == 0) {
+        posix_memalign((void **)&packed, 64, (size_t)(count * k * width) * sizeof(float)) == 0) {
         for (int64_t p = 0; p < count; p++)
             for (int64_t r = 0; r < k; r++)
-                for (int64_t j = 0; j < PACK_COLS; j++) {
-                    int64_t col = p * PACK_COLS + j;
-                    panels[(p * k + r) * PACK_COLS + j] =
-                        col >= n ? 0.0f : (tb ? w[col * ldw + r] : w[r * ldw + col]);
+                for (int64_t j = 0; j < width; j++) {
+                    int64_t at = p * width + j;  /* W's row (left, transposed) or column */
+                    packed[(p * k + r) * width + j] =
+                        at >= n ? 0.0f : (form == PACK_RIGHT ? w[r * ldw + at] : w[at * ldw + r]);
                 }
-        packs[n_packs++] = (packed_weight){w, tb, n, k, ldw, panels};
+        packs[n_packs++] = (packed_weight){w, form, n, k, ldw, packed};
     }
     pthread_mutex_unlock(&pack_lock);
-    return panels;
+    return packed;
 }
 
-/* Forgets the panels of weights in [lo, hi): a destroyed model's (memory mapped there later
-   may hold other weights). */
+/* Forgets the packed weights in [lo, hi): a destroyed model's. */
 static void packs_forget(const char *lo, const char *hi) {
     pthread_mutex_lock(&pack_lock);
     for (int64_t i = 0; i < n_packs;) {
         if ((const char *)packs[i].w >= lo && (const char *)packs[i].w < hi) {
-            free(packs[i].panels);
+            free(packs[i].packed);
             packs[i] = packs[--n_packs];
         } else i++;
     }
     pthread_mutex_unlock(&pack_lock);
 }
 
-/* rows x (up to) 32 columns of c: the chains over k for each element, plus bias */
-#define PACK_KERNEL(R)                                                                          \
-    static void pack_kernel_##R(int64_t k, const float *a, int64_t lda, const float *panel,       \
-                                float *c, int64_t ldc, int64_t cols, const float *bias) {          \
-        __m512 acc[R][2];                                                                          \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                     \
-            acc[i][0] = _mm512_setzero_ps();                                                       \
-            acc[i][1] = _mm512_setzero_ps();                                                       \
-        }                                                                                          \
+/* Where c's columns j0 to j0 + cols of a panel of 32 lie: the masks of its two vectors */
+static inline __mmask16 pack_mask(int64_t cols, int half) {
+    int64_t n = cols - 16 * half;
+    return n >= 16 ? 0xFFFF : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
+
+/* R rows by up to 16 V columns of c: each element the chain over r < k of X(i, r) *
+   panel[r * 32 + j], plus bias[j]; X(i, r) is x[i * xi + r] (a right product's rows of a)
+   or x[r * 6 + i] (a left one's sliver of weights): strides the compiler sees. A panel's
+   last 16 columns, where none is c's, are not computed (V = 1). */
+#define PACK_KERNEL(R, V, NAME, X)                                                              \
+    static void NAME(int64_t k, const float *x, int64_t xi, const float *panel, float *c,         \
+                     int64_t ldc, int64_t cols, const float *bias) {                              \
+        __m512 acc[R][V];                                                                          \
+        (void)xi;                                                                                  \
+        _Pragma("GCC unroll 16") for (int i = 0; i < R * V; i++) acc[i / V][i % V] = _mm512_setzero_ps(); \
         for (int64_t r = 0; r < k; r++) {                                                          \
-            __m512 b0 = _mm512_load_ps(panel + r * PACK_COLS);                                     \
-            __m512 b1 = _mm512_load_ps(panel + r * PACK_COLS + 16);                                \
+            __m512 b[V];                                                                           \
+            _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) b[v] = _mm512_load_ps(panel + r * PACK_COLS + 16 * v); \
             _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                 \
-                __m512 x = _mm512_set1_ps(a[i * lda + r]);                                         \
-                acc[i][0] = _mm512_fmadd_ps(x, b0, acc[i][0]);                                     \
-                acc[i][1] = _mm512_fmadd_ps(x, b1, acc[i][1]);                                     \
+                __m512 s = _mm512_set1_ps(X);                                                      \
+                _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) acc[i][v] = _mm512_fmadd_ps(s, b[v], acc[i][v]); \
             }                                                                                      \
         }                                                                                          \
-        __mmask16 m0 = cols >= 16 ? 0xFFFF : (__mmask16)((1u << cols) - 1);                       \
-        __mmask16 m1 = cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1); \
-        __m512 z0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();                  \
-        __m512 z1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();             \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                     \
-            __m512 v0 = bias ? _mm512_add_ps(acc[i][0], z0) : acc[i][0];                           \
-            __m512 v1 = bias ? _mm512_add_ps(acc[i][1], z1) : acc[i][1];                           \
-            _mm512_mask_storeu_ps(c + i * ldc, m0, v0);                                            \
-            _mm512_mask_storeu_ps(c + i * ldc + 16, m1, v1);                                       \
+        _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) {                                     \
+            __mmask16 mask = pack_mask(cols, v);                                                   \
+            __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();    \
+            _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                   \
+                _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                  \
+                                      bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);             \
         }                                                                                          \
     }
-PACK_KERNEL(1) PACK_KERNEL(2) PACK_KERNEL(3) PACK_KERNEL(4) PACK_KERNEL(5) PACK_KERNEL(6)
-static void (*const pack_kernels[PACK_ROWS + 1])(int64_t, const float *, int64_t, const float *,
-                                                 float *, int64_t, int64_t, const float *) = {
-    NULL, pack_kernel_1, pack_kernel_2, pack_kernel_3, pack_kernel_4, pack_kernel_5, pack_kernel_6};
+#define PACK_KERNELS(R)                                                                         \
+    PACK_KERNEL(R, 2, pack_right_##R, x[i * xi + r])                                            \
+    PACK_KERNEL(R, 1, pack_right_half_##R, x[i * xi + r])                                       \
+    PACK_KERNEL(R, 2, pack_left_##R, x[r * PACK_ROWS + i])                                      \
+    PACK_KERNEL(R, 1, pack_left_half_##R, x[r * PACK_ROWS + i])
+PACK_KERNELS(1) PACK_KERNELS(2) PACK_KERNELS(3) PACK_KERNELS(4) PACK_KERNELS(5) PACK_KERNELS(6)
+typedef void (*pack_kernel)(int64_t, const float *, int64_t, const float *, float *, int64_t,
+                            int64_t, const float *);
+/* [left][half][rows] */
+static const pack_kernel pack_kernels[2][2][PACK_ROWS + 1] = {
+    {{NULL, pack_right_1, pack_right_2, pack_right_3, pack_right_4, pack_right_5, pack_right_6},
+     {NULL, pack_right_half_1, pack_right_half_2, pack_right_half_3, pack_right_half_4,
+      pack_right_half_5, pack_right_half_6}},
+    {{NULL, pack_left_1, pack_left_2, pack_left_3, pack_left_4, pack_left_5, pack_left_6},
+     {NULL, pack_left_half_1, pack_left_half_2, pack_left_half_3, pack_left_half_4,
+      pack_left_half_5, pack_left_half_6}}};
 
 typedef struct {
-    int64_t m, n, k, lda, ldw, ldc, panels, groups;
-    int tb;
-    const float *a, *w, *packed, *bias;
+    int form;
+    int64_t m, n, k, lda, ldb, ldc, groups;
+    const float *a, *b, *packed, *bias;  /* packed: the weights (b, or a where left) */
     float *c;
 } packed_job;
 
-/* units lo to hi: each a group of rows by a run of panels */
+/* c's element (i, j): the chain of a[i][r] * b[r][j] read where they lie (no memory for
+   packing: the kernel's sums, one by one) */
+static void packed_sums(const packed_job *g, int64_t r0, int64_t r1, int64_t j0, int64_t j1) {
+    for (int64_t i = r0; i < r1; i++)
+        for (int64_t j = j0; j < j1; j++) {
+            float acc = 0.0f;
+            for (int64_t r = 0; r < g->k; r++)
+                acc = fmaf(g->a[i * g->lda + r],
+                           g->form == PACK_RIGHT_T ? g->b[j * g->ldb + r] : g->b[r * g->ldb + j], acc);
+            g->c[i * g->ldc + j] = g->bias ? acc + g->bias[j] : acc;
+        }
+}
+
+/* units lo to hi, each a group of rows by one panel of 32 columns (panel by panel) */
 static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
     const packed_job *g = p;
     (void)part;
-    int64_t runs = (g->panels + PACK_PANELS - 1) / PACK_PANELS;
+    float *panel = NULL;  /* a left product's panel of b, packed here */
+    int64_t panel_of = -1;
+    if (g->form == PACK_LEFT && g->packed &&
+        posix_memalign((void **)&panel, 64, (size_t)(g->k * PACK_COLS) * sizeof(float)) != 0)
+        panel = NULL;
     for (int64_t u = lo; u < hi; u++) {
-        int64_t r0 = u / runs * PACK_GROUP, r1 = r0 + PACK_GROUP < g->m ? r0 + PACK_GROUP : g->m;
-        int64_t p0 = u % runs * PACK_PANELS, p1 = p0 + PACK_PANELS < g->panels ? p0 + PACK_PANELS : g->panels;
-        for (int64_t p = p0; p < p1; p++) {
-            int64_t j0 = p * PACK_COLS, cols = g->n - j0 < PACK_COLS ? g->n - j0 : PACK_COLS;
-            const float *bias = g->bias ? g->bias + j0 : NULL;
-            if (!g->packed) {  /* no memory for panels: the same chains, W read where it lies */
-                for (int64_t i = r0; i < r1; i++)
-                    for (int64_t j = j0; j < j0 + cols; j++) {
-                        float acc = 0.0f;
-                        for (int64_t r = 0; r < g->k; r++)
-                            acc = fmaf(g->a[i * g->lda + r], g->tb ? g->w[j * g->ldw + r] : g->w[r * g->ldw + j], acc);
-                        g->c[i * g->ldc + j] = g->bias ? acc + g->bias[j] : acc;
-                    }
-                continue;
+        int64_t j0 = u / g->groups * PACK_COLS, r0 = u % g->groups * PACK_GROUP;
+        int64_t cols = g->n - j0 < PACK_COLS ? g->n - j0 : PACK_COLS;
+        int64_t r1 = r0 + PACK_GROUP < g->m ? r0 + PACK_GROUP : g->m;
+        if (!g->packed || (g->form == PACK_LEFT && !panel)) {
+            packed_sums(g, r0, r1, j0, j0 + cols);
+            continue;
+        }
+        if (g->form == PACK_LEFT && panel_of != j0) {
+            __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);
+            for (int64_t r = 0; r < g->k; r++) {
+                const float *row = g->b + r * g->ldb + j0;
+                _mm512_store_ps(panel + r * PACK_COLS, _mm512_maskz_loadu_ps(m0, row));
+                _mm512_store_ps(panel + r * PACK_COLS + 16, _mm512_maskz_loadu_ps(m1, row + 16));
             }
-            for (int64_t i = r0; i < r1; i += PACK_ROWS) {
-                int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
-                pack_kernels[rows](g->k, g->a + i * g->lda, g->lda, g->packed + p * g->k * PACK_COLS,
-                                   g->c + i * g->ldc + j0, g->ldc, cols, bias);
-            }
+            panel_of = j0;
+        }
+        for (int64_t i = r0; i < r1; i += PACK_ROWS) {
+            int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
+            pack_kernel kernel = pack_kernels[g->form == PACK_LEFT][cols <= 16][rows];
+            if (g->form == PACK_LEFT)
+                kernel(g->k, g->packed + i * g->k, 0, panel, g->c + i * g->ldc + j0, g->ldc, cols, NULL);
+            else
+                kernel(g->k, g->a + i * g->lda, g->lda, g->packed + j0 * g->k, g->c + i * g->ldc + j0,
+                       g->ldc, cols, g->bias ? g->bias + j0 : NULL);
         }
     }
+    free(panel);
     return 0;
+}
+
+/* c = a @ b (+ bias), the weights packed in the form given */
+static void packed_product(int form, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                           const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias) {
+    const float *packed = form == PACK_LEFT ? packed_of(a, form, m, k, lda)
+                                            : packed_of(b, form, n, k, ldb);
+    int64_t groups = (m + PACK_GROUP - 1) / PACK_GROUP;
+    packed_job g = {form, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
+    msc_parallel(packed_units, &g, groups * ((n + PACK_COLS - 1) / PACK_COLS));
 }
 #else
 static void packs_forget(const char *lo, const char *hi) { (void)lo; (void)hi; }
@@ -780,16 +830,22 @@ void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *
                           const float *w, int64_t ldw, float *c, int64_t ldc, const float *bias) {
 #if defined(__AVX512F__) && defined(__FMA__)
     if (!msc_model_desc.writes_weights) {
-        int64_t panels = (n + PACK_COLS - 1) / PACK_COLS;
-        int64_t groups = (m + PACK_GROUP - 1) / PACK_GROUP;
-        packed_job g = {m, n, k, lda, ldw, ldc, panels, groups, tb, a, w,
-                        packed_of(w, tb, n, k, ldw), bias, c};
-        int64_t units = groups * ((panels + PACK_PANELS - 1) / PACK_PANELS);
-        msc_parallel(packed_units, &g, units);
+        packed_product(tb ? PACK_RIGHT_T : PACK_RIGHT, m, n, k, a, lda, w, ldw, c, ldc, bias);
         return;
     }
 #endif
     msc_gemm_f32(0, tb, m, n, k, a, lda, w, ldw, 0.0, c, ldc, bias);
+}
+
+void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, int64_t ldw,
+                               const float *b, int64_t ldb, float *c, int64_t ldc) {
+#if defined(__AVX512F__) && defined(__FMA__)
+    if (!msc_model_desc.writes_weights) {
+        packed_product(PACK_LEFT, m, n, k, w, ldw, b, ldb, c, ldc, NULL);
+        return;
+    }
+#endif
+    msc_gemm_f32(0, 0, m, n, k, w, ldw, b, ldb, 0.0, c, ldc, NULL);
 }
 
 /* --- Winograd F(4x4, 3x3) transforms (the same arithmetic, in the same order, as

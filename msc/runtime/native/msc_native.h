@@ -54,10 +54,13 @@ void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
                   const double *b, int64_t ldb, double beta, double *c, int64_t ldc,
                   const double *bias);
-/* c = a @ W.T (tb) or a @ W, plus bias, W a weight of the model: by msc's own kernel over
-   W packed once where the model does not write its weights (AVX-512), else msc_gemm_f32 */
+/* c = a @ W.T (tb) or a @ W, plus bias, and c = W @ b: W a weight of the model, by msc's
+   own kernel over W packed once where the model does not write its weights (AVX-512), else
+   msc_gemm_f32 */
 void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                           const float *w, int64_t ldw, float *c, int64_t ldc, const float *bias);
+void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, int64_t ldw,
+                               const float *b, int64_t ldb, float *c, int64_t ldc);
 /* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input in
    its zero border, the filters and the output contiguous float32; the transformed filters,
    inputs and products (rows, 36, columns) with the strides given. 0 where it declined. */

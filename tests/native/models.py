@@ -188,3 +188,20 @@ def weight_conv():
     (40 x 900 x 400 multiply-adds: 40 filter rows, 900 output positions, 28 panels of 32
     columns and a rest of 4)."""
     return with_weights(nn.Conv2d(16, 40, 5, pad_mode="valid", has_bias=True), 0.1)
+
+
+class ScaledFilters(nn.Cell):
+    """A Winograd convolution by filters made in the call (weights times an input): not
+    the model's weights, so the transform kept between calls is checked against them."""
+
+    def __init__(self):
+        super().__init__()
+        w = np.random.default_rng(8).standard_normal((32, 32, 3, 3)) * 0.1
+        self.w = Parameter(Tensor(w.astype(np.float32)), name="w")
+
+    def construct(self, x, s):
+        return ops.conv2d(x, self.w * s, pad_mode="pad", padding=1)
+
+
+def scaled_filters():
+    return ScaledFilters()

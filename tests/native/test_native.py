@@ -280,6 +280,32 @@ def assert_numba_bits(art, net, x, count, tmp_path):
     return raw
 
 
+TWO_CALLS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import msc_model
+x = np.load(sys.argv[2])
+np.save(sys.argv[3], np.stack([msc_model.forward(x, np.float32([s])) for s in (1.0, -2.0)]))
+"""
+
+
+def test_winograd_filters_made_in_the_call_are_transformed_again(tmp_path):
+    """Filters that are not weights (here weights times an input) change between calls:
+    the library must not keep their first call's transform as it keeps a weight's."""
+    art = compile_native(tmp_path / "sf", "scaled_filters", ["f32[1,32,14,14]", "f32[1]"])
+    assert "msc_wino_conv(" in (art / "model.c").read_text()
+    x = np.random.default_rng(9).standard_normal((1, 32, 14, 14)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run([sys.executable, "-I", "-c", TWO_CALLS, str(art), str(tmp_path / "x.npy"),
+                           str(tmp_path / "y.npy")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "y.npy")
+    for y, s in zip(got, (1.0, -2.0)):
+        want = eager(models.scaled_filters(), x, np.float32([s])).asnumpy()
+        np.testing.assert_allclose(y, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
 def test_vector_math_equals_the_numba_target_to_the_bit(tmp_path):
     """exp (float32 arithmetic), tanh, sigmoid, erf, erfc, both GeLUs and softmax rows:
     the C runtime does the numba runtime's operations in its order, over the whole float32

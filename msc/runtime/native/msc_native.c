@@ -962,6 +962,7 @@ typedef struct {
     int64_t rows, per;                  /* rows of tiles per image, per block */
     float *own_v[MSC_MAX_THREADS], *own_m[MSC_MAX_THREADS];  /* a part's own blocks; NULL: v, m */
     int64_t block;                      /* the block the split phases work on */
+    int fixed;                          /* the filters are an inference model's weights */
 } wino_job;
 
 static void wino_products(const wino_job *j, float *v, float *m, int64_t lo, int64_t hi) {
@@ -1040,7 +1041,9 @@ static int wino_same_key(const wino_kept *t, const wino_job *j) {
            t->u_k == j->u_k && t->u_xi == j->u_xi;
 }
 
-/* the entry kept for this job's filters, its users counted, if it holds their bits; or NULL */
+/* the entry kept for this job's filters, its users counted, if it holds their bits (an
+   inference model's weights: always, they never change and any model of this library maps
+   the same bytes); or NULL */
 static wino_kept *wino_find(const wino_job *j) {
     wino_kept *e = NULL;
     pthread_mutex_lock(&wino_lock);
@@ -1048,7 +1051,8 @@ static wino_kept *wino_find(const wino_job *j) {
         if (wino_same_key(&wino_table[i], j)) e = &wino_table[i];
     if (e != NULL) e->users++;
     pthread_mutex_unlock(&wino_lock);
-    if (e != NULL && memcmp(e->copy, j->w, (size_t)j->k_out * j->c_in * 9 * sizeof(float)) != 0) {
+    if (e != NULL && !j->fixed &&
+        memcmp(e->copy, j->w, (size_t)j->k_out * j->c_in * 9 * sizeof(float)) != 0) {
         wino_release(e);
         e = NULL;
     }
@@ -1125,10 +1129,10 @@ static int wino_run(wino_job j, int64_t blocks) {
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                  float *out, int64_t out_h, int64_t out_w) {
+                  float *out, int64_t out_h, int64_t out_w, int weights) {
     wino_job j = {src, w, u, v, m, out, n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k,
                   m_xi, tiles, out_h, out_w, (height - 2) / 4, tiles / ((width - 2) / 4),
-                  {NULL}, {NULL}, 0};
+                  {NULL}, {NULL}, 0, weights && !msc_model_desc.writes_weights};
     int64_t blocks = n * j.rows / j.per;
     wino_kept *kept = wino_find(&j);
     float *mine = NULL;  /* this call's transform, not kept */

@@ -63,11 +63,12 @@ void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, 
                                const float *b, int64_t ldb, float *c, int64_t ldc);
 /* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input in
    its zero border, the filters and the output contiguous float32; the transformed filters,
-   inputs and products (rows, 36, columns) with the strides given. 0 where it declined. */
+   inputs and products (rows, 36, columns) with the strides given; weights: the filters are
+   the model's (an inference model's never change). 0 where it declined. */
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
                    const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
                    int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                   float *out, int64_t out_h, int64_t out_w);
+                   float *out, int64_t out_h, int64_t out_w, int weights);
 
 /* --- Python's integer and float arithmetic (Numba's) ------------------------------------ */
 

@@ -542,7 +542,7 @@ class Exprs:
         mode = "pad" if form in _PAD_ONLY else rng.choice(("valid", "same", "pad"))
         if form in ("MaxPool", "AvgPool") and mode == "pad":
             mode = "same"
-        p = rng.randint(0, (dil * (k - 1) + 1) // 2) if mode == "pad" else 0
+        p = rng.randint(0, k // 2) if mode == "pad" else 0  # MindSpore's bound, not dil's
         ceil = mode == "pad" and rng.random() < 0.4
         spatial = []
         for o in out[2:]:

@@ -265,3 +265,85 @@ def test_compiled_forward_and_gradient_match_numpy(target: str) -> None:
         np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=1e-5, err_msg=name)
         np.testing.assert_allclose(dx.asnumpy(), ref_adjoint(x.astype(np.float64), g, **ref),
                                    rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+# --- windows with no tap inside the input ----------------------------------------------------
+
+
+def ref_argmax_v2(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int],
+                  pad: tuple[int, int], dilation: tuple[int, int]) -> tuple[Any, Any]:
+    """``ops.max_pool2d`` (MindSpore's MaxPoolWithArgmaxV2) as its CPU kernel scans, from
+    what MindSpore 2.10 returns: a window starts at the dtype's lowest finite value, with
+    index c * H * W + its first tap at or after 0 in each dim; a tap inside the input
+    that is greater (never a NaN) replaces both, with its index in (H, W)."""
+    n, c, h, w = x.shape
+    size = [(m + 2 * p - d * (k - 1) - 1) // s + 1
+            for m, k, s, p, d in zip((h, w), kernel, stride, pad, dilation)]
+    val, idx = np.empty((n, c, *size), x.dtype), np.empty((n, c, *size), np.int64)
+    for b, ch, i, j in np.ndindex(*val.shape):
+        top, left = i * stride[0] - pad[0], j * stride[1] - pad[1]
+        rows = [top + a * dilation[0] for a in range(kernel[0])]
+        cols = [left + a * dilation[1] for a in range(kernel[1])]
+        first = min(r for r in rows if r >= 0) * w + min(q for q in cols if q >= 0)
+        best, at = np.finfo(x.dtype).min, ch * h * w + first
+        for r, q in itertools.product(rows, cols):
+            if 0 <= r < h and 0 <= q < w and x[b, ch, r, q] > best:
+                best, at = x[b, ch, r, q], r * w + q
+        val[b, ch, i, j], idx[b, ch, i, j] = best, at
+    return val, idx
+
+
+#: (input, kernel, stride, padding, dilation): the reported case (width 1, padding 1,
+#: dilation 2: taps -1 and 1, every window over the padding only), one in float64 with
+#: channels, and windows partly in the padding holding NaN and -inf
+OVER_PADDING = [
+    (np.arange(4, dtype=np.float32).reshape(1, 1, 4, 1), (2, 2), (3, 3), (1, 1), (2, 2)),
+    (np.arange(24, dtype=np.float64).reshape(2, 2, 3, 2), (1, 2), (1, 1), (0, 1), (1, 3)),
+    (np.array([1, np.nan, np.nan, 2, -np.inf, np.nan] * 2, np.float16).reshape(1, 2, 2, 3),
+     (2, 2), (1, 1), (1, 1), (1, 1))]
+
+
+class V2Pools(nn.Cell):
+    def construct(self, a: Any, b: Any, c: Any) -> Any:
+        return (ops.max_pool2d(a, 2, 3, 1, 2, True), ops.max_pool2d(b, (1, 2), 1, (0, 1),
+                                                                     (1, 3), True),
+                ops.max_pool2d(c, 2, 1, 1, 1, True))
+
+
+@pytest.mark.parametrize("target", ["eager"] + TARGETS)
+def test_windows_over_the_padding_only_match_numpy(target: str) -> None:
+    """MindSpore 2.10 gives such a window of ``ops.max_pool2d`` the dtype's lowest value
+    and the index of its first tap at or after 0 (msc raised IndexError building it);
+    ``nn.MaxPool2d``'s kernel starts at -inf, without the channel's offset."""
+    if target != "eager":
+        ms.set_context(mode=ms.GRAPH_MODE, jit_target=target)
+    try:
+        got = V2Pools()(*(Tensor(case[0]) for case in OVER_PADDING))
+        layer = nn.MaxPool2d(2, 3, "pad", 1, 2, return_indices=True)(Tensor(OVER_PADDING[0][0]))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for (x, *window), (val, idx) in zip(OVER_PADDING, got):
+        want_val, want_idx = ref_argmax_v2(x, *window)
+        assert val.asnumpy().dtype == x.dtype
+        np.testing.assert_array_equal(val.asnumpy(), want_val)
+        np.testing.assert_array_equal(idx.asnumpy(), want_idx)
+    np.testing.assert_array_equal(got[0][0].asnumpy().ravel(),  # float32's, not -inf
+                                  np.float32([-3.4028235e38] * 2))
+    np.testing.assert_array_equal(layer[0].asnumpy().ravel(), [-np.inf, -np.inf])
+    np.testing.assert_array_equal(layer[1].asnumpy().ravel(), [2, 3])
+
+
+def test_max_pool3d_pad_list_as_wide_as_the_kernel() -> None:
+    """MaxPool3D's pad_list may sum to the kernel size (a window in the padding only:
+    float32's lowest value, in float64 too); beyond it, or any padding over half the
+    kernel in the other forms whatever the dilation, raises ValueError at the user's line."""
+    x = np.arange(4, dtype=np.float64).reshape(1, 1, 1, 1, 4)
+    got = P.MaxPool3D((1, 1, 2), 1, "pad", (0, 0, 0, 0, 2, 0))(Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got.ravel(), [np.finfo(np.float32).min, 0, 1, 2, 3])
+    y = Tensor(np.zeros((1, 1, 3, 2), np.float32))
+    for make in (lambda: P.MaxPool3D((1, 1, 2), 1, "pad", (0, 0, 0, 0, 2, 1))(Tensor(x)),
+                 lambda: ops.max_pool2d(y, 2, 1, 2, 4, True),
+                 lambda: nn.MaxPool2d(2, 1, "pad", 2, 4)(y)):
+        with pytest.raises(ValueError, match="padding") as err:
+            make()
+        assert "test_pooling_reference.py" in str(err.value)

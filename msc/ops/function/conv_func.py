@@ -172,9 +172,10 @@ def pool_pad(spatial: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[in
     out = []
     for d, (n, k, s, dil) in enumerate(zip(spatial, kernel, stride, dilation)):
         lo, hi = pairs[2 * d], pairs[2 * d + 1]
-        if 2 * max(lo, hi) > dil * (k - 1) + 1:
-            raise GraphValueError(f"the padding {max(lo, hi)} must be at most half the kernel "
-                                  f"size {k}.")
+        if lo + hi > k:  # MindSpore's rule: the kernel's own size, whatever the dilation
+            raise GraphValueError(f"the padding {lo} must be at most half the kernel size {k}."
+                                  if lo == hi else f"the padding {(lo, hi)} must sum to at "
+                                  f"most the kernel size {k}.")
         span = n + lo + hi - dil * (k - 1) - 1
         if span < 0:
             raise ShapeError(f"the kernel {k} does not fit the input size {n} with padding "
@@ -216,24 +217,42 @@ def _unbatched(out: Any, was: bool) -> Any:
 
 def max_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode: str = "pad",
              padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
-             return_indices: bool = False) -> Any:
+             return_indices: bool = False, floor: str | None = None) -> Any:
+    """``floor``: where the scan of MindSpore's kernel starts, so that no maximum is below
+    it, a window with no tap inside the input included: None, -inf (``MaxPool3DWithArgmax``,
+    behind ``nn.MaxPool1d/2d/3d`` with padding); ``"dtype"``, the dtype's lowest finite
+    value, a NaN never winning (``MaxPoolWithArgmaxV2``, behind ``ops.max_pool2d``);
+    ``"float32"``, float32's lowest finite value (``MaxPool3D``; -inf in float16)."""
     x, was = _batched(input, nd, Op.MaxPool)
     with _checking(Op.MaxPool):
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,
                                                    padding, dilation, ceil_mode)
+    lowest = None  # None: -inf (float32's lowest value is -inf in float16)
+    if floor is not None and x.dtype.is_float:
+        value = np.finfo(np.float32 if floor == "float32" else x.dtype.np).min
+        lowest = np.array(value, x.dtype.np) if value >= np.finfo(x.dtype.np).min else None
+    if floor == "dtype" and lowest is not None:  # NaN and -inf read as the lowest value
+        x = apply(Op.Select, apply(Op.Greater, x, Tensor(lowest)), x, Tensor(lowest))
     out = apply(Op.MaxPool, x, kernel=kernel, stride=stride, dilation=dilation, pad=pad)
+    sizes = tuple(out.shape[2:])
+    taps, starts = pool_taps(tuple(x.shape[2:]), kernel, stride, dilation, pad, sizes)
+    if lowest is not None and (floor == "float32" or not all(all(t) for t in taps)):
+        out = apply(Op.Maximum, out, Tensor(lowest))
     if not return_indices:
         return _unbatched(out, was)
-    sizes = tuple(out.shape[2:])
-    taps = pool_taps(tuple(x.shape[2:]), kernel, stride, dilation, pad, sizes)
-    _, index = window_argmax(x, nd, window_table(tuple(x.shape[2:]), taps), sizes)
+    _, index = window_argmax(x, nd, window_table(tuple(x.shape[2:]), taps, starts), sizes)
+    if floor == "dtype" and lowest is not None:  # MindSpore's kernel starts its index at
+        # the channel's offset in (C, H, W), kept where no value beats the lowest
+        plane = np.arange(x.shape[1], dtype=np.int64) * math.prod(x.shape[2:])
+        index = apply(Op.Select, apply(Op.Equal, out, Tensor(lowest)),
+                      apply(Op.Add, index, Tensor(plane.reshape((-1,) + (1,) * nd))), index)
     return _unbatched(out, was), _unbatched(index, was)
 
 
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, return_indices: bool = False, ceil_mode: bool = False) -> Any:
     return max_pool(x, 2, kernel_size, stride, "pad", padding, dilation, ceil_mode,
-                    return_indices)
+                    return_indices, floor="dtype")
 
 
 def _window_counts(n: int, k: int, s: int, lo: int, hi: int, first: int,

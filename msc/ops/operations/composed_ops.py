@@ -171,7 +171,7 @@ def _max_pool_3d(self: Any, x: Any) -> Any:
     mode = str(self.pad_mode).upper()
     pad = self.pad_list if mode == "PAD" else 0
     return max_pool(x, 3, self.kernel_size, self.strides, mode, pad, 1,
-                    bool(self.ceil_mode))
+                    bool(self.ceil_mode), floor="float32")
 
 
 def _dropout_nd(rank: int) -> Callable[..., Any]:

@@ -355,9 +355,11 @@ class MaxPoolWithArgmax(MaxPool):
         return y, F.cast(argmax + offsets, dtypes.int32)
 
 
-def _pool_with_argmax(prim: Any, x: Any, nd: int, kernel: Any) -> tuple[Any, Any]:
+def _pool_with_argmax(prim: Any, x: Any, nd: int, kernel: Any,
+                      floor: str | None = None) -> tuple[Any, Any]:
     """Max pooling with symmetric ``pads`` per dim, ``dilation`` and ``ceil_mode``, and
-    each maximum's index in its spatial block (the classes' attributes)."""
+    each maximum's index in its spatial block (the classes' attributes); ``floor`` as
+    ``max_pool``'s."""
     a, name = prim.attrs, type(prim).__name__
     if not isinstance(a["ceil_mode"], bool):
         raise GraphTypeError(f"For '{name}', the 'ceil_mode' must be bool, but got "
@@ -365,7 +367,7 @@ def _pool_with_argmax(prim: Any, x: Any, nd: int, kernel: Any) -> tuple[Any, Any
     _argmax_type(a["argmax_type"], name)
     strides = kernel if a["strides"] is None else a["strides"]
     y, argmax = max_pool(_spatial_input(x, nd, name), nd, kernel, strides, "pad", a["pads"],
-                         a["dilation"], a["ceil_mode"], return_indices=True)
+                         a["dilation"], a["ceil_mode"], return_indices=True, floor=floor)
     return y, F.cast(argmax, a["argmax_type"])
 
 
@@ -379,7 +381,7 @@ class MaxPoolWithArgmaxV2(Primitive):
                          dilation=dilation, ceil_mode=ceil_mode, argmax_type=argmax_type)
 
     def __call__(self, x: Any) -> tuple[Any, Any]:
-        return _pool_with_argmax(self, x, 2, self.attrs["kernel_size"])
+        return _pool_with_argmax(self, x, 2, self.attrs["kernel_size"], "dtype")
 
 
 class MaxPool3DWithArgmax(Primitive):

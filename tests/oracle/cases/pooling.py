@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from tests.oracle.spec import Case, In
+from tests.oracle.spec import FLOATS, Case, In
 
 FAMILY = "pooling"
 
@@ -158,5 +158,46 @@ def _adaptive() -> list[Case]:
     return out
 
 
+def _over_padding() -> list[Case]:
+    """Windows with no tap inside the input: a dilation that steps over the whole input
+    (width 1, padding 1, dilation 2: taps -1 and 1), or MaxPool3D's pad_list as wide as
+    the kernel on one side. MindSpore's scans start at the dtype's lowest value
+    (ops.max_pool2d: MaxPoolWithArgmaxV2, where a NaN never wins), float32's (MaxPool3D)
+    or -inf (nn.MaxPool1d/2d/3d: MaxPool3DWithArgmax), and such a window's index is its
+    first tap at or after 0. A padding wider than half the kernel raises, whatever the
+    dilation (or, in MaxPool3D's pad_list, a pair summing to more than the kernel)."""
+    out = []
+    for dt in FLOATS:
+        out += [Case(f"ops.max_pool2d(k=2,s=3,p=1,d=2,indices,over padding,{dt})", FAMILY,
+                     "ops.max_pool2d({x0}, 2, 3, 1, 2, True, False)", (In((1, 1, 4, 1), dt),)),
+                Case(f"ops.max_pool2d(k=2,s=1,p=1,d=3,ceil,over padding,{dt})", FAMILY,
+                     "ops.max_pool2d({x0}, 2, 1, 1, 3, False, True)", (In((2, 2, 5, 2), dt),)),
+                Case(f"P.MaxPoolWithArgmaxV2(k=(1,2),p=(0,1),d=(1,3),over padding,{dt})",
+                     FAMILY, "{c}({x0})", (In((2, 2, 3, 2), dt),),
+                     setup="P.MaxPoolWithArgmaxV2((1, 2), 1, (0, 1), (1, 3))"),
+                Case(f"P.MaxPool3D(k=(1,2,2),pads=(0,0,0,2,2,0),over padding,{dt})", FAMILY,
+                     "{c}({x0})", (In((1, 2, 2, 3, 4), dt, "ties"),),
+                     setup="P.MaxPool3D((1, 2, 2), 1, 'pad', (0, 0, 0, 2, 2, 0))")]
+    # MindSpore's gradient goes to the element its index names, outside the window
+    for setup, shape in (("nn.MaxPool2d(2, 3, 'pad', 1, 2, return_indices=True)", (1, 2, 4, 1)),
+                         ("nn.MaxPool1d(2, 3, 'pad', 1, 2, return_indices=True)", (2, 3, 1)),
+                         ("nn.MaxPool3d((1, 2, 2), 1, 'pad', (0, 1, 1), (1, 3, 3), True)",
+                          (1, 2, 2, 3, 2))):
+        out.append(Case(f"{setup},over padding", FAMILY, "{c}({x0})", (In(shape),),
+                        setup=setup, grad=False))
+    # NaN and -inf read as the lowest value (MindSpore's gradient reaches them, msc's not)
+    for kind in ("nan", "const:-inf"):
+        out.append(Case(f"ops.max_pool2d(k=3,s=2,p=1,indices,{kind})", FAMILY,
+                        "ops.max_pool2d({x0}, 3, 2, 1, 1, True)", (In((2, 2, 6, 5), kind=kind),),
+                        grad=False))
+    for name, call, shape in (
+            ("ops.max_pool2d(k=2,p=2,d=4)", "ops.max_pool2d({x0}, 2, 1, 2, 4, True)", (1, 1, 3, 2)),
+            ("nn.MaxPool2d(k=2,p=2,d=4)", "nn.MaxPool2d(2, 1, 'pad', 2, 4)({x0})", (1, 1, 3, 2)),
+            ("P.MaxPool3D(k=(1,1,2),pads=(0,0,0,0,2,1))",
+             "P.MaxPool3D((1, 1, 2), 1, 'pad', (0, 0, 0, 0, 2, 1))({x0})", (1, 1, 3, 2, 4))):
+        out.append(Case(f"{name},padding too wide", FAMILY, call, (In(shape),), grad=False))
+    return out
+
+
 def cases() -> list[Case]:
-    return _max2d() + _avg2d() + _one_d() + _three_d() + _adaptive()
+    return _max2d() + _avg2d() + _one_d() + _three_d() + _adaptive() + _over_padding()

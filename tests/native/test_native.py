@@ -561,6 +561,43 @@ def test_embedded_weights_make_one_library(block_art, tmp_path):
     np.testing.assert_allclose([float(v) for v in done.stdout.split()], want, rtol=1e-5)
 
 
+#: models of a library with its weights inside: one called over and over on a thread
+#: while others are made, called and closed (freed memory filled by MALLOC_PERTURB_)
+TWO_MODELS = """
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import msc_model
+x = np.load(sys.argv[2])
+kept = msc_model.Model()
+got = []
+caller = threading.Thread(target=lambda: got.extend(kept(x) for _ in range(300)))
+caller.start()
+for _ in range(100):
+    other = msc_model.Model()
+    other(x)
+    other.close()
+caller.join()
+assert all(g.tobytes() == got[0].tobytes() for g in got), "a call read freed memory"
+np.save(sys.argv[3], got[0])
+"""
+
+
+def test_closing_one_model_keeps_the_packed_weights_of_the_others(tmp_path):
+    """Weights inside the library are every model's: closing one must not free the packed
+    copies another model's products read."""
+    art = compile_native(tmp_path / "wp", "weight_products", ["f32[70,256]"], "--embed-weights")
+    x = np.random.default_rng(5).standard_normal((70, 256)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run([sys.executable, "-I", "-c", TWO_MODELS, str(art), str(tmp_path / "x.npy"),
+                           str(tmp_path / "y.npy")], capture_output=True, text=True,
+                          env={**os.environ, "MALLOC_PERTURB_": "165"})
+    assert done.returncode == 0, done.stderr
+    want = eager(models.weight_products(), x).asnumpy()
+    np.testing.assert_allclose(np.load(tmp_path / "y.npy"), want, rtol=0,
+                               atol=2e-6 * np.abs(want).max())
+
+
 #: three training steps through the wrapper of a library whose weights are inside it (a
 #: model that writes them works on its own copy)
 STEPS = """

@@ -256,7 +256,8 @@ MSC_API void msc_model_destroy(msc_model *m) {
         free(w->memory);
         free(w);
     }
-    packs_forget(m->data, m->data + m->bytes);
+    /* (weights inside the library are every model's: their packed copies stay for the others) */
+    if (m->kind == MSC_MAPPED) packs_forget(m->data, m->data + m->bytes);
     if (m->kind == MSC_MAPPED) munmap(m->data, m->bytes);
     if (m->kind == MSC_COPIED) free(m->data);
     pthread_mutex_destroy(&m->lock);
@@ -692,7 +693,8 @@ static const float *packed_of(const float *w, int form, int64_t n, int64_t k, in
     return packed;
 }
 
-/* Forgets the packed weights in [lo, hi): a destroyed model's. */
+/* Forgets the packed weights in [lo, hi): a destroyed model's mapping (memory mapped there
+   later may hold other weights). */
 static void packs_forget(const char *lo, const char *hi) {
     pthread_mutex_lock(&pack_lock);
     for (int64_t i = 0; i < n_packs;) {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Callable
 
 from msc.fuzz.types import (
@@ -39,7 +40,8 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("transpose", 1, "shape-ops"), ("expand", 1, "shape-ops"), ("squeeze", 1, "shape-ops"),
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
     ("split", 0.8, "shape-ops"), ("lone", 0.8, "reduce"),
-    ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("pool", 0.8, "pool"),
+    ("index", 2, "index"), ("matmul", 1.5, "matmul"), ("by_weight", 1, "matmul"),
+    ("pool", 0.8, "pool"),
     ("conv", 0.4, "conv"), ("ctc", 0.2, "ctc"),
     ("tuple_item", 1, "tuple"),
     ("const", 0.7, None), ("call", 1.5, "helper"), ("subcell", 1.2, "subcell"),
@@ -504,6 +506,38 @@ class Exprs:
         elif t.ndim == 2 and rng.random() < 0.3:
             call = f"ops.MatMul()({x}, {y})"
         return f"ops.clip_by_value({call}, {lo}, {hi})"
+
+    def _f_by_weight(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """A product by a 2-d float32 Parameter read where it lies, as a layer multiplies
+        by its weights (the native target's packed kernel): ``ops.dense(x, W, b)``,
+        ``x @ W`` or ``W @ x``; None where no Parameter's shape fits ``t``."""
+        if t.ndim != 2 or t.dtype != "float32":
+            return None
+        (m, n), forms = t.shape, []
+        for w in scope:
+            if isinstance(w.type, TT) and w.type.dtype == "float32" and w.type.ndim == 2 \
+                    and re.fullmatch(r"self\.(p\d+|w)", w.name):
+                rows, cols = w.type.shape
+                forms += [(form, w.name, rows, cols) for form, fits in
+                          (("dense", rows == n), ("right", cols == n), ("left", rows == m)) if fits]
+        if self.frame.kind == "construct" and (not forms or self.rng.random() < 0.5):
+            form, k = self.rng.choice(("dense", "right", "left")), self.rng.randint(1, 5)
+            rows, cols = {"dense": (n, k), "right": (k, n), "left": (m, k)}[form]
+            w = f"self.d{len(self.net_init)}"  # (a Parameter of its own, made for this)
+            value = literal_source(array_literal(self.rng, TT("float32", (rows, cols))))
+            self.net_init.append(f"{w} = Parameter(Tensor({value}), name='{w[5:]}')")
+            forms = [(form, w, rows, cols)]
+        if not forms:
+            return None
+        self.note_approx(t.dtype)
+        form, w, rows, cols = self.rng.choice(forms)
+        if form == "left":
+            call = f"ops.matmul({w}, {self.sub(t.with_shape((cols, n)), scope, depth)})"
+        else:
+            x = self.sub(t.with_shape((m, cols if form == "dense" else rows)), scope, depth)
+            call = f"ops.matmul({x}, {w})" if form == "right" else \
+                f"ops.dense({x}, {w}, {self.sub(t.with_shape((n,)), scope, depth)})"
+        return f"ops.clip_by_value({call}, -100.0, 100.0)"
 
     def _stacked_or_dense(self, t: TT, k: int, scope: list[Var], depth: int) -> str:
         """A 4-d ``t`` as ``BatchMatMul`` of stacks (``transpose_b`` at random, its operand

@@ -108,3 +108,44 @@ def test_a_float32_leaf_read_as_float64_compares_to_float32s_tolerance():
 
     program = generate(program_seed(9301, 182))
     assert "ms.float64)" in program.source and program.approx_wide
+
+
+_STEEP = '''
+import numpy as np
+from msc import Tensor, nn, ops
+
+
+def helper(a):
+    return ops.exp(ops.clip_by_value(a * 30.0, -110.0, 85.0)) * 1e-30{tail}
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        a = x + Tensor(np.array([0.21738195029130725]))
+        return ({call},)
+'''
+
+
+def test_finite_differences_across_a_jump_are_no_reference(tmp_path):
+    """Seed 20000, program 156 (its ``AvgPool3D`` sat in a branch not taken), shrunk by
+    hand: ``ops.grad`` of a helper's ``exp(30 a) * 1e-30 % 4`` at a = 2.717, where the
+    slope is 7.6e6, so the remainder wraps 3 or 4 times within the finite differences' step
+    of 1e-6: eager's reference was -389015 where msc's gradient (MindSpore 2.10's too) is
+    7610984.6, and the program's int32 result -3 where msc's was 3. A step half as long
+    wraps half as often and gives -389015 again; one 1/sqrt(2) as long does not, and eager
+    mode gives no reference (the campaign skips the program). Without ``% 4`` the reference
+    stands; NaN (``% 0``, where the shrinker went from there) is none either."""
+    from msc.fuzz.run import Ways, load
+
+    x = [np.array([2.5])]
+    exact = 30 * np.exp(30 * 2.71738195029130725) * 1e-30
+    calls = ("ops.grad(helper, 0)(a)", "ops.jvp(helper, (a,), (ops.ones_like(a),))[1]",
+             "ops.jacrev(helper, 0)(a)")
+    for n, (tail, call) in enumerate([(t, c) for t in ("", " % 4.0", " % 0.0") for c in calls]):
+        ways = Ways(load(_STEEP.format(tail=tail, call=call), tmp_path, f"steep{n}"), x)
+        eager, compiled = ways.eager(), ways.graph(["python"])["python"]
+        assert compiled.kind == "ok", compiled.error
+        if tail == " % 4.0":
+            assert np.allclose(compiled.value[0].array.ravel(), exact, rtol=1e-12)
+        assert eager.kind == ("ok" if tail == "" else "ill-conditioned"), (call, tail, eager)
+        assert disagreement(eager, compiled, approx_grad=True) is None

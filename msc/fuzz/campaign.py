@@ -75,7 +75,7 @@ class Report:
     programs: int = 0
     runs: collections.Counter[str] = field(default_factory=collections.Counter)
     eager_raised: int = 0
-    eager_timeouts: int = 0
+    eager_skipped: collections.Counter[str] = field(default_factory=collections.Counter)
     rejections: collections.Counter[str] = field(default_factory=collections.Counter)
     rejected_programs: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -97,8 +97,8 @@ class Report:
                 for w in ("eager",) + WAY_ORDER if self.runs[w]) +
             f"; shrinking {self.shrink_seconds:.1f}",
         ]
-        if self.eager_timeouts:
-            lines.append(f"programs skipped (eager mode ran too long): {self.eager_timeouts}")
+        for why, n in self.eager_skipped.items():  # (eager mode gave no reference)
+            lines.append(f"programs skipped (eager mode {why}): {n}")
         if self.rejections:
             lines.append("\nrejected with msc's own error (a program can count once per way), "
                          "by message:")
@@ -208,7 +208,8 @@ def fuzz(seed: int = 0, programs: int = 100, options: Options | None = None, *,
             report.programs += 1
             report.runs["eager"] += 1
             report.eager_raised += eager.kind == "raised"
-            report.eager_timeouts += eager.kind == "timeout"
+            if eager.kind in ("timeout", "ill-conditioned"):  # no reference to compare with
+                report.eager_skipped[eager.error] += 1
             problems: dict[str, Problem] = {}
             rejected = False
             for way, outcome in others.items():

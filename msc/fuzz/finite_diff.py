@@ -19,9 +19,9 @@ def flat(value: Any) -> list[np.ndarray]:
 
 
 def vjp(fn: Callable[..., Any], args: Sequence[np.ndarray], sens: Sequence[np.ndarray],
-        positions: Sequence[int] | None = None) -> list[np.ndarray]:
+        positions: Sequence[int] | None = None, eps: float = EPS) -> list[np.ndarray]:
     """The gradients of ``sum_k <sens_k, out_k>`` (``out`` = ``fn(*args)`` flattened)
-    with respect to ``args`` at ``positions`` (all by default)."""
+    with respect to ``args`` at ``positions`` (all by default), steps of ``eps``."""
     args = [np.array(a, np.float64) for a in args]
     positions = range(len(args)) if positions is None else positions
 
@@ -34,9 +34,9 @@ def vjp(fn: Callable[..., Any], args: Sequence[np.ndarray], sens: Sequence[np.nd
         for i in np.ndindex(args[p].shape):
             hi = [a.copy() for a in args]
             lo = [a.copy() for a in args]
-            hi[p][i] += EPS
-            lo[p][i] -= EPS
-            g[i] = (dot(hi) - dot(lo)) / (2 * EPS)
+            hi[p][i] += eps
+            lo[p][i] -= eps
+            g[i] = (dot(hi) - dot(lo)) / (2 * eps)
         grads.append(g)
     return grads
 
@@ -46,16 +46,16 @@ def ones_like_outputs(fn: Callable[..., Any], args: Sequence[np.ndarray]) -> lis
 
 
 def jvp(fn: Callable[..., Any], args: Sequence[np.ndarray],
-        tangents: Sequence[np.ndarray]) -> list[np.ndarray]:
+        tangents: Sequence[np.ndarray], eps: float = EPS) -> list[np.ndarray]:
     """The directional derivative of each (flattened) output along ``tangents``."""
     args = [np.asarray(a, np.float64) for a in args]
-    hi = flat(fn(*[a + EPS * t for a, t in zip(args, tangents)]))
-    lo = flat(fn(*[a - EPS * t for a, t in zip(args, tangents)]))
-    return [(h - lo_) / (2 * EPS) for h, lo_ in zip(hi, lo)]
+    hi = flat(fn(*[a + eps * t for a, t in zip(args, tangents)]))
+    lo = flat(fn(*[a - eps * t for a, t in zip(args, tangents)]))
+    return [(h - lo_) / (2 * eps) for h, lo_ in zip(hi, lo)]
 
 
 def jacobian(fn: Callable[..., Any], args: Sequence[np.ndarray], position: int,
-             output: int = 0) -> np.ndarray:
+             output: int = 0, eps: float = EPS) -> np.ndarray:
     """d out[output] / d args[position], of shape out.shape + arg.shape."""
     args = [np.asarray(a, np.float64) for a in args]
     out_shape = flat(fn(*args))[output].shape
@@ -63,5 +63,5 @@ def jacobian(fn: Callable[..., Any], args: Sequence[np.ndarray], position: int,
     for i in np.ndindex(args[position].shape):
         t = [np.zeros_like(a) for a in args]
         t[position][i] = 1.0
-        jac[(...,) + i] = jvp(fn, args, t)[output]
+        jac[(...,) + i] = jvp(fn, args, t, eps)[output]
     return jac

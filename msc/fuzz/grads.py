@@ -16,6 +16,12 @@ the tolerance the comparison allows for programs with gradients. The price: a gr
 within half a grid step of an integer without being one (-0.99999994) snaps onto it, and
 a later cast to int or ``floor`` then differs by one from msc's exact result; such a
 finding (an integer output off by one in a program with gradients) is the reference's.
+
+A jump, kink or NaN within a step of the argument makes finite differences meaningless
+(``% 4`` of a value that moves by 8e6 per unit: its quotient steps within 1e-6), so each
+estimate is checked against one with a shorter step (``_steady``): one that moves beyond
+the comparison's tolerance, or is not finite, raises ``IllConditioned``, and the campaign
+skips the program (eager mode gives no reference for it).
 """
 
 from __future__ import annotations
@@ -174,6 +180,22 @@ class GradForms:
 # --- the reference ---------------------------------------------------------------------------
 
 
+class IllConditioned(BaseException):
+    """Finite differences that move with their step: no reference for the program (a
+    ``BaseException``, which no ``except Exception`` on the way takes for the program's)."""
+
+
+def _steady(estimate: Callable[..., Any], *args: Any) -> list[np.ndarray]:
+    """``estimate(*args, eps=fd.EPS)`` flattened, checked against a step 1/sqrt(2) as long
+    (not half: ``% 4`` wrapping 2k times across a step wraps k times across its half)."""
+    wide, narrow = (fd.flat(estimate(*args, eps=fd.EPS * r)) for r in (1.0, 2 ** -0.5))
+    if not all(np.isfinite(w).all() and np.allclose(w, n, *GRAD_TOLERANCE)
+               for w, n in zip(wide, narrow)):
+        raise IllConditioned("took finite differences that moved with their step: a jump "
+                             "or kink within it")
+    return wide
+
+
 def _snap(a: np.ndarray) -> np.ndarray:
     return np.round(a * _GRID) / _GRID
 
@@ -206,7 +228,7 @@ def _fd_vjp(fn: Callable[..., Any], args: tuple[Any, ...], sens: Any, aux: bool,
     arrays = [np.asarray(a.asnumpy(), np.float64) for a in args]
     f = _numpy_fn(fn, aux)
     cts = fd.flat(_arrays(sens)) if sens is not None else fd.ones_like_outputs(f, arrays)
-    return _tensors(fd.vjp(f, arrays, cts, positions), [args[p] for p in positions])
+    return _tensors(_steady(fd.vjp, f, arrays, cts, positions), [args[p] for p in positions])
 
 
 def _grad(fn: Any, grad_position: Any = 0, weights: Any = None, has_aux: bool = False,
@@ -249,7 +271,7 @@ def _jvp(fn: Any, inputs: Any, v: Any, has_aux: bool = False) -> Any:
     xs = inputs if isinstance(inputs, tuple) else (inputs,)
     vs = v if isinstance(v, tuple) else (v,)
     out = fn(*xs)
-    tangents = fd.jvp(_numpy_fn(fn), [x.asnumpy() for x in xs], [t.asnumpy() for t in vs])
+    tangents = _steady(fd.jvp, _numpy_fn(fn), [x.asnumpy() for x in xs], [t.asnumpy() for t in vs])
     parts = [ms.Tensor(_snap(t)) for t in tangents]
     return out, (parts[0] if len(parts) == 1 else tuple(parts))
 
@@ -259,7 +281,7 @@ def _jacobian(fn: Any, grad_position: int = 0, has_aux: bool = False) -> Any:
 
     def call(*args: Any) -> Any:
         arrays = [np.asarray(a.asnumpy(), np.float64) for a in args]
-        return ms.Tensor(_snap(fd.jacobian(_numpy_fn(fn), arrays, grad_position)))
+        return ms.Tensor(_snap(_steady(fd.jacobian, _numpy_fn(fn), arrays, grad_position)[0]))
     return call
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import msc as ms
 from msc.codegen.render import import_file
 from msc.errors import InternalCompilerError, MscError
-from msc.fuzz.grads import finite_gradients
+from msc.fuzz.grads import IllConditioned, finite_gradients
 
 #: Built-in kinds an ``except`` clause would name, most specific first.
 #: The threads the "numba-outlined" way's code runs on: more parts than this machine's CPUs,
@@ -69,8 +69,9 @@ class Outcome:
     """What one way of running gave. ``kind``: "ok" (``value``: the outputs as nested
     tuples of ``Leaf``; ``params``: Parameter name -> value after the call), "raised" (the
     program's exception, ``error`` "Kind: message"), "rejected" (msc's own clear error
-    while compiling), "internal" (``InternalCompilerError``), "timeout" or "invalid"
-    (the source does not even import)."""
+    while compiling), "internal" (``InternalCompilerError``), "timeout", "ill-conditioned"
+    (eager's finite-difference gradients have no steady value) or "invalid" (the source
+    does not even import)."""
 
     kind: str
     value: Any = None
@@ -193,6 +194,8 @@ class Ways:
         except _Timeout:
             return Outcome("timeout", error=f"ran longer than {self.seconds:g} s",
                            phase=self.phase[0])
+        except IllConditioned as e:
+            return Outcome("ill-conditioned", error=str(e), phase=self.phase[0])
         except InternalCompilerError as e:
             return Outcome("internal", error=f"InternalCompilerError: {first_line(e)}",
                            phase=self.phase[0])

@@ -5,6 +5,7 @@ damaged weights, threads, symbols and an aarch64 build under qemu-user."""
 
 import ctypes
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -355,7 +356,7 @@ def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
         assert source.count("msc_parallel(msc_part_") >= 3
         if entry == "encoder":  # attention's loops of products over batch and heads
             parts = source.split("static int msc_part_")[1:]
-            assert any("msc_gemm_f32(" in p.split("\n}\n")[0] for p in parts)
+            assert any(re.search(r"msc_gemm_\w*f32\(", p.split("\n}\n")[0]) for p in parts)
         runner = build_runner(art, tmp_path / f"r_{entry}")
         runs = [run_c(runner, inputs, tmp_path, prefix=(f"MSC_NUM_THREADS={n}",))[0][0]
                 for n in (1, 2, 3)]
@@ -393,32 +394,42 @@ def weight_conv_reference(net, x):
     return out + b[None, :, None, None]
 
 
-@pytest.mark.parametrize("entry, shape, call, reference", [
-    ("weight_products", (70, 256), "msc_gemm_weights_f32(", weight_products_reference),
-    ("weight_conv", (1, 16, 34, 34), "msc_gemm_weights_left_f32(", weight_conv_reference)])
-def test_products_by_weights_run_on_the_packed_kernel(tmp_path, entry, shape, call, reference):
-    """An inference model's products by its weights (a dense layer's, a convolution's by
-    its filters) go to the runtime's own kernel over weights packed at their first product
-    (where the machine has AVX-512): the same bytes on 1, 2 and 3 threads and from four
-    callers at once racing to pack, within float32 rounding of float64 numpy and of eager
-    mode."""
-    art = compile_native(tmp_path / entry, entry, [f"f32[{','.join(map(str, shape))}]"])
+def activation_products_reference(net, x, y):
+    """``models.activation_products`` in float64 numpy."""
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    return np.tanh(x) @ y @ np.sin(y).T
+
+
+@pytest.mark.parametrize("entry, shapes, call, reference", [
+    ("weight_products", [(70, 256)], "msc_gemm_weights_f32(", weight_products_reference),
+    ("weight_conv", [(1, 16, 34, 34)], "msc_gemm_weights_left_f32(", weight_conv_reference),
+    ("activation_products", [(70, 256), (256, 90)], "msc_gemm_packed_f32(",
+     activation_products_reference)])
+def test_products_run_on_the_packed_kernel(tmp_path, entry, shapes, call, reference):
+    """Float32 products of at least 2^20 multiply-adds go to the runtime's own kernel
+    (where the machine has AVX-512): an inference model's by its weights (a dense
+    layer's, a convolution's by its filters) over weights packed at their first product,
+    others packing their right operand's panels as the threads go: the same bytes on 1, 2
+    and 3 threads and from four callers at once racing to pack, within float32 rounding
+    of float64 numpy and of eager mode."""
+    art = compile_native(tmp_path / entry, entry, [f"f32[{','.join(map(str, s))}]" for s in shapes])
     assert call in (art / "model.c").read_text()
     runner = build_runner(art, tmp_path / "r")
-    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    xs = [np.random.default_rng(5 + i).standard_normal(s).astype(np.float32)
+          for i, s in enumerate(shapes)]
     runs = []
     for n in (1, 2, 3):
-        raw, text = run_c(runner, [x], tmp_path, "--threads", "4", "--repeat", "3",
+        raw, text = run_c(runner, xs, tmp_path, "--threads", "4", "--repeat", "3",
                           prefix=(f"MSC_NUM_THREADS={n}",))
         assert "4 threads x 3 runs: the same bytes" in text
         runs.append(raw[0])
     assert runs[0] == runs[1] == runs[2]
     net = getattr(models, entry)()
-    want = reference(net, x)
+    want = reference(net, *xs)
     got = np.frombuffer(runs[0], np.float32).reshape(want.shape)
     scale = np.abs(want).max()
     np.testing.assert_allclose(got, want, rtol=0, atol=2e-6 * scale)
-    np.testing.assert_allclose(got, eager(net, x).asnumpy(), rtol=0, atol=2e-6 * scale)
+    np.testing.assert_allclose(got, eager(net, *xs).asnumpy(), rtol=0, atol=2e-6 * scale)
 
 
 def test_only_independent_loops_of_products_run_in_parts():

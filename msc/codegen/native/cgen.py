@@ -66,10 +66,10 @@ PRODUCT_CUT = 1 << 22
 #: The fewest multiply-adds of smaller products a loop nest of them must do to be cut
 #: into parts.
 PRODUCT_WORK = PRODUCT_CUT
-#: The fewest multiply-adds of a product by an inference model's weights that goes to the
-#: runtime's packed kernel (``msc_gemm_weights_f32``); smaller ones stay with the BLAS,
+#: The fewest multiply-adds of a float32 product that goes to the runtime's own kernel
+#: (``msc_gemm_packed_f32``, ``msc_gemm_weights_f32``); smaller ones stay with the BLAS,
 #: where packing would cost more than it gains.
-PACKED_WORK = PRODUCT_CUT
+PACKED_WORK = 1 << 20
 
 
 @dataclass
@@ -528,12 +528,13 @@ class Renderer:
         self.products.append(m * n * k)
         bias_at = self.use(bias).address() if bias else "NULL"
         packed = kind == "f32" and is_static(beta) and not beta and m * n * k >= PACKED_WORK
-        if packed and ta == "N" and is_weight(b):
-            self.put(f"msc_gemm_weights_f32({int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, "
-                     f"{lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
-        elif packed and ta == tb == "N" and is_weight(a) and not bias:
+        if packed and ta == tb == "N" and is_weight(a) and not is_weight(b) and not bias:
             self.put(f"msc_gemm_weights_left_f32({m}, {n}, {k}, {a.address()}, {lda}, "
                      f"{b.address()}, {ldb}, {dest.address()}, {ldc});")
+        elif packed and ta == "N":
+            self.put(f"msc_gemm_{'weights' if is_weight(b) else 'packed'}_f32("
+                     f"{int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, {lda}, {b.address()}, "
+                     f"{ldb}, {dest.address()}, {ldc}, {bias_at});")
         else:
             self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                      f"{a.address()}, {lda}, {b.address()}, {ldb}, "

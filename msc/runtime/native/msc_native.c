@@ -775,51 +775,65 @@ static void packed_sums(const packed_job *g, int64_t r0, int64_t r1, int64_t j0,
         }
 }
 
-/* units lo to hi, each a group of rows by one panel of 32 columns (panel by panel) */
+/* b's columns j0 to j0 + cols (b^T's rows where transposed) as a panel of 32, zeros after */
+static void pack_panel(const packed_job *g, int64_t j0, int64_t cols, float *panel) {
+    if (g->form == PACK_RIGHT_T) {
+        memset(panel, 0, (size_t)(g->k * PACK_COLS) * sizeof(float));
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t r = 0; r < g->k; r++) panel[r * PACK_COLS + j] = g->b[(j0 + j) * g->ldb + r];
+        return;
+    }
+    __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);
+    for (int64_t r = 0; r < g->k; r++) {
+        const float *row = g->b + r * g->ldb + j0;
+        _mm512_store_ps(panel + r * PACK_COLS, _mm512_maskz_loadu_ps(m0, row));
+        _mm512_store_ps(panel + r * PACK_COLS + 16, _mm512_maskz_loadu_ps(m1, row + 16));
+    }
+}
+
+/* units lo to hi, each a group of rows by one panel of 32 columns (panel by panel); b's
+   panels packed here, by each thread as it goes, unless b is packed weights */
 static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
     const packed_job *g = p;
     (void)part;
-    float *panel = NULL;  /* a left product's panel of b, packed here */
+    int left = g->form == PACK_LEFT, own = left || !g->packed;
+    float *panel = NULL;
     int64_t panel_of = -1;
-    if (g->form == PACK_LEFT && g->packed &&
+    if (own && (!left || g->packed) &&
         posix_memalign((void **)&panel, 64, (size_t)(g->k * PACK_COLS) * sizeof(float)) != 0)
         panel = NULL;
     for (int64_t u = lo; u < hi; u++) {
         int64_t j0 = u / g->groups * PACK_COLS, r0 = u % g->groups * PACK_GROUP;
         int64_t cols = g->n - j0 < PACK_COLS ? g->n - j0 : PACK_COLS;
         int64_t r1 = r0 + PACK_GROUP < g->m ? r0 + PACK_GROUP : g->m;
-        if (!g->packed || (g->form == PACK_LEFT && !panel)) {
+        if (own && !panel) {
             packed_sums(g, r0, r1, j0, j0 + cols);
             continue;
         }
-        if (g->form == PACK_LEFT && panel_of != j0) {
-            __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);
-            for (int64_t r = 0; r < g->k; r++) {
-                const float *row = g->b + r * g->ldb + j0;
-                _mm512_store_ps(panel + r * PACK_COLS, _mm512_maskz_loadu_ps(m0, row));
-                _mm512_store_ps(panel + r * PACK_COLS + 16, _mm512_maskz_loadu_ps(m1, row + 16));
-            }
+        if (own && panel_of != j0) {
+            pack_panel(g, j0, cols, panel);
             panel_of = j0;
         }
+        const float *b = own ? panel : g->packed + j0 * g->k;
         for (int64_t i = r0; i < r1; i += PACK_ROWS) {
             int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
-            pack_kernel kernel = pack_kernels[g->form == PACK_LEFT][cols <= 16][rows];
-            if (g->form == PACK_LEFT)
-                kernel(g->k, g->packed + i * g->k, 0, panel, g->c + i * g->ldc + j0, g->ldc, cols, NULL);
+            pack_kernel kernel = pack_kernels[left][cols <= 16][rows];
+            if (left)
+                kernel(g->k, g->packed + i * g->k, 0, b, g->c + i * g->ldc + j0, g->ldc, cols, NULL);
             else
-                kernel(g->k, g->a + i * g->lda, g->lda, g->packed + j0 * g->k, g->c + i * g->ldc + j0,
-                       g->ldc, cols, g->bias ? g->bias + j0 : NULL);
+                kernel(g->k, g->a + i * g->lda, g->lda, b, g->c + i * g->ldc + j0, g->ldc, cols,
+                       g->bias ? g->bias + j0 : NULL);
         }
     }
     free(panel);
     return 0;
 }
 
-/* c = a @ b (+ bias), the weights packed in the form given */
+/* c = a @ b (+ bias) over packed: the weights packed in the form given, or NULL (b's
+   panels packed as the threads go) */
 static void packed_product(int form, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                           const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias) {
-    const float *packed = form == PACK_LEFT ? packed_of(a, form, m, k, lda)
-                                            : packed_of(b, form, n, k, ldb);
+                           const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias,
+                           const float *packed) {
     int64_t groups = (m + PACK_GROUP - 1) / PACK_GROUP;
     packed_job g = {form, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
     msc_parallel(packed_units, &g, groups * ((n + PACK_COLS - 1) / PACK_COLS));
@@ -828,22 +842,32 @@ static void packed_product(int form, int64_t m, int64_t n, int64_t k, const floa
 static void packs_forget(const char *lo, const char *hi) { (void)lo; (void)hi; }
 #endif
 
+void msc_gemm_packed_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                         const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias) {
+#if defined(__AVX512F__) && defined(__FMA__)
+    packed_product(tb ? PACK_RIGHT_T : PACK_RIGHT, m, n, k, a, lda, b, ldb, c, ldc, bias, NULL);
+#else
+    msc_gemm_f32(0, tb, m, n, k, a, lda, b, ldb, 0.0, c, ldc, bias);
+#endif
+}
+
 void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                           const float *w, int64_t ldw, float *c, int64_t ldc, const float *bias) {
 #if defined(__AVX512F__) && defined(__FMA__)
-    if (!msc_model_desc.writes_weights) {
-        packed_product(tb ? PACK_RIGHT_T : PACK_RIGHT, m, n, k, a, lda, w, ldw, c, ldc, bias);
-        return;
-    }
-#endif
+    int form = tb ? PACK_RIGHT_T : PACK_RIGHT;
+    const float *packed = msc_model_desc.writes_weights ? NULL : packed_of(w, form, n, k, ldw);
+    packed_product(form, m, n, k, a, lda, w, ldw, c, ldc, bias, packed);
+#else
     msc_gemm_f32(0, tb, m, n, k, a, lda, w, ldw, 0.0, c, ldc, bias);
+#endif
 }
 
 void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, int64_t ldw,
                                const float *b, int64_t ldb, float *c, int64_t ldc) {
 #if defined(__AVX512F__) && defined(__FMA__)
     if (!msc_model_desc.writes_weights) {
-        packed_product(PACK_LEFT, m, n, k, w, ldw, b, ldb, c, ldc, NULL);
+        packed_product(PACK_LEFT, m, n, k, w, ldw, b, ldb, c, ldc, NULL,
+                       packed_of(w, PACK_LEFT, m, k, ldw));
         return;
     }
 #endif

@@ -218,3 +218,9 @@ class ActivationProducts(nn.Cell):
 
 def activation_products():
     return ActivationProducts()
+
+
+def deep_conv():
+    """A convolution of more filters (96) than output positions (49), the product's weights
+    larger than its windows (the threads then split the filters' rows)."""
+    return with_weights(nn.Conv2d(64, 96, 3, pad_mode="valid", has_bias=True), 0.05)

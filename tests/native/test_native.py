@@ -383,12 +383,13 @@ def weight_products_reference(net, x):
     return hidden @ p["down.weight"].T @ p["w"]
 
 
-def weight_conv_reference(net, x):
-    """``models.weight_conv`` in float64 numpy: a sum over the 5 x 5 taps."""
+def conv_reference(net, x):
+    """A valid convolution with a bias in float64 numpy: a sum over the taps."""
     w, b = (q.asnumpy().astype(np.float64) for q in (net.weight, net.bias))
-    out = np.zeros((x.shape[0], w.shape[0], x.shape[2] - 4, x.shape[3] - 4))
-    for i in range(5):
-        for j in range(5):
+    size = w.shape[2]
+    out = np.zeros((x.shape[0], w.shape[0], x.shape[2] - size + 1, x.shape[3] - size + 1))
+    for i in range(size):
+        for j in range(size):
             window = x[:, :, i:i + out.shape[2], j:j + out.shape[3]].astype(np.float64)
             out += np.einsum("kc,nchw->nkhw", w[:, :, i, j], window)
     return out + b[None, :, None, None]
@@ -402,7 +403,8 @@ def activation_products_reference(net, x, y):
 
 @pytest.mark.parametrize("entry, shapes, call, reference", [
     ("weight_products", [(70, 256)], "msc_gemm_weights_f32(", weight_products_reference),
-    ("weight_conv", [(1, 16, 34, 34)], "msc_gemm_weights_left_f32(", weight_conv_reference),
+    ("weight_conv", [(1, 16, 34, 34)], "msc_gemm_weights_left_f32(", conv_reference),
+    ("deep_conv", [(1, 64, 9, 9)], "msc_gemm_weights_left_f32(", conv_reference),
     ("activation_products", [(70, 256), (256, 90)], "msc_gemm_packed_f32(",
      activation_products_reference)])
 def test_products_run_on_the_packed_kernel(tmp_path, entry, shapes, call, reference):

@@ -756,7 +756,7 @@ static const pack_kernel pack_kernels[2][2][PACK_ROWS + 1] = {
       pack_left_half_5, pack_left_half_6}}};
 
 typedef struct {
-    int form;
+    int form, by_rows;  /* by_rows: units are slivers of rows, each thread's over every panel */
     int64_t m, n, k, lda, ldb, ldc, groups;
     const float *a, *b, *packed, *bias;  /* packed: the weights (b, or a where left) */
     float *c;
@@ -791,28 +791,21 @@ static void pack_panel(const packed_job *g, int64_t j0, int64_t cols, float *pan
     }
 }
 
-/* units lo to hi, each a group of rows by one panel of 32 columns (panel by panel); b's
-   panels packed here, by each thread as it goes, unless b is packed weights */
-static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
-    const packed_job *g = p;
-    (void)part;
+/* rows r0 to r1 of c by panels p0 to p1, panel by panel; b's panels packed into panel
+   (once for all the rows: *panel_of says which it holds) unless b is packed weights, or
+   where panel is NULL the same sums read where the operands lie */
+static void packed_block(const packed_job *g, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
+                         float *panel, int64_t *panel_of) {
     int left = g->form == PACK_LEFT, own = left || !g->packed;
-    float *panel = NULL;
-    int64_t panel_of = -1;
-    if (own && (!left || g->packed) &&
-        posix_memalign((void **)&panel, 64, (size_t)(g->k * PACK_COLS) * sizeof(float)) != 0)
-        panel = NULL;
-    for (int64_t u = lo; u < hi; u++) {
-        int64_t j0 = u / g->groups * PACK_COLS, r0 = u % g->groups * PACK_GROUP;
-        int64_t cols = g->n - j0 < PACK_COLS ? g->n - j0 : PACK_COLS;
-        int64_t r1 = r0 + PACK_GROUP < g->m ? r0 + PACK_GROUP : g->m;
+    for (int64_t p = p0; p < p1; p++) {
+        int64_t j0 = p * PACK_COLS, cols = g->n - j0 < PACK_COLS ? g->n - j0 : PACK_COLS;
         if (own && !panel) {
             packed_sums(g, r0, r1, j0, j0 + cols);
             continue;
         }
-        if (own && panel_of != j0) {
+        if (own && *panel_of != p) {
             pack_panel(g, j0, cols, panel);
-            panel_of = j0;
+            *panel_of = p;
         }
         const float *b = own ? panel : g->packed + j0 * g->k;
         for (int64_t i = r0; i < r1; i += PACK_ROWS) {
@@ -825,6 +818,29 @@ static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
                        g->bias ? g->bias + j0 : NULL);
         }
     }
+}
+
+/* units lo to hi: each a group of 48 rows by one panel of 32 columns, panel after panel;
+   or (by_rows) each 6 rows, over every panel: a thread's share of a left product whose
+   weights outweigh its right operand then reads only its own rows of the weights */
+static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
+    const packed_job *g = p;
+    (void)part;
+    float *panel = NULL;
+    int64_t panel_of = -1, panels = (g->n + PACK_COLS - 1) / PACK_COLS;
+    if ((g->form == PACK_LEFT ? g->packed != NULL : g->packed == NULL) &&
+        posix_memalign((void **)&panel, 64, (size_t)(g->k * PACK_COLS) * sizeof(float)) != 0)
+        panel = NULL;
+    if (g->by_rows) {
+        packed_block(g, lo * PACK_ROWS, hi * PACK_ROWS < g->m ? hi * PACK_ROWS : g->m, 0, panels,
+                     panel, &panel_of);
+    } else {
+        for (int64_t u = lo; u < hi; u++) {
+            int64_t r0 = u % g->groups * PACK_GROUP, p = u / g->groups;
+            packed_block(g, r0, r0 + PACK_GROUP < g->m ? r0 + PACK_GROUP : g->m, p, p + 1, panel,
+                         &panel_of);
+        }
+    }
     free(panel);
     return 0;
 }
@@ -835,8 +851,10 @@ static void packed_product(int form, int64_t m, int64_t n, int64_t k, const floa
                            const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias,
                            const float *packed) {
     int64_t groups = (m + PACK_GROUP - 1) / PACK_GROUP;
-    packed_job g = {form, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
-    msc_parallel(packed_units, &g, groups * ((n + PACK_COLS - 1) / PACK_COLS));
+    int by_rows = form == PACK_LEFT && m >= n;
+    packed_job g = {form, by_rows, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
+    msc_parallel(packed_units, &g, by_rows ? (m + PACK_ROWS - 1) / PACK_ROWS
+                                           : groups * ((n + PACK_COLS - 1) / PACK_COLS));
 }
 #else
 static void packs_forget(const char *lo, const char *hi) { (void)lo; (void)hi; }

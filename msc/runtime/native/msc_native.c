@@ -1138,8 +1138,8 @@ static wino_kept *wino_keep(const wino_job *j, int fits) {
    where a transformed input is out of range. */
 static int wino_run(wino_job j, int64_t blocks) {
     int64_t c_in = j.c_in, k_out = j.k_out;
-    int parts = msc_parts(blocks);
-    if (parts > 1 && blocks % parts && blocks < 4 * parts) {
+    int threads = msc_parts(36), parts = msc_parts(blocks);  /* (36 products a block) */
+    if (threads > 1 && blocks % threads && blocks < 4 * threads) {
         for (j.block = 0; j.block < blocks; j.block++) {
             if (msc_parallel(wino_inputs_part, &j, c_in)) return 0;
             msc_parallel(wino_products_part, &j, 36);

@@ -218,23 +218,56 @@ def blas_library(triple: str | None = None) -> Path | None:
     return path if path.exists() else None
 
 
-def compile_command(folder: Path, triple: str | None, blas: Path | None) -> list[str]:
-    """The C compiler's command building ``folder/libmsc_model.so`` from ``model.c`` and
-    msc's runtime, linking ``blas`` (found beside the library through $ORIGIN)."""
+def compiler_flags(triple: str | None, blas: Path | None) -> list[str]:
+    """The C compiler and the flags both of a library's sources compile with."""
     cc = os.environ.get("CC") or (f"{triple}-gcc" if triple else "cc")
     if shutil.which(cc) is None:
         raise ExportError(f"the native target needs a C compiler: '{cc}' is not on PATH"
                           + (f" (for {triple}: install gcc-{triple})" if triple else ""))
     # ISO C's floating point: no contraction into fused multiply-adds, so the library
     # computes what the numba target computes; errno and traps are never read
-    cmd = [cc, "-std=gnu11", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
-           "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"]
-    cmd += [] if triple else ["-march=native"]
-    cmd += [f"-I{RUNTIME}", "-o", str(folder / LIBRARY), str(folder / "model.c"),
-            str(RUNTIME / "msc_native.c")]
+    cmd = [cc, "-std=gnu11", "-O3", "-fPIC", "-fvisibility=hidden", "-ffp-contract=off",
+           "-fno-math-errno", "-fno-trapping-math"]
+    return cmd + ([] if triple else ["-march=native"]) + [f"-I{RUNTIME}"] + \
+        (["-DMSC_BLAS"] if blas is not None else [])
+
+
+def compile_command(folder: Path, triple: str | None, blas: Path | None,
+                    runtime: Path | None = None) -> list[str]:
+    """The C compiler's command building ``folder/libmsc_model.so`` from ``model.c`` and
+    msc's runtime (its source, or ``runtime``, an object compiled from it), linking
+    ``blas`` (found beside the library through $ORIGIN)."""
+    cmd = compiler_flags(triple, blas) + ["-shared", "-o", str(folder / LIBRARY),
+                                          str(folder / "model.c"),
+                                          str(runtime or RUNTIME / "msc_native.c")]
     if blas is not None:
-        cmd += ["-DMSC_BLAS", f"-L{blas.parent}", f"-l:{blas.name}", "-Wl,-rpath,$ORIGIN"]
+        cmd += [f"-L{blas.parent}", f"-l:{blas.name}", "-Wl,-rpath,$ORIGIN"]
     return cmd + ["-lm", "-lpthread", "-ldl"]
+
+
+def runtime_object(cache: Path, triple: str | None, blas: Path | None) -> Path | None:
+    """msc's runtime compiled once per machine, compiler and flags into ``cache`` (its
+    product kernels take the C compiler several seconds, the model's code often less);
+    None where it cannot be written there."""
+    flags = compiler_flags(triple, blas)
+    key = hashlib.sha256("\0".join(
+        [*(f.read_text() for f in sorted(RUNTIME.iterdir()) if f.suffix in (".c", ".h")),
+         *flags, compiler_version(flags[0])]).encode()).hexdigest()
+    obj = cache / f"runtime-{key}.o"
+    if obj.exists():
+        return obj
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = cache / f".runtime-{key}-{os.getpid()}.o"
+        done = subprocess.run(flags + ["-c", "-o", str(tmp), str(RUNTIME / "msc_native.c")],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            return None  # (the whole command then reports the compiler's error)
+        os.replace(tmp, obj)
+    except OSError:
+        return None
+    return obj
 
 
 def compile_library(folder: Path, cache: Path | None, triple: str | None = None,
@@ -254,6 +287,9 @@ def compile_library(folder: Path, cache: Path | None, triple: str | None = None,
     if cached is not None and cached.exists():
         shutil.copy2(cached, folder / LIBRARY)
         return True
+    runtime = runtime_object(cache, triple, blas) if cache is not None else None
+    if runtime is not None:
+        cmd = compile_command(folder, triple, blas, runtime)
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)  # (.incbin's file)
     if done.returncode != 0:
         raise InternalCompilerError(  # (msc wrote the C: its errors are msc's)

@@ -630,13 +630,13 @@ static int64_t cut_at(int64_t c, int64_t cuts, int64_t side) {
 MSC_GEMM_SPLIT(float, f32)
 MSC_GEMM_SPLIT(double, f64)
 
-/* --- products by a layer's weights in an inference model --------------------------------
-   An inference model's weights never change, so each weight matrix of a large product is
-   packed once, at its first product, into the layout the kernel reads in order (as
-   onnxruntime packs its weights): a right operand (x @ W.T, x @ W: a dense layer) into
-   panels of 32 columns, k rows of 32 floats each; a left one (W @ x: a convolution's filters
-   by its windows) into slivers of 6 rows, k columns of 6 floats each, the other operand's
-   panel of 32 columns then packed by each thread as it goes. The kernel keeps 6 rows by 32
+/* --- float32 products on msc's own kernel ------------------------------------------------
+   The kernel reads its right operand in panels of 32 columns, k rows of 32 floats each,
+   which each thread packs as it goes. An inference model's weights never change, so each
+   weight matrix of a large product is packed once, at its first product, into the layout
+   the kernel reads (as onnxruntime packs its weights): a right operand (x @ W.T, x @ W: a
+   dense layer) into panels; a left one (W @ x: a convolution's filters by its windows)
+   into slivers of 6 rows, k columns of 6 floats each. The kernel keeps 6 rows by 32
    columns in 12 accumulators; each element is one chain of fused multiply-adds over k in
    order, then plus its bias: the same bits whatever rows and columns a thread takes, so
    the threads share a product in any cut (no fixed blocks) and 1, 2 or 3 threads give the

@@ -507,10 +507,11 @@ def _loops_conv_transpose_gemm(a: list[Expr], node: Any, out: str,
                                fresh: Any) -> tuple[Stmt, ...]:
     """col2im, the adjoint of ``_loops_conv_gemm``: each example's (channels x taps,
     positions) matrix is the transposed weight matrix times its dy, one gemm call; then,
-    tap by tap over the whole batch, the tap's columns are added where that tap read, in
-    an accumulator with the convolution's zero border whose inside is the result (each
-    position sums its taps in the order a loop nest would). A training step's input
-    gradients, several times faster than the gathering loop nest."""
+    for each example and channel, tap by tap, the tap's columns are added where that tap
+    read, in an accumulator with the convolution's zero border whose inside is the result
+    (each position sums its taps in tap order). A training step's input gradients, several
+    times faster than the gathering loop nest. A kernel's is one loop nest (Numba took
+    seconds to compile a strided slice addition); a driver adds a tap's slice by numpy."""
     dy, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
     stride, dilation, pad = node.attr["stride"], node.attr["dilation"], node.attr["pad"]
     depth, width, n = math.prod(w.shape[1:]), math.prod(dy.shape[2:]), o.shape[0]
@@ -528,12 +529,20 @@ def _loops_conv_transpose_gemm(a: list[Expr], node: Any, out: str,
     loops.close(batch)
     shape = (*o.shape[:2], *w.shape[2:], *dy.shape[2:])
     taps = _named(loops, fresh("colv"), reshape(cols, shape))
-    for tap in np.ndindex(*w.shape[2:]):
-        column = _named(loops, fresh("tap"), Name(taps)[(Slice(), Slice(), *tap)])
-        reach = [_span(t * d, t * d + s * (m - 1) + 1, s) for t, d, s, m in
-                 zip(tap, dilation, stride, dy.shape[2:])]
-        loops.emit(Accumulate(Name(acc)[(Slice(), Slice(), *reach)], BinaryOp.ADD,
-                              Name(column)))
+    lead = loops.open(shape, (0, 1), "n", Role.PARALLEL)
+    inner = loops.open(shape, range(2, len(shape)), "k")  # the taps, then the positions
+    k = [Name(v) for v in inner.values()]
+    reach = [k[d] * dilation[d] + k[d + o.ndim - 2] * stride[d] for d in range(o.ndim - 2)]
+    loops.emit(Accumulate(Name(acc)[(Name(lead[0]), Name(lead[1]), *reach)], BinaryOp.ADD,
+                          Name(taps)[(Name(lead[0]), Name(lead[1]), *k)]))
+    loops.close({**lead, **inner})
+    by_tap = []  # a driver's: a strided slice addition per tap, numpy's (no kernel)
+    for t in np.ndindex(*w.shape[2:]):
+        column = Name(fresh("tap"))
+        by_tap += [Assign(column, Name(taps)[(Slice(), Slice(), *t)]), Accumulate(Name(acc)[(
+            Slice(), Slice(), *(_span(i * d, i * d + s * (m - 1) + 1, s) for i, d, s, m in
+                                zip(t, dilation, stride, dy.shape[2:])))], BinaryOp.ADD, column)]
+    loops.instead(lead, *by_tap)
     if acc != out:
         inside = [_span(lo, lo + m) for lo, m in zip(pad[0::2], o.shape[2:])]
         loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))

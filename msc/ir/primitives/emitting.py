@@ -98,14 +98,14 @@ class Loops:
     ``fresh(hint)`` gives unique identifiers; ``open`` starts one loop per axis and
     returns the index variable of each (``i2`` for axis 2); ``close`` ends them;
     ``open_if``/``close_if`` a branch; ``emit`` adds a statement at the current depth;
-    ``instead`` names the numpy call that does what loops opened at the top do.
+    ``instead`` names the numpy calls that do what loops opened at the top do.
     ``lines`` is the result, the statements as a tree."""
 
     def __init__(self, fresh: Callable[[str], str]):
         self.fresh = fresh
         self.depth = 0
         self._flat: list[tuple[int, Stmt]] = []  # each statement and its depth
-        self._instead: dict[str, Stmt] = {}  # an outermost loop's variable -> numpy calls
+        self._instead: dict[str, tuple[Stmt, ...]] = {}  # an outermost loop's variable -> numpy calls
 
     @property
     def lines(self) -> tuple[Stmt, ...]:
@@ -114,13 +114,12 @@ class Loops:
     def emit(self, stmt: Stmt) -> None:
         self._flat.append((self.depth, stmt))
 
-    def instead(self, names: dict[int, str], call: Stmt) -> None:
-        """``call``, one numpy call, computes what the loops
-        ``names`` (opened outside any other) do, to the bit: an outlined driver makes it
-        (no kernel to compile)."""
+    def instead(self, names: dict[int, str], *calls: Stmt) -> None:
+        """``calls``, numpy's, compute what the loops ``names`` (opened outside any
+        other) do, to the bit: an outlined driver makes them (no kernel to compile)."""
         first = next(iter(names.values()))
         if any(d == 0 and isinstance(st, Loop) and st.var == first for d, st in self._flat):
-            self._instead[first] = call
+            self._instead[first] = calls
 
     def open(self, shape: Sequence[Any], axes: Sequence[int], hint: str = "i",
              role: Role = Role.SERIAL) -> dict[int, str]:
@@ -195,7 +194,7 @@ class Loops:
 
 
 def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
-          instead: dict[str, Stmt]) -> tuple[tuple[Stmt, ...], int]:
+          instead: dict[str, tuple[Stmt, ...]]) -> tuple[tuple[Stmt, ...], int]:
     """The statements of ``flat[start:stop]`` at ``depth`` as a tree: a loop (or a
     branch) holds the deeper statements after it; one emitted whole, with its body and
     nothing deeper after it, keeps its body."""
@@ -208,8 +207,7 @@ def _nest(flat: list[tuple[int, Stmt]], depth: int, start: int, stop: int,
             end += 1
         if isinstance(st, Loop):
             body = _nest(flat, d + 1, k + 1, end, instead)[0] or st.body
-            calls = instead.get(st.var) if d == 0 else None
-            st = replace(st, body=body, instead=(calls,) if calls is not None else ())
+            st = replace(st, body=body, instead=instead.get(st.var, ()) if d == 0 else ())
         elif isinstance(st, Branch) and end > k + 1:
             st = replace(st, body=_nest(flat, d + 1, k + 1, end, instead)[0])
         out.append(st)

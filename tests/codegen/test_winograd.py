@@ -83,14 +83,19 @@ class Conv(nn.Cell):
         return ops.conv2d(x, w, pad_mode="pad", padding=self.pad)
 
 
+_BUILT = {}  # (shapes, padding) -> the module compiled for them: a test's values are inputs
+
+
 def winograd_conv(x, w, pad, tmp_path):
     """The convolution compiled for the numba target, checking it takes the Winograd
     path: the generated module calls the transforms."""
     from tests.codegen import build, compile_fn
 
-    built = build(compile_fn(Conv(pad), [x, w]).module, "numba", tmp_path)
-    assert "_rt_wino_conv(" in built.source
-    return built(x, w)
+    key = (x.shape, w.shape, pad)
+    if key not in _BUILT:
+        _BUILT[key] = build(compile_fn(Conv(pad), [x, w]).module, "numba", tmp_path)
+    assert "_rt_wino_conv(" in _BUILT[key].source
+    return _BUILT[key](x, w)
 
 
 @pytest.mark.parametrize("n,c,k,h,w,pad", [

@@ -209,11 +209,13 @@ def scaled_filters():
 
 class ActivationProducts(nn.Cell):
     """Products of two activations (as attention's), each of at least 2^20 multiply-adds:
-    a @ b and a @ b.T, the runtime's own kernel packing b's panels as it goes."""
+    a @ b, a @ b.T and a.T @ b (as a weight gradient's), the runtime's own kernel packing
+    b's panels as it goes."""
 
     def construct(self, x, y):
         p = ops.matmul(ops.tanh(x), y)
-        return ops.matmul(p, ops.transpose(ops.sin(y), (1, 0)))
+        q = ops.matmul(p, ops.transpose(ops.sin(y), (1, 0)))
+        return ops.matmul(ops.transpose(ops.cos(x), (1, 0)), q)
 
 
 def activation_products():

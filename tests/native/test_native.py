@@ -398,7 +398,7 @@ def conv_reference(net, x):
 def activation_products_reference(net, x, y):
     """``models.activation_products`` in float64 numpy."""
     x, y = x.astype(np.float64), y.astype(np.float64)
-    return np.tanh(x) @ y @ np.sin(y).T
+    return np.cos(x).T @ (np.tanh(x) @ y @ np.sin(y).T)
 
 
 @pytest.mark.parametrize("entry, shapes, call, reference", [

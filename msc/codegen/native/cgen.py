@@ -531,10 +531,13 @@ class Renderer:
         if packed and ta == tb == "N" and is_weight(a) and not is_weight(b) and not bias:
             self.put(f"msc_gemm_weights_left_f32({m}, {n}, {k}, {a.address()}, {lda}, "
                      f"{b.address()}, {ldb}, {dest.address()}, {ldc});")
-        elif packed and ta == "N":
-            self.put(f"msc_gemm_{'weights' if is_weight(b) else 'packed'}_f32("
-                     f"{int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, {lda}, {b.address()}, "
-                     f"{ldb}, {dest.address()}, {ldc}, {bias_at});")
+        elif packed and ta == "N" and is_weight(b):
+            self.put(f"msc_gemm_weights_f32({int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, "
+                     f"{lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
+        elif packed:
+            self.put(f"msc_gemm_packed_f32({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
+                     f"{a.address()}, {lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, "
+                     f"{bias_at});")
         else:
             self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                      f"{a.address()}, {lda}, {b.address()}, {ldb}, "

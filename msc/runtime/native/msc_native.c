@@ -713,8 +713,9 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
 }
 
 /* R rows by up to 16 V columns of c: each element the chain over r < k of X(i, r) *
-   panel[r * 32 + j], plus bias[j]; X(i, r) is x[i * xi + r] (a right product's rows of a)
-   or x[r * 6 + i] (a left one's sliver of weights): strides the compiler sees. A panel's
+   panel[r * 32 + j], plus bias[j]; X(i, r) is x[i * xi + r] (a right product's rows of a),
+   x[r * xi + i] (its columns of a stored transposed: a weight gradient's x.T) or
+   x[r * 6 + i] (a left one's sliver of weights): strides the compiler sees. A panel's
    last 16 columns, where none is c's, are not computed (V = 1). */
 #define PACK_KERNEL(R, V, NAME, X)                                                              \
     static void NAME(int64_t k, const float *x, int64_t xi, const float *panel, float *c,         \
@@ -741,22 +742,29 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
 #define PACK_KERNELS(R)                                                                         \
     PACK_KERNEL(R, 2, pack_right_##R, x[i * xi + r])                                            \
     PACK_KERNEL(R, 1, pack_right_half_##R, x[i * xi + r])                                       \
+    PACK_KERNEL(R, 2, pack_right_t_##R, x[r * xi + i])                                          \
+    PACK_KERNEL(R, 1, pack_right_t_half_##R, x[r * xi + i])                                     \
     PACK_KERNEL(R, 2, pack_left_##R, x[r * PACK_ROWS + i])                                      \
     PACK_KERNEL(R, 1, pack_left_half_##R, x[r * PACK_ROWS + i])
 PACK_KERNELS(1) PACK_KERNELS(2) PACK_KERNELS(3) PACK_KERNELS(4) PACK_KERNELS(5) PACK_KERNELS(6)
 typedef void (*pack_kernel)(int64_t, const float *, int64_t, const float *, float *, int64_t,
                             int64_t, const float *);
-/* [left][half][rows] */
-static const pack_kernel pack_kernels[2][2][PACK_ROWS + 1] = {
+/* [how a is read: rows, packed slivers (left), columns (ta)][half][rows] */
+static const pack_kernel pack_kernels[3][2][PACK_ROWS + 1] = {
     {{NULL, pack_right_1, pack_right_2, pack_right_3, pack_right_4, pack_right_5, pack_right_6},
      {NULL, pack_right_half_1, pack_right_half_2, pack_right_half_3, pack_right_half_4,
       pack_right_half_5, pack_right_half_6}},
     {{NULL, pack_left_1, pack_left_2, pack_left_3, pack_left_4, pack_left_5, pack_left_6},
      {NULL, pack_left_half_1, pack_left_half_2, pack_left_half_3, pack_left_half_4,
-      pack_left_half_5, pack_left_half_6}}};
+      pack_left_half_5, pack_left_half_6}},
+    {{NULL, pack_right_t_1, pack_right_t_2, pack_right_t_3, pack_right_t_4, pack_right_t_5,
+      pack_right_t_6},
+     {NULL, pack_right_t_half_1, pack_right_t_half_2, pack_right_t_half_3, pack_right_t_half_4,
+      pack_right_t_half_5, pack_right_t_half_6}}};
 
 typedef struct {
-    int form, by_rows;  /* by_rows: units are slivers of rows, each thread's over every panel */
+    int form, ta, by_rows;  /* ta: a stored transposed (a right product's); by_rows: units
+                               are slivers of rows, each thread's over every panel */
     int64_t m, n, k, lda, ldb, ldc, groups;
     const float *a, *b, *packed, *bias;  /* packed: the weights (b, or a where left) */
     float *c;
@@ -769,7 +777,7 @@ static void packed_sums(const packed_job *g, int64_t r0, int64_t r1, int64_t j0,
         for (int64_t j = j0; j < j1; j++) {
             float acc = 0.0f;
             for (int64_t r = 0; r < g->k; r++)
-                acc = fmaf(g->a[i * g->lda + r],
+                acc = fmaf(g->ta ? g->a[r * g->lda + i] : g->a[i * g->lda + r],
                            g->form == PACK_RIGHT_T ? g->b[j * g->ldb + r] : g->b[r * g->ldb + j], acc);
             g->c[i * g->ldc + j] = g->bias ? acc + g->bias[j] : acc;
         }
@@ -810,12 +818,12 @@ static void packed_block(const packed_job *g, int64_t r0, int64_t r1, int64_t p0
         const float *b = own ? panel : g->packed + j0 * g->k;
         for (int64_t i = r0; i < r1; i += PACK_ROWS) {
             int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
-            pack_kernel kernel = pack_kernels[left][cols <= 16][rows];
+            pack_kernel kernel = pack_kernels[left ? 1 : 2 * g->ta][cols <= 16][rows];
             if (left)
                 kernel(g->k, g->packed + i * g->k, 0, b, g->c + i * g->ldc + j0, g->ldc, cols, NULL);
             else
-                kernel(g->k, g->a + i * g->lda, g->lda, b, g->c + i * g->ldc + j0, g->ldc, cols,
-                       g->bias ? g->bias + j0 : NULL);
+                kernel(g->k, g->a + (g->ta ? i : i * g->lda), g->lda, b, g->c + i * g->ldc + j0,
+                       g->ldc, cols, g->bias ? g->bias + j0 : NULL);
         }
     }
 }
@@ -845,14 +853,14 @@ static int packed_units(void *p, int64_t lo, int64_t hi, int part) {
     return 0;
 }
 
-/* c = a @ b (+ bias) over packed: the weights packed in the form given, or NULL (b's
-   panels packed as the threads go) */
-static void packed_product(int form, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                           const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias,
-                           const float *packed) {
+/* c = op(a) @ b (+ bias) over packed: the weights packed in the form given, or NULL (b's
+   panels packed as the threads go); op(a) is a.T where ta */
+static void packed_product(int form, int ta, int64_t m, int64_t n, int64_t k, const float *a,
+                           int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+                           const float *bias, const float *packed) {
     int64_t groups = (m + PACK_GROUP - 1) / PACK_GROUP;
     int by_rows = form == PACK_LEFT && m >= n;
-    packed_job g = {form, by_rows, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
+    packed_job g = {form, ta, by_rows, m, n, k, lda, ldb, ldc, groups, a, b, packed, bias, c};
     msc_parallel(packed_units, &g, by_rows ? (m + PACK_ROWS - 1) / PACK_ROWS
                                            : groups * ((n + PACK_COLS - 1) / PACK_COLS));
 }
@@ -860,12 +868,13 @@ static void packed_product(int form, int64_t m, int64_t n, int64_t k, const floa
 static void packs_forget(const char *lo, const char *hi) { (void)lo; (void)hi; }
 #endif
 
-void msc_gemm_packed_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                         const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias) {
+void msc_gemm_packed_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
+                         int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+                         const float *bias) {
 #if defined(__AVX512F__) && defined(__FMA__)
-    packed_product(tb ? PACK_RIGHT_T : PACK_RIGHT, m, n, k, a, lda, b, ldb, c, ldc, bias, NULL);
+    packed_product(tb ? PACK_RIGHT_T : PACK_RIGHT, ta, m, n, k, a, lda, b, ldb, c, ldc, bias, NULL);
 #else
-    msc_gemm_f32(0, tb, m, n, k, a, lda, b, ldb, 0.0, c, ldc, bias);
+    msc_gemm_f32(ta, tb, m, n, k, a, lda, b, ldb, 0.0, c, ldc, bias);
 #endif
 }
 
@@ -874,7 +883,7 @@ void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *
 #if defined(__AVX512F__) && defined(__FMA__)
     int form = tb ? PACK_RIGHT_T : PACK_RIGHT;
     const float *packed = msc_model_desc.writes_weights ? NULL : packed_of(w, form, n, k, ldw);
-    packed_product(form, m, n, k, a, lda, w, ldw, c, ldc, bias, packed);
+    packed_product(form, 0, m, n, k, a, lda, w, ldw, c, ldc, bias, packed);
 #else
     msc_gemm_f32(0, tb, m, n, k, a, lda, w, ldw, 0.0, c, ldc, bias);
 #endif
@@ -884,7 +893,7 @@ void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, 
                                const float *b, int64_t ldb, float *c, int64_t ldc) {
 #if defined(__AVX512F__) && defined(__FMA__)
     if (!msc_model_desc.writes_weights) {
-        packed_product(PACK_LEFT, m, n, k, w, ldw, b, ldb, c, ldc, NULL,
+        packed_product(PACK_LEFT, 0, m, n, k, w, ldw, b, ldb, c, ldc, NULL,
                        packed_of(w, PACK_LEFT, m, k, ldw));
         return;
     }

@@ -54,11 +54,12 @@ void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *
 void msc_gemm_f64(int ta, int tb, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
                   const double *b, int64_t ldb, double beta, double *c, int64_t ldc,
                   const double *bias);
-/* c = a @ b.T (tb) or a @ b, plus bias, by msc's own kernel (AVX-512; else msc_gemm_f32),
-   b's panels packed as the threads go; ..._weights_: b a weight of the model, packed once
-   where the model does not write its weights; c = W @ b by those packed once, else BLAS */
-void msc_gemm_packed_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-                         const float *b, int64_t ldb, float *c, int64_t ldc, const float *bias);
+/* c = op(a) @ op(b), plus bias, by msc's own kernel (AVX-512; else msc_gemm_f32), b's
+   panels packed as the threads go; ..._weights_: a @ op(W), W a weight of the model, packed
+   once where the model does not write its weights; c = W @ b by those packed once, else BLAS */
+void msc_gemm_packed_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a,
+                         int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc,
+                         const float *bias);
 void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                           const float *w, int64_t ldw, float *c, int64_t ldc, const float *bias);
 void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, int64_t ldw,

@@ -105,7 +105,7 @@ class Loops:
         self.fresh = fresh
         self.depth = 0
         self._flat: list[tuple[int, Stmt]] = []  # each statement and its depth
-        self._instead: dict[str, tuple[Stmt, ...]] = {}  # an outermost loop's variable -> numpy calls
+        self._instead: dict[str, tuple[Stmt, ...]] = {}  # an outermost loop -> numpy calls
 
     @property
     def lines(self) -> tuple[Stmt, ...]:

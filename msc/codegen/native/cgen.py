@@ -531,13 +531,11 @@ class Renderer:
         if packed and ta == tb == "N" and is_weight(a) and not is_weight(b) and not bias:
             self.put(f"msc_gemm_weights_left_f32({m}, {n}, {k}, {a.address()}, {lda}, "
                      f"{b.address()}, {ldb}, {dest.address()}, {ldc});")
-        elif packed and ta == "N" and is_weight(b):
-            self.put(f"msc_gemm_weights_f32({int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, "
-                     f"{lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
-        elif packed:
-            self.put(f"msc_gemm_packed_f32({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
-                     f"{a.address()}, {lda}, {b.address()}, {ldb}, {dest.address()}, {ldc}, "
-                     f"{bias_at});")
+        elif packed:  # by a weight of the model (packed once), else packed as it goes
+            head = "weights_f32(" if ta == "N" and is_weight(b) else \
+                f"packed_f32({int(ta == 'T')}, "
+            self.put(f"msc_gemm_{head}{int(tb == 'T')}, {m}, {n}, {k}, {a.address()}, {lda}, "
+                     f"{b.address()}, {ldb}, {dest.address()}, {ldc}, {bias_at});")
         else:
             self.put(f"msc_gemm_{kind}({int(ta == 'T')}, {int(tb == 'T')}, {m}, {n}, {k}, "
                      f"{a.address()}, {lda}, {b.address()}, {ldb}, "

@@ -245,14 +245,18 @@ def compile_command(folder: Path, triple: str | None, blas: Path | None,
     return cmd + ["-lm", "-lpthread", "-ldl"]
 
 
+def runtime_sources() -> list[str]:
+    """The text of msc's C runtime, part of every compiled library's cache key."""
+    return [f.read_text() for f in sorted(RUNTIME.iterdir()) if f.suffix in (".c", ".h")]
+
+
 def runtime_object(cache: Path, triple: str | None, blas: Path | None) -> Path | None:
     """msc's runtime compiled once per machine, compiler and flags into ``cache`` (its
     product kernels take the C compiler several seconds, the model's code often less);
     None where it cannot be written there."""
     flags = compiler_flags(triple, blas)
     key = hashlib.sha256("\0".join(
-        [*(f.read_text() for f in sorted(RUNTIME.iterdir()) if f.suffix in (".c", ".h")),
-         *flags, compiler_version(flags[0])]).encode()).hexdigest()
+        [*runtime_sources(), *flags, compiler_version(flags[0])]).encode()).hexdigest()
     obj = cache / f"runtime-{key}.o"
     if obj.exists():
         return obj
@@ -279,8 +283,7 @@ def compile_library(folder: Path, cache: Path | None, triple: str | None = None,
         shutil.copy2(blas, folder / blas.name)
     cmd = compile_command(folder, triple, blas)
     key = hashlib.sha256("\0".join(
-        [(folder / "model.c").read_text(), *(f.read_text() for f in sorted(RUNTIME.iterdir())
-                                              if f.suffix in (".c", ".h")),
+        [(folder / "model.c").read_text(), *runtime_sources(),
          *(c for c in cmd if not c.startswith(("-L", "-o", str(folder)))), compiler_version(cmd[0])]
     ).encode()).hexdigest()
     cached = cache / f"{key}.so" if cache is not None else None

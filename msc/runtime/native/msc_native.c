@@ -951,57 +951,112 @@ static int msc_wino_filters(const float *w, int64_t k0, int64_t k1, int64_t c_in
     return fits;
 }
 
+/* Rows of tiles a transform takes at a time: its scratch rows (on the stack) stay under
+   about 6 x 1024 floats whatever the image's width. */
+static int64_t wino_chunk(int64_t floats_a_row) {
+    return floats_a_row >= 1024 ? 1 : 1024 / floats_a_row;
+}
+
+/* B^T along rows of tiles: tile t's six inputs d0[t] ... d5[t] to its six values in six
+   rows of v, unit stride over the tiles (vectorized); 1 if one is out of range. */
+static int wino_bt_rows(const float *restrict d0, const float *restrict d1,
+                        const float *restrict d2, const float *restrict d3,
+                        const float *restrict d4, const float *restrict d5, int64_t n,
+                        float *restrict o0, float *restrict o1, float *restrict o2,
+                        float *restrict o3, float *restrict o4, float *restrict o5) {
+    int bad = 0;
+    for (int64_t t = 0; t < n; t++) {
+        float row[6];
+        wino_bt(d0[t], d1[t], d2[t], d3[t], d4[t], d5[t], row);
+        o0[t] = row[0], o1[t] = row[1], o2[t] = row[2];
+        o3[t] = row[3], o4[t] = row[4], o5[t] = row[5];
+        for (int j = 0; j < 6; j++) bad |= !(fabsf(row[j]) <= MSC_WINO_LIMIT);
+    }
+    return bad;
+}
+
+/* Channels c0 to c1 of a block's tiles into v: B^T down each column of a chunk of rows of
+   tiles (vectorized along the row; tiles overlapping by two columns share them), each
+   tile's six columns gathered into six rows d, then B^T along them over the chunk's tiles.
+   1, or 0 where a value is out of range. */
 static int msc_wino_inputs(const float *src, int64_t c0, int64_t c1, int64_t c_in, int64_t height,
                            int64_t width, float *v, int64_t v_c, int64_t v_xi, int64_t tiles,
                            int64_t first, int64_t per_image) {
-    int64_t cols = (width - 2) / 4, rows = tiles / cols;
-    int fits = 1;
-    float a[6][width];  /* B^T down each column of a row of tiles, along the whole row first
-                           (vectorized; tiles overlapping by two columns share them) */
+    int64_t cols = (width - 2) / 4, rows = tiles / cols, chunk = wino_chunk(width);
+    int bad = 0;
+    float a[6][chunk][width], d[6][chunk * cols];
     for (int64_t c = c0; c < c1; c++)
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
-            const float *s = src + ((ex * c_in + c) * height + y) * width;
-            float *out = v + c * v_c + r * cols;
-            for (int64_t x = 0; x < width; x++) {
-                float col[6];
-                wino_bt(s[x], s[width + x], s[2 * width + x], s[3 * width + x], s[4 * width + x],
-                        s[5 * width + x], col);
-                for (int i = 0; i < 6; i++) a[i][x] = col[i];
-            }
-            for (int i = 0; i < 6; i++)
-                for (int64_t tw = 0; tw < cols; tw++) {  /* then along each tile's row i */
-                    const float *q = a[i] + 4 * tw;
-                    float row[6];
-                    wino_bt(q[0], q[1], q[2], q[3], q[4], q[5], row);
-                    for (int j = 0; j < 6; j++) {
-                        out[(6 * i + j) * v_xi + tw] = row[j];
-                        fits &= fabsf(row[j]) <= MSC_WINO_LIMIT;
-                    }
+        for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+            int64_t n = rows - r0 < chunk ? rows - r0 : chunk;
+            for (int64_t r = 0; r < n; r++) {
+                int64_t ex = (first + r0 + r) / per_image;
+                int64_t y = (first + r0 + r - ex * per_image) * 4;
+                const float *s = src + ((ex * c_in + c) * height + y) * width;
+                for (int64_t x = 0; x < width; x++) {
+                    float col[6];
+                    wino_bt(s[x], s[width + x], s[2 * width + x], s[3 * width + x],
+                            s[4 * width + x], s[5 * width + x], col);
+                    for (int i = 0; i < 6; i++) a[i][r][x] = col[i];
                 }
+            }
+            for (int i = 0; i < 6; i++) {
+                for (int64_t r = 0; r < n; r++)
+                    for (int64_t tw = 0; tw < cols; tw++)
+                        for (int k = 0; k < 6; k++) d[k][r * cols + tw] = a[i][r][4 * tw + k];
+                float *o = v + c * v_c + 6 * i * v_xi + r0 * cols;
+                bad |= wino_bt_rows(d[0], d[1], d[2], d[3], d[4], d[5], n * cols, o, o + v_xi,
+                                    o + 2 * v_xi, o + 3 * v_xi, o + 4 * v_xi, o + 5 * v_xi);
+            }
         }
-    return fits;
+    return !bad;
 }
 
+/* A^T over tiles: tile t's six products m0[t] ... m5[t] to its four values o0[t] ... o3[t]
+   (vectorized over the tiles). */
+static void wino_at_rows(const float *restrict m0, const float *restrict m1,
+                         const float *restrict m2, const float *restrict m3,
+                         const float *restrict m4, const float *restrict m5, int64_t n,
+                         float *restrict o0, float *restrict o1, float *restrict o2,
+                         float *restrict o3) {
+    for (int64_t t = 0; t < n; t++) {
+        float row[4];
+        wino_at(m0[t], m1[t], m2[t], m3[t], m4[t], m5[t], row);
+        o0[t] = row[0], o1[t] = row[1], o2[t] = row[2], o3[t] = row[3];
+    }
+}
+
+/* Out channels k0 to k1 of a block's products m into out, a chunk of rows of tiles at a
+   time: A^T down each tile column b (a[b]), then along each tile row i (o), whose four
+   values a tile interleaves into its output row (cut at the image's edge). */
 static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t k0, int64_t k1,
                              int64_t k_out, int64_t tiles, float *out, int64_t height,
                              int64_t width, int64_t first, int64_t per_image) {
-    int64_t cols = (width + 3) / 4, rows = tiles / cols;
+    int64_t cols = (width + 3) / 4, rows = tiles / cols, chunk = wino_chunk(6 * cols);
+    int64_t whole = width / 4;  /* tiles wholly inside a row */
+    float a[6][4][chunk * cols], o[4][chunk * cols];
     for (int64_t k = k0; k < k1; k++)
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t ex = (first + r) / per_image, y = (first + r - ex * per_image) * 4;
-            const float *p = m + k * m_k + r * cols;
-            float *o = out + ((ex * k_out + k) * height + y) * width;
-            for (int64_t tw = 0; tw < cols; tw++) {
-                float a[6][4], row[4];
-                for (int b = 0; b < 6; b++)
-                    wino_at(p[b * m_xi + tw], p[(6 + b) * m_xi + tw], p[(12 + b) * m_xi + tw],
-                            p[(18 + b) * m_xi + tw], p[(24 + b) * m_xi + tw],
-                            p[(30 + b) * m_xi + tw], a[b]);
-                for (int i = 0; i < 4 && y + i < height; i++) {
-                    wino_at(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], row);
-                    for (int j = 0; j < 4 && 4 * tw + j < width; j++)
-                        o[i * width + 4 * tw + j] = row[j];
+        for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+            int64_t n = rows - r0 < chunk ? rows - r0 : chunk;
+            const float *p = m + k * m_k + r0 * cols;
+            for (int b = 0; b < 6; b++)
+                wino_at_rows(p + b * m_xi, p + (6 + b) * m_xi, p + (12 + b) * m_xi,
+                             p + (18 + b) * m_xi, p + (24 + b) * m_xi, p + (30 + b) * m_xi,
+                             n * cols, a[b][0], a[b][1], a[b][2], a[b][3]);
+            for (int i = 0; i < 4; i++) {
+                wino_at_rows(a[0][i], a[1][i], a[2][i], a[3][i], a[4][i], a[5][i], n * cols,
+                             o[0], o[1], o[2], o[3]);
+                for (int64_t r = 0; r < n; r++) {
+                    int64_t ex = (first + r0 + r) / per_image;
+                    int64_t y = (first + r0 + r - ex * per_image) * 4 + i;
+                    if (y >= height) continue;
+                    float *dst = out + ((ex * k_out + k) * height + y) * width;
+                    const float *q0 = o[0] + r * cols, *q1 = o[1] + r * cols,
+                                *q2 = o[2] + r * cols, *q3 = o[3] + r * cols;
+                    for (int64_t tw = 0; tw < whole; tw++)
+                        dst[4 * tw] = q0[tw], dst[4 * tw + 1] = q1[tw], dst[4 * tw + 2] = q2[tw],
+                        dst[4 * tw + 3] = q3[tw];
+                    for (int64_t x = 4 * whole; x < width; x++)
+                        dst[x] = (x % 4 == 0 ? q0 : x % 4 == 1 ? q1 : q2)[whole];
                 }
             }
         }

@@ -265,10 +265,11 @@ class FusedLoops:
             body.append(Store(element, self.stored(new, wt)))
         plain = not inplace or before.op.update is None  # (AssignAdd: the loop adds)
         call = self.numpy_call(group, outs, inplace) if shape and plain else None
-        stmts: tuple[Stmt, ...] = tuple(body)
+        # (nothing leaves a loop that may run no times, nor one numpy's calls may replace)
+        *levels, stmts = _by_depth(body, idx, int(bool(call)) if math.prod(shape) else len(shape))
         for k in reversed(range(len(shape))):  # every element on its own: parallel loops
-            instead = call if k == 0 and call is not None else ()
-            stmts = (Loop(idx[k], Lit(shape[k]), stmts, role=Role.PARALLEL, instead=instead),)
+            stmts = [*levels[k], Loop(idx[k], Lit(shape[k]), tuple(stmts), role=Role.PARALLEL,
+                                      instead=call if k == 0 and call is not None else ())]
         for st in stmts:
             self.emit(st)
 
@@ -483,6 +484,28 @@ class FusedLoops:
         body.append(Assign(name, element))
         scalars[v] = (name, t.dtype)
         return scalars[v]
+
+
+def _by_depth(body: list[Any], idx: list[str], outermost: int) -> list[list[Stmt]]:
+    """``body``'s statements (assignments of scalars, stores) by depth in the loops over
+    ``idx``, in order: depth 0 before them, depth k in the loop of ``idx[k - 1]``. Each
+    goes as deep as the indices it reads (directly or through a scalar) need, at least
+    ``outermost``; stores stay innermost, and so does a read of an array the loop stores
+    to. An operand broadcast along the inner axes is then worked on once per element it
+    has, not once per element of the result. And LLVM's loop vectorizer took time
+    exponential in the length of a chain of inlined runtime math (a tanh of a tanh ...)
+    left invariant in the innermost loop: a fuzzed program's 5 chained tanh of a broadcast
+    column did not compile in 35 minutes."""
+    depth = {name: k + 1 for k, name in enumerate(idx)}
+    depth |= {s.target.array.name: len(idx) for s in body if isinstance(s, Store)}
+    levels: list[list[Stmt]] = [[] for _ in range(len(idx) + 1)]
+    for s in body:
+        reads = [depth.get(n.name, 0) for n in kernel.nodes(s.value) if isinstance(n, Name)]
+        k = len(idx) if isinstance(s, Store) else max([outermost, *reads])
+        if isinstance(s, Assign):
+            depth[s.target.name] = k
+        levels[k].append(s)
+    return levels
 
 
 def _broadcast_source(v: Value, defs: dict[Var, Node]) -> Value:

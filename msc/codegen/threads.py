@@ -3,7 +3,8 @@
 An outlined driver (``outline.py``) is plain Python calling Numba kernels one after
 another; numpy's BLAS threads its products, but every loop nest of a kernel (batch norm,
 ReLU, pooling, a residual add) ran on the calling thread alone. A kernel whose whole
-body is one loop nest with independent iterations (``Role.PARALLEL``) can run as
+body is one loop nest with independent iterations (``Role.PARALLEL``), after the scalars
+it reads (which each part computes again), can run as
 several calls over parts of its outermost range: ``spread`` gives such a kernel the
 range's ends as its last two parameters (``lo``, ``hi``), and where a call does enough
 work (``MIN_WORK`` iterations, counted from the call's sizes) the driver calls it through
@@ -95,19 +96,24 @@ def _extent_over(extent: Expr, sizes: dict[str, Expr]) -> Expr:
 
 def _spread_form(kernel: KernelSpec) -> tuple[KernelSpec, Expr] | None:
     """The kernel over a part of its range, and the range's extent over its parameters;
-    None where its body is not one parallel loop nest writing only its parameters.
+    None where its body is not one parallel loop nest writing only its parameters, after
+    assignments that each part can make again (the scalars of operands broadcast along
+    every axis: none reads an array the loop writes).
 
     The part's loop counts from 0 and adds its start, ``max(lo, 0)``: over ``range(lo,
     hi)`` an index Numba cannot prove non-negative is wrapped around in every iteration,
     which kept LLVM from vectorizing (a GeLU's loop took four times as long)."""
-    body = kernel.body
-    if len(body) != 1 or kernel.returns.strip("() ,") or not plain_parallel(body[0]):
+    *head, loop = kernel.body or (None,)
+    written = {n for s in K.walk_stmts((loop,)) if isinstance(s, (Store, K.Accumulate))
+               for n in _names(s.target)}
+    if kernel.returns.strip("() ,") or not plain_parallel(loop) or \
+            any(not isinstance(s, Assign) or written & _names(s.value) for s in head):
         return None
     start, position = Name(START), Binary(BinaryOp.ADD, Name(FLAT), Name(START))
-    extent, inside = part_of(body[0], position)  # type: ignore[arg-type]
-    stmts = (Assign(start, K.Call(K.Fn.PY_MAX, (Name(LO), Lit(0)))),
+    extent, inside = part_of(loop, position)  # type: ignore[arg-type]
+    stmts = (*head, Assign(start, K.Call(K.Fn.PY_MAX, (Name(LO), Lit(0)))),
              Loop(FLAT, Binary(BinaryOp.SUB, Name(HI), start), inside, role=Role.PARALLEL,
-                  loc=body[0].loc))
+                  loc=loop.loc))  # type: ignore[union-attr]
     params = (*kernel.params, LO, HI)
     # (named after its parameters too: a size the range replaced stays one, unread)
     lines = (f"({', '.join(params)})", *render_stmts(stmts, locations=False))

@@ -10,8 +10,11 @@ from typing import Any
 
 import numpy as np
 
+import msc as ms
 from msc import ops
-from tests.codegen import check_all
+from msc.codegen import outline
+from msc.codegen.lower import lower_module
+from tests.codegen import assert_same, check_all, check_module, compile_fn, to_numpy
 
 F32 = np.float32
 
@@ -54,11 +57,14 @@ def test_a_chain_is_one_loop_nest_with_scalar_intermediates(tmp_path: Any, rng: 
     assert len(loops(lines)) == 2, lines  # one loop per dim of (4, 5), nothing else
     assert len(allocations(lines)) == 1, lines  # the result; no array temporaries
     body = [x for x in lines if depth(x) == 2]
-    assert len(lines) == len(body) + 3  # allocation and two loop headers
-    # every op is a scalar statement, each operand read once per element
+    assert len(lines) == len(body) + 5  # allocation, two loop headers, two reads outside
+    # every op is a scalar statement, each operand read once per element it has: the
+    # broadcast ones outside the loops they are broadcast along
     assert sum(bool(re.match(r"\s*t\w* = np\.float32\(", x)) for x in body) == 11
-    reads = [x.split("=", 1)[1].strip() for x in body if re.match(r"\s*a\w* = ", x)]
-    assert sorted(reads) == ["s[()]", "x[i0, i1]", "y[i1]", "z[i0, 0]"], reads
+    reads = [(depth(x), x.split("=", 1)[1].strip()) for x in lines
+             if re.match(r"\s*a\w* = ", x)]
+    assert sorted(reads) == [(0, "s[()]"), (1, "z[i0, 0]"), (2, "x[i0, i1]"),
+                             (2, "y[i1]")], reads
     # the python target has no loops: one numpy statement per op
     python = built["python"].spec.kernel.lines
     assert not loops(list(python)) and sum("np.asarray(" in x for x in python) == 11
@@ -182,7 +188,8 @@ def test_a_fused_loop_reads_a_broadcasts_source(tmp_path: Any, rng: Any) -> None
                          expect=(x * wide + twice, np.maximum(wide - x, F32(0)), twice))
     reads = [x.split("=", 1)[1].strip() for x in kernel_lines(built)
              if re.match(r"\s*a\w* = ", x)]
-    assert reads == ["x[i0, i1, i2]", "c[0, i1, 0]", "r[i1, 0]"], reads  # one loop, both results
+    # one loop, both results; the broadcast operands read outside the innermost loop
+    assert reads == ["c[0, i1, 0]", "r[i1, 0]", "x[i0, i1, i2]"], reads
 
 
 def used_after(x: Any) -> Any:
@@ -280,3 +287,36 @@ def test_a_value_defined_outside_a_loop_keeps_its_array(tmp_path: Any, rng: Any)
     x = rng.normal(size=(3, 4)).astype(F32)
     a = np.exp(x)
     check_all(loop_reads_outer, [x], tmp_path, expect=a * F32(0) + a * F32(1) + a * F32(2))
+
+
+def tanh_chains(column: Any, scalar: Any) -> Any:
+    """Five chained tanh of a column broadcast along rows and of a 0-d broadcast whole."""
+    a, b = ops.broadcast_to(column, (3, 4)), ops.broadcast_to(scalar, (24,))
+    for _ in range(5):
+        a, b = ops.tanh(a), ops.tanh(b)
+    return a, b
+
+
+def test_a_broadcast_operands_chain_leaves_the_loops_it_is_broadcast_along(
+        tmp_path: Any, monkeypatch: Any) -> None:
+    """Work on an operand broadcast along inner axes is done outside their loops (before
+    all loops for a 0-d one), once per element it has. Outlined, a kernel's sizes are its
+    arguments: LLVM's loop vectorizer took time exponential in the length of such a chain
+    left invariant in a loop of unknown length (these did not compile in 3 minutes)."""
+    monkeypatch.setattr(outline, "OUTLINE_LINES", 0)
+    column, scalar = np.array([[0.5], [-1.5], [2.0]], F32), np.array(0.75, F32)
+    compiled = compile_fn(tanh_chains, [column, scalar])
+    want = to_numpy(tanh_chains(ms.Tensor(column), ms.Tensor(scalar)))
+    expect = [np.broadcast_to(column, (3, 4)), np.broadcast_to(scalar, (24,))]
+    for _ in range(5):
+        expect = [np.tanh(x) for x in expect]
+    assert_same(want, tuple(expect), "eager vs numpy")
+    spec = lower_module(compiled.module, "numba", "test")  # (checked before Numba runs)
+    kernels = [source for stem, source in spec.library_files if "_msc_k_" in stem]
+    assert len(kernels) == 2, spec.library_files
+    for source in kernels:
+        lines = source.splitlines()
+        store = max(depth(x) for x in lines if re.match(r"\s*a\d+\[.*\] = ", x))
+        chain = [depth(x) for x in lines if "_rt_tanh64(" in x]
+        assert len(chain) == 5 and max(chain) < store, source
+    check_module(compiled.module, [column, scalar], tmp_path, want, targets=("numba",))

@@ -101,13 +101,25 @@ def test_the_artifact_runner_catches_a_second_call_that_differs(tmp_path):
 
 
 def test_a_float32_leaf_read_as_float64_compares_to_float32s_tolerance():
-    """Seed 9301, program 182: a helper reads its float32 argument (a float32 exp, one ulp
-    apart between numpy and msc's vectorized exp) as a float64 leaf; the program's float64
-    results carry that ulp, so the comparator takes float32's tolerance, as for a cast."""
-    from msc.fuzz.campaign import program_seed
+    """(Seed 9301's program 182 once:) a helper read its float32 argument (a float32 exp,
+    one ulp apart between numpy and msc's vectorized exp) as a float64 leaf; the program's
+    float64 results carry that ulp, so the comparator takes float32's tolerance, as for a
+    cast."""
+    import random
 
-    program = generate(program_seed(9301, 182))
-    assert "ms.float64)" in program.source and program.approx_wide
+    from msc.fuzz.generate import Gen
+    from msc.fuzz.types import TT, Var
+
+    read = 0
+    for seed in range(40):
+        gen = Gen(random.Random(seed), FEATURES)
+        text = gen.leaf(TT("float64", (2,)), [Var("arg", TT("float32", (2,)))])
+        if "arg" in text:  # (else a constant)
+            read += 1
+            assert "ms.float64)" in text and gen.approx_wide, text
+        else:
+            assert not gen.approx_wide, text
+    assert read > 20
 
 
 _STEEP = '''

@@ -477,9 +477,10 @@ class Exprs:
         return f"ops.cumsum({self.rng.choice(_LONE).format(a, b)}, {axis})"
 
     def _f_matmul(self, t: TT, scope: list[Var], depth: int) -> str | None:
-        """Products of every rank: ``ops.matmul``, ``bmm`` and ``MatMul``; attention's
-        ``BatchMatMul`` over two stack axes, one operand transposed; ``ops.dense`` with a
-        bias (added by the product's parts on the numba and native targets)."""
+        """Products of every rank: ``ops.matmul``, ``bmm`` and ``MatMul`` (either operand
+        stored transposed: a weight gradient's ``x.T @ dy``); attention's ``BatchMatMul``
+        over two stack axes, one operand transposed; ``ops.dense`` with a bias (added by
+        the product's parts on the numba and native targets)."""
         if t.dtype == "bool" or t.ndim > 4:
             return None
         self.note_approx(t.dtype)
@@ -488,12 +489,17 @@ class Exprs:
         lo, hi = ("-100.0", "100.0") if t.floating else ("-1000", "1000")
         if t.ndim == 4 or (t.ndim == 2 and t.floating and rng.random() < 0.3):
             return f"ops.clip_by_value({self._stacked_or_dense(t, k, scope, depth)}, {lo}, {hi})"
+        ta = tb = None
         if t.ndim == 0:
             a, b = t.with_shape((k,)), t.with_shape((k,))
         elif t.ndim == 1:
             a, b = t.with_shape((k,)), t.with_shape((k, t.shape[0]))
         elif t.ndim == 2:
             a, b = t.with_shape((t.shape[0], k)), t.with_shape((k, t.shape[1]))
+            if rng.random() < 0.3:  # MatMul, each operand perhaps stored transposed
+                ta, tb = rng.random() < 0.5, rng.random() < 0.5
+                a = t.with_shape((k, t.shape[0])) if ta else a
+                b = t.with_shape((t.shape[1], k)) if tb else b
         else:
             a = t.with_shape((t.shape[0], t.shape[1], k))
             b = t.with_shape((t.shape[0], k, t.shape[2]))
@@ -503,8 +509,8 @@ class Exprs:
         call = f"ops.matmul({x}, {y})"
         if t.ndim == 3 and rng.random() < 0.5:
             call = f"ops.bmm({x}, {y})"
-        elif t.ndim == 2 and rng.random() < 0.3:
-            call = f"ops.MatMul()({x}, {y})"
+        elif ta is not None:
+            call = f"ops.MatMul(transpose_a={ta}, transpose_b={tb})({x}, {y})"
         return f"ops.clip_by_value({call}, {lo}, {hi})"
 
     def _f_by_weight(self, t: TT, scope: list[Var], depth: int) -> str | None:

@@ -239,11 +239,13 @@ def test_resnet_basic_block_matches_eager(tmp_path):
 
 
 @pytest.mark.parametrize("shape", [(2, 32, 15, 14), (1, 32, 268, 14)])
-def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path, shape):
+def test_winograd_block_matches_eager_and_the_numba_target(tmp_path, shape):
     """The native runtime's Winograd transforms do the numba runtime's arithmetic in its
-    order: the same bytes; both within Winograd's error of eager mode. (The tall image's
-    67 rows of tiles, a prime, make one block of 268 tiles: the transforms take it in
-    chunks of rows.)"""
+    order, its products run on the library's kernel (the numba target's on the BLAS): within
+    a product's rounding of the numba target, both within Winograd's error of eager mode;
+    where Winograd declines, both take the BLAS's products: the same bytes. (The tall
+    image's 67 rows of tiles, a prime, make one block of 268 tiles: the transforms take it
+    in chunks of rows.)"""
     spec = "f32[" + ",".join(map(str, shape)) + "]"
     art = compile_native(tmp_path / "wb", "winograd_block", [spec])
     assert "msc_wino_conv(" in (art / "model.c").read_text()
@@ -261,7 +263,10 @@ def test_winograd_block_equals_the_numba_target_to_the_bit(tmp_path, shape):
         finally:
             ms.set_context(jit_tier=None)
         got = np.frombuffer(raw[0], np.float32).reshape(want.shape)
-        assert got.tobytes() == numba.tobytes()
+        if inputs is x:
+            np.testing.assert_allclose(got, numba, rtol=0, atol=1e-6 * np.abs(numba).max())
+        else:
+            assert got.tobytes() == numba.tobytes()
         np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
         finite = np.isfinite(want)
         np.testing.assert_allclose(got[finite], want[finite], rtol=0,

@@ -951,8 +951,10 @@ static int msc_wino_filters(const float *w, int64_t k0, int64_t k1, int64_t c_in
     return fits;
 }
 
-/* Rows of tiles a transform takes at a time: its scratch rows (on the stack) stay under
-   about 6 x 1024 floats whatever the image's width. */
+/* Rows of tiles a transform takes at a time, given the floats one row of tiles puts in each
+   of its scratch arrays (on the stack): about 1024 floats an array whatever the image's
+   width (the inputs' six arrays of columns, width floats a row; the outputs' 28, cols a
+   row, counted six times over: about 19 KB in all). */
 static int64_t wino_chunk(int64_t floats_a_row) {
     return floats_a_row >= 1024 ? 1 : 1024 / floats_a_row;
 }

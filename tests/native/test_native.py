@@ -415,6 +415,9 @@ def activation_products_reference(net, x, y):
     ("weight_conv", [(1, 16, 34, 34)], "msc_gemm_weights_left_f32(", conv_reference),
     ("deep_conv", [(1, 64, 9, 9)], "msc_gemm_weights_left_f32(", conv_reference),
     ("activation_products", [(70, 256), (256, 90)], "msc_gemm_packed_f32(",
+     activation_products_reference),
+    # (panels of 32 then 17 columns; sums of 90 and 241: blocks of 16 short of rows)
+    ("activation_products", [(70, 241), (241, 90)], "msc_gemm_packed_f32(",
      activation_products_reference)])
 def test_products_run_on_the_packed_kernel(tmp_path, entry, shapes, call, reference):
     """Float32 products of at least 2^20 multiply-adds go to the runtime's own kernel

@@ -783,12 +783,48 @@ static void packed_sums(const packed_job *g, int64_t r0, int64_t r1, int64_t j0,
         }
 }
 
-/* b's columns j0 to j0 + cols (b^T's rows where transposed) as a panel of 32, zeros after */
+/* 16 rows of 16 floats transposed in place: pairs of rows interleaved, then pairs of
+   pairs, then the four 128-bit lanes of each group of four rows gathered */
+static inline void transpose_16(__m512 t[16]) {
+    __m512 a[16], b[16];
+    for (int i = 0; i < 16; i += 2) {
+        a[i] = _mm512_unpacklo_ps(t[i], t[i + 1]);
+        a[i + 1] = _mm512_unpackhi_ps(t[i], t[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4)
+        for (int h = 0; h < 2; h++) {
+            __m512d lo = _mm512_castps_pd(a[i + h]), hi = _mm512_castps_pd(a[i + 2 + h]);
+            b[i + 2 * h] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo, hi));
+            b[i + 2 * h + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo, hi));
+        }
+    /* b[4g + c]'s lane l: element 4l + c of rows 4g to 4g + 3 */
+    for (int c = 0; c < 4; c++) {
+        __m512 x = _mm512_shuffle_f32x4(b[c], b[4 + c], 0x44), y = _mm512_shuffle_f32x4(b[c], b[4 + c], 0xEE);
+        __m512 z = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0x44), w = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0xEE);
+        t[c] = _mm512_shuffle_f32x4(x, z, 0x88);
+        t[4 + c] = _mm512_shuffle_f32x4(x, z, 0xDD);
+        t[8 + c] = _mm512_shuffle_f32x4(y, w, 0x88);
+        t[12 + c] = _mm512_shuffle_f32x4(y, w, 0xDD);
+    }
+}
+
+/* b's columns j0 to j0 + cols (b^T's rows where transposed) as a panel of 32, zeros after;
+   b^T's rows 16 by 16 floats at a time, transposed in registers */
 static void pack_panel(const packed_job *g, int64_t j0, int64_t cols, float *panel) {
     if (g->form == PACK_RIGHT_T) {
-        memset(panel, 0, (size_t)(g->k * PACK_COLS) * sizeof(float));
-        for (int64_t j = 0; j < cols; j++)
-            for (int64_t r = 0; r < g->k; r++) panel[r * PACK_COLS + j] = g->b[(j0 + j) * g->ldb + r];
+        for (int half = 0; half < 2; half++)
+            for (int64_t r = 0; r < g->k; r += 16) {
+                int64_t rows = g->k - r < 16 ? g->k - r : 16;
+                __mmask16 mask = (__mmask16)((1u << rows) - 1);
+                __m512 t[16];
+                for (int64_t j = 0; j < 16; j++)
+                    t[j] = 16 * half + j < cols
+                               ? _mm512_maskz_loadu_ps(mask, g->b + (j0 + 16 * half + j) * g->ldb + r)
+                               : _mm512_setzero_ps();
+                transpose_16(t);
+                for (int64_t i = 0; i < rows; i++)
+                    _mm512_store_ps(panel + (r + i) * PACK_COLS + 16 * half, t[i]);
+            }
         return;
     }
     __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);

@@ -1,6 +1,7 @@
 """Shape forms of the generator's expressions (mixed into ``generate.Gen`` beside
-``exprs.Exprs``): reshape, transpose, expand, squeeze, concat, stack, tile and indexing,
-each building a value of exactly the asked type from sub-expressions of other shapes."""
+``exprs.Exprs``): reshape, transpose, expand, squeeze, concat, stack, tile, indexing and
+gathers, each building a value of exactly the asked type from sub-expressions of other
+shapes."""
 
 from __future__ import annotations
 
@@ -94,6 +95,19 @@ class ShapeForms:
         mult = tuple(d if d > 1 and self.rng.random() < 0.5 else 1 for d in t.shape)
         src = t.with_shape(tuple(d // m for d, m in zip(t.shape, mult)))
         return f"ops.tile({self.sub(src, scope, depth)}, {mult!r})"
+
+    def _f_gather(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """``t`` as slices of a tensor picked along one axis by an index tensor, indices
+        repeated (``ops.gather``: its gradient along axis 0 is a TensorScatterAdd, along
+        another a product with a one-hot matrix; repeated indices sum)."""
+        if t.ndim == 0:
+            return None
+        rng = self.rng
+        axis, n = rng.randrange(t.ndim), rng.randint(1, 4)
+        idx = [rng.randrange(n) for _ in range(t.shape[axis])]
+        src = self.sub(t.with_shape(t.shape[:axis] + (n,) + t.shape[axis + 1:]), scope, depth)
+        ints = rng.choice(["np.int32", "np.int64"])
+        return f"ops.gather({src}, Tensor(np.array({idx!r}, {ints})), {axis})"
 
     def _f_index(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """``t`` as an item, a slice, a column or a strided view of a bigger tensor."""

@@ -6,6 +6,7 @@ against MindSpore 2.10 itself."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -14,7 +15,11 @@ import numpy as np
 import pytest
 
 import msc as ms
-from msc import Parameter, Tensor, nn, ops
+from msc import Parameter, ParameterTuple, Tensor, nn, ops
+from msc.compiler import build
+from msc.ir import dtypes
+from msc.ir.printer import print_module
+from msc.ir.types import TensorType
 
 RNG = np.random.default_rng(7)
 MODES = [(ms.PYNATIVE_MODE, "numba"), (ms.GRAPH_MODE, "numba"), (ms.GRAPH_MODE, "python")]
@@ -457,6 +462,47 @@ def test_embedding_any_index_shape(ids_shape, one_hot, mode, target):
     out = net(Tensor(ids))
     assert out.shape == ids_shape + (3,) and out.dtype == ms.float32
     _close(out.asnumpy(), TABLE[ids])
+
+
+class _EmbeddingLoss(nn.Cell):
+    """sum(emb(ids) * w): the table's gradient is w's rows added into the ids' rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(5, 3, embedding_table=Tensor(TABLE))
+
+    def construct(self, ids, w):
+        return (self.emb(ids) * w).sum()
+
+
+class _TableGrad(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net, self.params = net, ParameterTuple(net.trainable_params())
+        self.grad = ops.GradOperation(get_by_list=True)
+
+    def construct(self, ids, w):
+        return self.grad(self.net, self.params)(ids, w)
+
+
+@pytest.mark.parametrize("mode, target", MODES, ids=MODE_IDS)
+def test_embedding_gradient_adds_rows_at_repeated_ids(mode, target):
+    """The table's gradient adds each id's row of the output's gradient into that row of
+    zeros, repeated ids summed (numpy's add.at), by one TensorScatterAdd of the rows: no
+    product with a (vocabulary, ids) one-hot matrix, which costs vocabulary x ids per
+    element of a row (BERT's table: 3.2 GFLOP a step)."""
+    ms.set_context(mode=mode, jit_target=target)
+    ids = np.array([[4, 1, 4], [0, 4, 1]], np.int32)
+    w = RNG.standard_normal((2, 3, 3)).astype(np.float32)
+    got = _TableGrad(_EmbeddingLoss())(Tensor(ids), Tensor(w))[0]
+    want = np.zeros((5, 3))
+    np.add.at(want, ids.ravel(), w.reshape(-1, 3).astype(np.float64))
+    assert got.dtype == ms.float32
+    _close(got.asnumpy(), want)
+    built = build(_TableGrad(_EmbeddingLoss()), (TensorType(dtypes.int32, ids.shape),
+                                                 TensorType(dtypes.float32, w.shape)))
+    ops_used = set(re.findall(r"= (\w+)\(", print_module(built.module)))
+    assert "TensorScatterAdd" in ops_used and not ops_used & {"MatMul", "BatchMatMul"}
 
 
 def test_embedding_init_padding_and_errors():

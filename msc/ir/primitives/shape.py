@@ -59,6 +59,7 @@ from msc.ir.primitives.shape_lowering import (
     _loops_joined,
     _loops_tile,
 )
+from msc.ir.primitives.scatter import scatter_add
 from msc.ir.types import TensorType, TupleType, Type, tensor_of, type_of_value
 
 
@@ -395,9 +396,11 @@ def _vjp_split(b: Any, g: Any, x: Any, *, out: Any, axis: int, output_num: int) 
 
 def _vjp_gather(b: Any, g: Any, params: Any, indices: Any, *, out: Any,
                 axis: int) -> tuple[Any, ...]:
-    """The scatter-add of g into params' shape, written as a product with the one-hot
-    (dim, k) matrix of the k indices, so repeated indices sum. NOTE: its cost is dim * k
-    per element of the other axes, which a segment-sum op would bring down to k."""
+    """The scatter-add of g into params' shape, repeated indices summed in index order.
+    Along axis 0 (an embedding table's rows) a TensorScatterAdd: k rows added, where the
+    product with a one-hot (dim, k) matrix costs dim * k per row element (BERT's
+    8192-word table: 3.2 GFLOP a step, 14% of its products). Along another axis that
+    product, batched over the axes before it."""
     if not is_float_tensor(params):
         return None, None
     pt, it = tensor_of(params.type), tensor_of(indices.type)
@@ -408,6 +411,10 @@ def _vjp_gather(b: Any, g: Any, params: Any, indices: Any, *, out: Any,
     if it.dtype != dtypes.int64:
         idx = b.cast(idx, dtype=dtypes.int64)
     idx = b.select(b.less(idx, 0), b.add(idx, dim), idx)  # negative indices count from the end
+    if a == 0:
+        rows = b.reshape(g, shape=(k,) + pt.shape[1:])
+        scattered = b.emit(scatter_add, b.zeros_like(params), b.reshape(idx, shape=(k, 1)), rows)
+        return cotangent(b, scattered, params), None
     rows = b.cumsum(b.ones(shape=(dim, 1), dtype=dtypes.int64), axis=0, exclusive=True)
     one_hot = b.cast(b.equal(rows, idx), dtype=tensor_of(g.type).dtype)
     if before == 1:

@@ -83,6 +83,7 @@ class FusedLoops:
     written: set[Var]  # values a fused loop already wrote into their weight
     owned: set[Var]  # values whose array the kernel made and nobody else shares
     here: dict[Var, int]  # the values defined in the graph or region being lowered: where
+    order: tuple[Node, ...]  # that graph's or region's nodes
     slots: dict[Var, tuple[int, int]]  # the entry's weights (slices of its arenas)
     weight_of: dict[Var, Var]  # a weight, or a Load of it -> the weight
     device: Any  # a device target's hooks (lower.Device), or None
@@ -207,8 +208,15 @@ class FusedLoops:
         shape = group[0].out.type.shape  # type: ignore[union-attr]
         outs = [n for n in group if any(u not in members for u in self.users.get(n.out, ()))
                 or n.out in self.users.get(None, ())]
-        inplace = {n.out: w for n in outs
-                   if (w := self.assigned_weight(n, group, before)) is not None}
+        inplace: dict[Var, Var] = {}  # a result -> the weight the loop stores it in
+        updates: dict[Var, Any] = {}  # -> how the write combines it (AssignAdd's add)
+        result_of = {n.out: n for n in outs}
+        for write in self.writes_after(before, outs):
+            n = result_of[write.inputs[1]]  # type: ignore[index]
+            w = self.assigned_weight(n, group, write)
+            if w is None or w in inplace.values() or n.out in inplace:
+                break  # (the writes after it then copy, in their order)
+            inplace[n.out], updates[n.out] = w, write.op.update
         self.written |= set(inplace)
         reused: list[Var] = []  # dead operands whose arrays hold results
         # every result in a C-contiguous array: one allocated here, owned, pooled or a weight
@@ -256,14 +264,14 @@ class FusedLoops:
         for v, w in inplace.items():  # last: every read of the weight's element came before
             element = Name(views[v][0] if views else self.env[v])[at]
             new = scalars[v][0]
-            update = before.op.update  # type: ignore[union-attr]
+            update = updates[v]
             wt = w.type.tensor.dtype  # type: ignore[union-attr]
             if update is not None:  # AssignAdd adds, AssignSub subtracts
                 old = Helper("_rt_f16_to_f32", (element,)) if self.is_half(wt) else element
                 new = kernel.substitute(self.lowering(update).expr, [old, new])
                 new = new if self.is_half(wt) else Cast(wt, new)
             body.append(Store(element, self.stored(new, wt)))
-        plain = not inplace or before.op.update is None  # (AssignAdd: the loop adds)
+        plain = all(u is None for u in updates.values())  # (AssignAdd: the loop adds)
         call = self.numpy_call(group, outs, inplace) if shape and plain else None
         # (nothing leaves a loop that may run no times, nor one numpy's calls may replace)
         *levels, stmts = _by_depth(body, idx, int(bool(call)) if math.prod(shape) else len(shape))
@@ -392,6 +400,22 @@ class FusedLoops:
     def stored(self, e: Expr, dt: DType) -> Expr:
         """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""
         return Helper("_rt_f32_to_f16", (e,)) if self.is_half(dt) else e
+
+    def writes_after(self, before: Node | None, outs: list[Node]) -> list[Node]:
+        """``before`` and the writes after it while only writes of the group's results
+        and UpdateStates come between (an optimizer's new moments, assigned one after the
+        other): the writes the loop may do itself (``assigned_weight``)."""
+        results = {n.out for n in outs}
+        run: list[Node] = []
+        k = -1 if before is None else self.here.get(before.out, -1)
+        while 0 <= k < len(self.order):
+            node = self.order[k]
+            if node.op.writes and node.inputs[1] in results:
+                run.append(node)
+            elif node.op is not Op.UpdateState or not run:
+                break
+            k += 1
+        return run
 
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
         """The weight the group may compute ``n`` straight into (or add it to, subtract it

@@ -160,6 +160,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         # and the values defined in the graph or region being lowered (-> their position)
         self.owned: set[Var] = set()
         self.here: dict[Var, int] = {n.out: k for k, n in enumerate(graph.nodes)}
+        self.order: tuple[Node, ...] = graph.nodes
         # the entry's weights: (arena, index among the arena's weights) of each, the
         # names of each arena's buffer and offsets, and the weights sliced out so far
         self.slots: dict[Var, tuple[int, int]] = {}
@@ -451,10 +452,11 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
             self.env[p] = name
         outer, self.body = self.body, []
         outer_here, self.here = self.here, {n.out: k for k, n in enumerate(graph.nodes)}
+        outer_order, self.order = self.order, graph.nodes
         for node in graph.nodes:
             self.node(node)
         self.flush()
-        self.here = outer_here
+        self.here, self.order = outer_here, outer_order
         # NOTE: contiguous copies, so that Numba types the result alike in both branches.
         value = self.contiguous(graph, graph.output)
         if tuple_parts(graph.nodes, graph.output) is not None:  # over 30 items: a list,

@@ -405,6 +405,57 @@ def test_a_merged_loop_updates_a_weight_through_a_view_of_its_arena() -> None:
     assert len(stores) == 2, lines  # v's, then w's (subtracting in place)
 
 
+class Moments(nn.Cell):
+    """Adam's moments: two weights assigned one after the other from one loop's results,
+    then the step reading both new moments; a third weight assigned twice (the second
+    write's value from the same loop: the last write wins)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.p = Parameter(Tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)),
+                           name="p")
+        for name in ("m", "v", "q"):
+            setattr(self, name, Parameter(Tensor(np.zeros((2, 3), np.float32)), name=name))
+
+    def construct(self, g):  # type: ignore[no-untyped-def]
+        m = self.m * 0.9 + g * 0.1
+        v = self.v * 0.999 + g * g * 0.001
+        twice, double = g * 3.0, g * 2.0 + 1.0
+        ops.assign(self.m, m)
+        ops.assign(self.v, v)
+        ops.assign(self.q, twice)
+        ops.assign(self.q, double)
+        ops.assign(self.p, self.p - 0.01 * m / (ops.sqrt(v) + 1e-6))
+        return self.p * 1
+
+
+def test_one_loop_stores_each_moment_an_optimizer_assigns():
+    """The writes right after a loop of the values it computes (only UpdateStates between)
+    are all stored by the loop, each into its weight, not only the first: no copy of v
+    after it. A weight written twice keeps the second value."""
+    g = np.array([[0.5, -1.0, 2.0], [0.25, 0.0, -3.0]], np.float32)
+    net, eager = Moments(), Moments()
+    compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
+    p, m, v = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), 0 * g, 0 * g
+    for _ in range(3):
+        m = m * np.float32(0.9) + g * np.float32(0.1)
+        v = v * np.float32(0.999) + g * g * np.float32(0.001)
+        p = p - np.float32(0.01) * m / (np.sqrt(v) + np.float32(1e-6))
+        got = compiled.run([Tensor(g)]).asnumpy()
+        np.testing.assert_allclose(got, p, rtol=1e-6)
+        assert got.tobytes() == eager(Tensor(g)).asnumpy().tobytes()
+    for name, want in (("m", m), ("v", v), ("q", 2 * g + 1)):
+        np.testing.assert_allclose(getattr(net, name).asnumpy(), want, rtol=1e-6)
+        assert getattr(net, name).asnumpy().tobytes() == getattr(eager, name).asnumpy().tobytes()
+    lines = [line.strip() for line in compiled.spec.kernel.lines]
+    views = {line.split(" = ")[0]: line.split(" = ")[1][0] for line in lines
+             if re.match(r"\w+ = [mvq]\.reshape", line)}
+    stored = [views[x.split("[")[0]] for x in lines
+              if re.match(r"\w+\[i0\w*\] = ", x) and x.split("[")[0] in views]
+    assert stored.count("m") == stored.count("v") == 1, lines
+    assert not any(line.startswith(("m[...]", "v[...]")) for line in lines), lines
+
+
 class Overlapping(nn.Cell):
     """Writes whose value reads the weight through a view (p + p.T), broadcasts, or has
     another dtype: the numba target stores them by loops from a fresh array."""

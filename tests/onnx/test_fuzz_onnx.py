@@ -1,6 +1,7 @@
 """The fuzzer's ONNX way: generated programs exported with ``msc.onnx`` and run by
 onnxruntime agree with eager mode, or the export refuses them with msc's own error
-(programs without float16, which the ONNX way leaves out: see docs/fuzzing.md)."""
+(programs without float16, which the ONNX way leaves out: see docs/fuzzing.md; and
+without the features that exist to write weights or raise, which an ONNX graph cannot)."""
 
 import pytest
 
@@ -10,9 +11,10 @@ pytest.importorskip("onnxruntime", reason="the ONNX way needs onnxruntime: pip i
 
 
 def test_generated_programs_agree_through_onnx():
-    options = Options((), features=FEATURES - {"float16"}, onnx_every=1, shrink_seconds=20)
+    features = FEATURES - {"float16", "param-tuple", "vmap-param", "chosen-param", "raise"}
+    options = Options((), features=features, onnx_every=1, shrink_seconds=20)
     report = fuzz(2026, 12, options, log=lambda line: None)
     assert report.runs["onnx"] == 12
     assert not report.findings, "\n".join(f"{f.problem}" for f in report.findings)
     refused = sum(n for text, n in report.rejections.items() if text.startswith("[onnx]"))
-    assert refused < 12  # most programs export
+    assert refused <= 6  # most programs export

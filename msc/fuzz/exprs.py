@@ -450,8 +450,12 @@ class Exprs:
         if kind in ("sum", "mean", "max"):
             return f"ops.reduce_{kind}({x}, -1)"
         ones = f"ops.ones(({n},), {MS_DTYPE[t.dtype]})"
-        folded = f"ops.layer_norm({x}, ({n},), {ones}, {ones} * 0.5)" if kind == "layer_norm" \
-            else f"ops.{kind}({x}, -1)"
+        # (a layer norm's row plus a fixed ramp: the sub-expression "ramp" may be constant,
+        # and a constant row's deviations are its mean's rounding, which the norm divides
+        # by sqrt(eps): one float32 ulp of a mean near 1.5 moved a result by 4e-5)
+        spread = f"Tensor(np.linspace(-1.0, 1.0, {n}).astype(np.{t.dtype}))"
+        folded = f"ops.layer_norm({x} + {spread}, ({n},), {ones}, {ones} * 0.5)" \
+            if kind == "layer_norm" else f"ops.{kind}({x}, -1)"
         return self.rng.choice([f"ops.reduce_mean({folded}, -1)",
                                 f"{folded}[..., {self.rng.randrange(n)}]"])
 

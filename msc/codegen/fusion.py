@@ -211,7 +211,7 @@ class FusedLoops:
         inplace: dict[Var, Var] = {}  # a result -> the weight the loop stores it in
         updates: dict[Var, Any] = {}  # -> how the write combines it (AssignAdd's add)
         result_of = {n.out: n for n in outs}
-        for write in self.writes_after(before, outs):
+        for write in self.writes_after(before, result_of):
             n = result_of[write.inputs[1]]  # type: ignore[index]
             w = self.assigned_weight(n, group, write)
             if w is None or w in inplace.values() or n.out in inplace:
@@ -401,11 +401,10 @@ class FusedLoops:
         """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""
         return Helper("_rt_f32_to_f16", (e,)) if self.is_half(dt) else e
 
-    def writes_after(self, before: Node | None, outs: list[Node]) -> list[Node]:
-        """``before`` and the writes after it while only writes of the group's results
+    def writes_after(self, before: Node | None, results: dict[Var, Node]) -> list[Node]:
+        """``before`` and the writes after it while only writes of the group's ``results``
         and UpdateStates come between (an optimizer's new moments, assigned one after the
         other): the writes the loop may do itself (``assigned_weight``)."""
-        results = {n.out for n in outs}
         run: list[Node] = []
         k = -1 if before is None else self.here.get(before.out, -1)
         while 0 <= k < len(self.order):

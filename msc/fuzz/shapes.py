@@ -98,8 +98,8 @@ class ShapeForms:
 
     def _f_gather(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """``t`` as slices of a tensor picked along one axis by an index tensor, indices
-        repeated (``ops.gather``: its gradient along axis 0 is a TensorScatterAdd, along
-        another a product with a one-hot matrix; repeated indices sum)."""
+        repeated (``ops.gather``: its gradient is a TensorScatterAdd, along a later axis
+        between two transposes; repeated indices sum)."""
         if t.ndim == 0:
             return None
         rng = self.rng

@@ -158,6 +158,27 @@ def test_gradients_flow_back_through_sort_topk_and_gathers(mode: int, target: st
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("mode, target", [(ms.PYNATIVE_MODE, "numba"), (ms.GRAPH_MODE, "numba"),
+                                          (ms.GRAPH_MODE, "python")])
+def test_a_gathers_gradient_adds_slices_at_repeated_indices(axis, mode, target):
+    """Along any axis (moved first where axes come before it) the slices of the output's
+    gradient are added back at their indices, repeated and negative ones too: numpy's
+    add.at, in float64, over a weighted sum of the gathered values."""
+    ms.set_context(mode=mode, jit_target=target)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    idx = np.array([1, -1, 1, 0, 1], np.int32)
+    out_shape = list(x.shape)
+    out_shape[axis] = idx.size
+    w = rng.standard_normal(out_shape).astype(np.float32)
+    got = ms.grad(lambda t: (ops.gather(t, Tensor(idx), axis) * Tensor(w)).sum())(Tensor(x))
+    want = np.zeros(x.shape)
+    np.add.at(np.moveaxis(want, axis, 0), idx % x.shape[axis], np.moveaxis(w, axis, 0))
+    assert got.dtype == ms.float32
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda x: ops.topk(x, 4), ValueError),
     (lambda x: ops.topk(x, 0), ValueError),

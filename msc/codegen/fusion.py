@@ -419,17 +419,19 @@ class FusedLoops:
     def assigned_weight(self, n: Node, group: list[Node], write: Node | None) -> Var | None:
         """The weight the group may compute ``n`` straight into (or add it to, subtract it
         from): ``write``, the node right after the loop, assigns all of ``n`` to a weight
-        of its type, and ``n``'s other uses may read the weight instead (``read_after``);
+        of its type, and ``n``'s uses outside the group may read the weight instead
+        (``read_after``; the group's members read ``n``'s scalar, before the write);
         and the group reads that weight only element by element at the loop's own index
         (storing each element last in its iteration is then safe)."""
         if write is None or not write.op.writes or write.inputs[1] is not n.out:
             return None
         weight = write.inputs[0]
-        others = [u for u in self.users.get(n.out, ()) if u is not write.out]
+        members = {m.out for m in group}
+        others = [u for u in self.users.get(n.out, ())
+                  if u is not write.out and u not in members]
         if tensor_of(weight.type) != n.out.type or others and (
                 write.op.update is not None or not self.read_after(others, write, weight)):
             return None
-        members = {m.out for m in group}
         for m in group:
             if any(v not in members and not self.same_index(v, weight) for v in m.inputs):
                 return None

@@ -33,11 +33,12 @@ def _adam_update(beta1: float, beta2: float, eps: float, nesterov: bool, beta1_p
     rest1, rest2 = _f32(1 - np.float32(beta1)), _f32(1 - np.float32(beta2))
     m_new = m + (grad - m) * rest1
     v_new = v + (grad * grad - v) * rest2
-    assign(m, m_new)
-    assign(v, v_new)
     step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
     top = m_new * _f32(beta1) + grad * rest1 if nesterov else m_new
-    return assign(weight, weight - step_size * top / (F.sqrt(v_new) + _f32(eps)))
+    new_weight = weight - step_size * top / (F.sqrt(v_new) + _f32(eps))
+    assign(m, m_new)  # (every read first: one loop computes and stores all three)
+    assign(v, v_new)
+    return assign(weight, new_weight)
 
 
 def _lazy_adam_update(beta1: float, beta2: float, eps: float, nesterov: bool,
@@ -70,11 +71,12 @@ def _amsgrad_update(beta1: float, beta2: float, eps: float, beta1_power: Any,
     m_new = m * beta1 + grad * (1 - beta1)
     v_new = v * beta2 + grad * grad * (1 - beta2)
     vhat_new = F.maximum(vhat, v_new)
-    assign(m, m_new)
+    step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
+    new_weight = weight - step_size * m_new / (F.sqrt(vhat_new) + eps)
+    assign(m, m_new)  # (every read first: one loop computes and stores all four)
     assign(v, v_new)
     assign(vhat, vhat_new)
-    step_size = lr * F.sqrt(1 - beta2_power) / (1 - beta1_power)
-    return assign(weight, weight - step_size * m_new / (F.sqrt(vhat_new) + eps))
+    return assign(weight, new_weight)
 
 
 class Adam(Optimizer):
@@ -180,12 +182,13 @@ def _adam_weight_decay_update(beta1: float, beta2: float, eps: float, lr: Any, d
     """No bias correction; the decay is added to the step, not to the gradient."""
     m_new = m * beta1 + grad * (1 - beta1)
     v_new = v * beta2 + grad * grad * (1 - beta2)
-    assign(m, m_new)
-    assign(v, v_new)
     step = m_new / (F.sqrt(v_new) + eps)
     if flag:
         step = step + weight * F.cast(decay, weight.dtype)
-    return assign(weight, weight - lr * step)
+    new_weight = weight - lr * step
+    assign(m, m_new)  # (every read first: one loop computes and stores all three)
+    assign(v, v_new)
+    return assign(weight, new_weight)
 
 
 class AdamWeightDecay(Optimizer):

@@ -21,8 +21,9 @@ def _momentum_update(momentum: Any, nesterov: bool, lr: Any, weight: Any, moment
     """v = momentum * v + g; w -= lr * v (Nesterov: w -= lr * (g + momentum * v))."""
     momentum = momentum.astype(moment.dtype) if momentum.dtype != moment.dtype else momentum
     v = moment * momentum + grad
-    assign(moment, v)
-    return assign(weight, weight - lr * (grad + v * momentum if nesterov else v))
+    new_weight = weight - lr * (grad + v * momentum if nesterov else v)
+    assign(moment, v)  # (every read first: one loop computes and stores both)
+    return assign(weight, new_weight)
 
 
 class Momentum(Optimizer):

@@ -411,10 +411,11 @@ def _adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any
     """m, v the moving averages of g and g^2 (in their own type); var -= lr (m / (sqrt(v) +
     eps) + decay var), computed in m's type and written in var's."""
     new_m, new_v = _adam_moments(m, v, grad, beta1, beta2)
-    out_m, out_v = assign(m, new_m), assign(v, new_v)
     wide = F.cast(var, m.dtype)
     step = new_m / (F.sqrt(new_v) + epsilon) + wide * decay
-    return assign(var, F.cast(wide - step * lr, var.dtype)), out_m, out_v
+    new_var = F.cast(wide - step * lr, var.dtype)
+    out_m, out_v = assign(m, new_m), assign(v, new_v)  # (every read first: one loop)
+    return assign(var, new_var), out_m, out_v
 
 
 class AdamWeightDecay(Primitive):

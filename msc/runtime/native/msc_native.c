@@ -835,6 +835,37 @@ static void pack_panel(const packed_job *g, int64_t j0, int64_t cols, float *pan
     }
 }
 
+/* The 6-row kernels again for a panel's first rows, packing b's panel as they go: each
+   step's two vectors of b's row r (columns j0 to j0 + cols, zeros after) are stored into
+   the panel as they are multiplied, so the panel costs no pass of its own. */
+#define PACKING_KERNEL(NAME, X)                                                                 \
+    static void NAME(int64_t k, const float *x, int64_t xi, const float *src, int64_t ldb,       \
+                     float *panel, float *c, int64_t ldc, int64_t cols, const float *bias) {     \
+        __m512 acc[PACK_ROWS][2];                                                                \
+        __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);                              \
+        _Pragma("GCC unroll 16") for (int i = 0; i < 2 * PACK_ROWS; i++) acc[i / 2][i % 2] = _mm512_setzero_ps(); \
+        for (int64_t r = 0; r < k; r++) {                                                        \
+            __m512 b0 = _mm512_maskz_loadu_ps(m0, src + r * ldb);                                \
+            __m512 b1 = _mm512_maskz_loadu_ps(m1, src + r * ldb + 16);                           \
+            _mm512_store_ps(panel + r * PACK_COLS, b0);                                          \
+            _mm512_store_ps(panel + r * PACK_COLS + 16, b1);                                     \
+            _Pragma("GCC unroll 8") for (int i = 0; i < PACK_ROWS; i++) {                       \
+                __m512 s = _mm512_set1_ps(X);                                                    \
+                acc[i][0] = _mm512_fmadd_ps(s, b0, acc[i][0]);                                   \
+                acc[i][1] = _mm512_fmadd_ps(s, b1, acc[i][1]);                                   \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {                                   \
+            __mmask16 mask = pack_mask(cols, v);                                                 \
+            __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();  \
+            _Pragma("GCC unroll 8") for (int i = 0; i < PACK_ROWS; i++)                         \
+                _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                \
+                                      bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);           \
+        }                                                                                        \
+    }
+PACKING_KERNEL(packing_right, x[i * xi + r])
+PACKING_KERNEL(packing_right_t, x[r * xi + i])
+
 /* rows r0 to r1 of c by panels p0 to p1, panel by panel; b's panels packed into panel
    (once for all the rows: *panel_of says which it holds) unless b is packed weights, or
    where panel is NULL the same sums read where the operands lie */
@@ -847,12 +878,18 @@ static void packed_block(const packed_job *g, int64_t r0, int64_t r1, int64_t p0
             packed_sums(g, r0, r1, j0, j0 + cols);
             continue;
         }
+        int64_t i = r0;
         if (own && *panel_of != p) {
-            pack_panel(g, j0, cols, panel);
+            if (g->form == PACK_RIGHT && r1 - r0 >= PACK_ROWS) {  /* (by the first rows' kernel) */
+                (g->ta ? packing_right_t : packing_right)(
+                    g->k, g->a + (g->ta ? i : i * g->lda), g->lda, g->b + j0, g->ldb, panel,
+                    g->c + i * g->ldc + j0, g->ldc, cols, g->bias ? g->bias + j0 : NULL);
+                i += PACK_ROWS;
+            } else pack_panel(g, j0, cols, panel);
             *panel_of = p;
         }
         const float *b = own ? panel : g->packed + j0 * g->k;
-        for (int64_t i = r0; i < r1; i += PACK_ROWS) {
+        for (; i < r1; i += PACK_ROWS) {
             int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
             pack_kernel kernel = pack_kernels[left ? 1 : 2 * g->ta][cols <= 16][rows];
             if (left)

@@ -343,6 +343,14 @@ class Gen(PyForms, Exprs, ShapeForms, GradForms):
             t = Var(self.fresh("t"), p.type)  # optimizer's moment, read by the update)
             value = f"ops.clip_by_value({self.expr(p.type, scope, 2)}, -50.0, 50.0)"
             scope.append(t)
+            if rng.random() < 0.5:  # every read first, then the writes (an optimizer's
+                u = Var(self.fresh("t"), p.type)  # step: the update reads the moment)
+                scope.append(u)
+                same = [q for q in self.frame.params if q is not p and q.type == p.type]
+                q = rng.choice(same) if same else p
+                update = f"ops.clip_by_value({p.name} - {t.name} * 0.5, -50.0, 50.0)"
+                return Stmt(f"{t.name} = {value}\n{u.name} = {update}\n"
+                            f"{op}({p.name}, {t.name})\nops.assign({q.name}, {u.name})")
             return Stmt(f"{t.name} = {value}\n{op}({p.name}, {t.name})")
         write = f"{op}({p.name}, {value})"
         s = self._state(lambda v: isinstance(v.type, TT))

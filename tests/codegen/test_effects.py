@@ -461,7 +461,7 @@ def _stored_in_loops(compiled):  # type: ignore[no-untyped-def]
             if re.match(r"\w+\[i0\w*\] = ", x) and x.split("[")[0] in views], lines
 
 
-class Step(nn.Cell):
+class OptimizerStep(nn.Cell):
     """An optimizer's step written with every read first (as msc's optimizers are): the
     new weight reads the new moments, then the three writes."""
 
@@ -488,7 +488,7 @@ def test_one_loop_stores_values_its_own_members_read():
     loop, each weight stored once, nothing copied; a reader after the writes gets the
     value. The same bits as eager and numpy's."""
     g = np.array([[0.5, -1.0, 2.0], [0.25, 0.0, -3.0]], np.float32)
-    net, eager = Step(), Step()
+    net, eager = OptimizerStep(), OptimizerStep()
     compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
     p, m, v = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), 0 * g, 0 * g
     for _ in range(3):
@@ -536,3 +536,4 @@ def test_writes_of_views_broadcasts_and_casts_agree_with_eager() -> None:
     p = np.arange(9, dtype=np.float32).reshape(3, 3)
     np.testing.assert_array_equal(net.p.asnumpy(), (p + p.T) * 2)  # numpy, independently
     assert not any("[...] = " in line for line in compiled.spec.kernel.lines)
+

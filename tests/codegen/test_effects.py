@@ -537,3 +537,39 @@ def test_writes_of_views_broadcasts_and_casts_agree_with_eager() -> None:
     np.testing.assert_array_equal(net.p.asnumpy(), (p + p.T) * 2)  # numpy, independently
     assert not any("[...] = " in line for line in compiled.spec.kernel.lines)
 
+
+class Scatters(nn.Cell):
+    """Scatters into an operand that dies there (a product's result; zeros made at run
+    time, too large to fold; folded zeros) and into one read again after."""
+
+    def construct(self, x, idx, upd):  # type: ignore[no-untyped-def]
+        dying = ops.tensor_scatter_add(x * 2, idx, upd)
+        kept = x * 3
+        read_after = ops.tensor_scatter_add(kept, idx, upd)
+        made = ops.tensor_scatter_add(ops.zeros((300, 256), ms.float32), idx, upd)
+        folded = ops.tensor_scatter_add(ops.zeros((20, 256), ms.float32), idx, upd)
+        return dying, read_after + kept, made, folded
+
+
+def test_a_scatter_works_in_an_operand_nobody_reads_again():
+    """A scatter whose input is an array the kernel made and only it reads works in that
+    array, and one into constant zeros starts from new zeros: one copy is left, of the
+    input read again after (whose value must not change). Against numpy's add.at."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((300, 256)).astype(np.float32)
+    idx = np.array([[4], [0], [4], [19], [7], [4]], np.int32)
+    upd = rng.standard_normal((6, 256)).astype(np.float32)
+    want = []
+    for base in (x * np.float32(2), x * np.float32(3), np.zeros((300, 256), np.float32),
+                 np.zeros((20, 256), np.float32)):
+        out = base.copy()
+        np.add.at(out, idx[:, 0], upd)
+        want.append(out)
+    want[1] = want[1] + x * np.float32(3)
+    compiled = compile_entry(Scatters(), [arg_spec(a) for a in (x, idx, upd)], store=None,
+                             target="numba")
+    got = compiled.run([Tensor(a) for a in (x, idx, upd)])
+    for g, w in zip(got, want):
+        assert g.asnumpy().tobytes() == w.tobytes()
+    copies = [line for line in compiled.spec.kernel.lines if ".copy()" in line]
+    assert len(copies) == 1, compiled.spec.kernel.lines

@@ -80,12 +80,12 @@ def _ones_like_impl(x: Any) -> Any:
 
 def _emit_full(value: Any) -> ArrayExpr:
     """``np.full`` of the result's type: large constants are left to run time (const_fold
-    keeps small ones only). ``value`` None: the node's ``value`` attr."""
+    keeps small ones only), each a new array. ``value`` None: the node's ``value`` attr."""
     def emit(a: list[Expr], node: Any) -> Expr:
         t = node.out.type
         shown = node.attr["value"] if value is None else value
         return Call(Fn.FULL, (shape_of(t.shape), Lit(shown), DTypeRef(t.dtype)))
-    return ArrayExpr(emit)
+    return ArrayExpr(emit, fresh=True)
 
 
 _SHAPE = (Attr("shape", types=(tuple,)), Attr("dtype", convert=dtypes.coerce))

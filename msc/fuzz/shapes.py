@@ -109,6 +109,19 @@ class ShapeForms:
         ints = rng.choice(["np.int32", "np.int64"])
         return f"ops.gather({src}, Tensor(np.array({idx!r}, {ints})), {axis})"
 
+    def _f_scatter(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """``t`` with rows added at repeated indices (``ops.tensor_scatter_add``): its loops
+        work in the input's array where nothing else reads it, else in a copy."""
+        if t.ndim == 0 or not t.floating:
+            return None
+        rng = self.rng
+        k = rng.randint(1, 4)
+        idx = [[rng.randrange(t.shape[0])] for _ in range(k)]
+        base = self.sub(t, scope, depth)
+        rows = self.sub(t.with_shape((k,) + t.shape[1:]), scope, depth)
+        ints = rng.choice(["np.int32", "np.int64"])
+        return f"ops.tensor_scatter_add({base}, Tensor(np.array({idx!r}, {ints})), {rows})"
+
     def _f_index(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """``t`` as an item, a slice, a column or a strided view of a bigger tensor."""
         rng = self.rng

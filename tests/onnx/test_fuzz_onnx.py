@@ -11,7 +11,8 @@ pytest.importorskip("onnxruntime", reason="the ONNX way needs onnxruntime: pip i
 
 
 def test_generated_programs_agree_through_onnx():
-    features = FEATURES - {"float16", "param-tuple", "vmap-param", "chosen-param", "raise"}
+    features = FEATURES - {"float16", "parameter", "param-tuple", "vmap-param", "chosen-param",
+                           "raise"}
     options = Options((), features=features, onnx_every=1, shrink_seconds=20)
     report = fuzz(2026, 12, options, log=lambda line: None)
     assert report.runs["onnx"] == 12

@@ -429,12 +429,12 @@ class Moments(nn.Cell):
         return self.p * 1
 
 
-def test_one_loop_stores_each_moment_an_optimizer_assigns():
-    """The writes right after a loop of the values it computes (only UpdateStates between)
-    are all stored by the loop, each into its weight, not only the first: no copy of v
-    after it. A weight written twice keeps the second value."""
+def _three_steps(cell: type, returned: Any) -> tuple[Any, ...]:
+    """Three steps of an Adam-shaped ``cell`` (numba target) against numpy's and eager's:
+    what it returns (``returned(p, m)`` of numpy's new weight and moment) compared each
+    step. -> g, the compiled and eager Cells, the compiled entry and numpy's p, m, v."""
     g = np.array([[0.5, -1.0, 2.0], [0.25, 0.0, -3.0]], np.float32)
-    net, eager = Moments(), Moments()
+    net, eager = cell(), cell()
     compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
     p, m, v = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), 0 * g, 0 * g
     for _ in range(3):
@@ -442,8 +442,16 @@ def test_one_loop_stores_each_moment_an_optimizer_assigns():
         v = v * np.float32(0.999) + g * g * np.float32(0.001)
         p = p - np.float32(0.01) * m / (np.sqrt(v) + np.float32(1e-6))
         got = compiled.run([Tensor(g)]).asnumpy()
-        np.testing.assert_allclose(got, p, rtol=1e-6)
+        np.testing.assert_allclose(got, returned(p, m), rtol=1e-6)
         assert got.tobytes() == eager(Tensor(g)).asnumpy().tobytes()
+    return g, net, eager, compiled, p, m, v
+
+
+def test_one_loop_stores_each_moment_an_optimizer_assigns():
+    """The writes right after a loop of the values it computes (only UpdateStates between)
+    are all stored by the loop, each into its weight, not only the first: no copy of v
+    after it. A weight written twice keeps the second value."""
+    g, net, eager, compiled, p, m, v = _three_steps(Moments, lambda p, m: p)
     for name, want in (("m", m), ("v", v), ("q", 2 * g + 1)):
         np.testing.assert_allclose(getattr(net, name).asnumpy(), want, rtol=1e-6)
         assert getattr(net, name).asnumpy().tobytes() == getattr(eager, name).asnumpy().tobytes()
@@ -487,17 +495,8 @@ def test_one_loop_stores_values_its_own_members_read():
     still stored into its weight by the loop: the moments, the step and the weight are one
     loop, each weight stored once, nothing copied; a reader after the writes gets the
     value. The same bits as eager and numpy's."""
-    g = np.array([[0.5, -1.0, 2.0], [0.25, 0.0, -3.0]], np.float32)
-    net, eager = OptimizerStep(), OptimizerStep()
-    compiled = compile_entry(net, [arg_spec(g)], store=None, target="numba")
-    p, m, v = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), 0 * g, 0 * g
-    for _ in range(3):
-        m = m * np.float32(0.9) + g * np.float32(0.1)
-        v = v * np.float32(0.999) + g * g * np.float32(0.001)
-        p = p - np.float32(0.01) * m / (np.sqrt(v) + np.float32(1e-6))
-        got = compiled.run([Tensor(g)]).asnumpy()
-        assert got.tobytes() == (m + np.float32(1)).tobytes()
-        assert got.tobytes() == eager(Tensor(g)).asnumpy().tobytes()
+    g, net, eager, compiled, p, m, v = _three_steps(OptimizerStep,
+                                                    lambda p, m: m + np.float32(1))
     for name, want in (("m", m), ("v", v), ("p", p)):
         assert getattr(net, name).asnumpy().tobytes() == want.tobytes()
         assert getattr(net, name).asnumpy().tobytes() == getattr(eager, name).asnumpy().tobytes()

@@ -717,27 +717,29 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
    x[r * xi + i] (its columns of a stored transposed: a weight gradient's x.T) or
    x[r * 6 + i] (a left one's sliver of weights): strides the compiler sees. A panel's
    last 16 columns, where none is c's, are not computed (V = 1). */
+#define PACK_TILE(R, V, X, B)  /* the kernel's body; B: vector v of b's step r */          \
+    __m512 acc[R][V];                                                                              \
+    _Pragma("GCC unroll 16") for (int i = 0; i < R * V; i++) acc[i / V][i % V] = _mm512_setzero_ps(); \
+    for (int64_t r = 0; r < k; r++) {                                                              \
+        __m512 b[V];                                                                               \
+        _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) b[v] = B;                             \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                     \
+            __m512 s = _mm512_set1_ps(X);                                                          \
+            _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) acc[i][v] = _mm512_fmadd_ps(s, b[v], acc[i][v]); \
+        }                                                                                          \
+    }                                                                                              \
+    _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) {                                         \
+        __mmask16 mask = pack_mask(cols, v);                                                       \
+        __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();        \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                       \
+            _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                      \
+                                  bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);                 \
+    }
 #define PACK_KERNEL(R, V, NAME, X)                                                              \
     static void NAME(int64_t k, const float *x, int64_t xi, const float *panel, float *c,         \
                      int64_t ldc, int64_t cols, const float *bias) {                              \
-        __m512 acc[R][V];                                                                          \
         (void)xi;                                                                                  \
-        _Pragma("GCC unroll 16") for (int i = 0; i < R * V; i++) acc[i / V][i % V] = _mm512_setzero_ps(); \
-        for (int64_t r = 0; r < k; r++) {                                                          \
-            __m512 b[V];                                                                           \
-            _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) b[v] = _mm512_load_ps(panel + r * PACK_COLS + 16 * v); \
-            _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                 \
-                __m512 s = _mm512_set1_ps(X);                                                      \
-                _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) acc[i][v] = _mm512_fmadd_ps(s, b[v], acc[i][v]); \
-            }                                                                                      \
-        }                                                                                          \
-        _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) {                                     \
-            __mmask16 mask = pack_mask(cols, v);                                                   \
-            __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();    \
-            _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                   \
-                _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                  \
-                                      bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);             \
-        }                                                                                          \
+        PACK_TILE(R, V, X, _mm512_load_ps(panel + r * PACK_COLS + 16 * v))                         \
     }
 #define PACK_KERNELS(R)                                                                         \
     PACK_KERNEL(R, 2, pack_right_##R, x[i * xi + r])                                            \
@@ -835,33 +837,22 @@ static void pack_panel(const packed_job *g, int64_t j0, int64_t cols, float *pan
     }
 }
 
+/* b's 16 floats at row (those of mask, zeros after) stored into the panel at to, and returned */
+static inline __m512 pack_vector(const float *row, float *to, __mmask16 mask) {
+    __m512 b = _mm512_maskz_loadu_ps(mask, row);
+    _mm512_store_ps(to, b);
+    return b;
+}
+
 /* The 6-row kernels again for a panel's first rows, packing b's panel as they go: each
    step's two vectors of b's row r (columns j0 to j0 + cols, zeros after) are stored into
    the panel as they are multiplied, so the panel costs no pass of its own. */
 #define PACKING_KERNEL(NAME, X)                                                                 \
     static void NAME(int64_t k, const float *x, int64_t xi, const float *src, int64_t ldb,       \
                      float *panel, float *c, int64_t ldc, int64_t cols, const float *bias) {     \
-        __m512 acc[PACK_ROWS][2];                                                                \
-        __mmask16 m0 = pack_mask(cols, 0), m1 = pack_mask(cols, 1);                              \
-        _Pragma("GCC unroll 16") for (int i = 0; i < 2 * PACK_ROWS; i++) acc[i / 2][i % 2] = _mm512_setzero_ps(); \
-        for (int64_t r = 0; r < k; r++) {                                                        \
-            __m512 b0 = _mm512_maskz_loadu_ps(m0, src + r * ldb);                                \
-            __m512 b1 = _mm512_maskz_loadu_ps(m1, src + r * ldb + 16);                           \
-            _mm512_store_ps(panel + r * PACK_COLS, b0);                                          \
-            _mm512_store_ps(panel + r * PACK_COLS + 16, b1);                                     \
-            _Pragma("GCC unroll 8") for (int i = 0; i < PACK_ROWS; i++) {                       \
-                __m512 s = _mm512_set1_ps(X);                                                    \
-                acc[i][0] = _mm512_fmadd_ps(s, b0, acc[i][0]);                                   \
-                acc[i][1] = _mm512_fmadd_ps(s, b1, acc[i][1]);                                   \
-            }                                                                                    \
-        }                                                                                        \
-        _Pragma("GCC unroll 2") for (int v = 0; v < 2; v++) {                                   \
-            __mmask16 mask = pack_mask(cols, v);                                                 \
-            __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();  \
-            _Pragma("GCC unroll 8") for (int i = 0; i < PACK_ROWS; i++)                         \
-                _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                \
-                                      bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);           \
-        }                                                                                        \
+        __mmask16 masks[2] = {pack_mask(cols, 0), pack_mask(cols, 1)};                           \
+        PACK_TILE(PACK_ROWS, 2, X, pack_vector(src + r * ldb + 16 * v,                           \
+                                               panel + r * PACK_COLS + 16 * v, masks[v]))        \
     }
 PACKING_KERNEL(packing_right, x[i * xi + r])
 PACKING_KERNEL(packing_right_t, x[r * xi + i])

@@ -385,17 +385,22 @@ class FusedLoops:
 
     def dead_operand(self, n: Node, group: list[Node], members: set[Var],
                      taken: list[Var]) -> Var | None:
-        """An operand of the group whose array ``n`` can be computed into: the kernel made
-        it, nobody else shares it, it has ``n``'s type (so the loop reads it at its own
-        index), it was defined at this level (not outside a loop that runs the group
-        again) and only the group reads it."""
+        """An operand of the group whose array ``n`` can be computed into (``free_array``,
+        only the group reading it) of ``n``'s type (so the loop reads it at its own
+        index)."""
         for m in group:
             for v in m.inputs:
                 if isinstance(v, Var) and v not in members and v not in taken and \
-                        v in self.owned and v in self.here and v.type == n.out.type and \
-                        all(u in members for u in self.users.get(v, ())):
+                        v.type == n.out.type and self.free_array(v, members):
                     return v
         return None
+
+    def free_array(self, v: Var, readers: set[Any]) -> bool:
+        """Whether ``v``'s array may take a result: the kernel made it, nobody else shares
+        it, it was defined at this level (not outside a loop that runs this code again)
+        and only ``readers`` read it."""
+        return v in self.owned and v in self.here and \
+            all(u in readers for u in self.users.get(v, ()))
 
     def stored(self, e: Expr, dt: DType) -> Expr:
         """A scalar as an element of an array of ``dt`` values (float16's bits, rounded)."""

@@ -406,8 +406,7 @@ class Lowerer(LaneLoops, FusedLoops, HalfNodes):
         if not (isinstance(first, Assign) and first.target == out and
                 first.value == Call(Fn.METHOD_COPY, (operand,))):
             return loops
-        if isinstance(v, Var) and v in self.owned and v in self.here and \
-                set(self.users.get(v, ())) == {node.out}:
+        if isinstance(v, Var) and self.free_array(v, {node.out}):
             return [Assign(out, operand, loc=first.loc), *loops[1:]]
         t = tensor_of(v.type)
         if isinstance(v, Const) and isinstance(v.value, np.ndarray) and t is not None and \

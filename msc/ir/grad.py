@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -60,15 +60,16 @@ from msc.ir.types import U, MonadType, RefType, TensorType, TupleType, Type, ten
 Cotangent = Any
 
 
-def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False) -> Graph:
+def grad_graph(graph: Graph, *, sens: bool = False, aux: bool = False,
+               prepare: Callable[[Graph], Graph] = lambda g: g) -> Graph:
     """``graph`` differentiated: the same parameters (with ``sens``, the cotangent of the
     output as one more input after the tensor inputs), and the output
     ``(value, (d inputs...), (d weights...), state)``: the forward result, the gradients
     of the tensor inputs and of the weights in parameter order (zeros where no gradient
     flows, in the parameter's dtype), and the state after the forward's effects. The
     output's cotangent is ``sens`` or ones; with ``aux`` the output is ``(out, aux...)``
-    and only ``out`` is differentiated."""
-    g = close_regions(_inline_calls(graph))
+    and only ``out`` is differentiated. ``prepare`` rewrites the inlined forward first."""
+    g = close_regions(prepare(_inline_calls(graph)))
     value, state = result_and_state(g)
     nodes: list[Node] = []
     forward = _Forward(nodes, any(n.op.writes for n in walk(g)), _Shared())

@@ -26,6 +26,7 @@ from msc.optimizer.dce import dce
 from msc.optimizer.if_to_select import if_to_select
 from msc.optimizer.inline import inline
 from msc.optimizer.load_elim import DEFAULT_LEVEL, load_elim
+from msc.optimizer.slice_sink import sink_slices
 
 #: A pass returns the new module, or (the module, notes for the compile report).
 Pass = Callable[[Module], "Module | tuple[Module, list[str]]"]
@@ -43,6 +44,9 @@ PIPELINE: tuple[tuple[str, Pass], ...] = (
     # after const_fold, which makes more nodes equal (Add(x, 1 + 2) and Add(x, 3)). cse
     # creates no constants and no identity patterns, so const_fold need not run again.
     ("cse", cse),
+    # after cse, which makes equal slices of one value one (so it has a single user); it
+    # leaves the nodes whose results it now slices unused, for dce.
+    ("sink_slices", sink_slices),
     # folding and cse leave nodes nobody uses (forwarded MakeTuples, duplicates), and
     # removing them creates no work for the passes above, so one round suffices.
     ("dce", dce),

@@ -62,10 +62,10 @@ def test_save_graphs_dumps_ir_after_every_pass(tmp_path):
 
     f(ms.Tensor(np.ones(3, np.float32)))
     names = sorted(p.name for p in (tmp_path / "f").glob("*.ir"))
-    assert names[:6] == ["00_parse.ir", "01_inline.ir", "02_const_fold.ir", "03_if_to_select.ir",
-                         "04_cse.ir", "05_dce.ir"]
+    assert names[:7] == ["00_parse.ir", "01_inline.ir", "02_const_fold.ir", "03_if_to_select.ir",
+                         "04_cse.ir", "05_sink_slices.ir", "06_dce.ir"]
     parse = next(tmp_path.rglob("00_parse.ir")).read_text()
-    final = next(tmp_path.rglob("05_dce.ir")).read_text()
+    final = next(tmp_path.rglob("06_dce.ir")).read_text()
     assert parse.count("ReLU(") == 2 and final.count("ReLU(") == 1
 
 
@@ -73,4 +73,4 @@ def test_msc_save_graphs_environment_variable(tmp_path):
     proc = run_msc("ir", "examples/mlp.py", "--input", "f32[4,64]", "--quiet",
                    env={"MSC_SAVE_GRAPHS": "1", "MSC_SAVE_GRAPHS_PATH": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "MLP_construct" / "05_dce.ir").is_file()
+    assert (tmp_path / "MLP_construct" / "06_dce.ir").is_file()

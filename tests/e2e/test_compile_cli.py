@@ -120,8 +120,8 @@ def test_manifest_describes_the_artifact_and_its_checksums_match(built, name, ta
     assert f"Dependency hash: {m['dependency_hash']}" in source.split('"""')[1]
     assert f"msc {msc.__version__}" in source.split('"""')[1] and f"'{target}'" in source
     assert [row["name"] for row in m["pass_report"]] == ["parse", "inline", "const_fold",
-                                                         "if_to_select", "cse", "dce",
-                                                         "load_elim"]
+                                                         "if_to_select", "cse",
+                                                         "sink_slices", "dce", "load_elim"]
     phases = {"parse", "optimize", "codegen"} | ({"numba"} if target == "numba" else set())
     assert phases <= set(m["timings"]) and ("numba" in m["timings"]) == (target == "numba")
     assert all(m["timings"][p] > 0 for p in phases)

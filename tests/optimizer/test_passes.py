@@ -424,14 +424,15 @@ def mixed_model() -> tuple[Module, list[np.ndarray], tuple[np.ndarray, ...]]:
 
 def test_pipeline_order_and_report() -> None:
     assert [name for name, _ in PIPELINE] == ["inline", "const_fold", "if_to_select", "cse",
-                                              "dce", "load_elim"]
+                                              "sink_slices", "dce", "load_elim"]
     module, inputs, weights = mixed_model()
     before_text = print_module(module)
     after, report = run_pipeline(module, parse_seconds=0.25)
     assert print_module(module) == before_text
     rows = [(s.name, s.nodes_before, s.nodes_after) for s in report.stats]
     assert rows == [("parse", None, 12), ("inline", 12, 16), ("const_fold", 16, 12),
-                    ("if_to_select", 12, 12), ("cse", 12, 7), ("dce", 7, 5), ("load_elim", 5, 5)]
+                    ("if_to_select", 12, 12), ("cse", 12, 7), ("sink_slices", 7, 7),
+                    ("dce", 7, 5), ("load_elim", 5, 5)]
     assert [n.op.name for n in after.graphs[0].nodes] == ["Mul", "Mul", "Exp", "Add", "Mul"]
     assert report.stats[0].seconds == 0.25 and all(s.seconds >= 0 for s in report.stats)
     table = report.format().splitlines()
@@ -450,10 +451,10 @@ def test_pipeline_dumps(tmp_path: Any) -> None:
     after, _ = run_pipeline(module, dump_dir=folder)
     names = sorted(p.name for p in folder.iterdir())
     assert names == ["00_parse.ir", "01_inline.ir", "02_const_fold.ir", "03_if_to_select.ir",
-                     "04_cse.ir", "05_dce.ir", "06_load_elim.ir"]
+                     "04_cse.ir", "05_sink_slices.ir", "06_dce.ir", "07_load_elim.ir"]
     assert (folder / "00_parse.ir").read_text() == print_module(module)
     assert (folder / "01_inline.ir").read_text() == print_module(inline(module))
-    assert (folder / "06_load_elim.ir").read_text() == print_module(after)
+    assert (folder / "07_load_elim.ir").read_text() == print_module(after)
 
 
 def test_pass_errors_name_the_pass() -> None:

@@ -23,6 +23,7 @@ from msc.ir.grad import grad_graph
 from msc.ir.rewrite import result_and_state
 from msc.ir.transform import Copier
 from msc.ir.types import MonadType, TensorType, TupleType, Type, tensor_of
+from msc.optimizer.slice_sink import sink_slices_graph
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev"]
 
@@ -200,7 +201,9 @@ class _Differentiated(_Traced):
             *args, sens = args
         sub, forward, tensors, nested = _trace(outer, self.__name__, self.fn, args)
         weights = [p for p, _ in sub.weights.values()]
-        graph = grad_graph(forward, sens=sens is not None, aux=self.want.aux)
+        # (the forward's slices moved first: the backward then works on the kept rows)
+        graph = grad_graph(forward, sens=sens is not None, aux=self.want.aux,
+                           prepare=sink_slices_graph)
         operands = [outer.operand(a) for a in tensors + nested]
         if sens is not None:
             out_type = result_and_state(forward)[0].type

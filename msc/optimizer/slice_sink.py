@@ -5,18 +5,7 @@ A classifier that reads one position of a sequence (BERT's and ViT's heads read
 value's only user is the slice and its op computes each kept element from the matching
 elements of its operands (elementwise ops, LayerNorm and softmax over the other axes,
 the rows of a product, transposes, reshapes that keep the sliced axes), the slice moves
-onto the operands, and on up while each value has no other user. Before::
-
-    %0 = Dense(%para1_x, %w, %b) : <Tensor[Float32], (2, 5, 8)>
-    %1 = GeLU(%0) : <Tensor[Float32], (2, 5, 8)>
-    %2 = StridedSlice(%1) {index=((0, 2, 1), 0, (0, 8, 1))} : <Tensor[Float32], (2, 8)>
-
-After::
-
-    %3 = StridedSlice(%para1_x) {index=((0, 2, 1), (0, 1, 1), (0, 8, 1))} : (2, 1, 8)
-    %4 = Dense(%3, %w, %b) : <Tensor[Float32], (2, 1, 8)>
-    %5 = GeLU(%4) : <Tensor[Float32], (2, 1, 8)>
-    %2 = Reshape(%5) {shape=(2, 8)} : <Tensor[Float32], (2, 8)>
+onto the operands, and on up while each value has no other user.
 
 While a slice moves, an int entry is a range of one (every axis keeps its number); a
 Reshape drops those axes at the end. A slice moves only where it keeps at most half of
@@ -47,6 +36,27 @@ Rule = Callable[[Node, tuple[Entry, ...]], "tuple[list[Any], dict[str, Any]] | N
 
 
 def sink_slices(module: Module) -> Module:
+    """Every slice moved up to where its rows are first computed.
+
+    Before::
+
+        subgraph @f(%para1_x, %para2_b) {
+          %0 = Exp(%para1_x) : <Tensor[Float32], (2, 5, 8)>
+          %1 = Add(%0, %para2_b) : <Tensor[Float32], (2, 5, 8)>
+          %2 = StridedSlice(%1) {index=((0, 2, 1), 0, (0, 8, 1))} : <Tensor[Float32], (2, 8)>
+          Return(%2)
+        }
+
+    After::
+
+        subgraph @f(%para1_x, %para2_b) {
+          %0 = StridedSlice(%para1_x) {index=((0, 2, 1), (0, 1, 1), (0, 8, 1))} : <Tensor[Float32], (2, 1, 8)>
+          %1 = Exp(%0) : <Tensor[Float32], (2, 1, 8)>
+          %2 = Add(%1, %para2_b) : <Tensor[Float32], (2, 1, 8)>
+          %3 = Reshape(%2) {shape=(2, 8)} : <Tensor[Float32], (2, 8)>
+          Return(%3)
+        }
+    """
     return map_graphs(module, sink_slices_graph)
 
 

@@ -41,6 +41,7 @@ FORMS: tuple[tuple[str, float, str | None], ...] = (
     ("concat", 1, "shape-ops"), ("stack", 1, "shape-ops"), ("tile", 0.5, "shape-ops"),
     ("split", 0.8, "shape-ops"), ("lone", 0.8, "reduce"),
     ("index", 2, "index"), ("gather", 0.4, "index"), ("scatter", 0.3, "index"),
+    ("head", 0.5, "index"),
     ("matmul", 1.5, "matmul"), ("by_weight", 1, "matmul"),
     ("pool", 0.8, "pool"),
     ("conv", 0.4, "conv"), ("ctc", 0.2, "ctc"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from msc.fuzz.types import TT, Var
+from msc.fuzz.types import MS_DTYPE, TT, Var
 
 
 class ShapeForms:
@@ -121,6 +121,30 @@ class ShapeForms:
         rows = self.sub(t.with_shape((k,) + t.shape[1:]), scope, depth)
         ints = rng.choice(["np.int32", "np.int64"])
         return f"ops.tensor_scatter_add({base}, Tensor(np.array({idx!r}, {ints})), {rows})"
+
+    def _f_head(self, t: TT, scope: list[Var], depth: int) -> str | None:
+        """``t`` as one position of a block computed for several (a classifier's
+        ``x[:, 0]``): a product by a weight, a softmax or a layer norm over the last
+        axis, then tanh and a sum, which slice sinking computes at that position only."""
+        if t.ndim == 0 or t.dtype not in ("float32", "float64"):
+            return None
+        rng, c, n = self.rng, t.shape[-1], self.rng.randint(2, 4)
+        self.note_approx(t.dtype)
+        src = t.with_shape(t.shape[:-1] + (n, c) if t.ndim == 1 else
+                           t.shape[:1] + (n,) + t.shape[1:])
+        x = self.sub(src, scope, depth)
+        kind = rng.choice(["matmul", "softmax", "layer_norm"])
+        if kind == "matmul":
+            block = f"ops.matmul({x}, {self.sub(t.with_shape((c, c)), scope, depth)})"
+        elif kind == "softmax":
+            block = f"ops.softmax({x}, -1)"
+        else:  # (a fixed ramp: a constant row's norm divides its rounding by sqrt(eps))
+            ramp = f"Tensor(np.linspace(-1.0, 1.0, {c}).astype(np.{t.dtype}))"
+            dt = MS_DTYPE[t.dtype]
+            block = f"ops.layer_norm({x} + {ramp}, ({c},), ops.ones(({c},), {dt}), " \
+                    f"ops.zeros(({c},), {dt}))"
+        key = f"{rng.randrange(n)}" if t.ndim == 1 else f":, {rng.randrange(n)}"
+        return f"(ops.tanh({block}) + {self.sub(src, scope, depth)})[{key}]"
 
     def _f_index(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """``t`` as an item, a slice, a column or a strided view of a bigger tensor."""

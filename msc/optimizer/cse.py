@@ -39,6 +39,11 @@ def cse(module: Module) -> Module:
     return _CSE().module(module)
 
 
+def cse_graph(graph: Graph) -> Graph:
+    """``cse`` of one graph and its regions."""
+    return _CSE().graph(graph)
+
+
 class _CSE(Transformer):
     def __init__(self) -> None:
         super().__init__()

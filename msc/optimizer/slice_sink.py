@@ -26,7 +26,8 @@ from msc.ir.builder import make_node
 from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import norm_axes, norm_axis
-from msc.ir.rewrite import map_graphs, map_regions, subst, substitute, use_counts, with_body
+from msc.ir.rewrite import map_graphs, map_regions, use_counts, with_body
+from msc.optimizer.cse import cse_graph
 from msc.ir.types import tensor_of
 
 Entry = tuple  # (start, stop, step) of one axis; stop None runs a negative step to the start
@@ -61,33 +62,17 @@ def sink_slices(module: Module) -> Module:
 
 
 def sink_slices_graph(graph: Graph) -> Graph:
-    """``graph`` (and its regions) with every slice moved as far up as it goes."""
+    """``graph`` (and its regions) with every slice moved as far up as it goes. Each
+    sweep starts with CSE: equal slices of one value (those a residual add and the block
+    beside it moved up) become one, so that value has a single user again."""
     nodes = tuple(map_regions(n, sink_slices_graph) for n in graph.nodes)
     graph = with_body(graph, nodes, graph.output)
     while True:
-        graph = _merge_equal_slices(graph)
+        graph = cse_graph(graph)
         moved = _sink_once(graph)
         if moved is None:
             return graph
         graph = with_body(graph, moved, graph.output)
-
-
-def _merge_equal_slices(graph: Graph) -> Graph:
-    """Two equal slices of one value become one (the operands of a residual add and of
-    the block beside it meet), so that value has a single user again."""
-    first: dict[Any, Var] = {}
-    env: dict[Var, Value] = {}
-    nodes = []
-    for node in graph.nodes:
-        node = substitute(node, env) if env else node
-        if node.op is Op.StridedSlice:
-            key = (node.inputs[0], node.attrs)
-            if key in first:
-                env[node.out] = first[key]
-                continue
-            first[key] = node.out
-        nodes.append(node)
-    return graph if not env else with_body(graph, tuple(nodes), subst(graph.output, env))
 
 
 def _sink_once(graph: Graph) -> tuple[Node, ...] | None:
@@ -144,7 +129,7 @@ def _length(e: Entry) -> int:
 def _slice(v: Value, index: tuple[Entry, ...], nodes: list[Node]) -> Value:
     """``v[index]``: ``v`` itself where the index keeps everything, a constant sliced now."""
     shape = tensor_of(v.type).shape
-    if all(e == (0, dim, 1) for e, dim in zip(index, shape)):
+    if all(e == _whole(dim) for e, dim in zip(index, shape)):
         return v
     if isinstance(v, Const):
         return Const(np.ascontiguousarray(np.asarray(v.value)[tuple(slice(*e) for e in index)]))

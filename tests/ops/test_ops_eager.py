@@ -422,6 +422,36 @@ def test_bad_axes_and_indices() -> None:
         ops.reshape(3, (1,))
 
 
+ALONG_AN_AXIS = {  # ops that index the dim an axis names: a 0-d tensor has none
+    "Split": lambda x: ops.split(x, 1, 0), "chunk": lambda x: ops.chunk(x, 1, 0),
+    "Unstack": lambda x: ops.unstack(x, 0), "narrow": lambda x: ops.narrow(x, 0, 0, 1),
+    "repeat_interleave": lambda x: ops.repeat_interleave(x, 2, 0),
+    "tensor_split": lambda x: ops.tensor_split(x, 1, 0), "diff": lambda x: ops.diff(x),
+    "trapz": lambda x: ops.trapz(x), "TopK": lambda x: ops.topk(x, 1),
+    "Roll": lambda x: ops.roll(x, 1, 0), "swapaxes": lambda x: ops.swapaxes(x, 0, 0),
+    "ReverseV2": lambda x: ops.flip(x, (0,)), "renorm": lambda x: ops.renorm(x, 2, 0, 1.0),
+}
+
+
+@pytest.mark.parametrize("op", sorted(ALONG_AN_AXIS))
+def test_an_axis_of_a_0d_tensor_is_msc_error_at_the_users_line(op: str) -> None:
+    """These read ``x.shape[axis]``: on a 0-d tensor that was Python's bare IndexError
+    from inside msc, in eager and graph mode."""
+    x = ms.Tensor(np.array(2.0, np.float32))
+    with pytest.raises(ms.ShapeError, match=rf"For '{op}', axis -?[01] is out of range for a "
+                                            r"0-d tensor") as info:
+        ALONG_AN_AXIS[op](x)
+    assert info.value.loc is not None and info.value.loc.file == __file__
+
+    @ms.jit
+    def graph(x):
+        return ops.split(x, 1, 0)
+
+    with pytest.raises(ms.ShapeError, match="axis 0 is out of range for a 0-d tensor") as info:
+        graph(x)
+    assert info.value.loc.file == __file__ and "ops.split" in info.value.loc.excerpt()
+
+
 def test_an_index_out_of_range_is_an_index_error() -> None:
     """MindSpore raises IndexError here, so ``except IndexError`` must catch msc's error."""
     from msc.errors import GraphIndexError

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from msc.common.tensor import Tensor
-from msc.errors import GraphTypeError, MscError
+from msc.errors import GraphTypeError, MscError, ShapeError
 from msc.frontend.builder import current_builder
 from msc.frontend.source import user_loc
 from msc.ir.primitives import Primitive
@@ -83,6 +83,11 @@ def _dims(shape: Any, op: Primitive | str) -> tuple[int, ...]:
 # --- shapes ---------------------------------------------------------------------------
 
 
-def _axis_of(x: Tensor, axis: Any, op: Primitive | str, extra: int = 0) -> int:
+def _axis_of(x: Tensor, axis: Any, op: Primitive | str) -> int:
+    """One axis of ``x`` made non-negative, for ops that index the dim it names (a 0-d
+    tensor has none: reductions, which accept axis 0 of one, use ``norm_axes``)."""
     with _checking(op):
-        return norm_axis(want_int(axis, "axis"), x.ndim + extra)
+        axis = want_int(axis, "axis")
+        if x.ndim == 0:
+            raise ShapeError(f"axis {axis} is out of range for a 0-d tensor")
+        return norm_axis(axis, x.ndim)

@@ -27,8 +27,8 @@ from msc.ir.nodes import Const, Graph, Module, Node, Value, Var
 from msc.ir.primitives import Op
 from msc.ir.primitives.base import norm_axes, norm_axis
 from msc.ir.rewrite import map_graphs, map_regions, use_counts, with_body
-from msc.optimizer.cse import cse_graph
 from msc.ir.types import tensor_of
+from msc.optimizer.cse import cse_graph
 
 Entry = tuple  # (start, stop, step) of one axis; stop None runs a negative step to the start
 #: A rule: the kept index of each operand of ``node`` (None: the operand as it is) and the
@@ -64,15 +64,17 @@ def sink_slices(module: Module) -> Module:
 def sink_slices_graph(graph: Graph) -> Graph:
     """``graph`` (and its regions) with every slice moved as far up as it goes. Each
     sweep starts with CSE: equal slices of one value (those a residual add and the block
-    beside it moved up) become one, so that value has a single user again."""
+    beside it moved up) become one, so that value has a single user again. A graph
+    without a slice is left as it is (no CSE: the pipeline's own ran just before)."""
     nodes = tuple(map_regions(n, sink_slices_graph) for n in graph.nodes)
     graph = with_body(graph, nodes, graph.output)
-    while True:
+    while any(n.op is Op.StridedSlice for n in graph.nodes):
         graph = cse_graph(graph)
         moved = _sink_once(graph)
         if moved is None:
-            return graph
+            break
         graph = with_body(graph, moved, graph.output)
+    return graph
 
 
 def _sink_once(graph: Graph) -> tuple[Node, ...] | None:

@@ -726,7 +726,10 @@ class Exprs:
     def _f_split(self, t: TT, scope: list[Var], depth: int) -> str | None:
         """An item of ``ops.split``: a tuple of views of one array (along any axis, so
         strided where it is not the first), which the numba target's driver indexes and
-        its foresight types."""
+        its foresight types. Rarely, a 0-d ``t`` split along axis 0: both modes must raise
+        msc's ShapeError (the op has no dim to split)."""
+        if t.ndim == 0 and t.dtype != "bool" and self.rng.random() < 0.05:
+            return f"ops.split({self.sub(t, scope, depth)}, 1, 0)[0]"
         if t.ndim == 0 or min(t.shape) < 1:
             return None
         axis, parts = self.rng.randrange(t.ndim), self.rng.randint(2, 3)

@@ -16,7 +16,8 @@ _rt_erfc_exact = np.frompyfunc(math.erfc, 1, 1)  # 1 - erf, no cancellation for 
 
 #: erf(z) / z as a series in z*z (10 Taylor terms: below 1e-12 for |z| < 0.5), and
 #: erfc(z) * exp(z*z) ~ P(z) / Q(z) fitted on [0, 10.5] (8.8e-11), highest power first:
-#: the numba runtime's ``_rt_erf64`` and ``_rt_erfc_tail`` with the same coefficients.
+#: the numba runtime's ``_rt_erf64`` with the same series (its ``_rt_erfc_tail`` has a
+#: shorter rational, 6.2e-9, in fused multiply-adds: faster, and enough for float32).
 _rt_erf_series = (-1.6365844691234924e-07, 1.6462114365889246e-06, -1.492565035840625e-05,
                   0.00012055332981789664, -0.0008548327023450852, 0.005223977625442188,
                   -0.026866170645131252, 0.11283791670955126, -0.37612638903183754,

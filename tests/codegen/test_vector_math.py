@@ -7,7 +7,8 @@ ulp, with the same NaNs and the same signs of zeros; against eager mode through 
 target; the fused loop calls the vector form for float32 and keeps libm for float64; and
 a loop calling each form compiles to vector instructions with no call left. The numpy
 runtime (eager mode, the python target) computes float32 erf, erfc and GeLU by the same
-series and rational, checked the same way, and float64 by Python's exact ``math.erf``.
+series and a finer rational, checked the same way, and float64 by Python's exact
+``math.erf``.
 """
 
 from __future__ import annotations

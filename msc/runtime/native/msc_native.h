@@ -248,19 +248,31 @@ static inline double msc_sigmoid64(double x) {
     double e = msc_exp64(x);
     return e / (1.0 + e);
 }
-static inline double msc_poly7(double x, const double *c) {
-    double x2 = x * x;
-    return ((c[0] + x * c[1]) + x2 * (c[2] + x * c[3])) + (x2 * x2) * ((c[4] + x * c[5]) + x2 * c[6]);
+/* exp(y) for y in [-110.25, 0] and erfc(|x|) as exp(-x*x) times a rational fitted on
+ * [0, 10.5], in fused multiply-adds: numba_rt.py's _rt_exp_tail and _rt_erfc_tail (the
+ * same operations in the same order: the same bits) */
+static inline double msc_exp_tail(double y) {
+    static const double c[7] = {1.0000000005545764, 1.0000000363417723, 0.49999992075111044,
+                                0.1666642008359726, 0.04166822625409257, 0.008374823191593094,
+                                0.0013836829102364485};
+    double k = floor(fma(y, 1.4426950408889634, 0.5));
+    double r = fma(k, -0.6931471805599453, y);
+    double p = fma(fma(fma(fma(fma(fma(c[6], r, c[5]), r, c[4]), r, c[3]), r, c[2]), r, c[1]), r, c[0]);
+    int64_t bits = ((int64_t)k + 1023) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
 }
-/* erfc(|x|) as exp(-x*x) times a rational fitted on [0, 10.5]: numba_rt.py's _rt_erfc_tail */
 static inline double msc_erfc_tail(double x) {
-    static const double p[7] = {0.9999999999133165, 1.4369768720230862, 1.0041100182253484,
-                                0.40447582994693454, 0.09349533712313061, 0.01011545102150123, 0.0};
-    static const double q[7] = {1.0, 2.5653560273905898, 2.8988045707519765, 1.8623211005659412,
-                                0.72590108531829, 0.1657151504108549, 0.017929191378245266};
-    double a = fabs(x);
-    double tail = msc_exp64(-x * x) * (msc_poly7(a, p) / msc_poly7(a, q));
-    return a > 10.5 ? 0.0 : tail;
+    static const double p[5] = {1.0000000061546976, 1.2416222599239983, 0.7349724658179524,
+                                0.23082591881453107, 0.033134376418607454};
+    static const double q[6] = {1.0, 2.370002044987551, 2.409223466572314, 1.3316568215789963,
+                                0.4091531501910918, 0.0587285078426736};
+    double a = fabs(x), c = a < 10.5 ? a : 10.5;
+    double num = fma(fma(fma(fma(p[4], c, p[3]), c, p[2]), c, p[1]), c, p[0]);
+    double den = fma(fma(fma(fma(fma(q[5], c, q[4]), c, q[3]), c, q[2]), c, q[1]), c, q[0]);
+    double tail = msc_exp_tail(-(c * c)) * (num / den);
+    return a > 10.5 ? 0.0 : (a != a ? a : tail);
 }
 static inline double msc_erf64(double x) {
     static const double taylor[10] = {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,

@@ -225,8 +225,23 @@ class Tensor:
         return str(self._data)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._data[_eager_key(key)] = np.asarray(value.asnumpy() if isinstance(value, Tensor)
-                                                 else value, dtype=self._data.dtype)
+        """``x[key] = value`` in place, numpy's way. A key or value numpy refuses raises
+        the error a graph's ``x[key] = value`` raises (``indexing.setitem``'s checks: msc's
+        error class, naming the op and the user's line), not numpy's bare one."""
+        try:
+            self._data[_eager_key(key)] = np.asarray(
+                value.asnumpy() if isinstance(value, Tensor) else value,
+                dtype=self._data.dtype)
+        except (IndexError, ValueError, TypeError) as refused:
+            from msc.ops.function.indexing import setitem
+
+            try:
+                setitem(self, key, value)
+            except MscError as e:
+                raise e from None
+            except Exception:  # noqa: BLE001 - no error of msc's: numpy's is the one
+                pass
+            raise refused
 
     # --- operators ----------------------------------------------------------------------
 

@@ -265,6 +265,50 @@ def test_item_assignment_of_an_aliased_tensor_is_refused():
         Aliased()(Tensor(np.ones(2, F)))
 
 
+class ItemOfA0dTensor(nn.Cell):
+    """An index on a 0-d tensor (fuzz seed 15101, program 37): a graph refused it with
+    msc's ShapeError, eager mode raised numpy's bare IndexError (no line of the user's)."""
+
+    def construct(self, x):
+        s = x.max()
+        s[Tensor(-1, ms.int32)] = 0
+        return s
+
+
+class TwoIndicesOfAVector(nn.Cell):
+    def construct(self, x):
+        s = x * 1
+        s[0, 1] = 0
+        return s
+
+
+class ItemPastTheEnd(nn.Cell):
+    def construct(self, x):
+        s = x * 1
+        s[5] = 0
+        return s
+
+
+@pytest.mark.parametrize("cell, error, message", [
+    (ItemOfA0dTensor, "ShapeError", "For 'setitem', too many indices (1) for a 0-d tensor"),
+    (TwoIndicesOfAVector, "ShapeError", "For 'setitem', too many indices (2) for a 1-d tensor"),
+    (ItemPastTheEnd, "GraphIndexError",
+     "For 'setitem', index 5 is out of bounds for axis 0 with size 2"),
+])
+def test_a_refused_item_assignment_raises_msc_error_alike_in_both_modes(cell, error, message):
+    """Eager ``x[key] = v`` raises a graph's error for a key numpy refuses: msc's class,
+    message and the user's line, in PYNATIVE and GRAPH mode alike."""
+    line = cell.construct.__code__.co_firstlineno + 2
+    seen = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        with pytest.raises(ms.errors.MscError) as err:
+            cell()(Tensor(np.ones(2, F)))
+        seen.append((type(err.value).__name__, err.value.message, err.value.loc.file,
+                     err.value.loc.line))
+    assert seen[0] == seen[1] == (error, message, __file__, line)
+
+
 def test_a_tensor_owns_its_data_and_from_numpy_shares_it():
     a = np.zeros(3, F)
     owned, shared = Tensor(a), Tensor.from_numpy(a)

@@ -224,25 +224,6 @@ class Tensor:
     def __str__(self) -> str:
         return str(self._data)
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        """``x[key] = value`` in place, numpy's way. A key or value numpy refuses raises
-        the error a graph's ``x[key] = value`` raises (``indexing.setitem``'s checks: msc's
-        error class, naming the op and the user's line), not numpy's bare one."""
-        try:
-            self._data[_eager_key(key)] = np.asarray(
-                value.asnumpy() if isinstance(value, Tensor) else value,
-                dtype=self._data.dtype)
-        except (IndexError, ValueError, TypeError) as refused:
-            from msc.ops.function.indexing import setitem
-
-            try:
-                setitem(self, key, value)
-            except MscError as e:
-                raise e from None
-            except Exception:  # noqa: BLE001 - no error of msc's: numpy's is the one
-                pass
-            raise refused
-
     # --- operators ----------------------------------------------------------------------
 
     def __add__(self, o: Any) -> Any: return apply(Op.Add, self, o)
@@ -281,9 +262,9 @@ class Tensor:
     # of ``msc.ops``, which are built on this class.
 
 
-def _eager_key(key: Any) -> Any:
+def eager_key(key: Any) -> Any:
     if isinstance(key, tuple):
-        return tuple(_eager_key(k) for k in key)
+        return tuple(eager_key(k) for k in key)
     return key.asnumpy() if isinstance(key, Tensor) else key
 
 

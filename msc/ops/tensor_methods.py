@@ -15,14 +15,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from msc.common.tensor import Tensor, apply
-from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError
+from msc.common.tensor import Tensor, apply, eager_key
+from msc.errors import GraphTypeError, GraphValueError, InternalCompilerError, MscError
 from msc.frontend.source import user_loc
 from msc.ir import dtypes
 from msc.ir.primitives import Op
 from msc.ops import functional as F
 from msc.ops.function import array_func as A
 from msc.ops.function import linalg_func as E
+from msc.ops.function.indexing import setitem
 from msc.ops.function.linalg_func import addbmm, addmm, addmv, addr, baddbmm, cross, ger, mm
 from msc.ops.function.manipulation_func import (
     diagflat,
@@ -66,6 +67,23 @@ class _OverFunctional:
     def __matmul__(self, o: Any) -> Any: return F.matmul(self, o)
     def __rmatmul__(self, o: Any) -> Any: return F.matmul(o, self)
     def __getitem__(self, key: Any) -> Any: return F.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """``x[key] = value`` in place, numpy's way. A key or value numpy refuses raises
+        the error a graph's ``x[key] = value`` raises (``indexing.setitem``'s checks: msc's
+        error class, naming the op and the user's line), not numpy's bare one."""
+        try:
+            self._data[eager_key(key)] = np.asarray(
+                value.asnumpy() if isinstance(value, Tensor) else value,
+                dtype=self._data.dtype)
+        except (IndexError, ValueError, TypeError) as refused:
+            try:
+                setitem(self, key, value)
+            except MscError as e:
+                raise e from None
+            except Exception:  # noqa: BLE001 - no error of msc's: numpy's is the one
+                pass
+            raise refused
 
     # --- methods (MindSpore's Tensor methods, over the functional ops) -------------------
 
@@ -661,7 +679,8 @@ def _install_mirrored_methods(cls: type) -> None:
 def _install_over_functional(cls: type) -> None:
     """Add ``_OverFunctional``'s operators and methods to ``cls`` (Tensor), named as its own."""
     for name, value in vars(_OverFunctional).items():
-        if name.startswith("__") and name not in ("__matmul__", "__rmatmul__", "__getitem__"):
+        if name.startswith("__") and name not in ("__matmul__", "__rmatmul__", "__getitem__",
+                                                  "__setitem__"):
             continue
         if name in vars(cls):
             raise InternalCompilerError(f"Tensor.{name} is both written and generated")

@@ -87,9 +87,8 @@ def _rt_fma_intrinsic():
     def fma(typingctx, a, b, c):
         def codegen(context, builder, signature, args):
             lane = ir.DoubleType()
-            fn = builder.module.declare_intrinsic("llvm.fma", [lane],
-                                                  ir.FunctionType(lane, [lane] * 3))
-            return builder.call(fn, args)
+            return builder.call(builder.module.declare_intrinsic(
+                "llvm.fma", [lane], ir.FunctionType(lane, [lane] * 3)), args)
         return types.float64(types.float64, types.float64, types.float64), codegen
     return fma
 
@@ -215,10 +214,8 @@ def _rt_erfc_tail(x):
     """erfc(|x|) to a relative error below 1e-8, as exp(-x*x) times the rational: it
     does not cancel anywhere, so erfc needs nothing else (erf near 0 does). Above 10.5
     (NaN and inf too) the parts are computed at 10.5 and the result chosen after."""
-    x = np.float64(x)
-    a = abs(x)
-    c = a if a < 10.5 else 10.5
-    p, q = _rt_erfc_p, _rt_erfc_q
+    a = abs(np.float64(x))
+    c, p, q = (a if a < 10.5 else 10.5), _rt_erfc_p, _rt_erfc_q
     num = _rt_fma(_rt_fma(_rt_fma(_rt_fma(p[4], c, p[3]), c, p[2]), c, p[1]), c, p[0])
     den = _rt_fma(_rt_fma(_rt_fma(_rt_fma(_rt_fma(q[5], c, q[4]), c, q[3]), c, q[2]), c, q[1]),
                   c, q[0])

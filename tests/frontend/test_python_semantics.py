@@ -309,6 +309,121 @@ def test_a_refused_item_assignment_raises_msc_error_alike_in_both_modes(cell, er
     assert seen[0] == seen[1] == (error, message, __file__, line)
 
 
+class AssignKey(nn.Cell):
+    def __init__(self, key):
+        super().__init__()
+        self.key = key
+
+    def construct(self, x, i, v):
+        s = x * 1
+        s[self.key] = v
+        return s
+
+
+class AssignAtTensor(nn.Cell):
+    """``s[before + (i,) + after] = v``: an integer tensor index ``i`` among static ones."""
+
+    def __init__(self, before, after):
+        super().__init__()
+        self.before, self.after = before, after
+
+    def construct(self, x, i, v):
+        s = x * 1
+        s[self.before + (i,) + self.after] = v
+        return s
+
+
+class AssignMasked(nn.Cell):
+    def construct(self, x, i, v):
+        s = x * 1
+        s[i] = v
+        return s
+
+
+I0 = np.array(1)  # a 0-d integer tensor index
+I1 = np.array([0, 2])
+ROWS = np.array([True, False])
+EVEN = np.arange(6).reshape(2, 3) % 2 == 0
+ASSIGNED = [  # x's shape, key (I0/I1/a mask: a tensor, and where it stands), value's shape
+    ((2, 3), 0, (1, 3)), ((2, 3), 0, (1, 1, 3)), ((2, 3), 0, (1, 1, 1)),
+    ((2, 3, 4), (slice(0, 2), 0), (1, 1, 2, 4)), ((2, 3, 4), (slice(None), 1), (1, 1, 4)),
+    ((2, 3), (0, slice(1, 3)), (1, 1, 2)), ((2, 3), (0, ..., 0), (1, 1)),
+    ((), ..., (1, 1)), ((4,), slice(None, None, 2), (1, 2)),
+    ((2, 3), (I0,), (1, 3)), ((2, 3), (I0,), (1, 1, 3)),
+    ((2, 3), (slice(None), I0), (1, 1, 2)), ((2, 3), (slice(None), I0), ()),
+    ((2, 3, 4), (slice(None), I0, slice(None)), (4,)),
+    ((2, 3, 4), (slice(None), I0, slice(None)), (1, 1, 2, 4)),
+    ((2, 3), (slice(None), I1), (1, 1)), ((3,), (I1,), (1, 1, 1)),
+    ((2, 3), ROWS, (1, 1, 3)), ((2, 3), ROWS, (3,)), ((2, 3), ROWS, (1, 1, 1, 1)),
+    ((2, 3, 4), EVEN, (1, 1, 4)), ((2, 3), EVEN, (1,)), ((2, 3), EVEN, ()),
+]
+REFUSED = [  # ... and the msc error both modes raise where numpy refuses the value
+    ((2, 3), 0, (2, 3), "ShapeError"), ((2, 3), 0, (3, 1), "ShapeError"),
+    ((2, 3), 0, (2,), "ShapeError"), ((2, 3), (0, 0), (1,), "ShapeError"),
+    ((2, 3), (0, 0), (1, 1), "ShapeError"), ((), (), (1,), "ShapeError"),
+    ((2, 3, 4), (slice(None), 0), (2, 1, 4), "ShapeError"),
+    ((2, 3), (I0,), (2, 3), "ShapeError"), ((3,), (I0,), (1,), "ShapeError"),
+    ((2, 3), (0, I0), (1, 1), "ShapeError"),
+    ((2, 3), (slice(None), I0), (2, 1), "ShapeError"),
+    ((2, 3), EVEN, (1, 1), "GraphTypeError"), ((2, 3), ROWS, (2, 1, 3), "ShapeError"),
+    ((2, 3), ROWS, (4,), "ShapeError"),
+]
+
+
+def _assign_case(shape, key):
+    x = np.arange(int(np.prod(shape)), dtype=F).reshape(shape)
+    if isinstance(key, np.ndarray) and key.dtype == np.bool_:
+        return x, key, AssignMasked()
+    parts = key if isinstance(key, tuple) else (key,)
+    at = next((n for n, k in enumerate(parts) if isinstance(k, np.ndarray)), None)
+    if at is None:
+        return x, np.array(0), AssignKey(key)
+    return x, parts[at], AssignAtTensor(parts[:at], parts[at + 1:])
+
+
+def _both_modes(cell, x, i, v):
+    """The result (or the error) of PYNATIVE then GRAPH mode."""
+    seen = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            seen.append(cell(Tensor(x), Tensor(i), Tensor(v)).asnumpy())
+        except Exception as e:  # noqa: BLE001 - compared below
+            seen.append(e)
+    return seen
+
+
+@pytest.mark.parametrize("shape, key, value", ASSIGNED)
+def test_a_value_with_extra_leading_1_dims_is_assigned_alike_in_both_modes(shape, key, value):
+    """numpy drops an assigned value's leading 1-dims (a (1, 3) value fits a (3,)
+    selection); a graph refused such a value with ShapeError (fuzz seed 15101) that eager
+    mode assigned."""
+    x, i, cell = _assign_case(shape, key)
+    v = np.arange(-1, -1 - int(np.prod(value)), -1).astype(F).reshape(value)
+    want = x.copy()
+    want[key] = v
+    eager, graph = _both_modes(cell, x, i, v)
+    for got in (eager, graph):
+        assert isinstance(got, np.ndarray), repr(got)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape, key, value, error", REFUSED)
+def test_a_value_numpy_refuses_raises_the_same_msc_error_in_both_modes(shape, key, value,
+                                                                       error):
+    """numpy refuses these values (checked here); eager mode re-raises the graph's msc
+    error, so both modes raise the same class and message at the user's file."""
+    x, i, cell = _assign_case(shape, key)
+    v = np.ones(value, F)
+    with pytest.raises((ValueError, TypeError)):
+        x.copy()[key] = v
+    seen = _both_modes(cell, x, i, v)
+    assert all(isinstance(e, ms.errors.MscError) for e in seen), seen
+    assert [type(e).__name__ for e in seen] == [error, error]
+    assert seen[0].message == seen[1].message
+    assert all(e.loc.file == __file__ for e in seen)
+
+
 def test_a_tensor_owns_its_data_and_from_numpy_shares_it():
     a = np.zeros(3, F)
     owned, shared = Tensor(a), Tensor.from_numpy(a)

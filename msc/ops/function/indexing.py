@@ -138,10 +138,11 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
 
     The key may hold ints, slices, ``...`` and one 0-d integer tensor. It is built from
     ops every target has: a constant map from each element of ``x`` to the element of
-    ``value`` (broadcast to the indexed shape) that replaces it, a ``Gather`` through that
-    map, and a ``Select`` under the mask of replaced elements; a tensor index adds an
-    ``Equal`` of its axis' positions to the mask (its ``Gather`` from those positions
-    wraps a negative index and raises IndexError for one out of range, as eager does).
+    ``value`` (broadcast to the indexed shape, numpy's way: see ``_assigned_shape``) that
+    replaces it, a ``Gather`` through that map, and a ``Select`` under the mask of
+    replaced elements; a tensor index adds an ``Equal`` of its axis' positions to the
+    mask (its ``Gather`` from those positions wraps a negative index and raises
+    IndexError for one out of range, as eager does).
     """
 
     x = _as_tensor(x, "setitem")
@@ -169,18 +170,23 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
         positions = np.arange(x.size).reshape(x.shape)[numpy_key]
         region = positions.shape  # the shape ``value`` broadcasts to
         point = dynamic is not None and dynamic[1].ndim == 0
+        kept = 0
         if point:  # value has no dimension for the tensor-indexed axis
             kept = builtins.sum(1 for e in index[:dynamic[0]] if not isinstance(e, int))
             region = region[:kept] + region[kept + 1:]
         value = apply(Op.Cast, _as_tensor(value, "setitem") if isinstance(value, Tensor)
                       else Tensor(np.asarray(value, x.dtype.np)), dtype=x.dtype)
-        if np.broadcast_shapes(value.shape, region) != region:
-            raise ShapeError(f"a value of shape {value.shape} cannot be assigned to a "
-                             f"selection of shape {region}")
-        if point:
-            value = apply(Op.ExpandDims, value, axis=kept)
-        elif dynamic is not None:
+        element = not any(k is Ellipsis for k in items) and len(items) == x.ndim and all(
+            isinstance(e, int) for a, e in enumerate(index)
+            if dynamic is None or a != dynamic[0]) and (dynamic is None or point)
+        shape = _assigned_shape(value.shape, region, element)
+        if point:  # value's dims lined up with the region's, then one for the indexed axis
+            shape = (1,) * (len(region) - len(shape)) + shape
+            shape = shape[:kept] + (1,) + shape[kept:]
+        if dynamic is not None and not point:
             value = apply(Op.Reshape, value, shape=())
+        elif shape != value.shape:
+            value = apply(Op.Reshape, value, shape=shape)
         source = np.full(x.size, -1, np.int64)
         source[positions.ravel()] = np.arange(positions.size)
         flat = apply(Op.Reshape, apply(Op.BroadcastTo, value, shape=positions.shape),
@@ -206,27 +212,66 @@ def setitem(x: Any, key: Any, value: Any) -> Any:
     return apply(Op.Select, mask, replaced, x)
 
 
+def _assigned_shape(shape: tuple[int, ...], region: tuple[int, ...],
+                    element: bool) -> tuple[int, ...]:
+    """``shape`` as numpy assigns a value of that shape to a selection of shape ``region``:
+    leading 1-dims beyond the region's rank dropped (a (1, 3) value fits a (3,) selection),
+    then it must broadcast to the region. One element chosen by integers alone (``x[0, 1]``,
+    ``x[i]`` of a vector) takes a 0-d value only, as numpy's does. ShapeError otherwise."""
+    fitted = shape
+    while not element and len(fitted) > len(region) and fitted[0] == 1:
+        fitted = fitted[1:]
+    if len(fitted) > len(region) or any(
+            v not in (1, r) for v, r in zip(reversed(fitted), reversed(region))):
+        raise ShapeError(f"a value of shape {shape} cannot be assigned to a selection of "
+                         f"shape {region}")
+    return fitted
+
+
 def _is_single(value: Any) -> bool:
-    return not isinstance(value, Tensor) or value.size == 1
+    return (value.size if isinstance(value, Tensor) else np.size(value)) == 1
 
 
 def _set_masked(x: Tensor, mask: Tensor, value: Any) -> Any:
-    """``x[mask] = v`` with a bool mask over x's leading dims and a single value: where
-    the mask holds, v (the selection's shape depends on the data, so a value of more
-    elements is refused)."""
+    """``x[mask] = v`` with a bool mask over x's leading dims: where the mask holds, v.
+
+    The selection's shape is (n,) + the unmasked dims, n the count of True entries, which
+    depends on the data; so v is taken as numpy takes it when that count does not matter:
+    a single value, or (a mask over leading dims only) a value that broadcasts to the
+    unmasked dims once numpy drops its leading 1-dims. A mask over every dim takes a 0-d or
+    1-d value only, as numpy's does."""
     with _checking("setitem"):
         if mask.shape != x.shape[:mask.ndim]:
             raise ShapeError(f"a boolean mask of shape {mask.shape} does not match the "
                              f"tensor's leading dims {x.shape[:mask.ndim]}")
-        if not _is_single(value):
-            raise GraphTypeError("a boolean mask index takes a single value (x[mask] = v): "
-                                 "the selection's shape depends on the data")
+    v = apply(Op.Cast, value if isinstance(value, Tensor) else Tensor(np.asarray(
+        value, x.dtype.np)), dtype=x.dtype)
+    with _checking("setitem"):
+        rest = x.shape[mask.ndim:]
+        if not rest and v.ndim > 1:
+            raise GraphTypeError(f"a boolean mask over every dim takes a 0-d or 1-d value, "
+                                 f"but got one of shape {v.shape}")
+        shape = v.shape
+        while len(shape) > len(rest) + 1 and shape[0] == 1:
+            shape = shape[1:]
+        counted = len(shape) == len(rest) + 1 and shape[0] != 1  # then it must equal n
+        if len(shape) == len(rest) + 1:
+            shape = shape[1:]
+        if len(shape) > len(rest) or any(
+                d not in (1, r) for d, r in zip(reversed(shape), reversed(rest))):
+            selection = "(n" + "".join(f", {d}" for d in rest) + ")"
+            raise ShapeError(f"a value of shape {v.shape} cannot be assigned to a selection "
+                             f"of shape {selection}, n the count of the mask's True entries")
+        if counted:
+            raise GraphTypeError("a boolean mask index takes a single value, or one that "
+                                 "broadcasts to the unmasked dims (x[mask] = v): the "
+                                 "selection's shape depends on the data")
     if mask.ndim < x.ndim:
         mask = apply(Op.BroadcastTo, apply(Op.Reshape, mask, shape=mask.shape + (1,) * (
             x.ndim - mask.ndim)), shape=x.shape)
-    v = apply(Op.Cast, value if isinstance(value, Tensor) else Tensor(np.asarray(
-        value, x.dtype.np)), dtype=x.dtype)
-    v = apply(Op.BroadcastTo, apply(Op.Reshape, v, shape=()), shape=x.shape)
+    if shape != v.shape:
+        v = apply(Op.Reshape, v, shape=shape)
+    v = apply(Op.BroadcastTo, v, shape=x.shape)
     return apply(Op.Select, mask, v, x)
 
 

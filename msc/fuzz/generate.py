@@ -301,7 +301,10 @@ class Gen(PyForms, Exprs, ShapeForms, GradForms):
         if rng.random() < 0.3:
             value = self.scalar(v.type)
         else:
-            value = self.expr(v.type.with_shape(sub_shape(rng, rest)), scope, 2)
+            sub = sub_shape(rng, rest)
+            if rest and rng.random() < 0.15:  # numpy drops a value's extra leading 1-dims
+                sub = (1,) + sub
+            value = self.expr(v.type.with_shape(sub), scope, 2)
         return Stmt(f"{v.name}[{key}] = {value}")
 
     def _s_tuple(self, scope: list[Var], depth: int) -> Stmt:

@@ -218,14 +218,23 @@ def _assigned_shape(shape: tuple[int, ...], region: tuple[int, ...],
     leading 1-dims beyond the region's rank dropped (a (1, 3) value fits a (3,) selection),
     then it must broadcast to the region. One element chosen by integers alone (``x[0, 1]``,
     ``x[i]`` of a vector) takes a 0-d value only, as numpy's does. ShapeError otherwise."""
-    fitted = shape
-    while not element and len(fitted) > len(region) and fitted[0] == 1:
-        fitted = fitted[1:]
-    if len(fitted) > len(region) or any(
-            v not in (1, r) for v, r in zip(reversed(fitted), reversed(region))):
+    fitted = shape if element else _without_leading_ones(shape, len(region))
+    if not _broadcasts_to(fitted, region):
         raise ShapeError(f"a value of shape {shape} cannot be assigned to a selection of "
                          f"shape {region}")
     return fitted
+
+
+def _without_leading_ones(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    """``shape``'s leading 1-dims dropped while it has more than ``rank`` dims."""
+    while len(shape) > rank and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _broadcasts_to(shape: tuple[int, ...], region: tuple[int, ...]) -> bool:
+    return len(shape) <= len(region) and all(
+        v in (1, r) for v, r in zip(reversed(shape), reversed(region)))
 
 
 def _is_single(value: Any) -> bool:
@@ -251,14 +260,11 @@ def _set_masked(x: Tensor, mask: Tensor, value: Any) -> Any:
         if not rest and v.ndim > 1:
             raise GraphTypeError(f"a boolean mask over every dim takes a 0-d or 1-d value, "
                                  f"but got one of shape {v.shape}")
-        shape = v.shape
-        while len(shape) > len(rest) + 1 and shape[0] == 1:
-            shape = shape[1:]
+        shape = _without_leading_ones(v.shape, len(rest) + 1)
         counted = len(shape) == len(rest) + 1 and shape[0] != 1  # then it must equal n
         if len(shape) == len(rest) + 1:
             shape = shape[1:]
-        if len(shape) > len(rest) or any(
-                d not in (1, r) for d, r in zip(reversed(shape), reversed(rest))):
+        if not _broadcasts_to(shape, rest):
             selection = "(n" + "".join(f", {d}" for d in rest) + ")"
             raise ShapeError(f"a value of shape {v.shape} cannot be assigned to a selection "
                              f"of shape {selection}, n the count of the mask's True entries")

@@ -42,7 +42,7 @@ After::
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 from msc.codegen import outline
 from msc.codegen.pyrender import render_stmts
@@ -170,25 +170,31 @@ _ARITHMETIC: dict[BinaryOp, Any] = {
     BinaryOp.MUL: lambda a, b: a * b, BinaryOp.FLOORDIV: lambda a, b: a // b}
 
 
-def work(stmts: tuple[Stmt, ...], sizes: dict[str, Expr]) -> int | None:
+def work(stmts: tuple[Stmt, ...], sizes: dict[str, Expr],
+         row_length: Callable[[K.Helper], int] | None = None) -> int | None:
     """How many innermost statements ``stmts`` run (a branch: its longer side); None
-    where a loop's extent is not known from the call."""
+    where a loop's extent is not known from the call. Where ``row_length`` says how long
+    a row helper's row is (``_rt_row_sum``: a layer norm's mean), a statement calling one
+    counts its elements too, as the loop it replaced did."""
     total = 0
     for s in stmts:
         if isinstance(s, Loop):
             lo = _value(s.start, sizes) if s.start is not None else 0
-            hi, inner = _value(s.stop, sizes), work(s.body, sizes)
+            hi, inner = _value(s.stop, sizes), work(s.body, sizes, row_length)
             step = _value(s.step, sizes) if s.step is not None else 1
             if lo is None or hi is None or inner is None or not step:
                 return None
             total += max(0, math.ceil((hi - lo) / step)) * max(inner, 1)
         elif isinstance(s, K.Branch):
-            sides = [work(s.body, sizes), work(s.orelse, sizes)]
+            sides = [work(s.body, sizes, row_length), work(s.orelse, sizes, row_length)]
             if None in sides:
                 return None
             total += max(sides)  # type: ignore[type-var]
         elif isinstance(s, K.While):
             return None
         else:
-            total += 1
+            value = getattr(s, "value", None)
+            rows = [e for e in K.nodes(value) if isinstance(e, K.Helper) and
+                    e.name.startswith("_rt_row_")] if row_length and value is not None else []
+            total += 1 + sum(row_length(e) for e in rows)  # type: ignore[misc]
     return total

@@ -349,6 +349,20 @@ def test_row_folds_equal_the_numba_target_to_the_bit(tmp_path):
     assert_numba_bits(art, models.RowFolds(), x, 5, tmp_path)
 
 
+def test_a_layer_norm_of_many_short_rows_runs_in_parts(tmp_path):
+    """394 rows of 197 (a ViT's tokens): a row helper counts its row's elements toward the
+    work a part must do (``threads.work``), so the layer norm's means, variances and scaling
+    are a part, whose bytes are the numba target's on 1, 2 and 3 threads."""
+    x = (np.random.default_rng(8).standard_normal((394, 197)) * 30).astype(np.float32)
+    art = compile_native(tmp_path / "rows", "RowFolds", ["f32[394,197]"])
+    parts = (art / "model.c").read_text().split("static int msc_part_")[1:]
+    assert any("msc_row_squares_f32(" in p.split("\n}\n")[0] for p in parts)
+    raw = assert_numba_bits(art, models.RowFolds(), x, 5, tmp_path)
+    runner = build_runner(art, tmp_path / "threads")
+    for n in (1, 2, 3):
+        assert run_c(runner, [x], tmp_path, prefix=(f"MSC_NUM_THREADS={n}",))[0] == raw
+
+
 def test_parts_give_the_same_bytes_on_one_two_and_three_threads(tmp_path):
     """Every loop nest, copy and loop of products cut into parts run by the runtime's
     threads, products cut into blocks and Winograd's blocks shared out: the same bytes on

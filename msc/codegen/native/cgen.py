@@ -181,10 +181,10 @@ class Renderer:
         where it does not qualify."""
         sizes = {name: K.Lit(v) for name, v in self.env.items() if type(v) is int}
         extent, inside = threads.part_of(s, K.Name(P.PART_INDEX))
-        n, count = self.value(extent), threads.work((s,), sizes)
-        if not isinstance(n, int) or n < 2 or count is None or count < threads.MIN_WORK:
-            return None
-        if not self.private(inside):
+        n = self.value(extent)
+        count = threads.work((s,), sizes, lambda e: P.row_length(self.env, e))
+        if not isinstance(n, int) or n < 2 or count is None or count < threads.MIN_WORK or \
+                not self.private(inside):
             return None
         self.stmt(K.Loop(P.PART_INDEX, K.Name(P.PART_HI), inside, start=K.Name(P.PART_LO),
                          role=K.Role.PARALLEL, loc=s.loc))

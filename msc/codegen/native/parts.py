@@ -11,12 +11,15 @@ is its own variable. ``Renderer.spread`` (``cgen.py``) decides what becomes a pa
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from msc.codegen.native.scalars import ctype
+from msc.codegen.native.views import View
+from msc.ir import kernel as K
 
 
 @dataclass
@@ -62,3 +65,11 @@ def part_function(part: Part, given: dict[str, str], decls: dict[str, str],
         [f"typedef struct {{ {' '.join(fields)} }} {part.name}_ctx;",
          f"static int {part.name}(void *ctx, int64_t lo, int64_t hi, int part) {{"]
         + ["    " + line for line in body] + part.lines + ["    return 0;", "}"])
+
+
+def row_length(env: dict[str, object], e: K.Helper) -> int:
+    """How many elements a row helper's row has (its array's axes after the index)."""
+    row = e.args[0]
+    array, index = (row.array, row.index) if isinstance(row, K.Load) else (row, ())
+    view = env.get(array.name) if isinstance(array, K.Name) else None
+    return math.prod(view.shape[len(index):]) if isinstance(view, View) else 1

@@ -1,9 +1,9 @@
 """The numba target's float32 exp, tanh, sigmoid, erf, erfc and GeLU (``passes.VECTOR_MATH``):
-numba_rt's float64 functions made of arithmetic and selects, which LLVM vectorizes.
+numba_rt's functions made of arithmetic and selects, which LLVM vectorizes.
 
 Each is checked on a wide sample of float32 values (the specials included) against the
 function computed in float64 by Python's ``math`` and rounded once to float32, within one
-ulp, with the same NaNs and the same signs of zeros; against eager mode through every
+ulp (GeLU by erf, in float32 arithmetic: seven, 99% within one), with the same NaNs and the same signs of zeros; against eager mode through every
 target; the fused loop calls the vector form for float32 and keeps libm for float64; and
 a loop calling each form compiles to vector instructions with no call left. The numpy
 runtime (eager mode, the python target) computes float32 erf, erfc and GeLU by the same
@@ -73,7 +73,7 @@ FUNCTIONS: dict[str, tuple[Callable[[Any], Any], Callable[[np.ndarray], np.ndarr
 
 
 HELPERS = {"exp": "_rt_exp32", "tanh": "_rt_tanh64", "sigmoid": "_rt_sigmoid64",
-           "erf": "_rt_erf64", "erfc": "_rt_erfc64", "gelu": "_rt_gelu_none64",
+           "erf": "_rt_erf64", "erfc": "_rt_erfc64", "gelu": "_rt_gelu_none32",
            "gelu_tanh": "_rt_gelu_tanh64"}
 
 
@@ -104,19 +104,29 @@ def numba_run(fn: Callable[[Any], Any], x: np.ndarray, tmp_path: Any) -> tuple[n
     return built(x.copy()), "\n".join(built.spec.kernel.lines)
 
 
+#: The ulps a form may be off, and the share of results within one: GeLU by erf runs in
+#: float32 arithmetic (its rational's Horner chains round 9 times; 7 ulp at worst over
+#: every float32, 84% within one below -3), the others in float64.
+ULP_BOUND = {"gelu": (7.0, 0.85)}
+
+
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
-def test_float32_forms_are_within_one_ulp_of_the_rounded_float64_function(
+def test_float32_forms_are_within_their_ulp_bound_of_the_rounded_float64_function(
         name: str, tmp_path: Any) -> None:
     op, reference = FUNCTIONS[name]
     x = sample()
+    if name in ULP_BOUND:  # (densely where the rational and exp(-x*x/2) both bend)
+        x = np.concatenate([x, np.linspace(-14, 4, 1_000_001, dtype=F32)])
     got, kernel = numba_run(op, x, tmp_path)
     assert HELPERS[name] + "(" in kernel, kernel
     with np.errstate(over="ignore"):
         want = reference(x).astype(F32)
     assert got.dtype == np.float32
     worst = ulps(got, want)
-    assert worst.max() <= 1.0, (name, x[worst.argmax()], got[worst.argmax()],
-                                want[worst.argmax()])
+    bound, share = ULP_BOUND.get(name, (1.0, 1.0))
+    assert worst.max() <= bound, (name, x[worst.argmax()], got[worst.argmax()],
+                                  want[worst.argmax()])
+    assert np.mean(worst <= 1.0) >= share, name
     assert np.array_equal(np.isnan(got), np.isnan(want))
     zeros = want == 0
     assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])), name
@@ -158,7 +168,7 @@ def test_a_loop_over_each_form_vectorizes(helper: str) -> None:
     ir = loop.inspect_llvm(loop.signatures[0])
     body = ir[ir.index("define"):]
     body = body[:body.index("\n}\n")]  # the loop's own function, first in the module
-    lane = "float" if helper == "_rt_exp32" else "double"  # (exp in float32 arithmetic)
+    lane = "float" if helper.endswith("32") else "double"  # (in float32 arithmetic)
     assert re.search(rf"<\d+ x {lane}>", body), helper
     assert not re.search(r"call [^@]*@(exp|tanh|erf|erfc)\b", body), helper
 

@@ -106,7 +106,8 @@ BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextaft
 SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")),
                   "_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", F64),
                   "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
-                  "_rt_erfc64": ("msc_erfc64", F64), "_rt_gelu_none64": ("msc_gelu_none64", F64),
+                  "_rt_erfc64": ("msc_erfc64", F64),
+                  "_rt_gelu_none32": ("msc_gelu_none32", np.dtype("float32")),
                   "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64)}
 #: float16 helpers of one scalar (bits as int64, values as double): C function, result
 FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", np.dtype(np.float32)),

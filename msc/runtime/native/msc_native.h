@@ -286,7 +286,39 @@ static inline double msc_erfc64(double x) {
     double tail = msc_erfc_tail(x);
     return x > 0.0 ? tail : 2.0 - tail;
 }
-static inline double msc_gelu_none64(double x) { return 0.5 * x * msc_erfc64(-0.7071067811865476 * x); }
+/* GeLU by erf in float32 arithmetic: numba_rt.py's _rt_gelu_none32 (the same operations
+ * in the same order: the same bits; its constants the float32 roundings of the doubles) */
+static inline float msc_gelu_none32(float x) {
+    static const double c[6] = {0.5, 0.1666666567325592, 0.04166579619050026, 0.008333452045917511,
+                                0.001398199936375022, 0.00019875691214110702};
+    static const double p[5] = {1.0000000061546976, 1.2416222599239983, 0.7349724658179524,
+                                0.23082591881453107, 0.033134376418607454};
+    static const double q[6] = {1.0, 2.370002044987551, 2.409223466572314, 1.3316568215789963,
+                                0.4091531501910918, 0.0587285078426736};
+    float h = x * x, y = h * -0.5f, rest = fmaf(x, x, -h) * -0.5f;
+    int tiny = y < -104.0f;
+    y = tiny ? -110.0f : y;
+    float k = floorf(fmaf(y, (float)1.4426950408889634, 0.5f));
+    float r = fmaf(k, -0.693145751953125f, y);
+    r = fmaf(k, (float)-1.4286068617366254e-06, r) + (tiny ? 0.0f : rest);
+    float e = fmaf(fmaf(fmaf(fmaf(fmaf((float)c[5], r, (float)c[4]), r, (float)c[3]), r, (float)c[2]), r,
+                        (float)c[1]), r, (float)c[0]);
+    e = fmaf(e, r * r, r) + 1.0f;
+    int32_t whole = (int32_t)k, half = whole >> 1;
+    int32_t b1 = (half + 127) << 23, b2 = (whole - half + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    e = e * s1 * s2;
+    float a = fabsf(x) * (float)0.7071067811865476;
+    a = a < 10.5f ? a : 10.5f;
+    float num = fmaf(fmaf(fmaf(fmaf((float)p[4], a, (float)p[3]), a, (float)p[2]), a, (float)p[1]), a, (float)p[0]);
+    float den = fmaf(fmaf(fmaf(fmaf(fmaf((float)q[5], a, (float)q[4]), a, (float)q[3]), a, (float)q[2]), a,
+                          (float)q[1]), a, (float)q[0]);
+    float ratio = num / den, hx = 0.5f * x;
+    float v = x > 0.0f ? hx * (2.0f - e * ratio) : (hx * ratio) * e;
+    return x != x ? x : v;
+}
 static inline double msc_gelu_tanh64(double x) {
     return x * msc_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x));
 }

@@ -12,7 +12,9 @@ white-listed Cell, every op) run in the low type, and their floating outputs are
 back to float32, as the cast pairs MindSpore's rewrite inserts around them.
 
 The same dispatcher builds graphs, so a compiled Cell gets the same casts as eager mode,
-and their gradients are the casts' own (the gradient comes back in the input's type).
+and their gradients are the casts' own (the gradient comes back in the input's type). An
+eager gradient or ``vmap``, compiled into a graph of its own, traces under the scope of
+its call (``current``), as it would inside the Cell's graph.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def opened(scope: Scope | None) -> Iterator[None]:
         yield
     finally:
         STACK.pop()
+
+
+def current() -> Scope | None:
+    """The scope an op run now would be cast by (None outside every marked Cell)."""
+    return STACK[-1] if STACK else None
 
 
 @contextmanager

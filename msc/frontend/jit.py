@@ -64,12 +64,20 @@ class JitFunction:
         return self.cache.call(self, args)
 
 
-def entry_function(transformed: Any) -> Callable[..., Any]:
+def entry_function(transformed: Any, scope: amp_scope.Scope | None = None) -> Callable[..., Any]:
     """A plain function calling ``transformed`` (a gradient or vmap of a function), so
-    that calling it eagerly compiles it as a ``@jit`` function would be."""
+    that calling it eagerly compiles it as a ``@jit`` function would be.
+
+    ``scope`` is the mixed-precision scope of the eager call: the graph traces the
+    function under it, as a graph being built traces a transform called in a
+    ``to_float`` Cell, so both modes cast the same ops. (A compile otherwise opens no
+    scope: its casts are its own Cells'.)"""
     def entry(*args: Any) -> Any:
-        return transformed(*args)
+        with amp_scope.opened(scope):
+            return transformed(*args)
     entry.__name__ = transformed.__name__
+    if scope is not None:  # (the compile cache's entry key holds the qualified name)
+        entry.__qualname__ = f"{entry.__qualname__}[{scope}]"
     return entry
 
 

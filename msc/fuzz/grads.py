@@ -201,8 +201,17 @@ def _snap(a: np.ndarray) -> np.ndarray:
 
 
 def _numpy_fn(fn: Callable[..., Any], aux: bool = False) -> Callable[..., Any]:
-    """``fn`` over float64 arrays (with ``aux``, its first output alone)."""
+    """``fn`` over float64 arrays (with ``aux``, its first output alone).
+
+    Inside a ``to_float`` Cell every op of ``fn`` computes in the Cell's type, the
+    gradient's ops too (both modes, as MindSpore's PyNative mode): steps of 1e-6 vanish in
+    float16, so finite differences are no reference there and the program is skipped."""
     import msc as ms
+    from msc.common import amp_scope
+
+    if amp_scope.current() is not None:
+        raise IllConditioned("took a gradient inside a to_float Cell: finite differences "
+                             "of float16 arithmetic are no reference")
 
     def run(*arrays: np.ndarray) -> Any:
         out = fn(*(ms.Tensor(a) for a in arrays))

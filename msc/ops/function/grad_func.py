@@ -16,6 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from msc.common import amp_scope
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder, to_output
@@ -92,14 +93,18 @@ class _Traced:
     (PyNative), compiled like a ``@jit`` function of the same arguments and run."""
 
     __name__ = "traced"
-    _compiled: Any = None
+    _compiled: dict[Any, Any] | None = None  # by the mixed-precision scope of the call
 
     def __call__(self, *args: Any) -> Any:
         builder = current_builder()
         if builder is None:
-            if self._compiled is None:
-                self._compiled = _eager_function(self)
-            return self._compiled(*args)
+            scope = amp_scope.current()  # (a graph being built traces it under its own)
+            compiled = self._compiled.get(scope) if self._compiled is not None else None
+            if compiled is None:
+                if self._compiled is None:
+                    self._compiled = {}
+                compiled = self._compiled[scope] = _eager_function(self, scope)
+            return compiled(*args)
         return self.build(builder, list(args))
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
@@ -119,23 +124,24 @@ class _Traced:
 _EAGER: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
 
 
-def _eager_function(traced: _Traced) -> Any:
-    """``traced`` compiled like a ``@jit`` function: the one compiled for an equal
-    earlier function where there is one. (That one's closure keeps its weights alive, so
-    their ids in the key stay theirs.)"""
+def _eager_function(traced: _Traced, scope: amp_scope.Scope | None = None) -> Any:
+    """``traced`` compiled like a ``@jit`` function, traced under the mixed-precision
+    ``scope`` of its call: the one compiled for an equal earlier function under the same
+    scope where there is one. (That one's closure keeps its weights alive, so their ids
+    in the key stay theirs.)"""
     from msc.frontend.jit import JitFunction, entry_function
 
     key = traced.eager_key()
     if key is None:
-        return JitFunction(entry_function(traced))
+        return JitFunction(entry_function(traced, scope))
     owner, rest = key
     try:
         table = _EAGER.setdefault(owner, {})
-        compiled = table.get(rest)
+        compiled = table.get((rest, scope))
     except TypeError:  # not weakly referable, or a key that cannot be hashed
-        return JitFunction(entry_function(traced))
+        return JitFunction(entry_function(traced, scope))
     if compiled is None:
-        compiled = table[rest] = JitFunction(entry_function(traced))
+        compiled = table[(rest, scope)] = JitFunction(entry_function(traced, scope))
     return compiled
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from msc.common import amp_scope
 from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder, _is_ref, current_builder, to_output
 from msc.ir.transform import Copier
@@ -57,17 +58,20 @@ class _Batched:
     def __init__(self, fn: Callable[..., Any], in_axes: Any, out_axes: Any):
         self.fn, self.in_axes, self.out_axes = fn, in_axes, out_axes
         self.__name__ = f"vmap_{getattr(fn, '__name__', type(fn).__name__)}"
-        self._compiled: Any = None
+        self._compiled: dict[Any, Any] = {}  # by the mixed-precision scope of the call
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise VmapError(f"Got an unexpected keyword argument '{next(iter(kwargs))}'")
         builder = current_builder()
-        if builder is None:  # eagerly: compiled as a @jit function of the same arguments
-            if self._compiled is None:
+        if builder is None:  # eagerly: compiled as a @jit function of the same arguments,
+            # traced under the call's mixed-precision scope as a graph being built would
+            scope = amp_scope.current()
+            compiled = self._compiled.get(scope)
+            if compiled is None:
                 from msc.frontend.jit import JitFunction, entry_function
-                self._compiled = JitFunction(entry_function(self))
-            return self._compiled(*args)
+                compiled = self._compiled[scope] = JitFunction(entry_function(self, scope))
+            return compiled(*args)
         return self.build(builder, list(args))
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:

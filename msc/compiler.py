@@ -54,7 +54,8 @@ from msc.common.tensor import Parameter, Tensor
 from msc.frontend.deps import Deps
 from msc.frontend.hooks import is_cell, structure_parts
 from msc.frontend.jit import to_user
-from msc.frontend.paths import NotCacheable, check_record, record_deps, show, stable_print
+from msc.frontend.paths import (NotCacheable, check_record, describe_callable, record_deps,
+                                show, stable_print)
 from msc.frontend.source import is_msc_file
 from msc.frontend.specialize import ListSpec, StructSpec, entry_function, specialize
 from msc.ir.nodes import Module
@@ -391,8 +392,16 @@ def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], targe
     key has entries is a dependency change, and the warning names what changed."""
     start = time.perf_counter()
     fn = entry_function(entry)[0]
+    transform = getattr(fn, "__msc_transform__", None)  # an eager grad's, vmap's... entry
+    described_transform = None if transform is None else _describe_transform(transform)
+    if transform is not None and described_transform is None:
+        built = build(entry, specs)  # (an entry that does not name it would be shared)
+        why = f"miss: not looked up, not stored: {transform.__name__} has no stable key"
+        done = runnable(built, generate(built, target, layout), cache="miss", cache_why=why)
+        return with_standby(done, tiered)
     key, described = entry_key(*_entry_identity(entry, fn), fn,
-                               [_describe_input(s) for s in specs], target, layout)
+                               [_describe_input(s) for s in specs], target, layout,
+                               described_transform)
     found = _lookup(store, key, entry, fn, specs)
     if found.folder is not None:
         return with_standby(_from_entry(found, time.perf_counter() - start), tiered, entry,
@@ -452,6 +461,14 @@ def _lookup(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, 
     for message in found.damaged:
         warn(message)
     return found
+
+
+def _describe_transform(transform: Any) -> Any:
+    """``describe_callable``'s JSON of an eager transform, or None where it has none."""
+    try:
+        return json.loads(json.dumps(describe_callable(transform), sort_keys=True))
+    except (TypeError, ValueError):
+        return None
 
 
 def _entry_identity(entry: Any, fn: Any) -> tuple[str, Any]:

@@ -78,6 +78,9 @@ def entry_function(transformed: Any, scope: amp_scope.Scope | None = None) -> Ca
     entry.__name__ = transformed.__name__
     if scope is not None:  # (the compile cache's entry key holds the qualified name)
         entry.__qualname__ = f"{entry.__qualname__}[{scope}]"
+    # every transform compiles through this one ``entry``: the compile cache's key names
+    # the transform too (``paths.describe_callable``), or the cache is not used
+    entry.__msc_transform__ = transformed  # type: ignore[attr-defined]
     return entry
 
 

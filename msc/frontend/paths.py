@@ -16,6 +16,7 @@ equal value, the compile's result still holds. The cache itself knows only the r
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import sys
 import types
@@ -80,6 +81,94 @@ def _canonical(value: Any) -> Any:
 
 def _qualified(obj: Any) -> str:
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+
+
+def describe_callable(fn: Any) -> Any:
+    """What an eager transform (``grad``, ``vmap``...) transforms, as JSON for the compile
+    cache's entry key: equal in two processes only when the same code is transformed the
+    same way (the entry is a generic wrapper, so its own name says nothing). A transform
+    describes itself (``cache_description``, nesting its function's); a function by its
+    name, file, code and defaults; a Cell by its class's and every sub-cell's. The values
+    they read are the dependency record's. None where there is no such description: the
+    compile is then neither looked up nor stored."""
+    own = getattr(type(fn), "cache_description", None)
+    if own is not None:
+        return own(fn)
+    if isinstance(fn, types.MethodType):
+        inner = describe_callable(fn.__func__)
+        return None if inner is None else {"method": inner, "of": _qualified(type(fn.__self__))}
+    if isinstance(fn, types.FunctionType):
+        return {"function": _qualified(fn), **_code_identity(fn.__code__),
+                "defaults": stable_print((fn.__defaults__, fn.__kwdefaults__))}
+    if is_cell(fn):
+        return _describe_cell(fn, set())
+    return None
+
+
+def _describe_cell(cell: Any, seen: set[int]) -> Any:
+    """A Cell's class and its sub-cells', by name: a wrapper's ``construct`` (msc's own
+    ``WithLossCell``) calls its sub-cells without reading them as constants."""
+    construct = inspect.getattr_static(type(cell), "construct", None)
+    code = getattr(getattr(construct, "fn", construct), "__code__", None)  # (a @jit one)
+    if code is None:
+        return None
+    if id(cell) in seen:  # one Cell under two names (tied weights)
+        return {"cell": _qualified(type(cell)), "again": True}
+    seen.add(id(cell))
+    subs = {}
+    for name, sub in vars(cell).get("_cells", {}).items():
+        if sub is not None:
+            subs[str(name)] = _describe_cell(sub, seen)
+            if subs[str(name)] is None:
+                return None
+    return {"cell": _qualified(type(cell)), **_code_identity(code), "cells": subs}
+
+
+def _code_identity(code: types.CodeType) -> dict[str, str]:
+    """Where ``code`` is and a digest of what it does (bytecode, names and constants,
+    nested code included): two functions of one name in one file differ."""
+    h = hashlib.sha256()
+
+    def feed(c: types.CodeType) -> None:
+        h.update(c.co_code)
+        h.update(repr((c.co_name, c.co_firstlineno, c.co_flags, c.co_argcount,
+                       c.co_posonlyargcount, c.co_kwonlyargcount, c.co_names,
+                       c.co_varnames, c.co_freevars, c.co_cellvars)).encode())
+        for k in c.co_consts:
+            if isinstance(k, types.CodeType):
+                feed(k)
+            else:
+                h.update(repr(_const_print(k)).encode())
+
+    feed(code)
+    return {"file": os.path.abspath(code.co_filename), "code": h.hexdigest()[:32]}
+
+
+def _const_print(k: Any) -> Any:
+    """A code constant's print; a frozenset's sorted (its order varies with hashing)."""
+    if isinstance(k, frozenset):
+        return ("frozenset", sorted(repr(_const_print(v)) for v in k))
+    if isinstance(k, tuple):
+        return tuple(_const_print(v) for v in k)
+    return (type(k).__name__, repr(k))
+
+
+def paths_from(fn: Any, objects: Any) -> list[Any] | None:
+    """Paths (as JSON) to ``objects`` (a transform's weights) from the transformed ``fn``:
+    through it (a Cell's parameters, a method's object), else from its module's globals.
+    None where one is not found."""
+    roots: list[tuple[Path, Any]] = [((("fn", 0),), fn)]
+    if isinstance(fn, types.MethodType):
+        roots.append(((("fn", 0), ("attr", "__self__")), fn.__self__))
+    locator = Locator(roots)
+    if is_cell(fn):
+        locator.add_module(type(fn).__module__)
+    elif isinstance(fn, (types.FunctionType, types.MethodType)):
+        locator.add_module(fn.__module__)
+    found = [locator.path_of(obj) for obj in objects]
+    if any(p is None for p in found):
+        return None
+    return [[[kind, key] for kind, key in p] for p in found if p is not None]
 
 
 def show(value: Any) -> str:
@@ -221,6 +310,11 @@ def record_deps(entry: Any, fn: Any, args: tuple[Any, ...], deps: Deps,
         roots.insert(0, ((("self", 0),), entry))
     roots += [((("arg", i),), a) for i, a in enumerate(args)
               if not isinstance(a, (int, float, bool, str, type(None)))]
+    # what the entry closes over (an eager transform's entry: the transform, and through
+    # it the function or Cell transformed), found again in a later process the same way
+    roots += [((("fn", 0), ("closure", name)), value) for name in
+              getattr(getattr(fn, "__code__", None), "co_freevars", ())
+              if (value := closure_value(fn, name)) is not _MISSING]
     locator = Locator(roots)
     reads: list[tuple[Path, str, str]] = []
     for read in deps.reads.values():

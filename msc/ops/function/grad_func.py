@@ -20,6 +20,7 @@ from msc.common import amp_scope
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder, to_output
+from msc.frontend.paths import describe_callable, paths_from
 from msc.ir.grad import grad_graph
 from msc.ir.rewrite import result_and_state
 from msc.ir.transform import Copier
@@ -115,6 +116,11 @@ class _Traced:
         two equal ones compile the same; None where each compiles on its own."""
         return None
 
+    def cache_description(self) -> Any:
+        """This transform, its settings and what it transforms, as JSON for the compile
+        cache's entry key (``paths.describe_callable``); None where it cannot say."""
+        return None
+
 
 #: Compiled eager gradients, by the function or Cell they differentiate, then by the rest
 #: of ``eager_key``. A training cell's eager ``construct`` makes a new gradient function
@@ -197,6 +203,18 @@ class _Differentiated(_Traced):
         method = getattr(self.fn, "__func__", None)
         owner = self.fn if method is None else getattr(self.fn, "__self__", None)
         return owner, (method, weights, dataclasses.replace(self.want, weights=None))
+
+    def cache_description(self) -> Any:
+        """The options, the weights by where they are found from ``fn``, and ``fn``."""
+        fn = describe_callable(self.fn)
+        want: dict[str, Any] = {f.name: getattr(self.want, f.name)
+                                for f in dataclasses.fields(self.want) if f.name != "weights"}
+        if self.want.weights is not None:
+            paths = paths_from(self.fn, self.want.weights)
+            if paths is None:
+                return None
+            want["weights"] = [[p, w.name] for p, w in zip(paths, self.want.weights)]
+        return None if fn is None else {"transform": "grad", "want": want, "fn": fn}
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         sens = None
@@ -443,6 +461,11 @@ class _Jvp(_Traced):
         self.fn, self.n, self.aux = fn, n, aux
         self.__name__ = f"jvp_{getattr(fn, '__name__', type(fn).__name__)}"
 
+    def cache_description(self) -> Any:
+        fn = describe_callable(self.fn)
+        return None if fn is None else {"transform": "jvp", "inputs": self.n,
+                                         "aux": self.aux, "fn": fn}
+
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.ops import functional as F
 
@@ -499,6 +522,11 @@ class _Jacobian(_Traced):
         _want(grad_position, None, aux, False)  # MindSpore's checks of the positions
         self.fn, self.positions, self.aux = fn, grad_position, aux
         self.__name__ = f"jac_{getattr(fn, '__name__', type(fn).__name__)}"
+
+    def cache_description(self) -> Any:
+        fn = describe_callable(self.fn)
+        return None if fn is None else {"transform": "jacobian", "positions": self.positions,
+                                         "aux": self.aux, "fn": fn}
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.ops import functional as F

@@ -393,15 +393,16 @@ def _compile_cached(store: CacheStore, entry: Any, specs: tuple[Any, ...], targe
     start = time.perf_counter()
     fn = entry_function(entry)[0]
     transform = getattr(fn, "__msc_transform__", None)  # an eager grad's, vmap's... entry
-    described_transform = None if transform is None else _describe_transform(transform)
-    if transform is not None and described_transform is None:
+    # (what runs: a function's code, a Cell's classes and its sub-cells', a transform's)
+    code = _describe(transform if transform is not None else entry if is_cell(entry) else fn)
+    if transform is not None and code is None:
         built = build(entry, specs)  # (an entry that does not name it would be shared)
         why = f"miss: not looked up, not stored: {transform.__name__} has no stable key"
         done = runnable(built, generate(built, target, layout), cache="miss", cache_why=why)
         return with_standby(done, tiered)
     key, described = entry_key(*_entry_identity(entry, fn), fn,
                                [_describe_input(s) for s in specs], target, layout,
-                               described_transform)
+                               code)
     found = _lookup(store, key, entry, fn, specs)
     if found.folder is not None:
         return with_standby(_from_entry(found, time.perf_counter() - start), tiered, entry,
@@ -463,10 +464,10 @@ def _lookup(store: CacheStore, key: str, entry: Any, fn: Any, specs: tuple[Any, 
     return found
 
 
-def _describe_transform(transform: Any) -> Any:
-    """``describe_callable``'s JSON of an eager transform, or None where it has none."""
+def _describe(runs: Any) -> Any:
+    """``describe_callable``'s JSON of what an entry runs, or None where it has none."""
     try:
-        return json.loads(json.dumps(describe_callable(transform), sort_keys=True))
+        return json.loads(json.dumps(describe_callable(runs), sort_keys=True))
     except (TypeError, ValueError):
         return None
 

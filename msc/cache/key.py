@@ -18,12 +18,13 @@ from msc.codegen.targets import target_named
 
 
 def entry_key(kind: str, owner: Any, fn: Any, inputs: list[Any], target: str,
-              layout: str, transform: Any = None) -> tuple[str, dict[str, Any]]:
+              layout: str, code: Any = None) -> tuple[str, dict[str, Any]]:
     """(hash, description) of what a compile depends on that is known before parsing:
     ``kind`` ("Cell" or "function") and ``owner`` (the Cell's class or the function) name
     the entry, ``fn`` is its function, ``inputs`` the JSON description of its input
-    signature, ``transform`` that of the transform an eager ``grad`` or ``vmap`` entry
-    runs (its entry function is the same for all) (``msc.compiler`` makes them)."""
+    signature, ``code`` that of what it runs: the function's code (two lambdas of one
+    line differ), the Cell's class and its sub-cells' (a wrapper around another network),
+    the transform an eager ``grad`` or ``vmap`` runs (``msc.compiler`` makes them)."""
     described = {
         "msc": VERSION, "msc_source": msc_source_digest(),
         "python": list(sys.version_info[:2]), "target": target,
@@ -32,8 +33,8 @@ def entry_key(kind: str, owner: Any, fn: Any, inputs: list[Any], target: str,
                   "file": str(Path(fn.__code__.co_filename).resolve())},
         "inputs": inputs,
     }
-    if transform is not None:
-        described["entry"]["transform"] = transform
+    if code is not None:
+        described["entry"]["code"] = code
     if target_named(target).numba:
         described["numba"] = _numba_host()
     text = json.dumps(described, sort_keys=True)

@@ -1,4 +1,5 @@
-"""Eager transforms (``ops.grad``, ``value_and_grad``, ``vmap``...) in the compile cache.
+"""Eager transforms (``ops.grad``, ``value_and_grad``, ``vmap``...), lambdas and wrapper Cells
+in the compile cache.
 
 Each compiles through one generic entry function, so the cache's key must name the
 transform, its settings and the function transformed: two of them on the same inputs
@@ -205,3 +206,53 @@ def test_gradients_of_two_weights_are_two_entries(tmp_path):
     assert close(second["out"][0], X), second
     again = run(tmp_path, script, "w2")
     assert again["cache"] == "hit" and close(again["out"][0], X)
+
+
+GRAPH = HEAD.replace('jit_target="python"', 'mode=ms.GRAPH_MODE, jit_target="python"') + '''
+
+fs = [ms.jit(lambda v: v + 1.0), ms.jit(lambda v: v * 10.0)]
+
+
+class Scaled(nn.Cell):
+    def construct(self, v):
+        return v * 3.0
+
+
+class Shifted(nn.Cell):
+    def construct(self, v):
+        return v + 3.0
+
+
+case = sys.argv[1]
+if case.startswith("lambda"):
+    f = fs[int(case[-1])]
+    out = f(x)
+    c = next(iter(f.cache.entries.values()))
+else:
+    net = nn.WithLossCell(Scaled() if case == "scaled" else Shifted(), nn.MSELoss())
+    out = net(x, y)
+    c = next(iter(net._msc_cache.entries.values())) if hasattr(net, "_msc_cache") else None
+print(json.dumps({"out": [np.asarray(out.asnumpy()).tolist()],
+                  "cache": getattr(c, "cache", None)}))
+'''
+
+
+def test_two_jit_lambdas_of_one_line_are_two_entries(tmp_path):
+    """A plain ``@jit`` function's key holds its code: two lambdas of one line (one
+    name, one file) returned the first one's result in a second process."""
+    script = write(tmp_path, "graph.py", GRAPH)
+    first = run(tmp_path, script, "lambda0")
+    second = run(tmp_path, script, "lambda1")
+    assert close(first["out"][0], X + 1)
+    assert close(second["out"][0], X * 10), second
+    assert run(tmp_path, script, "lambda1")["cache"] == "hit"
+
+
+def test_a_graph_mode_wrapper_around_two_classes_is_two_entries(tmp_path):
+    """A Cell's key holds its sub-cells' classes: ``WithLossCell`` around two networks of
+    equal attributes shared one entry in graph mode."""
+    script = write(tmp_path, "graph.py", GRAPH)
+    scaled = run(tmp_path, script, "scaled")
+    shifted = run(tmp_path, script, "shifted")
+    assert close(scaled["out"][0], np.mean((3 * X - Y) ** 2))
+    assert close(shifted["out"][0], np.mean((X + 3 - Y) ** 2)), shifted

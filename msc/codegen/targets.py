@@ -33,8 +33,8 @@ class Target:
     (see ``split.py``), because the target's compile time grows with function size.
     ``prologue``: a statement each kernel body runs inside (its lines are indented).
     ``vector_math``: fused loops compute float32 exp, tanh, sigmoid, erf, erfc and GeLU
-    with the runtime's float64 functions that LLVM vectorizes (``passes.VECTOR_MATH``)
-    instead of libm's scalar calls.
+    with the runtime's functions that LLVM vectorizes (``passes.VECTOR_MATH``) instead of
+    libm's scalar calls.
     ``device``: a GPU target: its graphs become host drivers around device kernels, lowered
     by ``msc/codegen/cuda`` (which also reads ``fallback``, the runtime file of the ops that
     run on the host).

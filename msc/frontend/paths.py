@@ -105,6 +105,13 @@ def describe_callable(fn: Any) -> Any:
     return None
 
 
+def describe_transform(kind: str, fn: Any, **settings: Any) -> Any:
+    """A transform of ``fn`` with ``settings`` as ``describe_callable`` gives it; None
+    where ``fn`` has no description."""
+    described = describe_callable(fn)
+    return None if described is None else {"transform": kind, **settings, "fn": described}
+
+
 def _describe_cell(cell: Any, seen: set[int]) -> Any:
     """A Cell's class and its sub-cells', by name: a wrapper's ``construct`` (msc's own
     ``WithLossCell``) calls its sub-cells without reading them as constants."""

@@ -20,7 +20,7 @@ from msc.common import amp_scope
 from msc.common.tensor import Parameter, Tensor
 from msc.errors import GraphIndexError, GraphTypeError, GraphValueError
 from msc.frontend.builder import GraphBuilder, current_builder, to_output
-from msc.frontend.paths import describe_callable, paths_from
+from msc.frontend.paths import describe_transform, paths_from
 from msc.ir.grad import grad_graph
 from msc.ir.rewrite import result_and_state
 from msc.ir.transform import Copier
@@ -94,18 +94,16 @@ class _Traced:
     (PyNative), compiled like a ``@jit`` function of the same arguments and run."""
 
     __name__ = "traced"
-    _compiled: dict[Any, Any] | None = None  # by the mixed-precision scope of the call
 
     def __call__(self, *args: Any) -> Any:
         builder = current_builder()
-        if builder is None:
-            scope = amp_scope.current()  # (a graph being built traces it under its own)
-            compiled = self._compiled.get(scope) if self._compiled is not None else None
-            if compiled is None:
-                if self._compiled is None:
-                    self._compiled = {}
-                compiled = self._compiled[scope] = _eager_function(self, scope)
-            return compiled(*args)
+        if builder is None:  # (one compile by the mixed-precision scope of the call; a
+            # graph being built traces it under its own)
+            compiled = vars(self).setdefault("_compiled", {})
+            scope = amp_scope.current()
+            if scope not in compiled:
+                compiled[scope] = _eager_function(self, scope)
+            return compiled[scope](*args)
         return self.build(builder, list(args))
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
@@ -206,7 +204,6 @@ class _Differentiated(_Traced):
 
     def cache_description(self) -> Any:
         """The options, the weights by where they are found from ``fn``, and ``fn``."""
-        fn = describe_callable(self.fn)
         want: dict[str, Any] = {f.name: getattr(self.want, f.name)
                                 for f in dataclasses.fields(self.want) if f.name != "weights"}
         if self.want.weights is not None:
@@ -214,7 +211,7 @@ class _Differentiated(_Traced):
             if paths is None:
                 return None
             want["weights"] = [[p, w.name] for p, w in zip(paths, self.want.weights)]
-        return None if fn is None else {"transform": "grad", "want": want, "fn": fn}
+        return describe_transform("grad", self.fn, want=want)
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         sens = None
@@ -462,9 +459,7 @@ class _Jvp(_Traced):
         self.__name__ = f"jvp_{getattr(fn, '__name__', type(fn).__name__)}"
 
     def cache_description(self) -> Any:
-        fn = describe_callable(self.fn)
-        return None if fn is None else {"transform": "jvp", "inputs": self.n,
-                                         "aux": self.aux, "fn": fn}
+        return describe_transform("jvp", self.fn, inputs=self.n, aux=self.aux)
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.ops import functional as F
@@ -524,9 +519,7 @@ class _Jacobian(_Traced):
         self.__name__ = f"jac_{getattr(fn, '__name__', type(fn).__name__)}"
 
     def cache_description(self) -> Any:
-        fn = describe_callable(self.fn)
-        return None if fn is None else {"transform": "jacobian", "positions": self.positions,
-                                         "aux": self.aux, "fn": fn}
+        return describe_transform("jacobian", self.fn, positions=self.positions, aux=self.aux)
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.ops import functional as F

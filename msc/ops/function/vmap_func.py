@@ -15,7 +15,7 @@ from typing import Any, Callable
 from msc.common import amp_scope
 from msc.common.tensor import Parameter, SymTensor, Tensor
 from msc.frontend.builder import GraphBuilder, _is_ref, current_builder, to_output
-from msc.frontend.paths import describe_callable
+from msc.frontend.paths import describe_transform
 from msc.ir.transform import Copier
 from msc.ir.nodes import Var
 from msc.ir.types import MonadType, RefType, TensorType, tensor_of
@@ -78,9 +78,8 @@ class _Batched:
     def cache_description(self) -> Any:
         """The axes and what is batched, as JSON for the compile cache's entry key
         (``paths.describe_callable``); None where it cannot say."""
-        fn = describe_callable(self.fn)
-        return None if fn is None else {"transform": "vmap", "in_axes": self.in_axes,
-                                         "out_axes": self.out_axes, "fn": fn}
+        return describe_transform("vmap", self.fn, in_axes=self.in_axes,
+                                  out_axes=self.out_axes)
 
     def build(self, outer: GraphBuilder, args: list[Any]) -> Any:
         from msc.frontend.calls import Calls

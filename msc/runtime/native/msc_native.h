@@ -223,6 +223,16 @@ static inline double msc_exp64(double x) {
     double e = msc_poly12(r, taylor) * scale;
     return x != x ? x : (x < -110.0 ? 0.0 : e);
 }
+/* e * 2^k for a float k, in two halves: numba_rt.py's _rt_scale32 (a result below the
+ * smallest normal rounds once, as a denormal) */
+static inline float msc_scale32(float e, float k) {
+    int32_t whole = (int32_t)k, half = whole >> 1;
+    int32_t b1 = (half + 127) << 23, b2 = (whole - half + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    return e * s1 * s2;
+}
 /* exp of a float in float arithmetic, as numba_rt.py's _rt_exp32 (the same operations in
  * the same order: the same bits) */
 static inline float msc_exp32(float x) {
@@ -231,13 +241,7 @@ static inline float msc_exp32(float x) {
     float r = (y - k * 0x1.63p-1f) - k * -0x1.bd0106p-13f;
     float p = ((0x1.a0d2cep-13f * r + 0x1.6e879cp-10f) * r + 0x1.111210p-7f) * r;
     p = ((p + 0x1.555382p-5f) * r + 0x1.555554p-3f) * r + 0.5f;
-    float e = (p * (r * r) + r) + 1.0f;
-    int32_t whole = (int32_t)k, half = whole >> 1;
-    int32_t b1 = (half + 127) << 23, b2 = (whole - half + 127) << 23;
-    float s1, s2;
-    memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
-    e = e * s1 * s2;
+    float e = msc_scale32((p * (r * r) + r) + 1.0f, k);
     return x != x ? x : (x < -104.0f ? 0.0f : e);
 }
 static inline double msc_tanh64(double x) {
@@ -248,9 +252,13 @@ static inline double msc_sigmoid64(double x) {
     double e = msc_exp64(x);
     return e / (1.0 + e);
 }
-/* exp(y) for y in [-110.25, 0] and erfc(|x|) as exp(-x*x) times a rational fitted on
- * [0, 10.5], in fused multiply-adds: numba_rt.py's _rt_exp_tail and _rt_erfc_tail (the
+/* exp(y) for y in [-110.25, 0] and erfc(|x|) as exp(-x*x) times a rational (msc_erfc_p /
+ * msc_erfc_q) fitted on [0, 10.5], in fused multiply-adds: numba_rt.py's _rt_exp_tail and _rt_erfc_tail (the
  * same operations in the same order: the same bits) */
+static const double msc_erfc_p[5] = {1.0000000061546976, 1.2416222599239983, 0.7349724658179524,
+                                     0.23082591881453107, 0.033134376418607454};
+static const double msc_erfc_q[6] = {1.0, 2.370002044987551, 2.409223466572314, 1.3316568215789963,
+                                     0.4091531501910918, 0.0587285078426736};
 static inline double msc_exp_tail(double y) {
     static const double c[7] = {1.0000000005545764, 1.0000000363417723, 0.49999992075111044,
                                 0.1666642008359726, 0.04166822625409257, 0.008374823191593094,
@@ -264,10 +272,7 @@ static inline double msc_exp_tail(double y) {
     return p * scale;
 }
 static inline double msc_erfc_tail(double x) {
-    static const double p[5] = {1.0000000061546976, 1.2416222599239983, 0.7349724658179524,
-                                0.23082591881453107, 0.033134376418607454};
-    static const double q[6] = {1.0, 2.370002044987551, 2.409223466572314, 1.3316568215789963,
-                                0.4091531501910918, 0.0587285078426736};
+    const double *p = msc_erfc_p, *q = msc_erfc_q;
     double a = fabs(x), c = a < 10.5 ? a : 10.5;
     double num = fma(fma(fma(fma(p[4], c, p[3]), c, p[2]), c, p[1]), c, p[0]);
     double den = fma(fma(fma(fma(fma(q[5], c, q[4]), c, q[3]), c, q[2]), c, q[1]), c, q[0]);
@@ -291,10 +296,7 @@ static inline double msc_erfc64(double x) {
 static inline float msc_gelu_none32(float x) {
     static const double c[6] = {0.5, 0.1666666567325592, 0.04166579619050026, 0.008333452045917511,
                                 0.001398199936375022, 0.00019875691214110702};
-    static const double p[5] = {1.0000000061546976, 1.2416222599239983, 0.7349724658179524,
-                                0.23082591881453107, 0.033134376418607454};
-    static const double q[6] = {1.0, 2.370002044987551, 2.409223466572314, 1.3316568215789963,
-                                0.4091531501910918, 0.0587285078426736};
+    const double *p = msc_erfc_p, *q = msc_erfc_q;
     float h = x * x, y = h * -0.5f, rest = fmaf(x, x, -h) * -0.5f;
     int tiny = y < -104.0f;
     y = tiny ? -110.0f : y;
@@ -303,13 +305,7 @@ static inline float msc_gelu_none32(float x) {
     r = fmaf(k, (float)-1.4286068617366254e-06, r) + (tiny ? 0.0f : rest);
     float e = fmaf(fmaf(fmaf(fmaf(fmaf((float)c[5], r, (float)c[4]), r, (float)c[3]), r, (float)c[2]), r,
                         (float)c[1]), r, (float)c[0]);
-    e = fmaf(e, r * r, r) + 1.0f;
-    int32_t whole = (int32_t)k, half = whole >> 1;
-    int32_t b1 = (half + 127) << 23, b2 = (whole - half + 127) << 23;
-    float s1, s2;
-    memcpy(&s1, &b1, sizeof s1);
-    memcpy(&s2, &b2, sizeof s2);
-    e = e * s1 * s2;
+    e = msc_scale32(fmaf(e, r * r, r) + 1.0f, k);
     float a = fabsf(x) * (float)0.7071067811865476;
     a = a < 10.5f ? a : 10.5f;
     float num = fmaf(fmaf(fmaf(fmaf((float)p[4], a, (float)p[3]), a, (float)p[2]), a, (float)p[1]), a, (float)p[0]);

@@ -88,6 +88,7 @@ _FLOAT_UNARY = (
     "ops.igamma(ops.abs({0}) + 0.5, ops.abs({0}))", "ops.selu({0})",
     "ops.gelu({0}, approximate='tanh')", "ops.erfc({0})",
     "(ops.exp(ops.clip_by_value({0} * 30.0, -110.0, 85.0)) * 1e-30)",
+    "ops.gelu({0} * 6.0)",  # (float32 GeLU's tail, where exp(-x*x/2) underflows)
 )
 _INT_UNARY = ("(-{0})", "ops.abs({0})", "({0} % 5)", "({0} // 3)", "ops.neg({0})",
               "ops.square(ops.clip_by_value({0}, -30, 30))", "ops.sign({0})", "{0}.abs()")

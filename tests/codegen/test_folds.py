@@ -22,7 +22,7 @@ from msc import nn, ops
 from msc.codegen import outline as outlining
 from msc.ir.primitives.emitting import FOLD_ROWS
 from msc.runtime import numba_rows_rt
-from tests.codegen import check_all
+from tests.codegen import build, check_all, compile_fn
 
 F32 = np.float32
 
@@ -79,6 +79,26 @@ def test_layer_norm_rows_and_two_axes(begin: int, tmp_path: Any, rng: Any) -> No
     expect = ((d - mean) / np.sqrt(var + 1e-5) * gamma + beta).astype(F32)
     _, built = check_all(fn, [x, gamma, beta], tmp_path, expect=expect)
     assert "_rt_row_sum(" in kernel_of(built) and "_rt_row_squares(" in kernel_of(built)
+
+
+@pytest.mark.parametrize("shift", [0.0, 1000.0, -3e5])
+def test_float32_layer_norm_is_within_three_roundings_of_float64(shift: float, tmp_path: Any,
+                                                                   rng: Any) -> None:
+    """float32 data is scaled and shifted in float32 arithmetic, the mean in two floats:
+    every result within 3 float32 roundings of the terms it sums (normalized times
+    gamma, and beta), however far the mean is from 0 (a mean rounded to one float would
+    be off by its own rounding, thousands of these units at a mean of -3e5)."""
+    x = (rng.normal(size=(64, 192)) * 3 + shift).astype(F32)
+    gamma = rng.uniform(0.5, 1.5, 192).astype(F32)
+    beta = rng.normal(size=192).astype(F32)
+    norm = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1, epsilon=1e-5)
+    compiled = compile_fn(lambda v, g, b: norm(v, g, b)[0], [x, gamma, beta])
+    got = build(compiled.module, "numba", tmp_path)(x.copy(), gamma, beta)
+    d = x.astype(np.float64)
+    mean = d.mean(axis=1, keepdims=True)
+    scaled = (d - mean) / np.sqrt(((d - mean) ** 2).mean(axis=1, keepdims=True) + 1e-5) * gamma
+    bound = 3 * np.finfo(F32).eps * (np.abs(scaled) + np.abs(beta))
+    assert np.all(np.abs(got - (scaled + beta)) <= bound)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -166,8 +166,8 @@ def _loops_softmax(log: bool) -> Any:
     """Max, then the sum of exponentials (softmax stores them), then the result. float32
     rows store their exponentials first, by ``_rt_exp32`` in a loop of its own, which
     LLVM vectorizes (the float64 sum keeps a loop scalar), sum them after and multiply
-    them by the sum's float64 reciprocal (a division per element costs 4 products; the
-    float32 results are the quotients')."""
+    them by the sum's reciprocal rounded to float32 (a division per element costs 4
+    products, float64 arithmetic half the vector lanes; within an ulp of the quotient)."""
     def emit(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:
         x, axes = in_type(node), _norm_axes(node)
         src, dst = a[0], Name(out)
@@ -195,7 +195,7 @@ def _loops_softmax(log: bool) -> Any:
         if log or stored:  # (the sum's log, or its reciprocal)
             loops.emit(Assign(total, call(Fn.MATH_LOG, total) if log else Lit(1.0) / total))
         at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
-        share = dst[at] * total if stored else dst[at] / total
+        share = dst[at] * Cast(x.dtype, total) if stored else dst[at] / total
         loops.emit(Store(dst[at], Cast(x.dtype, src[at] - top - total if log else share)))
         loops.close(inner)
         loops.close(kept)
@@ -214,8 +214,10 @@ def _emit_layer_norm(a: list[Expr], node: Any) -> Expr:
 
 
 def _loops_layer_norm(a: list[Name], node: Any, out: str, fresh: Any) -> list[Stmt]:
-    """Mean, then variance (of the centred values), then scale and shift; gamma and beta
-    are indexed by the input's dims from ``begin_params_axis`` on."""
+    """Mean, then variance (of the centred values), both in float64, then scale and shift,
+    in float32 arithmetic for float32 data (twice float64's vector lanes; as numpy's and
+    the peers' float32 layer norms); gamma and beta are indexed by the input's dims from
+    ``begin_params_axis`` on."""
     x = in_type(node)
     begin, params_at = _layer_norm_axes(node)
     axes = tuple(range(begin, x.ndim))
@@ -232,9 +234,16 @@ def _loops_layer_norm(a: list[Name], node: Any, out: str, fresh: Any) -> list[St
     loops.emit(Assign(var, Lit(0.0)))
     loops.fold("squares", var.name, src.name, x.shape, kept, axes, around=mean.name)
     loops.emit(Assign(scale, 1.0 / call(Fn.MATH_SQRT, var / n + eps)))
+    single = x.dtype == dtypes.float32
+    if single:  # the mean in two floats: x - hi - lo is x - mean rounded once, about
+        hi, lo, scale32 = Name(fresh("hi")), Name(fresh("lo")), Name(fresh("scale32"))
+        loops.emit(Assign(hi, Cast(x.dtype, mean)))
+        loops.emit(Assign(lo, Cast(x.dtype, mean - hi)))
+        loops.emit(Assign(scale32, Cast(x.dtype, scale)))
     at, inner = _row(loops, x, kept, axes, Role.PARALLEL)
     p = at[params_at:]  # gamma's and beta's element
-    loops.emit(Store(Name(out)[at], Cast(x.dtype, (src[at] - mean) * scale * gamma[p] + beta[p])))
+    centred = (src[at] - hi - lo) * scale32 if single else (src[at] - mean) * scale
+    loops.emit(Store(Name(out)[at], Cast(x.dtype, centred * gamma[p] + beta[p])))
     loops.close(inner)
     loops.close(kept)
     return loops.lines

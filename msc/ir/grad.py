@@ -301,6 +301,18 @@ def _tuple_type(t: Type) -> TupleType:
     return t
 
 
+def _result_parts(nodes: list[Node], output: Value) -> tuple[Value, ...]:
+    """The elements of a region's result tuple, read with ``TupleGetItem`` (appended to
+    ``nodes``) where no ``MakeTuple`` of ``nodes`` built it: CSE may have replaced the
+    region's own tuple by an equal one of the enclosing graph (two ``MakeTuple()`` of
+    branches that return nothing), which ``close_regions`` then made a parameter."""
+    parts = tuple_parts(nodes, output)
+    if parts is not None:
+        return parts
+    b = Builder(None, nodes)
+    return tuple(b.getitem(output, i) for i in range(len(_tuple_type(output.type).elems)))
+
+
 class _Region:
     """One branch of an ``If``: its forward nodes (nested ``If`` split too), the backward
     nodes reading them, and the residuals: the forward values the backward reads."""
@@ -311,12 +323,9 @@ class _Region:
         forward = _Forward(self.nodes, writes, shared)
         forward.run(region.nodes)
         self.output = forward.read(region.output)
-        parts = tuple_parts(self.nodes, self.output)
-        if parts is None:
-            raise InternalCompilerError("an If region without a result tuple")
-        self.parts = parts
+        self.parts = _result_parts(self.nodes, self.output)
         self.cts = [None if isinstance(p.type, MonadType) else Var(_ct_type(p.type), "ct")
-                    for p in parts]
+                    for p in self.parts]
         self.back_nodes: list[Node] = []
         back = _Backward(self.back_nodes, forward)
         back.add(self.output, list(self.cts))
@@ -547,9 +556,7 @@ def _pure(g: Graph, extend: bool) -> Graph:
             env[node.out] = b.append(make_node(node.op, tuple(ins), node.attr, node.loc))
     out = read(g.output)
     if extend:
-        parts = tuple_parts(nodes, out)
-        if parts is None:
-            raise InternalCompilerError("a region without a result tuple")
+        parts = _result_parts(nodes, out)
         out = b.tuple(*parts, *(current[p] for p in g.params if p in current))
     return Graph(f"{g.name}_pure", tuple(params), tuple(nodes), out)
 

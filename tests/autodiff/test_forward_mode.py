@@ -176,3 +176,30 @@ def test_jvp_through_nested_tensor_ifs_and_a_while(signs):
     x, y = signs[0] * X, signs[1] * np.abs(Y)
     _, tangent = ops.jvp(branchy, (T(x), T(y)), (T(V), T(U)))
     close(tangent, fd.jvp(np_branchy, [x, y], [V, U])[0])
+
+
+def two_empty_ifs(x):
+    if x.max() > 0:
+        pass
+    if x.max() > 0:
+        pass
+    return ops.sin(x[0])
+
+
+def test_jvp_through_tensor_ifs_whose_branches_return_nothing():
+    """The slice makes ``grad_graph`` run CSE on the first gradient before splitting its
+    Ifs again: the second If's empty ``MakeTuple()`` becomes the one the first split If
+    left outside, so that region returns a value of the enclosing graph, not a tuple of
+    its own (an internal error before)."""
+    @ms.jit
+    def run(x, v):
+        return ops.jvp(two_empty_ifs, (x,), (v,))
+
+    want = (np.sin(X[0]), np.cos(X[0]) * V[0])
+    ms.set_context(mode=ms.PYNATIVE_MODE, jit_target="python")
+    eager = ops.jvp(two_empty_ifs, (T(X),), (T(V),))
+    ms.set_context(mode=ms.GRAPH_MODE, jit_target="python")
+    compiled = run(T(X), T(V))
+    for got, seen, value in zip(compiled, eager, want):
+        close(got, seen.asnumpy())
+        close(got, value)

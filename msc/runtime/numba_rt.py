@@ -158,10 +158,8 @@ def _rt_scale32(e, k):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rt_exp32(x):
-    """exp of a float32 in float32 arithmetic: twice the lanes of ``_rt_exp64`` (0.43 ns
-    an element against 1.03), within 1 ulp of the correctly rounded value on every
-    float32 (99.6% exact). 2**k by ``_rt_scale32``, so results below float32's smallest
-    normal round once, as denormals. Cody-Waite reduction: k * 0.693359375 is
+    """exp of a float32 in float32 arithmetic, within 1 ulp on every float32 (99.6% exact);
+    2**k by ``_rt_scale32`` (a denormal rounds once); Cody-Waite reduction, k * 0.693359375
     exact for the k that occur (|k| <= 150)."""
     f, c = np.float32, _rt_exp32_poly
     x = f(x)
@@ -251,14 +249,10 @@ def _rt_erfc64(x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rt_gelu_none32(x):
-    """GeLU by erf in float32 arithmetic, for float32 data: twice the lanes of a float64
-    form (0.71 ns an element against 1.20), within 7 ulp of the correctly rounded value
-    on every float32 (99.3% within 1; the rational's float32 Horner chains round 9
-    times), where JAX's float32 GeLU is 56 ulp off in [-6, -3].
-    x/2 * erfc(-x / sqrt 2) as ``_rt_erfc_tail`` forms it: exp(-x*x/2), its argument
-    exact as x*x and the rest a fused multiply-add leaves (2**k by ``_rt_scale32``;
-    below -104 k is -159 and 2**k rounds to 0), times the rational; for
-    x <= 0 in the order x/2 * rational * exp, so only the result may be subnormal."""
+    """GeLU by erf for float32 data in float32 arithmetic, within 7 ulp on every float32:
+    x/2 * erfc(-x / sqrt 2) as ``_rt_erfc_tail`` forms it, exp(-x*x/2) of x*x and the
+    rest a fused multiply-add leaves (below -104 k is -159: 2**k rounds to 0) times the
+    rational; for x <= 0 as x/2 * rational * exp, so only the result may be subnormal."""
     f, c, p, q = np.float32, _rt_exp32_poly, _rt_erfc_p, _rt_erfc_q
     x = f(x)
     h = x * x
@@ -284,13 +278,9 @@ def _rt_gelu_none32(x):
 
 @njit(cache=True, error_model="numpy")
 def _rt_gelu_tanh32(x):
-    """GeLU by tanh for float32 data: 0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u), no
-    cancellation for u < 0; 1.10 ns an element against 1.55 in float64, within 3 ulp of
-    the correctly rounded value above -6 (11 below). 2u is formed in float64 (rounded
-    by float32 arithmetic, the cubic would cost 40 ulp in [-6, -3]) and enters exp as
-    its float32 value v plus the rest: exp(v + rest) = exp(v) (1 + rest), exp and the
-    quotient in float32. 2u is held in [-110, 30]: past 30 the sigmoid is 1 in float32
-    (exp would overflow), below -110 it is 0 (and 2u's float32 value may not be finite)."""
+    """GeLU by tanh for float32 data, x e / (1 + e), e = exp(2u): 2u in float64 (float32's
+    roundings of the cubic cost 40 ulp), exp(v + rest) = exp(v) (1 + rest) for its float32
+    value v, in [-110, 30] (sigmoid's float32 0 and 1); within 3 ulp above -6, 11 below."""
     f = np.float32
     x = f(x)
     d = np.float64(x)
@@ -348,11 +338,9 @@ def _rt_blas_files():
 
 def _rt_find_blas():
     """Make the C BLAS bundled in numpy's own wheel callable from kernels, by name: its
-    ``gemm`` functions are registered with LLVM as ``msc_cblas_sgemm64``/
-    ``msc_cblas_dgemm64``, so a kernel holds a symbol name, not a pointer, and Numba can
-    cache it. One BLAS, one thread pool (sized by ``OPENBLAS_NUM_THREADS``). True where
-    found; False where numpy ships no such library or ``MSC_NUMBA_BLAS=0`` is set: then
-    loops stand in. No SciPy involved."""
+    ``gemm`` functions are registered with LLVM as ``msc_cblas_sgemm64``/``..dgemm64``, so
+    a kernel holds a symbol name Numba can cache. True where found; False where numpy ships
+    no such library or ``MSC_NUMBA_BLAS=0`` is set: then loops stand in."""
     import ctypes
     import os
 
@@ -931,10 +919,9 @@ def _rt_products(a, b, out=None, bias=None):
     """``np.matmul(a, b, out=out)`` (a new array for None), plus ``bias`` where given (in
     place), a driver's product. A large one of float matrices (or of stacks of them along
     one or two axes: attention's batch and heads) is cut along its longer side into a
-    power of two of parts at least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared
-    among threads, each adding its part of a bias of one value per column: the same calls
-    whatever the thread count, so the same bits (numpy's BLAS runs on one thread
-    meanwhile: ``_rt_own_threads``)."""
+    power of two of parts at least ``_RT_PRODUCT_SIDE`` long, one BLAS call and its part
+    of the bias each, shared among threads: the same calls, so the same bits, whatever
+    the thread count."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
         return _rt_plus(np.matmul(a, b, out=out), bias)

@@ -277,19 +277,10 @@ def _rt_gelu_none32(x):
 
 
 @njit(cache=True, error_model="numpy")
-def _rt_gelu_tanh32(x):
-    """GeLU by tanh for float32 data, x e / (1 + e), e = exp(2u): 2u in float64 (float32's
-    roundings of the cubic cost 40 ulp), exp(v + rest) = exp(v) (1 + rest) for its float32
-    value v, in [-110, 30] (sigmoid's float32 0 and 1); within 3 ulp above -6, 11 below."""
-    f = np.float32
-    x = f(x)
-    d = np.float64(x)
-    w = 1.5957691216057308 * (d + 0.044715 * d * d * d)
-    w = 30.0 if w > 30.0 else (-110.0 if w < -110.0 else w)
-    v = f(w)
-    e = _rt_exp32(v)
-    e = _rt_fma32(e, f(w - np.float64(v)), e)
-    return x * (e / (f(1.0) + e))
+def _rt_gelu_tanh64(x):
+    """0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u): no cancellation for u < 0."""
+    x = np.float64(x)
+    return x * _rt_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x))
 
 
 #: erfinv's first guess (as in the numpy runtime), refined by Newton steps on erf.

@@ -158,8 +158,10 @@ def _rt_scale32(e, k):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rt_exp32(x):
-    """exp of a float32 in float32 arithmetic, within 1 ulp on every float32 (99.6% exact);
-    2**k by ``_rt_scale32`` (a denormal rounds once); Cody-Waite reduction, k * 0.693359375
+    """exp of a float32 in float32 arithmetic: twice the lanes of ``_rt_exp64`` (0.43 ns
+    an element against 1.03), within 1 ulp of the correctly rounded value on every
+    float32 (99.6% exact). 2**k by ``_rt_scale32``, so results below float32's smallest
+    normal round once, as denormals. Cody-Waite reduction: k * 0.693359375 is
     exact for the k that occur (|k| <= 150)."""
     f, c = np.float32, _rt_exp32_poly
     x = f(x)
@@ -249,10 +251,14 @@ def _rt_erfc64(x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rt_gelu_none32(x):
-    """GeLU by erf for float32 data in float32 arithmetic, within 7 ulp on every float32:
-    x/2 * erfc(-x / sqrt 2) as ``_rt_erfc_tail`` forms it, exp(-x*x/2) of x*x and the
-    rest a fused multiply-add leaves (below -104 k is -159: 2**k rounds to 0) times the
-    rational; for x <= 0 as x/2 * rational * exp, so only the result may be subnormal."""
+    """GeLU by erf in float32 arithmetic, for float32 data: twice the lanes of a float64
+    form (0.71 ns an element against 1.20), within 7 ulp of the correctly rounded value
+    on every float32 (99.3% within 1; the rational's float32 Horner chains round 9
+    times), where JAX's float32 GeLU is 56 ulp off in [-6, -3].
+    x/2 * erfc(-x / sqrt 2) as ``_rt_erfc_tail`` forms it: exp(-x*x/2), its argument
+    exact as x*x and the rest a fused multiply-add leaves (2**k by ``_rt_scale32``;
+    below -104 k is -159 and 2**k rounds to 0), times the rational; for
+    x <= 0 in the order x/2 * rational * exp, so only the result may be subnormal."""
     f, c, p, q = np.float32, _rt_exp32_poly, _rt_erfc_p, _rt_erfc_q
     x = f(x)
     h = x * x
@@ -329,9 +335,11 @@ def _rt_blas_files():
 
 def _rt_find_blas():
     """Make the C BLAS bundled in numpy's own wheel callable from kernels, by name: its
-    ``gemm`` functions are registered with LLVM as ``msc_cblas_sgemm64``/``..dgemm64``, so
-    a kernel holds a symbol name Numba can cache. True where found; False where numpy ships
-    no such library or ``MSC_NUMBA_BLAS=0`` is set: then loops stand in."""
+    ``gemm`` functions are registered with LLVM as ``msc_cblas_sgemm64``/
+    ``msc_cblas_dgemm64``, so a kernel holds a symbol name, not a pointer, and Numba can
+    cache it. One BLAS, one thread pool (sized by ``OPENBLAS_NUM_THREADS``). True where
+    found; False where numpy ships no such library or ``MSC_NUMBA_BLAS=0`` is set: then
+    loops stand in. No SciPy involved."""
     import ctypes
     import os
 
@@ -910,9 +918,10 @@ def _rt_products(a, b, out=None, bias=None):
     """``np.matmul(a, b, out=out)`` (a new array for None), plus ``bias`` where given (in
     place), a driver's product. A large one of float matrices (or of stacks of them along
     one or two axes: attention's batch and heads) is cut along its longer side into a
-    power of two of parts at least ``_RT_PRODUCT_SIDE`` long, one BLAS call and its part
-    of the bias each, shared among threads: the same calls, so the same bits, whatever
-    the thread count."""
+    power of two of parts at least ``_RT_PRODUCT_SIDE`` long, one BLAS call each, shared
+    among threads, each adding its part of a bias of one value per column: the same calls
+    whatever the thread count, so the same bits (numpy's BLAS runs on one thread
+    meanwhile: ``_rt_own_threads``)."""
     if a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or \
             a.dtype not in (np.float32, np.float64):
         return _rt_plus(np.matmul(a, b, out=out), bias)

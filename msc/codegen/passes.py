@@ -44,10 +44,10 @@ from msc.ir.primitives import Op
 
 #: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's functions
 #: made of arithmetic and selects (LLVM vectorizes the loop; libm's scalar tanh and erf
-#: cost 15-20 ns an element): exp and GeLU by erf in float32, the others in float64
-#: rounded to float32. (GeLU's helper is named after its form: ``_rt_gelu_tanh64``,
+#: cost 15-20 ns an element): exp, tanh and GeLU by erf in float32, the others in
+#: float64 rounded to float32. (GeLU's helper is named after its form: ``_rt_gelu_tanh64``,
 #: ``_rt_gelu_none32``.)
-VECTOR_MATH = {Op.Exp: "_rt_exp32", Op.Tanh: "_rt_tanh64", Op.Sigmoid: "_rt_sigmoid64",
+VECTOR_MATH = {Op.Exp: "_rt_exp32", Op.Tanh: "_rt_tanh32", Op.Sigmoid: "_rt_sigmoid64",
                Op.Erf: "_rt_erf64", Op.Erfc: "_rt_erfc64",
                Op.GeLU: "_rt_gelu_{approximate}{width}"}
 

@@ -174,13 +174,22 @@ def _rt_exp32(x):
     return x if x != x else (f(0.0) if x < f(-104.0) else e)
 
 
+#: (tanh(x) - x) / x**3 as a polynomial in x*x on |x| < 0.625 (a float32 fit, 4.4e-9)
+_rt_tanh32_poly = (-0.3333328068256378, 0.13331441581249237, -0.05373971164226532,
+                   0.020639078691601753, -0.005704978480935097)
+
+
 @njit(cache=True, error_model="numpy")
-def _rt_tanh64(x):
-    """tanh(x) = 1 - 2 / (exp(2|x|) + 1) with x's sign; x (1 - x*x/3) near 0."""
-    x = np.float64(x)
-    a = abs(x)
-    t = 1.0 - 2.0 / (_rt_exp64(a + a) + 1.0)
-    return x * (1.0 - x * x / 3.0) if a < 1e-4 else (t if x > 0.0 else -t)
+def _rt_tanh32(x):
+    """tanh of a float32 in float32 arithmetic: 1 - 2 / (exp(2|x|) + 1) with x's sign,
+    x (1 + x*x P(x*x)) below 0.625 (zeros keep their sign). Within 1 ulp of the correctly
+    rounded value on every float32 (99.1% exact), at twice the lanes of float64."""
+    f, c = np.float32, _rt_tanh32_poly
+    x = f(x)
+    a, x2 = abs(x), x * x
+    t = f(1.0) - f(2.0) / (_rt_exp32(a + a) + f(1.0))
+    p = ((((f(c[4]) * x2 + f(c[3])) * x2 + f(c[2])) * x2 + f(c[1])) * x2 + f(c[0])) * x2
+    return x * (f(1.0) + p) if a < f(0.625) else (t if x > f(0.0) else -t)
 
 
 @njit(cache=True, error_model="numpy")
@@ -287,33 +296,6 @@ def _rt_gelu_tanh64(x):
     """0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u): no cancellation for u < 0."""
     x = np.float64(x)
     return x * _rt_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x))
-
-
-#: erfinv's first guess (as in the numpy runtime), refined by Newton steps on erf.
-_rt_erfinv_central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                      0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_rt_erfinv_tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
-@njit(cache=True, error_model="numpy")
-def _rt_erfinv(y):
-    """The inverse of erf of a scalar, in float64: +-inf at +-1, nan outside [-1, 1]."""
-    y = np.float64(y)
-    if not -1.0 < y < 1.0:
-        return math.inf if y == 1.0 else -math.inf if y == -1.0 else math.nan
-    w = -math.log((1.0 - y) * (1.0 + y))
-    p = 0.0
-    if w < 5.0:
-        for c in _rt_erfinv_central:
-            p = p * (w - 2.5) + c
-    else:
-        for c in _rt_erfinv_tail:
-            p = p * (math.sqrt(w) - 3.0) + c
-    x = p * y
-    for _ in range(2):
-        x -= (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
-    return x
 
 
 def _rt_blas_files():

@@ -1,6 +1,6 @@
-"""numba runtime helpers of the special functions: the gamma family (digamma, polygamma,
-Hurwitz zeta), the regularised incomplete gamma functions and the modified Bessel
-functions, as jitted scalar functions in float64 (the same algorithms as
+"""numba runtime helpers of the special functions: erfinv, the gamma family (digamma,
+polygamma, Hurwitz zeta), the regularised incomplete gamma functions and the modified
+Bessel functions, as jitted scalar functions in float64 (the same algorithms as
 ``numpy_special_rt.py``). Copied into generated modules with ``numba_rt.py``.
 """
 
@@ -8,6 +8,33 @@ import math
 
 import numpy as np
 from numba import njit
+
+
+#: erfinv's first guess (as in the numpy runtime), refined by Newton steps on erf.
+_rt_erfinv_central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                      0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_rt_erfinv_tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_erfinv(y):
+    """The inverse of erf of a scalar, in float64: +-inf at +-1, nan outside [-1, 1]."""
+    y = np.float64(y)
+    if not -1.0 < y < 1.0:
+        return math.inf if y == 1.0 else -math.inf if y == -1.0 else math.nan
+    w = -math.log((1.0 - y) * (1.0 + y))
+    p = 0.0
+    if w < 5.0:
+        for c in _rt_erfinv_central:
+            p = p * (w - 2.5) + c
+    else:
+        for c in _rt_erfinv_tail:
+            p = p * (math.sqrt(w) - 3.0) + c
+    x = p * y
+    for _ in range(2):
+        x -= (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
+    return x
 
 
 # --- the gamma family and the modified Bessel functions ---------------------------------

@@ -317,6 +317,6 @@ def test_a_broadcast_operands_chain_leaves_the_loops_it_is_broadcast_along(
     for source in kernels:
         lines = source.splitlines()
         store = max(depth(x) for x in lines if re.match(r"\s*a\d+\[.*\] = ", x))
-        chain = [depth(x) for x in lines if "_rt_tanh64(" in x]
+        chain = [depth(x) for x in lines if "_rt_tanh32(" in x]
         assert len(chain) == 5 and max(chain) < store, source
     check_module(compiled.module, [column, scalar], tmp_path, want, targets=("numba",))

@@ -72,7 +72,7 @@ FUNCTIONS: dict[str, tuple[Callable[[Any], Any], Callable[[np.ndarray], np.ndarr
 }
 
 
-HELPERS = {"exp": "_rt_exp32", "tanh": "_rt_tanh64", "sigmoid": "_rt_sigmoid64",
+HELPERS = {"exp": "_rt_exp32", "tanh": "_rt_tanh32", "sigmoid": "_rt_sigmoid64",
            "erf": "_rt_erf64", "erfc": "_rt_erfc64", "gelu": "_rt_gelu_none32",
            "gelu_tanh": "_rt_gelu_tanh64"}
 

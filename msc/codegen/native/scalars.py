@@ -104,7 +104,7 @@ MATH = {K.Fn.MATH_SQRT: "sqrt", K.Fn.MATH_EXP: "exp", K.Fn.MATH_LOG: "log",
 BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextafter"}
 #: scalar runtime helpers: name -> (C function, the dtype of its operands and result)
 SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")),
-                  "_rt_exp64": ("msc_exp64", F64), "_rt_tanh64": ("msc_tanh64", F64),
+                  "_rt_tanh32": ("msc_tanh32", np.dtype("float32")), "_rt_exp64": ("msc_exp64", F64),
                   "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
                   "_rt_erfc64": ("msc_erfc64", F64),
                   "_rt_gelu_none32": ("msc_gelu_none32", np.dtype("float32")),

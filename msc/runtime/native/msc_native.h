@@ -244,9 +244,14 @@ static inline float msc_exp32(float x) {
     float e = msc_scale32((p * (r * r) + r) + 1.0f, k);
     return x != x ? x : (x < -104.0f ? 0.0f : e);
 }
-static inline double msc_tanh64(double x) {
-    double a = fabs(x), t = 1.0 - 2.0 / (msc_exp64(a + a) + 1.0);
-    return a < 1e-4 ? x * (1.0 - x * x / 3.0) : (x > 0.0 ? t : -t);
+/* tanh of a float in float arithmetic, as numba_rt.py's _rt_tanh32 (its polynomial's
+ * coefficients are the same floats) */
+static inline float msc_tanh32(float x) {
+    float a = fabsf(x), x2 = x * x;
+    float t = 1.0f - 2.0f / (msc_exp32(a + a) + 1.0f);
+    float p = ((((-0x1.75e1a8p-8f * x2 + 0x1.522692p-6f) * x2 + -0x1.b83c58p-5f) * x2
+                + 0x1.110726p-3f) * x2 + -0x1.555532p-2f) * x2;
+    return a < 0.625f ? x * (1.0f + p) : (x > 0.0f ? t : -t);
 }
 static inline double msc_sigmoid64(double x) {
     double e = msc_exp64(x);

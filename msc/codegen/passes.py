@@ -44,12 +44,12 @@ from msc.ir.primitives import Op
 
 #: The fused-loop forms of float32 ops on a ``vector_math`` target: numba_rt's functions
 #: made of arithmetic and selects (LLVM vectorizes the loop; libm's scalar tanh and erf
-#: cost 15-20 ns an element): exp, tanh and GeLU by erf in float32, the others in
-#: float64 rounded to float32. (GeLU's helper is named after its form: ``_rt_gelu_tanh64``,
+#: cost 15-20 ns an element): exp, tanh and GeLU in float32, the others in float64
+#: rounded to float32. (GeLU's helper is named after its form: ``_rt_gelu_tanh32``,
 #: ``_rt_gelu_none32``.)
 VECTOR_MATH = {Op.Exp: "_rt_exp32", Op.Tanh: "_rt_tanh32", Op.Sigmoid: "_rt_sigmoid64",
                Op.Erf: "_rt_erf64", Op.Erfc: "_rt_erfc64",
-               Op.GeLU: "_rt_gelu_{approximate}{width}"}
+               Op.GeLU: "_rt_gelu_{approximate}32"}
 
 
 def round_float16(lowerer: Any, node: Node, e: Expr) -> Expr:
@@ -61,8 +61,7 @@ def vector_math(lowerer: Any, node: Node, e: Expr) -> Expr:
             lowerer.is_half(node.out.type.dtype) or \
             lowerer.compute_dtype(node, lowerer.lowering(node)) != float32:
         return e
-    width = 32 if node.attr.get("approximate") == "none" else 64
-    return Helper(VECTOR_MATH[node.op].format(width=width, **node.attr), (X0,))
+    return Helper(VECTOR_MATH[node.op].format(**node.attr), (X0,))
 
 
 SCALAR_PASSES = (round_float16, vector_math)

@@ -90,6 +90,7 @@ _FLOAT_UNARY = (
     "(ops.exp(ops.clip_by_value({0} * 30.0, -110.0, 85.0)) * 1e-30)",
     "ops.gelu({0} * 6.0)",  # (float32 GeLU's tail, where exp(-x*x/2) underflows)
     "ops.gelu({0} * 6.0, approximate='tanh')",  # (the tanh GeLU's tails)
+    "ops.tanh({0} * 0.3)",  # (float32 tanh's polynomial below 0.625 and its edge)
 )
 _INT_UNARY = ("(-{0})", "ops.abs({0})", "({0} % 5)", "({0} // 3)", "ops.neg({0})",
               "ops.square(ops.clip_by_value({0}, -30, 30))", "ops.sign({0})", "{0}.abs()")

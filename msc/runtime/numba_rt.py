@@ -292,10 +292,22 @@ def _rt_gelu_none32(x):
 
 
 @njit(cache=True, error_model="numpy")
-def _rt_gelu_tanh64(x):
-    """0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u): no cancellation for u < 0."""
-    x = np.float64(x)
-    return x * _rt_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x))
+def _rt_gelu_tanh32(x):
+    """GeLU by tanh for float32 data: 0.5 x (1 + tanh u) = x e / (1 + e), e = exp(2u), no
+    cancellation for u < 0. 2u is formed in float64 (the cubic in float32 would cost 40
+    ulp in [-6, -3]) and enters exp as its float32 value v plus the rest, exp(v) (1 +
+    rest); exp and the quotient in float32: 1.26 ns an element against 1.63 in float64,
+    within 4 ulp of the correctly rounded value above -6 and 12 below (where exp(2u) is
+    subnormal). Above 9 GeLU is x; below -12 it is x * 0 (v may not be finite there)."""
+    f = np.float32
+    x = f(x)
+    d = np.float64(x)
+    w = 1.5957691216057308 * (d + 0.044715 * d * d * d)
+    v = f(w)
+    e = _rt_exp32(v)
+    e = _rt_fma32(e, f(w - np.float64(v)), e)
+    g = x * (e / (f(1.0) + e))
+    return x if x > f(9.0) else (x * f(0.0) if x < f(-12.0) else g)
 
 
 def _rt_blas_files():

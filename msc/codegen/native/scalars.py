@@ -108,7 +108,7 @@ SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")),
                   "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
                   "_rt_erfc64": ("msc_erfc64", F64),
                   "_rt_gelu_none32": ("msc_gelu_none32", np.dtype("float32")),
-                  "_rt_gelu_tanh64": ("msc_gelu_tanh64", F64)}
+                  "_rt_gelu_tanh32": ("msc_gelu_tanh32", np.dtype("float32"))}
 #: float16 helpers of one scalar (bits as int64, values as double): C function, result
 FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", np.dtype(np.float32)),
                    "_rt_f32_to_f16": ("msc_f32_to_f16", np.dtype(np.uint16)),

@@ -320,8 +320,14 @@ static inline float msc_gelu_none32(float x) {
     float v = x > 0.0f ? hx * (2.0f - e * ratio) : (hx * ratio) * e;
     return x != x ? x : v;
 }
-static inline double msc_gelu_tanh64(double x) {
-    return x * msc_sigmoid64(1.5957691216057308 * (x + 0.044715 * x * x * x));
+/* GeLU by tanh for float32 data, as numba_rt.py's _rt_gelu_tanh32 (the same operations in
+ * the same order; the selects act on float values only, so GCC vectorizes the loop) */
+static inline float msc_gelu_tanh32(float x) {
+    double d = x, w = 1.5957691216057308 * (d + 0.044715 * d * d * d);
+    float v = (float)w, e = msc_exp32(v);
+    e = fmaf(e, (float)(w - (double)v), e);
+    float g = x * (e / (1.0f + e));
+    return x > 9.0f ? x : (x < -12.0f ? x * 0.0f : g);
 }
 
 /* GeLU as the numba runtime's _rt_gelu (double precision) and _rt_gelu_f16 (each

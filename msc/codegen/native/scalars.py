@@ -22,7 +22,8 @@ from msc.ir import kernel as K
 CTYPES = {"bool": "bool", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t",
           "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
           "int64": "int64_t", "uint64": "uint64_t", "float32": "float", "float64": "double"}
-I64, F64, BOOL = np.dtype("int64"), np.dtype("float64"), np.dtype("bool")
+I64, F32, F64 = np.dtype("int64"), np.dtype("float32"), np.dtype("float64")
+BOOL = np.dtype("bool")
 
 
 def ctype(dt: np.dtype) -> str:
@@ -103,16 +104,16 @@ MATH = {K.Fn.MATH_SQRT: "sqrt", K.Fn.MATH_EXP: "exp", K.Fn.MATH_LOG: "log",
          K.Fn.MATH_ERF: "erf", K.Fn.MATH_ERFC: "erfc"}
 BINARY_F = {K.Fn.ARCTAN2: "atan2", K.Fn.HYPOT: "hypot", K.Fn.NEXTAFTER: "nextafter"}
 #: scalar runtime helpers: name -> (C function, the dtype of its operands and result)
-SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", np.dtype("float32")),
-                  "_rt_tanh32": ("msc_tanh32", np.dtype("float32")), "_rt_exp64": ("msc_exp64", F64),
+SCALAR_HELPERS = {"_rt_exp32": ("msc_exp32", F32), "_rt_tanh32": ("msc_tanh32", F32),
+                  "_rt_exp64": ("msc_exp64", F64),
                   "_rt_sigmoid64": ("msc_sigmoid64", F64), "_rt_erf64": ("msc_erf64", F64),
                   "_rt_erfc64": ("msc_erfc64", F64),
-                  "_rt_gelu_none32": ("msc_gelu_none32", np.dtype("float32")),
-                  "_rt_gelu_tanh32": ("msc_gelu_tanh32", np.dtype("float32"))}
+                  "_rt_gelu_none32": ("msc_gelu_none32", F32),
+                  "_rt_gelu_tanh32": ("msc_gelu_tanh32", F32)}
 #: float16 helpers of one scalar (bits as int64, values as double): C function, result
-FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", np.dtype(np.float32)),
+FLOAT16_HELPERS = {"_rt_f16_to_f32": ("msc_f16_to_f32", F32),
                    "_rt_f32_to_f16": ("msc_f32_to_f16", np.dtype(np.uint16)),
-                   "_rt_f16_round": ("msc_f16_round", np.dtype(np.float32))}
+                   "_rt_f16_round": ("msc_f16_round", F32)}
 CMP = {K.CompareOp.EQ: "==", K.CompareOp.NE: "!=", K.CompareOp.LT: "<", K.CompareOp.LE: "<=",
         K.CompareOp.GT: ">", K.CompareOp.GE: ">="}
 

@@ -23,6 +23,22 @@ def test_a_short_run_finds_no_disagreement():
     assert not numba.findings, numba.table()
 
 
+def test_the_cuda_target_without_a_gpu_or_the_simulator_is_a_usage_error(tmp_path):
+    """Asked for the cuda target where Numba finds no GPU and its simulator is off, the
+    fuzzer stops at once with the way to run it, instead of reporting every program."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["CUDA_VISIBLE_DEVICES"] = ""  # (hides a GPU where there is one)
+    run = subprocess.run([sys.executable, "-m", "msc.fuzz", "--targets", "numba,cuda",
+                          "--programs", "1", "--out", str(tmp_path)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "NUMBA_ENABLE_CUDASIM=1" in run.stderr and not list(tmp_path.iterdir())
+
+
 def test_programs_are_deterministic_and_valid_python():
     for seed in range(20):
         source = generate(seed).source

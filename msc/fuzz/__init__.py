@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="first program index (rerun program K: --start K --programs 1)")
     parser.add_argument("--targets", default="numba,python",
                         help="in-process targets, comma-separated (default: numba,python; "
-                             "cuda runs under NUMBA_ENABLE_CUDASIM=1 where there is no GPU)")
+                             "cuda needs a GPU or NUMBA_ENABLE_CUDASIM=1, Numba's simulator)")
     parser.add_argument("--numba-every", type=int, default=1, metavar="K",
                         help="run the numba target on every K-th program only (default 1)")
     parser.add_argument("--artifact-every", type=int, default=50, metavar="K",
@@ -72,6 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [t for t in targets if t not in TARGETS]
     if bad:
         parser.error(f"unknown targets: {', '.join(bad)} (known: {', '.join(TARGETS)})")
+    if "cuda" in targets:
+        from numba import cuda
+
+        if not cuda.is_available():  # (else every program's cuda run would be a "finding")
+            parser.error("the cuda target needs a GPU, or Numba's CUDA simulator: set "
+                         "NUMBA_ENABLE_CUDASIM=1")
     options = Options(targets, args.numba_every, args.artifact_every, features,
                       args.shrink_seconds, args.shrink_per_kind, onnx_every=args.onnx_every,
                       native_every=args.native_every)

@@ -695,7 +695,8 @@ class Exprs:
         tanh of its own values over the taps' count, so every output is an average of
         bounded terms. Three in ten, where t's size divides 32, are a 3x3 convolution of
         stride 1 to 32 channels, which the numba target computes by Winograd's transforms
-        (float32), each of t's elements the mean of a run of channels."""
+        (float32), each of t's elements the mean of a run of channels; half of those on
+        7x7 to 13x13 inputs, where a batch of few tiles keeps the products' way."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
             return None
         rng = self.rng
@@ -707,10 +708,12 @@ class Exprs:
             else 0
         groups = rng.choice([g for g in (1, 1, 2, 4, 8) if t.size % g == 0])
         out = t.size
+        h, w = rng.randint(20, 28), rng.randint(24, 34)
         if rng.random() < 0.3 and 32 % t.size == 0:  # the numba target's Winograd path
             (kh, kw), stride, dilation, groups, out = (3, 3), 1, 1, 1, 32
             pad = tuple(rng.randint(0, 1) for _ in range(4)) if mode == "pad" else 0
-        h, w = rng.randint(20, 28), rng.randint(24, 34)
+            if rng.random() < 0.5:  # (a small map: Winograd from enough tiles)
+                h, w = rng.randint(7, 13), rng.randint(7, 13)
         rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
         weight = self.sub(t.with_shape((out, 32 // groups, kh, kw)), scope, depth)

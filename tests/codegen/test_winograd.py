@@ -115,16 +115,34 @@ def test_winograd_matches_float64(n, c, k, h, w, pad, tmp_path):
     np.testing.assert_allclose(got, eager, rtol=0, atol=1e-5 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("c,size", [(64, 56), (128, 28), (256, 14)])
-def test_error_on_resnet_layers(c, size, tmp_path):
-    """ResNet-18's Winograd layers at batch 1 (the tile and the points were chosen by
-    this error: 4e-6 of the largest output here; the bench checks 1e-4)."""
+@pytest.mark.parametrize("n,c,size", [(1, 64, 56), (1, 128, 28), (1, 256, 14), (2, 512, 7)])
+def test_error_on_resnet_layers(n, c, size, tmp_path):
+    """ResNet-18's Winograd layers at batch 1 (the last stage's 7x7 takes it from batch
+    2; the tile and the points were chosen by this error: 4e-6 of the largest output
+    here; the bench checks 1e-4)."""
     rng = np.random.default_rng(c)
-    x = np.maximum(rng.standard_normal((1, c, size, size)), 0).astype(np.float32)  # post-ReLU
+    x = np.maximum(rng.standard_normal((n, c, size, size)), 0).astype(np.float32)  # post-ReLU
     wt = (rng.standard_normal((c, c, 3, 3)) * np.sqrt(2 / (9 * c))).astype(np.float32)
     got = winograd_conv(x, wt, (1, 1, 1, 1), tmp_path)
     want = conv64(x, wt, (1, 1, 1, 1))
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("n,size,taken", [(1, 7, False), (2, 7, True), (1, 14, True),
+                                          (4, 6, False)])
+def test_small_maps_take_it_from_enough_tiles(n, size, taken, tmp_path):
+    """Outputs of at least 7x7 go through Winograd where the batch has at least
+    MIN_BATCH_TILES 4x4 tiles (its transformed filters are read once a call however few
+    tiles there are); others keep the products' way, with the same results."""
+    from tests.codegen import build, compile_fn
+
+    rng = np.random.default_rng(size)
+    x = rng.standard_normal((n, 32, size, size)).astype(np.float32)
+    wt = (rng.standard_normal((32, 32, 3, 3)) / np.sqrt(9 * 32)).astype(np.float32)
+    built = build(compile_fn(Conv((1, 1, 1, 1)), [x, wt]).module, "numba", tmp_path)
+    assert ("_rt_wino_conv(" in built.source) == taken
+    want = conv64(x, wt, (1, 1, 1, 1))
+    assert np.abs(built(x, wt) - want).max() <= 1e-5 * np.abs(want).max()
 
 
 @pytest.mark.parametrize("where,value", [("x", np.inf), ("x", -np.inf), ("x", np.nan),

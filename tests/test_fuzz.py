@@ -39,6 +39,31 @@ def test_the_cuda_target_without_a_gpu_or_the_simulator_is_a_usage_error(tmp_pat
     assert "NUMBA_ENABLE_CUDASIM=1" in run.stderr and not list(tmp_path.iterdir())
 
 
+def test_a_program_s_modules_go_after_it_and_the_libraries_stay(tmp_path):
+    """After each program the runner forgets the modules it imported, but not msc's nor
+    an installed library's imported lazily meanwhile: Numba registers its types when a
+    module of its own is first imported, and a second import raised 'duplicate
+    registration' in every later program's numba run."""
+    import importlib.util
+    import sys
+
+    from msc.fuzz.campaign import _library_module
+
+    (tmp_path / "fuzz_program_module.py").write_text("X = 1\n")
+    spec = importlib.util.spec_from_file_location("fuzz_program_module",
+                                                  tmp_path / "fuzz_program_module.py")
+    sys.modules["fuzz_program_module"] = importlib.util.module_from_spec(spec)
+    try:
+        assert not _library_module("fuzz_program_module")
+    finally:
+        del sys.modules["fuzz_program_module"]
+    import numba.np.polynomial.polynomial_core  # noqa: F401
+    import numpy.linalg  # noqa: F401
+    for name in ("numba.np.polynomial.polynomial_core", "numpy.linalg", "json", "sys",
+                 "msc.fuzz.campaign"):
+        assert _library_module(name), name
+
+
 def test_programs_are_deterministic_and_valid_python():
     for seed in range(20):
         source = generate(seed).source

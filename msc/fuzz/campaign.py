@@ -13,6 +13,7 @@ import collections
 import dataclasses
 import shutil
 import sys
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -32,6 +33,18 @@ WAY_ORDER = ("interpreter", "python", "numba", "numba-outlined", "cuda", "onnx",
 def program_seed(seed: int, index: int) -> int:
     """The generator seed of program ``index`` of a run with ``seed``."""
     return (seed * 1_000_003 + index) & 0xFFFFFFFF
+
+
+#: Where the standard library and installed packages lie.
+_LIBRARY_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
+                                                          "platlib")})
+
+
+def _library_module(name: str) -> bool:
+    """Whether module ``name`` is msc's, built in or an installed library's: not a file of
+    a program or of generated code."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    return name == "msc" or name.startswith("msc.") or not path or path.startswith(_LIBRARY_DIRS)
 
 
 @dataclass
@@ -157,10 +170,10 @@ class Runner:
                 out["native"] = self._timed("native", lambda: artifact(
                     program.source, program.inputs, folder, "native"))
             return eager, out
-        finally:  # the program's modules go; msc's own (imported lazily) stay, or a
-            for name in set(sys.modules) - before:  # re-import would make a 2nd Cell class
-                if name != "msc" and not name.startswith("msc."):
-                    del sys.modules[name]
+        finally:  # the program's and generated modules go; msc's own and the libraries'
+            for name in set(sys.modules) - before:  # (imported lazily) stay: a re-import
+                if not _library_module(name):  # makes a 2nd Cell class, or registers
+                    del sys.modules[name]      # Numba's types twice
             shutil.rmtree(folder, ignore_errors=True)
 
     def _timed(self, way: str, go: Callable[[], Outcome]) -> Outcome:

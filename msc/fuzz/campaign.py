@@ -170,10 +170,12 @@ class Runner:
                 out["native"] = self._timed("native", lambda: artifact(
                     program.source, program.inputs, folder, "native"))
             return eager, out
-        finally:  # the program's and generated modules go; msc's own and the libraries'
-            for name in set(sys.modules) - before:  # (imported lazily) stay: a re-import
-                if not _library_module(name):  # makes a 2nd Cell class, or registers
-                    del sys.modules[name]      # Numba's types twice
+        finally:
+            # the program's and generated modules go; msc's and the libraries' (imported
+            # lazily) stay: a re-import makes a 2nd Cell class, or registers Numba's types twice
+            for name in set(sys.modules) - before:
+                if not _library_module(name):
+                    del sys.modules[name]
             shutil.rmtree(folder, ignore_errors=True)
 
     def _timed(self, way: str, go: Callable[[], Outcome]) -> Outcome:

@@ -24,6 +24,7 @@ transformed inputs and products sized to stay in cache.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from msc.errors import InternalCompilerError
@@ -55,17 +56,22 @@ TILE, TAPS, SIZE = 4, 3, 6
 MIN_BATCH_TILES = 8
 
 
+def tile_grid(shape: tuple[int, ...]) -> tuple[int, int]:
+    """Rows and columns of 4x4 tiles covering one image of an (N, C, H, W) output."""
+    return -(-shape[2] // TILE), -(-shape[3] // TILE)
+
+
 def fits(node: Any) -> bool:
     """Whether a float32 2-D convolution of a nonempty batch goes through F(4x4, 3x3):
     ungrouped, 3x3, stride and dilation 1, padding at most 1, at least 32 channels in and
     out, an output of at least 7x7 and at least ``MIN_BATCH_TILES`` tiles."""
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    tiles = o.shape[0] * -(-o.shape[2] // TILE) * -(-o.shape[3] // TILE) if o.ndim == 4 else 0
     return (x.ndim == 4 and x.shape[0] > 0 and x.dtype == w.dtype == o.dtype == dtypes.float32
             and node.attr["groups"] == 1 and w.shape[2:] == (TAPS, TAPS)
             and node.attr["stride"] == (1, 1) and node.attr["dilation"] == (1, 1)
             and max(node.attr["pad"]) <= 1 and min(w.shape[:2]) >= 32
-            and min(o.shape[2:]) >= 7 and tiles >= MIN_BATCH_TILES)
+            and min(o.shape[2:]) >= 7
+            and o.shape[0] * math.prod(tile_grid(o.shape)) >= MIN_BATCH_TILES)
 
 
 #: A block of tiles is transformed and multiplied at a time, its transformed inputs and
@@ -116,7 +122,7 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
     n, c_in, height, width = x.shape
     k_out = w.shape[0]
     top, left = node.attr["pad"][0], node.attr["pad"][2]
-    rows, cols = -(-o.shape[2] // TILE), -(-o.shape[3] // TILE)
+    rows, cols = tile_grid(o.shape)
     per = block_rows(n * rows, cols, c_in + k_out)
     tiles, xis = per * cols, SIZE * SIZE
     f32 = dtypes.float32

@@ -150,6 +150,17 @@ class VectorMath(nn.Cell):
                 ops.gelu(x), ops.gelu(x, approximate="tanh"), ops.softmax(x, axis=-1))
 
 
+class StemPool(nn.Cell):
+    """ResNet's stem pooling: 3x3 windows, stride 2, padded by one (a -inf border)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1)
+
+    def construct(self, x):
+        return self.pool(x)
+
+
 class RowFolds(nn.Cell):
     """Rows long enough for the runtimes' 16-lane folds (197: 12 vectors and a rest of 5):
     softmax and log-softmax (a maximum and a sum a row), a layer norm (a sum and a sum of

@@ -350,6 +350,25 @@ def test_row_folds_equal_the_numba_target_to_the_bit(tmp_path):
     assert_numba_bits(art, models.RowFolds(), x, 5, tmp_path)
 
 
+def test_max_pooling_equals_the_numba_target_to_the_bit(tmp_path):
+    """Max pooling keeps a float32 window's maximum in float32: the numba target's bytes,
+    with NaNs (which win), infinities and zeros of both signs in the windows, and eager
+    mode's values."""
+    x = np.random.default_rng(7).standard_normal((2, 3, 16, 17)).astype(np.float32)
+    x[0, 0, 3, 4], x[0, 1, 8, 0], x[1, 2, 15, 16] = np.nan, np.inf, -np.inf
+    x[1, 0, :4, :4] = -1.0
+    x[1, 0, 0, 1], x[1, 0, 1, 0], x[1, 0, 2, 2] = -0.0, 0.0, -0.0
+    art = compile_native(tmp_path / "pool", "StemPool", ["f32[2,3,16,17]"])
+    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path)
+    ms.set_context(mode=ms.GRAPH_MODE, jit_tier="numba")
+    try:
+        numba = models.StemPool()(Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(jit_tier=None)
+    assert raw[0] == numba.tobytes()
+    np.testing.assert_array_equal(numba, eager(models.StemPool(), x).asnumpy())
+
+
 def test_a_layer_norm_of_many_short_rows_runs_in_parts(tmp_path):
     """394 rows of 197 (a ViT's tokens): a row helper counts its row's elements toward the
     work a part must do (``threads.work``), so the layer norm's means, variances and scaling

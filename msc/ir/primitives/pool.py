@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from msc.errors import ShapeError
+from msc.ir import dtypes
 from msc.ir.kernel import (
     Accumulate,
     Assign,
@@ -150,7 +151,8 @@ def _loops_pool(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple[Stmt, .
     loops.emit(Assign(Name(out), empty(o.shape, o.dtype)))
     lead = loops.open(o.shape, range(o.ndim), "p", Role.PARALLEL)
     best, v = Name(loops.fresh("best")), Name(loops.fresh("v"))
-    loops.emit(Assign(best, _NEG_INF))
+    # (a float32 maximum kept in float32: the same value, and C compilers vectorize it)
+    loops.emit(Assign(best, Cast(x.dtype, _NEG_INF) if x.dtype == dtypes.float32 else _NEG_INF))
     taps = loops.open([_kept(k) for k in kernel], range(len(kernel)), "k", Role.REDUCE)
     at = [Name(lead[2 + d]) * _kept(stride[d]) + Name(taps[d]) * _kept(dilation[d])
           for d in range(len(kernel))]

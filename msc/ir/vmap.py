@@ -281,8 +281,12 @@ class _Batcher:
         return b.tuple(*results), tuple(out_dims)
 
     def select(self, row: Var, x: Value, xd: BDim, y: Value, yd: BDim) -> Value:
-        """Each example's ``x`` where its ``row`` entry holds, else its ``y``."""
+        """Each example's ``x`` where its ``row`` entry holds, else its ``y``; of two state
+        tokens (a branch's value holding one), the else branch's, which follows the then
+        branch's effects (``select_if``)."""
         b = self.b()
+        if isinstance(x.type, MonadType):
+            return y
         if isinstance(x.type, TupleType):
             return b.tuple(*(self.select(row, b.getitem(x, i), _at(xd, i), b.getitem(y, i),
                                          _at(yd, i)) for i in range(len(x.type.elems))))

@@ -221,6 +221,42 @@ def test_a_raise_under_a_batched_condition_fires_only_when_an_example_reaches_it
         vmap(guarded)(Tensor(big))
 
 
+def checked_product(a, b):
+    h = a
+    if (b > 0.5).all():
+        pass
+    elif h <= -1.0:
+        raise ValueError("a at most -1")
+    else:
+        h = ops.minimum(h, h)
+    return h * b
+
+
+def product_and_gradient(a, b):
+    return ops.value_and_grad(checked_product, 1)(a.max(), b.max())
+
+
+class GradsPerRow(nn.Cell):
+    def construct(self, x, y):
+        return vmap(product_and_gradient, in_axes=(0, 0))(x, y)
+
+
+def test_a_gradient_through_a_raise_under_a_batched_condition(each_target):
+    """The batched if's branches each return a state token inside a tuple (the raise's
+    effects, through the gradient): the else branch's token follows the then branch's
+    (msc raised InternalCompilerError: cannot batch a value of type <UMonad>)."""
+    x = np.array([[1.0, 2.0], [0.25, -0.5], [0.5, 0.75], [-2.0, 0.125]], np.float32)
+    top = x.max(axis=1)
+    eager = GradsPerRow()(Tensor(x), Tensor(x))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph = GradsPerRow()(Tensor(x), Tensor(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    close(eager, (top * top, top))
+    close(graph, (top * top, top))
+
+
 # --- Cells, jit_class, graphs, @jit ----------------------------------------------------------
 
 

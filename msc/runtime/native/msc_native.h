@@ -385,6 +385,7 @@ static inline bool msc_lanes_max_fast_f32(const float *x, int64_t whole, float *
     return false;
 }
 #endif
+/* (float64 rows keep the portable fold) */
 static inline bool msc_lanes_max_fast_f64(const double *x, int64_t whole, double *top) {
     (void)x; (void)whole; (void)top;
     return false;

@@ -347,3 +347,13 @@ def test_max_pool3d_pad_list_as_wide_as_the_kernel() -> None:
         with pytest.raises(ValueError, match="padding") as err:
             make()
         assert "test_pooling_reference.py" in str(err.value)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_average_pooling_of_integers_is_a_type_error_naming_avg_pool(mode: int) -> None:
+    """msc's average pooling is a depthwise convolution; its error names MindSpore's
+    primitive, AvgPool, not Conv, at the user's line."""
+    ms.set_context(mode=mode)
+    with pytest.raises(TypeError, match=r"test_pooling_reference\.py:\d+:\d+: For 'AvgPool', "
+                                        r"the x must be a float Tensor"):
+        ops.avg_pool2d(Tensor(np.ones((1, 1, 4, 4), np.int32)), 2, 2)

@@ -277,7 +277,9 @@ def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode
       padding counts or not (MindSpore 2.10's ``nn.AvgPool2d``, ``ops.avg_pool2d`` and
       ``P.AvgPool3D`` alike, tests/oracle)."""
     x, was = _batched(input, nd, Op.Conv)
-    with _checking(Op.Conv):
+    with _checking("AvgPool3D" if nd == 3 else "AvgPool"):  # (MindSpore's names, not Conv's)
+        if not x.dtype.is_float:
+            raise GraphTypeError(f"the x must be a float Tensor, but got {x.type}")
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,
                                                    padding, 1, ceil_mode)
     channels, spatial = x.shape[1], x.shape[2:]

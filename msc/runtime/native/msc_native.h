@@ -379,17 +379,17 @@ static inline bool msc_lanes_max_fast_f32(const float *x, int64_t whole, float *
     *top = _mm_cvtss_f32(_mm_max_ss(_mm_movehdup_ps(h2), h2));
     return nan == 0;
 }
-#else
-static inline bool msc_lanes_max_fast_f32(const float *x, int64_t whole, float *top) {
-    (void)x; (void)whole; (void)top;
-    return false;
-}
 #endif
-/* (float64 rows keep the portable fold) */
-static inline bool msc_lanes_max_fast_f64(const double *x, int64_t whole, double *top) {
-    (void)x; (void)whole; (void)top;
-    return false;
-}
+/* (none: the portable fold; float64 rows always take it) */
+#define MSC_NO_FAST_MAX(T, S)                                                                \
+    static inline bool msc_lanes_max_fast_##S(const T *x, int64_t whole, T *top) {           \
+        (void)x; (void)whole; (void)top;                                                     \
+        return false;                                                                        \
+    }
+#if !defined(__AVX512F__)
+MSC_NO_FAST_MAX(float, f32)
+#endif
+MSC_NO_FAST_MAX(double, f64)
 #define MSC_ROWS(T, S)                                                                       \
     /* elements j to j + 15, s apart (through a pointer: a vector return would change the  \
        ABI between builds with and without AVX-512) */                                       \

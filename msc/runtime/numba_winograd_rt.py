@@ -83,27 +83,26 @@ def _rt_wino_filters(w, u, lo, hi):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _rt_wino_inputs(src, v, first, per_image, lo, hi):
-    """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, 4 rows + 2,
-    4 cols + 2: the input in its zero border) in ``v.shape[2] // cols`` rows of tiles of
-    the batch from row ``first`` on (rows count examples, ``per_image`` each), channels
-    ``c`` from ``lo`` to ``hi``: B^T down each column of a row of tiles first, along the
-    whole row (vectorized; tiles overlapping by two columns share them), then along each
-    tile's rows. Returns whether every value is within ``_RT_WINO_LIMIT``, as
-    ``_rt_wino_filters`` does."""
-    width = src.shape[3]
-    cols = (width - 2) // 4
-    rows = v.shape[2] // cols
-    fits = True
-    a = np.empty((6, width), np.float32)
+def _rt_wino_inputs(src, v, first, per_image, cols, top, left, lo, hi):
+    """``v[c, xi, t] = (B^T d B)[xi]`` of the 6x6 tiles d of ``src`` (N, C, H, W) in a
+    zero border of ``top`` rows and ``left`` columns, out to whole tiles (each row of
+    tiles copies its six rows into a bordered ``s``), in ``v.shape[2] // cols`` rows of
+    tiles from row ``first`` on (``per_image`` an example), channels ``c`` from ``lo``
+    to ``hi``: B^T down each column of a row of tiles first, along the whole row
+    (vectorized; tiles overlapping by two columns share them), then along each tile's
+    rows. Returns whether every value is within ``_RT_WINO_LIMIT``."""
+    height, width, rows, fits = src.shape[2], src.shape[3], v.shape[2] // cols, True
+    s = np.zeros((6, 4 * cols + 2), np.float32)
+    a = np.empty((6, 4 * cols + 2), np.float32)
     for c in range(lo, hi):
         for r in range(rows):
             ex = (first + r) // per_image
-            y = (first + r - ex * per_image) * 4
-            s = src[ex, c]
-            for x in range(width):
-                col = _rt_wino_bt(s[y, x], s[y + 1, x], s[y + 2, x], s[y + 3, x],
-                                  s[y + 4, x], s[y + 5, x])
+            y = (first + r - ex * per_image) * 4 - top
+            for k in range(6):  # (loops: a slice's view cost more than the copy)
+                for x in range(width):
+                    s[k, left + x] = src[ex, c, y + k, x] if 0 <= y + k < height else np.float32(0)
+            for x in range(4 * cols + 2):
+                col = _rt_wino_bt(s[0, x], s[1, x], s[2, x], s[3, x], s[4, x], s[5, x])
                 for i in range(6):
                     a[i, x] = col[i]
             for i in range(6):
@@ -155,22 +154,29 @@ def _rt_wino_outputs(m, out, first, per_image, lo, hi):
 
 
 @njit(cache=True, error_model="numpy")
-def _rt_wino_block_count(src, v):
-    """How many blocks of rows of tiles the input in its border ``src`` makes, ``v``
-    holding the transformed inputs of one block."""
-    return src.shape[0] * ((src.shape[2] - 2) // 4) // (v.shape[2] // ((src.shape[3] - 2) // 4))
+def _rt_wino_grid(out, v):
+    """Rows of tiles of one image of the output ``out``, tiles in a row, and rows in a
+    block (``v`` holds the transformed inputs of one)."""
+    rows, cols = (out.shape[2] + 3) // 4, (out.shape[3] + 3) // 4
+    return rows, cols, v.shape[2] // cols
+
+
+@njit(cache=True, error_model="numpy")
+def _rt_wino_block_count(out, v):
+    """How many blocks of rows of tiles the output ``out`` makes."""
+    rows, _, per = _rt_wino_grid(out, v)
+    return out.shape[0] * rows // per
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _rt_wino_blocks(src, u, v, m, out, lo, hi):
+def _rt_wino_blocks(src, u, v, m, out, top, left, lo, hi):
     """Blocks ``lo`` to ``hi`` of ``_rt_wino_conv``: block by block of rows of tiles (as
     many as ``v`` holds), the inputs transformed into ``v`` (C, 36, tiles), 36 products
     into ``m`` (K, 36, tiles) and the outputs into ``out``. False where a transformed
     input is out of ``_RT_WINO_LIMIT`` (``out`` unfinished)."""
-    rows = (src.shape[2] - 2) // 4
-    per = v.shape[2] // ((src.shape[3] - 2) // 4)
+    rows, cols, per = _rt_wino_grid(out, v)
     for b in range(lo, hi):
-        if not _rt_wino_inputs(src, v, b * per, rows, 0, src.shape[1]):
+        if not _rt_wino_inputs(src, v, b * per, rows, cols, top, left, 0, src.shape[1]):
             return False
         _rt_wino_products(u, v, m, 0, 36)
         _rt_wino_outputs(m, out, b * per, rows, 0, m.shape[0])
@@ -178,11 +184,11 @@ def _rt_wino_blocks(src, u, v, m, out, lo, hi):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _rt_wino_conv(src, w, u, v, m, out):
-    """``out`` = the convolution of the input in its zero border ``src`` (N, C, 4 rows +
-    2, 4 cols + 2) with the filters ``w`` (K, C, 3, 3): the filters transformed into
-    ``u`` (K, 36, C), then the blocks of tiles (``_rt_wino_blocks``). Every size comes
-    from the arrays, so one kernel calls it for every layer.
+def _rt_wino_conv(src, w, u, v, m, out, top, left):
+    """``out`` = the convolution of ``src`` (N, C, H, W) in a zero border of ``top`` rows
+    and ``left`` columns (and out to whole tiles) with the filters ``w`` (K, C, 3, 3): the
+    filters transformed into ``u`` (K, 36, C), then the blocks of tiles
+    (``_rt_wino_blocks``). One kernel calls it for every layer.
 
     False (``out`` unfinished) where a transformed filter or input is not finite or
     larger than ``_RT_WINO_LIMIT``: an infinity or NaN would spread over a
@@ -190,7 +196,7 @@ def _rt_wino_conv(src, w, u, v, m, out):
     overflow where it does not; the caller then computes the convolution directly."""
     if not _rt_wino_filters(w, u, 0, w.shape[0]):
         return False
-    return _rt_wino_blocks(src, u, v, m, out, 0, _rt_wino_block_count(src, v))
+    return _rt_wino_blocks(src, u, v, m, out, top, left, 0, _rt_wino_block_count(out, v))
 
 
 @njit(cache=True, nogil=True)
@@ -244,16 +250,15 @@ def _rt_wino_prepared(w, u, transform):
     return u, fits
 
 
-def _rt_wino_threaded(src, w, u, v, m, out):
+def _rt_wino_threaded(src, w, u, v, m, out, top, left):
     """``_rt_wino_conv`` over this process's threads, as an outlined driver calls it: the
     filters' transform kept between calls (``_rt_wino_prepared``), then the blocks in one
     range per thread, each with transformed inputs and products of its own (shaped as
     ``v`` and ``m``: rows as long); where the blocks do not share out evenly among few
     threads, block after block its inputs (by channels), products (by tile element) and
     outputs (by out channels). Every value is computed as on one thread, to the bit."""
-    rows = (src.shape[2] - 2) // 4
-    per = v.shape[2] // ((src.shape[3] - 2) // 4)
-    blocks = _rt_wino_block_count.py_func(src, v)
+    rows, cols, per = _rt_wino_grid.py_func(out, v)
+    blocks = _rt_wino_block_count.py_func(out, v)
     parts = _rt_thread_count()
 
     def split(fn, count, *args):  # (fn over [0, count) in one range per part)
@@ -267,10 +272,11 @@ def _rt_wino_threaded(src, w, u, v, m, out):
     if not fits:
         return False
     if parts <= 1:
-        return _rt_wino_blocks(src, u, v, m, out, 0, blocks)
+        return _rt_wino_blocks(src, u, v, m, out, top, left, 0, blocks)
     if blocks % parts and blocks < 4 * parts:
         for b in range(blocks):
-            if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows)):
+            if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows, cols,
+                             top, left)):
                 return False
             split(_rt_wino_products, 36, u, v, m)
             split(_rt_wino_outputs, w.shape[0], m, out, b * per, rows)
@@ -281,6 +287,6 @@ def _rt_wino_threaded(src, w, u, v, m, out):
         return lines[:, :, :a.shape[2]]
 
     scratch = [(v, m)] + [(own(v), own(m)) for _ in range(1, parts)]
-    return all(_rt_run_parts([(_rt_wino_blocks, (src, u, sv, sm, out, blocks * p // parts,
-                                                 blocks * (p + 1) // parts))
+    return all(_rt_run_parts([(_rt_wino_blocks, (src, u, sv, sm, out, top, left,
+                                                 blocks * p // parts, blocks * (p + 1) // parts))
                               for p, (sv, sm) in enumerate(scratch)]))

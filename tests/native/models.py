@@ -141,6 +141,26 @@ def winograd_block():
     return basic_block(32, 32, 1, scale=0.1)
 
 
+class PaddedConv(nn.Cell):
+    """A 3x3 convolution of 33 to 35 channels with a border on some sides only: the
+    Winograd runtime adds the border row by row."""
+
+    def __init__(self, padding):
+        super().__init__()
+        self.conv = nn.Conv2d(33, 35, 3, pad_mode="pad", padding=padding, has_bias=False)
+
+    def construct(self, x):
+        return self.conv(x)
+
+
+def one_sided_conv():
+    return with_weights(PaddedConv((1, 0, 0, 1)), scale=0.1)
+
+
+def unpadded_conv():
+    return with_weights(PaddedConv(0), scale=0.1)
+
+
 class VectorMath(nn.Cell):
     """Each float32 function the runtimes compute from arithmetic (exp in float32, the
     others in float64), and softmax rows."""

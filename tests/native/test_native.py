@@ -274,6 +274,35 @@ def test_winograd_block_matches_eager_and_the_numba_target(tmp_path, shape):
                                    atol=1e-5 * np.abs(want[finite]).max())
 
 
+@pytest.mark.parametrize("entry,pad", [("one_sided_conv", (1, 0, 0, 1)),
+                                       ("unpadded_conv", (0, 0, 0, 0))])
+def test_winograd_border_on_some_sides_or_none(tmp_path, entry, pad):
+    """The runtime reads the input without its border and puts each row of tiles' rows in
+    it: a border on the top and right only, and none, give the float64 convolution within
+    Winograd's error, as the numba target does (the two targets' products round apart, and
+    the output transform scales their differences up to eight times)."""
+    art = compile_native(tmp_path / "pc", entry, ["f32[3,33,17,16]"])
+    assert "msc_wino_conv(" in (art / "model.c").read_text()
+    x = np.random.default_rng(5).standard_normal((3, 33, 17, 16)).astype(np.float32)
+    net = getattr(models, entry)()
+    raw, _ = run_c(build_runner(art, tmp_path / "r"), [x], tmp_path)
+    w = net.conv.weight.asnumpy().astype(np.float64)
+    top, bottom, left, right = pad
+    p = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    h, wd = p.shape[2] - 2, p.shape[3] - 2
+    want = sum(np.einsum("kc,nchw->nkhw", w[:, :, i, j], p[:, :, i:i + h, j:j + wd])
+               for i in range(3) for j in range(3))
+    got = np.frombuffer(raw[0], np.float32).reshape(want.shape)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    ms.set_context(jit_tier="numba")  # (not the python tier's first answer)
+    try:
+        numba = net(Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(jit_tier=None)
+    np.testing.assert_allclose(numba, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    np.testing.assert_allclose(got, numba, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
 def assert_numba_bits(art, net, x, count, tmp_path):
     """The library's ``count`` float32 outputs for ``x`` hold the numba target's bits (a
     NaN's sign aside: IEEE leaves it); its raw outputs."""

@@ -545,16 +545,16 @@ class Renderer:
 
     def winograd(self, e: K.Helper) -> Scalar:
         """A Winograd convolution (``msc/ir/primitives/winograd.py``): the runtime's
-        ``msc_wino_conv``, its image arrays contiguous float32 and its transformed ones
-        (rows, 36, columns) with unit column strides, as the lowering makes them, and
-        whether the filters are weights (an inference model's never change); 0 where it
-        declined."""
-        src, w, u, v, m, out = (self.use(self.value(x)) for x in e.args)
+        ``msc_wino_conv``, its image arrays contiguous float32 (the input without its top and
+        left border) and its transformed ones (rows, 36, columns) with unit column strides,
+        as the lowering makes them, and whether the filters are weights (an inference
+        model's never change); 0 where it declined."""
+        src, w, u, v, m, out, top, left = (self.use(self.value(x)) for x in e.args)
         tables = (u, v, m)
         if any(a.dtype != np.float32 for a in (src, w, out, *tables)) or not all(
                 a.contiguous for a in (src, w, out)) or any(t.strides[2] != 1 for t in tables):
             raise self.fail(f"{e.name} of {src!r}, {w!r}, {u!r}, {v!r}, {m!r}, {out!r}")
-        args = [src.address(), *map(str, src.shape), w.address(), str(w.shape[0])]
+        args = [src.address(), *map(str, (*src.shape, top, left)), w.address(), str(w.shape[0])]
         for t in tables:
             args += [t.address(), str(t.strides[0]), str(t.strides[1])]
         args += [str(v.shape[2]), out.address(), *map(str, out.shape[2:]), str(int(is_weight(w)))]

@@ -327,8 +327,7 @@ def _loops_conv_or_gemm(a: list[Expr], node: Any, out: str, fresh: Any) -> tuple
             direct = _loops_conv_gemm(a, node, out, fresh)
         if not winograd_fits(node):
             return direct
-        return winograd_loops(a, node, out, fresh, direct,
-                              lambda loops, pad: with_border(loops, a[0], x, pad, Lit(0)))
+        return winograd_loops(a, node, out, fresh, direct)
     return _loops_conv(a, node, out, fresh)
 
 

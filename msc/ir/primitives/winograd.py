@@ -1,6 +1,6 @@
 """Winograd's minimal filtering for stride-1 3x3 convolutions: F(4x4, 3x3).
 
-A 6x6 tile ``d`` of the (zero-bordered) input and a 3x3 filter ``g`` give a 4x4 tile of
+A 6x6 tile ``d`` of the input (in its zero border) and a 3x3 filter ``g`` give a 4x4 tile of
 the output as ``A^T [(G g G^T) * (B^T d B)] A``: 36 multiplications per tile and channel
 pair instead of 144. Over channels the elementwise products become 36 matrix products,
 one per tile element ``xi``: ``M[xi] = U[xi] @ V[xi]`` with the filters ``U`` (out
@@ -103,27 +103,26 @@ def leading(n: int) -> int:
 
 
 def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
-               direct: tuple[Stmt, ...],
-               bordered: Callable[[Loops, tuple[int, ...]], Expr]) -> tuple[Stmt, ...]:
-    """The statements computing convolution ``node`` (``fits``) into ``out``: the input
-    in a zero border out to whole tiles, the arrays the transforms fill, and the runtime's
-    ``_rt_wino_conv`` (the filters transformed, then block by block of tiles the inputs
-    transformed, 36 BLAS products and the outputs transformed). Where it declines (a
-    value not finite, or too large for the transforms), ``direct``, the statements of
-    the products' way, compute ``out`` instead (they begin by allocating it, which the
-    Winograd statements did already). ``bordered(loops, pad)`` puts the input in a zero
-    border of ``pad`` ((lo, hi) per spatial dim), filling only the border (the
-    convolutions' ``conv.with_border``)."""
+               direct: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """The statements computing convolution ``node`` (``fits``) into ``out``: the arrays
+    the transforms fill, and the runtime's ``_rt_wino_conv`` (the filters transformed,
+    then block by block of tiles the inputs transformed, 36 BLAS products and the outputs
+    transformed). The runtime reads the input where it lies and puts each row of tiles'
+    six rows in their zero border itself (``pad``'s top and left, out to whole tiles on
+    the other sides): a bordered copy of the whole input cost a pass over it, and its
+    border strips were written by one thread. Where it declines (a value not finite, or
+    too large for the transforms), ``direct``, the statements of the products' way,
+    compute ``out`` instead (they begin by allocating it, which the Winograd statements
+    did already)."""
     first = direct[0]
     if not (isinstance(first, Assign) and first.target == Name(out)):
         raise InternalCompilerError(f"the direct convolution begins with {first}, not the "
                                     f"allocation of {out}")
     x, w, o = in_type(node, 0), in_type(node, 1), out_type(node)
-    n, c_in, height, width = x.shape
-    k_out = w.shape[0]
+    c_in, k_out = x.shape[1], w.shape[0]
     top, left = node.attr["pad"][0], node.attr["pad"][2]
     rows, cols = tile_grid(o.shape)
-    per = block_rows(n * rows, cols, c_in + k_out)
+    per = block_rows(x.shape[0] * rows, cols, c_in + k_out)
     tiles, xis = per * cols, SIZE * SIZE
     f32 = dtypes.float32
     filt, tin, prod = fresh("wfilt"), fresh("wtiles"), fresh("wprod")
@@ -135,14 +134,10 @@ def conv_loops(a: list[Expr], node: Any, out: str, fresh: Callable[[str], str],
         return Name(name)[Slice(), Slice(), Slice(Lit(0), Lit(shape[2]))]
 
     loops.emit(Assign(Name(out), empty(o.shape, f32)))
-    src = bordered(loops, (top, rows * TILE + 2 - top - height,
-                           left, cols * TILE + 2 - left - width))
-    if src is a[0]:  # (no border to add: the runtime reads it contiguous)
-        src = contiguous(src)
     u = strided(filt, (k_out, xis, c_in))
     v, m = strided(tin, (c_in, xis, tiles)), strided(prod, (k_out, xis, tiles))
     done = fresh("winograd")
-    loops.emit(Assign(Name(done), helper("_rt_wino_conv", src, contiguous(a[1]), u, v, m,
-                                         Name(out))))
+    loops.emit(Assign(Name(done), helper("_rt_wino_conv", contiguous(a[0]), contiguous(a[1]),
+                                         u, v, m, Name(out), Lit(top), Lit(left))))
     loops.emit(Branch(Not(Name(done)), direct[1:]))
     return loops.lines

@@ -1044,24 +1044,33 @@ static int wino_bt_rows(const float *restrict d0, const float *restrict d1,
 /* Channels c0 to c1 of a block's tiles into v: B^T down each column of a chunk of rows of
    tiles (vectorized along the row; tiles overlapping by two columns share them), each
    tile's six columns gathered into six rows d, then B^T along them over the chunk's tiles.
-   1, or 0 where a value is out of range. */
+   The input (height x width) lies without its zero border of top rows and left columns (out
+   to 4 cols + 2 columns and whole rows of tiles on the other sides): a row of tiles copies
+   its six rows into s, whose border stays zero. 1, or 0 where a value is out of range. */
 static int msc_wino_inputs(const float *src, int64_t c0, int64_t c1, int64_t c_in, int64_t height,
-                           int64_t width, float *v, int64_t v_c, int64_t v_xi, int64_t tiles,
-                           int64_t first, int64_t per_image) {
-    int64_t cols = (width - 2) / 4, rows = tiles / cols, chunk = wino_chunk(width);
+                           int64_t width, int64_t top, int64_t left, int64_t cols, float *v,
+                           int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first,
+                           int64_t per_image) {
+    int64_t wide = 4 * cols + 2, rows = tiles / cols, chunk = wino_chunk(wide);
     int bad = 0;
-    float a[6][chunk][width], d[6][chunk * cols];
+    float a[6][chunk][wide], d[6][chunk * cols], s[6][wide];
+    memset(s, 0, sizeof s);
     for (int64_t c = c0; c < c1; c++)
         for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
             int64_t n = rows - r0 < chunk ? rows - r0 : chunk;
             for (int64_t r = 0; r < n; r++) {
                 int64_t ex = (first + r0 + r) / per_image;
-                int64_t y = (first + r0 + r - ex * per_image) * 4;
-                const float *s = src + ((ex * c_in + c) * height + y) * width;
-                for (int64_t x = 0; x < width; x++) {
+                int64_t y = (first + r0 + r - ex * per_image) * 4 - top;
+                for (int k = 0; k < 6; k++) {
+                    if (0 <= y + k && y + k < height)
+                        memcpy(s[k] + left, src + ((ex * c_in + c) * height + y + k) * width,
+                               (size_t)width * sizeof(float));
+                    else
+                        memset(s[k] + left, 0, (size_t)width * sizeof(float));
+                }
+                for (int64_t x = 0; x < wide; x++) {
                     float col[6];
-                    wino_bt(s[x], s[width + x], s[2 * width + x], s[3 * width + x],
-                            s[4 * width + x], s[5 * width + x], col);
+                    wino_bt(s[0][x], s[1][x], s[2][x], s[3][x], s[4][x], s[5][x], col);
                     for (int i = 0; i < 6; i++) a[i][r][x] = col[i];
                 }
             }
@@ -1132,8 +1141,9 @@ static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t 
 typedef struct {
     const float *src, *w;
     float *u, *v, *m, *out;
-    int64_t n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k, m_xi, tiles, out_h, out_w;
-    int64_t rows, per;                  /* rows of tiles per image, per block */
+    int64_t n, c_in, height, width, top, left, k_out, u_k, u_xi, v_c, v_xi, m_k, m_xi, tiles,
+        out_h, out_w;
+    int64_t rows, cols, per;            /* rows of tiles per image, tiles per row, rows per block */
     float *own_v[MSC_MAX_THREADS], *own_m[MSC_MAX_THREADS];  /* a part's own blocks; NULL: v, m */
     int64_t block;                      /* the block the split phases work on */
     int fixed;                          /* the filters are an inference model's weights */
@@ -1160,8 +1170,8 @@ static int wino_blocks_part(void *p, int64_t lo, int64_t hi, int part) {
     const wino_job *j = p;
     float *v = j->own_v[part] ? j->own_v[part] : j->v, *m = j->own_m[part] ? j->own_m[part] : j->m;
     for (int64_t b = lo; b < hi; b++) {
-        if (!msc_wino_inputs(j->src, 0, j->c_in, j->c_in, j->height, j->width, v, j->v_c, j->v_xi,
-                             j->tiles, b * j->per, j->rows))
+        if (!msc_wino_inputs(j->src, 0, j->c_in, j->c_in, j->height, j->width, j->top, j->left,
+                             j->cols, v, j->v_c, j->v_xi, j->tiles, b * j->per, j->rows))
             return 1;
         wino_products(j, v, m, 0, 36);
         msc_wino_outputs(m, j->m_k, j->m_xi, 0, j->k_out, j->k_out, j->tiles, j->out, j->out_h,
@@ -1173,8 +1183,8 @@ static int wino_blocks_part(void *p, int64_t lo, int64_t hi, int part) {
 static int wino_inputs_part(void *p, int64_t lo, int64_t hi, int part) {
     const wino_job *j = p;
     (void)part;
-    return !msc_wino_inputs(j->src, lo, hi, j->c_in, j->height, j->width, j->v, j->v_c, j->v_xi,
-                            j->tiles, j->block * j->per, j->rows);
+    return !msc_wino_inputs(j->src, lo, hi, j->c_in, j->height, j->width, j->top, j->left,
+                            j->cols, j->v, j->v_c, j->v_xi, j->tiles, j->block * j->per, j->rows);
 }
 
 static int wino_products_part(void *p, int64_t lo, int64_t hi, int part) {
@@ -1304,11 +1314,13 @@ static int wino_run(wino_job j, int64_t blocks) {
    do not share out evenly among few threads, block after block its inputs (by channels),
    products (by tile element) and outputs (by out channels). The same bits on any number. */
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
-                  const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
-                  int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                  float *out, int64_t out_h, int64_t out_w, int weights) {
-    wino_job j = {src, w, u, v, m, out, n, c_in, height, width, k_out, u_k, u_xi, v_c, v_xi, m_k,
-                  m_xi, tiles, out_h, out_w, (height - 2) / 4, tiles / ((width - 2) / 4),
+                  int64_t top, int64_t left, const float *w, int64_t k_out, float *u,
+                  int64_t u_k, int64_t u_xi, float *v, int64_t v_c, int64_t v_xi, float *m,
+                  int64_t m_k, int64_t m_xi, int64_t tiles, float *out, int64_t out_h,
+                  int64_t out_w, int weights) {
+    int64_t cols = (out_w + 3) / 4;
+    wino_job j = {src, w, u, v, m, out, n, c_in, height, width, top, left, k_out, u_k, u_xi, v_c,
+                  v_xi, m_k, m_xi, tiles, out_h, out_w, (out_h + 3) / 4, cols, tiles / cols,
                   {NULL}, {NULL}, 0, weights && !msc_model_desc.writes_weights};
     int64_t blocks = n * j.rows / j.per;
     wino_kept *kept = wino_find(&j);

@@ -64,14 +64,16 @@ void msc_gemm_weights_f32(int tb, int64_t m, int64_t n, int64_t k, const float *
                           const float *w, int64_t ldw, float *c, int64_t ldc, const float *bias);
 void msc_gemm_weights_left_f32(int64_t m, int64_t n, int64_t k, const float *w, int64_t ldw,
                                const float *b, int64_t ldb, float *c, int64_t ldc);
-/* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input in
-   its zero border, the filters and the output contiguous float32; the transformed filters,
-   inputs and products (rows, 36, columns) with the strides given; weights: the filters are
-   the model's (an inference model's never change). 0 where it declined. */
+/* A Winograd F(4x4, 3x3) convolution (numba_winograd_rt.py's _rt_wino_conv): the input
+   (without its zero border of top rows and left columns, and out to whole tiles on the other
+   sides), the filters and the output contiguous float32; the transformed filters, inputs and
+   products (rows, 36, columns) with the strides given; weights: the filters are the model's
+   (an inference model's never change). 0 where it declined. */
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
-                   const float *w, int64_t k_out, float *u, int64_t u_k, int64_t u_xi, float *v,
-                   int64_t v_c, int64_t v_xi, float *m, int64_t m_k, int64_t m_xi, int64_t tiles,
-                   float *out, int64_t out_h, int64_t out_w, int weights);
+                  int64_t top, int64_t left, const float *w, int64_t k_out, float *u,
+                  int64_t u_k, int64_t u_xi, float *v, int64_t v_c, int64_t v_xi, float *m,
+                  int64_t m_k, int64_t m_xi, int64_t tiles, float *out, int64_t out_h,
+                  int64_t out_w, int weights);
 
 /* --- Python's integer and float arithmetic (Numba's) ------------------------------------ */
 

@@ -9,6 +9,7 @@ python target. Prints one JSON line per check: {"name", "ok", "detail"}.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import threading
 import traceback
@@ -123,6 +124,23 @@ def elementwise():
     assert np.all(np.isnan(got[1])) and got[2].dtype == np.bool_
     same(got[2], x < 0)
     assert np.abs(got[0][x > y] - (z + np.sqrt(np.abs(x)) + np.floor(y * 3))[x > y]).max() < 1e-4
+
+
+@ms.jit
+def gelu_erf(x):
+    return ops.gelu(x, approximate="none")
+
+
+@check
+def gelu_far_left():
+    """float32 GeLU by erf where 1 + erf(x / sqrt 2) cancels (x below -8.3): x Phi(x) is
+    still a float32 there, as the host targets and numpy's erfc give it."""
+    x = np.array([-13.0, -11.0, -9.0, -6.0, -1.5, 0.0, 0.7, 3.0], np.float32)
+    got = run(gelu_erf, x)
+    np.testing.assert_allclose(got, run(gelu_erf, x, target="python"), rtol=1e-4, atol=0)
+    wide = x.astype(np.float64)
+    want = 0.5 * wide * np.vectorize(math.erfc)(-wide / math.sqrt(2))
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-4, atol=0)
 
 
 @ms.jit

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-NAMES = ("elementwise", "broadcasting", "reduce_families", "softmax", "layer_norm", "matmuls",
+NAMES = ("elementwise", "gelu_far_left", "broadcasting", "reduce_families", "softmax", "layer_norm", "matmuls",
          "control_flow_on_the_host", "parameter_assign", "ops_on_the_host",
          "example_mlp_against_numba_target", "example_lazy_inline_gpt",
          "example_compile_cache", "example_select_vs_if", "example_side_effects",

@@ -147,8 +147,12 @@ COPY = Device(_copy)  # TensorMove
 
 
 def _gelu(attr: dict[str, Any], dt: DType) -> Expr:
+    """As the host targets compute it: float32's erf form by erfc (in float64), since
+    1 + erf(x / sqrt 2) cancels to zero below x = -8.3, where x Phi(x) is not yet zero."""
     if attr["approximate"] == "tanh":
         return 0.5 * X0 * (1.0 + call(Fn.TANH, 0.7978845608028654 * (X0 + 0.044715 * X0 * X0 * X0)))
+    if dt == float32:
+        return 0.5 * X0 * call(Fn.MATH_ERFC, X0 * -0.7071067811865476)
     return 0.5 * X0 * (1.0 + call(Fn.MATH_ERF, X0 / 1.4142135623730951))
 
 

@@ -357,3 +357,8 @@ def test_average_pooling_of_integers_is_a_type_error_naming_avg_pool(mode: int) 
     with pytest.raises(TypeError, match=r"test_pooling_reference\.py:\d+:\d+: For 'AvgPool', "
                                         r"the x must be a float Tensor"):
         ops.avg_pool2d(Tensor(np.ones((1, 1, 4, 4), np.int32)), 2, 2)
+    with pytest.raises(TypeError, match=r"test_pooling_reference\.py:\d+:\d+: For 'AvgPool', "
+                                        r"the input must be a Tensor, but got list"):
+        ops.avg_pool2d([[[1.0]]], 2, 2)
+    with pytest.raises(ValueError, match=r"For 'AvgPool3D', the input must be 5-D"):
+        ops.avg_pool3d(Tensor(np.ones((4, 4), np.float32)), 2, 2)

@@ -276,8 +276,9 @@ def avg_pool(input: Any, nd: int, kernel_size: Any, stride: Any = None, pad_mode
     - ``divisor_override`` replaces the count: the sum over the divisor, whether the
       padding counts or not (MindSpore 2.10's ``nn.AvgPool2d``, ``ops.avg_pool2d`` and
       ``P.AvgPool3D`` alike, tests/oracle)."""
-    x, was = _batched(input, nd, Op.Conv)
-    with _checking("AvgPool3D" if nd == 3 else "AvgPool"):  # (MindSpore's names, not Conv's)
+    name = "AvgPool3D" if nd == 3 else "AvgPool"  # (MindSpore's names, not Conv's)
+    x, was = _batched(input, nd, name)
+    with _checking(name):
         if not x.dtype.is_float:
             raise GraphTypeError(f"the x must be a float Tensor, but got {x.type}")
         kernel, stride, dilation, pad = _pool_args(x, nd, kernel_size, stride, pad_mode,

@@ -161,6 +161,22 @@ def unpadded_conv():
     return with_weights(PaddedConv(0), scale=0.1)
 
 
+class StridedConv(nn.Cell):
+    """A stride-2 3x3 convolution whose columns (144 x 4096 an example, 2.4 MB) go
+    through im2col a chunk of output rows at a time, with a bias and a ReLU after it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(16, 8, 3, stride=2, pad_mode="pad", padding=1, has_bias=True)
+
+    def construct(self, x):
+        return ops.relu(self.conv(x))
+
+
+def strided_conv():
+    return with_weights(StridedConv(), scale=0.2)
+
+
 class VectorMath(nn.Cell):
     """Each float32 function the runtimes compute from arithmetic (exp in float32, the
     others in float64), and softmax rows."""

@@ -68,6 +68,15 @@ def run_c(runner: Path, inputs: list[np.ndarray], tmp: Path, *opts: str,
     return [p.read_bytes() for p in got], done.stdout
 
 
+def numba_target(net, x):
+    """``net(x)`` compiled for the numba target (not the python tier's first answer)."""
+    ms.set_context(jit_tier="numba")
+    try:
+        return net(Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(jit_tier=None)
+
+
 def eager(net, *args):
     ms.set_context(mode=ms.PYNATIVE_MODE)
     try:
@@ -294,13 +303,29 @@ def test_winograd_border_on_some_sides_or_none(tmp_path, entry, pad):
                for i in range(3) for j in range(3))
     got = np.frombuffer(raw[0], np.float32).reshape(want.shape)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
-    ms.set_context(jit_tier="numba")  # (not the python tier's first answer)
-    try:
-        numba = net(Tensor(x)).asnumpy()
-    finally:
-        ms.set_context(jit_tier=None)
+    numba = numba_target(net, x)
     np.testing.assert_allclose(numba, want, rtol=0, atol=1e-5 * np.abs(want).max())
     np.testing.assert_allclose(got, numba, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
+def test_im2col_in_chunks_of_output_rows(tmp_path):
+    """An example's columns over ``COLUMN_BYTES`` are copied and multiplied 16 of the 64
+    output rows at a time (four products an example, into their rows of the output): the
+    library and the numba target give eager mode's values, and the library the same bytes
+    on one and three threads."""
+    art = compile_native(tmp_path / "sc", "strided_conv", ["f32[2,16,128,128]"])
+    assert re.search(r"msc_gemm\w*\(8, 1024, 144,", (art / "model.c").read_text())
+    x = np.random.default_rng(6).standard_normal((2, 16, 128, 128)).astype(np.float32)
+    net = models.strided_conv()
+    want = eager(net, x).asnumpy()
+    runner = build_runner(art, tmp_path / "r")
+    outs = [run_c(runner, [x], tmp_path, prefix=(f"MSC_NUM_THREADS={t}",))[0][0]
+            for t in (1, 3)]
+    assert outs[0] == outs[1]
+    got = np.frombuffer(outs[0], np.float32).reshape(want.shape)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    numba = numba_target(net, x)
+    np.testing.assert_allclose(numba, want, rtol=0, atol=1e-5 * np.abs(want).max())
 
 
 def assert_numba_bits(art, net, x, count, tmp_path):

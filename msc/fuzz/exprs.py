@@ -696,7 +696,9 @@ class Exprs:
         bounded terms. Three in ten, where t's size divides 32, are a 3x3 convolution of
         stride 1 to 32 channels, which the numba target computes by Winograd's transforms
         (float32), each of t's elements the mean of a run of channels; half of those on
-        7x7 to 13x13 inputs, where a batch of few tiles keeps the products' way."""
+        7x7 to 13x13 inputs, where a batch of few tiles keeps the products' way. One in
+        ten is a 7x7 convolution of stride 2 on a 40x40 to 48x48 map, whose im2col
+        columns (1568 x 400 or more) go a chunk of output rows at a time."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
             return None
         rng = self.rng
@@ -714,6 +716,10 @@ class Exprs:
             pad = tuple(rng.randint(0, 1) for _ in range(4)) if mode == "pad" else 0
             if rng.random() < 0.5:  # (a small map: Winograd from enough tiles)
                 h, w = rng.randint(7, 13), rng.randint(7, 13)
+        elif rng.random() < 0.15:  # (im2col's columns over 1 MB: a chunk of rows at a time)
+            (kh, kw), stride, dilation, groups, mode = (7, 7), 2, 1, 1, "pad"
+            pad = tuple(rng.randint(0, 3) for _ in range(4))
+            h, w = rng.randint(40, 48), rng.randint(40, 48)
         rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
         weight = self.sub(t.with_shape((out, 32 // groups, kh, kw)), scope, depth)

@@ -1041,17 +1041,30 @@ static int wino_bt_rows(const float *restrict d0, const float *restrict d1,
     return bad;
 }
 
-/* Channels c0 to c1 of a block's tiles into v: B^T down each column of a chunk of rows of
-   tiles (vectorized along the row; tiles overlapping by two columns share them), each
-   tile's six columns gathered into six rows d, then B^T along them over the chunk's tiles.
+/* One Winograd convolution's arrays and sizes, as msc_wino_conv takes them. */
+typedef struct {
+    const float *src, *w;
+    float *u, *v, *m, *out;
+    int64_t n, c_in, height, width, top, left, k_out, u_k, u_xi, v_c, v_xi, m_k, m_xi, tiles,
+        out_h, out_w;
+    int64_t rows, cols, per;            /* rows of tiles per image, tiles per row, rows per block */
+    float *own_v[MSC_MAX_THREADS], *own_m[MSC_MAX_THREADS];  /* a part's own blocks; NULL: v, m */
+    int64_t block;                      /* the block the split phases work on */
+    int fixed;                          /* the filters are an inference model's weights */
+} wino_job;
+
+/* Channels c0 to c1 of job j's tiles from row `first` into v: B^T down each column of a
+   chunk of rows of tiles (vectorized along the row; tiles overlapping by two columns share
+   them), each tile's six columns gathered into six rows d, then B^T along them over the
+   chunk's tiles.
    The input (height x width) lies without its zero border of top rows and left columns (out
    to 4 cols + 2 columns and whole rows of tiles on the other sides): a row of tiles copies
    its six rows into s, whose border stays zero. 1, or 0 where a value is out of range. */
-static int msc_wino_inputs(const float *src, int64_t c0, int64_t c1, int64_t c_in, int64_t height,
-                           int64_t width, int64_t top, int64_t left, int64_t cols, float *v,
-                           int64_t v_c, int64_t v_xi, int64_t tiles, int64_t first,
-                           int64_t per_image) {
-    int64_t wide = 4 * cols + 2, rows = tiles / cols, chunk = wino_chunk(wide);
+static int msc_wino_inputs(const wino_job *j, int64_t c0, int64_t c1, float *v, int64_t first) {
+    const float *src = j->src;
+    int64_t c_in = j->c_in, height = j->height, width = j->width, top = j->top, left = j->left;
+    int64_t cols = j->cols, v_c = j->v_c, v_xi = j->v_xi, per_image = j->rows;
+    int64_t wide = 4 * cols + 2, rows = j->tiles / cols, chunk = wino_chunk(wide);
     int bad = 0;
     float a[6][chunk][wide], d[6][chunk * cols], s[6][wide];
     memset(s, 0, sizeof s);
@@ -1137,18 +1150,6 @@ static void msc_wino_outputs(const float *m, int64_t m_k, int64_t m_xi, int64_t 
         }
 }
 
-/* One Winograd convolution's arrays and sizes, as msc_wino_conv takes them. */
-typedef struct {
-    const float *src, *w;
-    float *u, *v, *m, *out;
-    int64_t n, c_in, height, width, top, left, k_out, u_k, u_xi, v_c, v_xi, m_k, m_xi, tiles,
-        out_h, out_w;
-    int64_t rows, cols, per;            /* rows of tiles per image, tiles per row, rows per block */
-    float *own_v[MSC_MAX_THREADS], *own_m[MSC_MAX_THREADS];  /* a part's own blocks; NULL: v, m */
-    int64_t block;                      /* the block the split phases work on */
-    int fixed;                          /* the filters are an inference model's weights */
-} wino_job;
-
 /* The products of tile elements lo to hi, on the library's kernel (the transformed tiles'
    panels packed as it goes; on OpenBLAS, 64-256 channels by 64-98 tiles ran at 62-75
    GFLOP/s, on the kernel at 75-87) */
@@ -1170,8 +1171,7 @@ static int wino_blocks_part(void *p, int64_t lo, int64_t hi, int part) {
     const wino_job *j = p;
     float *v = j->own_v[part] ? j->own_v[part] : j->v, *m = j->own_m[part] ? j->own_m[part] : j->m;
     for (int64_t b = lo; b < hi; b++) {
-        if (!msc_wino_inputs(j->src, 0, j->c_in, j->c_in, j->height, j->width, j->top, j->left,
-                             j->cols, v, j->v_c, j->v_xi, j->tiles, b * j->per, j->rows))
+        if (!msc_wino_inputs(j, 0, j->c_in, v, b * j->per))
             return 1;
         wino_products(j, v, m, 0, 36);
         msc_wino_outputs(m, j->m_k, j->m_xi, 0, j->k_out, j->k_out, j->tiles, j->out, j->out_h,
@@ -1183,8 +1183,7 @@ static int wino_blocks_part(void *p, int64_t lo, int64_t hi, int part) {
 static int wino_inputs_part(void *p, int64_t lo, int64_t hi, int part) {
     const wino_job *j = p;
     (void)part;
-    return !msc_wino_inputs(j->src, lo, hi, j->c_in, j->height, j->width, j->top, j->left,
-                            j->cols, j->v, j->v_c, j->v_xi, j->tiles, j->block * j->per, j->rows);
+    return !msc_wino_inputs(j, lo, hi, j->v, j->block * j->per);
 }
 
 static int wino_products_part(void *p, int64_t lo, int64_t hi, int part) {

@@ -643,8 +643,10 @@ MSC_GEMM_SPLIT(double, f64)
    weight matrix of a large product is packed once, at its first product, into the layout
    the kernel reads (as onnxruntime packs its weights): a right operand (x @ W.T, x @ W: a
    dense layer) into panels; a left one (W @ x: a convolution's filters by its windows)
-   into slivers of 6 rows, k columns of 6 floats each. The kernel keeps 6 rows by 32
-   columns in 12 accumulators; each element is one chain of fused multiply-adds over k in
+   into slivers of 6 rows, k columns of 6 floats each. The kernel keeps 12 rows (a left
+   product's: 6) by 32 columns in 24 accumulators, each panel row loaded once for 24 fused
+   multiply-adds (with 6 rows, 12: an Intel core's products ran 0.85-0.9x as fast, waiting
+   on the panel's loads from L2); each element is one chain of fused multiply-adds over k in
    order, then plus its bias: the same bits whatever rows and columns a thread takes, so
    the threads share a product in any cut (no fixed blocks) and 1, 2 or 3 threads give the
    same bytes. OpenBLAS packs both operands again at every call: 93-106 GFLOP/s on one core
@@ -652,7 +654,8 @@ MSC_GEMM_SPLIT(double, f64)
 #if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
 #define PACK_COLS 32  /* a panel's columns: two vectors */
-#define PACK_ROWS 6   /* a sliver's rows: the kernel's */
+#define PACK_ROWS 6   /* a sliver's rows: a left product's kernel's */
+#define RIGHT_ROWS 12 /* a right product's kernel's rows */
 #define PACK_GROUP 48 /* rows of one unit of work */
 
 enum { PACK_RIGHT, PACK_RIGHT_T, PACK_LEFT };
@@ -726,11 +729,11 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
    last 16 columns, where none is c's, are not computed (V = 1). */
 #define PACK_TILE(R, V, X, B)  /* the kernel's body; B: vector v of b's step r */          \
     __m512 acc[R][V];                                                                              \
-    _Pragma("GCC unroll 16") for (int i = 0; i < R * V; i++) acc[i / V][i % V] = _mm512_setzero_ps(); \
+    _Pragma("GCC unroll 24") for (int i = 0; i < R * V; i++) acc[i / V][i % V] = _mm512_setzero_ps(); \
     for (int64_t r = 0; r < k; r++) {                                                              \
         __m512 b[V];                                                                               \
         _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) b[v] = B;                             \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                     \
+        _Pragma("GCC unroll 12") for (int i = 0; i < R; i++) {                                    \
             __m512 s = _mm512_set1_ps(X);                                                          \
             _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) acc[i][v] = _mm512_fmadd_ps(s, b[v], acc[i][v]); \
         }                                                                                          \
@@ -738,7 +741,7 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
     _Pragma("GCC unroll 2") for (int v = 0; v < V; v++) {                                         \
         __mmask16 mask = pack_mask(cols, v);                                                       \
         __m512 z = bias ? _mm512_maskz_loadu_ps(mask, bias + 16 * v) : _mm512_setzero_ps();        \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++)                                       \
+        _Pragma("GCC unroll 12") for (int i = 0; i < R; i++)                                      \
             _mm512_mask_storeu_ps(c + i * ldc + 16 * v, mask,                                      \
                                   bias ? _mm512_add_ps(acc[i][v], z) : acc[i][v]);                 \
     }
@@ -748,28 +751,27 @@ static inline __mmask16 pack_mask(int64_t cols, int half) {
         (void)xi;                                                                                  \
         PACK_TILE(R, V, X, _mm512_load_ps(panel + r * PACK_COLS + 16 * v))                         \
     }
-#define PACK_KERNELS(R)                                                                         \
+#define RIGHT_KERNELS(R)                                                                        \
     PACK_KERNEL(R, 2, pack_right_##R, x[i * xi + r])                                            \
     PACK_KERNEL(R, 1, pack_right_half_##R, x[i * xi + r])                                       \
     PACK_KERNEL(R, 2, pack_right_t_##R, x[r * xi + i])                                          \
-    PACK_KERNEL(R, 1, pack_right_t_half_##R, x[r * xi + i])                                     \
+    PACK_KERNEL(R, 1, pack_right_t_half_##R, x[r * xi + i])
+#define LEFT_KERNELS(R)                                                                         \
     PACK_KERNEL(R, 2, pack_left_##R, x[r * PACK_ROWS + i])                                      \
     PACK_KERNEL(R, 1, pack_left_half_##R, x[r * PACK_ROWS + i])
-PACK_KERNELS(1) PACK_KERNELS(2) PACK_KERNELS(3) PACK_KERNELS(4) PACK_KERNELS(5) PACK_KERNELS(6)
+RIGHT_KERNELS(1) RIGHT_KERNELS(2) RIGHT_KERNELS(3) RIGHT_KERNELS(4) RIGHT_KERNELS(5)
+RIGHT_KERNELS(6) RIGHT_KERNELS(7) RIGHT_KERNELS(8) RIGHT_KERNELS(9) RIGHT_KERNELS(10)
+RIGHT_KERNELS(11) RIGHT_KERNELS(12)
+LEFT_KERNELS(1) LEFT_KERNELS(2) LEFT_KERNELS(3) LEFT_KERNELS(4) LEFT_KERNELS(5) LEFT_KERNELS(6)
 typedef void (*pack_kernel)(int64_t, const float *, int64_t, const float *, float *, int64_t,
                             int64_t, const float *);
+#define ROWS_1_TO_6(NAME) NULL, NAME##1, NAME##2, NAME##3, NAME##4, NAME##5, NAME##6
+#define ROWS_1_TO_12(NAME) ROWS_1_TO_6(NAME), NAME##7, NAME##8, NAME##9, NAME##10, NAME##11, NAME##12
 /* [how a is read: rows, packed slivers (left), columns (ta)][half][rows] */
-static const pack_kernel pack_kernels[3][2][PACK_ROWS + 1] = {
-    {{NULL, pack_right_1, pack_right_2, pack_right_3, pack_right_4, pack_right_5, pack_right_6},
-     {NULL, pack_right_half_1, pack_right_half_2, pack_right_half_3, pack_right_half_4,
-      pack_right_half_5, pack_right_half_6}},
-    {{NULL, pack_left_1, pack_left_2, pack_left_3, pack_left_4, pack_left_5, pack_left_6},
-     {NULL, pack_left_half_1, pack_left_half_2, pack_left_half_3, pack_left_half_4,
-      pack_left_half_5, pack_left_half_6}},
-    {{NULL, pack_right_t_1, pack_right_t_2, pack_right_t_3, pack_right_t_4, pack_right_t_5,
-      pack_right_t_6},
-     {NULL, pack_right_t_half_1, pack_right_t_half_2, pack_right_t_half_3, pack_right_t_half_4,
-      pack_right_t_half_5, pack_right_t_half_6}}};
+static const pack_kernel pack_kernels[3][2][RIGHT_ROWS + 1] = {
+    {{ROWS_1_TO_12(pack_right_)}, {ROWS_1_TO_12(pack_right_half_)}},
+    {{ROWS_1_TO_6(pack_left_)}, {ROWS_1_TO_6(pack_left_half_)}},
+    {{ROWS_1_TO_12(pack_right_t_)}, {ROWS_1_TO_12(pack_right_t_half_)}}};
 
 typedef struct {
     int form, ta, by_rows;  /* ta: a stored transposed (a right product's); by_rows: units
@@ -851,14 +853,14 @@ static inline __m512 pack_vector(const float *row, float *to, __mmask16 mask) {
     return b;
 }
 
-/* The 6-row kernels again for a panel's first rows, packing b's panel as they go: each
+/* The 12-row kernels again for a panel's first rows, packing b's panel as they go: each
    step's two vectors of b's row r (columns j0 to j0 + cols, zeros after) are stored into
    the panel as they are multiplied, so the panel costs no pass of its own. */
 #define PACKING_KERNEL(NAME, X)                                                                 \
     static void NAME(int64_t k, const float *x, int64_t xi, const float *src, int64_t ldb,       \
                      float *panel, float *c, int64_t ldc, int64_t cols, const float *bias) {     \
         __mmask16 masks[2] = {pack_mask(cols, 0), pack_mask(cols, 1)};                           \
-        PACK_TILE(PACK_ROWS, 2, X, pack_vector(src + r * ldb + 16 * v,                           \
+        PACK_TILE(RIGHT_ROWS, 2, X, pack_vector(src + r * ldb + 16 * v,                           \
                                                panel + r * PACK_COLS + 16 * v, masks[v]))        \
     }
 PACKING_KERNEL(packing_right, x[i * xi + r])
@@ -878,17 +880,18 @@ static void packed_block(const packed_job *g, int64_t r0, int64_t r1, int64_t p0
         }
         int64_t i = r0;
         if (own && *panel_of != p) {
-            if (g->form == PACK_RIGHT && r1 - r0 >= PACK_ROWS) {  /* (by the first rows' kernel) */
+            if (g->form == PACK_RIGHT && r1 - r0 >= RIGHT_ROWS) {  /* (by the first rows' kernel) */
                 (g->ta ? packing_right_t : packing_right)(
                     g->k, g->a + (g->ta ? i : i * g->lda), g->lda, g->b + j0, g->ldb, panel,
                     g->c + i * g->ldc + j0, g->ldc, cols, g->bias ? g->bias + j0 : NULL);
-                i += PACK_ROWS;
+                i += RIGHT_ROWS;
             } else pack_panel(g, j0, cols, panel);
             *panel_of = p;
         }
         const float *b = own ? panel : g->packed + j0 * g->k;
-        for (; i < r1; i += PACK_ROWS) {
-            int rows = r1 - i < PACK_ROWS ? (int)(r1 - i) : PACK_ROWS;
+        int step = left ? PACK_ROWS : RIGHT_ROWS;
+        for (; i < r1; i += step) {
+            int rows = r1 - i < step ? (int)(r1 - i) : step;
             pack_kernel kernel = pack_kernels[left ? 1 : 2 * g->ta][cols <= 16][rows];
             if (left)
                 kernel(g->k, g->packed + i * g->k, 0, b, g->c + i * g->ldc + j0, g->ldc, cols, NULL);

@@ -310,11 +310,12 @@ def test_winograd_border_on_some_sides_or_none(tmp_path, entry, pad):
 
 def test_im2col_in_chunks_of_output_rows(tmp_path):
     """An example's columns over ``COLUMN_BYTES`` are copied and multiplied 16 of the 64
-    output rows at a time (four products an example, into their rows of the output): the
-    library and the numba target give eager mode's values, and the library the same bytes
-    on one and three threads."""
+    output rows at a time (four products an example, into their rows of the output), each
+    chunk copied on the threads (``msc_copy``): the library and the numba target give eager
+    mode's values, and the library the same bytes on one and three threads."""
     art = compile_native(tmp_path / "sc", "strided_conv", ["f32[1,16,128,128]"])
-    assert re.search(r"msc_gemm\w*\(8, 1024, 144,", (art / "model.c").read_text())
+    code = (art / "model.c").read_text()
+    assert re.search(r"msc_gemm\w*\(8, 1024, 144,", code) and "msc_copy(" in code
     x = np.random.default_rng(6).standard_normal((1, 16, 128, 128)).astype(np.float32)
     net = models.strided_conv()
     want = eager(net, x).asnumpy()

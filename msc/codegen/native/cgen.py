@@ -1,12 +1,10 @@
 """The native target's renderer: a kernel-IR function as one C function.
 
 The native target lowers with the numba target's lowerings (loop nests with roles, array
-views, BLAS helper calls) and renders the result as C instead of Python. Every shape is
-known when msc compiles, so every array value is a ``View`` whose shape and strides are
-constants: ``x[i, j]`` becomes ``p[c + i*s0 + j]``, a reshape, transpose or slice costs
-nothing at run time, and the C compiler sees constant strides to vectorize. Memory is
-planned here too: each array the function allocates is a slot of one workspace, and slots
-whose values are dead are reused (``plan_slots``).
+views, BLAS helper calls) and renders the result as C. Every shape is known when msc
+compiles, so every array is a ``View`` of constant shape and strides: ``x[i, j]`` becomes
+``p[c + i*s0 + j]``, reshapes and slices cost nothing at run time, the C compiler sees
+constant strides to vectorize, and arrays live in workspace slots, dead ones reused.
 
 Scalars follow Numba's typing (``scalars.py``). Names are declared once, at the top, with
 the type every assignment to them unifies to; the function is rendered again when a later
@@ -485,6 +483,9 @@ class Renderer:
             if src.dtype == dest.dtype and dest.contiguous and src.contiguous and dest.size:
                 self.put(f"memmove({dest.address()}, {src.address()}, "
                          f"{dest.size * dest.dtype.itemsize});")
+                return
+            if src.dtype == dest.dtype and dest.size >= P.COPY_ON_THREADS and src.base != dest.base:
+                self.put(P.copy_on_threads(dest, src))
                 return
         else:
             src = self.scalar(value)

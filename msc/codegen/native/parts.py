@@ -73,3 +73,16 @@ def row_length(env: dict[str, object], e: K.Helper) -> int:
     array, index = (row.array, row.index) if isinstance(row, K.Load) else (row, ())
     view = env.get(array.name) if isinstance(array, K.Name) else None
     return math.prod(view.shape[len(index):]) if isinstance(view, View) else 1
+
+
+#: The fewest elements of a copy the runtime's ``msc_copy`` spreads on the threads where it
+#: lies in the function's loops (where no part can hold it): im2col's chunks of columns.
+COPY_ON_THREADS = 1 << 16
+
+
+def copy_on_threads(dest: View, src: View) -> str:
+    """The call copying ``src`` into ``dest`` (same shape and dtype) on the threads."""
+    def ints(xs: tuple[int, ...]) -> str:
+        return f"(const int64_t[]){{{', '.join(map(str, xs))}}}"
+    return (f"msc_copy({dest.address()}, {src.address()}, {dest.dtype.itemsize}, "
+            f"{len(dest.shape)}, {ints(dest.shape)}, {ints(dest.strides)}, {ints(src.strides)});")

@@ -543,6 +543,56 @@ int msc_parallel(msc_part_fn fn, void *ctx, int64_t n) {
     return msc_parallel_in(fn, ctx, n, msc_parts(n));
 }
 
+typedef struct {
+    char *dst;
+    const char *src;
+    int size, ndim;
+    const int64_t *shape, *ds, *ss;
+} copy_job;
+
+/* One row (the last axis) of a copy: n elements of T, ds and ss apart (the common unit and
+   2 strides as loops of their own, which the compiler vectorizes) */
+#define COPY_ROW(T)                                                                     \
+    static void copy_row_##T(T *to, const T *from, int64_t n, int64_t ds, int64_t ss) { \
+        if (ds == 1 && ss == 1) memcpy(to, from, (size_t)n * sizeof(T));                \
+        else if (ds == 1 && ss == 2) for (int64_t i = 0; i < n; i++) to[i] = from[2 * i]; \
+        else for (int64_t i = 0; i < n; i++) to[i * ds] = from[i * ss];                  \
+    }
+COPY_ROW(uint32_t)
+COPY_ROW(uint64_t)
+
+static int copy_rows(void *p, int64_t lo, int64_t hi, int part) {
+    const copy_job *j = p;
+    int last = j->ndim - 1;
+    (void)part;
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t d = 0, s = 0, rest = r;
+        for (int a = last - 1; a >= 0; a--) {
+            d += rest % j->shape[a] * j->ds[a];
+            s += rest % j->shape[a] * j->ss[a];
+            rest /= j->shape[a];
+        }
+        char *to = j->dst + d * j->size;
+        const char *from = j->src + s * j->size;
+        if (j->size == 4)
+            copy_row_uint32_t((uint32_t *)to, (const uint32_t *)from, j->shape[last], j->ds[last], j->ss[last]);
+        else if (j->size == 8)
+            copy_row_uint64_t((uint64_t *)to, (const uint64_t *)from, j->shape[last], j->ds[last], j->ss[last]);
+        else
+            for (int64_t i = 0; i < j->shape[last]; i++)
+                memcpy(to + i * j->ds[last] * j->size, from + i * j->ss[last] * j->size, (size_t)j->size);
+    }
+    return 0;
+}
+
+void msc_copy(void *dst, const void *src, int size, int ndim, const int64_t *shape,
+              const int64_t *dst_strides, const int64_t *src_strides) {
+    int64_t rows = 1;
+    for (int a = 0; a < ndim - 1; a++) rows *= shape[a];
+    copy_job j = {dst, src, size, ndim, shape, dst_strides, src_strides};
+    msc_parallel(copy_rows, &j, rows);
+}
+
 /* --- products ------------------------------------------------------------------------------ */
 
 #ifdef MSC_BLAS

@@ -47,6 +47,10 @@ int msc_parallel(msc_part_fn fn, void *ctx, int64_t n);
 int msc_parallel_in(msc_part_fn fn, void *ctx, int64_t n, int parts);
 /* How many parts msc_parallel cuts n into: the thread count, at most n. */
 int msc_parts(int64_t n);
+/* dst[i] = src[i] over an ndim-dimensional shape, elements of size bytes, strides in
+   elements: a copy nested in the function's loops (im2col's chunks), on the threads. */
+void msc_copy(void *dst, const void *src, int size, int ndim, const int64_t *shape,
+              const int64_t *dst_strides, const int64_t *src_strides);
 
 /* c = op(a) @ op(b) + beta * c, plus bias[j] in each column j where bias is not NULL */
 void msc_gemm_f32(int ta, int tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,

@@ -254,8 +254,8 @@ def _rt_wino_threaded(src, w, u, v, m, out, top, left):
     """``_rt_wino_conv`` over this process's threads, as an outlined driver calls it: the
     filters' transform kept between calls (``_rt_wino_prepared``), then the blocks in one
     range per thread, each with transformed inputs and products of its own (shaped as
-    ``v`` and ``m``: rows as long); where the blocks do not share out evenly among few
-    threads, block after block its inputs (by channels), products (by tile element) and
+    ``v`` and ``m``: rows as long); the blocks left over where they do not share out
+    evenly, block after block its inputs (by channels), products (by tile element) and
     outputs (by out channels). Every value is computed as on one thread, to the bit."""
     rows, cols, per = _rt_wino_grid.py_func(out, v)
     blocks = _rt_wino_block_count.py_func(out, v)
@@ -273,13 +273,13 @@ def _rt_wino_threaded(src, w, u, v, m, out, top, left):
         return False
     if parts <= 1:
         return _rt_wino_blocks(src, u, v, m, out, top, left, 0, blocks)
-    if blocks % parts and blocks < 4 * parts:
-        for b in range(blocks):
-            if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows, cols,
-                             top, left)):
-                return False
-            split(_rt_wino_products, 36, u, v, m)
-            split(_rt_wino_outputs, w.shape[0], m, out, b * per, rows)
+    whole = blocks // parts * parts
+    for b in range(whole, blocks):  # (what does not share out evenly)
+        if not all(split(_rt_wino_inputs, src.shape[1], src, v, b * per, rows, cols, top, left)):
+            return False
+        split(_rt_wino_products, 36, u, v, m)
+        split(_rt_wino_outputs, w.shape[0], m, out, b * per, rows)
+    if whole == 0:
         return True
 
     def own(a):  # (an array shaped and strided as the view ``a``)
@@ -288,5 +288,5 @@ def _rt_wino_threaded(src, w, u, v, m, out, top, left):
 
     scratch = [(v, m)] + [(own(v), own(m)) for _ in range(1, parts)]
     return all(_rt_run_parts([(_rt_wino_blocks, (src, u, sv, sm, out, top, left,
-                                                 blocks * p // parts, blocks * (p + 1) // parts))
+                                                 whole * p // parts, whole * (p + 1) // parts))
                               for p, (sv, sm) in enumerate(scratch)]))

@@ -356,6 +356,27 @@ np.save(sys.argv[3], np.stack([msc_model.forward(x, np.float32([s])) for s in (1
 """
 
 
+def test_winograd_blocks_left_over_go_block_by_block_on_every_thread(tmp_path):
+    """Seven blocks of 112 tiles (8 rows of 14), as ResNet-18's first layers have: on two
+    threads three each in one range per thread and the seventh block by block on both (its
+    inputs, products and outputs each cut), on three threads two each and the seventh so.
+    The same bytes on 1, 2 and 3 threads, eager mode's values within Winograd's error, as
+    the numba target's."""
+    art = compile_native(tmp_path / "wb7", "winograd_block", ["f32[2,32,112,56]"])
+    calls = re.findall(r"msc_wino_conv\(([^;]*)\);", (art / "model.c").read_text())
+    assert calls and all(c.split(", ")[-5] == "112" for c in calls)  # (56 rows of tiles)
+    x = np.random.default_rng(11).standard_normal((2, 32, 112, 56)).astype(np.float32)
+    runner = build_runner(art, tmp_path / "r")
+    runs = [run_c(runner, [x], tmp_path, prefix=(f"MSC_NUM_THREADS={n}",))[0][0]
+            for n in (1, 2, 3)]
+    assert runs[0] == runs[1] == runs[2]
+    want = eager(models.winograd_block(), x).asnumpy()
+    got = np.frombuffer(runs[0], np.float32).reshape(want.shape)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
+    numba = numba_target(models.winograd_block(), x)  # (its threads split the blocks so too)
+    np.testing.assert_allclose(numba, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
 def test_winograd_filters_made_in_the_call_are_transformed_again(tmp_path):
     """Filters that are not weights (here weights times an input) change between calls:
     the library must not keep their first call's transform as it keeps a weight's."""

@@ -1340,15 +1340,15 @@ static wino_kept *wino_keep(const wino_job *j, int fits) {
    where a transformed input is out of range. */
 static int wino_run(wino_job j, int64_t blocks) {
     int64_t c_in = j.c_in, k_out = j.k_out;
-    int threads = msc_parts(36), parts = msc_parts(blocks);  /* (36 products a block) */
-    if (threads > 1 && blocks % threads && blocks < 4 * threads) {
-        for (j.block = 0; j.block < blocks; j.block++) {
-            if (msc_parallel(wino_inputs_part, &j, c_in)) return 0;
-            msc_parallel(wino_products_part, &j, 36);
-            msc_parallel(wino_outputs_part, &j, k_out);
-        }
-        return 1;
+    int threads = msc_parts(36);  /* (36 products a block) */
+    int64_t whole = threads > 1 ? blocks / threads * threads : blocks;
+    for (j.block = whole; j.block < blocks; j.block++) {  /* (what does not share out evenly) */
+        if (msc_parallel(wino_inputs_part, &j, c_in)) return 0;
+        msc_parallel(wino_products_part, &j, 36);
+        msc_parallel(wino_outputs_part, &j, k_out);
     }
+    if (whole == 0) return 1;
+    int parts = msc_parts(whole);
     float *own = NULL;
     if (parts > 1) {  /* (rows as long as v's and m's, for the same products) */
         size_t each_v = (size_t)c_in * j.v_c, each_m = (size_t)k_out * j.m_k;
@@ -1359,8 +1359,8 @@ static int wino_run(wino_job j, int64_t blocks) {
             j.own_m[p] = j.own_v[p] + each_v;
         }
     }
-    int declined = parts > 1 ? msc_parallel_in(wino_blocks_part, &j, blocks, parts)
-                             : wino_blocks_part(&j, 0, blocks, 0);
+    int declined = parts > 1 ? msc_parallel_in(wino_blocks_part, &j, whole, parts)
+                             : wino_blocks_part(&j, 0, whole, 0);
     free(own);
     return !declined;
 }
@@ -1369,8 +1369,8 @@ static int wino_run(wino_job j, int64_t blocks) {
    numba_winograd_rt.py's _rt_wino_conv says why, and the caller computes directly. On
    several threads as _rt_wino_threaded: the filters by out channels (or their transform
    kept from an earlier call, wino_find), then the blocks in
-   one range per thread, each thread with transformed arrays of its own; where the blocks
-   do not share out evenly among few threads, block after block its inputs (by channels),
+   one range per thread, each thread with transformed arrays of its own; the blocks left
+   over where they do not share out evenly, block after block its inputs (by channels),
    products (by tile element) and outputs (by out channels). The same bits on any number. */
 int msc_wino_conv(const float *src, int64_t n, int64_t c_in, int64_t height, int64_t width,
                   int64_t top, int64_t left, const float *w, int64_t k_out, float *u,

@@ -10,20 +10,10 @@ optimizing, code generation or Numba compilation.
 
 from __future__ import annotations
 
-import os
-
+from msc._cache_folder import default_path
 from msc.cache.key import entry_key
 from msc.cache.record import DepRecord
 from msc.cache.store import MISMATCH, CacheStore, CacheWarning, Lookup
 
 __all__ = ["CacheStore", "CacheWarning", "DepRecord", "Lookup", "MISMATCH", "default_path",
            "entry_key"]
-
-
-def default_path() -> str:
-    """``$MSC_COMPILER_CACHE_PATH``, else ``$XDG_CACHE_HOME/msc``, else ``~/.cache/msc``."""
-    given = os.environ.get("MSC_COMPILER_CACHE_PATH")
-    if given:
-        return given
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "msc")

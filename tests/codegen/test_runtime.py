@@ -317,6 +317,23 @@ def test_runtime_statements_are_read_by_the_compiler() -> None:
                                                                     "_rt_TABLE, not math")
 
 
+def test_runtime_statements_are_kept_on_disk_and_checked(tmp_path: pathlib.Path,
+                                                         monkeypatch: Any) -> None:
+    """The statements come back from the compile cache's folder as they were read; a
+    file whose checksum fails (an edited statement) is read from the source again."""
+    from msc.codegen.render import _kept
+
+    monkeypatch.setenv("MSC_COMPILER_CACHE_PATH", str(tmp_path))
+    want = snippets(RUNTIME_TEXT, "test_rt.py", frozenset({"_rt_x"}))
+    assert _kept(RUNTIME_TEXT, "test_rt.py", frozenset({"_rt_x"})) == want
+    (kept,) = (tmp_path / "snippets").iterdir()
+    assert _kept(RUNTIME_TEXT, "test_rt.py", frozenset({"_rt_x"})) == want  # (from the file)
+    kept.write_text(kept.read_text().replace("math.exp(x)", "math.exp(-x)"))
+    assert _kept(RUNTIME_TEXT, "test_rt.py", frozenset({"_rt_x"})) == want
+    assert _kept(RUNTIME_TEXT, "test_rt.py", frozenset()) == snippets(RUNTIME_TEXT, "test_rt.py")
+    assert len(list((tmp_path / "snippets").iterdir())) == 2  # (another key, another file)
+
+
 def test_a_runtime_file_imports_only_what_templates_provide() -> None:
     with pytest.raises(InternalCompilerError, match=r"imports \['scipy'\]"):
         snippets(RUNTIME_TEXT.replace("import math", "import math, scipy"), "test_rt.py")

@@ -910,8 +910,8 @@ static inline __m512 pack_vector(const float *row, float *to, __mmask16 mask) {
     static void NAME(int64_t k, const float *x, int64_t xi, const float *src, int64_t ldb,       \
                      float *panel, float *c, int64_t ldc, int64_t cols, const float *bias) {     \
         __mmask16 masks[2] = {pack_mask(cols, 0), pack_mask(cols, 1)};                           \
-        PACK_TILE(RIGHT_ROWS, 2, X, pack_vector(src + r * ldb + 16 * v,                           \
-                                               panel + r * PACK_COLS + 16 * v, masks[v]))        \
+        PACK_TILE(RIGHT_ROWS, 2, X, pack_vector(src + r * ldb + 16 * v,                          \
+                                                panel + r * PACK_COLS + 16 * v, masks[v]))       \
     }
 PACKING_KERNEL(packing_right, x[i * xi + r])
 PACKING_KERNEL(packing_right_t, x[r * xi + i])

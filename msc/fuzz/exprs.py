@@ -696,7 +696,9 @@ class Exprs:
         bounded terms. Three in ten, where t's size divides 32, are a 3x3 convolution of
         stride 1 to 32 channels, which the numba target computes by Winograd's transforms
         (float32), each of t's elements the mean of a run of channels; half of those on
-        7x7 to 13x13 inputs, where a batch of few tiles keeps the products' way. One in
+        7x7 to 13x13 inputs, where a batch of few tiles keeps the products' way, some on
+        64 channels of 36x48 to 48x56, several blocks of tiles (on three threads, some
+        left over after an even share). One in
         ten is a 7x7 convolution of stride 2 on a 40x40 to 48x48 map, whose im2col
         columns (1568 x 400 or more) go a chunk of output rows at a time."""
         if t.dtype not in ("float32", "float64") or not 0 < t.size <= 8:
@@ -709,24 +711,26 @@ class Exprs:
         pad = tuple(rng.randint(0, k // 2 + 1) for k in (kh, kh, kw, kw)) if mode == "pad" \
             else 0
         groups = rng.choice([g for g in (1, 1, 2, 4, 8) if t.size % g == 0])
-        out = t.size
+        out, cin = t.size, 32
         h, w = rng.randint(20, 28), rng.randint(24, 34)
         if rng.random() < 0.3 and 32 % t.size == 0:  # the numba target's Winograd path
             (kh, kw), stride, dilation, groups, out = (3, 3), 1, 1, 1, 32
             pad = tuple(rng.randint(0, 1) for _ in range(4)) if mode == "pad" else 0
             if rng.random() < 0.5:  # (a small map: Winograd from enough tiles)
                 h, w = rng.randint(7, 13), rng.randint(7, 13)
+            elif rng.random() < 0.3:  # (several blocks of tiles, some left over on threads)
+                cin, h, w = 64, rng.randint(36, 48), rng.randint(48, 56)
         elif rng.random() < 0.15:  # (im2col's columns over 1 MB: a chunk of rows at a time)
             (kh, kw), stride, dilation, groups, mode = (7, 7), 2, 1, 1, "pad"
             pad = tuple(rng.randint(0, 3) for _ in range(4))
             h, w = rng.randint(40, 48), rng.randint(40, 48)
-        rows = self.sub(t.with_shape((rng.randint(1, 3), 32, h, 1)), scope, depth)
+        rows = self.sub(t.with_shape((rng.randint(1, 3), cin, h, 1)), scope, depth)
         cols = self.sub(t.with_shape((1, 1, 1, w)), scope, depth)
-        weight = self.sub(t.with_shape((out, 32 // groups, kh, kw)), scope, depth)
+        weight = self.sub(t.with_shape((out, cin // groups, kh, kw)), scope, depth)
         bias = f"ops.tanh({self.sub(t.with_shape((out,)), scope, depth)})" \
             if rng.random() < 0.3 else "None"
         conv = (f"ops.conv2d(ops.tanh({rows} * {cols} + {cols}), "
-                f"ops.tanh({weight}) * {groups / (32 * kh * kw)!r}, {bias}, stride={stride}, "
+                f"ops.tanh({weight}) * {groups / (cin * kh * kw)!r}, {bias}, stride={stride}, "
                 f"pad_mode={mode!r}, padding={pad!r}, dilation={dilation}, groups={groups})")
         mean = f"ops.mean({conv}, (0, 2, 3))"
         if out != t.size:  # each of t's elements the mean of a run of out channels
